@@ -1,0 +1,403 @@
+package apiclient
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Defaults used by New when no option overrides them.
+const (
+	DefaultTimeout   = 30 * time.Second
+	DefaultUserAgent = "partneradmin-apiclient/1"
+	// maxResponseBytes caps what is read from any response, so a misbehaving
+	// upstream cannot exhaust memory.
+	maxResponseBytes = 10 << 20
+)
+
+// ErrConfig marks a configuration mistake found by New.
+var ErrConfig = errors.New("apiclient: invalid configuration")
+
+// Client calls the Partner API. It is safe for concurrent use.
+type Client struct {
+	base      *url.URL
+	apiKey    string
+	http      *http.Client
+	timeout   time.Duration
+	userAgent string
+	logger    *slog.Logger
+	retry     RetryPolicy
+}
+
+// RetryPolicy controls how idempotent calls (GETs and start-usa) are retried
+// after network errors, 5xx, 408 and 429.
+type RetryPolicy struct {
+	// MaxAttempts is the total number of attempts, the first included.
+	// 1 disables retries.
+	MaxAttempts int
+	// BaseDelay is the delay before the second attempt; it doubles per
+	// attempt, with full jitter.
+	BaseDelay time.Duration
+	// MaxDelay caps each backoff delay.
+	MaxDelay time.Duration
+	// MaxRetryAfter caps how long a Retry-After header may make the client
+	// wait. A longer Retry-After ends the retries and returns the error, since
+	// waiting less than the server asked would only be refused again.
+	MaxRetryAfter time.Duration
+}
+
+// DefaultRetryPolicy is the policy New uses: 4 attempts, 200ms doubling to at
+// most 5s, Retry-After honoured up to 30s.
+func DefaultRetryPolicy() RetryPolicy {
+	return RetryPolicy{MaxAttempts: 4, BaseDelay: 200 * time.Millisecond, MaxDelay: 5 * time.Second, MaxRetryAfter: 30 * time.Second}
+}
+
+// Option configures a Client.
+type Option func(*Client)
+
+// WithHTTPClient sets the underlying HTTP client (for transports, proxies or
+// tests). Its own Timeout, if any, still applies on top of WithTimeout.
+func WithHTTPClient(hc *http.Client) Option {
+	return func(c *Client) {
+		if hc != nil {
+			c.http = hc
+		}
+	}
+}
+
+// WithTimeout sets the time limit of each attempt (default DefaultTimeout).
+// A retried call gets a fresh limit per attempt; the caller's context bounds
+// the whole call.
+func WithTimeout(d time.Duration) Option {
+	return func(c *Client) { c.timeout = d }
+}
+
+// WithLogger sets the logger. Requests are logged at debug level, retries
+// and failures at warn level, with method, path, status and duration only:
+// never the API key, bodies or personal identifiers.
+func WithLogger(l *slog.Logger) Option {
+	return func(c *Client) {
+		if l != nil {
+			c.logger = l
+		}
+	}
+}
+
+// WithUserAgent sets the User-Agent header.
+func WithUserAgent(ua string) Option {
+	return func(c *Client) { c.userAgent = ua }
+}
+
+// WithRetryPolicy replaces DefaultRetryPolicy (tests use tiny delays).
+func WithRetryPolicy(p RetryPolicy) Option {
+	return func(c *Client) { c.retry = p }
+}
+
+// New returns a client for the API at baseURL, authenticated by apiKey.
+//
+// spec: "{base_url} is an origin only and has no trailing /v1. Every path
+// already begins with /v1/." A base URL with a path of /v1 (or ending in
+// /v1) would produce /v1/v1/... and 404 on every call, so New refuses it.
+func New(baseURL, apiKey string, opts ...Option) (*Client, error) {
+	u, err := url.Parse(strings.TrimSpace(baseURL))
+	if err != nil {
+		return nil, fmt.Errorf("%w: base URL: %w", ErrConfig, err)
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return nil, fmt.Errorf("%w: base URL %q must start with https:// (or http:// for a local sandbox)", ErrConfig, baseURL)
+	}
+	if u.Host == "" {
+		return nil, fmt.Errorf("%w: base URL %q has no host", ErrConfig, baseURL)
+	}
+	p := strings.TrimRight(u.Path, "/")
+	if p == "/v1" || strings.HasSuffix(p, "/v1") {
+		return nil, fmt.Errorf("%w: base URL %q ends in /v1, but the base address is an origin only: every API path already begins with /v1/, so this would call /v1/v1/... and get 404 (spec, Base address rule); use %q", ErrConfig, baseURL, u.Scheme+"://"+u.Host)
+	}
+	if u.RawQuery != "" || u.Fragment != "" || u.User != nil {
+		return nil, fmt.Errorf("%w: base URL %q must be a plain origin without credentials, query or fragment", ErrConfig, redactURL(u))
+	}
+	u.Path = p
+	if strings.TrimSpace(apiKey) == "" {
+		return nil, fmt.Errorf("%w: API key is empty", ErrConfig)
+	}
+	c := &Client{
+		base:      u,
+		apiKey:    apiKey,
+		http:      &http.Client{},
+		timeout:   DefaultTimeout,
+		userAgent: DefaultUserAgent,
+		logger:    slog.New(slog.DiscardHandler),
+		retry:     DefaultRetryPolicy(),
+	}
+	for _, o := range opts {
+		o(c)
+	}
+	if c.retry.MaxAttempts < 1 {
+		c.retry.MaxAttempts = 1
+	}
+	return c, nil
+}
+
+func redactURL(u *url.URL) string {
+	cp := *u
+	cp.User = nil
+	cp.RawQuery = ""
+	cp.Fragment = ""
+	return cp.String()
+}
+
+// BaseURL returns the origin the client calls.
+func (c *Client) BaseURL() string { return c.base.String() }
+
+// String never shows the API key, so a Client can be logged safely.
+func (c *Client) String() string { return "apiclient.Client{" + c.base.String() + "}" }
+
+// apiPath is a request path and the form of it that may be logged.
+type apiPath struct {
+	url    string // escaped path sent upstream
+	logged string // the same with sensitive segments redacted
+}
+
+// pathOf joins segments under /v1, escaping each one.
+func pathOf(segs ...string) apiPath {
+	var b strings.Builder
+	b.WriteString("/v1")
+	for _, s := range segs {
+		b.WriteByte('/')
+		b.WriteString(url.PathEscape(s))
+	}
+	return apiPath{url: b.String(), logged: b.String()}
+}
+
+// userPath is pathOf("users", userID, segs...).
+func userPath(userID string, segs ...string) apiPath {
+	return pathOf(append([]string{"users", userID}, segs...)...)
+}
+
+// withSecret appends a segment (a BVN or NIN) that must never appear in logs
+// or error strings (DESIGN decision 8).
+func (p apiPath) withSecret(seg string) apiPath {
+	return apiPath{url: p.url + "/" + url.PathEscape(seg), logged: p.logged + "/[redacted]"}
+}
+
+// request describes one API call.
+type request struct {
+	op          string // client method name, carried into *Error
+	method      string
+	path        apiPath
+	query       url.Values
+	body        any    // JSON-encoded when non-nil
+	rawBody     []byte // pre-encoded body (multipart)
+	contentType string // for rawBody
+	idempotent  bool   // retried like a GET
+}
+
+// do runs req and decodes the response into out (unwrapping { data }).
+func (c *Client) do(ctx context.Context, req request, out any) error {
+	raw, err := c.send(ctx, req)
+	if err != nil {
+		return err
+	}
+	if out == nil {
+		return nil
+	}
+	if err := decodeData(raw, out); err != nil {
+		return fmt.Errorf("apiclient: %s %s: decode response: %w", req.method, req.path.logged, err)
+	}
+	return nil
+}
+
+// send runs req with retries and returns the successful response body.
+func (c *Client) send(ctx context.Context, req request) ([]byte, error) {
+	body := req.rawBody
+	contentType := req.contentType
+	if req.body != nil {
+		b, err := json.Marshal(req.body)
+		if err != nil {
+			return nil, fmt.Errorf("apiclient: %s %s: encode request: %w", req.method, req.path.logged, err)
+		}
+		body, contentType = b, "application/json"
+	}
+	retryable := req.method == http.MethodGet || req.idempotent
+	attempts := 1
+	if retryable {
+		attempts = c.retry.MaxAttempts
+	}
+	for attempt := 1; ; attempt++ {
+		raw, retryAfter, err := c.attempt(ctx, req, body, contentType)
+		if err == nil {
+			return raw, nil
+		}
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("apiclient: %s %s: %w", req.method, req.path.logged, context.Cause(ctx))
+		}
+		if attempt >= attempts || !isTransient(err) {
+			return nil, err
+		}
+		delay := c.backoff(attempt)
+		if retryAfter > 0 {
+			if retryAfter > c.retry.MaxRetryAfter {
+				return nil, err
+			}
+			delay = max(delay, retryAfter)
+		}
+		c.logger.WarnContext(ctx, "apiclient: retrying", "op", req.op, "method", req.method, "path", req.path.logged, "attempt", attempt, "delay", delay, "error", err)
+		t := time.NewTimer(delay)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return nil, fmt.Errorf("apiclient: %s %s: %w (last error: %w)", req.method, req.path.logged, context.Cause(ctx), err)
+		case <-t.C:
+		}
+	}
+}
+
+// backoff is capped exponential backoff with full jitter: a random delay in
+// [d/2, d] where d = BaseDelay·2^(attempt-1) capped at MaxDelay.
+func (c *Client) backoff(attempt int) time.Duration {
+	d := c.retry.BaseDelay
+	for i := 1; i < attempt && d < c.retry.MaxDelay; i++ {
+		d *= 2
+	}
+	d = min(d, c.retry.MaxDelay)
+	if d <= 0 {
+		return 0
+	}
+	half := d / 2
+	return half + rand.N(d-half+1)
+}
+
+// transportError is a failure before any HTTP status was received.
+type transportError struct {
+	method, path string
+	err          error
+}
+
+func (e *transportError) Error() string {
+	return fmt.Sprintf("apiclient: %s %s: %v", e.method, e.path, e.err)
+}
+func (e *transportError) Unwrap() error { return e.err }
+
+// isTransient reports whether a failed attempt may succeed if repeated:
+// network errors, 5xx, 408 and 429 (DESIGN decision 4).
+func isTransient(err error) bool {
+	var te *transportError
+	if errors.As(err, &te) {
+		return true
+	}
+	var ae *Error
+	if errors.As(err, &ae) {
+		return ae.StatusCode >= 500 || ae.StatusCode == http.StatusRequestTimeout || ae.StatusCode == http.StatusTooManyRequests
+	}
+	return false
+}
+
+// attempt makes one HTTP exchange. It returns the body of a 2xx response, or
+// an error together with the Retry-After delay the server asked for.
+func (c *Client) attempt(ctx context.Context, req request, body []byte, contentType string) ([]byte, time.Duration, error) {
+	if c.timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, c.timeout)
+		defer cancel()
+	}
+	target := c.base.String() + req.path.url
+	if len(req.query) > 0 {
+		target += "?" + req.query.Encode()
+	}
+	var rd io.Reader
+	if body != nil {
+		rd = bytes.NewReader(body)
+	}
+	hr, err := http.NewRequestWithContext(ctx, req.method, target, rd)
+	if err != nil {
+		return nil, 0, fmt.Errorf("apiclient: %s %s: %w", req.method, req.path.logged, err)
+	}
+	// spec: "Every request to the API carries the header x-api-key".
+	hr.Header.Set("x-api-key", c.apiKey)
+	hr.Header.Set("Accept", "application/json")
+	if c.userAgent != "" {
+		hr.Header.Set("User-Agent", c.userAgent)
+	}
+	if body != nil {
+		hr.Header.Set("Content-Type", contentType)
+	}
+	start := time.Now()
+	resp, err := c.http.Do(hr)
+	if err != nil {
+		c.logger.WarnContext(ctx, "apiclient: request failed", "op", req.op, "method", req.method, "path", req.path.logged, "duration", time.Since(start), "error", err)
+		// http.Client errors embed the URL; it has no credentials (the key is
+		// a header), but it may carry a sensitive path segment, so only the
+		// underlying cause is kept.
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
+		return nil, 0, &transportError{method: req.method, path: req.path.logged, err: err}
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(io.LimitReader(resp.Body, maxResponseBytes))
+	if err != nil {
+		return nil, 0, &transportError{method: req.method, path: req.path.logged, err: fmt.Errorf("read response: %w", err)}
+	}
+	c.logger.DebugContext(ctx, "apiclient: request", "op", req.op, "method", req.method, "path", req.path.logged, "status", resp.StatusCode, "duration", time.Since(start))
+	if resp.StatusCode >= 200 && resp.StatusCode < 300 {
+		return raw, 0, nil
+	}
+	apiErr := decodeError(resp.StatusCode, raw)
+	apiErr.Op, apiErr.Method, apiErr.Path = req.op, req.method, req.path.logged
+	return nil, parseRetryAfter(resp.Header.Get("Retry-After"), time.Now()), apiErr
+}
+
+// parseRetryAfter reads delta-seconds or an HTTP date; 0 when absent or bad.
+func parseRetryAfter(v string, now time.Time) time.Duration {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return 0
+	}
+	if s, err := strconv.Atoi(v); err == nil {
+		if s < 0 {
+			return 0
+		}
+		return time.Duration(s) * time.Second
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		return max(t.Sub(now), 0)
+	}
+	return 0
+}
+
+// decodeData decodes raw into out. spec: "signing and proposal responses are
+// wrapped in { success?, data }". Other responses may or may not be wrapped,
+// so a top-level object with a "data" member is unwrapped wherever it occurs.
+func decodeData(raw []byte, out any) error {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 {
+		return nil
+	}
+	if raw[0] == '{' {
+		var env struct {
+			Data json.RawMessage `json:"data"`
+		}
+		if err := json.Unmarshal(raw, &env); err == nil && len(env.Data) > 0 && !bytes.Equal(env.Data, []byte("null")) {
+			raw = env.Data
+		}
+	}
+	return json.Unmarshal(raw, out)
+}
+
+// StatusMessage is the { success, message } body of delete, reactivate and
+// routing calls.
+type StatusMessage struct {
+	Success bool   `json:"success"`
+	Message string `json:"message"`
+}
