@@ -1,0 +1,69 @@
+package handlers
+
+import (
+	"encoding/csv"
+	"log/slog"
+	"net/http"
+	"strings"
+)
+
+// CSVWriter streams a CSV download row by row.
+type CSVWriter struct {
+	w   *csv.Writer
+	err error
+}
+
+// NewCSV sets the download headers and writes the header row.
+func NewCSV(w http.ResponseWriter, filename string, header ...string) *CSVWriter {
+	w.Header().Set("Content-Type", "text/csv; charset=utf-8")
+	w.Header().Set("Content-Disposition", `attachment; filename="`+filename+`"`)
+	cw := &CSVWriter{w: csv.NewWriter(w)}
+	cw.Row(header...)
+	return cw
+}
+
+// Row writes one row. Cells that a spreadsheet would run as a formula are
+// prefixed with a quote (CSV injection).
+func (c *CSVWriter) Row(cells ...string) {
+	if c.err != nil {
+		return
+	}
+	for i, v := range cells {
+		if v != "" && strings.ContainsRune("=+-@\t\r", rune(v[0])) && !isNumber(v) {
+			cells[i] = "'" + v
+		}
+	}
+	c.err = c.w.Write(cells)
+}
+
+// Close flushes the rows and logs a failure (headers are gone by then, so
+// the client sees a truncated file).
+func (c *CSVWriter) Close(logger *slog.Logger, r *http.Request) {
+	c.w.Flush()
+	if err := c.w.Error(); err != nil && c.err == nil {
+		c.err = err
+	}
+	if c.err != nil {
+		logger.ErrorContext(r.Context(), "csv export failed", "path", r.URL.Path, "err", c.err)
+	}
+}
+
+// isNumber reports whether v is a plain signed decimal number, which is safe
+// to leave unquoted (a negative amount is not a formula).
+func isNumber(v string) bool {
+	if v[0] == '-' || v[0] == '+' {
+		v = v[1:]
+	}
+	digits, dot := 0, false
+	for _, c := range v {
+		switch {
+		case c >= '0' && c <= '9':
+			digits++
+		case c == '.' && !dot:
+			dot = true
+		default:
+			return false
+		}
+	}
+	return digits > 0
+}

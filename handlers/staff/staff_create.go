@@ -1,0 +1,59 @@
+package staff
+
+import (
+	"errors"
+	"net/http"
+	"net/mail"
+	"strings"
+
+	"partneradmin/handlers"
+	"partneradmin/store"
+	"partneradmin/views"
+)
+
+// Create adds a staff member with a generated first password, shown once.
+func (h *Handler) Create(w http.ResponseWriter, r *http.Request) {
+	form := views.StaffForm{
+		Email:  strings.TrimSpace(r.PostFormValue("email")),
+		Name:   strings.TrimSpace(r.PostFormValue("name")),
+		Role:   r.PostFormValue("role"),
+		Fields: views.FieldErrors{},
+	}
+	if form.Email == "" {
+		form.Fields["email"] = "Enter a work email."
+	} else if a, err := mail.ParseAddress(form.Email); err != nil || a.Address != form.Email {
+		form.Fields["email"] = "Enter an email address like name@company.com."
+	}
+	if form.Name == "" {
+		form.Fields["name"] = "Enter the person's name."
+	} else if len([]rune(form.Name)) > 100 {
+		form.Fields["name"] = "Keep the name to 100 characters."
+	}
+	if !store.Role(form.Role).Valid() {
+		form.Fields["role"] = "Choose one of the four roles."
+	}
+	if form.Fields.Any() {
+		h.renderList(w, r, http.StatusUnprocessableEntity, form, nil)
+		return
+	}
+	password := handlers.GeneratePassword()
+	hash, err := handlers.HashPassword(password)
+	if err != nil {
+		h.ServerError(w, r, err)
+		return
+	}
+	created, err := h.Store.CreateStaff(r.Context(), store.NewStaff{
+		Email: form.Email, Name: form.Name, PasswordHash: hash, Role: store.Role(form.Role),
+	}, handlers.ActorFrom(r.Context()))
+	if errors.Is(err, store.ErrConflict) {
+		form.Fields["email"] = "A staff account with this email already exists."
+		h.renderList(w, r, http.StatusUnprocessableEntity, form, nil)
+		return
+	}
+	if err != nil {
+		h.ServerError(w, r, err)
+		return
+	}
+	h.renderList(w, r, http.StatusCreated, views.StaffForm{Role: string(store.RoleSupport)},
+		&views.CreatedStaff{Email: created.Email, Password: password})
+}

@@ -1,0 +1,39 @@
+// Partner Admin: small progressive enhancements. Loaded as a file (the
+// Content-Security-Policy forbids inline script); every page works without it.
+(function () {
+  "use strict";
+
+  // A form submits once: a second click while the first request is in flight
+  // does nothing. htmx requests are guarded by hx-disabled-elt where used.
+  document.addEventListener("submit", function (ev) {
+    var form = ev.target;
+    if (!(form instanceof HTMLFormElement) || form.hasAttribute("hx-post")) return;
+    if (form.dataset.submitted === "1") { ev.preventDefault(); return; }
+    form.dataset.submitted = "1";
+    form.querySelectorAll("button[type=submit]").forEach(function (b) { b.setAttribute("aria-disabled", "true"); });
+  });
+
+  // Copy buttons: <button data-copy="#id">.
+  document.addEventListener("click", function (ev) {
+    var btn = ev.target.closest ? ev.target.closest("[data-copy]") : null;
+    if (!btn) return;
+    var el = document.querySelector(btn.getAttribute("data-copy"));
+    if (!el || !navigator.clipboard) return;
+    navigator.clipboard.writeText(el.value || el.textContent.trim()).then(function () {
+      btn.textContent = "Copied";
+    });
+  });
+
+  // Countdowns: <time data-countdown="2026-11-22T12:00:00Z">.
+  function tick() {
+    document.querySelectorAll("[data-countdown]").forEach(function (el) {
+      var left = Math.round((Date.parse(el.getAttribute("data-countdown")) - Date.now()) / 1000);
+      if (isNaN(left)) return;
+      if (left <= 0) { el.textContent = "expired"; return; }
+      var m = Math.floor(left / 60), s = left % 60;
+      el.textContent = m + ":" + (s < 10 ? "0" : "") + s;
+    });
+  }
+  setInterval(tick, 1000);
+  document.addEventListener("DOMContentLoaded", tick);
+})();

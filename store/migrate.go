@@ -1,0 +1,63 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/jackc/pgx/v5/stdlib"
+	"github.com/pressly/goose/v3"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+	"github.com/riverqueue/river/rivermigrate"
+
+	"partneradmin/migrations"
+)
+
+// ErrSchemaTooNew means the database was migrated by a newer build of the app.
+var ErrSchemaTooNew = errors.New("store: database schema is newer than this build knows")
+
+// Migrate applies the app's migrations (goose, embedded SQL) and river's
+// (rivermigrate). It refuses to run against a schema newer than it knows, so
+// an old binary never writes to a database shaped for a newer one.
+func Migrate(ctx context.Context, pool *pgxpool.Pool, logger *slog.Logger) error {
+	db := stdlib.OpenDBFromPool(pool)
+	defer db.Close()
+	provider, err := goose.NewProvider(goose.DialectPostgres, db, migrations.FS)
+	if err != nil {
+		return fmt.Errorf("store: migrations: %w", err)
+	}
+	current, err := provider.GetDBVersion(ctx)
+	if err != nil {
+		return fmt.Errorf("store: read schema version: %w", err)
+	}
+	sources := provider.ListSources()
+	known := int64(0)
+	if len(sources) > 0 {
+		known = sources[len(sources)-1].Version
+	}
+	if current > known {
+		return fmt.Errorf("%w: database at version %d, this build knows up to %d", ErrSchemaTooNew, current, known)
+	}
+	results, err := provider.Up(ctx)
+	if err != nil {
+		return fmt.Errorf("store: apply migrations: %w", err)
+	}
+	for _, r := range results {
+		logger.Info("migration applied", "version", r.Source.Version, "duration", r.Duration)
+	}
+
+	migrator, err := rivermigrate.New(riverpgxv5.New(pool), nil)
+	if err != nil {
+		return fmt.Errorf("store: river migrator: %w", err)
+	}
+	res, err := migrator.Migrate(ctx, rivermigrate.DirectionUp, nil)
+	if err != nil {
+		return fmt.Errorf("store: river migrations: %w", err)
+	}
+	for _, v := range res.Versions {
+		logger.Info("river migration applied", "version", v.Version)
+	}
+	return nil
+}

@@ -1,0 +1,159 @@
+// Package views holds the templ components: the layout, one file per page,
+// and the partials htmx swaps. Views receive typed view models shaped like the
+// screen and never call the API or the store.
+package views
+
+import "time"
+
+// Page is what the layout needs around every page's body.
+type Page struct {
+	Title  string
+	Viewer *Viewer // nil when nobody is signed in
+	Nav    []NavItem
+	Flash  Flash
+	Assets Assets
+	// NoHistoryCache turns off htmx's history snapshot for pages that show
+	// sensitive data.
+	NoHistoryCache bool
+}
+
+// Viewer is the signed-in staff member, as the layout shows them.
+type Viewer struct {
+	Name      string
+	Email     string
+	RoleLabel string
+}
+
+// NavItem is one link of the navigation.
+type NavItem struct {
+	Label  string
+	Href   string
+	Active bool
+}
+
+// Assets are the versioned URLs of the static files.
+type Assets struct {
+	CSS  string
+	JS   string
+	Htmx string
+}
+
+// Flash is a one-time message shown at the top of the next page.
+type Flash struct {
+	Kind    string // "ok", "error" or "info"
+	Message string
+}
+
+// FieldErrors maps a form field's name to the message shown next to it.
+type FieldErrors map[string]string
+
+// Get returns the message for a field, or "".
+func (f FieldErrors) Get(field string) string { return f[field] }
+
+// Has reports whether the field has a message.
+func (f FieldErrors) Has(field string) bool { return f[field] != "" }
+
+// Any reports whether any field has a message.
+func (f FieldErrors) Any() bool { return len(f) > 0 }
+
+// ErrorView is the generic error page.
+type ErrorView struct {
+	Status  int
+	Title   string
+	Message string
+}
+
+// LoginView is the sign-in form.
+type LoginView struct {
+	Email  string
+	Next   string
+	Error  string
+	Fields FieldErrors
+}
+
+// DashboardView is the start page after signing in.
+type DashboardView struct {
+	Name        string
+	RoleLabel   string
+	Upstream    UpstreamStatus
+	Areas       []AreaLink
+	RecentAudit []AuditRow // only for roles that may read the audit log
+	ShowAudit   bool
+}
+
+// UpstreamStatus says which Partner API the app talks to.
+type UpstreamStatus struct {
+	Mode      string // "sandbox" or "partner-api"
+	BaseURL   string
+	Available bool
+	Note      string
+}
+
+// AreaLink is a tile on the dashboard.
+type AreaLink struct {
+	Label       string
+	Href        string
+	Description string
+}
+
+// AuditRow is one audit entry as shown.
+type AuditRow struct {
+	At      time.Time
+	Actor   string
+	Action  string
+	Target  string
+	Outcome string
+	Detail  string
+}
+
+// StaffListView is the owner's staff page.
+type StaffListView struct {
+	Staff   []StaffRow
+	Form    StaffForm
+	Roles   []RoleOption
+	Created *CreatedStaff // set once, right after adding someone
+}
+
+// StaffRow is one staff member in the list.
+type StaffRow struct {
+	ID        int64
+	Email     string
+	Name      string
+	Role      string
+	RoleLabel string
+	Disabled  bool
+	IsSelf    bool
+	Error     string
+}
+
+// RoleOption is one choice of role.
+type RoleOption struct {
+	Value string
+	Label string
+}
+
+// StaffForm is the add-staff form.
+type StaffForm struct {
+	Email  string
+	Name   string
+	Role   string
+	Fields FieldErrors
+}
+
+// CreatedStaff shows the one-time password of an account just created.
+type CreatedStaff struct {
+	Email    string
+	Password string
+}
+
+// PasswordView is the change-own-password form.
+type PasswordView struct {
+	Fields FieldErrors
+}
+
+// AuditListView is one page of the audit log.
+type AuditListView struct {
+	Action     string
+	Rows       []AuditRow
+	NextBefore int64 // 0 when this is the last page
+}

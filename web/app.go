@@ -1,0 +1,194 @@
+package web
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/alexedwards/scs/pgxstore"
+	"github.com/alexedwards/scs/v2"
+	"github.com/go-chi/chi/v5"
+	"github.com/jackc/pgx/v5"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+
+	"partneradmin/handlers"
+	"partneradmin/handlers/audit"
+	"partneradmin/handlers/auth"
+	"partneradmin/handlers/dashboard"
+	"partneradmin/handlers/staff"
+	"partneradmin/static"
+	"partneradmin/store"
+)
+
+// Deps is what the app is built from.
+type Deps struct {
+	Config   Config
+	Store    *store.Store
+	Logger   *slog.Logger
+	Upstream Upstream
+	Now      func() time.Time
+}
+
+// App is the assembled web application.
+type App struct {
+	cfg      Config
+	store    *store.Store
+	logger   *slog.Logger
+	sessions *scs.SessionManager
+	static   *staticFiles
+	base     *handlers.Base
+	river    *river.Client[pgx.Tx]
+	handler  http.Handler
+	table    []Route
+
+	auth      *auth.Handler
+	dashboard *dashboard.Handler
+	staff     *staff.Handler
+	audit     *audit.Handler
+}
+
+// New builds the app: sessions in PostgreSQL, handlers, the route table,
+// the router and the background workers (not started yet).
+func New(d Deps) (*App, error) {
+	if d.Now == nil {
+		d.Now = time.Now
+	}
+	a := &App{cfg: d.Config, store: d.Store, logger: d.Logger}
+
+	a.sessions = scs.New()
+	a.sessions.Store = pgxstore.NewWithCleanupInterval(d.Store.Pool(), 10*time.Minute)
+	a.sessions.Lifetime = 12 * time.Hour
+	a.sessions.IdleTimeout = 2 * time.Hour
+	a.sessions.Cookie.Name = "partner_admin_session"
+	a.sessions.Cookie.HttpOnly = true
+	a.sessions.Cookie.SameSite = http.SameSiteLaxMode
+	a.sessions.Cookie.Secure = d.Config.SecureCookies()
+	if a.sessions.Cookie.Secure {
+		// __Host- cookies are bound to this exact origin, over HTTPS only.
+		a.sessions.Cookie.Name = "__Host-partner_admin_session"
+		a.sessions.Cookie.Path = "/"
+	}
+
+	var err error
+	if a.static, err = newStaticFiles(static.FS); err != nil {
+		return nil, err
+	}
+	a.base = &handlers.Base{Logger: d.Logger, Sessions: a.sessions, Assets: a.static.assets()}
+	if a.auth, err = auth.New(a.base, d.Store); err != nil {
+		return nil, err
+	}
+	a.auth.Now = d.Now
+	nav := navigation()
+	a.dashboard = &dashboard.Handler{Base: a.base, Store: d.Store, Upstream: d.Upstream, Areas: areaDescriptions(nav)}
+	a.staff = staff.New(a.base, d.Store)
+	a.audit = &audit.Handler{Base: a.base, Store: d.Store}
+
+	if a.river, err = newRiver(d); err != nil {
+		return nil, err
+	}
+	a.table = a.routes()
+	if a.handler, err = a.router(nav); err != nil {
+		return nil, err
+	}
+	return a, nil
+}
+
+// newRiver builds the job client with every worker and periodic job.
+// Periodic jobs run once across replicas: river elects a leader for them.
+func newRiver(d Deps) (*river.Client[pgx.Tx], error) {
+	workers := river.NewWorkers()
+	if err := river.AddWorkerSafely(workers, &auth.PruneLoginFailuresWorker{Store: d.Store, Now: d.Now}); err != nil {
+		return nil, fmt.Errorf("web: add worker: %w", err)
+	}
+	client, err := river.NewClient(riverpgxv5.New(d.Store.Pool()), &river.Config{
+		Logger:  slog.New(minLevelHandler{d.Logger.Handler(), slog.LevelWarn}).With("component", "river"),
+		Queues:  map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: 10}},
+		Workers: workers,
+		PeriodicJobs: []*river.PeriodicJob{
+			river.NewPeriodicJob(river.PeriodicInterval(time.Hour),
+				func() (river.JobArgs, *river.InsertOpts) { return auth.PruneLoginFailuresArgs{}, nil },
+				&river.PeriodicJobOpts{RunOnStart: true}),
+		},
+	})
+	if err != nil {
+		return nil, fmt.Errorf("web: river client: %w", err)
+	}
+	return client, nil
+}
+
+// router mounts every route of the table with its middleware. A route
+// without a permission is a programming error and stops the app from
+// starting.
+func (a *App) router(nav []NavEntry) (http.Handler, error) {
+	cop, err := crossOrigin(a.base, a.cfg.PublicOrigin)
+	if err != nil {
+		return nil, err
+	}
+	authn := &Authenticator{Base: a.base, Store: a.store, Nav: nav}
+	r := chi.NewRouter()
+	r.Use(requestID, accessLog(a.logger), securityHeaders(a.cfg.SecureCookies()), recoverer(a.base), cop)
+	seen := map[string]bool{}
+	for _, rt := range a.table {
+		if rt.Permission == "" {
+			return nil, fmt.Errorf("web: route %s %s has no permission", rt.Method, rt.Pattern)
+		}
+		if rt.Handler == nil {
+			return nil, fmt.Errorf("web: route %s %s has no handler", rt.Method, rt.Pattern)
+		}
+		key := rt.Method + " " + rt.Pattern
+		if seen[key] {
+			return nil, fmt.Errorf("web: route %s declared twice", key)
+		}
+		seen[key] = true
+		var h http.Handler = authorize(a.base, a.store, rt.Permission, rt.Handler)
+		if !rt.Stateless {
+			h = a.sessions.LoadAndSave(authn.authenticate(h))
+		}
+		r.Method(rt.Method, rt.Pattern, h)
+	}
+	notFound := a.sessions.LoadAndSave(authn.authenticate(http.HandlerFunc(a.base.NotFound)))
+	r.NotFound(notFound.ServeHTTP)
+	r.MethodNotAllowed(func(w http.ResponseWriter, r *http.Request) {
+		a.base.ErrorPage(w, r, http.StatusMethodNotAllowed, "Not allowed", "This address does not take that kind of request.")
+	})
+	return r, nil
+}
+
+// Handler is the app's HTTP handler.
+func (a *App) Handler() http.Handler { return a.handler }
+
+// Routes returns the route table (for tests and documentation).
+func (a *App) Routes() []Route { return a.table }
+
+// Start starts the background workers.
+func (a *App) Start(ctx context.Context) error {
+	if err := a.river.Start(ctx); err != nil {
+		return fmt.Errorf("web: start workers: %w", err)
+	}
+	return nil
+}
+
+// Stop stops the workers, letting running jobs finish until ctx ends.
+func (a *App) Stop(ctx context.Context) error {
+	err := a.river.Stop(ctx)
+	if err != nil && !errors.Is(err, context.Canceled) {
+		return fmt.Errorf("web: stop workers: %w", err)
+	}
+	return nil
+}
+
+func (a *App) healthz(w http.ResponseWriter, r *http.Request) {
+	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+	defer cancel()
+	if err := a.store.Pool().Ping(ctx); err != nil {
+		a.logger.WarnContext(r.Context(), "health check: database", "err", err)
+		http.Error(w, "database unavailable", http.StatusServiceUnavailable)
+		return
+	}
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	_, _ = w.Write([]byte("ok\n"))
+}

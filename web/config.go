@@ -1,0 +1,109 @@
+// Package web assembles the app: configuration, the chi router with every
+// route and its permission, middleware, static files, and starting and
+// stopping the background workers.
+package web
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/url"
+	"strings"
+)
+
+// Secret is a configuration value that must never be printed or logged.
+type Secret string
+
+// String hides the value.
+func (Secret) String() string { return "[redacted]" }
+
+// LogValue hides the value from slog.
+func (Secret) LogValue() slog.Value { return slog.StringValue("[redacted]") }
+
+// Reveal returns the value, for the one place that must use it.
+func (s Secret) Reveal() string { return string(s) }
+
+// Config is the validated configuration of partner-admin.
+type Config struct {
+	Addr              string
+	DataDir           string
+	DatabaseURL       Secret
+	PublicOrigin      string
+	PartnerAPIBaseURL string
+	PartnerAPIKey     Secret
+	OwnerEmail        string
+	OwnerPassword     Secret
+	// EncryptionKey encrypts webhook secrets at rest (hex, 32 bytes). When
+	// empty a key is generated and kept in the data directory.
+	EncryptionKey Secret
+	LogLevel      slog.Level
+}
+
+// Local reports whether the app runs against its own PostgreSQL and sandbox.
+func (c Config) Local() bool { return c.DatabaseURL == "" }
+
+// UsesSandbox reports whether the in-process sandbox stands in for the API.
+func (c Config) UsesSandbox() bool { return c.PartnerAPIBaseURL == "" }
+
+// SecureCookies reports whether cookies must be marked Secure: whenever the
+// public origin is HTTPS.
+func (c Config) SecureCookies() bool { return strings.HasPrefix(c.PublicOrigin, "https://") }
+
+// ParseConfig reads flags, then environment variables for what the flags did
+// not set, and validates the result.
+func ParseConfig(args []string, getenv func(string) string, stderr io.Writer) (Config, error) {
+	fs := flag.NewFlagSet("partner-admin", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	def := func(env, fallback string) string {
+		if v := getenv(env); v != "" {
+			return v
+		}
+		return fallback
+	}
+	var c Config
+	var logLevel string
+	fs.StringVar(&c.Addr, "addr", def("ADDR", "127.0.0.1:8080"), "listen address (ADDR)")
+	fs.StringVar(&c.DataDir, "data-dir", def("DATA_DIR", "./.data"), "directory for the private PostgreSQL and sandbox state (DATA_DIR)")
+	fs.StringVar(&c.PublicOrigin, "public-origin", def("PUBLIC_ORIGIN", ""), "origin used in links and QR codes (PUBLIC_ORIGIN); default http://ADDR")
+	fs.StringVar(&logLevel, "log-level", def("LOG_LEVEL", "info"), "debug, info, warn or error (LOG_LEVEL)")
+	if len(args) > 0 {
+		args = args[1:]
+	}
+	if err := fs.Parse(args); err != nil {
+		return Config{}, err
+	}
+	c.DatabaseURL = Secret(getenv("DATABASE_URL"))
+	c.PartnerAPIBaseURL = strings.TrimRight(getenv("PARTNER_API_BASE_URL"), "/")
+	c.PartnerAPIKey = Secret(getenv("PARTNER_API_KEY"))
+	c.OwnerEmail = getenv("OWNER_EMAIL")
+	c.OwnerPassword = Secret(getenv("OWNER_PASSWORD"))
+	c.EncryptionKey = Secret(getenv("ENCRYPTION_KEY"))
+
+	var errs []error
+	if err := c.LogLevel.UnmarshalText([]byte(logLevel)); err != nil {
+		errs = append(errs, fmt.Errorf("LOG_LEVEL %q: use debug, info, warn or error", logLevel))
+	}
+	if _, _, err := net.SplitHostPort(c.Addr); err != nil {
+		errs = append(errs, fmt.Errorf("ADDR %q: want host:port", c.Addr))
+	}
+	if c.PublicOrigin == "" {
+		c.PublicOrigin = "http://" + c.Addr
+	}
+	c.PublicOrigin = strings.TrimRight(c.PublicOrigin, "/")
+	if u, err := url.Parse(c.PublicOrigin); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.Path != "" {
+		errs = append(errs, fmt.Errorf("PUBLIC_ORIGIN %q: want an origin such as https://admin.example.com (no path)", c.PublicOrigin))
+	}
+	if (c.PartnerAPIBaseURL == "") != (c.PartnerAPIKey == "") {
+		errs = append(errs, errors.New("PARTNER_API_BASE_URL and PARTNER_API_KEY go together: set both to use the real API, or neither for the sandbox"))
+	}
+	if (c.OwnerEmail == "") != (c.OwnerPassword == "") {
+		errs = append(errs, errors.New("OWNER_EMAIL and OWNER_PASSWORD go together"))
+	}
+	if c.OwnerPassword != "" && len(c.OwnerPassword) < 12 {
+		errs = append(errs, errors.New("OWNER_PASSWORD must have at least 12 characters"))
+	}
+	return c, errors.Join(errs...)
+}

@@ -1,0 +1,50 @@
+package web
+
+import (
+	"strings"
+
+	"partneradmin/store"
+	"partneradmin/views"
+)
+
+// NavEntry is one link of the main navigation and the permission it needs.
+// Description is shown on the dashboard tile.
+type NavEntry struct {
+	Label       string
+	Href        string
+	Permission  store.Permission
+	Description string
+}
+
+// navigation lists the main areas, in the order shown.
+func navigation() []NavEntry {
+	return []NavEntry{
+		{Label: "Start", Href: "/", Permission: store.PermSignedIn},
+		{Label: "Staff", Href: "/staff", Permission: store.PermStaffManage, Description: "Add staff, change roles, disable accounts."},
+		{Label: "Audit log", Href: "/audit", Permission: store.PermAuditRead, Description: "Every state-changing action: who, what, target and outcome."},
+	}
+}
+
+// navFor keeps the entries a role may use and marks the current one.
+func navFor(entries []NavEntry, role store.Role, path string) []views.NavItem {
+	var items []views.NavItem
+	for _, e := range entries {
+		if !role.Can(e.Permission) {
+			continue
+		}
+		active := path == e.Href || (e.Href != "/" && strings.HasPrefix(path, e.Href+"/"))
+		items = append(items, views.NavItem{Label: e.Label, Href: e.Href, Active: active})
+	}
+	return items
+}
+
+// areaDescriptions maps each navigation path to its dashboard description.
+func areaDescriptions(entries []NavEntry) map[string]string {
+	m := make(map[string]string)
+	for _, e := range entries {
+		if e.Description != "" {
+			m[e.Href] = e.Description
+		}
+	}
+	return m
+}
