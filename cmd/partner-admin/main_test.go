@@ -1,0 +1,133 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/cookiejar"
+	"net/url"
+	"os"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"partneradmin/store/localpg"
+)
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+// startApp runs the app as `go run ./cmd/partner-admin` would, until the
+// returned stop function is called.
+func startApp(t *testing.T, dataDir, addr string) (stdout string, stop func()) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	out, errOut := &syncBuffer{}, &syncBuffer{}
+	env := map[string]string{"DATA_DIR": dataDir, "ADDR": addr}
+	done := make(chan error, 1)
+	go func() { done <- run(ctx, []string{"partner-admin"}, func(k string) string { return env[k] }, out, errOut) }()
+	deadline := time.After(90 * time.Second)
+	for !strings.Contains(out.String(), "listening on") {
+		select {
+		case err := <-done:
+			cancel()
+			if errors.Is(err, localpg.ErrNoBinaries) && os.Getenv("CI") != "true" {
+				t.Skip("PostgreSQL server binaries not found: apt-get install postgresql")
+			}
+			t.Fatalf("run ended early: %v\nstdout: %s\nstderr: %s", err, out, errOut)
+		case <-deadline:
+			cancel()
+			t.Fatalf("app not ready\nstderr: %s", errOut)
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	return out.String(), func() {
+		cancel()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Errorf("run: %v\nstderr: %s", err, errOut)
+			}
+		case <-time.After(60 * time.Second):
+			t.Error("app did not shut down")
+		}
+	}
+}
+
+func login(t *testing.T, addr, email, password string) int {
+	t.Helper()
+	jar, _ := cookiejar.New(nil)
+	c := &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	resp, err := c.PostForm("http://"+addr+"/login", url.Values{"email": {email}, "password": {password}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
+// TestRunPrintsLoginAndReusesDatabase: a fresh data directory gets a first
+// owner whose generated password is printed once and works; a second run
+// reuses the same cluster and data.
+func TestRunPrintsLoginAndReusesDatabase(t *testing.T) {
+	dataDir := t.TempDir()
+	addr := freeAddr(t)
+	out, stop := startApp(t, dataDir, addr)
+	m := regexp.MustCompile(`Sign in as (\S+) with password (\S+)`).FindStringSubmatch(out)
+	if m == nil {
+		stop()
+		t.Fatalf("no login printed:\n%s", out)
+	}
+	if !strings.Contains(out, fmt.Sprintf("running at http://%s", addr)) {
+		t.Errorf("no URL printed:\n%s", out)
+	}
+	if got := login(t, addr, m[1], m[2]); got != http.StatusSeeOther {
+		t.Errorf("first run login: %d", got)
+	}
+	stop()
+
+	out, stop = startApp(t, dataDir, addr)
+	defer stop()
+	if strings.Contains(out, "with password") {
+		t.Errorf("second run created another owner:\n%s", out)
+	}
+	if got := login(t, addr, m[1], m[2]); got != http.StatusSeeOther {
+		t.Errorf("second run login with the first run's password: %d", got)
+	}
+}
+
+func TestConfigErrors(t *testing.T) {
+	env := map[string]string{"PARTNER_API_BASE_URL": "https://api.example", "OWNER_EMAIL": "a@b.example"}
+	err := run(context.Background(), []string{"partner-admin"}, func(k string) string { return env[k] }, &syncBuffer{}, &syncBuffer{})
+	if err == nil || !strings.Contains(err.Error(), "PARTNER_API_KEY") || !strings.Contains(err.Error(), "OWNER_PASSWORD") {
+		t.Fatalf("err = %v", err)
+	}
+}
