@@ -1,0 +1,43 @@
+package views
+
+import (
+	"testing"
+	"time"
+
+	"github.com/shopspring/decimal"
+)
+
+func TestFormatDecimal(t *testing.T) {
+	tests := []struct {
+		in   string
+		want string
+	}{
+		{"0", "0.00"},
+		{"1234.5", "1,234.50"},
+		{"1234567.891", "1,234,567.891"},
+		{"-1234.56", "-1,234.56"},
+		{"100", "100.00"},
+		{"999999", "999,999.00"},
+		{"0.000001", "0.000001"},
+	}
+	for _, tt := range tests {
+		if got := FormatDecimal(decimal.RequireFromString(tt.in), 2); got != tt.want {
+			t.Errorf("FormatDecimal(%s) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+	a := Amount{Value: decimal.RequireFromString("1234.56"), Currency: "USD", Token: "USDB"}
+	if a.String() != "1,234.56 USD (USDB)" {
+		t.Errorf("Amount = %q", a.String())
+	}
+}
+
+func TestAgo(t *testing.T) {
+	now := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
+	for d, want := range map[time.Duration]string{
+		10 * time.Second: "just now", 5 * time.Minute: "5 min ago", 3 * time.Hour: "3 h ago", 72 * time.Hour: "3 days ago",
+	} {
+		if got := Ago(now.Add(-d), now); got != want {
+			t.Errorf("Ago(-%s) = %q, want %q", d, got, want)
+		}
+	}
+}
