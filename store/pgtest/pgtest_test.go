@@ -1,0 +1,200 @@
+package pgtest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+func TestMain(m *testing.M) { Main(m) }
+
+func TestParallelTestsGetTheirOwnDatabases(t *testing.T) {
+	var mu sync.Mutex
+	seen := map[string]string{} // database name -> test
+	t.Run("group", func(t *testing.T) {
+		for i := range 2 {
+			t.Run(fmt.Sprint(i), func(t *testing.T) {
+				t.Parallel()
+				pool := NewPool(t)
+				var db string
+				if err := pool.QueryRow(t.Context(), "SELECT current_database()").Scan(&db); err != nil {
+					t.Fatal(err)
+				}
+				mu.Lock()
+				seen[db] = t.Name()
+				mu.Unlock()
+
+				// Both create the same table: neither sees the other's row.
+				if _, err := pool.Exec(t.Context(), "CREATE TABLE employee (email text)"); err != nil {
+					t.Fatal(err)
+				}
+				if _, err := pool.Exec(t.Context(), "INSERT INTO employee VALUES ($1)", t.Name()); err != nil {
+					t.Fatal(err)
+				}
+				rows, _ := pool.Query(t.Context(), "SELECT email FROM employee")
+				emails, err := pgx.CollectRows(rows, pgx.RowTo[string])
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(emails) != 1 || emails[0] != t.Name() {
+					t.Errorf("employees = %v, want only %s", emails, t.Name())
+				}
+			})
+		}
+	})
+	if len(seen) != 2 {
+		t.Errorf("databases = %v, want two different ones", seen)
+	}
+	// Each was dropped when its test ended.
+	for db := range seen {
+		if databaseExists(t, db) {
+			t.Errorf("database %s still exists after its test ended", db)
+		}
+	}
+}
+
+func TestNewDatabaseIsEmpty(t *testing.T) {
+	t.Parallel()
+	conn := connect(t, NewDatabase(t))
+	var tables int
+	if err := conn.QueryRow(t.Context(), "SELECT count(*) FROM pg_tables WHERE schemaname = 'public'").Scan(&tables); err != nil {
+		t.Fatal(err)
+	}
+	if tables != 0 {
+		t.Errorf("new database has %d tables, want none", tables)
+	}
+}
+
+func TestTemplateCopyCarriesSetup(t *testing.T) {
+	t.Parallel()
+	var setups atomic.Int32
+	setup := func(ctx context.Context, connString string) error {
+		setups.Add(1)
+		// Left open on purpose: Template must close it, or every copy fails.
+		pool, err := pgxpool.New(ctx, connString)
+		if err != nil {
+			return err
+		}
+		_, err = pool.Exec(ctx, "CREATE TABLE currency (fiat text, stablecoin text); INSERT INTO currency VALUES ('USD', 'USDB')")
+		return err
+	}
+
+	// Three parallel tests ask for the template at once.
+	for i := range 3 {
+		t.Run(fmt.Sprint(i), func(t *testing.T) {
+			t.Parallel()
+			tmpl := Template(t, "currencies", setup)
+			pool := NewPoolFrom(t, tmpl)
+			var stablecoin string
+			if err := pool.QueryRow(t.Context(), "SELECT stablecoin FROM currency WHERE fiat = 'USD'").Scan(&stablecoin); err != nil {
+				t.Fatal(err)
+			}
+			if stablecoin != "USDB" {
+				t.Errorf("stablecoin = %q, want USDB from the template", stablecoin)
+			}
+			// A copy is the test's own: changing it leaves the template alone.
+			if _, err := pool.Exec(t.Context(), "DELETE FROM currency"); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+	t.Cleanup(func() {
+		if n := setups.Load(); n != 1 {
+			t.Errorf("setup ran %d times, want once per binary", n)
+		}
+	})
+}
+
+func TestTemplateSetupFailure(t *testing.T) {
+	t.Parallel()
+	ft := &fatalRecorder{TB: t}
+	runUntilFatal(ft, func() {
+		Template(ft, "broken", func(context.Context, string) error { return errors.New("migration 3 failed") })
+	})
+	if !strings.Contains(ft.fatal, "migration 3 failed") {
+		t.Errorf("fatal = %q, want the setup's error", ft.fatal)
+	}
+}
+
+func TestNewDatabaseWithoutMainFails(t *testing.T) {
+	t.Parallel()
+	var h harness // as in a package whose TestMain forgot pgtest.Main
+	ft := &fatalRecorder{TB: t}
+	runUntilFatal(ft, func() { h.newDatabase(ft, "") })
+	if ft.fatal != missingMainHint {
+		t.Errorf("fatal = %q, want the TestMain hint", ft.fatal)
+	}
+	if h.cluster != nil {
+		t.Error("a cluster was started that nothing would stop")
+	}
+}
+
+func TestUniqueName(t *testing.T) {
+	t.Parallel()
+	var h harness
+	long := strings.Repeat("Séance/", 20)
+	a, b := h.uniqueName("t", long), h.uniqueName("t", long)
+	if a == b {
+		t.Errorf("two names for the same test are both %q", a)
+	}
+	for _, name := range []string{a, b} {
+		if len(name) > maxIdentLen || strings.Trim(name, "abcdefghijklmnopqrstuvwxyz0123456789_") != "" {
+			t.Errorf("name %q is not a short plain identifier", name)
+		}
+	}
+}
+
+// fatalRecorder records Fatal instead of failing the real test.
+type fatalRecorder struct {
+	testing.TB
+	fatal string
+}
+
+func (r *fatalRecorder) Fatal(args ...any) {
+	r.fatal = fmt.Sprint(args...)
+	runtime.Goexit()
+}
+
+func (r *fatalRecorder) Fatalf(format string, args ...any) {
+	r.fatal = fmt.Sprintf(format, args...)
+	runtime.Goexit()
+}
+
+// runUntilFatal runs f on a goroutine of its own, which a recorded Fatal
+// ends as a real one would.
+func runUntilFatal(r *fatalRecorder, f func()) {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		f()
+	}()
+	<-done
+}
+
+func connect(t *testing.T, connString string) *pgx.Conn {
+	t.Helper()
+	conn, err := pgx.Connect(t.Context(), connString)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close(context.Background()) })
+	return conn
+}
+
+func databaseExists(t *testing.T, name string) bool {
+	t.Helper()
+	var exists bool
+	err := binary.admin.QueryRow(t.Context(), "SELECT EXISTS (SELECT FROM pg_database WHERE datname = $1)", name).Scan(&exists)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return exists
+}
