@@ -45,6 +45,20 @@ func (v *Viewer) Can(p store.Permission) bool { return v != nil && v.Staff.Role.
 
 type viewerKey struct{}
 
+type sessionKey struct{}
+
+// WithSession marks a context as carrying loaded session data. Pages
+// rendered without it (stateless routes, requests refused before the
+// session loads) show no flash.
+func WithSession(ctx context.Context) context.Context {
+	return context.WithValue(ctx, sessionKey{}, true)
+}
+
+func hasSession(ctx context.Context) bool {
+	ok, _ := ctx.Value(sessionKey{}).(bool)
+	return ok
+}
+
 // WithViewer returns a context carrying the viewer.
 func WithViewer(ctx context.Context, v *Viewer) context.Context {
 	return context.WithValue(ctx, viewerKey{}, v)
@@ -114,7 +128,7 @@ func (b *Base) PageMeta(r *http.Request, title string) views.Page {
 		p.Viewer = &views.Viewer{Name: displayName(v.Staff), Email: v.Staff.Email, RoleLabel: v.Staff.Role.Label()}
 		p.Nav = v.Nav
 	}
-	if b.Sessions != nil {
+	if b.Sessions != nil && hasSession(r.Context()) {
 		if msg := b.Sessions.PopString(r.Context(), sessionFlash); msg != "" {
 			p.Flash = views.Flash{Kind: b.Sessions.PopString(r.Context(), sessionFlashK), Message: msg}
 		}
@@ -131,7 +145,7 @@ func displayName(s store.Staff) string {
 
 // Flash keeps a message for the next page this session sees.
 func (b *Base) Flash(r *http.Request, kind, msg string) {
-	if b.Sessions == nil {
+	if b.Sessions == nil || !hasSession(r.Context()) {
 		return
 	}
 	b.Sessions.Put(r.Context(), sessionFlash, msg)

@@ -177,7 +177,8 @@ type Authenticator struct {
 // active staff member. Disabled accounts lose their session at once.
 func (a *Authenticator) authenticate(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		ctx := r.Context()
+		ctx := handlers.WithSession(r.Context())
+		r = r.WithContext(ctx)
 		id := a.Base.Sessions.GetInt64(ctx, handlers.SessionStaffID)
 		if id == 0 {
 			next.ServeHTTP(w, r)

@@ -1,0 +1,65 @@
+package store_test
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"testing"
+
+	"partneradmin/store"
+	"partneradmin/store/pgtest"
+)
+
+func TestMigrateEmptyDatabaseTwiceThenRefuseNewer(t *testing.T) {
+	ctx := context.Background()
+	pool, err := store.Open(ctx, pgtest.NewDatabase(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	logger := slog.New(slog.DiscardHandler)
+	if err := store.Migrate(ctx, pool, logger); err != nil {
+		t.Fatalf("first migrate: %v", err)
+	}
+	// Running again is a no-op.
+	if err := store.Migrate(ctx, pool, logger); err != nil {
+		t.Fatalf("second migrate: %v", err)
+	}
+	for _, table := range []string{"staff", "sessions", "audit_log", "login_failures", "river_job"} {
+		var exists bool
+		if err := pool.QueryRow(ctx, `SELECT to_regclass($1) IS NOT NULL`, table).Scan(&exists); err != nil || !exists {
+			t.Fatalf("table %s missing (%v)", table, err)
+		}
+	}
+	// A schema from a newer build is refused.
+	if _, err := pool.Exec(ctx, `INSERT INTO goose_db_version (version_id, is_applied) VALUES (99999, true)`); err != nil {
+		t.Fatal(err)
+	}
+	if err := store.Migrate(ctx, pool, logger); !errors.Is(err, store.ErrSchemaTooNew) {
+		t.Fatalf("newer schema: %v, want ErrSchemaTooNew", err)
+	}
+}
+
+func TestRolePermissions(t *testing.T) {
+	tests := []struct {
+		role store.Role
+		perm store.Permission
+		want bool
+	}{
+		{store.RoleOwner, store.PermStaffManage, true},
+		{store.RoleOwner, store.PermCardsWrite, true},
+		{store.RoleHRAdmin, store.PermEmployeesWrite, true},
+		{store.RoleHRAdmin, store.PermCardsWrite, false},
+		{store.RoleHRAdmin, store.PermApprovalsAct, false},
+		{store.RoleFinanceApprover, store.PermApprovalsAct, true},
+		{store.RoleFinanceApprover, store.PermCardsWrite, false},
+		{store.RoleSupport, store.PermCardsWrite, true},
+		{store.RoleSupport, store.PermStaffManage, false},
+		{store.Role("intruder"), store.PermSignedIn, false},
+	}
+	for _, tt := range tests {
+		if got := tt.role.Can(tt.perm); got != tt.want {
+			t.Errorf("%s.Can(%s) = %v, want %v", tt.role, tt.perm, got, tt.want)
+		}
+	}
+}

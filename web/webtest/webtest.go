@@ -1,0 +1,234 @@
+// Package webtest starts the whole app for tests: a fresh migrated database
+// from store/pgtest, the real router behind httptest, and HTTP clients that
+// keep cookies and sign in through the real form. Packages using it need
+// `func TestMain(m *testing.M) { pgtest.Main(m) }`.
+package webtest
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/cookiejar"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/PuerkitoBio/goquery"
+
+	"partneradmin/handlers"
+	"partneradmin/store"
+	"partneradmin/store/pgtest"
+	"partneradmin/web"
+)
+
+// Env is one running app with its own database.
+type Env struct {
+	T      testing.TB
+	App    *web.App
+	Server *httptest.Server
+	Store  *store.Store
+	Config web.Config
+	Logs   *LogBuffer
+	seq    atomic.Int64
+}
+
+// Options adjusts the app under test.
+type Options struct {
+	// Upstream replaces the default (no API wired in).
+	Upstream *web.Upstream
+	// StartWorkers starts river's workers (off by default: most tests do
+	// not need background jobs).
+	StartWorkers bool
+	// Now replaces the clock.
+	Now func() time.Time
+}
+
+// MigratedDatabase returns a connection string to a fresh database with the
+// app's schema, copied from a template migrated once per test binary.
+func MigratedDatabase(t testing.TB) string {
+	t.Helper()
+	tmpl := pgtest.Template(t, "migrated", func(ctx context.Context, connString string) error {
+		pool, err := store.Open(ctx, connString)
+		if err != nil {
+			return err
+		}
+		defer pool.Close()
+		return store.Migrate(ctx, pool, slog.New(slog.DiscardHandler))
+	})
+	return pgtest.NewDatabaseFrom(t, tmpl)
+}
+
+// New starts the app on a fresh database.
+func New(t testing.TB, opts Options) *Env {
+	t.Helper()
+	ctx := context.Background()
+	pool, err := store.Open(ctx, MigratedDatabase(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	logs := &LogBuffer{}
+	logger := web.NewLogger(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	srv := httptest.NewUnstartedServer(nil)
+	cfg := web.Config{Addr: srv.Listener.Addr().String(), PublicOrigin: "http://" + srv.Listener.Addr().String()}
+	up := web.Upstream{Sandbox: true, BaseURL: "(none)"}
+	if opts.Upstream != nil {
+		up = *opts.Upstream
+	}
+	st := store.New(pool)
+	app, err := web.New(web.Deps{Config: cfg, Store: st, Logger: logger, Upstream: up, Now: opts.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if opts.StartWorkers {
+		wctx, cancel := context.WithCancel(ctx)
+		if err := app.Start(wctx); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() {
+			sctx, c := context.WithTimeout(ctx, 10*time.Second)
+			defer c()
+			_ = app.Stop(sctx)
+			cancel()
+		})
+	}
+	srv.Config.Handler = app.Handler()
+	srv.Start()
+	t.Cleanup(srv.Close)
+	return &Env{T: t, App: app, Server: srv, Store: st, Config: cfg, Logs: logs}
+}
+
+// URL returns the absolute URL of a path.
+func (e *Env) URL(path string) string { return e.Server.URL + path }
+
+// Client returns an HTTP client with its own cookie jar that does not follow
+// redirects, so tests see the 303s.
+func (e *Env) Client() *http.Client {
+	jar, _ := cookiejar.New(nil)
+	return &http.Client{
+		Jar:           jar,
+		Timeout:       30 * time.Second,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}
+}
+
+// Staff is a staff account created for a test, with its password.
+type Staff struct {
+	store.Staff
+	Password string
+}
+
+// CreateStaff adds a staff member with a role and a known password.
+func (e *Env) CreateStaff(role store.Role) Staff {
+	e.T.Helper()
+	n := e.seq.Add(1)
+	password := fmt.Sprintf("correct horse %d battery", n)
+	hash, err := handlers.HashPassword(password)
+	if err != nil {
+		e.T.Fatal(err)
+	}
+	s, err := e.Store.CreateStaff(context.Background(), store.NewStaff{
+		Email: fmt.Sprintf("%s%d@partner.example", strings.ReplaceAll(string(role), "_", "-"), n),
+		Name:  fmt.Sprintf("%s %d", role.Label(), n), PasswordHash: hash, Role: role,
+	}, store.Actor{Email: "test"})
+	if err != nil {
+		e.T.Fatal(err)
+	}
+	return Staff{Staff: s, Password: password}
+}
+
+// Login signs in through the real form and fails the test if it does not
+// redirect.
+func (e *Env) Login(c *http.Client, email, password string) {
+	e.T.Helper()
+	resp := e.PostForm(c, "/login", url.Values{"email": {email}, "password": {password}})
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusSeeOther {
+		b, _ := io.ReadAll(resp.Body)
+		e.T.Fatalf("login as %s: status %d: %s", email, resp.StatusCode, b)
+	}
+}
+
+// SignedIn returns a client signed in as a new staff member of the role.
+func (e *Env) SignedIn(role store.Role) (*http.Client, Staff) {
+	e.T.Helper()
+	s := e.CreateStaff(role)
+	c := e.Client()
+	e.Login(c, s.Email, s.Password)
+	return c, s
+}
+
+// Get sends a GET.
+func (e *Env) Get(c *http.Client, path string) *http.Response {
+	e.T.Helper()
+	return e.Do(c, http.MethodGet, path, nil, nil)
+}
+
+// PostForm sends a same-origin form POST, as a browser on this site would.
+func (e *Env) PostForm(c *http.Client, path string, form url.Values) *http.Response {
+	e.T.Helper()
+	return e.Do(c, http.MethodPost, path, strings.NewReader(form.Encode()), http.Header{
+		"Content-Type": {"application/x-www-form-urlencoded"},
+	})
+}
+
+// Do sends a request with Sec-Fetch-Site: same-origin (as browsers do).
+func (e *Env) Do(c *http.Client, method, path string, body io.Reader, h http.Header) *http.Response {
+	e.T.Helper()
+	req, err := http.NewRequest(method, e.URL(path), body)
+	if err != nil {
+		e.T.Fatal(err)
+	}
+	for k, v := range h {
+		req.Header[k] = v
+	}
+	if req.Header.Get("Sec-Fetch-Site") == "" {
+		req.Header.Set("Sec-Fetch-Site", "same-origin")
+	}
+	resp, err := c.Do(req)
+	if err != nil {
+		e.T.Fatal(err)
+	}
+	return resp
+}
+
+// Doc parses an HTML response (and closes its body).
+func Doc(t testing.TB, resp *http.Response) *goquery.Document {
+	t.Helper()
+	defer resp.Body.Close()
+	doc, err := goquery.NewDocumentFromReader(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return doc
+}
+
+// TestID returns the text of the element with a data-testid.
+func TestID(doc *goquery.Document, id string) string {
+	return strings.TrimSpace(doc.Find(`[data-testid="` + id + `"]`).Text())
+}
+
+// LogBuffer collects log output for assertions (safe for concurrent use).
+type LogBuffer struct {
+	mu  sync.Mutex
+	buf strings.Builder
+}
+
+func (l *LogBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.Write(p)
+}
+
+// String returns everything logged so far.
+func (l *LogBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.String()
+}
