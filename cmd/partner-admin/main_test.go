@@ -53,7 +53,9 @@ func startApp(t *testing.T, dataDir, addr string) (stdout string, stop func()) {
 	out, errOut := &syncBuffer{}, &syncBuffer{}
 	env := map[string]string{"DATA_DIR": dataDir, "ADDR": addr}
 	done := make(chan error, 1)
-	go func() { done <- run(ctx, []string{"partner-admin"}, func(k string) string { return env[k] }, out, errOut) }()
+	go func() {
+		done <- run(ctx, []string{"partner-admin"}, func(k string) string { return env[k] }, out, errOut)
+	}()
 	deadline := time.After(90 * time.Second)
 	for !strings.Contains(out.String(), "listening on") {
 		select {
