@@ -6,9 +6,12 @@
 //	func TestMain(m *testing.M) { pgtest.Main(m) }
 //
 // One cluster per test binary (store/localpg with ForTests) starts in a
-// temporary directory the first time a test asks for a database; Main stops
-// it and removes the directory once the tests have run. Without Main nothing
-// would, so the first request for a database fails the test instead.
+// temporary directory (in /dev/shm when it has room) the first time a test
+// asks for a database; Main stops it and removes the directory once the
+// tests have run. Without Main nothing would, so the first request for a
+// database fails the test instead. A binary killed before Main's cleanup
+// (a test timeout) leaves a stopped cluster's files, which the next run of
+// any package's tests removes.
 //
 // A test that needs a migrated schema builds it once per binary with
 // Template and copies it with NewDatabaseFrom, which is far faster than
@@ -148,24 +151,33 @@ func (h *harness) ready(t testing.TB) {
 		t.Fatal(missingMainHint)
 	}
 	h.startOnce.Do(h.start)
-	if errors.Is(h.startErr, localpg.ErrNoBinaries) {
-		msg := "pgtest: " + installHint + ": " + h.startErr.Error()
-		if ci, _ := strconv.ParseBool(os.Getenv("CI")); ci {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
-	}
 	if h.startErr != nil {
-		t.Fatalf("pgtest: start the test cluster: %v", h.startErr)
+		ci, _ := strconv.ParseBool(os.Getenv("CI"))
+		failOrSkip(t, h.startErr, ci)
 	}
+}
+
+// failOrSkip ends t for a cluster that did not start: missing binaries
+// skip the test with a hint how to install them, except on CI, where a
+// missing PostgreSQL must never pass as a skip.
+func failOrSkip(t testing.TB, err error, ci bool) {
+	t.Helper()
+	if !errors.Is(err, localpg.ErrNoBinaries) {
+		t.Fatalf("pgtest: start the test cluster: %v", err)
+	}
+	msg := "pgtest: " + installHint + ": " + err.Error()
+	if ci {
+		t.Fatal(msg)
+	}
+	t.Skip(msg)
 }
 
 func (h *harness) start() {
 	ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
 	defer cancel()
-	dir, err := os.MkdirTemp("", "pgtest-")
+	dir, err := clusterDir()
 	if err != nil {
-		h.startErr = fmt.Errorf("pgtest: %w", err)
+		h.startErr = err
 		return
 	}
 	h.dir = dir
@@ -217,12 +229,8 @@ func (h *harness) newDatabase(t testing.TB, template string) string {
 	t.Helper()
 	h.ready(t)
 	name := h.uniqueName("t", t.Name())
-	sql := "CREATE DATABASE " + pgx.Identifier{name}.Sanitize()
-	if template != "" {
-		sql += " TEMPLATE " + pgx.Identifier{template}.Sanitize()
-	}
-	if _, err := h.admin.Exec(t.Context(), sql); err != nil {
-		t.Fatalf("pgtest: create database for %s: %v", t.Name(), err)
+	if err := h.create(t.Context(), name, template); err != nil {
+		t.Fatalf("pgtest: %v", err)
 	}
 	t.Cleanup(func() {
 		// t.Context is already cancelled when cleanups run.
@@ -233,6 +241,19 @@ func (h *harness) newDatabase(t testing.TB, template string) string {
 		}
 	})
 	return h.cluster.ConnString(name)
+}
+
+// create makes database name, a copy of template or, when it is empty, of
+// template1.
+func (h *harness) create(ctx context.Context, name, template string) error {
+	sql := "CREATE DATABASE " + pgx.Identifier{name}.Sanitize()
+	if template != "" {
+		sql += " TEMPLATE " + pgx.Identifier{template}.Sanitize()
+	}
+	if _, err := h.admin.Exec(ctx, sql); err != nil {
+		return fmt.Errorf("create database %s: %w", name, err)
+	}
+	return nil
 }
 
 // drop removes a database, closing whatever connections the test left.
@@ -274,8 +295,8 @@ func (h *harness) buildTemplate(name string, setup func(ctx context.Context, con
 	ctx, cancel := context.WithTimeout(context.Background(), setupTimeout)
 	defer cancel()
 	db := h.uniqueName("tmpl", name)
-	if _, err := h.admin.Exec(ctx, "CREATE DATABASE "+pgx.Identifier{db}.Sanitize()); err != nil {
-		return "", fmt.Errorf("create: %w", err)
+	if err := h.create(ctx, db, ""); err != nil {
+		return "", err
 	}
 	if err := setup(ctx, h.cluster.ConnString(db)); err != nil {
 		if dropErr := h.drop(ctx, db); dropErr != nil {

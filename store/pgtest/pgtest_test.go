@@ -12,6 +12,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"partneradmin/store/localpg"
 )
 
 func TestMain(m *testing.M) { Main(m) }
@@ -152,10 +154,48 @@ func TestUniqueName(t *testing.T) {
 	}
 }
 
-// fatalRecorder records Fatal instead of failing the real test.
+func TestMissingPostgres(t *testing.T) {
+	t.Parallel()
+	missing := fmt.Errorf("localpg: %w (looked in /usr/bin)", localpg.ErrNoBinaries)
+	tests := []struct {
+		name      string
+		err       error
+		ci        bool
+		wantFatal bool
+	}{
+		{"skipped on a developer machine", missing, false, false},
+		{"a failure on CI", missing, true, true},
+		{"other start errors fail everywhere", errors.New("initdb: disk full"), false, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			r := &fatalRecorder{TB: t}
+			runUntilFatal(r, func() { failOrSkip(r, tt.err, tt.ci) })
+			if got := r.fatal != ""; got != tt.wantFatal {
+				t.Errorf("fatal = %q, skip = %q; want fatal %v", r.fatal, r.skip, tt.wantFatal)
+			}
+			msg := r.fatal + r.skip
+			if !strings.Contains(msg, tt.err.Error()) {
+				t.Errorf("message %q does not carry the error", msg)
+			}
+			if errors.Is(tt.err, localpg.ErrNoBinaries) && !strings.Contains(msg, "apt-get install postgresql") {
+				t.Errorf("message %q has no install hint", msg)
+			}
+		})
+	}
+}
+
+// fatalRecorder records Fatal and Skip instead of ending the real test.
 type fatalRecorder struct {
 	testing.TB
 	fatal string
+	skip  string
+}
+
+func (r *fatalRecorder) Skip(args ...any) {
+	r.skip = fmt.Sprint(args...)
+	runtime.Goexit()
 }
 
 func (r *fatalRecorder) Fatal(args ...any) {
@@ -197,4 +237,43 @@ func databaseExists(t *testing.T, name string) bool {
 		t.Fatal(err)
 	}
 	return exists
+}
+
+// BenchmarkNewDatabase measures what each test pays for its database,
+// creating and dropping it: an empty one, and a copy of a template with a
+// schema.
+func BenchmarkNewDatabase(b *testing.B) {
+	binary.ready(b)
+	createDrop := func(b *testing.B, template string) {
+		for b.Loop() {
+			name := binary.uniqueName("bench", "")
+			if err := binary.create(b.Context(), name, template); err != nil {
+				b.Fatal(err)
+			}
+			if err := binary.drop(b.Context(), name); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	b.Run("empty", func(b *testing.B) { createDrop(b, "") })
+	b.Run("from template", func(b *testing.B) {
+		tmpl := Template(b, "bench", func(ctx context.Context, connString string) error {
+			conn, err := pgx.Connect(ctx, connString)
+			if err != nil {
+				return err
+			}
+			defer conn.Close(ctx)
+			for i := range 30 {
+				sql := fmt.Sprintf("CREATE TABLE t%d (id bigint PRIMARY KEY, name text NOT NULL, created_at timestamptz NOT NULL DEFAULT now())", i)
+				if _, err := conn.Exec(ctx, sql); err != nil {
+					return err
+				}
+				if _, err := conn.Exec(ctx, fmt.Sprintf("CREATE INDEX ON t%d (name)", i)); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		createDrop(b, tmpl)
+	})
 }
