@@ -15,6 +15,7 @@ import (
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 
+	"partneradmin/apiclient"
 	"partneradmin/handlers"
 	"partneradmin/handlers/audit"
 	"partneradmin/handlers/auth"
@@ -30,7 +31,9 @@ type Deps struct {
 	Store    *store.Store
 	Logger   *slog.Logger
 	Upstream Upstream
-	Now      func() time.Time
+	// API is the Partner API client (the real API or the sandbox).
+	API *apiclient.Client
+	Now func() time.Time
 }
 
 // App is the assembled web application.

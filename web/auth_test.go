@@ -202,3 +202,16 @@ func TestSecurityHeadersAndStatic(t *testing.T) {
 		t.Fatalf("unknown path: %d", resp.StatusCode)
 	}
 }
+
+func TestDashboardShowsSandboxReachable(t *testing.T) {
+	env := webtest.New(t, webtest.Options{})
+	c, _ := env.SignedIn(store.RoleSupport)
+	doc := webtest.Doc(t, env.Get(c, "/"))
+	if got := webtest.TestID(doc, "upstream-state"); !strings.HasPrefix(got, "Reachable.") {
+		t.Fatalf("upstream state %q", got)
+	}
+	// Support sees no staff or audit tiles.
+	if doc.Find(`a[href="/staff"]`).Length() != 0 || doc.Find(`[data-testid="audit-table"]`).Length() != 0 {
+		t.Fatal("support sees owner areas")
+	}
+}

@@ -12,7 +12,7 @@ import (
 type Upstream struct {
 	Sandbox bool
 	BaseURL string
-	// Probe makes one cheap read call; nil means no API is wired in yet.
+	// Probe makes one cheap read call; nil means no API client is configured.
 	Probe func(ctx context.Context) error
 }
 
@@ -23,7 +23,7 @@ func (u Upstream) Status(ctx context.Context) views.UpstreamStatus {
 		st.Mode = "sandbox"
 	}
 	if u.Probe == nil {
-		st.Note = "the sandbox is not yet available in this build."
+		st.Note = "no API client is configured."
 		return st
 	}
 	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)

@@ -20,6 +20,7 @@ import (
 	"syscall"
 	"time"
 
+	"partneradmin/apiclient"
 	"partneradmin/handlers"
 	"partneradmin/store"
 	"partneradmin/store/localpg"
@@ -81,12 +82,29 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return err
 	}
 
-	upstream := web.Upstream{Sandbox: cfg.UsesSandbox(), BaseURL: cfg.PartnerAPIBaseURL}
+	baseURL, apiKey := cfg.PartnerAPIBaseURL, cfg.PartnerAPIKey.Reveal()
 	if cfg.UsesSandbox() {
-		upstream.BaseURL = "(not started)"
+		sb, err := startSandbox(ctx, cfg, logger)
+		if err != nil {
+			return err
+		}
+		defer func() {
+			stopCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			sb.Stop(stopCtx)
+		}()
+		baseURL, apiKey = sb.BaseURL, sb.Demo.APIKey
 	}
+	api, err := apiclient.New(baseURL, apiKey, apiclient.WithLogger(logger.With("component", "apiclient")))
+	if err != nil {
+		return err
+	}
+	upstream := web.Upstream{Sandbox: cfg.UsesSandbox(), BaseURL: baseURL, Probe: func(ctx context.Context) error {
+		_, err := api.SupportedCurrencies(ctx)
+		return err
+	}}
 
-	app, err := web.New(web.Deps{Config: cfg, Store: st, Logger: logger, Upstream: upstream})
+	app, err := web.New(web.Deps{Config: cfg, Store: st, Logger: logger, Upstream: upstream, API: api})
 	if err != nil {
 		return err
 	}

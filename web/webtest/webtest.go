@@ -21,6 +21,8 @@ import (
 
 	"github.com/PuerkitoBio/goquery"
 
+	"partneradmin/apiclient"
+	"partneradmin/apiclient/sandbox"
 	"partneradmin/handlers"
 	"partneradmin/store"
 	"partneradmin/store/pgtest"
@@ -35,13 +37,23 @@ type Env struct {
 	Store  *store.Store
 	Config web.Config
 	Logs   *LogBuffer
-	seq    atomic.Int64
+	// Sandbox is the Partner API the app talks to, seeded with the demo
+	// company, with its control API on; SandboxURL is its origin and API a
+	// client of it as the demo partner.
+	Sandbox    *sandbox.Server
+	SandboxURL string
+	API        *apiclient.Client
+	Demo       sandbox.DemoInfo
+	seq        atomic.Int64
 }
 
 // Options adjusts the app under test.
 type Options struct {
-	// Upstream replaces the default (no API wired in).
+	// Upstream replaces the default (the sandbox, probed through API).
 	Upstream *web.Upstream
+	// SandboxOptions adjusts the sandbox (Control, Local and Logger are
+	// always set).
+	SandboxOptions sandbox.Options
 	// StartWorkers starts river's workers (off by default: most tests do
 	// not need background jobs).
 	StartWorkers bool
@@ -77,12 +89,34 @@ func New(t testing.TB, opts Options) *Env {
 	logger := web.NewLogger(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	srv := httptest.NewUnstartedServer(nil)
 	cfg := web.Config{Addr: srv.Listener.Addr().String(), PublicOrigin: "http://" + srv.Listener.Addr().String()}
-	up := web.Upstream{Sandbox: true, BaseURL: "(none)"}
+
+	sbOpts := opts.SandboxOptions
+	sbOpts.Control, sbOpts.Local = true, true
+	sbOpts.Logger = logger.With("component", "sandbox")
+	sb, err := sandbox.New(sbOpts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(sb.Close)
+	demo, err := sandbox.SeedDemo(sb, sandbox.DemoOptions{CallbackURL: cfg.PublicOrigin + "/webhooks/partner-api"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sbSrv := httptest.NewServer(sb)
+	t.Cleanup(sbSrv.Close)
+	api, err := apiclient.New(sbSrv.URL, demo.APIKey, apiclient.WithLogger(logger))
+	if err != nil {
+		t.Fatal(err)
+	}
+	up := web.Upstream{Sandbox: true, BaseURL: sbSrv.URL, Probe: func(ctx context.Context) error {
+		_, err := api.SupportedCurrencies(ctx)
+		return err
+	}}
 	if opts.Upstream != nil {
 		up = *opts.Upstream
 	}
 	st := store.New(pool)
-	app, err := web.New(web.Deps{Config: cfg, Store: st, Logger: logger, Upstream: up, Now: opts.Now})
+	app, err := web.New(web.Deps{Config: cfg, Store: st, Logger: logger, Upstream: up, API: api, Now: opts.Now})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,7 +135,8 @@ func New(t testing.TB, opts Options) *Env {
 	srv.Config.Handler = app.Handler()
 	srv.Start()
 	t.Cleanup(srv.Close)
-	return &Env{T: t, App: app, Server: srv, Store: st, Config: cfg, Logs: logs}
+	return &Env{T: t, App: app, Server: srv, Store: st, Config: cfg, Logs: logs,
+		Sandbox: sb, SandboxURL: sbSrv.URL, API: api, Demo: demo}
 }
 
 // URL returns the absolute URL of a path.
