@@ -75,7 +75,8 @@ func WithHTTPClient(hc *http.Client) Option {
 	}
 }
 
-// WithTimeout sets the time limit of each attempt (default DefaultTimeout).
+// WithTimeout sets the time limit of each attempt (default DefaultTimeout;
+// 0 removes it).
 // A retried call gets a fresh limit per attempt; the caller's context bounds
 // the whole call.
 func WithTimeout(d time.Duration) Option {
@@ -166,17 +167,25 @@ func (c *Client) String() string { return "apiclient.Client{" + c.base.String() 
 type apiPath struct {
 	url    string // escaped path sent upstream
 	logged string // the same with sensitive segments redacted
+	bad    bool   // a segment was empty, "." or ".."
 }
+
+// badSegment reports an identifier that would change which endpoint is
+// called: empty ("/users//kyc") or a dot segment that proxies resolve
+// ("/users/../webhooks/config"). url.PathEscape leaves dots alone.
+func badSegment(s string) bool { return s == "" || s == "." || s == ".." }
 
 // pathOf joins segments under /v1, escaping each one.
 func pathOf(segs ...string) apiPath {
 	var b strings.Builder
 	b.WriteString("/v1")
+	bad := false
 	for _, s := range segs {
+		bad = bad || badSegment(s)
 		b.WriteByte('/')
 		b.WriteString(url.PathEscape(s))
 	}
-	return apiPath{url: b.String(), logged: b.String()}
+	return apiPath{url: b.String(), logged: b.String(), bad: bad}
 }
 
 // userPath is pathOf("users", userID, segs...).
@@ -187,7 +196,7 @@ func userPath(userID string, segs ...string) apiPath {
 // withSecret appends a segment (a BVN or NIN) that must never appear in logs
 // or error strings (DESIGN decision 8).
 func (p apiPath) withSecret(seg string) apiPath {
-	return apiPath{url: p.url + "/" + url.PathEscape(seg), logged: p.logged + "/[redacted]"}
+	return apiPath{url: p.url + "/" + url.PathEscape(seg), logged: p.logged + "/[redacted]", bad: p.bad || badSegment(seg)}
 }
 
 // request describes one API call.
@@ -219,6 +228,9 @@ func (c *Client) do(ctx context.Context, req request, out any) error {
 
 // send runs req with retries and returns the successful response body.
 func (c *Client) send(ctx context.Context, req request) ([]byte, error) {
+	if req.path.bad {
+		return nil, fmt.Errorf("apiclient: %s %s: %w: an identifier in the path is empty, \".\" or \"..\"", req.method, req.path.logged, ErrValidation)
+	}
 	body := req.rawBody
 	contentType := req.contentType
 	if req.body != nil {

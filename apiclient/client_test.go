@@ -426,3 +426,25 @@ func TestCollidingFields(t *testing.T) {
 		wantEq(t, collidingFields(msg), want)
 	}
 }
+
+func TestBadPathIdentifiersAreNotSent(t *testing.T) {
+	t.Parallel()
+	srv, n := scriptedServer(t, scriptedReply{status: 200, body: `{}`})
+	c, _ := New(srv.URL, "k", fastRetry())
+	ctx := context.Background()
+	tests := map[string]func() error{
+		"empty user":   func() error { _, err := c.GetKYC(ctx, ""); return err },
+		"dot-dot user": func() error { _, err := c.GetKYC(ctx, ".."); return err },
+		"dot card":     func() error { _, err := c.GetCard(ctx, "u-1", "."); return err },
+		"empty wallet": func() error { _, err := c.GetWallet(ctx, "u-1", ""); return err },
+		"dot-dot card": func() error { return c.DeactivateCard(ctx, "u-1", "..") },
+	}
+	for name, call := range tests {
+		if err := call(); !IsValidation(err) {
+			t.Errorf("%s: err = %v, want a validation error", name, err)
+		}
+	}
+	if n.Load() != 0 {
+		t.Errorf("server saw %d requests, want 0", n.Load())
+	}
+}
