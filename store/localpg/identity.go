@@ -23,7 +23,11 @@ type identity struct {
 
 func currentIdentity() (identity, error) {
 	if os.Geteuid() != 0 {
-		return identity{name: "current user"}, nil
+		name := "uid " + strconv.Itoa(os.Geteuid())
+		if u, err := user.Current(); err == nil {
+			name = u.Username
+		}
+		return identity{name: name}, nil
 	}
 	for _, name := range []string{"postgres", "nobody"} {
 		u, err := user.Lookup(name)

@@ -89,11 +89,14 @@ func TestTemplateCopyCarriesSetup(t *testing.T) {
 		return err
 	}
 
+	// Templates live as long as the binary: a name of this run's own keeps
+	// -count=N honest.
+	name := binary.uniqueName("currencies", "")
 	// Three parallel tests ask for the template at once.
 	for i := range 3 {
 		t.Run(fmt.Sprint(i), func(t *testing.T) {
 			t.Parallel()
-			tmpl := Template(t, "currencies", setup)
+			tmpl := Template(t, name, setup)
 			pool := NewPoolFrom(t, tmpl)
 			var stablecoin string
 			if err := pool.QueryRow(t.Context(), "SELECT stablecoin FROM currency WHERE fiat = 'USD'").Scan(&stablecoin); err != nil {
