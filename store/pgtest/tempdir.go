@@ -55,9 +55,9 @@ func removeAbandoned(base string) {
 		if !ok || !e.IsDir() {
 			continue
 		}
-		pidText, _, _ := strings.Cut(rest, "-")
+		pidText, _, named := strings.Cut(rest, "-")
 		pid, err := strconv.Atoi(pidText)
-		if err != nil || pid <= 0 || pid == os.Getpid() {
+		if !named || err != nil || pid <= 0 || pid == os.Getpid() {
 			continue
 		}
 		if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
