@@ -122,10 +122,10 @@ type harness struct {
 	seq atomic.Uint64 // makes database names unique within the cluster
 
 	mu        sync.Mutex
-	templates map[string]*template
+	templates map[string]*templateDB
 }
 
-type template struct {
+type templateDB struct {
 	once sync.Once
 	db   string
 	err  error
@@ -269,11 +269,11 @@ func (h *harness) template(t testing.TB, name string, setup func(ctx context.Con
 	h.ready(t)
 	h.mu.Lock()
 	if h.templates == nil {
-		h.templates = map[string]*template{}
+		h.templates = map[string]*templateDB{}
 	}
 	tmpl, ok := h.templates[name]
 	if !ok {
-		tmpl = &template{}
+		tmpl = &templateDB{}
 		h.templates[name] = tmpl
 	}
 	h.mu.Unlock()
