@@ -21,7 +21,9 @@ import (
 	"time"
 
 	"partneradmin/apiclient"
+	"partneradmin/apiclient/sandbox"
 	"partneradmin/handlers"
+	"partneradmin/handlers/mirror"
 	"partneradmin/store"
 	"partneradmin/store/localpg"
 	"partneradmin/web"
@@ -83,6 +85,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 
 	baseURL, apiKey := cfg.PartnerAPIBaseURL, cfg.PartnerAPIKey.Reveal()
+	var sandboxDemo sandbox.DemoInfo
 	if cfg.UsesSandbox() {
 		sb, err := startSandbox(ctx, cfg, logger)
 		if err != nil {
@@ -93,11 +96,22 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 			defer cancel()
 			sb.Stop(stopCtx)
 		}()
-		baseURL, apiKey = sb.BaseURL, sb.Demo.APIKey
+		baseURL, apiKey, sandboxDemo = sb.BaseURL, sb.Demo.APIKey, sb.Demo
 	}
 	api, err := apiclient.New(baseURL, apiKey, apiclient.WithLogger(logger.With("component", "apiclient")))
 	if err != nil {
 		return err
+	}
+	if cfg.UsesSandbox() {
+		// The demo company exists upstream; the partner's records of it are
+		// imported on every start (idempotent), as a partner would have kept
+		// them when it created those users.
+		syncer := &mirror.Syncer{API: api, Store: st, Now: time.Now}
+		n, err := syncer.Import(ctx, demoPeople(sandboxDemo, time.Now()))
+		if err != nil {
+			return fmt.Errorf("import demo company: %w", err)
+		}
+		logger.Info("demo company imported", "people", n)
 	}
 	upstream := web.Upstream{Sandbox: cfg.UsesSandbox(), BaseURL: baseURL, Probe: func(ctx context.Context) error {
 		_, err := api.SupportedCurrencies(ctx)
