@@ -58,6 +58,12 @@ type Card struct {
 	ProposalStatus ProposalStatus `json:"proposalStatus,omitempty"`
 	CardName       string         `json:"cardName,omitempty"`
 	CardColor      string         `json:"cardColor,omitempty"`
+	// Last4, SmartWalletID, Activated and CreatedAt are reported by the
+	// sandbox; the spec does not name them.
+	Last4         string    `json:"last4,omitempty"`
+	SmartWalletID string    `json:"smartWalletId,omitempty"`
+	Activated     bool      `json:"activated,omitempty"`
+	CreatedAt     time.Time `json:"createdAt"`
 }
 
 // CardLedgerEntry is an entry of a card's ledger. Only amount is named by
@@ -182,6 +188,19 @@ func (c *Client) CreateCard(ctx context.Context, userID string, req CreateCardRe
 	}
 	var out CardIssuance
 	if err := c.do(ctx, request{op: opCreateCard, method: http.MethodPost, path: userPath(userID, "cards"), body: req}, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// GetCardSignPayload polls the card issuance route of the sign payload
+// (GET /v1/users/{userId}/cards/{proposalId}/sign-payload, the sandbox's
+// reading of the spec's "409 on the card issuance route"). While the payload
+// is not ready it fails with an error for which IsNotReady is true. Sign the
+// payload and submit it with SignProposal.
+func (c *Client) GetCardSignPayload(ctx context.Context, userID, proposalID string) (*SignPayload, error) {
+	var out SignPayload
+	if err := c.do(ctx, request{op: opGetCardSignPayload, method: http.MethodGet, path: userPath(userID, "cards", proposalID, "sign-payload")}, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
@@ -418,6 +437,7 @@ type CardLimits struct {
 	// caps; spec: "read before setting limits".
 	MaxTotalDailyLimit           DecimalNumber `json:"maxTotalDailyLimit"`
 	MaxSingleTransactionLimitCap DecimalNumber `json:"maxSingleTransactionLimitCap"`
+	Currency                     Fiat          `json:"currency,omitempty"`
 }
 
 // GetCardLimits returns limits and caps
@@ -472,6 +492,7 @@ func (c *Client) SetCardLimits(ctx context.Context, userID, cardID string, req S
 type CardTransaction struct {
 	ID           string        `json:"id"`
 	Amount       DecimalNumber `json:"amount"`
+	Fee          DecimalNumber `json:"fee"`
 	Currency     Fiat          `json:"currency"`
 	Status       string        `json:"status"`
 	MerchantName string        `json:"merchantName"`

@@ -163,6 +163,20 @@ func (c *Client) BaseURL() string { return c.base.String() }
 // String never shows the API key, so a Client can be logged safely.
 func (c *Client) String() string { return "apiclient.Client{" + c.base.String() + "}" }
 
+// HeaderActingUser names the user on whose behalf the partner acts, e.g. the
+// admin approving a proposal. The spec requires the caller to be "an active
+// admin of the wallet" but does not show how an admin is named; this is the
+// sandbox's header (README).
+const HeaderActingUser = "x-acting-user-id"
+
+type actingUserKey struct{}
+
+// WithActingUser returns a context whose calls carry HeaderActingUser with
+// serviceUserID. Without it the partner itself acts.
+func WithActingUser(ctx context.Context, serviceUserID string) context.Context {
+	return context.WithValue(ctx, actingUserKey{}, serviceUserID)
+}
+
 // apiPath is a request path and the form of it that may be logged.
 type apiPath struct {
 	url    string // escaped path sent upstream
@@ -337,6 +351,9 @@ func (c *Client) attempt(ctx context.Context, req request, body []byte, contentT
 	// spec: "Every request to the API carries the header x-api-key".
 	hr.Header.Set("x-api-key", c.apiKey)
 	hr.Header.Set("Accept", "application/json")
+	if acting, _ := ctx.Value(actingUserKey{}).(string); acting != "" {
+		hr.Header.Set(HeaderActingUser, acting)
+	}
 	if c.userAgent != "" {
 		hr.Header.Set("User-Agent", c.userAgent)
 	}

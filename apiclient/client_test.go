@@ -448,3 +448,23 @@ func TestBadPathIdentifiersAreNotSent(t *testing.T) {
 		t.Errorf("server saw %d requests, want 0", n.Load())
 	}
 }
+
+func TestActingUserHeader(t *testing.T) {
+	t.Parallel()
+	f := newFakeAPI(t, http.StatusOK, `{"data":{"id":"p-1","status":"PENDING_SIGNATURES"}}`)
+	c := f.client(t)
+	if _, err := c.ApproveProposal(WithActingUser(context.Background(), "u-admin"), "u-1", "p-1"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.ApproveProposal(context.Background(), "u-1", "p-1"); err != nil {
+		t.Fatal(err)
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if got := f.requests[0].header.Get(HeaderActingUser); got != "u-admin" {
+		t.Errorf("first call %s = %q, want u-admin", HeaderActingUser, got)
+	}
+	if got := f.requests[1].header.Values(HeaderActingUser); len(got) != 0 {
+		t.Errorf("second call sent %s = %q", HeaderActingUser, got)
+	}
+}

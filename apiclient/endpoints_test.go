@@ -230,12 +230,28 @@ func TestEndpoints(t *testing.T) {
 		{
 			name: "SetApprovalPolicy",
 			call: func(ctx context.Context, c *Client) (any, error) {
-				return c.SetApprovalPolicy(ctx, "u-1", ApprovalPolicy{ApprovalMode: ApprovalAdminThreshold, RequiredApprovals: 2})
+				return c.SetApprovalPolicy(ctx, "u-1", ApprovalPolicy{Mode: ApprovalAdminThreshold, Admins: []string{"u-2", "u-3"}, Threshold: 2, RequiredApprovals: 9})
 			},
 			method: "PATCH", path: "/v1/users/u-1/smart-wallets/account/approval-policy",
-			body:  `{"approvalMode":"ADMIN_THRESHOLD","requiredApprovals":2}`,
-			resp:  `{"data":{"approvalMode":"ADMIN_THRESHOLD","requiredApprovals":2}}`,
+			body:  `{"mode":"ADMIN_THRESHOLD","admins":["u-2","u-3"],"threshold":2}`,
+			resp:  `{"data":{"mode":"ADMIN_THRESHOLD","admins":["u-2","u-3"],"threshold":2,"requiredApprovals":2}}`,
 			check: func(t *testing.T, got any) { wantEq(t, got.(*ApprovalPolicy).RequiredApprovals, 2) },
+		},
+		{
+			name: "SetApprovalPolicy any admin sends an empty admin list",
+			call: func(ctx context.Context, c *Client) (any, error) {
+				return c.SetApprovalPolicy(ctx, "u-1", ApprovalPolicy{Mode: ApprovalAnyAdmin})
+			},
+			method: "PATCH", path: "/v1/users/u-1/smart-wallets/account/approval-policy",
+			body: `{"mode":"ANY_ADMIN","admins":[]}`,
+			resp: `{"data":{"mode":"ANY_ADMIN","admins":[],"threshold":0,"requiredApprovals":1}}`,
+		},
+		{
+			name:   "GetApprovalPolicy",
+			call:   func(ctx context.Context, c *Client) (any, error) { return c.GetApprovalPolicy(ctx, "u-1") },
+			method: "GET", path: "/v1/users/u-1/smart-wallets/account/approval-policy",
+			resp:  `{"data":{"mode":"OWNER_APPROVAL","admins":[],"threshold":0,"requiredApprovals":1}}`,
+			check: func(t *testing.T, got any) { wantEq(t, got.(*ApprovalPolicy).Mode, ApprovalOwner) },
 		},
 		// Proposals
 		{
@@ -380,11 +396,11 @@ func TestEndpoints(t *testing.T) {
 			name:   "GetOnboardingStatus",
 			call:   func(ctx context.Context, c *Client) (any, error) { return c.GetOnboardingStatus(ctx, "u-1") },
 			method: "GET", path: "/v1/users/u-1/onboarding/status",
-			resp: `{"data":{"currencies":[{"currency":"USD","active":true,"status":"active"}],"eurProviderStatus":"active"}}`,
+			resp: `{"data":{"currencies":{"USD":{"active":true,"status":"active"},"NGN":{"active":false,"status":"none"}},"eurProviderStatus":"active"}}`,
 			check: func(t *testing.T, got any) {
 				s := got.(*OnboardingStatus)
-				usd, ok := s.Currency(USD)
-				if !ok || !usd.Active || s.EURProviderStatus != "active" {
+				usd, ok := s.Currencies[USD]
+				if !ok || !usd.Active || s.Currencies[NGN].Active || s.EURProviderStatus != "active" {
 					t.Errorf("status = %+v", s)
 				}
 			},
@@ -883,6 +899,13 @@ func TestEndpoints(t *testing.T) {
 					t.Errorf("issuance = %+v", ci)
 				}
 			},
+		},
+		{
+			name:   "GetCardSignPayload",
+			call:   func(ctx context.Context, c *Client) (any, error) { return c.GetCardSignPayload(ctx, "u-1", "p-c") },
+			method: "GET", path: "/v1/users/u-1/cards/p-c/sign-payload",
+			resp:  `{"success":true,"data":{"method":"evm","walletIndex":0,"workflowId":"wf-c","hashToSign":"` + testHash + `","deadline":"2026-01-01T00:10:00Z","proposalId":"p-c","userOpHash":null,"safeTxHash":"` + testHash + `"}}`,
+			check: func(t *testing.T, got any) { wantEq(t, got.(*SignPayload).ProposalID, "p-c") },
 		},
 		{
 			name:   "ListCards",

@@ -26,8 +26,9 @@ var (
 
 // Operation names carried in Error.Op that error classification depends on.
 const (
-	opGetSignPayload = "GetSignPayload"
-	opCreateCard     = "CreateCard"
+	opGetSignPayload     = "GetSignPayload"
+	opGetCardSignPayload = "GetCardSignPayload"
+	opCreateCard         = "CreateCard"
 )
 
 // Error is a non-2xx answer from the API.
@@ -102,7 +103,7 @@ func (e *Error) Is(target error) bool {
 		// spec: sign-payload "Before that it returns 404 (or 409 on the card
 		// issuance route); both mean not ready, so poll."
 		switch e.Op {
-		case opGetSignPayload:
+		case opGetSignPayload, opGetCardSignPayload:
 			return e.StatusCode == http.StatusNotFound || e.StatusCode == http.StatusConflict
 		case opCreateCard:
 			return e.StatusCode == http.StatusConflict
@@ -309,8 +310,9 @@ func IsNotFound(err error) bool { return errors.Is(err, ErrNotFound) }
 // IsConflict reports a 409, including a *UserConflictError from CreateUser.
 func IsConflict(err error) bool { return errors.Is(err, ErrConflict) }
 
-// IsNotReady reports that a sign payload is not available yet (404 from
-// GetSignPayload, or 409 on the card issuance route): poll again.
+// IsNotReady reports that a sign payload is not available yet (404 or 409
+// from GetSignPayload or GetCardSignPayload, 409 from CreateCard): poll
+// again.
 func IsNotReady(err error) bool { return errors.Is(err, ErrNotReady) }
 
 // IsValidation reports that the request was refused as invalid, either by a

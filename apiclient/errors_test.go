@@ -150,6 +150,14 @@ func TestErrorRows(t *testing.T) {
 			wantMessages: []string{"Sign payload not ready"}, wantName: "Conflict", want: flags{conflict: true, notReady: true},
 		},
 		{
+			name: "card issuance route sign payload 409", call: func(ctx context.Context, c *Client) error {
+				_, err := c.GetCardSignPayload(ctx, "u-1", "p-c")
+				return err
+			}, status: 409,
+			body:         `{"statusCode":409,"message":"Sign payload is not ready yet; keep polling","error":"Conflict"}`,
+			wantMessages: []string{"Sign payload is not ready yet; keep polling"}, wantName: "Conflict", want: flags{conflict: true, notReady: true},
+		},
+		{
 			name: "card create 409 is not ready", call: createCard, status: 409,
 			body:         `{"statusCode":409,"message":"Sign payload not ready; keep polling"}`,
 			wantMessages: []string{"Sign payload not ready; keep polling"}, want: flags{conflict: true, notReady: true},

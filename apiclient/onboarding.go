@@ -5,32 +5,22 @@ import (
 	"net/http"
 )
 
-// CurrencyOnboarding is one currency's entry of the onboarding status.
-type CurrencyOnboarding struct {
-	Currency Fiat `json:"currency"`
+// RailStatus is one currency's entry of the onboarding status.
+type RailStatus struct {
 	// Active is true when the rail is active.
 	Active bool `json:"active"`
 	// Status is the rail's onboarding state (value set not shown in the
-	// spec).
+	// spec; the sandbox starts at "none").
 	Status string `json:"status"`
 }
 
 // OnboardingStatus is the per-currency onboarding state (shape beyond the
 // named fields not shown in the spec; README).
 type OnboardingStatus struct {
-	Currencies []CurrencyOnboarding `json:"currencies"`
+	// Currencies maps a fiat code to its rail.
+	Currencies map[Fiat]RailStatus `json:"currencies"`
 	// EURProviderStatus is "active" when EUR onboarding is complete.
 	EURProviderStatus string `json:"eurProviderStatus"`
-}
-
-// Currency returns the entry for f, if present.
-func (s *OnboardingStatus) Currency(f Fiat) (CurrencyOnboarding, bool) {
-	for _, c := range s.Currencies {
-		if c.Currency == f {
-			return c, true
-		}
-	}
-	return CurrencyOnboarding{}, false
 }
 
 // GetOnboardingStatus reports onboarding per currency

@@ -63,6 +63,11 @@ type Proposal struct {
 	CreatedAt         time.Time `json:"createdAt"`
 	UpdatedAt         time.Time `json:"updatedAt"`
 	RejectionReason   string    `json:"rejectionReason,omitempty"`
+	// ApprovalMode, FailureReason and CardID are reported by the sandbox;
+	// the spec does not name them.
+	ApprovalMode  ApprovalMode `json:"approvalMode,omitempty"`
+	FailureReason string       `json:"failureReason,omitempty"`
+	CardID        string       `json:"cardId,omitempty"`
 }
 
 // UnmarshalJSON also accepts the id under "proposalId" (spec: "id /

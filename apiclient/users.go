@@ -41,6 +41,8 @@ type User struct {
 	PhoneNumber   string    `json:"phoneNumber"`
 	EmployeeID    string    `json:"employeeId"`
 	CreatedAt     time.Time `json:"createdAt"`
+	// Status is "active" or "deleted" where the API reports it.
+	Status string `json:"status,omitempty"`
 }
 
 // UserConflictError is CreateUser's answer to a 409 that is not the caller's

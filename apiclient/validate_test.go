@@ -100,7 +100,9 @@ func TestValidate(t *testing.T) {
 			Caps: &CardLimits{MaxTotalDailyLimit: NewDecimalNumber(dec("1000")), MaxSingleTransactionLimitCap: NewDecimalNumber(dec("500"))}}, []string{"maxSingleTransactionAmount", "totalDailyLimit"}},
 		{"EUR order bad IBAN", EUROrderRequest{SmartWalletID: "w", Amount: dec("1"), IBAN: "DE89370400440532013001", BeneficiaryName: "n"}, []string{"iban"}},
 		{"EUR order good IBAN", EUROrderRequest{SmartWalletID: "w", Amount: dec("1"), IBAN: "GB82WEST12345698765432", BeneficiaryName: "n"}, nil},
-		{"approval threshold without count", ApprovalPolicy{ApprovalMode: ApprovalAdminThreshold}, []string{"requiredApprovals"}},
+		{"approval threshold without count", ApprovalPolicy{Mode: ApprovalAdminThreshold}, []string{"threshold"}},
+		{"approval any admin with threshold and blank admin", ApprovalPolicy{Mode: ApprovalAnyAdmin, Admins: []string{" "}, Threshold: 2}, []string{"admins[0]", "threshold"}},
+		{"approval bad mode", ApprovalPolicy{Mode: "ANYONE"}, []string{"mode"}},
 		{"identification needs front or additional", IdentificationUpload{Type: DocumentPassport, DocumentNumber: "1", IssuingCountry: "NGA", Back: &File{Data: []byte{1}}}, []string{"front"}},
 	}
 	for _, tc := range tests {

@@ -2,6 +2,7 @@ package apiclient
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"strings"
 	"time"
@@ -36,6 +37,7 @@ type Wallet struct {
 	Legacy           bool            `json:"legacy"`
 	UserOwnerAddress string          `json:"userOwnerAddress"`
 	Balance          decimal.Decimal `json:"balance"`
+	CreatedAt        time.Time       `json:"createdAt"`
 }
 
 // WalletBalance is one entry of ListBalances.
@@ -164,24 +166,46 @@ func (c *Client) GetWallet(ctx context.Context, userID, walletID string) (*Walle
 	return &out, nil
 }
 
-// ApprovalPolicy is an account's approval policy. The body is not shown in
-// the spec; RequiredApprovals applies to ADMIN_THRESHOLD only (README).
+// ApprovalPolicy is an account's approval policy. The spec names only the
+// modes; the body is the sandbox's { mode, admins, threshold } (README).
 type ApprovalPolicy struct {
-	ApprovalMode      ApprovalMode `json:"approvalMode"`
-	RequiredApprovals int          `json:"requiredApprovals,omitempty"`
+	Mode ApprovalMode `json:"mode"`
+	// Admins are the serviceUserIds (of the same partner) who may approve.
+	Admins []string `json:"admins"`
+	// Threshold is the number of approvals ADMIN_THRESHOLD needs; 0
+	// otherwise.
+	Threshold int `json:"threshold,omitempty"`
+	// RequiredApprovals is reported by the API (read only).
+	RequiredApprovals int `json:"requiredApprovals,omitempty"`
 }
 
-// Validate checks the mode and threshold.
+// Validate checks the mode, admins and threshold.
 func (p ApprovalPolicy) Validate() error {
 	c := newChecker()
-	c.oneOf("approvalMode", string(p.ApprovalMode), string(ApprovalAnyAdmin), string(ApprovalAdminThreshold), string(ApprovalOwner))
-	if p.ApprovalMode == ApprovalAdminThreshold && p.RequiredApprovals < 1 {
-		c.fail("requiredApprovals", "must be at least 1 for %s", ApprovalAdminThreshold)
+	c.oneOf("mode", string(p.Mode), string(ApprovalAnyAdmin), string(ApprovalAdminThreshold), string(ApprovalOwner))
+	for i, a := range p.Admins {
+		if trim(a) == "" {
+			c.fail(fmt.Sprintf("admins[%d]", i), "must be a serviceUserId")
+		}
 	}
-	if p.ApprovalMode != ApprovalAdminThreshold && p.RequiredApprovals != 0 {
-		c.fail("requiredApprovals", "applies only to %s", ApprovalAdminThreshold)
+	switch {
+	case p.Mode == ApprovalAdminThreshold && p.Threshold < 1:
+		c.fail("threshold", "must be at least 1 for %s", ApprovalAdminThreshold)
+	case p.Mode != ApprovalAdminThreshold && p.Threshold != 0:
+		c.fail("threshold", "applies only to %s", ApprovalAdminThreshold)
 	}
 	return c.err()
+}
+
+// GetApprovalPolicy returns the account's approval policy
+// (GET /v1/users/{userId}/smart-wallets/account/approval-policy; a sandbox
+// route, the spec lists only the PATCH).
+func (c *Client) GetApprovalPolicy(ctx context.Context, userID string) (*ApprovalPolicy, error) {
+	var out ApprovalPolicy
+	if err := c.do(ctx, request{op: "GetApprovalPolicy", method: http.MethodGet, path: userPath(userID, "smart-wallets", "account", "approval-policy")}, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
 }
 
 // SetApprovalPolicy sets the account's approval mode
@@ -189,6 +213,10 @@ func (p ApprovalPolicy) Validate() error {
 func (c *Client) SetApprovalPolicy(ctx context.Context, userID string, policy ApprovalPolicy) (*ApprovalPolicy, error) {
 	if err := policy.Validate(); err != nil {
 		return nil, err
+	}
+	policy.RequiredApprovals = 0
+	if policy.Admins == nil {
+		policy.Admins = []string{}
 	}
 	var out ApprovalPolicy
 	if err := c.do(ctx, request{op: "SetApprovalPolicy", method: http.MethodPatch, path: userPath(userID, "smart-wallets", "account", "approval-policy"), body: policy}, &out); err != nil {

@@ -156,11 +156,15 @@ type WebhookDelivery struct {
 	ID        string `json:"id"`
 	EventType string `json:"eventType"`
 	// Status is pending, delivered or failed.
-	Status        string    `json:"status"`
-	Attempts      int       `json:"attempts"`
-	ErrorMessage  string    `json:"errorMessage,omitempty"`
-	CreatedAt     time.Time `json:"createdAt"`
-	LastAttemptAt time.Time `json:"lastAttemptAt"`
+	Status       string    `json:"status"`
+	Attempts     int       `json:"attempts"`
+	ErrorMessage string    `json:"errorMessage,omitempty"`
+	CreatedAt    time.Time `json:"createdAt"`
+	// LastAttemptAt is nil before the first attempt.
+	LastAttemptAt *time.Time `json:"lastAttemptAt"`
+	// SourceEventID and ResponseStatus are reported by the sandbox.
+	SourceEventID  string `json:"sourceEventId,omitempty"`
+	ResponseStatus int    `json:"responseStatus,omitempty"`
 }
 
 // ListWebhookDeliveries returns the delivery history
