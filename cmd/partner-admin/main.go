@@ -107,7 +107,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		// imported on every start (idempotent), as a partner would have kept
 		// them when it created those users.
 		syncer := &mirror.Syncer{API: api, Store: st, Now: time.Now}
-		n, err := syncer.Import(ctx, demoPeople(sandboxDemo, time.Now()))
+		n, err := syncer.Import(ctx, web.DemoPeople(sandboxDemo, time.Now()))
 		if err != nil {
 			return fmt.Errorf("import demo company: %w", err)
 		}

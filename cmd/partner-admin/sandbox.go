@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"partneradmin/apiclient/sandbox"
-	"partneradmin/store"
 	"partneradmin/web"
 )
 
@@ -66,26 +65,4 @@ func startSandbox(ctx context.Context, cfg web.Config, logger *slog.Logger) (*lo
 func (l *localSandbox) Stop(ctx context.Context) {
 	_ = l.http.Shutdown(ctx)
 	l.server.Close()
-}
-
-// demoPeople turns the sandbox's demo company into the partner's records:
-// what a partner would have kept when it created these users.
-func demoPeople(demo sandbox.DemoInfo, now time.Time) []store.Employee {
-	people := []store.Employee{{
-		Kind: store.KindTreasury, ServiceUserID: demo.TreasuryUserID, Email: "treasury@demo.partner.example",
-		FirstName: demo.PartnerName, LastName: "Treasury", InviteState: store.InviteLinked, LinkedAt: &now,
-	}}
-	for _, e := range demo.Employees {
-		p := store.Employee{
-			Kind: store.KindEmployee, ServiceUserID: e.ServiceUserID, Email: e.Email,
-			FirstName: e.FirstName, LastName: e.LastName, Country: e.Country, InviteState: store.InviteInvited,
-		}
-		// A user with a serviceUserId exists upstream: linked through an
-		// invite, or created by the partner directly.
-		if e.ServiceUserID != "" {
-			p.InviteState, p.LinkedAt = store.InviteLinked, &now
-		}
-		people = append(people, p)
-	}
-	return people
 }

@@ -24,6 +24,7 @@ import (
 	"partneradmin/apiclient"
 	"partneradmin/apiclient/sandbox"
 	"partneradmin/handlers"
+	"partneradmin/handlers/mirror"
 	"partneradmin/store"
 	"partneradmin/store/pgtest"
 	"partneradmin/web"
@@ -59,6 +60,9 @@ type Options struct {
 	StartWorkers bool
 	// Now replaces the clock.
 	Now func() time.Time
+	// SkipDemoImport leaves the store without the demo company (by default
+	// it is imported into the mirror, as partner-admin does at start).
+	SkipDemoImport bool
 }
 
 // MigratedDatabase returns a connection string to a fresh database with the
@@ -116,6 +120,12 @@ func New(t testing.TB, opts Options) *Env {
 		up = *opts.Upstream
 	}
 	st := store.New(pool)
+	if !opts.SkipDemoImport {
+		syncer := &mirror.Syncer{API: api, Store: st, Now: time.Now}
+		if _, err := syncer.Import(ctx, web.DemoPeople(demo, time.Now())); err != nil {
+			t.Fatal(err)
+		}
+	}
 	app, err := web.New(web.Deps{Config: cfg, Store: st, Logger: logger, Upstream: up, API: api, Now: opts.Now})
 	if err != nil {
 		t.Fatal(err)
