@@ -25,16 +25,31 @@ const (
 // ProposalStatus is a proposal's state.
 type ProposalStatus string
 
-// Proposal states of the spec's States section.
+// Proposal states. The spec names PENDING_APPROVALS, PENDING_SIGNATURES,
+// COMPLETED, FAILED, READY_TO_EXECUTE and EXECUTING; it describes "submitted
+// on-chain", "rejected" and expiry without naming them, and the sandbox
+// spells those SUBMITTED, REJECTED and EXPIRED.
 const (
 	ProposalPendingApprovals  ProposalStatus = "PENDING_APPROVALS"
 	ProposalPendingSignatures ProposalStatus = "PENDING_SIGNATURES"
+	ProposalSubmitted         ProposalStatus = "SUBMITTED"
 	ProposalReadyToExecute    ProposalStatus = "READY_TO_EXECUTE"
 	ProposalExecuting         ProposalStatus = "EXECUTING"
 	ProposalCompleted         ProposalStatus = "COMPLETED"
 	ProposalFailed            ProposalStatus = "FAILED"
 	ProposalRejected          ProposalStatus = "REJECTED"
+	ProposalExpired           ProposalStatus = "EXPIRED"
 )
+
+// IsOpen reports whether the proposal can still be approved, signed or
+// rejected (spec: "any open state | POST .../reject").
+func (s ProposalStatus) IsOpen() bool {
+	switch s {
+	case ProposalPendingApprovals, ProposalPendingSignatures, ProposalFailed:
+		return true
+	}
+	return false
+}
 
 // Proposal is a value-moving wallet operation waiting for approvals and
 // signatures.
