@@ -1,6 +1,7 @@
 package apiclient
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -545,7 +546,14 @@ func (c *Client) ListCardTransactions(ctx context.Context, userID, cardID string
 		return nil, err
 	}
 	var out CardTransactions
-	if err := json.Unmarshal(raw, &out); err != nil {
+	if trimmed := bytes.TrimSpace(raw); len(trimmed) > 0 && trimmed[0] == '[' {
+		// A bare list (no envelope) carries no size; report its length.
+		err = json.Unmarshal(trimmed, &out.Transactions)
+		out.Size = len(out.Transactions)
+	} else {
+		err = json.Unmarshal(raw, &out)
+	}
+	if err != nil {
 		return nil, fmt.Errorf("apiclient: %s %s: decode response: %w", req.method, req.path.logged, err)
 	}
 	return &out, nil

@@ -10,7 +10,8 @@
 // agent and retry policy. Every method takes a context first.
 //
 // User-scoped endpoints take the user's serviceUserId as their first
-// argument after ctx; their path is /v1/users/{userId}/...
+// argument after ctx; their path is /v1/users/{userId}/... A context made
+// with WithActingUser names the admin on whose behalf the partner acts.
 //
 // # Errors
 //

@@ -1047,6 +1047,20 @@ func TestEndpoints(t *testing.T) {
 			},
 		},
 		{
+			name: "ListCardTransactions bare list",
+			call: func(ctx context.Context, c *Client) (any, error) {
+				return c.ListCardTransactions(ctx, "u-1", "c-1", CardTransactionQuery{})
+			},
+			method: "GET", path: "/v1/users/u-1/cards/c-1/transactions", query: url.Values{},
+			resp: `[{"id":"t-1","amount":1,"fee":0.05}]`,
+			check: func(t *testing.T, got any) {
+				tx := got.(*CardTransactions)
+				if tx.Size != 1 || !tx.Transactions[0].Fee.Equal(dec("0.05")) {
+					t.Errorf("transactions = %+v", tx)
+				}
+			},
+		},
+		{
 			name:   "DeactivateCard",
 			call:   func(ctx context.Context, c *Client) (any, error) { return nil, c.DeactivateCard(ctx, "u-1", "c-1") },
 			method: "PUT", path: "/v1/users/u-1/cards/c-1/deactivate",
