@@ -46,13 +46,15 @@ type RetryPolicy struct {
 	// 1 disables retries.
 	MaxAttempts int
 	// BaseDelay is the delay before the second attempt; it doubles per
-	// attempt, with full jitter.
+	// attempt, and each delay is drawn uniformly between half of it and all
+	// of it (jitter), so clients that failed together do not retry together.
 	BaseDelay time.Duration
-	// MaxDelay caps each backoff delay.
+	// MaxDelay caps each backoff delay (0: the default, 5s).
 	MaxDelay time.Duration
 	// MaxRetryAfter caps how long a Retry-After header may make the client
-	// wait. A longer Retry-After ends the retries and returns the error, since
-	// waiting less than the server asked would only be refused again.
+	// wait (0: the default, 30s). A longer Retry-After ends the retries and
+	// returns the error, since waiting less than the server asked would only
+	// be refused again.
 	MaxRetryAfter time.Duration
 }
 
@@ -66,7 +68,9 @@ func DefaultRetryPolicy() RetryPolicy {
 type Option func(*Client)
 
 // WithHTTPClient sets the underlying HTTP client (for transports, proxies or
-// tests). Its own Timeout, if any, still applies on top of WithTimeout.
+// tests). Its own Timeout, if any, still applies on top of WithTimeout. Give
+// it a CheckRedirect that refuses redirects, as the default client does, or
+// a redirect to another host would receive the API key.
 func WithHTTPClient(hc *http.Client) Option {
 	return func(c *Client) {
 		if hc != nil {
@@ -134,7 +138,7 @@ func New(baseURL, apiKey string, opts ...Option) (*Client, error) {
 	c := &Client{
 		base:      u,
 		apiKey:    apiKey,
-		http:      &http.Client{},
+		http:      &http.Client{CheckRedirect: refuseRedirect},
 		timeout:   DefaultTimeout,
 		userAgent: DefaultUserAgent,
 		logger:    slog.New(slog.DiscardHandler),
@@ -143,11 +147,24 @@ func New(baseURL, apiKey string, opts ...Option) (*Client, error) {
 	for _, o := range opts {
 		o(c)
 	}
+	def := DefaultRetryPolicy()
 	if c.retry.MaxAttempts < 1 {
 		c.retry.MaxAttempts = 1
 	}
+	if c.retry.MaxDelay <= 0 {
+		c.retry.MaxDelay = def.MaxDelay
+	}
+	if c.retry.MaxRetryAfter <= 0 {
+		c.retry.MaxRetryAfter = def.MaxRetryAfter
+	}
 	return c, nil
 }
+
+// refuseRedirect stops the default client from following redirects: the API
+// never redirects, and following one to another host would carry the
+// x-api-key header there (Go strips only its own sensitive headers). The 3xx
+// is returned as an *Error instead.
+func refuseRedirect(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 
 func redactURL(u *url.URL) string {
 	cp := *u

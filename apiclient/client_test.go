@@ -468,3 +468,35 @@ func TestActingUserHeader(t *testing.T) {
 		t.Errorf("second call sent %s = %q", HeaderActingUser, got)
 	}
 }
+
+func TestRedirectIsNotFollowed(t *testing.T) {
+	t.Parallel()
+	var leaked atomic.Bool
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("x-api-key") != "" {
+			leaked.Store(true)
+		}
+		_, _ = io.WriteString(w, `{"data":{"id":"c-1"}}`)
+	}))
+	t.Cleanup(other.Close)
+	api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, other.URL+r.URL.Path, http.StatusFound)
+	}))
+	t.Cleanup(api.Close)
+	c, _ := New(api.URL, "secret-key", fastRetry())
+	_, err := c.GetCard(context.Background(), "u-1", "c-1")
+	if StatusCode(err) != http.StatusFound {
+		t.Fatalf("err = %v, want the 302 as an error", err)
+	}
+	if leaked.Load() {
+		t.Error("the API key reached the redirect target")
+	}
+}
+
+func TestRetryPolicyDefaultsFillZeroFields(t *testing.T) {
+	t.Parallel()
+	c, _ := New("https://api.example.com", "k", WithRetryPolicy(RetryPolicy{MaxAttempts: 2, BaseDelay: time.Millisecond}))
+	if c.retry.MaxDelay != 5*time.Second || c.retry.MaxRetryAfter != 30*time.Second {
+		t.Errorf("retry policy = %+v", c.retry)
+	}
+}
