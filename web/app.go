@@ -21,6 +21,7 @@ import (
 	"partneradmin/handlers/auth"
 	"partneradmin/handlers/dashboard"
 	"partneradmin/handlers/staff"
+	"partneradmin/handlers/webhooks"
 	"partneradmin/static"
 	"partneradmin/store"
 )
@@ -52,6 +53,7 @@ type App struct {
 	dashboard *dashboard.Handler
 	staff     *staff.Handler
 	audit     *audit.Handler
+	webhooks  *webhooks.Handler
 }
 
 // New builds the app: sessions in PostgreSQL, handlers, the route table,
@@ -89,10 +91,14 @@ func New(d Deps) (*App, error) {
 	a.dashboard = &dashboard.Handler{Base: a.base, Store: d.Store, Upstream: d.Upstream, Areas: areaDescriptions(nav)}
 	a.staff = staff.New(a.base, d.Store)
 	a.audit = &audit.Handler{Base: a.base, Store: d.Store}
-
-	if a.river, err = newRiver(d); err != nil {
+	if a.webhooks, err = newWebhooks(d, a.base); err != nil {
 		return nil, err
 	}
+
+	if a.river, err = newRiver(d, a.webhooks); err != nil {
+		return nil, err
+	}
+	a.webhooks.Queue = a.river
 	a.table = a.routes()
 	if a.handler, err = a.router(nav); err != nil {
 		return nil, err
@@ -102,20 +108,23 @@ func New(d Deps) (*App, error) {
 
 // newRiver builds the job client with every worker and periodic job.
 // Periodic jobs run once across replicas: river elects a leader for them.
-func newRiver(d Deps) (*river.Client[pgx.Tx], error) {
+func newRiver(d Deps, wh *webhooks.Handler) (*river.Client[pgx.Tx], error) {
 	workers := river.NewWorkers()
 	if err := river.AddWorkerSafely(workers, &auth.PruneLoginFailuresWorker{Store: d.Store, Now: d.Now}); err != nil {
 		return nil, fmt.Errorf("web: add worker: %w", err)
+	}
+	if err := addWebhookWorkers(workers, wh); err != nil {
+		return nil, err
 	}
 	client, err := river.NewClient(riverpgxv5.New(d.Store.Pool()), &river.Config{
 		Logger:  slog.New(minLevelHandler{d.Logger.Handler(), slog.LevelWarn}).With("component", "river"),
 		Queues:  map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: 10}},
 		Workers: workers,
-		PeriodicJobs: []*river.PeriodicJob{
+		PeriodicJobs: append([]*river.PeriodicJob{
 			river.NewPeriodicJob(river.PeriodicInterval(time.Hour),
 				func() (river.JobArgs, *river.InsertOpts) { return auth.PruneLoginFailuresArgs{}, nil },
 				&river.PeriodicJobOpts{RunOnStart: true}),
-		},
+		}, webhookPeriodicJobs()...),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("web: river client: %w", err)

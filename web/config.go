@@ -4,6 +4,7 @@
 package web
 
 import (
+	"encoding/hex"
 	"errors"
 	"flag"
 	"fmt"
@@ -101,6 +102,11 @@ func ParseConfig(args []string, getenv func(string) string, stderr io.Writer) (C
 	}
 	if (c.OwnerEmail == "") != (c.OwnerPassword == "") {
 		errs = append(errs, errors.New("OWNER_EMAIL and OWNER_PASSWORD go together"))
+	}
+	if c.EncryptionKey != "" {
+		if k, err := hex.DecodeString(c.EncryptionKey.Reveal()); err != nil || len(k) != 32 {
+			errs = append(errs, errors.New("ENCRYPTION_KEY must be 64 hex characters (32 bytes); leave it unset to have one generated into the data directory"))
+		}
 	}
 	if c.OwnerPassword != "" && len(c.OwnerPassword) < 12 {
 		errs = append(errs, errors.New("OWNER_PASSWORD must have at least 12 characters"))

@@ -22,6 +22,8 @@ func navigation() []NavEntry {
 		{Label: "Start", Href: "/", Permission: store.PermSignedIn},
 		{Label: "Staff", Href: "/staff", Permission: store.PermStaffManage, Description: "Add staff, change roles, disable accounts."},
 		{Label: "Audit log", Href: "/audit", Permission: store.PermAuditRead, Description: "Every state-changing action: who, what, target and outcome."},
+		{Label: "Events", Href: "/events", Permission: store.PermSettings, Description: "Webhook deliveries from the Partner API: state, errors, replay."},
+		{Label: "Webhooks", Href: "/settings/webhooks", Permission: store.PermSettings, Description: "The webhook subscription: events, secret rotation, reconciliation."},
 	}
 }
 

@@ -3,6 +3,7 @@ package web
 import (
 	"net/http"
 
+	"partneradmin/handlers/webhooks"
 	"partneradmin/store"
 )
 
@@ -45,5 +46,20 @@ func (a *App) routes() []Route {
 		// Audit log (owner).
 		{Method: "GET", Pattern: "/audit", Permission: store.PermAuditRead, Handler: a.audit.List},
 		{Method: "GET", Pattern: "/audit.csv", Permission: store.PermAuditRead, Handler: a.audit.ExportCSV},
+
+		// Webhooks: the Partner API's deliveries (no session, no CSRF token:
+		// authenticated by their HMAC signature), the owner's subscription
+		// settings, and the event log with replay (owner).
+		{Method: "POST", Pattern: webhooks.ReceiverPath, Permission: store.PermPublic, Stateless: true, Handler: a.webhooks.Receive},
+		{Method: "GET", Pattern: "/settings/webhooks", Permission: store.PermSettings, Handler: a.webhooks.Settings},
+		{Method: "POST", Pattern: "/settings/webhooks", Permission: store.PermSettings, Handler: a.webhooks.CreateSubscription},
+		{Method: "POST", Pattern: "/settings/webhooks/update", Permission: store.PermSettings, Handler: a.webhooks.UpdateSubscription},
+		{Method: "POST", Pattern: "/settings/webhooks/rotate", Permission: store.PermSettings, Handler: a.webhooks.RotateSecret},
+		{Method: "POST", Pattern: "/settings/webhooks/reconcile", Permission: store.PermSettings, Handler: a.webhooks.ReconcileNow},
+		{Method: "GET", Pattern: "/events", Permission: store.PermSettings, Handler: a.webhooks.EventLog},
+		{Method: "GET", Pattern: "/events.csv", Permission: store.PermSettings, Handler: a.webhooks.ExportCSV},
+		{Method: "POST", Pattern: "/events/replay", Permission: store.PermSettings, Handler: a.webhooks.ReplayFiltered},
+		{Method: "GET", Pattern: "/events/{id}", Permission: store.PermSettings, Handler: a.webhooks.EventDetail},
+		{Method: "POST", Pattern: "/events/{id}/replay", Permission: store.PermSettings, Handler: a.webhooks.ReplayOne},
 	}
 }

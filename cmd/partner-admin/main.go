@@ -49,6 +49,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return err
 	}
 	logger := web.NewLogger(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: cfg.LogLevel}))
+	if cfg.EncryptionKey == "" {
+		if cfg.EncryptionKey, err = loadOrCreateEncryptionKey(cfg.DataDir); err != nil {
+			return err
+		}
+	}
 
 	dsn := cfg.DatabaseURL.Reveal()
 	if cfg.Local() {
@@ -121,6 +126,13 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	app, err := web.New(web.Deps{Config: cfg, Store: st, Logger: logger, Upstream: upstream, API: api})
 	if err != nil {
 		return err
+	}
+	if cfg.UsesSandbox() && sandboxDemo.WebhookSecret != "" {
+		// The demo subscription delivers to this app: keep its secret sealed
+		// so the receiver verifies those deliveries.
+		if err := app.AdoptWebhookSecret(ctx, sandboxDemo.WebhookSecret); err != nil {
+			return fmt.Errorf("sandbox webhook subscription: %w", err)
+		}
 	}
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {

@@ -41,7 +41,7 @@ type Store interface {
 	DeferredEventIDs(ctx context.Context, limit int) ([]int64, error)
 	StoredWebhookIDs(ctx context.Context, ids []string) (map[string]bool, error)
 	KnownServiceUserIDs(ctx context.Context, limit int) ([]string, error)
-	SaveBalances(ctx context.Context, serviceUserID string, balances []store.WalletBalance, readAt time.Time) ([]store.BalanceChange, error)
+	SaveBalances(ctx context.Context, balances []store.WalletBalance, readAt time.Time) ([]store.BalanceChange, error)
 	ListActivity(ctx context.Context, serviceUserID string, limit int) ([]store.Activity, error)
 	RecordReconciliation(ctx context.Context, r store.ReconciliationRun) error
 	ListReconciliations(ctx context.Context, limit int) ([]store.ReconciliationRun, error)

@@ -1,0 +1,264 @@
+package webhooks
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"partneradmin/apiclient"
+	"partneradmin/store"
+)
+
+// EmployeeEvent is an event about one employee, as the employees area
+// receives it.
+type EmployeeEvent struct {
+	EventID       int64
+	EventType     string
+	ServiceUserID string // "" when the payload names none
+	Payload       json.RawMessage
+	At            time.Time
+}
+
+// Employees is what processing needs from the employees area (invites,
+// employees, onboarding snapshots). Every method must be idempotent: an
+// event can arrive more than once, out of order, and be replayed; read the
+// current state from the API where the payload is not enough. Each method
+// runs outside any transaction of this package and returns the outcome to
+// record (NoLocalEmployee when it does not know the user yet).
+type Employees interface {
+	// LinkInvite marks the invite linked and records the serviceUserId.
+	LinkInvite(ctx context.Context, p apiclient.EmployeeLinkedPayload, e EmployeeEvent) (Outcome, error)
+	// Unlink records that the employee left the partner.
+	Unlink(ctx context.Context, e EmployeeEvent) (Outcome, error)
+	// RecordVBA notes a provisioned virtual bank account (read it with
+	// GET /vba/usd or the deposit accounts).
+	RecordVBA(ctx context.Context, e EmployeeEvent) (Outcome, error)
+	// RefreshOnboarding re-reads the onboarding status into the snapshot.
+	RefreshOnboarding(ctx context.Context, e EmployeeEvent) (Outcome, error)
+	// FlagKYCAction flags the employee as needing an action (often a selfie).
+	FlagKYCAction(ctx context.Context, e EmployeeEvent) (Outcome, error)
+}
+
+// NoEmployees stands in until the employees area exists: it knows no
+// employee, so every employee event is kept for reconciliation with the
+// reason recorded.
+type NoEmployees struct{}
+
+// LinkInvite implements Employees.
+func (NoEmployees) LinkInvite(_ context.Context, p apiclient.EmployeeLinkedPayload, _ EmployeeEvent) (Outcome, error) {
+	o := NoLocalEmployee(p.ServiceUserID)
+	if p.InvitationID != "" {
+		o.Note = "no local invite known for invitationId " + p.InvitationID + " (serviceUserId " + p.ServiceUserID + "); kept for reconciliation"
+	}
+	return o, nil
+}
+
+// Unlink implements Employees.
+func (NoEmployees) Unlink(_ context.Context, e EmployeeEvent) (Outcome, error) {
+	return NoLocalEmployee(e.ServiceUserID), nil
+}
+
+// RecordVBA implements Employees.
+func (NoEmployees) RecordVBA(_ context.Context, e EmployeeEvent) (Outcome, error) {
+	return NoLocalEmployee(e.ServiceUserID), nil
+}
+
+// RefreshOnboarding implements Employees.
+func (NoEmployees) RefreshOnboarding(_ context.Context, e EmployeeEvent) (Outcome, error) {
+	return NoLocalEmployee(e.ServiceUserID), nil
+}
+
+// FlagKYCAction implements Employees.
+func (NoEmployees) FlagKYCAction(_ context.Context, e EmployeeEvent) (Outcome, error) {
+	return NoLocalEmployee(e.ServiceUserID), nil
+}
+
+func employeeEventOf(ev store.WebhookEvent, env *apiclient.Event) EmployeeEvent {
+	return EmployeeEvent{EventID: ev.ID, EventType: env.EventType, ServiceUserID: userOf(env), Payload: env.Payload, At: occurredAt(ev, env)}
+}
+
+// employeeHandoff runs an Employees method before the transaction and
+// records its outcome in it.
+func (h *Handler) employeeHandoff(call func(ctx context.Context, ev store.WebhookEvent, env *apiclient.Event) (Outcome, error)) (processor, prepare) {
+	var got Outcome
+	pre := func(ctx context.Context, ev store.WebhookEvent, env *apiclient.Event) (Outcome, error) {
+		o, err := call(ctx, ev, env)
+		got = o
+		return Outcome{}, err
+	}
+	proc := func(context.Context, pgx.Tx, store.WebhookEvent, *apiclient.Event) (Outcome, error) { return got, nil }
+	return proc, pre
+}
+
+func (h *Handler) employeeLinked(ctx context.Context, ev store.WebhookEvent, env *apiclient.Event) (Outcome, error) {
+	decoded, err := env.Decode()
+	if err != nil {
+		return badPayload(err), nil
+	}
+	p := decoded.(*apiclient.EmployeeLinkedPayload)
+	return h.Employees.LinkInvite(ctx, *p, employeeEventOf(ev, env))
+}
+
+func badPayload(err error) Outcome {
+	return Outcome{State: store.EventFailed, Note: "payload does not match the spec: " + strings.TrimPrefix(err.Error(), apiclient.ErrEvent.Error()+": ")}
+}
+
+// statusOf is the last word of an event type: completed, failed, refunded,
+// processing.
+func statusOf(eventType string) string {
+	if i := strings.LastIndexByte(eventType, '.'); i >= 0 {
+		return eventType[i+1:]
+	}
+	return eventType
+}
+
+// moneyMovement records a deposit or withdrawal in the activity feed.
+func (h *Handler) moneyMovement(kind string) processor {
+	return func(ctx context.Context, tx pgx.Tx, ev store.WebhookEvent, env *apiclient.Event) (Outcome, error) {
+		decoded, err := env.Decode()
+		if err != nil {
+			return badPayload(err), nil
+		}
+		p := decoded.(*apiclient.MoneyMovementPayload)
+		f := payloadFields(env.Payload)
+		user := p.UserID
+		if user == "" {
+			user = userOf(env)
+		}
+		amount := p.Amount
+		a := store.Activity{
+			WebhookEventID: ev.ID, ServiceUserID: user, Kind: kind, EventType: env.EventType, Status: statusOf(env.EventType),
+			Amount: &amount, Currency: fieldString(f, "currency", "displayCurrency"),
+			Reference: fieldString(f, "reference", "transactionId", "id"), Description: fieldString(f, "source", "description"),
+			OccurredAt: occurredAt(ev, env),
+		}
+		added, err := store.RecordActivity(ctx, tx, a)
+		if err != nil {
+			return Outcome{}, err
+		}
+		verb := "added to"
+		if !added {
+			verb = "already in"
+		}
+		return processed(user, "%s %s %s %s activity feed of %s", kind, statusOf(env.EventType), amount.String()+" "+a.Currency, verb, user), nil
+	}
+}
+
+// refreshBalances reads the user's balances from the API (the current
+// state, whatever order events arrive in) and stores them.
+func (h *Handler) refreshBalances(ctx context.Context, _ store.WebhookEvent, env *apiclient.Event) (Outcome, error) {
+	user := userOf(env)
+	if user == "" {
+		return Outcome{Note: "balances not refreshed: no userId"}, nil
+	}
+	if h.API == nil {
+		return Outcome{Note: "balances not refreshed: no Partner API connected"}, nil
+	}
+	changes, n, err := refreshUserBalances(ctx, h.Store, h.API, user, h.now())
+	if err != nil {
+		if apiclient.IsNotFound(err) || apiclient.IsForbidden(err) {
+			return Outcome{Note: "balances not refreshed: " + apiStatus(err)}, nil
+		}
+		return Outcome{}, fmt.Errorf("webhooks: refresh balances of %s: %w", user, err)
+	}
+	changed, unknown := describeChanges(changes)
+	note := fmt.Sprintf("balances refreshed (%d wallets, %d changed)", n, changed)
+	if unknown > 0 {
+		note += fmt.Sprintf("; %d wallets not in the mirror, not stored", unknown)
+	}
+	return Outcome{Note: note}, nil
+}
+
+// refreshUserBalances reads a user's balances and stores them in the
+// mirror's wallets; it returns what changed and how many wallets the API
+// reported.
+func refreshUserBalances(ctx context.Context, st Store, api API, user string, now time.Time) ([]store.BalanceChange, int, error) {
+	bals, err := api.ListBalances(ctx, user)
+	if err != nil {
+		return nil, 0, err
+	}
+	rows := make([]store.WalletBalance, 0, len(bals))
+	for _, b := range bals {
+		rows = append(rows, store.WalletBalance{SmartWalletID: b.SmartWalletID, Currency: string(b.Currency),
+			DisplayCurrency: string(b.DisplayCurrency), Balance: b.Balance})
+	}
+	changes, err := st.SaveBalances(ctx, rows, now)
+	return changes, len(rows), err
+}
+
+func describeChanges(changes []store.BalanceChange) (changed, unknown int) {
+	for _, c := range changes {
+		if c.Unknown {
+			unknown++
+		} else {
+			changed++
+		}
+	}
+	return changed, unknown
+}
+
+func apiStatus(err error) string {
+	if code := apiclient.StatusCode(err); code != 0 {
+		return fmt.Sprintf("the API answered %d", code)
+	}
+	return "the API call failed"
+}
+
+// cardTransaction records a card spend with its decimal amount and fee.
+func (h *Handler) cardTransaction(ctx context.Context, tx pgx.Tx, ev store.WebhookEvent, env *apiclient.Event) (Outcome, error) {
+	decoded, err := env.Decode()
+	if err != nil {
+		return badPayload(err), nil
+	}
+	p := decoded.(*apiclient.CardTransactionPayload)
+	f := payloadFields(env.Payload)
+	user := userOf(env)
+	amount, fee := p.Amount, p.Fee
+	a := store.Activity{
+		WebhookEventID: ev.ID, ServiceUserID: user, Kind: store.ActivityCardTransaction, EventType: env.EventType,
+		Status: fieldString(f, "status"), Amount: &amount, Fee: &fee, Currency: fieldString(f, "currency"),
+		Reference:   fieldString(f, "transactionId", "cardId"),
+		Description: strings.TrimSpace("card " + fieldString(f, "cardId") + " " + fieldString(f, "merchantName")),
+		OccurredAt:  occurredAt(ev, env),
+	}
+	if _, err := store.RecordActivity(ctx, tx, a); err != nil {
+		return Outcome{}, err
+	}
+	return processed(user, "card transaction %s %s (fee %s) in the activity feed", amount.String(), a.Currency, fee.String()), nil
+}
+
+// cardFulfillment records a card's fulfilment change; the live status is
+// read from GET /cards/{cardId} (DESIGN.md 7), since events may be stale.
+func (h *Handler) cardFulfillment(ctx context.Context, tx pgx.Tx, ev store.WebhookEvent, env *apiclient.Event) (Outcome, error) {
+	f := payloadFields(env.Payload)
+	user := userOf(env)
+	a := store.Activity{
+		WebhookEventID: ev.ID, ServiceUserID: user, Kind: store.ActivityCardFulfillment, EventType: env.EventType,
+		Status: fieldString(f, "status", "fulfillmentStatus"), Reference: fieldString(f, "cardId"),
+		Description: strings.TrimSpace(fieldString(f, "type") + " card " + fieldString(f, "cardId")), OccurredAt: occurredAt(ev, env),
+	}
+	if _, err := store.RecordActivity(ctx, tx, a); err != nil {
+		return Outcome{}, err
+	}
+	return processed(user, "card %s fulfilment %q in the activity feed", a.Reference, a.Status), nil
+}
+
+func (h *Handler) readCardStatus(ctx context.Context, _ store.WebhookEvent, env *apiclient.Event) (Outcome, error) {
+	f := payloadFields(env.Payload)
+	user, card := userOf(env), fieldString(f, "cardId")
+	if h.API == nil || user == "" || card == "" {
+		return Outcome{}, nil
+	}
+	c, err := h.API.GetCard(ctx, user, card)
+	if err != nil {
+		if apiclient.IsNotFound(err) || apiclient.IsForbidden(err) {
+			return Outcome{Note: "live status not read: " + apiStatus(err)}, nil
+		}
+		return Outcome{}, fmt.Errorf("webhooks: read card %s: %w", card, err)
+	}
+	return Outcome{Note: "live card status " + string(c.Status)}, nil
+}

@@ -1,0 +1,201 @@
+package webhooks
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+
+	"partneradmin/apiclient"
+	"partneradmin/store"
+)
+
+// MaxBodyBytes caps a delivery's body.
+const MaxBodyBytes = 1 << 20
+
+// How long after a rotation a failed signature may still be the rotation's
+// doing: then the receiver answers 503 so the sender retries (signed with
+// the new secret) instead of 401, a permanent failure.
+const (
+	rotationWindow = 2 * time.Minute
+	previousGrace  = 5 * time.Minute
+)
+
+var errNoQueue = errors.New("webhooks: job queue not set")
+
+// deliveryHeaders are the delivery's headers, checked.
+type deliveryHeaders struct {
+	Signature     string
+	WebhookID     string // "" when absent or unusable
+	SourceEventID string
+}
+
+// maxIDLen bounds ids taken from headers or bodies.
+const maxIDLen = 200
+
+// validID reports whether s can serve as a key: 1 to 200 printable ASCII
+// characters without spaces.
+func validID(s string) bool {
+	if s == "" || len(s) > maxIDLen {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] <= ' ' || s[i] > '~' {
+			return false
+		}
+	}
+	return true
+}
+
+// parseHeaders reads the delivery headers. Unusable ids are dropped (the
+// body's id or a hash of the body stands in); nothing here rejects.
+func parseHeaders(h http.Header) deliveryHeaders {
+	d := deliveryHeaders{Signature: h.Get(apiclient.HeaderWebhookSignature)}
+	if id := strings.TrimSpace(h.Get(apiclient.HeaderWebhookID)); validID(id) {
+		d.WebhookID = id
+	}
+	if id := strings.TrimSpace(h.Get(apiclient.HeaderSourceEventID)); validID(id) {
+		d.SourceEventID = id
+	}
+	return d
+}
+
+// envelope turns a verified body into the delivery to store. A body that is
+// not an event envelope is kept as unparseable, keyed by the header id, or
+// by a hash of the body so its retries still deduplicate.
+func envelope(body []byte, hd deliveryHeaders) store.NewDelivery {
+	d := store.NewDelivery{WebhookID: hd.WebhookID, SourceEventID: hd.SourceEventID, Body: body}
+	ev, err := apiclient.ParseEvent(body)
+	if err != nil {
+		d.Unparseable = true
+		d.Reason = unparseableReason(err)
+	} else {
+		d.EventType = ev.EventType
+		if len(d.EventType) > maxIDLen {
+			d.EventType = d.EventType[:maxIDLen]
+		}
+		d.EventTimestamp = ev.Timestamp
+		if d.WebhookID == "" && validID(ev.ID) {
+			d.WebhookID = ev.ID
+		}
+	}
+	if d.WebhookID == "" {
+		sum := sha256.Sum256(body)
+		d.WebhookID = "sha256:" + hex.EncodeToString(sum[:])
+	}
+	return d
+}
+
+func unparseableReason(err error) string {
+	msg := err.Error()
+	msg = strings.TrimPrefix(msg, apiclient.ErrEvent.Error()+": ")
+	if len(msg) > 300 {
+		msg = msg[:300]
+	}
+	return "not a webhook event: " + msg
+}
+
+// Receive is POST /webhooks/partner-api: verify, store and enqueue, answer.
+// It makes no upstream call.
+func (h *Handler) Receive(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBodyBytes))
+	if err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			answer(w, http.StatusRequestEntityTooLarge, "Body larger than 1 MiB")
+			return
+		}
+		answer(w, http.StatusBadRequest, "Could not read the body")
+		return
+	}
+	hd := parseHeaders(r.Header)
+
+	sub, err := h.Store.WebhookSubscription(ctx)
+	if err != nil && !errors.Is(err, store.ErrNotFound) {
+		h.Logger.ErrorContext(ctx, "webhook: load subscription", "err", err)
+		answer(w, http.StatusServiceUnavailable, "Storage unavailable, retry later")
+		return
+	}
+	status, reason := h.verify(sub, body, hd.Signature)
+	switch status {
+	case http.StatusServiceUnavailable:
+		h.Logger.WarnContext(ctx, "webhook: signature not verified, asking for a retry", "webhook_id", hd.WebhookID, "reason", reason)
+		w.Header().Set("Retry-After", "10")
+		answer(w, status, "Webhook secret changing, retry later")
+		return
+	case http.StatusUnauthorized:
+		// A misconfigured secret loses real events (a 401 is never
+		// retried): say so loudly, in the log and on the settings page.
+		h.Logger.WarnContext(ctx, "webhook: invalid signature; deliveries are being refused, check the subscription's secret on /settings/webhooks",
+			"webhook_id", hd.WebhookID, "reason", reason)
+		if err := h.Store.RecordSignatureFailure(ctx, store.SignatureFailure{WebhookID: hd.WebhookID, Reason: reason}); err != nil {
+			h.Logger.ErrorContext(ctx, "webhook: record signature failure", "err", err)
+		}
+		answer(w, http.StatusUnauthorized, "Invalid webhook signature")
+		return
+	}
+
+	d := envelope(body, hd)
+	_, inserted, err := h.Store.ReceiveDelivery(ctx, d, h.enqueue(false))
+	if err != nil {
+		h.Logger.ErrorContext(ctx, "webhook: store delivery", "webhook_id", d.WebhookID, "err", err)
+		answer(w, http.StatusServiceUnavailable, "Storage unavailable, retry later")
+		return
+	}
+	if h.afterStore != nil {
+		h.afterStore()
+	}
+	switch {
+	case !inserted:
+		answer(w, http.StatusOK, "duplicate")
+	case d.Unparseable:
+		// A 4xx would be a permanent failure and a 5xx a retry of something
+		// that can never succeed: keep it for the event log and say 200.
+		h.Logger.WarnContext(ctx, "webhook: unparseable delivery kept", "webhook_id", d.WebhookID, "reason", d.Reason)
+		answer(w, http.StatusOK, "unparseable, kept")
+	default:
+		answer(w, http.StatusOK, "received")
+	}
+}
+
+// verify checks the signature against the current secret and decides the
+// answer when it fails: 401, or 503 while a rotation may explain it.
+func (h *Handler) verify(sub store.WebhookSubscription, body []byte, header string) (int, string) {
+	if !sub.HasSecret() {
+		return http.StatusUnauthorized, "this app holds no webhook secret: create the subscription or rotate its secret"
+	}
+	secret, err := h.Box.Open(sub.SecretSealed)
+	if err != nil {
+		// The key changed under us; a retry after the fix succeeds.
+		return http.StatusServiceUnavailable, "stored secret cannot be opened with the configured ENCRYPTION_KEY"
+	}
+	err = apiclient.VerifySignature(secret, body, header)
+	if err == nil {
+		return http.StatusOK, ""
+	}
+	now := h.now()
+	if !sub.RotatingSince.IsZero() && now.Sub(sub.RotatingSince) < rotationWindow {
+		return http.StatusServiceUnavailable, "secret rotation under way"
+	}
+	if len(sub.PreviousSecretSealed) > 0 && now.Sub(sub.RotatedAt) < previousGrace {
+		if prev, err := h.Box.Open(sub.PreviousSecretSealed); err == nil && apiclient.VerifySignature(prev, body, header) == nil {
+			// Never accepted: the old secret stopped verifying at rotation.
+			return http.StatusServiceUnavailable, "signed with the secret replaced at the last rotation"
+		}
+	}
+	if strings.TrimSpace(header) == "" {
+		return http.StatusUnauthorized, "no " + apiclient.HeaderWebhookSignature + " header"
+	}
+	return http.StatusUnauthorized, fmt.Sprint(err)
+}
+
+func answer(w http.ResponseWriter, status int, msg string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = fmt.Fprintf(w, "{\"statusCode\":%d,\"message\":%q}\n", status, msg)
+}

@@ -1,0 +1,439 @@
+package webhooks
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+
+	"partneradmin/apiclient"
+	"partneradmin/handlers"
+	"partneradmin/store"
+	"partneradmin/views"
+)
+
+// partnerEvents are the names a partner-scoped subscription receives
+// (spec: Events). wallet.* names are left out on purpose: "Subscribing a
+// partner-scoped config to a wallet.* name is accepted but never fires."
+var partnerEvents = []views.EventChoice{
+	{Name: apiclient.EventEmployeeDepositCompleted, Description: "funds landed in an employee's wallet"},
+	{Name: apiclient.EventEmployeeDepositFailed, Description: "a deposit did not complete"},
+	{Name: apiclient.EventEmployeeDepositRefunded, Description: "a deposit was reversed"},
+	{Name: apiclient.EventEmployeeWithdrawalProcessing, Description: "a withdrawal is in flight"},
+	{Name: apiclient.EventEmployeeWithdrawalCompleted, Description: "a withdrawal settled"},
+	{Name: apiclient.EventEmployeeWithdrawalFailed, Description: "a withdrawal did not complete"},
+	{Name: apiclient.EventOnboardingCompleted, Description: "a rail became active"},
+	{Name: apiclient.EventOnboardingFailed, Description: "onboarding could not complete"},
+	{Name: apiclient.EventKYCActionRequired, Description: "the employee must do something, often a selfie"},
+	{Name: apiclient.EventEmployeeLinked, Description: "an invited employee linked"},
+	{Name: apiclient.EventEmployeeVBARegistered, Description: "a virtual bank account was provisioned"},
+	{Name: apiclient.EventEmployeeUnlinked, Description: "an employee was unlinked"},
+	{Name: apiclient.EventCardFulfillmentUpdated, Description: "a card's fulfilment changed"},
+	{Name: apiclient.EventCardTransactionCreated, Description: "a card spend"},
+}
+
+func eventChoices(checked []string) []views.EventChoice {
+	out := make([]views.EventChoice, len(partnerEvents))
+	for i, e := range partnerEvents {
+		e.Checked = slices.Contains(checked, e.Name)
+		out[i] = e
+	}
+	return out
+}
+
+func allEventNames() []string {
+	names := make([]string, len(partnerEvents))
+	for i, e := range partnerEvents {
+		names[i] = e.Name
+	}
+	return names
+}
+
+// subscriptionForm is the parsed create or edit form.
+type subscriptionForm struct {
+	CallbackURL string
+	Events      []string
+	Active      bool
+	Fields      views.FieldErrors
+}
+
+func (f subscriptionForm) view() views.WebhookForm {
+	return views.WebhookForm{CallbackURL: f.CallbackURL, Events: eventChoices(f.Events), Active: f.Active, Fields: f.Fields}
+}
+
+func parseSubscriptionForm(r *http.Request, edit bool) subscriptionForm {
+	_ = r.ParseForm()
+	f := subscriptionForm{
+		CallbackURL: strings.TrimSpace(r.PostFormValue("callback_url")),
+		Events:      r.PostForm["events"],
+		Active:      !edit || r.PostFormValue("active") == "true",
+		Fields:      views.FieldErrors{},
+	}
+	if u, err := url.Parse(f.CallbackURL); f.CallbackURL == "" {
+		f.Fields["callback_url"] = "Enter the callback URL; this app's receiver is " + ReceiverPath + " on its public origin."
+	} else if err != nil || u.Scheme != "https" || u.Host == "" || u.User != nil || u.Fragment != "" {
+		f.Fields["callback_url"] = "Enter an https:// URL such as https://admin.example.com" + ReceiverPath + "; the API only delivers over HTTPS."
+	}
+	known := allEventNames()
+	var msgs []string
+	for _, e := range f.Events {
+		switch {
+		case strings.HasPrefix(e, "wallet."):
+			msgs = append(msgs, e+" never fires on a partner-scoped subscription; choose its employee.* name.")
+		case !slices.Contains(known, e):
+			msgs = append(msgs, "Unknown event name "+strings.TrimSpace(e)+".")
+		}
+	}
+	if len(f.Events) == 0 {
+		msgs = append(msgs, "Choose at least one event.")
+	}
+	if len(msgs) > 0 {
+		f.Fields["events"] = strings.Join(msgs, " ")
+	}
+	return f
+}
+
+// Settings shows the subscription (or the form that creates it).
+func (h *Handler) Settings(w http.ResponseWriter, r *http.Request) {
+	v, err := h.settingsView(r.Context(), nil)
+	if err != nil {
+		h.ServerError(w, r, err)
+		return
+	}
+	h.renderSettings(w, r, http.StatusOK, v)
+}
+
+func (h *Handler) renderSettings(w http.ResponseWriter, r *http.Request, status int, v views.WebhookSettingsView) {
+	meta := h.PageMeta(r, "Webhook subscription")
+	// The secret may be on this page: keep it out of htmx's history cache.
+	meta.NoHistoryCache = true
+	h.RenderFragment(w, r, status, views.Layout(meta, views.WebhookSettingsPage(v)))
+}
+
+// settingsView builds the page from what the store keeps and, when the API
+// is connected, what it reports. form, when set, is a form to show again.
+func (h *Handler) settingsView(ctx context.Context, form *subscriptionForm) (views.WebhookSettingsView, error) {
+	v := views.WebhookSettingsView{APIConnected: h.API != nil, ReceiverURL: h.CallbackURL()}
+	sub, err := h.Store.WebhookSubscription(ctx)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+	case err != nil:
+		return v, err
+	default:
+		v.Exists = sub.UpstreamID != ""
+		v.HasSecret = sub.HasSecret()
+		v.UpstreamID, v.UpdatedAt, v.RotatedAt = sub.UpstreamID, sub.UpdatedAt, sub.RotatedAt
+		v.SignatureFailures, v.LastSignatureFailure = sub.SignatureFailures, sub.LastSignatureFailure
+	}
+	f := subscriptionForm{CallbackURL: h.CallbackURL(), Events: allEventNames(), Active: true}
+	if v.Exists {
+		f = subscriptionForm{CallbackURL: sub.CallbackURL, Events: sub.Events, Active: sub.Active}
+	}
+	if h.API != nil {
+		cfg, err := h.API.GetWebhookConfig(ctx)
+		switch {
+		case err == nil:
+			if !v.Exists {
+				v.Exists, v.UpstreamID, v.UpdatedAt = true, cfg.ID, cfg.UpdatedAt
+			}
+			f = subscriptionForm{CallbackURL: cfg.CallbackURL, Events: cfg.Events, Active: cfg.Active}
+		case apiclient.IsNotFound(err):
+			if v.Exists {
+				v.Problem = "The API has no subscription for this partner any more (it was deleted elsewhere): create it again."
+				v.Exists = false
+			}
+		default:
+			h.Logger.WarnContext(ctx, "webhook settings: read config", "err", err)
+			v.Problem = "The API could not be reached, so this shows what the app last saved. Try again in a moment."
+		}
+	}
+	if form != nil {
+		f = *form
+	}
+	v.Form = f.view()
+	failures, err := h.Store.ListSignatureFailures(ctx, 10)
+	if err != nil {
+		return v, err
+	}
+	v.RecentFailures = failureRows(failures)
+	runs, err := h.Store.ListReconciliations(ctx, 5)
+	if err != nil {
+		return v, err
+	}
+	for _, run := range runs {
+		v.Reconciliations = append(v.Reconciliations, views.ReconciliationRow{StartedAt: run.StartedAt, Checked: run.Checked, Corrected: run.Corrected, Notes: run.Notes})
+	}
+	return v, nil
+}
+
+func failureRows(fs []store.SignatureFailure) []views.SignatureFailureRow {
+	rows := make([]views.SignatureFailureRow, 0, len(fs))
+	for _, f := range fs {
+		rows = append(rows, views.SignatureFailureRow{At: f.At, WebhookID: f.WebhookID, Reason: f.Reason})
+	}
+	return rows
+}
+
+// refuse re-renders the page with the form and a status.
+func (h *Handler) refuse(w http.ResponseWriter, r *http.Request, status int, form subscriptionForm, problem string) {
+	v, err := h.settingsView(r.Context(), &form)
+	if err != nil {
+		h.ServerError(w, r, err)
+		return
+	}
+	if problem != "" {
+		v.Problem = problem
+	}
+	h.renderSettings(w, r, status, v)
+}
+
+const noAPI = "No Partner API is connected, so nothing was changed."
+
+// apiFields puts the API's validation messages next to the form's fields.
+func apiFields(err error, f *subscriptionForm) bool {
+	var apiErr *apiclient.Error
+	var local apiclient.FieldErrors
+	var fields apiclient.FieldErrors
+	switch {
+	case errors.As(err, &apiErr) && apiclient.IsValidation(err):
+		fields = apiErr.Fields()
+	case errors.As(err, &local):
+		fields = local
+	default:
+		return false
+	}
+	for k, msg := range fields {
+		switch {
+		case strings.HasPrefix(k, "callbackUrl"):
+			f.Fields["callback_url"] = "The API refused the URL: " + msg
+		case strings.HasPrefix(k, "events"):
+			f.Fields["events"] = "The API refused the events: " + msg
+		default:
+			f.Fields[""] = "The API refused the request: " + msg
+		}
+	}
+	return true
+}
+
+// CreateSubscription creates the subscription upstream, keeps its secret
+// sealed and shows it once.
+func (h *Handler) CreateSubscription(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	f := parseSubscriptionForm(r, false)
+	if f.Fields.Any() {
+		h.refuse(w, r, http.StatusUnprocessableEntity, f, "")
+		return
+	}
+	if h.API == nil {
+		h.refuse(w, r, http.StatusUnprocessableEntity, f, noAPI)
+		return
+	}
+	actor := handlers.ActorFrom(ctx)
+	cfg, err := h.API.CreateWebhookConfig(ctx, apiclient.CreateWebhookConfigRequest{CallbackURL: f.CallbackURL, Events: f.Events})
+	switch {
+	case err == nil:
+	case apiclient.IsConflict(err):
+		// spec: "A second POST for the same partner scope returns 409": show
+		// the existing one in the edit form.
+		h.adoptExisting(w, r, actor)
+		return
+	case apiFields(err, &f):
+		h.auditFailure(ctx, actor, "webhooks.subscription.create", "refused by the API")
+		h.refuse(w, r, http.StatusUnprocessableEntity, f, "")
+		return
+	default:
+		h.Logger.ErrorContext(ctx, "webhook settings: create", "err", err)
+		h.auditFailure(ctx, actor, "webhooks.subscription.create", apiStatus(err))
+		h.refuse(w, r, http.StatusBadGateway, f, "The API did not create the subscription ("+apiStatus(err)+"). Nothing was saved; try again.")
+		return
+	}
+	sealed, err := h.Box.Seal(cfg.SecretKey)
+	if err != nil {
+		h.ServerError(w, r, err)
+		return
+	}
+	_, err = h.Store.SaveWebhookSubscription(ctx, changeOf(cfg, sealed), store.AuditEntry{
+		Actor: actor, Action: "webhooks.subscription.create", Target: "webhook:" + cfg.ID, Outcome: store.OutcomeOK,
+		Detail: "callback " + cfg.CallbackURL + ", " + strings.Join(cfg.Events, " "),
+	})
+	if err != nil {
+		h.ServerError(w, r, err)
+		return
+	}
+	h.showSecret(w, r, http.StatusCreated, cfg.SecretKey, "created")
+}
+
+func changeOf(cfg *apiclient.WebhookConfig, sealed []byte) store.SubscriptionChange {
+	return store.SubscriptionChange{UpstreamID: cfg.ID, PartnerID: cfg.PartnerID, CallbackURL: cfg.CallbackURL,
+		Events: cfg.Events, Active: cfg.Active, SecretSealed: sealed}
+}
+
+func (h *Handler) showSecret(w http.ResponseWriter, r *http.Request, status int, secret, reason string) {
+	v, err := h.settingsView(r.Context(), nil)
+	if err != nil {
+		h.ServerError(w, r, err)
+		return
+	}
+	v.Secret, v.SecretReason = secret, reason
+	h.renderSettings(w, r, status, v)
+}
+
+// adoptExisting records the subscription that already exists upstream
+// (without its secret, which the API never shows again) and leads to the
+// edit form.
+func (h *Handler) adoptExisting(w http.ResponseWriter, r *http.Request, actor store.Actor) {
+	ctx := r.Context()
+	cfg, err := h.API.GetWebhookConfig(ctx)
+	if err != nil {
+		h.Logger.ErrorContext(ctx, "webhook settings: read existing config", "err", err)
+		h.refuse(w, r, http.StatusBadGateway, subscriptionForm{Fields: views.FieldErrors{}},
+			"A subscription already exists, but the API did not return it ("+apiStatus(err)+"). Try again.")
+		return
+	}
+	_, err = h.Store.SaveWebhookSubscription(ctx, changeOf(cfg, nil), store.AuditEntry{
+		Actor: actor, Action: "webhooks.subscription.adopt", Target: "webhook:" + cfg.ID, Outcome: store.OutcomeOK,
+		Detail: "a subscription already existed (409); kept it",
+	})
+	if err != nil {
+		h.ServerError(w, r, err)
+		return
+	}
+	msg := "A subscription already exists for this partner: edit it below."
+	if sub, err := h.Store.WebhookSubscription(ctx); err == nil && !sub.HasSecret() {
+		msg += " This app does not know its secret, so rotate it to verify deliveries."
+	}
+	h.Flash(r, "info", msg)
+	h.Redirect(w, r, "/settings/webhooks")
+}
+
+// UpdateSubscription changes the events, callback URL and active flag.
+func (h *Handler) UpdateSubscription(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	f := parseSubscriptionForm(r, true)
+	if f.Fields.Any() {
+		h.refuse(w, r, http.StatusUnprocessableEntity, f, "")
+		return
+	}
+	if h.API == nil {
+		h.refuse(w, r, http.StatusUnprocessableEntity, f, noAPI)
+		return
+	}
+	actor := handlers.ActorFrom(ctx)
+	active := f.Active
+	cfg, err := h.API.UpdateWebhookConfig(ctx, apiclient.UpdateWebhookConfigRequest{
+		CallbackURL: f.CallbackURL, Events: f.Events, Active: &active, PartnerScoped: true,
+	})
+	switch {
+	case err == nil:
+	case apiclient.IsNotFound(err):
+		h.auditFailure(ctx, actor, "webhooks.subscription.update", "no subscription upstream")
+		h.refuse(w, r, http.StatusConflict, f, "The API has no subscription for this partner: create it first.")
+		return
+	case apiFields(err, &f):
+		h.auditFailure(ctx, actor, "webhooks.subscription.update", "refused by the API")
+		h.refuse(w, r, http.StatusUnprocessableEntity, f, "")
+		return
+	default:
+		h.Logger.ErrorContext(ctx, "webhook settings: update", "err", err)
+		h.auditFailure(ctx, actor, "webhooks.subscription.update", apiStatus(err))
+		h.refuse(w, r, http.StatusBadGateway, f, "The API did not save the change ("+apiStatus(err)+"). Nothing was changed; try again.")
+		return
+	}
+	state := "active"
+	if !cfg.Active {
+		state = "inactive"
+	}
+	_, err = h.Store.SaveWebhookSubscription(ctx, changeOf(cfg, nil), store.AuditEntry{
+		Actor: actor, Action: "webhooks.subscription.update", Target: "webhook:" + cfg.ID, Outcome: store.OutcomeOK,
+		Detail: state + ", callback " + cfg.CallbackURL + ", " + strings.Join(cfg.Events, " "),
+	})
+	if err != nil {
+		h.ServerError(w, r, err)
+		return
+	}
+	h.Flash(r, "ok", "Saved the subscription.")
+	h.Redirect(w, r, "/settings/webhooks")
+}
+
+// RotateSecret asks the API for a new secret and switches the receiver to
+// it. spec: "old secret stops verifying at once". While the call is under
+// way a delivery that does not verify is answered 503 (the sender retries
+// with the new secret) rather than 401 (lost).
+func (h *Handler) RotateSecret(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	empty := subscriptionForm{Fields: views.FieldErrors{}}
+	if h.API == nil {
+		h.refuse(w, r, http.StatusUnprocessableEntity, empty, noAPI)
+		return
+	}
+	actor := handlers.ActorFrom(ctx)
+	if err := h.Store.MarkSecretRotating(ctx, true); err != nil {
+		h.ServerError(w, r, err)
+		return
+	}
+	cfg, err := h.API.RotateWebhookSecret(ctx)
+	if err != nil {
+		if rerr := h.Store.MarkSecretRotating(context.WithoutCancel(ctx), false); rerr != nil {
+			h.Logger.ErrorContext(ctx, "webhook settings: clear rotation mark", "err", rerr)
+		}
+		h.auditFailure(ctx, actor, "webhooks.secret.rotate", apiStatus(err))
+		if apiclient.IsNotFound(err) {
+			h.refuse(w, r, http.StatusConflict, empty, "The API has no subscription for this partner: create it first.")
+			return
+		}
+		h.Logger.ErrorContext(ctx, "webhook settings: rotate", "err", err)
+		h.refuse(w, r, http.StatusBadGateway, empty, "The API did not rotate the secret ("+apiStatus(err)+"). The current secret still works; try again.")
+		return
+	}
+	sealed, err := h.Box.Seal(cfg.SecretKey)
+	if err != nil {
+		h.ServerError(w, r, err)
+		return
+	}
+	// Saved even if the owner's request was cancelled: upstream already
+	// signs with the new secret.
+	_, err = h.Store.SaveWebhookSubscription(context.WithoutCancel(ctx), changeOf(cfg, sealed), store.AuditEntry{
+		Actor: actor, Action: "webhooks.secret.rotate", Target: "webhook:" + cfg.ID, Outcome: store.OutcomeOK,
+		Detail: "new secret issued; the old one stopped verifying",
+	})
+	if err != nil {
+		h.ServerError(w, r, err)
+		return
+	}
+	h.showSecret(w, r, http.StatusOK, cfg.SecretKey, "rotated")
+}
+
+func (h *Handler) auditFailure(ctx context.Context, actor store.Actor, action, detail string) {
+	err := h.Store.InTx(ctx, func(tx pgx.Tx) error {
+		return store.AuditInTx(ctx, tx, store.AuditEntry{Actor: actor, Action: action, Target: "webhook", Outcome: store.OutcomeFailed, Detail: detail})
+	})
+	if err != nil {
+		h.Logger.ErrorContext(ctx, "audit webhook failure", "err", err)
+	}
+}
+
+// ReconcileNow queues a reconciliation run.
+func (h *Handler) ReconcileNow(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	if h.Queue == nil {
+		h.ServerError(w, r, errNoQueue)
+		return
+	}
+	err := h.Store.InTx(ctx, func(tx pgx.Tx) error {
+		if _, err := h.Queue.InsertTx(ctx, tx, ReconcileArgs{}, nil); err != nil {
+			return err
+		}
+		return store.AuditInTx(ctx, tx, store.AuditEntry{Actor: handlers.ActorFrom(ctx), Action: "webhooks.reconcile.request",
+			Target: "reconciliation", Outcome: store.OutcomeOK, Detail: "run requested"})
+	})
+	if err != nil {
+		h.ServerError(w, r, err)
+		return
+	}
+	h.Flash(r, "ok", "Reconciliation queued; its result appears below in a moment.")
+	h.Redirect(w, r, "/settings/webhooks")
+}

@@ -1,0 +1,288 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// Webhook event processing states.
+const (
+	EventQueued      = "queued"      // stored, processing enqueued
+	EventProcessed   = "processed"   // processing applied it
+	EventDeferred    = "deferred"    // nothing local to apply it to yet; kept for reconciliation
+	EventKept        = "kept"        // unknown event type: kept and shown, not dropped
+	EventFailed      = "failed"      // processing gave up; replay it once the cause is fixed
+	EventUnparseable = "unparseable" // valid signature but not an event envelope
+)
+
+// EventStates lists the states in the order the event log offers them.
+func EventStates() []string {
+	return []string{EventQueued, EventProcessed, EventDeferred, EventKept, EventFailed, EventUnparseable}
+}
+
+// WebhookEvent is one delivery as stored.
+type WebhookEvent struct {
+	ID              int64
+	WebhookID       string
+	SourceEventID   string
+	EventType       string
+	EventTimestamp  time.Time
+	ReceivedAt      time.Time
+	Body            []byte
+	Signature       string
+	Duplicates      int
+	LastDuplicateAt time.Time
+	State           string
+	Outcome         string
+	Error           string
+	Attempts        int
+	ProcessedCount  int
+	ProcessedAt     time.Time
+	ServiceUserID   string
+}
+
+// NewDelivery is a verified delivery about to be stored.
+type NewDelivery struct {
+	WebhookID      string
+	SourceEventID  string
+	EventType      string
+	EventTimestamp time.Time
+	Body           []byte
+	Unparseable    bool
+	Reason         string // why it is unparseable
+}
+
+const eventColumns = `id, webhook_id, source_event_id, event_type, event_timestamp, received_at, body, signature,
+	duplicates, last_duplicate_at, state, outcome, error, attempts, processed_count, processed_at, service_user_id`
+
+func scanEvent(row pgx.Row) (WebhookEvent, error) {
+	var e WebhookEvent
+	var ts, dup, proc *time.Time
+	err := row.Scan(&e.ID, &e.WebhookID, &e.SourceEventID, &e.EventType, &ts, &e.ReceivedAt, &e.Body, &e.Signature,
+		&e.Duplicates, &dup, &e.State, &e.Outcome, &e.Error, &e.Attempts, &e.ProcessedCount, &proc, &e.ServiceUserID)
+	if ts != nil {
+		e.EventTimestamp = *ts
+	}
+	if dup != nil {
+		e.LastDuplicateAt = *dup
+	}
+	if proc != nil {
+		e.ProcessedAt = *proc
+	}
+	return e, err
+}
+
+// ReceiveDelivery stores a delivery keyed by its webhook id. A new delivery
+// that can be processed is enqueued by enqueue inside the same transaction,
+// so it is stored and queued together or not at all. A delivery already
+// stored only has its duplicate count raised: it returns (id, false).
+func (s *Store) ReceiveDelivery(ctx context.Context, d NewDelivery, enqueue func(ctx context.Context, tx pgx.Tx, eventID int64) error) (int64, bool, error) {
+	var id int64
+	var inserted bool
+	err := s.InTx(ctx, func(tx pgx.Tx) error {
+		state, errText := EventQueued, ""
+		if d.Unparseable {
+			state, errText = EventUnparseable, d.Reason
+		}
+		var ts *time.Time
+		if !d.EventTimestamp.IsZero() {
+			ts = &d.EventTimestamp
+		}
+		// xmax = 0 only for a row this statement inserted.
+		err := tx.QueryRow(ctx, `
+			INSERT INTO webhook_events (webhook_id, source_event_id, event_type, event_timestamp, body, state, error)
+			VALUES ($1, $2, $3, $4, $5, $6, $7)
+			ON CONFLICT (webhook_id) DO UPDATE
+				SET duplicates = webhook_events.duplicates + 1, last_duplicate_at = now()
+			RETURNING id, (xmax = 0)`,
+			d.WebhookID, d.SourceEventID, d.EventType, ts, d.Body, state, errText).Scan(&id, &inserted)
+		if err != nil {
+			return fmt.Errorf("store: receive delivery: %w", err)
+		}
+		if inserted && !d.Unparseable && enqueue != nil {
+			return enqueue(ctx, tx, id)
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, false, err
+	}
+	return id, inserted, nil
+}
+
+// WebhookEventByID loads one event.
+func (s *Store) WebhookEventByID(ctx context.Context, id int64) (WebhookEvent, error) {
+	e, err := scanEvent(s.pool.QueryRow(ctx, `SELECT `+eventColumns+` FROM webhook_events WHERE id = $1`, id))
+	if err != nil {
+		return WebhookEvent{}, fmt.Errorf("store: load webhook event %d: %w", id, notFound(err))
+	}
+	return e, nil
+}
+
+// EventOutcome is what one processing run decided.
+type EventOutcome struct {
+	State         string
+	Outcome       string
+	Error         string
+	ServiceUserID string
+}
+
+// FinishEvent records a processing run's result inside tx (the transaction
+// that applied the event's effects, so both commit together).
+func FinishEvent(ctx context.Context, tx pgx.Tx, id int64, o EventOutcome) error {
+	_, err := tx.Exec(ctx, `
+		UPDATE webhook_events SET state = $2, outcome = $3, error = $4,
+			service_user_id = CASE WHEN $5 = '' THEN service_user_id ELSE $5 END,
+			attempts = attempts + 1, processed_count = processed_count + 1, processed_at = now()
+		WHERE id = $1`, id, o.State, truncate(o.Outcome, 2000), truncate(o.Error, 2000), o.ServiceUserID)
+	if err != nil {
+		return fmt.Errorf("store: finish webhook event %d: %w", id, err)
+	}
+	return nil
+}
+
+// RecordEventAttempt records a failed attempt (the job will retry) or, when
+// final, marks the event failed.
+func (s *Store) RecordEventAttempt(ctx context.Context, id int64, errText string, final bool) error {
+	_, err := s.pool.Exec(ctx, `
+		UPDATE webhook_events SET attempts = attempts + 1, error = $2,
+			state = CASE WHEN $3 THEN 'failed' ELSE state END
+		WHERE id = $1`, id, truncate(errText, 2000), final)
+	if err != nil {
+		return fmt.Errorf("store: record attempt of webhook event %d: %w", id, err)
+	}
+	return nil
+}
+
+// EventFilter selects events for the log, newest first, with keyset paging.
+type EventFilter struct {
+	EventType string
+	State     string
+	From, To  time.Time // received_at window; zero means open
+	BeforeID  int64
+	Limit     int
+}
+
+func (f EventFilter) where() (string, []any) {
+	var from, to *time.Time
+	if !f.From.IsZero() {
+		from = &f.From
+	}
+	if !f.To.IsZero() {
+		to = &f.To
+	}
+	return `($1 = '' OR event_type = $1) AND ($2 = '' OR state = $2)
+		AND ($3::timestamptz IS NULL OR received_at >= $3) AND ($4::timestamptz IS NULL OR received_at < $4)
+		AND ($5 = 0 OR id < $5)`, []any{f.EventType, f.State, from, to, f.BeforeID}
+}
+
+// ListWebhookEvents returns events newest first.
+func (s *Store) ListWebhookEvents(ctx context.Context, f EventFilter) ([]WebhookEvent, error) {
+	if f.Limit <= 0 || f.Limit > 1000 {
+		f.Limit = 100
+	}
+	where, args := f.where()
+	rows, err := s.pool.Query(ctx, `SELECT `+eventColumns+` FROM webhook_events WHERE `+where+`
+		ORDER BY id DESC LIMIT $6`, append(args, f.Limit)...)
+	if err != nil {
+		return nil, fmt.Errorf("store: list webhook events: %w", err)
+	}
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (WebhookEvent, error) { return scanEvent(r) })
+	if err != nil {
+		return nil, fmt.Errorf("store: list webhook events: %w", err)
+	}
+	return out, nil
+}
+
+// CountWebhookEventsByState counts the events a filter selects, per state.
+func (s *Store) CountWebhookEventsByState(ctx context.Context, f EventFilter) (map[string]int, error) {
+	f.BeforeID = 0
+	where, args := f.where()
+	rows, err := s.pool.Query(ctx, `SELECT state, count(*) FROM webhook_events WHERE `+where+` GROUP BY state`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("store: count webhook events: %w", err)
+	}
+	defer rows.Close()
+	out := map[string]int{}
+	for rows.Next() {
+		var st string
+		var n int
+		if err := rows.Scan(&st, &n); err != nil {
+			return nil, fmt.Errorf("store: count webhook events: %w", err)
+		}
+		out[st] = n
+	}
+	return out, rows.Err()
+}
+
+// WebhookEventTypes lists the event types seen, for the filter.
+func (s *Store) WebhookEventTypes(ctx context.Context) ([]string, error) {
+	rows, err := s.pool.Query(ctx, `SELECT DISTINCT event_type FROM webhook_events WHERE event_type <> '' ORDER BY 1 LIMIT 200`)
+	if err != nil {
+		return nil, fmt.Errorf("store: list event types: %w", err)
+	}
+	out, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return nil, fmt.Errorf("store: list event types: %w", err)
+	}
+	return out, nil
+}
+
+// ReplayEvents enqueues processing again for the events ids names (skipping
+// unparseable ones), with one audit row, in one transaction. It returns how
+// many were enqueued.
+func (s *Store) ReplayEvents(ctx context.Context, ids []int64, enqueue func(ctx context.Context, tx pgx.Tx, eventID int64) error, audit AuditEntry) (int, error) {
+	n := 0
+	err := s.InTx(ctx, func(tx pgx.Tx) error {
+		rows, err := tx.Query(ctx, `SELECT id FROM webhook_events WHERE id = ANY($1) AND state <> 'unparseable' ORDER BY id`, ids)
+		if err != nil {
+			return fmt.Errorf("store: replay events: %w", err)
+		}
+		keep, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+		if err != nil {
+			return fmt.Errorf("store: replay events: %w", err)
+		}
+		for _, id := range keep {
+			if err := enqueue(ctx, tx, id); err != nil {
+				return err
+			}
+		}
+		n = len(keep)
+		audit.Detail = fmt.Sprintf("%s (%d enqueued)", audit.Detail, n)
+		return writeAudit(ctx, tx, audit)
+	})
+	return n, err
+}
+
+// DeferredEventIDs returns events kept for reconciliation, oldest first.
+func (s *Store) DeferredEventIDs(ctx context.Context, limit int) ([]int64, error) {
+	rows, err := s.pool.Query(ctx, `SELECT id FROM webhook_events WHERE state IN ('deferred', 'failed') ORDER BY id LIMIT $1`, limit)
+	if err != nil {
+		return nil, fmt.Errorf("store: deferred events: %w", err)
+	}
+	out, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+	if err != nil {
+		return nil, fmt.Errorf("store: deferred events: %w", err)
+	}
+	return out, nil
+}
+
+// StoredWebhookIDs returns which of the given webhook ids are stored.
+func (s *Store) StoredWebhookIDs(ctx context.Context, ids []string) (map[string]bool, error) {
+	rows, err := s.pool.Query(ctx, `SELECT webhook_id FROM webhook_events WHERE webhook_id = ANY($1)`, ids)
+	if err != nil {
+		return nil, fmt.Errorf("store: stored webhook ids: %w", err)
+	}
+	got, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return nil, fmt.Errorf("store: stored webhook ids: %w", err)
+	}
+	out := make(map[string]bool, len(got))
+	for _, id := range got {
+		out[id] = true
+	}
+	return out, nil
+}
