@@ -305,7 +305,7 @@ func (c *Client) send(ctx context.Context, req request) ([]byte, error) {
 	}
 }
 
-// backoff is capped exponential backoff with full jitter: a random delay in
+// backoff is capped exponential backoff with jitter: a random delay in
 // [d/2, d] where d = BaseDelay·2^(attempt-1) capped at MaxDelay.
 func (c *Client) backoff(attempt int) time.Duration {
 	d := c.retry.BaseDelay
@@ -380,14 +380,14 @@ func (c *Client) attempt(ctx context.Context, req request, body []byte, contentT
 	start := time.Now()
 	resp, err := c.http.Do(hr)
 	if err != nil {
-		c.logger.WarnContext(ctx, "apiclient: request failed", "op", req.op, "method", req.method, "path", req.path.logged, "duration", time.Since(start), "error", err)
 		// http.Client errors embed the URL; it has no credentials (the key is
-		// a header), but it may carry a sensitive path segment, so only the
-		// underlying cause is kept.
+		// a header), but it may carry a sensitive path segment or an email in
+		// the query, so only the underlying cause is kept, in logs too.
 		var ue *url.Error
 		if errors.As(err, &ue) {
 			err = ue.Err
 		}
+		c.logger.WarnContext(ctx, "apiclient: request failed", "op", req.op, "method", req.method, "path", req.path.logged, "duration", time.Since(start), "error", err)
 		return nil, 0, &transportError{method: req.method, path: req.path.logged, err: err}
 	}
 	defer resp.Body.Close()
@@ -411,10 +411,11 @@ func parseRetryAfter(v string, now time.Time) time.Duration {
 		return 0
 	}
 	if s, err := strconv.Atoi(v); err == nil {
+		const ceiling = 24 * 60 * 60 // beyond any cap; avoids Duration overflow
 		if s < 0 {
 			return 0
 		}
-		return time.Duration(s) * time.Second
+		return time.Duration(min(s, ceiling)) * time.Second
 	}
 	if t, err := http.ParseTime(v); err == nil {
 		return max(t.Sub(now), 0)

@@ -265,6 +265,7 @@ func TestParseRetryAfter(t *testing.T) {
 		"3":                             3 * time.Second,
 		"-1":                            0,
 		"soon":                          0,
+		"99999999999999999":             24 * time.Hour,
 		"Thu, 01 Jan 2026 00:00:10 GMT": 10 * time.Second,
 		"Wed, 31 Dec 2025 23:59:00 GMT": 0,
 	}

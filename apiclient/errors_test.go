@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestErrorRows decodes one response per row of the spec's Errors table and
@@ -329,5 +330,27 @@ func TestRedactionOfSecrets(t *testing.T) {
 	}
 	if !strings.Contains(logs.String(), "bvn-lookup/[redacted]") {
 		t.Errorf("logs lack the redacted path: %s", logs.String())
+	}
+}
+
+func TestTransportFailureLogsNoSecrets(t *testing.T) {
+	t.Parallel()
+	srv, _ := scriptedServer(t, scriptedReply{hangUp: true})
+	var logs syncWriter
+	c, _ := New(srv.URL, testKey, WithRetryPolicy(RetryPolicy{MaxAttempts: 2, BaseDelay: time.Millisecond}), WithLogger(newTestLogger(&logs)))
+	_, err := c.LookupBVN(context.Background(), "u-1", "22222222222")
+	if err == nil || StatusCode(err) != 0 {
+		t.Fatalf("err = %v, want a transport error", err)
+	}
+	_, err2 := c.LookupUserByEmail(context.Background(), "ada@example.com")
+	for what, s := range map[string]string{"error": err.Error() + err2.Error(), "logs": logs.String()} {
+		for _, secret := range []string{"22222222222", "ada@example.com", testKey} {
+			if strings.Contains(s, secret) {
+				t.Errorf("%s contain %q: %s", what, secret, s)
+			}
+		}
+	}
+	if !strings.Contains(logs.String(), "request failed") {
+		t.Errorf("failure not logged: %s", logs.String())
 	}
 }
