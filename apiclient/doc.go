@@ -37,6 +37,12 @@
 // Fiat and Stablecoin codes map both ways through StablecoinFor and
 // Stablecoin.Fiat, with the legacy MXNe recognised.
 //
+// # Signatures
+//
+// SignPayload.CheckSignature, SignatureRequest.CheckSignature and
+// OwnerProofChallenge.CheckSignature check a device's signature (format,
+// deadline, signer) before it is relayed, naming the message-prefix mistake.
+//
 // # Webhooks
 //
 // VerifySignature checks X-Webhook-Signature on the raw body in constant
