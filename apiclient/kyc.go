@@ -451,6 +451,20 @@ func (u IdentificationUpload) Validate() error {
 
 func emptyFile(f *File) bool { return f == nil || len(f.Data) == 0 }
 
+// IsJPEGOrPNG reports whether the file's bytes are a JPEG or PNG image.
+// spec: "Mexico: documents must be JPEG or PNG." The content is sniffed;
+// the declared ContentType and file name are not trusted.
+func (f *File) IsJPEGOrPNG() bool {
+	if emptyFile(f) {
+		return false
+	}
+	switch http.DetectContentType(f.Data) {
+	case "image/jpeg", "image/png":
+		return true
+	}
+	return false
+}
+
 // ProofOfAddressUpload is the multipart body of the proof-of-address
 // upload: the file (part "file") and its type.
 type ProofOfAddressUpload struct {

@@ -157,3 +157,23 @@ func TestInvalidRequestIsNotSent(t *testing.T) {
 		t.Errorf("server saw %d requests, want 0", len(f.requests))
 	}
 }
+
+func TestFileIsJPEGOrPNG(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		f    *File
+		want bool
+	}{
+		{"png", &File{Data: []byte("\x89PNG\r\n\x1a\n0000")}, true},
+		{"jpeg", &File{Data: []byte{0xff, 0xd8, 0xff, 0xe0, 0, 0}}, true},
+		{"pdf named .png", &File{Name: "id.png", ContentType: "image/png", Data: []byte("%PDF-1.7\n")}, false},
+		{"gif", &File{Data: []byte("GIF89a....")}, false},
+		{"nil", nil, false},
+	}
+	for _, tc := range tests {
+		if got := tc.f.IsJPEGOrPNG(); got != tc.want {
+			t.Errorf("%s: IsJPEGOrPNG() = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
