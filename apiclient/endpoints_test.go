@@ -353,10 +353,10 @@ func TestEndpoints(t *testing.T) {
 		{
 			name: "Fund",
 			call: func(ctx context.Context, c *Client) (any, error) {
-				return c.Fund(ctx, "u-1", FundRequest{FromWalletID: "w-1", ToAddress: testAddr, Amount: dec("2.5"), Currency: USDB})
+				return c.Fund(ctx, "u-1", FundRequest{FromWalletID: "w-1", ToWalletID: "w-9", Amount: dec("2.5"), Currency: USDB})
 			},
 			method: "POST", path: "/v1/users/u-1/smart-wallets/fund",
-			body:  `{"fromWalletId":"w-1","toAddress":"` + testAddr + `","amount":"2.5","currency":"USDB"}`,
+			body:  `{"fromWalletId":"w-1","toWalletId":"w-9","amount":"2.5","currency":"USDB"}`,
 			resp:  `{"data":{"proposal":{"id":"p-4","status":"PENDING_APPROVALS"}}}`,
 			check: func(t *testing.T, got any) { wantEq(t, got.(*Proposal).ID, "p-4") },
 		},

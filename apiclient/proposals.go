@@ -363,12 +363,12 @@ func (c *Client) Send(ctx context.Context, userID string, req SendRequest) (*Pro
 }
 
 // FundRequest funds a recipient from one of the user's wallets. The spec
-// shows only fromWalletId and "a recipient"; the other fields follow the
-// TRANSFER proposal (README).
+// shows only fromWalletId and "a recipient"; the recipient is a user or a
+// wallet of the same partner, as the sandbox decided (README).
 type FundRequest struct {
 	FromWalletID string          `json:"fromWalletId"`
 	ToUserID     string          `json:"toUserId,omitempty"`
-	ToAddress    string          `json:"toAddress,omitempty"`
+	ToWalletID   string          `json:"toWalletId,omitempty"`
 	Amount       decimal.Decimal `json:"amount"`
 	Currency     Stablecoin      `json:"currency,omitempty"`
 	Description  string          `json:"description,omitempty"`
@@ -379,12 +379,10 @@ func (r FundRequest) Validate() error {
 	c := newChecker()
 	c.required("fromWalletId", r.FromWalletID)
 	switch {
-	case r.ToUserID == "" && r.ToAddress == "":
-		c.fail("toUserId", "either toUserId or toAddress is required")
-	case r.ToUserID != "" && r.ToAddress != "":
-		c.fail("toAddress", "give toUserId or toAddress, not both")
-	case r.ToAddress != "":
-		c.address("toAddress", r.ToAddress)
+	case r.ToUserID == "" && r.ToWalletID == "":
+		c.fail("toUserId", "either toUserId or toWalletId is required")
+	case r.ToUserID != "" && r.ToWalletID != "":
+		c.fail("toWalletId", "give toUserId or toWalletId, not both")
 	}
 	c.positive("amount", r.Amount)
 	if r.Currency != "" {

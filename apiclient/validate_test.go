@@ -3,6 +3,7 @@ package apiclient
 import (
 	"context"
 	"net/http"
+	"reflect"
 	"sort"
 	"strings"
 	"testing"
@@ -174,6 +175,33 @@ func TestFileIsJPEGOrPNG(t *testing.T) {
 	for _, tc := range tests {
 		if got := tc.f.IsJPEGOrPNG(); got != tc.want {
 			t.Errorf("%s: IsJPEGOrPNG() = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+func TestFundRecipient(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		r    FundRequest
+		want []string
+	}{
+		{FundRequest{FromWalletID: "w", ToUserID: "u", Amount: dec("1")}, nil},
+		{FundRequest{FromWalletID: "w", ToWalletID: "w2", Amount: dec("1")}, nil},
+		{FundRequest{Amount: dec("1")}, []string{"fromWalletId", "toUserId"}},
+		{FundRequest{FromWalletID: "w", ToUserID: "u", ToWalletID: "w2"}, []string{"amount", "toWalletId"}},
+	}
+	for i, tc := range tests {
+		f := ValidationFields(tc.r.Validate())
+		got := make([]string, 0, len(f))
+		for k := range f {
+			got = append(got, k)
+		}
+		sort.Strings(got)
+		if len(tc.want) == 0 && len(got) == 0 {
+			continue
+		}
+		if !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("case %d: fields %v, want %v", i, got, tc.want)
 		}
 	}
 }
