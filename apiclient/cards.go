@@ -114,6 +114,11 @@ type CreateCardRequest struct {
 	// NINIssueDate and NINExpiryDate are accepted but unused upstream.
 	NINIssueDate  string `json:"ninIssueDate,omitempty"`
 	NINExpiryDate string `json:"ninExpiryDate,omitempty"`
+	// FundingPolicy (SAFE, PERSONAL or BOTH) and FundLifecycle (ONE_TIME or
+	// REPEATABLE) are card fields of the spec that the create table does not
+	// list; the sandbox accepts them and defaults to SAFE and REPEATABLE.
+	FundingPolicy string `json:"fundingPolicy,omitempty"`
+	FundLifecycle string `json:"fundLifecycle,omitempty"`
 }
 
 // Validate applies the create-card rules and limits.
@@ -144,6 +149,12 @@ func (r CreateCardRequest) Validate() error {
 	}
 	if r.OTPChannel != "" {
 		c.oneOf("otpChannel", r.OTPChannel, "sms", "email")
+	}
+	if r.FundingPolicy != "" {
+		c.oneOf("fundingPolicy", r.FundingPolicy, "SAFE", "PERSONAL", "BOTH")
+	}
+	if r.FundLifecycle != "" {
+		c.oneOf("fundLifecycle", r.FundLifecycle, "ONE_TIME", "REPEATABLE")
 	}
 	return c.err()
 }

@@ -43,8 +43,8 @@ func TestValidate(t *testing.T) {
 		{"delivery phone bad", card(func(r *CreateCardRequest) { r.DeliveryPhoneNumber = "+14155550100" }), []string{"deliveryPhoneNumber"}},
 		{
 			"card: all invalid fields at once",
-			CreateCardRequest{CardName: "", CardColor: "red", Currency: "EUR", Type: "plastic", NIN: "1", PAN: "12", OTPChannel: "fax"},
-			[]string{"cardColor", "cardName", "currency", "nin", "otpChannel", "pan", "smartWalletId", "type"},
+			CreateCardRequest{CardName: "", CardColor: "red", Currency: "EUR", Type: "plastic", NIN: "1", PAN: "12", OTPChannel: "fax", FundingPolicy: "ALL", FundLifecycle: "ONCE"},
+			[]string{"cardColor", "cardName", "currency", "fundLifecycle", "fundingPolicy", "nin", "otpChannel", "pan", "smartWalletId", "type"},
 		},
 		{"PIN ok", CardPINRequest{PIN: "0000"}, nil},
 		{"PIN 3 digits", CardPINRequest{PIN: "123"}, []string{"pin"}},
