@@ -65,7 +65,10 @@ func (f subscriptionForm) view() views.WebhookForm {
 	return views.WebhookForm{CallbackURL: f.CallbackURL, Events: eventChoices(f.Events), Active: f.Active, Fields: f.Fields}
 }
 
-func parseSubscriptionForm(r *http.Request, edit bool) subscriptionForm {
+// parseSubscriptionForm reads the form. current is the callback URL the
+// subscription already has: kept as it is, it is not checked again (the
+// local sandbox accepts http:// to loopback).
+func parseSubscriptionForm(r *http.Request, edit bool, current string) subscriptionForm {
 	_ = r.ParseForm()
 	f := subscriptionForm{
 		CallbackURL: strings.TrimSpace(r.PostFormValue("callback_url")),
@@ -73,9 +76,13 @@ func parseSubscriptionForm(r *http.Request, edit bool) subscriptionForm {
 		Active:      !edit || r.PostFormValue("active") == "true",
 		Fields:      views.FieldErrors{},
 	}
-	if u, err := url.Parse(f.CallbackURL); f.CallbackURL == "" {
+	u, err := url.Parse(f.CallbackURL)
+	switch {
+	case f.CallbackURL == "":
 		f.Fields["callback_url"] = "Enter the callback URL; this app's receiver is " + ReceiverPath + " on its public origin."
-	} else if err != nil || u.Scheme != "https" || u.Host == "" || u.User != nil || u.Fragment != "" {
+	case current != "" && f.CallbackURL == current:
+		// Unchanged: already accepted upstream.
+	case err != nil || u.Scheme != "https" || u.Host == "" || u.User != nil || u.Fragment != "":
 		f.Fields["callback_url"] = "Enter an https:// URL such as https://admin.example.com" + ReceiverPath + "; the API only delivers over HTTPS."
 	}
 	known := allEventNames()
@@ -223,7 +230,7 @@ func apiFields(err error, f *subscriptionForm) bool {
 // sealed and shows it once.
 func (h *Handler) CreateSubscription(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
-	f := parseSubscriptionForm(r, false)
+	f := parseSubscriptionForm(r, false, "")
 	if f.Fields.Any() {
 		h.refuse(w, r, http.StatusUnprocessableEntity, f, "")
 		return
@@ -313,7 +320,11 @@ func (h *Handler) adoptExisting(w http.ResponseWriter, r *http.Request, actor st
 // UpdateSubscription changes the events, callback URL and active flag.
 func (h *Handler) UpdateSubscription(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
-	f := parseSubscriptionForm(r, true)
+	current := ""
+	if sub, err := h.Store.WebhookSubscription(ctx); err == nil {
+		current = sub.CallbackURL
+	}
+	f := parseSubscriptionForm(r, true, current)
 	if f.Fields.Any() {
 		h.refuse(w, r, http.StatusUnprocessableEntity, f, "")
 		return
@@ -324,9 +335,11 @@ func (h *Handler) UpdateSubscription(w http.ResponseWriter, r *http.Request) {
 	}
 	actor := handlers.ActorFrom(ctx)
 	active := f.Active
-	cfg, err := h.API.UpdateWebhookConfig(ctx, apiclient.UpdateWebhookConfigRequest{
-		CallbackURL: f.CallbackURL, Events: f.Events, Active: &active, PartnerScoped: true,
-	})
+	req := apiclient.UpdateWebhookConfigRequest{CallbackURL: f.CallbackURL, Events: f.Events, Active: &active, PartnerScoped: true}
+	if f.CallbackURL == current {
+		req.CallbackURL = "" // unchanged: not sent
+	}
+	cfg, err := h.API.UpdateWebhookConfig(ctx, req)
 	switch {
 	case err == nil:
 	case apiclient.IsNotFound(err):
