@@ -17,6 +17,7 @@ import (
 
 	"partneradmin/apiclient"
 	"partneradmin/handlers"
+	"partneradmin/handlers/approvals"
 	"partneradmin/handlers/audit"
 	"partneradmin/handlers/auth"
 	"partneradmin/handlers/dashboard"
@@ -35,6 +36,10 @@ type Deps struct {
 	// API is the Partner API client (the real API or the sandbox).
 	API *apiclient.Client
 	Now func() time.Time
+
+	// ApprovalSyncConcurrency bounds the upstream calls of one approvals
+	// sync (0: approvals.DefaultSyncConcurrency).
+	ApprovalSyncConcurrency int
 }
 
 // App is the assembled web application.
@@ -54,6 +59,7 @@ type App struct {
 	staff     *staff.Handler
 	audit     *audit.Handler
 	webhooks  *webhooks.Handler
+	approvals *approvals.Handler
 }
 
 // New builds the app: sessions in PostgreSQL, handlers, the route table,
@@ -95,7 +101,11 @@ func New(d Deps) (*App, error) {
 		return nil, err
 	}
 
-	if a.river, err = newRiver(d, a.webhooks); err != nil {
+	// Approvals (issue 7): the queue reads the mirror a river job keeps fresh.
+	a.approvals = approvals.New(a.base, d.Store, d.API, d.ApprovalSyncConcurrency)
+	a.approvals.Now = d.Now
+
+	if a.river, err = newRiver(d, a.webhooks, a.approvals); err != nil {
 		return nil, err
 	}
 	a.webhooks.Queue = a.river
@@ -108,13 +118,16 @@ func New(d Deps) (*App, error) {
 
 // newRiver builds the job client with every worker and periodic job.
 // Periodic jobs run once across replicas: river elects a leader for them.
-func newRiver(d Deps, wh *webhooks.Handler) (*river.Client[pgx.Tx], error) {
+func newRiver(d Deps, wh *webhooks.Handler, ap *approvals.Handler) (*river.Client[pgx.Tx], error) {
 	workers := river.NewWorkers()
 	if err := river.AddWorkerSafely(workers, &auth.PruneLoginFailuresWorker{Store: d.Store, Now: d.Now}); err != nil {
 		return nil, fmt.Errorf("web: add worker: %w", err)
 	}
 	if err := addWebhookWorkers(workers, wh); err != nil {
 		return nil, err
+	}
+	if err := river.AddWorkerSafely(workers, &approvals.SyncWorker{Syncer: ap.Sync}); err != nil {
+		return nil, fmt.Errorf("web: add worker: %w", err)
 	}
 	client, err := river.NewClient(riverpgxv5.New(d.Store.Pool()), &river.Config{
 		Logger:  slog.New(minLevelHandler{d.Logger.Handler(), slog.LevelWarn}).With("component", "river"),
@@ -123,6 +136,9 @@ func newRiver(d Deps, wh *webhooks.Handler) (*river.Client[pgx.Tx], error) {
 		PeriodicJobs: append([]*river.PeriodicJob{
 			river.NewPeriodicJob(river.PeriodicInterval(time.Hour),
 				func() (river.JobArgs, *river.InsertOpts) { return auth.PruneLoginFailuresArgs{}, nil },
+				&river.PeriodicJobOpts{RunOnStart: true}),
+			river.NewPeriodicJob(river.PeriodicInterval(approvals.SyncInterval),
+				func() (river.JobArgs, *river.InsertOpts) { return approvals.SyncArgs{}, nil },
 				&river.PeriodicJobOpts{RunOnStart: true}),
 		}, webhookPeriodicJobs()...),
 	})

@@ -61,5 +61,17 @@ func (a *App) routes() []Route {
 		{Method: "POST", Pattern: "/events/replay", Permission: store.PermSettings, Handler: a.webhooks.ReplayFiltered},
 		{Method: "GET", Pattern: "/events/{id}", Permission: store.PermSettings, Handler: a.webhooks.EventDetail},
 		{Method: "POST", Pattern: "/events/{id}/replay", Permission: store.PermSettings, Handler: a.webhooks.ReplayOne},
+
+		// Approvals (finance approver, owner): the queue from the mirror,
+		// proposal detail, approve / approve again / reject, and the link
+		// of a staff account to the wallet admin it approves as.
+		{Method: "GET", Pattern: "/approvals", Permission: store.PermApprovalsRead, Handler: a.approvals.Queue},
+		{Method: "GET", Pattern: "/approvals.csv", Permission: store.PermApprovalsRead, Handler: a.approvals.ExportCSV},
+		{Method: "POST", Pattern: "/approvals/refresh", Permission: store.PermApprovalsRead, Handler: a.approvals.Refresh},
+		{Method: "GET", Pattern: "/approvals/link", Permission: store.PermApprovalsAct, Handler: a.approvals.LinkForm},
+		{Method: "POST", Pattern: "/approvals/link", Permission: store.PermApprovalsAct, Handler: a.approvals.Link},
+		{Method: "GET", Pattern: "/approvals/{id}", Permission: store.PermApprovalsRead, Handler: a.approvals.Detail},
+		{Method: "POST", Pattern: "/approvals/{id}/approve", Permission: store.PermApprovalsAct, Handler: a.approvals.Approve},
+		{Method: "POST", Pattern: "/approvals/{id}/reject", Permission: store.PermApprovalsAct, Handler: a.approvals.Reject},
 	}
 }

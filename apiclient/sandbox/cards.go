@@ -1,7 +1,9 @@
 package sandbox
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"regexp"
@@ -587,8 +589,8 @@ func (c *call) getLimits() (any, error) {
 // setLimits implements PUT /cards/{cardId}/set-limit within the provider caps.
 func (c *call) setLimits() (any, error) {
 	var in struct {
-		TotalDailyLimit            json.Number `json:"totalDailyLimit"`
-		MaxSingleTransactionAmount json.Number `json:"maxSingleTransactionAmount"`
+		TotalDailyLimit            json.RawMessage `json:"totalDailyLimit"`
+		MaxSingleTransactionAmount json.RawMessage `json:"maxSingleTransactionAmount"`
 	}
 	if err := c.decode(&in); err != nil {
 		return nil, err
@@ -599,8 +601,9 @@ func (c *call) setLimits() (any, error) {
 	}
 	maxDaily, maxSingle, _, _ := cardCaps(cd.Currency)
 	var msgs []string
-	daily, err1 := decimal.NewFromString(in.TotalDailyLimit.String())
-	single, err2 := decimal.NewFromString(in.MaxSingleTransactionAmount.String())
+	// spec: "{ totalDailyLimit, maxSingleTransactionAmount } numbers"
+	daily, err1 := jsonNumber(in.TotalDailyLimit)
+	single, err2 := jsonNumber(in.MaxSingleTransactionAmount)
 	if err1 != nil || !daily.IsPositive() {
 		msgs = append(msgs, "totalDailyLimit must be a positive number")
 	} else if daily.GreaterThan(maxDaily) {
@@ -744,4 +747,24 @@ func (s *Server) spend(cd *card, amount, fee decimal.Decimal, merchant string) c
 		})
 	}
 	return tx
+}
+
+// jsonNumber decodes a JSON number (not a string) into a decimal without
+// going through float64.
+func jsonNumber(raw json.RawMessage) (decimal.Decimal, error) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return decimal.Zero, fmt.Errorf("not a number: %w", err)
+	}
+	n, ok := v.(json.Number)
+	if !ok {
+		return decimal.Zero, errors.New("not a JSON number")
+	}
+	d, err := decimal.NewFromString(n.String())
+	if err != nil {
+		return decimal.Zero, fmt.Errorf("not a number: %w", err)
+	}
+	return d, nil
 }

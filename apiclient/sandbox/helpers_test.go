@@ -240,7 +240,6 @@ type webhookSink struct {
 	statuses []int
 	delay    time.Duration
 	got      []sinkHit
-	notify   chan struct{}
 }
 
 type sinkHit struct {
@@ -250,7 +249,7 @@ type sinkHit struct {
 
 func newSink(t *testing.T, statuses ...int) *webhookSink {
 	t.Helper()
-	k := &webhookSink{statuses: statuses, notify: make(chan struct{}, 100)}
+	k := &webhookSink{statuses: statuses}
 	k.ts = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		b, _ := io.ReadAll(r.Body)
 		k.mu.Lock()
@@ -269,7 +268,6 @@ func newSink(t *testing.T, statuses ...int) *webhookSink {
 			}
 		}
 		w.WriteHeader(status)
-		k.notify <- struct{}{}
 	}))
 	t.Cleanup(k.ts.Close)
 	return k

@@ -1,0 +1,174 @@
+package approvals
+
+import (
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"partneradmin/apiclient"
+	"partneradmin/handlers"
+	"partneradmin/store"
+	"partneradmin/views"
+)
+
+// PageSize is how many rows the queue shows per page.
+const PageSize = 100
+
+var queueTypes = []string{string(apiclient.ProposalTransfer), string(apiclient.ProposalSwap), "CARD_ISSUANCE", "NIGERIAN_OFFRAMP"}
+
+func parseQueueFilter(q url.Values) views.QueueFilterForm {
+	f := views.QueueFilterForm{Mine: q.Get("mine") == "1", Type: q.Get("type"), Employee: strings.TrimSpace(q.Get("employee"))}
+	switch s := q.Get("status"); s {
+	case store.ProposalPendingApprovals, store.ProposalPendingSignatures, store.ProposalFailed:
+		f.Status = s
+	}
+	ok := false
+	for _, t := range queueTypes {
+		ok = ok || t == f.Type
+	}
+	if !ok {
+		f.Type = ""
+	}
+	return f
+}
+
+func (f queueQuery) values() url.Values {
+	v := url.Values{}
+	if f.Mine {
+		v.Set("mine", "1")
+	}
+	for k, s := range map[string]string{"status": f.Status, "type": f.Type, "employee": f.Employee} {
+		if s != "" {
+			v.Set(k, s)
+		}
+	}
+	return v
+}
+
+type queueQuery struct{ views.QueueFilterForm }
+
+func (h *Handler) storeFilter(f views.QueueFilterForm, linkedAs string, viewerID int64) store.QueueFilter {
+	sf := store.QueueFilter{Status: f.Status, Type: f.Type, UserID: f.Employee}
+	if f.Mine {
+		sf.NeedsApprovalBy = linkedAs
+		sf.ExcludeCreator = viewerID
+		if linkedAs == "" {
+			// Not linked: nothing needs this viewer's approval.
+			sf.NeedsApprovalBy = "\x00none"
+		}
+	}
+	return sf
+}
+
+// Queue shows the approval queue from the mirror. htmx polls the table
+// with the same filters every 2 seconds.
+func (h *Handler) Queue(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	v := handlers.ViewerFrom(ctx)
+	linked, err := h.Store.ApproverLink(ctx, v.Staff.ID)
+	if err != nil {
+		h.ServerError(w, r, err)
+		return
+	}
+	f := parseQueueFilter(r.URL.Query())
+	sf := h.storeFilter(f, linked, v.Staff.ID)
+	sf.Limit = PageSize
+	rows, err := h.Store.ListQueue(ctx, sf)
+	if err != nil {
+		h.ServerError(w, r, err)
+		return
+	}
+	names, err := LoadNames(ctx, h.Store, rows...)
+	if err != nil {
+		h.ServerError(w, r, err)
+		return
+	}
+	last, err := h.Store.LastProposalSync(ctx)
+	if err != nil {
+		h.ServerError(w, r, err)
+		return
+	}
+	now := h.now()
+	q := queueQuery{f}.values()
+	view := views.ApprovalQueueView{
+		Filter: f, Types: queueTypes, LinkedAs: linked, CanAct: v.Can(store.PermApprovalsAct),
+		PollURL: "/approvals?" + q.Encode(), CSVURL: "/approvals.csv?" + q.Encode(), SyncedAgo: "never",
+	}
+	if !last.IsZero() {
+		view.SyncedAgo = Age(now, last) + " ago"
+		if view.SyncedAgo == "just now ago" {
+			view.SyncedAgo = "just now"
+		}
+	}
+	for _, p := range rows {
+		view.Rows = append(view.Rows, Row(p, names, now, linked, v.Staff.ID))
+	}
+	if !handlers.IsFragmentRequest(r) {
+		users, err := h.Store.QueueUsers(ctx)
+		if err != nil {
+			h.ServerError(w, r, err)
+			return
+		}
+		for _, u := range users {
+			view.Employees = append(view.Employees, views.Choice{Value: u.ServiceUserID, Label: u.Name})
+		}
+	}
+	h.Render(w, r, http.StatusOK, "Approval queue", views.ApprovalQueuePage(view), views.ApprovalQueueTable(view))
+}
+
+// ExportCSV downloads the queue with the same filters (every matching row,
+// not just one page).
+func (h *Handler) ExportCSV(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	v := handlers.ViewerFrom(ctx)
+	linked, err := h.Store.ApproverLink(ctx, v.Staff.ID)
+	if err != nil {
+		h.ServerError(w, r, err)
+		return
+	}
+	sf := h.storeFilter(parseQueueFilter(r.URL.Query()), linked, v.Staff.ID)
+	sf.Limit = 1000
+	var all []store.Proposal
+	for {
+		rows, err := h.Store.ListQueue(ctx, sf)
+		if err != nil {
+			h.ServerError(w, r, err)
+			return
+		}
+		all = append(all, rows...)
+		if len(rows) < sf.Limit {
+			break
+		}
+		last := rows[len(rows)-1]
+		sf.BeforeAt, sf.BeforeID = last.CreatedAt, last.ID
+	}
+	names, err := LoadNames(ctx, h.Store, all...)
+	if err != nil {
+		h.ServerError(w, r, err)
+		return
+	}
+	cw := handlers.NewCSV(w, "approval-queue.csv", "id", "type", "amount", "currency", "token", "from", "to",
+		"description", "state", "approvals", "required_approvals", "signatures", "required_signatures", "created_at")
+	for _, p := range all {
+		m := Money(p)
+		cw.Row(p.ID, p.Type, p.Amount.String(), m.Currency, p.Currency, names.Of(p.OwnerUserID), names.Recipient(p),
+			p.Description, p.Status, strconv.Itoa(len(p.Approvals)), strconv.Itoa(p.RequiredApprovals),
+			strconv.Itoa(p.CollectedSignatures), strconv.Itoa(p.RequiredSignatures), p.CreatedAt.UTC().Format(time.RFC3339))
+	}
+	cw.Close(h.Logger, r)
+}
+
+// Refresh re-reads every wallet's proposals now (on demand) and returns to
+// the queue.
+func (h *Handler) Refresh(w http.ResponseWriter, r *http.Request) {
+	res, err := h.Sync.SyncAll(r.Context())
+	if err != nil {
+		h.Logger.WarnContext(r.Context(), "approvals refresh: some wallets were not read", "failed", res.Failed, "err", err)
+		h.Flash(r, "error", "Some wallets could not be read from the API just now; their rows show the last known state.")
+	} else {
+		h.Flash(r, "ok", "Queue refreshed from the API: "+strconv.Itoa(res.Wallets)+" wallets read.")
+	}
+	h.Redirect(w, r, "/approvals")
+}

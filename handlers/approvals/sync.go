@@ -1,0 +1,164 @@
+package approvals
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/riverqueue/river"
+
+	"partneradmin/apiclient"
+	"partneradmin/store"
+)
+
+// DefaultSyncConcurrency bounds the upstream calls one sync makes at once.
+const DefaultSyncConcurrency = 16
+
+// SyncInterval is how often the queue is re-read from the API.
+const SyncInterval = 20 * time.Second
+
+// SyncStore is what the sync needs.
+type SyncStore interface {
+	WalletOwners(ctx context.Context) (map[string]string, error)
+	UpsertProposal(ctx context.Context, p store.Proposal) (store.ProposalChange, error)
+}
+
+// SyncAPI is what the sync reads.
+type SyncAPI interface {
+	ListProposals(ctx context.Context, userID, walletID string) ([]apiclient.Proposal, error)
+}
+
+// Syncer re-reads the proposals of every known wallet into the mirror,
+// never more than Concurrency calls at once.
+type Syncer struct {
+	API         SyncAPI
+	Store       SyncStore
+	Concurrency int
+	Logger      *slog.Logger
+}
+
+// SyncResult is what one sync read.
+type SyncResult struct {
+	Wallets   int
+	Proposals int
+	Changed   int
+	Failed    int // wallets whose read failed (kept as they were)
+}
+
+// SyncAll reads every wallet's proposals. A wallet whose read fails keeps
+// its last rows; the error of the first failure is returned with the
+// counts.
+func (s *Syncer) SyncAll(ctx context.Context) (SyncResult, error) {
+	owners, err := s.Store.WalletOwners(ctx)
+	if err != nil {
+		return SyncResult{}, err
+	}
+	wallets := make([]string, 0, len(owners))
+	for id := range owners {
+		wallets = append(wallets, id)
+	}
+	sort.Strings(wallets)
+	return s.syncWallets(ctx, wallets, owners)
+}
+
+// SyncWallet re-reads one wallet's proposals (after an action on it).
+func (s *Syncer) SyncWallet(ctx context.Context, walletID, ownerUserID string) error {
+	_, err := s.syncWallets(ctx, []string{walletID}, map[string]string{walletID: ownerUserID})
+	return err
+}
+
+func (s *Syncer) syncWallets(ctx context.Context, wallets []string, owners map[string]string) (SyncResult, error) {
+	n := s.Concurrency
+	if n <= 0 {
+		n = DefaultSyncConcurrency
+	}
+	var (
+		mu       sync.Mutex
+		res      = SyncResult{Wallets: len(wallets)}
+		firstErr error
+		wg       sync.WaitGroup
+		sem      = make(chan struct{}, n)
+	)
+	fail := func(err error) {
+		mu.Lock()
+		defer mu.Unlock()
+		res.Failed++
+		if firstErr == nil {
+			firstErr = err
+		}
+	}
+	for _, id := range wallets {
+		select {
+		case sem <- struct{}{}:
+		case <-ctx.Done():
+			wg.Wait()
+			return res, ctx.Err()
+		}
+		wg.Add(1)
+		go func(walletID string) {
+			defer wg.Done()
+			defer func() { <-sem }()
+			owner := owners[walletID]
+			ps, err := s.API.ListProposals(ctx, owner, walletID)
+			if err != nil {
+				fail(fmt.Errorf("approvals: proposals of wallet %s: %w", walletID, err))
+				return
+			}
+			changed := 0
+			for _, p := range ps {
+				if p.WalletID == "" {
+					p.WalletID = walletID
+				}
+				ch, err := s.Store.UpsertProposal(ctx, FromAPI(p, owner))
+				if err != nil {
+					fail(err)
+					return
+				}
+				if ch.Changed() {
+					changed++
+				}
+			}
+			mu.Lock()
+			res.Proposals += len(ps)
+			res.Changed += changed
+			mu.Unlock()
+		}(id)
+	}
+	wg.Wait()
+	return res, firstErr
+}
+
+// SyncArgs is the periodic job that keeps the queue fresh.
+type SyncArgs struct{}
+
+// Kind names the job.
+func (SyncArgs) Kind() string { return "approvals_sync" }
+
+// InsertOpts: one sync at a time across replicas; a missed run is made up
+// by the next period.
+func (SyncArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{MaxAttempts: 1, UniqueOpts: river.UniqueOpts{ByPeriod: SyncInterval}}
+}
+
+// SyncWorker runs SyncArgs.
+type SyncWorker struct {
+	river.WorkerDefaults[SyncArgs]
+	Syncer *Syncer
+}
+
+// Work syncs every wallet. Partial failures are logged, not retried: the
+// next period reads again.
+func (w *SyncWorker) Work(ctx context.Context, _ *river.Job[SyncArgs]) error {
+	res, err := w.Syncer.SyncAll(ctx)
+	if err != nil && !errors.Is(err, context.Canceled) && w.Syncer.Logger != nil {
+		w.Syncer.Logger.WarnContext(ctx, "approvals sync: some wallets were not read", "wallets", res.Wallets, "failed", res.Failed, "err", err)
+	}
+	return nil
+}
+
+// Timeout bounds one sync run.
+func (w *SyncWorker) Timeout(*river.Job[SyncArgs]) time.Duration { return 2 * time.Minute }

@@ -1,0 +1,385 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/shopspring/decimal"
+)
+
+// Proposal states as the API spells them (apiclient.ProposalStatus), kept
+// here as plain strings so the store needs no API types.
+const (
+	ProposalPendingApprovals  = "PENDING_APPROVALS"
+	ProposalPendingSignatures = "PENDING_SIGNATURES"
+	ProposalSubmitted         = "SUBMITTED"
+	ProposalReadyToExecute    = "READY_TO_EXECUTE"
+	ProposalExecuting         = "EXECUTING"
+	ProposalCompleted         = "COMPLETED"
+	ProposalFailed            = "FAILED"
+	ProposalRejected          = "REJECTED"
+	ProposalExpired           = "EXPIRED"
+)
+
+// QueueStatuses are the states the approval queue shows: open ones and
+// FAILED (which may be approved again).
+var QueueStatuses = []string{ProposalPendingApprovals, ProposalPendingSignatures, ProposalSubmitted,
+	ProposalReadyToExecute, ProposalExecuting, ProposalFailed}
+
+// Proposal is a proposal of a wallet the partner administers, as last read
+// from the API, with what the app adds: the round of approvals and who
+// created it here.
+type Proposal struct {
+	ID                  string
+	WalletID            string
+	OwnerUserID         string // serviceUserId of the wallet's user
+	Type                string
+	Status              string
+	Currency            string // token code
+	Amount              decimal.Decimal
+	ToUserID            string
+	ToAddress           string
+	ToStablecoin        string
+	SlippageBps         int
+	Description         string
+	RequiredSignatures  int
+	CollectedSignatures int
+	Approvals           []string // serviceUserIds
+	RequiredApprovals   int
+	ApprovalMode        string
+	RejectionReason     string
+	FailureReason       string
+	Round               int
+	CreatedByStaffID    int64 // 0 when not created in the app
+	CreatedAt           time.Time
+	UpdatedAt           time.Time
+	SyncedAt            time.Time
+	// SignDeadline is the expiry of the open sign request, if any.
+	SignDeadline *time.Time
+}
+
+// InQueue reports whether the queue shows the proposal.
+func (p Proposal) InQueue() bool {
+	for _, s := range QueueStatuses {
+		if p.Status == s {
+			return true
+		}
+	}
+	return false
+}
+
+const proposalColumns = `id, wallet_id, owner_user_id, type, status, currency, amount::text, to_user_id, to_address,
+	to_stablecoin, slippage_bps, description, required_signatures, collected_signatures, approvals, required_approvals,
+	approval_mode, rejection_reason, failure_reason, round, coalesce(created_by_staff_id, 0), upstream_created_at,
+	upstream_updated_at, synced_at,
+	(SELECT max(sr.expires_at) FROM sign_requests sr WHERE sr.proposal_id = proposals.id AND sr.state IN ('waiting', 'opened', 'relay_pending'))`
+
+func scanProposal(row pgx.Row) (Proposal, error) {
+	var p Proposal
+	var amount string
+	err := row.Scan(&p.ID, &p.WalletID, &p.OwnerUserID, &p.Type, &p.Status, &p.Currency, &amount, &p.ToUserID, &p.ToAddress,
+		&p.ToStablecoin, &p.SlippageBps, &p.Description, &p.RequiredSignatures, &p.CollectedSignatures, &p.Approvals,
+		&p.RequiredApprovals, &p.ApprovalMode, &p.RejectionReason, &p.FailureReason, &p.Round, &p.CreatedByStaffID,
+		&p.CreatedAt, &p.UpdatedAt, &p.SyncedAt, &p.SignDeadline)
+	if err != nil {
+		return p, err
+	}
+	if p.Amount, err = decimal.NewFromString(amount); err != nil {
+		return p, fmt.Errorf("amount %q: %w", amount, err)
+	}
+	return p, nil
+}
+
+// ProposalChange is what an upsert learned: the row before (nil when new)
+// and after.
+type ProposalChange struct {
+	Before *Proposal
+	After  Proposal
+}
+
+// Changed reports whether the upsert changed the status or the counts.
+func (c ProposalChange) Changed() bool {
+	b := c.Before
+	return b == nil || b.Status != c.After.Status || len(b.Approvals) != len(c.After.Approvals) ||
+		b.CollectedSignatures != c.After.CollectedSignatures
+}
+
+// UpsertProposal records a proposal as read from the API, and adds the
+// timeline entries the change implies (created, status changes) in the same
+// transaction. Staff-made events (approvals, rejections) are written by the
+// actions themselves.
+func (s *Store) UpsertProposal(ctx context.Context, p Proposal) (ProposalChange, error) {
+	var ch ProposalChange
+	err := s.InTx(ctx, func(tx pgx.Tx) error {
+		var err error
+		ch, err = upsertProposalTx(ctx, tx, p)
+		return err
+	})
+	return ch, err
+}
+
+func upsertProposalTx(ctx context.Context, tx pgx.Tx, p Proposal) (ProposalChange, error) {
+	var ch ProposalChange
+	before, err := scanProposal(tx.QueryRow(ctx, `SELECT `+proposalColumns+` FROM proposals WHERE id = $1 FOR UPDATE`, p.ID))
+	switch {
+	case err == nil:
+		ch.Before = &before
+	case errors.Is(err, pgx.ErrNoRows):
+	default:
+		return ch, fmt.Errorf("store: load proposal %s: %w", p.ID, err)
+	}
+	if p.Approvals == nil {
+		p.Approvals = []string{}
+	}
+	var createdBy *int64
+	if p.CreatedByStaffID != 0 {
+		createdBy = &p.CreatedByStaffID
+	}
+	after, err := scanProposal(tx.QueryRow(ctx, `
+		INSERT INTO proposals (id, wallet_id, owner_user_id, type, status, currency, amount, to_user_id, to_address,
+			to_stablecoin, slippage_bps, description, required_signatures, collected_signatures, approvals,
+			required_approvals, approval_mode, rejection_reason, failure_reason, created_by_staff_id,
+			upstream_created_at, upstream_updated_at, synced_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7::numeric, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, now())
+		ON CONFLICT (id) DO UPDATE SET
+			status = EXCLUDED.status, currency = EXCLUDED.currency, amount = EXCLUDED.amount,
+			to_user_id = EXCLUDED.to_user_id, to_address = EXCLUDED.to_address, to_stablecoin = EXCLUDED.to_stablecoin,
+			slippage_bps = EXCLUDED.slippage_bps, description = EXCLUDED.description,
+			required_signatures = EXCLUDED.required_signatures, collected_signatures = EXCLUDED.collected_signatures,
+			approvals = EXCLUDED.approvals, required_approvals = EXCLUDED.required_approvals,
+			approval_mode = EXCLUDED.approval_mode, rejection_reason = EXCLUDED.rejection_reason,
+			failure_reason = EXCLUDED.failure_reason,
+			created_by_staff_id = coalesce(proposals.created_by_staff_id, EXCLUDED.created_by_staff_id),
+			upstream_updated_at = EXCLUDED.upstream_updated_at, synced_at = now()
+		RETURNING `+proposalColumns,
+		p.ID, p.WalletID, p.OwnerUserID, p.Type, p.Status, p.Currency, p.Amount.String(), p.ToUserID, p.ToAddress,
+		p.ToStablecoin, p.SlippageBps, p.Description, p.RequiredSignatures, p.CollectedSignatures, p.Approvals,
+		p.RequiredApprovals, p.ApprovalMode, p.RejectionReason, p.FailureReason, createdBy, p.CreatedAt, p.UpdatedAt))
+	if err != nil {
+		return ch, fmt.Errorf("store: upsert proposal %s: %w", p.ID, err)
+	}
+	ch.After = after
+	switch {
+	case ch.Before == nil:
+		if err := addProposalEvent(ctx, tx, ProposalEvent{ProposalID: p.ID, At: p.CreatedAt, Kind: EventCreated,
+			StaffID: p.CreatedByStaffID, Detail: "status " + p.Status}); err != nil {
+			return ch, err
+		}
+	case ch.Before.Status != after.Status:
+		detail := ch.Before.Status + " → " + after.Status
+		switch {
+		case after.FailureReason != "" && after.Status == ProposalFailed:
+			detail += ": " + after.FailureReason
+		case after.RejectionReason != "" && after.Status == ProposalRejected:
+			detail += ": " + after.RejectionReason
+		}
+		if err := addProposalEvent(ctx, tx, ProposalEvent{ProposalID: p.ID, Kind: EventStatus, Detail: detail}); err != nil {
+			return ch, err
+		}
+	}
+	return ch, nil
+}
+
+// ProposalByID loads one proposal.
+func (s *Store) ProposalByID(ctx context.Context, id string) (Proposal, error) {
+	p, err := scanProposal(s.pool.QueryRow(ctx, `SELECT `+proposalColumns+` FROM proposals WHERE id = $1`, id))
+	if err != nil {
+		return Proposal{}, fmt.Errorf("store: load proposal %s: %w", id, notFound(err))
+	}
+	return p, nil
+}
+
+// QueueFilter selects rows of the approval queue.
+type QueueFilter struct {
+	// NeedsApprovalBy keeps PENDING_APPROVALS proposals that serviceUserId
+	// has not approved yet and that were not created by ExcludeCreator.
+	NeedsApprovalBy string
+	ExcludeCreator  int64
+	Status          string // one state, e.g. PENDING_SIGNATURES or FAILED
+	Type            string
+	// UserID keeps proposals from or to that serviceUserId.
+	UserID string
+	// Before continues after the last row of the previous page (keyset).
+	BeforeAt time.Time
+	BeforeID string
+	Limit    int
+}
+
+// ListQueue returns the open (and FAILED) proposals, newest first.
+func (s *Store) ListQueue(ctx context.Context, f QueueFilter) ([]Proposal, error) {
+	if f.Limit <= 0 || f.Limit > 1000 {
+		f.Limit = 100
+	}
+	var where []string
+	args := []any{QueueStatuses}
+	where = append(where, "status = ANY($1)")
+	arg := func(v any) string {
+		args = append(args, v)
+		return fmt.Sprintf("$%d", len(args))
+	}
+	if f.NeedsApprovalBy != "" {
+		where = append(where, "status = 'PENDING_APPROVALS' AND NOT ("+arg(f.NeedsApprovalBy)+" = ANY(approvals))")
+	}
+	if f.ExcludeCreator != 0 {
+		where = append(where, "coalesce(created_by_staff_id, 0) <> "+arg(f.ExcludeCreator))
+	}
+	if f.Status != "" {
+		where = append(where, "status = "+arg(f.Status))
+	}
+	if f.Type != "" {
+		where = append(where, "type = "+arg(f.Type))
+	}
+	if f.UserID != "" {
+		a := arg(f.UserID)
+		where = append(where, "(owner_user_id = "+a+" OR to_user_id = "+a+")")
+	}
+	if !f.BeforeAt.IsZero() {
+		where = append(where, "(upstream_created_at, id) < ("+arg(f.BeforeAt)+", "+arg(f.BeforeID)+")")
+	}
+	sql := `SELECT ` + proposalColumns + ` FROM proposals WHERE ` + strings.Join(where, " AND ") +
+		` ORDER BY upstream_created_at DESC, id DESC LIMIT ` + arg(f.Limit)
+	rows, err := s.pool.Query(ctx, sql, args...)
+	if err != nil {
+		return nil, fmt.Errorf("store: list queue: %w", err)
+	}
+	list, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Proposal, error) { return scanProposal(r) })
+	if err != nil {
+		return nil, fmt.Errorf("store: list queue: %w", err)
+	}
+	return list, nil
+}
+
+// Timeline event kinds.
+const (
+	EventCreated       = "created"
+	EventStatus        = "status"
+	EventApproved      = "approved"
+	EventApproveAgain  = "approved_again"
+	EventApproveFailed = "approve_failed"
+	EventRejected      = "rejected"
+	EventSignRequest   = "sign_request"
+	EventSignOpened    = "sign_opened"
+	EventSignChecked   = "signature_checked"
+	EventSignRefused   = "signature_refused"
+	EventSignSubmitted = "signature_submitted"
+	EventSignUnsure    = "signature_relay_unsure"
+)
+
+// ProposalEvent is one entry of a proposal's timeline.
+type ProposalEvent struct {
+	ID         int64
+	ProposalID string
+	At         time.Time
+	Kind       string
+	StaffID    int64
+	Actor      string // staff email, "device" or "" for the sync
+	Detail     string
+}
+
+func addProposalEvent(ctx context.Context, tx pgx.Tx, e ProposalEvent) error {
+	var staffID *int64
+	if e.StaffID != 0 {
+		staffID = &e.StaffID
+	}
+	at := e.At
+	if at.IsZero() {
+		at = time.Now()
+	}
+	_, err := tx.Exec(ctx, `INSERT INTO proposal_events (proposal_id, at, kind, staff_id, actor, detail) VALUES ($1, $2, $3, $4, $5, $6)`,
+		e.ProposalID, at, e.Kind, staffID, e.Actor, e.Detail)
+	if err != nil {
+		return fmt.Errorf("store: add proposal event %s: %w", e.Kind, err)
+	}
+	return nil
+}
+
+// AddProposalEvent records a timeline entry on its own.
+func (s *Store) AddProposalEvent(ctx context.Context, e ProposalEvent) error {
+	return s.InTx(ctx, func(tx pgx.Tx) error { return addProposalEvent(ctx, tx, e) })
+}
+
+// ProposalEvents returns a proposal's timeline, oldest first.
+func (s *Store) ProposalEvents(ctx context.Context, proposalID string) ([]ProposalEvent, error) {
+	rows, err := s.pool.Query(ctx, `SELECT e.id, e.proposal_id, e.at, e.kind, coalesce(e.staff_id, 0),
+		coalesce(nullif(e.actor, ''), st.email, ''), e.detail
+		FROM proposal_events e LEFT JOIN staff st ON st.id = e.staff_id WHERE e.proposal_id = $1 ORDER BY e.at, e.id`, proposalID)
+	if err != nil {
+		return nil, fmt.Errorf("store: proposal events: %w", err)
+	}
+	list, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (ProposalEvent, error) {
+		var e ProposalEvent
+		err := r.Scan(&e.ID, &e.ProposalID, &e.At, &e.Kind, &e.StaffID, &e.Actor, &e.Detail)
+		return e, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("store: proposal events: %w", err)
+	}
+	return list, nil
+}
+
+// WalletOwners maps each wallet id to its user's serviceUserId, for the
+// sync job.
+func (s *Store) WalletOwners(ctx context.Context) (map[string]string, error) {
+	rows, err := s.pool.Query(ctx, `SELECT w.id, e.service_user_id FROM wallets w JOIN employees e ON e.id = w.employee_id
+		WHERE e.service_user_id IS NOT NULL AND e.deleted_at IS NULL`)
+	if err != nil {
+		return nil, fmt.Errorf("store: wallet owners: %w", err)
+	}
+	defer rows.Close()
+	m := map[string]string{}
+	for rows.Next() {
+		var id, user string
+		if err := rows.Scan(&id, &user); err != nil {
+			return nil, fmt.Errorf("store: wallet owners: %w", err)
+		}
+		m[id] = user
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: wallet owners: %w", err)
+	}
+	return m, nil
+}
+
+// QueueUser is a user that appears in the queue, for the employee filter.
+type QueueUser struct {
+	ServiceUserID string
+	Name          string
+}
+
+// QueueUsers lists the users named by queued proposals (owner or
+// recipient), by name.
+func (s *Store) QueueUsers(ctx context.Context) ([]QueueUser, error) {
+	rows, err := s.pool.Query(ctx, `SELECT e.service_user_id, e.first_name, e.last_name, e.email FROM employees e
+		WHERE e.service_user_id IN (SELECT owner_user_id FROM proposals WHERE status = ANY($1)
+			UNION SELECT to_user_id FROM proposals WHERE status = ANY($1))
+		ORDER BY lower(e.first_name || ' ' || e.last_name), e.id`, QueueStatuses)
+	if err != nil {
+		return nil, fmt.Errorf("store: queue users: %w", err)
+	}
+	list, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (QueueUser, error) {
+		var e Employee
+		err := r.Scan(&e.ServiceUserID, &e.FirstName, &e.LastName, &e.Email)
+		return QueueUser{ServiceUserID: e.ServiceUserID, Name: e.Name()}, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("store: queue users: %w", err)
+	}
+	return list, nil
+}
+
+// LastProposalSync returns when the mirror last read a proposal (zero when
+// never).
+func (s *Store) LastProposalSync(ctx context.Context) (time.Time, error) {
+	var t *time.Time
+	if err := s.pool.QueryRow(ctx, `SELECT max(synced_at) FROM proposals`).Scan(&t); err != nil {
+		return time.Time{}, fmt.Errorf("store: last proposal sync: %w", err)
+	}
+	if t == nil {
+		return time.Time{}, nil
+	}
+	return *t, nil
+}

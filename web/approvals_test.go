@@ -1,0 +1,389 @@
+package web_test
+
+import (
+	"context"
+	"encoding/csv"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/PuerkitoBio/goquery"
+
+	"partneradmin/apiclient"
+	"partneradmin/store"
+	"partneradmin/web/webtest"
+)
+
+// syncQueue reads every wallet's proposals into the mirror, as the job does.
+func syncQueue(t *testing.T, env *webtest.Env, c *http.Client) {
+	t.Helper()
+	resp := env.PostForm(c, "/approvals/refresh", url.Values{})
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("refresh: %d", resp.StatusCode)
+	}
+}
+
+// treasuryAdmins returns the serviceUserIds of the demo treasury's admins,
+// read from its approval policy (DemoEmployee.Roles comes back empty: the
+// sandbox describes the employees before it meets the treasury user).
+func treasuryAdmins(t *testing.T, env *webtest.Env) []string {
+	t.Helper()
+	pol, err := env.API.GetApprovalPolicy(context.Background(), env.Demo.TreasuryUserID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := pol.Admins
+	if len(ids) < 3 {
+		t.Fatalf("demo has %d treasury admins", len(ids))
+	}
+	return ids
+}
+
+// approver signs in a finance approver linked to a wallet admin.
+func approver(t *testing.T, env *webtest.Env, admin string) (*http.Client, webtest.Staff) {
+	t.Helper()
+	c, s := env.SignedIn(store.RoleFinanceApprover)
+	resp := env.PostForm(c, "/approvals/link", url.Values{"service_user_id": {admin}})
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("link: %d", resp.StatusCode)
+	}
+	return c, s
+}
+
+func queueRows(t *testing.T, env *webtest.Env, c *http.Client, query string) *goquery.Selection {
+	t.Helper()
+	resp := env.Get(c, "/approvals"+query)
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("queue%s: %d", query, resp.StatusCode)
+	}
+	return webtest.Doc(t, resp).Find(`[data-testid="proposal-row"]`)
+}
+
+// rowByDescription finds the queue row of a demo proposal.
+func rowByDescription(rows *goquery.Selection, desc string) *goquery.Selection {
+	return rows.FilterFunction(func(_ int, s *goquery.Selection) bool { return strings.Contains(s.Text(), desc) })
+}
+
+func TestApprovalQueueShowsEveryOpenStateFromTheMirror(t *testing.T) {
+	env := webtest.New(t, webtest.Options{})
+	admins := treasuryAdmins(t, env)
+	c, _ := approver(t, env, admins[2])
+	syncQueue(t, env, c)
+
+	rows := queueRows(t, env, c, "")
+	// The demo seeds one proposal per state; the queue shows the open ones
+	// and FAILED (which may be approved again), never COMPLETED, REJECTED
+	// or EXPIRED.
+	want := map[string][3]string{
+		"November stipend":     {"PENDING_APPROVALS", "0 of 2", "1,200.00 USD (USDB)"},
+		"Travel reimbursement": {"PENDING_APPROVALS", "1 of 2", "350.50 USD (USDB)"},
+		"Team lunch":           {"PENDING_SIGNATURES", "2 of 2", "75.25 USD (USDB)"},
+		"Book allowance":       {"SUBMITTED", "2 of 2", "20.00 USD (USDB)"},
+		"Mistyped amount":      {"FAILED", "2 of 2", "999,999.00 USD (USDB)"},
+	}
+	for desc, w := range want {
+		row := rowByDescription(rows, desc)
+		if row.Length() != 1 {
+			t.Errorf("%s: %d rows", desc, row.Length())
+			continue
+		}
+		if got := webtest.TestID(goquery.NewDocumentFromNode(row.Nodes[0]), "proposal-status"); !strings.HasPrefix(got, w[0]) {
+			t.Errorf("%s: state %q, want %s", desc, got, w[0])
+		}
+		if got := strings.TrimSpace(row.Find(`[data-testid="proposal-approvals"]`).Text()); got != w[1] {
+			t.Errorf("%s: approvals %q, want %s", desc, got, w[1])
+		}
+		if got := strings.TrimSpace(row.Find(`[data-testid="proposal-amount"]`).Text()); got != w[2] {
+			t.Errorf("%s: amount %q, want %s", desc, got, w[2])
+		}
+		if got := row.Find(`[data-testid="proposal-parties"]`).Text(); !strings.Contains(got, "Treasury") || strings.Contains(got, "user ") {
+			t.Errorf("%s: parties %q, want names", desc, got)
+		}
+	}
+	for _, gone := range []string{"October bonus", "Duplicate request", "Old request"} {
+		if rowByDescription(rows, gone).Length() != 0 {
+			t.Errorf("%s (closed) is in the queue", gone)
+		}
+	}
+
+	// Filters.
+	if n := queueRows(t, env, c, "?status=PENDING_SIGNATURES").Length(); n != 2 { // the lunch and the reserved card
+		t.Errorf("waiting for signature: %d rows", n)
+	}
+	if rows := queueRows(t, env, c, "?status=FAILED"); rows.Length() != 1 || rowByDescription(rows, "Mistyped").Length() != 1 {
+		t.Errorf("failed filter: %d rows", rows.Length())
+	}
+	mine := queueRows(t, env, c, "?mine=1")
+	if rowByDescription(mine, "November stipend").Length() != 1 || rowByDescription(mine, "Travel reimbursement").Length() != 1 || mine.Length() != 2 {
+		t.Errorf("needs my approval: %d rows", mine.Length())
+	}
+	if n := queueRows(t, env, c, "?type=SWAP").Length(); n != 0 {
+		t.Errorf("swap filter: %d rows", n)
+	}
+	emily := ""
+	for _, e := range env.Demo.Employees {
+		if e.FirstName == "Emily" {
+			emily = e.ServiceUserID
+		}
+	}
+	if rows := queueRows(t, env, c, "?employee="+emily); rows.Length() != 2 || rowByDescription(rows, "Team lunch").Length() != 1 {
+		t.Errorf("employee filter: %d rows", rows.Length())
+	}
+
+	// The polled fragment keeps the filters and is only the table.
+	req := http.Header{"HX-Request": {"true"}}
+	resp := env.Do(c, http.MethodGet, "/approvals?status=FAILED", nil, req)
+	doc := webtest.Doc(t, resp)
+	if doc.Find("h1").Length() != 0 || doc.Find(`[data-testid="proposal-row"]`).Length() != 1 {
+		t.Fatalf("fragment: %d h1, %d rows", doc.Find("h1").Length(), doc.Find(`[data-testid="proposal-row"]`).Length())
+	}
+	if poll, _ := doc.Find("#queue").Attr("hx-get"); poll != "/approvals?status=FAILED" {
+		t.Errorf("poll url %q", poll)
+	}
+
+	// CSV export with the same filters.
+	resp = env.Get(c, "/approvals.csv?status=FAILED")
+	recs, err := csv.NewReader(resp.Body).ReadAll()
+	resp.Body.Close()
+	if err != nil || len(recs) != 2 || recs[1][2] != "999999" || recs[1][3] != "USD" {
+		t.Fatalf("csv: %v %v", recs, err)
+	}
+
+	// HR admins may not read the queue.
+	hr, _ := env.SignedIn(store.RoleHRAdmin)
+	if resp := env.Get(hr, "/approvals"); resp.StatusCode != http.StatusForbidden {
+		t.Fatalf("hr admin: %d", resp.StatusCode)
+	}
+}
+
+func postApprove(env *webtest.Env, c *http.Client, id string) *http.Response {
+	return env.PostForm(c, "/approvals/"+id+"/approve", url.Values{"confirm": {"1"}})
+}
+
+func proposalID(t *testing.T, env *webtest.Env, desc string) string {
+	t.Helper()
+	ps, err := env.Store.ListQueue(context.Background(), store.QueueFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range ps {
+		if p.Description == desc {
+			return p.ID
+		}
+	}
+	t.Fatalf("no proposal %q in the mirror", desc)
+	return ""
+}
+
+func TestApproveRecordsWhoActedAndReachesSigning(t *testing.T) {
+	env := webtest.New(t, webtest.Options{})
+	admins := treasuryAdmins(t, env)
+	first, firstStaff := approver(t, env, admins[0])
+	second, secondStaff := approver(t, env, admins[1])
+	syncQueue(t, env, first)
+	id := proposalID(t, env, "November stipend")
+
+	// No confirmation: 422, nothing sent.
+	resp := env.PostForm(first, "/approvals/"+id+"/approve", url.Values{})
+	doc := webtest.Doc(t, resp)
+	if resp.StatusCode != http.StatusUnprocessableEntity || webtest.TestID(doc, "approve-confirm-error") == "" {
+		t.Fatalf("unconfirmed: %d", resp.StatusCode)
+	}
+
+	resp = postApprove(env, first, id)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("approve: %d", resp.StatusCode)
+	}
+	p, _ := env.Store.ProposalByID(context.Background(), id)
+	if len(p.Approvals) != 1 || p.Approvals[0] != admins[0] || p.Status != store.ProposalPendingApprovals {
+		t.Fatalf("after first approval: %+v", p)
+	}
+	// A double click: refused locally, nothing more sent upstream.
+	resp = postApprove(env, first, id)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusConflict {
+		t.Fatalf("second click: %d", resp.StatusCode)
+	}
+	resp = postApprove(env, second, id)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("second approver: %d", resp.StatusCode)
+	}
+	up, err := env.API.GetProposal(context.Background(), p.OwnerUserID, id)
+	if err != nil || up.Status != apiclient.ProposalPendingSignatures || len(up.Approvals) != 2 {
+		t.Fatalf("upstream: %+v %v", up, err)
+	}
+	doc = webtest.Doc(t, env.Get(first, "/approvals/"+id))
+	if got := webtest.TestID(doc, "detail-status"); got != "PENDING_SIGNATURES" {
+		t.Fatalf("detail status %q", got)
+	}
+	if got := webtest.TestID(doc, "detail-approvals"); !strings.Contains(got, "2 of 2") || !strings.Contains(got, firstStaff.Email) || !strings.Contains(got, secondStaff.Email) {
+		t.Fatalf("approvals %q", got)
+	}
+	var kinds []string
+	doc.Find(`[data-testid="timeline-entry"]`).Each(func(_ int, s *goquery.Selection) {
+		k, _ := s.Attr("data-kind")
+		kinds = append(kinds, k)
+	})
+	if strings.Join(kinds, ",") != "created,approved,approved,status" {
+		t.Fatalf("timeline %v", kinds)
+	}
+	if doc.Find(`[data-testid="create-sign-request"]`).Length() != 1 {
+		t.Fatal("no sign request button at PENDING_SIGNATURES")
+	}
+	rows, _ := env.Store.ListAudit(context.Background(), store.AuditFilter{Action: "proposal.approve"})
+	outcomes := map[string]int{}
+	for _, r := range rows {
+		outcomes[r.Outcome]++
+	}
+	if outcomes[store.OutcomeOK] != 2 || outcomes[store.OutcomeRefused] != 1 {
+		t.Fatalf("audit outcomes %v", outcomes)
+	}
+
+	// Refused roles: support gets 403 and an audit row.
+	sup, _ := env.SignedIn(store.RoleSupport)
+	if resp := postApprove(env, sup, id); resp.StatusCode != http.StatusForbidden {
+		t.Fatalf("support: %d", resp.StatusCode)
+	}
+}
+
+func TestConcurrentApprovalsByTwoStaffMakeOneCallEach(t *testing.T) {
+	env := webtest.New(t, webtest.Options{})
+	admins := treasuryAdmins(t, env)
+	a, _ := approver(t, env, admins[0])
+	b, _ := approver(t, env, admins[1])
+	// A colleague linked to the same admin as a: their clicks collapse.
+	a2, _ := approver(t, env, admins[0])
+	syncQueue(t, env, a)
+	id := proposalID(t, env, "November stipend")
+
+	var wg sync.WaitGroup
+	codes := make(chan int, 6)
+	for _, c := range []*http.Client{a, a, a2, b, b, a2} {
+		wg.Add(1)
+		go func(c *http.Client) {
+			defer wg.Done()
+			resp := postApprove(env, c, id)
+			resp.Body.Close()
+			codes <- resp.StatusCode
+		}(c)
+	}
+	wg.Wait()
+	close(codes)
+	ok := 0
+	for code := range codes {
+		if code == http.StatusSeeOther {
+			ok++
+		}
+	}
+	if ok != 2 {
+		t.Fatalf("%d approvals accepted, want 2 (one per wallet admin)", ok)
+	}
+	rows, _ := env.Store.ListAudit(context.Background(), store.AuditFilter{Action: "proposal.approve"})
+	n := 0
+	for _, r := range rows {
+		if r.Outcome == store.OutcomeOK {
+			n++
+		}
+	}
+	if n != 2 {
+		t.Fatalf("%d approvals audited ok", n)
+	}
+}
+
+func TestCreatorCannotApproveAndUnlinkedIsTold(t *testing.T) {
+	env := webtest.New(t, webtest.Options{})
+	admins := treasuryAdmins(t, env)
+	c, s := approver(t, env, admins[0])
+	syncQueue(t, env, c)
+	id := proposalID(t, env, "November stipend")
+	// Mark the proposal as created by this staff member in the app.
+	p, _ := env.Store.ProposalByID(context.Background(), id)
+	if err := env.Store.RecordCreatedProposal(context.Background(), p, s.Actor(), "test"); err != nil {
+		t.Fatal(err)
+	}
+	resp := postApprove(env, c, id)
+	doc := webtest.Doc(t, resp)
+	if resp.StatusCode != http.StatusForbidden || !strings.Contains(webtest.TestID(doc, "action-error"), "someone else") {
+		t.Fatalf("creator approves: %d %q", resp.StatusCode, webtest.TestID(doc, "action-error"))
+	}
+	up, _ := env.API.GetProposal(context.Background(), p.OwnerUserID, id)
+	if len(up.Approvals) != 0 {
+		t.Fatalf("upstream got an approval: %v", up.Approvals)
+	}
+
+	unlinked, _ := env.SignedIn(store.RoleFinanceApprover)
+	resp = postApprove(env, unlinked, id)
+	doc = webtest.Doc(t, resp)
+	if resp.StatusCode != http.StatusConflict || !strings.Contains(webtest.TestID(doc, "action-error"), "Link your account") {
+		t.Fatalf("unlinked approves: %d", resp.StatusCode)
+	}
+	// Linking to someone who is not a wallet admin is refused at the field.
+	resp = env.PostForm(unlinked, "/approvals/link", url.Values{"service_user_id": {"not-an-admin"}})
+	doc = webtest.Doc(t, resp)
+	if resp.StatusCode != http.StatusUnprocessableEntity || webtest.TestID(doc, "link-admin-error") == "" {
+		t.Fatalf("bad link: %d", resp.StatusCode)
+	}
+}
+
+func TestRejectNeedsAReasonAndApproveAgainRestartsAFailedProposal(t *testing.T) {
+	env := webtest.New(t, webtest.Options{})
+	admins := treasuryAdmins(t, env)
+	c, _ := approver(t, env, admins[0])
+	syncQueue(t, env, c)
+	id := proposalID(t, env, "Travel reimbursement")
+
+	resp := env.PostForm(c, "/approvals/"+id+"/reject", url.Values{"reason": {strings.Repeat("x", 501)}, "confirm": {"1"}})
+	doc := webtest.Doc(t, resp)
+	if resp.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(webtest.TestID(doc, "reject-reason-error"), "500") {
+		t.Fatalf("long reason: %d", resp.StatusCode)
+	}
+	if got := doc.Find("#reject-reason").Text(); len(got) != 501 {
+		t.Fatalf("typed reason lost: %d chars", len(got))
+	}
+	resp = env.PostForm(c, "/approvals/"+id+"/reject", url.Values{"reason": {" "}})
+	doc = webtest.Doc(t, resp)
+	if resp.StatusCode != http.StatusUnprocessableEntity || webtest.TestID(doc, "reject-reason-error") == "" || webtest.TestID(doc, "reject-confirm-error") == "" {
+		t.Fatalf("empty reason: %d", resp.StatusCode)
+	}
+	p, _ := env.Store.ProposalByID(context.Background(), id)
+	if up, _ := env.API.GetProposal(context.Background(), p.OwnerUserID, id); up.Status != apiclient.ProposalPendingApprovals {
+		t.Fatalf("bad input changed upstream: %s", up.Status)
+	}
+	resp = env.PostForm(c, "/approvals/"+id+"/reject", url.Values{"reason": {"Paid twice"}, "confirm": {"1"}})
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("reject: %d", resp.StatusCode)
+	}
+	if up, _ := env.API.GetProposal(context.Background(), p.OwnerUserID, id); up.Status != apiclient.ProposalRejected || up.RejectionReason != "Paid twice" {
+		t.Fatalf("upstream after reject: %+v", up)
+	}
+	if rows := queueRows(t, env, c, ""); rowByDescription(rows, "Travel reimbursement").Length() != 0 {
+		t.Fatal("rejected proposal still queued")
+	}
+	sup, _ := env.SignedIn(store.RoleSupport)
+	if resp := env.PostForm(sup, "/approvals/"+id+"/reject", url.Values{"reason": {"x"}, "confirm": {"1"}}); resp.StatusCode != http.StatusForbidden {
+		t.Fatalf("support rejects: %d", resp.StatusCode)
+	}
+
+	// FAILED → approve again: the workflow restarts with this approval.
+	failed := proposalID(t, env, "Mistyped amount")
+	doc = webtest.Doc(t, env.Get(c, "/approvals/"+failed))
+	if doc.Find(`[data-testid="approve-again"]`).Length() != 1 || webtest.TestID(doc, "detail-failure") == "" {
+		t.Fatal("failed proposal offers no approve again")
+	}
+	resp = postApprove(env, c, failed)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("approve again: %d", resp.StatusCode)
+	}
+	fp, _ := env.Store.ProposalByID(context.Background(), failed)
+	if fp.Status != store.ProposalPendingApprovals || len(fp.Approvals) != 1 || fp.Round != 2 {
+		t.Fatalf("after approve again: %+v", fp)
+	}
+}
