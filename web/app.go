@@ -20,6 +20,7 @@ import (
 	"partneradmin/handlers/approvals"
 	"partneradmin/handlers/audit"
 	"partneradmin/handlers/auth"
+	"partneradmin/handlers/cards"
 	"partneradmin/handlers/dashboard"
 	"partneradmin/handlers/staff"
 	"partneradmin/handlers/webhooks"
@@ -59,6 +60,7 @@ type App struct {
 	staff     *staff.Handler
 	audit     *audit.Handler
 	webhooks  *webhooks.Handler
+	cards     *cards.Handler // issue 8: the support card console
 	approvals *approvals.Handler
 }
 
@@ -97,6 +99,8 @@ func New(d Deps) (*App, error) {
 	a.dashboard = &dashboard.Handler{Base: a.base, Store: d.Store, Upstream: d.Upstream, Areas: areaDescriptions(nav)}
 	a.staff = staff.New(a.base, d.Store)
 	a.audit = &audit.Handler{Base: a.base, Store: d.Store}
+	a.cards = cards.New(a.base, d.Store, d.API)
+	a.cards.Now, a.cards.Indexer.Now = d.Now, d.Now
 	if a.webhooks, err = newWebhooks(d, a.base); err != nil {
 		return nil, err
 	}
@@ -126,6 +130,9 @@ func newRiver(d Deps, wh *webhooks.Handler, ap *approvals.Handler) (*river.Clien
 	if err := addWebhookWorkers(workers, wh); err != nil {
 		return nil, err
 	}
+	if err := river.AddWorkerSafely(workers, &cards.RefreshIndexWorker{Indexer: cards.NewIndexer(d.Store, d.API, d.Logger, d.Now)}); err != nil {
+		return nil, fmt.Errorf("web: add worker: %w", err)
+	}
 	if err := river.AddWorkerSafely(workers, &approvals.SyncWorker{Syncer: ap.Sync}); err != nil {
 		return nil, fmt.Errorf("web: add worker: %w", err)
 	}
@@ -140,7 +147,7 @@ func newRiver(d Deps, wh *webhooks.Handler, ap *approvals.Handler) (*river.Clien
 			river.NewPeriodicJob(river.PeriodicInterval(approvals.SyncInterval),
 				func() (river.JobArgs, *river.InsertOpts) { return approvals.SyncArgs{}, nil },
 				&river.PeriodicJobOpts{RunOnStart: true}),
-		}, webhookPeriodicJobs()...),
+		}, append(webhookPeriodicJobs(), cards.PeriodicJobs()...)...),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("web: river client: %w", err)

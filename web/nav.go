@@ -21,6 +21,7 @@ func navigation() []NavEntry {
 	return []NavEntry{
 		{Label: "Start", Href: "/", Permission: store.PermSignedIn},
 		{Label: "Approvals", Href: "/approvals", Permission: store.PermApprovalsRead, Description: "Open proposals: approve, reject, and send the owner's signature to their device."},
+		{Label: "Cards", Href: "/cards", Permission: store.PermCardsRead, Description: "Find a card, freeze or unfreeze it in one click, limits, transactions, cancel, activation, issuance."},
 		{Label: "Staff", Href: "/staff", Permission: store.PermStaffManage, Description: "Add staff, change roles, disable accounts."},
 		{Label: "Audit log", Href: "/audit", Permission: store.PermAuditRead, Description: "Every state-changing action: who, what, target and outcome."},
 		{Label: "Events", Href: "/events", Permission: store.PermSettings, Description: "Webhook deliveries from the Partner API: state, errors, replay."},

@@ -43,6 +43,25 @@ func (a *App) routes() []Route {
 		{Method: "POST", Pattern: "/staff/{id}/disable", Permission: store.PermStaffManage, Handler: a.staff.Disable},
 		{Method: "POST", Pattern: "/staff/{id}/enable", Permission: store.PermStaffManage, Handler: a.staff.Enable},
 
+		// Cards (issue 8): find, status, freeze and unfreeze, limits,
+		// transactions, cancel, activation, issuance. Support and owner.
+		{Method: "GET", Pattern: "/cards", Permission: store.PermCardsRead, Handler: a.cards.Search},
+		{Method: "GET", Pattern: "/cards.csv", Permission: store.PermCardsRead, Handler: a.cards.ExportCSV},
+		{Method: "POST", Pattern: "/cards/refresh", Permission: store.PermCardsRead, Handler: a.cards.Refresh},
+		{Method: "GET", Pattern: "/cards/issue", Permission: store.PermCardsWrite, Handler: a.cards.IssueForm},
+		{Method: "POST", Pattern: "/cards/issue", Permission: store.PermCardsWrite, Handler: a.cards.Issue},
+		{Method: "GET", Pattern: "/cards/{id}", Permission: store.PermCardsRead, Handler: a.cards.Detail},
+		{Method: "GET", Pattern: "/cards/{id}/status", Permission: store.PermCardsRead, Handler: a.cards.Status},
+		{Method: "GET", Pattern: "/cards/{id}/activity", Permission: store.PermCardsRead, Handler: a.cards.Activity},
+		{Method: "GET", Pattern: "/cards/{id}/transactions", Permission: store.PermCardsRead, Handler: a.cards.Transactions},
+		{Method: "GET", Pattern: "/cards/{id}/transactions.csv", Permission: store.PermCardsRead, Handler: a.cards.TransactionsCSV},
+		{Method: "POST", Pattern: "/cards/{id}/freeze", Permission: store.PermCardsWrite, Handler: a.cards.Freeze},
+		{Method: "POST", Pattern: "/cards/{id}/unfreeze", Permission: store.PermCardsWrite, Handler: a.cards.Unfreeze},
+		{Method: "POST", Pattern: "/cards/{id}/limits", Permission: store.PermCardsWrite, Handler: a.cards.SetLimits},
+		{Method: "POST", Pattern: "/cards/{id}/cancel", Permission: store.PermCardsWrite, Handler: a.cards.Cancel},
+		{Method: "POST", Pattern: "/cards/{id}/activation/request", Permission: store.PermCardsWrite, Handler: a.cards.RequestActivation},
+		{Method: "POST", Pattern: "/cards/{id}/activation/confirm", Permission: store.PermCardsWrite, Handler: a.cards.ConfirmActivation},
+
 		// Audit log (owner).
 		{Method: "GET", Pattern: "/audit", Permission: store.PermAuditRead, Handler: a.audit.List},
 		{Method: "GET", Pattern: "/audit.csv", Permission: store.PermAuditRead, Handler: a.audit.ExportCSV},

@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"bytes"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,6 +14,8 @@ import (
 	"time"
 
 	"github.com/shopspring/decimal"
+
+	"partneradmin/apiclient/ethsig"
 )
 
 var (
@@ -767,4 +770,73 @@ func jsonNumber(raw json.RawMessage) (decimal.Decimal, error) {
 		return decimal.Zero, fmt.Errorf("not a number: %w", err)
 	}
 	return d, nil
+}
+
+// providerIdentity derives the issuer's identifiers of a card.
+func providerIdentity(cd *card) (identityID, providerCardID string) {
+	h := ethsig.Keccak256([]byte("sandbox-card-provider:" + cd.ID))
+	return "idn_" + hex.EncodeToString(h[:6]), "crd_" + hex.EncodeToString(h[6:12])
+}
+
+// cardSensitive implements GET .../smart-wallets/{smartWalletId}/cards/{cardId}/sensitive:
+// the provider card identity only.
+func (c *call) cardSensitive() (any, error) {
+	w, err := c.ownWallet(c.param("smartWalletId"))
+	if err != nil {
+		return nil, err
+	}
+	cd, err := c.ownCard()
+	if err != nil {
+		return nil, err
+	}
+	if cd.WalletID != w.ID {
+		return nil, notFound(msgItemNotFound)
+	}
+	identity, providerCard := providerIdentity(cd)
+	return map[string]any{"data": map[string]any{"identityId": identity, "cardId": providerCard}}, nil
+}
+
+// sensitiveData implements POST /cards/sensitive-data: made-up PAN, CVV,
+// expiry and billing address for a sandbox card (never logged).
+func (c *call) sensitiveData() (any, error) {
+	var in struct {
+		IdentityID string `json:"identityId"`
+		CardID     string `json:"cardId"`
+	}
+	if err := c.decode(&in); err != nil {
+		return nil, err
+	}
+	var msgs []string
+	if in.IdentityID == "" {
+		msgs = append(msgs, "identityId should not be empty")
+	}
+	if in.CardID == "" {
+		msgs = append(msgs, "cardId should not be empty")
+	}
+	if len(msgs) > 0 {
+		return nil, validation(msgs)
+	}
+	for _, cd := range c.s.st.Cards {
+		identity, providerCard := providerIdentity(cd)
+		if cd.UserID != c.user.ID || !cd.Issued || identity != in.IdentityID || providerCard != in.CardID {
+			continue
+		}
+		h := ethsig.Keccak256([]byte("sandbox-card-pan:" + cd.ID))
+		var sb strings.Builder
+		for _, b := range h[:12] {
+			sb.WriteByte('0' + b%10)
+		}
+		d := sb.String()
+		exp := cd.CreatedAt.AddDate(3, 0, 0)
+		return map[string]any{"data": map[string]any{
+			"pan":         "5399" + d[:8] + cd.Last4,
+			"cvv":         d[8:11],
+			"expiryMonth": fmt.Sprintf("%02d", int(exp.Month())),
+			"expiryYear":  fmt.Sprintf("%d", exp.Year()),
+			"billingAddress": map[string]any{
+				"line1": "1 Sandbox Way", "city": "Lagos", "state": "Lagos", "postalCode": "100001", "country": "NGA",
+			},
+		}}, nil
+	}
+	return nil, notFound(msgItemNotFound)
 }

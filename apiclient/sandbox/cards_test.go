@@ -397,3 +397,26 @@ func TestCards_SpendTransactionsLedgerAndWebhook(t *testing.T) {
 		t.Errorf("default page %d", n)
 	}
 }
+
+// spec: "GET .../cards/{cardId}/sensitive | provider card identity only";
+// "POST /cards/sensitive-data | { identityId, cardId }; returns unmasked PAN,
+// CVV, expiry, billing address".
+func TestCards_SensitiveData(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	u, w := e.cardOwner()
+	id := e.issueCard(u, w, "virtual")
+	ident := e.want(e.call("GET", "/v1/users/"+u+"/smart-wallets/"+w.id+"/cards/"+id+"/sensitive", keyA, nil), 200).data()
+	if _, has := ident["pan"]; has || ident["identityId"] == nil || ident["cardId"] == nil {
+		t.Fatalf("identity %v", ident)
+	}
+	e.want(e.call("POST", "/v1/users/"+u+"/cards/sensitive-data", keyA, map[string]any{}), 400)
+	e.want(e.call("POST", "/v1/users/"+u+"/cards/sensitive-data", keyA, map[string]any{"identityId": ident["identityId"], "cardId": "crd_nope"}), 404)
+	d := e.want(e.call("POST", "/v1/users/"+u+"/cards/sensitive-data", keyA, ident), 200).data()
+	last4 := e.want(e.call("GET", "/v1/users/"+u+"/cards/"+id, keyA, nil), 200).data()["last4"].(string)
+	if pan, _ := d["pan"].(string); len(pan) != 16 || !strings.HasSuffix(pan, last4) || len(d["cvv"].(string)) != 3 {
+		t.Errorf("sensitive %v", d)
+	}
+	// Another user of the same partner cannot read it.
+	e.want(e.call("POST", "/v1/users/"+e.user(keyA)+"/cards/sensitive-data", keyA, ident), 404)
+}

@@ -192,6 +192,8 @@ func (s *Server) buildRoutes() []*route {
 		s.route("POST", u+"/cards", authUser, (*call).createCard),
 		s.route("GET", sw+"/{smartWalletId}/cards", authUser, (*call).listCards),
 		s.route("GET", sw+"/{smartWalletId}/cards/{cardId}", authUser, (*call).cardDetail),
+		s.route("GET", sw+"/{smartWalletId}/cards/{cardId}/sensitive", authUser, (*call).cardSensitive),
+		s.route("POST", u+"/cards/sensitive-data", authUser, (*call).sensitiveData),
 		s.route("GET", u+"/cards/{cardId}/sign-payload", authUser, (*call).cardSignPayload),
 		s.route("GET", u+"/cards/{cardId}", authUser, (*call).getCard),
 		s.route("POST", u+"/cards/{cardId}/activate/request", authUser, (*call).activateRequest),
@@ -248,8 +250,16 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	s.tick()
 	out, err := s.run(c)
-	if err == nil && r.Method != http.MethodGet {
-		s.save()
+	var encoded []byte
+	if err == nil {
+		if r.Method != http.MethodGet {
+			s.save()
+		}
+		// Encode while holding the lock: responses may point into the state.
+		if out == nil {
+			out = map[string]any{}
+		}
+		encoded, err = json.Marshal(out)
 	}
 	s.mu.Unlock()
 
@@ -262,7 +272,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeError(w, ae)
 		return
 	}
-	writeJSON(w, c.status, out)
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(c.status)
+	_, _ = w.Write(append(encoded, '\n'))
 }
 
 func (s *Server) run(c *call) (any, error) {

@@ -525,3 +525,66 @@ func TestConcurrency_ParallelTransfersKeepBalancesExact(t *testing.T) {
 		t.Errorf("balances %s %s", a, b)
 	}
 }
+
+// spec: "POST /smart-wallets/fund | includes fromWalletId and a recipient |
+// same proposal".
+func TestFund_FromWalletToRecipient(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	treasury, emp := e.user(keyA), e.user(keyA)
+	tw := e.wallet(keyA, treasury, "CNGN")
+	ew := e.wallet(keyA, emp, "CNGN")
+	e.deposit(tw.id, "50000")
+	path := "/v1/users/" + treasury + "/smart-wallets/fund"
+	e.want(e.call("POST", path, keyA, map[string]any{"toUserId": emp, "amount": "1"}), 400)
+	e.want(e.call("POST", path, keyA, map[string]any{"fromWalletId": ew.id, "toUserId": emp, "amount": "1"}), 404)
+	r := e.want(e.call("POST", path, keyA, map[string]any{"fromWalletId": tw.id, "toUserId": emp, "amount": "15000.75", "description": "salary advance"}), 201)
+	p := r.data()["proposal"].(map[string]any)
+	if p["walletId"] != tw.id || p["toUserId"] != emp || p["status"] != "PENDING_APPROVALS" {
+		t.Fatalf("fund %s", r.raw)
+	}
+	id := p["id"].(string)
+	e.want(e.call("POST", e.proposalPath(treasury, id, "approve"), keyA, nil), 200)
+	e.want(e.signWith(keyA, treasury, id, tw.key), 200)
+	e.want(e.call("POST", "/_sandbox/settle", "", nil), 200)
+	if b := e.balance(keyA, emp, ew.id); b != "15000.75" {
+		t.Errorf("recipient %s", b)
+	}
+	r = e.want(e.call("POST", path, keyA, map[string]any{"fromWalletId": tw.id, "toWalletId": ew.id, "amount": "1"}), 201)
+	if r.data()["proposal"].(map[string]any)["toAddress"] != ew.address {
+		t.Errorf("toWalletId %s", r.raw)
+	}
+}
+
+// The issue's "Done when", over HTTP end to end: create users, owner proof,
+// wallets, credit a deposit, propose, approve, sign with the owner key,
+// settle, balances move and the deposit webhook arrives with a valid HMAC.
+func TestDoneWhen_FullTransferOverHTTPWithDepositWebhook(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	sink := newSink(t)
+	secret := e.subscribe(keyA, sink.ts.URL+"/webhooks/partner-api", []string{"employee.deposit.completed"}, nil)["secretKey"].(string)
+	alice, bob := e.user(keyA), e.user(keyA)
+	wa, wb := e.wallet(keyA, alice, "USDB"), e.wallet(keyA, bob, "USDB")
+	e.deposit(wa.id, "250.00")
+	id := e.propose(keyA, alice, wa.id, map[string]any{"type": "TRANSFER", "toUserId": bob, "amount": "99.99"})["id"].(string)
+	e.want(e.call("POST", e.proposalPath(alice, id, "approve"), keyA, nil), 200)
+	e.want(e.signWith(keyA, alice, id, wa.key), 200)
+	e.want(e.call("POST", "/_sandbox/settle", "", nil), 200)
+	if a, b := e.balance(keyA, alice, wa.id), e.balance(keyA, bob, wb.id); a != "150.01" || b != "99.99" {
+		t.Errorf("balances %s %s", a, b)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for len(sink.hits()) < 2 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	hits := sink.hits()
+	if len(hits) != 2 {
+		t.Fatalf("want the deposit and the transfer credit, got %d hits", len(hits))
+	}
+	for _, h := range hits {
+		if !VerifySignature(secret, h.body, h.header.Get("X-Webhook-Signature")) {
+			t.Errorf("invalid HMAC on %s", h.body)
+		}
+	}
+}

@@ -1,0 +1,114 @@
+package cards
+
+import (
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"partneradmin/handlers"
+	"partneradmin/store"
+	"partneradmin/views"
+)
+
+const searchPageSize = 50
+
+// Search is /cards: find a card by employee name, email, card name, last
+// four or id, from the local index (the store alone answers).
+func (h *Handler) Search(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	q := strings.TrimSpace(r.URL.Query().Get("q"))
+	if len(q) > 100 {
+		q = q[:100]
+	}
+	hits, next, err := h.Store.SearchCards(ctx, store.CardSearch{
+		Query: q, AfterKey: r.URL.Query().Get("after"), AfterID: r.URL.Query().Get("after_id"), Limit: searchPageSize,
+	})
+	if err != nil {
+		h.ServerError(w, r, err)
+		return
+	}
+	v := views.CardSearchView{Query: q, CanWrite: h.canWrite(r), NextKey: next}
+	now := h.Now()
+	for _, hit := range hits {
+		v.Rows = append(v.Rows, row(hit, v.CanWrite, now))
+	}
+	if next != "" && len(hits) > 0 {
+		v.NextID = hits[len(hits)-1].ID
+	}
+	h.render(w, r, http.StatusOK, "Cards", views.CardSearchPage(v), views.CardResults(v))
+}
+
+func row(hit store.CardHit, canWrite bool, now time.Time) views.CardRow {
+	c := hit.CardEntry
+	status := c.Status
+	if c.Reserved {
+		status = "RESERVED"
+	}
+	return views.CardRow{
+		ID: c.ID, Swatch: swatch(c.CardColor, c.CardName), EmployeeName: hit.EmployeeName, Email: hit.EmployeeEmail,
+		CardName: c.CardName, Last4: c.Last4, Currency: c.Currency, Type: c.Type, Funded: c.FundedAt != nil,
+		Reserved: c.Reserved, ProposalID: c.ProposalID, ProposalStatus: c.ProposalStatus,
+		Control: views.CardControl{
+			CardID: c.ID, CardName: c.CardName, Badge: badge(status, false, c.StatusReadAt, now),
+			CanWrite: canWrite, Action: actionFor(status), Compact: true,
+		},
+	}
+}
+
+// ExportCSV downloads every card matching the search.
+func (h *Handler) ExportCSV(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	q := strings.TrimSpace(r.URL.Query().Get("q"))
+	cw := handlers.NewCSV(w, "cards.csv", "card_id", "employee", "email", "card_name", "last4", "currency", "type",
+		"last_seen_status", "status_read_at", "funded", "reserved", "proposal_id", "proposal_status")
+	defer cw.Close(h.Logger, r)
+	f := store.CardSearch{Query: q, Limit: 500}
+	for {
+		hits, next, err := h.Store.SearchCards(ctx, f)
+		if err != nil {
+			h.Logger.ErrorContext(ctx, "cards csv", "err", err)
+			return
+		}
+		for _, hit := range hits {
+			c := hit.CardEntry
+			cw.Row(c.ID, hit.EmployeeName, hit.EmployeeEmail, c.CardName, c.Last4, c.Currency, c.Type, c.Status,
+				views.ISO(c.StatusReadAt), strconv.FormatBool(c.FundedAt != nil), strconv.FormatBool(c.Reserved),
+				c.ProposalID, c.ProposalStatus)
+		}
+		if next == "" || len(hits) == 0 {
+			return
+		}
+		f.AfterKey, f.AfterID = next, hits[len(hits)-1].ID
+	}
+}
+
+// Refresh re-reads every wallet's card list into the index now (the
+// periodic job does the same in the background).
+func (h *Handler) Refresh(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	run, err := h.Indexer.RefreshAll(ctx)
+	outcome := store.OutcomeOK
+	if err != nil || run.Failed > 0 {
+		outcome = store.OutcomeFailed
+	}
+	detail := "read " + strconv.Itoa(run.Wallets) + " wallets, " + strconv.Itoa(run.Cards) + " cards"
+	if run.Failed > 0 {
+		detail += ", " + strconv.Itoa(run.Failed) + " wallets could not be read"
+	}
+	if aerr := h.Store.Audit(ctx, store.AuditEntry{Actor: handlers.ActorFrom(ctx), Action: "cards.index_refresh",
+		Target: "cards", Outcome: outcome, Detail: detail}); aerr != nil {
+		h.ServerError(w, r, aerr)
+		return
+	}
+	if err != nil {
+		h.ServerError(w, r, err)
+		return
+	}
+	kind := "ok"
+	if run.Failed > 0 {
+		kind = "error"
+	}
+	h.Flash(r, kind, "Card lists re-read: "+detail+".")
+	h.Redirect(w, r, "/cards")
+}

@@ -1,0 +1,316 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// CardEntry is a card of the local index: what a wallet's card list last
+// said about it. Status is the last status seen, read at StatusReadAt; the
+// live status is only ever GET /cards/{cardId}.
+type CardEntry struct {
+	ID             string // card id; for a reserved entry the issuance proposal id
+	WalletID       string
+	EmployeeID     int64
+	CardName       string
+	CardColor      string
+	Currency       string // NGN or USD
+	Type           string // virtual or physical
+	Last4          string
+	Status         string
+	StatusReadAt   time.Time
+	FundedAt       *time.Time
+	Reserved       bool
+	ProposalID     string
+	ProposalStatus string
+	Gone           bool
+	CreatedAt      time.Time
+	UpdatedAt      time.Time
+}
+
+// CardHit is a card found by a search, with its owner.
+type CardHit struct {
+	CardEntry
+	ServiceUserID  string
+	EmployeeName   string
+	EmployeeEmail  string
+	WalletCurrency string // stablecoin code of the wallet
+}
+
+const cardColumns = `c.id, c.wallet_id, c.employee_id, c.card_name, c.card_color, c.currency, c.type, c.last4, c.status,
+	c.status_read_at, c.funded_at, c.reserved, c.proposal_id, c.proposal_status, c.gone, c.created_at, c.updated_at`
+
+const cardHitColumns = cardColumns + `, coalesce(e.service_user_id, ''), trim(e.first_name || ' ' || e.last_name), e.email, w.currency`
+
+const cardHitFrom = ` FROM cards c JOIN employees e ON e.id = c.employee_id JOIN wallets w ON w.id = c.wallet_id `
+
+func scanCardHit(row pgx.Row) (CardHit, error) {
+	var h CardHit
+	c := &h.CardEntry
+	err := row.Scan(&c.ID, &c.WalletID, &c.EmployeeID, &c.CardName, &c.CardColor, &c.Currency, &c.Type, &c.Last4, &c.Status,
+		&c.StatusReadAt, &c.FundedAt, &c.Reserved, &c.ProposalID, &c.ProposalStatus, &c.Gone, &c.CreatedAt, &c.UpdatedAt,
+		&h.ServiceUserID, &h.EmployeeName, &h.EmployeeEmail, &h.WalletCurrency)
+	if h.EmployeeName == "" {
+		h.EmployeeName = h.EmployeeEmail
+	}
+	return h, err
+}
+
+// cardSearchText is what search matches: the owner's name and email, the
+// card's name, last four and id, lower-cased.
+func cardSearchText(e Employee, c CardEntry) string {
+	return strings.ToLower(strings.Join([]string{e.FirstName, e.LastName, e.Email, c.CardName, c.Last4, c.ID}, " "))
+}
+
+// ReplaceWalletCards records a wallet's card list as just read: entries are
+// inserted or updated, and entries of the wallet no longer listed (an
+// expired reservation, say) are marked gone. The owner is the wallet's
+// employee.
+func (s *Store) ReplaceWalletCards(ctx context.Context, walletID string, cards []CardEntry, readAt time.Time) error {
+	return s.InTx(ctx, func(tx pgx.Tx) error {
+		var e Employee
+		var err error
+		e, err = scanEmployee(tx.QueryRow(ctx, `SELECT `+employeeColumns+` FROM employees
+			WHERE id = (SELECT employee_id FROM wallets WHERE id = $1)`, walletID))
+		if err != nil {
+			return fmt.Errorf("store: cards of wallet %s: owner: %w", walletID, notFound(err))
+		}
+		ids := make([]string, 0, len(cards))
+		for _, c := range cards {
+			c.WalletID, c.EmployeeID = walletID, e.ID
+			if err := upsertCard(ctx, tx, e, c, readAt); err != nil {
+				return err
+			}
+			ids = append(ids, c.ID)
+		}
+		_, err = tx.Exec(ctx, `UPDATE cards SET gone = true, updated_at = now()
+			WHERE wallet_id = $1 AND NOT (id = ANY($2)) AND NOT gone`, walletID, ids)
+		if err != nil {
+			return fmt.Errorf("store: cards of wallet %s: mark gone: %w", walletID, err)
+		}
+		return nil
+	})
+}
+
+// UpsertCard records one card (after an issuance, or a detail read).
+func (s *Store) UpsertCard(ctx context.Context, c CardEntry, readAt time.Time) error {
+	return s.InTx(ctx, func(tx pgx.Tx) error {
+		e, err := scanEmployee(tx.QueryRow(ctx, `SELECT `+employeeColumns+` FROM employees WHERE id = $1`, c.EmployeeID))
+		if err != nil {
+			return fmt.Errorf("store: upsert card %s: owner: %w", c.ID, notFound(err))
+		}
+		return upsertCard(ctx, tx, e, c, readAt)
+	})
+}
+
+func upsertCard(ctx context.Context, tx pgx.Tx, e Employee, c CardEntry, readAt time.Time) error {
+	_, err := tx.Exec(ctx, `
+		INSERT INTO cards (id, wallet_id, employee_id, card_name, card_color, currency, type, last4, status, status_read_at,
+			funded_at, reserved, proposal_id, proposal_status, gone, search_text)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, false, $15)
+		ON CONFLICT (id) DO UPDATE SET
+			wallet_id = EXCLUDED.wallet_id, employee_id = EXCLUDED.employee_id,
+			card_name = CASE WHEN EXCLUDED.card_name = '' THEN cards.card_name ELSE EXCLUDED.card_name END,
+			card_color = CASE WHEN EXCLUDED.card_color = '' THEN cards.card_color ELSE EXCLUDED.card_color END,
+			currency = EXCLUDED.currency, type = EXCLUDED.type,
+			last4 = CASE WHEN EXCLUDED.last4 = '' THEN cards.last4 ELSE EXCLUDED.last4 END,
+			status = EXCLUDED.status, status_read_at = EXCLUDED.status_read_at,
+			funded_at = coalesce(EXCLUDED.funded_at, cards.funded_at),
+			reserved = EXCLUDED.reserved, proposal_id = EXCLUDED.proposal_id, proposal_status = EXCLUDED.proposal_status,
+			gone = false,
+			search_text = CASE WHEN EXCLUDED.card_name = '' THEN cards.search_text ELSE EXCLUDED.search_text END,
+			updated_at = now()`,
+		c.ID, c.WalletID, c.EmployeeID, c.CardName, c.CardColor, c.Currency, c.Type, c.Last4, c.Status, readAt,
+		c.FundedAt, c.Reserved, c.ProposalID, c.ProposalStatus, cardSearchText(e, c))
+	if err != nil {
+		return fmt.Errorf("store: upsert card %s: %w", c.ID, err)
+	}
+	return nil
+}
+
+// CardByID loads one indexed card with its owner.
+func (s *Store) CardByID(ctx context.Context, id string) (CardHit, error) {
+	h, err := scanCardHit(s.pool.QueryRow(ctx, `SELECT `+cardHitColumns+cardHitFrom+`WHERE c.id = $1`, id))
+	if err != nil {
+		return CardHit{}, fmt.Errorf("store: load card %s: %w", id, notFound(err))
+	}
+	return h, nil
+}
+
+// RecordCardStatus keeps the status just read live (GET /cards/{cardId}),
+// with the time of the read.
+func (s *Store) RecordCardStatus(ctx context.Context, id, status string, readAt time.Time) error {
+	_, err := s.pool.Exec(ctx, `UPDATE cards SET status = $2, status_read_at = $3, updated_at = now()
+		WHERE id = $1 AND status_read_at <= $3`, id, status, readAt)
+	if err != nil {
+		return fmt.Errorf("store: record card %s status: %w", id, err)
+	}
+	return nil
+}
+
+// CardAuditChange records a card action's outcome: its audit row and, when
+// status is not empty, the card's new last-seen status, in one transaction.
+func (s *Store) CardAuditChange(ctx context.Context, e AuditEntry, cardID, status string, readAt time.Time) error {
+	return s.InTx(ctx, func(tx pgx.Tx) error {
+		if status != "" {
+			_, err := tx.Exec(ctx, `UPDATE cards SET status = $2, status_read_at = $3, updated_at = now() WHERE id = $1`,
+				cardID, status, readAt)
+			if err != nil {
+				return fmt.Errorf("store: record card %s status: %w", cardID, err)
+			}
+		}
+		return writeAudit(ctx, tx, e)
+	})
+}
+
+// CardIssued records an issuance: its reserved entry in the index and the
+// audit row, in one transaction.
+func (s *Store) CardIssued(ctx context.Context, c CardEntry, e AuditEntry, readAt time.Time) error {
+	return s.InTx(ctx, func(tx pgx.Tx) error {
+		emp, err := scanEmployee(tx.QueryRow(ctx, `SELECT `+employeeColumns+` FROM employees WHERE id = $1`, c.EmployeeID))
+		if err != nil {
+			return fmt.Errorf("store: card issued: owner: %w", notFound(err))
+		}
+		if err := upsertCard(ctx, tx, emp, c, readAt); err != nil {
+			return err
+		}
+		return writeAudit(ctx, tx, e)
+	})
+}
+
+// CardSearch selects indexed cards.
+type CardSearch struct {
+	// Query matches the owner's name or email, the card's name, last four
+	// or id (case-insensitive substring). Empty lists every card.
+	Query string
+	// EmployeeID, when set, keeps that employee's cards.
+	EmployeeID int64
+	// IncludeGone keeps entries no longer listed upstream.
+	IncludeGone bool
+	// After is the keyset cursor: the SortKey and ID of the last row of the
+	// previous page.
+	AfterKey, AfterID string
+	Limit             int
+}
+
+// SearchCards returns indexed cards matching the search, ordered by owner
+// name then card name, with keyset paging. It answers from the store alone.
+func (s *Store) SearchCards(ctx context.Context, f CardSearch) ([]CardHit, string, error) {
+	if f.Limit <= 0 || f.Limit > 500 {
+		f.Limit = 50
+	}
+	q := strings.ToLower(strings.TrimSpace(f.Query))
+	like := "%" + strings.NewReplacer(`\`, `\\`, "%", `\%`, "_", `\_`).Replace(q) + "%"
+	rows, err := s.pool.Query(ctx, `SELECT `+cardHitColumns+`, c.search_text`+cardHitFrom+`
+		WHERE ($1 = '' OR c.search_text LIKE $2)
+		  AND ($3 = 0 OR c.employee_id = $3)
+		  AND ($4 OR NOT c.gone)
+		  AND ($5 = '' OR (c.search_text, c.id) > ($5, $6))
+		ORDER BY c.search_text, c.id
+		LIMIT $7`, q, like, f.EmployeeID, f.IncludeGone, f.AfterKey, f.AfterID, f.Limit)
+	if err != nil {
+		return nil, "", fmt.Errorf("store: search cards: %w", err)
+	}
+	var lastKey string
+	hits, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (CardHit, error) {
+		var h CardHit
+		c := &h.CardEntry
+		err := r.Scan(&c.ID, &c.WalletID, &c.EmployeeID, &c.CardName, &c.CardColor, &c.Currency, &c.Type, &c.Last4, &c.Status,
+			&c.StatusReadAt, &c.FundedAt, &c.Reserved, &c.ProposalID, &c.ProposalStatus, &c.Gone, &c.CreatedAt, &c.UpdatedAt,
+			&h.ServiceUserID, &h.EmployeeName, &h.EmployeeEmail, &h.WalletCurrency, &lastKey)
+		if h.EmployeeName == "" {
+			h.EmployeeName = h.EmployeeEmail
+		}
+		return h, err
+	})
+	if err != nil {
+		return nil, "", fmt.Errorf("store: search cards: %w", err)
+	}
+	if len(hits) < f.Limit {
+		lastKey = ""
+	}
+	return hits, lastKey, nil
+}
+
+// EmployeeHasHadCard reports whether any card (issued or requested) of the
+// employee is in the index. spec: nin is "required the first time an owner
+// is issued a card".
+func (s *Store) EmployeeHasHadCard(ctx context.Context, employeeID int64) (bool, error) {
+	var ok bool
+	err := s.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM cards WHERE employee_id = $1)`, employeeID).Scan(&ok)
+	if err != nil {
+		return false, fmt.Errorf("store: cards of employee %d: %w", employeeID, err)
+	}
+	return ok, nil
+}
+
+// WalletOwner is a wallet with its employee, for choosing where to issue a
+// card.
+type WalletOwner struct {
+	Wallet   Wallet
+	Employee Employee
+}
+
+// SearchWallets finds the wallets of employees whose name or email
+// contains the query (case-insensitive), at most limit.
+func (s *Store) SearchWallets(ctx context.Context, query string, limit int) ([]WalletOwner, error) {
+	if limit <= 0 || limit > 200 {
+		limit = 50
+	}
+	q := strings.ToLower(strings.TrimSpace(query))
+	like := "%" + strings.NewReplacer(`\`, `\\`, "%", `\%`, "_", `\_`).Replace(q) + "%"
+	rows, err := s.pool.Query(ctx, `
+		SELECT w.id, w.employee_id, w.currency, w.display_currency, w.address, w.chain, w.status, w.owner_address, w.legacy,
+			w.balance::text, w.balance_read_at, w.updated_at,
+			e.id, e.kind, coalesce(e.service_user_id, ''), e.email, e.first_name, e.last_name, e.country, e.invite_state,
+			e.linked_at, e.kyc_submitted, e.action_required, e.deleted_at, e.last_activity_at, e.created_at, e.updated_at
+		FROM wallets w JOIN employees e ON e.id = w.employee_id
+		WHERE e.service_user_id IS NOT NULL AND e.deleted_at IS NULL
+		  AND ($1 = '' OR lower(e.first_name || ' ' || e.last_name || ' ' || e.email || ' ' || coalesce(e.service_user_id, '')) LIKE $2)
+		ORDER BY lower(e.first_name || ' ' || e.last_name), e.id, w.currency
+		LIMIT $3`, q, like, limit)
+	if err != nil {
+		return nil, fmt.Errorf("store: search wallets: %w", err)
+	}
+	list, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (WalletOwner, error) {
+		var wo WalletOwner
+		var balance *string
+		w, e := &wo.Wallet, &wo.Employee
+		err := r.Scan(&w.ID, &w.EmployeeID, &w.Currency, &w.DisplayCurrency, &w.Address, &w.Chain, &w.Status,
+			&w.OwnerAddress, &w.Legacy, &balance, &w.BalanceReadAt, &w.UpdatedAt,
+			&e.ID, &e.Kind, &e.ServiceUserID, &e.Email, &e.FirstName, &e.LastName, &e.Country, &e.InviteState,
+			&e.LinkedAt, &e.KYCSubmitted, &e.ActionRequired, &e.DeletedAt, &e.LastActivityAt, &e.CreatedAt, &e.UpdatedAt)
+		return wo, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("store: search wallets: %w", err)
+	}
+	return list, nil
+}
+
+// BeginCardAction marks an action on a card as in flight. It returns false
+// when another action on the card started less than stale ago and has not
+// finished: a second click sends nothing.
+func (s *Store) BeginCardAction(ctx context.Context, cardID, action string, stale time.Duration) (bool, error) {
+	tag, err := s.pool.Exec(ctx, `
+		INSERT INTO card_actions_in_flight (card_id, action) VALUES ($1, $2)
+		ON CONFLICT (card_id) DO UPDATE SET action = EXCLUDED.action, started_at = now()
+		WHERE card_actions_in_flight.started_at < now() - $3::interval`,
+		cardID, action, fmt.Sprintf("%d milliseconds", stale.Milliseconds()))
+	if err != nil {
+		return false, fmt.Errorf("store: begin card %s action: %w", cardID, err)
+	}
+	return tag.RowsAffected() == 1, nil
+}
+
+// EndCardAction clears the in-flight mark.
+func (s *Store) EndCardAction(ctx context.Context, cardID string) error {
+	if _, err := s.pool.Exec(ctx, `DELETE FROM card_actions_in_flight WHERE card_id = $1`, cardID); err != nil {
+		return fmt.Errorf("store: end card %s action: %w", cardID, err)
+	}
+	return nil
+}
