@@ -137,8 +137,11 @@ func newRiver(d Deps, wh *webhooks.Handler, ap *approvals.Handler) (*river.Clien
 		return nil, fmt.Errorf("web: add worker: %w", err)
 	}
 	client, err := river.NewClient(riverpgxv5.New(d.Store.Pool()), &river.Config{
-		Logger:  slog.New(minLevelHandler{d.Logger.Handler(), slog.LevelWarn}).With("component", "river"),
-		Queues:  map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: 10}},
+		Logger: slog.New(minLevelHandler{d.Logger.Handler(), slog.LevelWarn}).With("component", "river"),
+		Queues: map[string]river.QueueConfig{
+			river.QueueDefault: {MaxWorkers: 10},
+			webhooks.QueueName: webhooks.QueueConfig(),
+		},
 		Workers: workers,
 		PeriodicJobs: append([]*river.PeriodicJob{
 			river.NewPeriodicJob(river.PeriodicInterval(time.Hour),
