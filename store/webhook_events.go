@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -53,7 +54,15 @@ type NewDelivery struct {
 	Body           []byte
 	Unparseable    bool
 	Reason         string // why it is unparseable
+	// SecretVersion is the version of the secret that verified the
+	// delivery: the insert happens only while it is still the current one,
+	// so a rotation switches the receiver atomically.
+	SecretVersion int
 }
+
+// ErrStaleSecret is returned by ReceiveDelivery when the secret that
+// verified the delivery was replaced meanwhile: verify again.
+var ErrStaleSecret = errors.New("store: webhook secret changed since verification")
 
 const eventColumns = `id, webhook_id, source_event_id, event_type, event_timestamp, received_at, body, signature,
 	duplicates, last_duplicate_at, state, outcome, error, attempts, processed_count, processed_at, service_user_id`
@@ -79,7 +88,7 @@ func scanEvent(row pgx.Row) (WebhookEvent, error) {
 // that can be processed is enqueued by enqueue inside the same transaction,
 // so it is stored and queued together or not at all. A delivery already
 // stored only has its duplicate count raised: it returns (id, false).
-func (s *Store) ReceiveDelivery(ctx context.Context, d NewDelivery, enqueue func(ctx context.Context, tx pgx.Tx, eventID int64) error) (int64, bool, error) {
+func (s *Store) ReceiveDelivery(ctx context.Context, d NewDelivery, enqueue func(ctx context.Context, tx pgx.Tx, eventID int64, eventType string) error) (int64, bool, error) {
 	var id int64
 	var inserted bool
 	err := s.InTx(ctx, func(tx pgx.Tx) error {
@@ -94,16 +103,20 @@ func (s *Store) ReceiveDelivery(ctx context.Context, d NewDelivery, enqueue func
 		// xmax = 0 only for a row this statement inserted.
 		err := tx.QueryRow(ctx, `
 			INSERT INTO webhook_events (webhook_id, source_event_id, event_type, event_timestamp, body, state, error)
-			VALUES ($1, $2, $3, $4, $5, $6, $7)
+			SELECT $1, $2, $3, $4, $5, $6, $7
+			WHERE EXISTS (SELECT 1 FROM webhook_subscription WHERE id = 1 AND secret_version = $8)
 			ON CONFLICT (webhook_id) DO UPDATE
 				SET duplicates = webhook_events.duplicates + 1, last_duplicate_at = now()
 			RETURNING id, (xmax = 0)`,
-			d.WebhookID, d.SourceEventID, d.EventType, ts, d.Body, state, errText).Scan(&id, &inserted)
+			d.WebhookID, d.SourceEventID, d.EventType, ts, d.Body, state, errText, d.SecretVersion).Scan(&id, &inserted)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return ErrStaleSecret
+		}
 		if err != nil {
 			return fmt.Errorf("store: receive delivery: %w", err)
 		}
 		if inserted && !d.Unparseable && enqueue != nil {
-			return enqueue(ctx, tx, id)
+			return enqueue(ctx, tx, id, d.EventType)
 		}
 		return nil
 	})
@@ -118,6 +131,16 @@ func (s *Store) WebhookEventByID(ctx context.Context, id int64) (WebhookEvent, e
 	e, err := scanEvent(s.pool.QueryRow(ctx, `SELECT `+eventColumns+` FROM webhook_events WHERE id = $1`, id))
 	if err != nil {
 		return WebhookEvent{}, fmt.Errorf("store: load webhook event %d: %w", id, notFound(err))
+	}
+	return e, nil
+}
+
+// LockWebhookEvent loads one event inside tx and locks it until tx ends, so
+// two processing runs of the same event never overlap.
+func LockWebhookEvent(ctx context.Context, tx pgx.Tx, id int64) (WebhookEvent, error) {
+	e, err := scanEvent(tx.QueryRow(ctx, `SELECT `+eventColumns+` FROM webhook_events WHERE id = $1 FOR UPDATE`, id))
+	if err != nil {
+		return WebhookEvent{}, fmt.Errorf("store: lock webhook event %d: %w", id, notFound(err))
 	}
 	return e, nil
 }
@@ -234,19 +257,23 @@ func (s *Store) WebhookEventTypes(ctx context.Context) ([]string, error) {
 // ReplayEvents enqueues processing again for the events ids names (skipping
 // unparseable ones), with one audit row, in one transaction. It returns how
 // many were enqueued.
-func (s *Store) ReplayEvents(ctx context.Context, ids []int64, enqueue func(ctx context.Context, tx pgx.Tx, eventID int64) error, audit AuditEntry) (int, error) {
+func (s *Store) ReplayEvents(ctx context.Context, ids []int64, enqueue func(ctx context.Context, tx pgx.Tx, eventID int64, eventType string) error, audit AuditEntry) (int, error) {
 	n := 0
 	err := s.InTx(ctx, func(tx pgx.Tx) error {
-		rows, err := tx.Query(ctx, `SELECT id FROM webhook_events WHERE id = ANY($1) AND state <> 'unparseable' ORDER BY id`, ids)
+		type replayed struct {
+			ID        int64
+			EventType string
+		}
+		rows, err := tx.Query(ctx, `SELECT id, event_type FROM webhook_events WHERE id = ANY($1) AND state <> 'unparseable' ORDER BY id`, ids)
 		if err != nil {
 			return fmt.Errorf("store: replay events: %w", err)
 		}
-		keep, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+		keep, err := pgx.CollectRows(rows, pgx.RowToStructByPos[replayed])
 		if err != nil {
 			return fmt.Errorf("store: replay events: %w", err)
 		}
-		for _, id := range keep {
-			if err := enqueue(ctx, tx, id); err != nil {
+		for _, e := range keep {
+			if err := enqueue(ctx, tx, e.ID, e.EventType); err != nil {
 				return err
 			}
 		}

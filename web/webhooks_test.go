@@ -191,7 +191,7 @@ type failingStore struct {
 	failReceive bool
 }
 
-func (f failingStore) ReceiveDelivery(ctx context.Context, d store.NewDelivery, enqueue func(context.Context, pgx.Tx, int64) error) (int64, bool, error) {
+func (f failingStore) ReceiveDelivery(ctx context.Context, d store.NewDelivery, enqueue func(context.Context, pgx.Tx, int64, string) error) (int64, bool, error) {
 	if f.failReceive {
 		return 0, false, errors.New("connection refused")
 	}

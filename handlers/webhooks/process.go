@@ -19,6 +19,9 @@ import (
 // in river_job).
 type ProcessEventArgs struct {
 	EventID int64 `json:"event_id"`
+	// EventType is the stored type (not secret), so processing can choose
+	// its path before loading the event.
+	EventType string `json:"event_type,omitempty"`
 	// Replay is set when an owner asked to run processing again.
 	Replay bool `json:"replay,omitempty"`
 }
@@ -26,9 +29,24 @@ type ProcessEventArgs struct {
 // Kind names the job.
 func (ProcessEventArgs) Kind() string { return "webhook_event_process" }
 
+// QueueName is the river queue of event processing, apart from the other
+// jobs so a burst of deliveries does not hold them up.
+const QueueName = "webhooks"
+
+// QueueConfig is the processing queue's configuration. River fetches at
+// most MaxWorkers jobs per fetch and fetches at most every FetchCooldown,
+// so processing is bounded by MaxWorkers/FetchCooldown jobs per second
+// (2,000/s here). Few workers, often fetched: each holds a database
+// connection while it works, and the receiver needs them to acknowledge.
+func QueueConfig() river.QueueConfig {
+	return river.QueueConfig{MaxWorkers: 20, FetchCooldown: 10 * time.Millisecond}
+}
+
 // InsertOpts bounds the retries: a cause that lasts longer is left to the
 // event log (replay) and to reconciliation.
-func (ProcessEventArgs) InsertOpts() river.InsertOpts { return river.InsertOpts{MaxAttempts: 8} }
+func (ProcessEventArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{MaxAttempts: 8, Queue: QueueName}
+}
 
 // ProcessEventWorker runs ProcessEventArgs jobs.
 type ProcessEventWorker struct {
@@ -43,7 +61,7 @@ func (w *ProcessEventWorker) Timeout(*river.Job[ProcessEventArgs]) time.Duration
 // nothing unless it is a replay, and every processor is idempotent, so
 // at-least-once delivery of jobs never applies an event twice.
 func (w *ProcessEventWorker) Work(ctx context.Context, job *river.Job[ProcessEventArgs]) error {
-	err := w.H.ProcessEvent(ctx, job.Args.EventID, job.Args.Replay)
+	err := w.H.processEvent(ctx, job.Args.EventID, job.Args.EventType, job.Args.Replay)
 	if err == nil {
 		return nil
 	}
@@ -83,47 +101,79 @@ type processor func(ctx context.Context, tx pgx.Tx, ev store.WebhookEvent, env *
 // ProcessEvent applies a stored event: skip it when already settled (unless
 // replayed), otherwise dispatch it by type and record the outcome.
 func (h *Handler) ProcessEvent(ctx context.Context, id int64, replay bool) error {
-	ev, err := h.Store.WebhookEventByID(ctx, id)
-	if errors.Is(err, store.ErrNotFound) {
-		return nil // nothing to do; never retry a missing row
-	}
-	if err != nil {
-		return err
-	}
-	switch ev.State {
+	return h.processEvent(ctx, id, "", replay)
+}
+
+// settled reports whether a run should leave the event as it is.
+func settled(state string, replay bool) bool {
+	switch state {
+	case store.EventQueued:
+		return false
 	case store.EventUnparseable:
-		return nil
-	case store.EventProcessed, store.EventKept:
-		if !replay {
-			return nil
-		}
-	case store.EventDeferred, store.EventFailed:
-		if !replay {
-			return nil
-		}
+		return true
 	}
-	env, err := apiclient.ParseEvent(ev.Body)
-	if err != nil {
-		return h.Store.InTx(ctx, func(tx pgx.Tx) error {
-			return store.FinishEvent(ctx, tx, id, store.EventOutcome{State: store.EventUnparseable, Error: unparseableReason(err)})
-		})
+	return !replay
+}
+
+// processEvent applies an event. typeHint, the stored event type, lets an
+// event whose processor needs no API read run in one transaction; events
+// that need a read are loaded first and read outside any transaction.
+func (h *Handler) processEvent(ctx context.Context, id int64, typeHint string, replay bool) error {
+	var (
+		proc     processor
+		pre      prepare
+		prepared Outcome
+		dispType string
+	)
+	if typeHint != "" {
+		proc, pre = h.dispatch(typeHint)
+		dispType = typeHint
 	}
-	proc, pre := h.dispatch(env.EventType)
-	var prepared Outcome
-	if pre != nil {
-		// Reads of the current state from the API, outside the transaction.
-		if prepared, err = pre(ctx, ev, env); err != nil {
+	if typeHint == "" || pre != nil {
+		ev, err := h.Store.WebhookEventByID(ctx, id)
+		if errors.Is(err, store.ErrNotFound) {
+			return nil // nothing to do; never retry a missing row
+		}
+		if err != nil {
 			return err
+		}
+		if settled(ev.State, replay) {
+			return nil
+		}
+		env, err := apiclient.ParseEvent(ev.Body)
+		if err != nil {
+			return h.Store.InTx(ctx, func(tx pgx.Tx) error {
+				return store.FinishEvent(ctx, tx, id, store.EventOutcome{State: store.EventUnparseable, Error: unparseableReason(err)})
+			})
+		}
+		proc, pre = h.dispatch(env.EventType)
+		dispType = env.EventType
+		if pre != nil {
+			// Reads of the current state from the API, outside the transaction.
+			if prepared, err = pre(ctx, ev, env); err != nil {
+				return err
+			}
 		}
 	}
 	return h.Store.InTx(ctx, func(tx pgx.Tx) error {
-		// Lock the row so a replay and a retry cannot apply it concurrently.
-		var state string
-		if err := tx.QueryRow(ctx, `SELECT state FROM webhook_events WHERE id = $1 FOR UPDATE`, id).Scan(&state); err != nil {
-			return fmt.Errorf("webhooks: lock event %d: %w", id, err)
+		// The row stays locked until commit: a replay and a retry of the
+		// same event never apply it concurrently.
+		ev, err := store.LockWebhookEvent(ctx, tx, id)
+		if errors.Is(err, store.ErrNotFound) {
+			return nil
 		}
-		if !replay && state != store.EventQueued {
+		if err != nil {
+			return err
+		}
+		if settled(ev.State, replay) {
 			return nil // another run settled it meanwhile
+		}
+		env, err := apiclient.ParseEvent(ev.Body)
+		if err != nil {
+			return store.FinishEvent(ctx, tx, id, store.EventOutcome{State: store.EventUnparseable, Error: unparseableReason(err)})
+		}
+		if env.EventType != dispType {
+			return fmt.Errorf("webhooks: event %d is %s, dispatched as %s", id, env.EventType, dispType)
 		}
 		out, err := proc(ctx, tx, ev, env)
 		if err != nil {

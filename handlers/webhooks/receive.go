@@ -1,6 +1,7 @@
 package webhooks
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -114,53 +115,92 @@ func (h *Handler) Receive(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	hd := parseHeaders(r.Header)
-
-	sub, err := h.Store.WebhookSubscription(ctx)
-	if err != nil && !errors.Is(err, store.ErrNotFound) {
-		h.Logger.ErrorContext(ctx, "webhook: load subscription", "err", err)
-		answer(w, http.StatusServiceUnavailable, "Storage unavailable, retry later")
-		return
-	}
-	status, reason := h.verify(sub, body, hd.Signature)
-	switch status {
-	case http.StatusServiceUnavailable:
-		h.Logger.WarnContext(ctx, "webhook: signature not verified, asking for a retry", "webhook_id", hd.WebhookID, "reason", reason)
-		w.Header().Set("Retry-After", "10")
-		answer(w, status, "Webhook secret changing, retry later")
-		return
-	case http.StatusUnauthorized:
-		// A misconfigured secret loses real events (a 401 is never
-		// retried): say so loudly, in the log and on the settings page.
-		h.Logger.WarnContext(ctx, "webhook: invalid signature; deliveries are being refused, check the subscription's secret on /settings/webhooks",
-			"webhook_id", hd.WebhookID, "reason", reason)
-		if err := h.Store.RecordSignatureFailure(ctx, store.SignatureFailure{WebhookID: hd.WebhookID, Reason: reason}); err != nil {
-			h.Logger.ErrorContext(ctx, "webhook: record signature failure", "err", err)
+	// The secret is cached; a failed check is decided again on the stored
+	// state, and the insert only happens while the secret that verified the
+	// delivery is still the current one (store.ErrStaleSecret otherwise).
+	for attempt := 0; ; attempt++ {
+		sub, err := h.subscription(ctx, attempt > 0)
+		if err != nil {
+			h.Logger.ErrorContext(ctx, "webhook: load subscription", "err", err)
+			answer(w, http.StatusServiceUnavailable, "Storage unavailable, retry later")
+			return
 		}
-		answer(w, http.StatusUnauthorized, "Invalid webhook signature")
-		return
-	}
+		status, reason := h.verify(sub, body, hd.Signature)
+		if status != http.StatusOK && attempt == 0 {
+			continue
+		}
+		switch status {
+		case http.StatusServiceUnavailable:
+			h.Logger.WarnContext(ctx, "webhook: signature not verified, asking for a retry", "webhook_id", hd.WebhookID, "reason", reason)
+			w.Header().Set("Retry-After", "10")
+			answer(w, status, "Webhook secret changing, retry later")
+			return
+		case http.StatusUnauthorized:
+			// A misconfigured secret loses real events (a 401 is never
+			// retried): say so loudly, in the log and on the settings page.
+			h.Logger.WarnContext(ctx, "webhook: invalid signature; deliveries are being refused, check the subscription's secret on /settings/webhooks",
+				"webhook_id", hd.WebhookID, "reason", reason)
+			if err := h.Store.RecordSignatureFailure(ctx, store.SignatureFailure{WebhookID: hd.WebhookID, Reason: reason}); err != nil {
+				h.Logger.ErrorContext(ctx, "webhook: record signature failure", "err", err)
+			}
+			answer(w, http.StatusUnauthorized, "Invalid webhook signature")
+			return
+		}
 
-	d := envelope(body, hd)
-	_, inserted, err := h.Store.ReceiveDelivery(ctx, d, h.enqueue(false))
-	if err != nil {
-		h.Logger.ErrorContext(ctx, "webhook: store delivery", "webhook_id", d.WebhookID, "err", err)
-		answer(w, http.StatusServiceUnavailable, "Storage unavailable, retry later")
+		d := envelope(body, hd)
+		d.SecretVersion = sub.SecretVersion
+		_, inserted, err := h.Store.ReceiveDelivery(ctx, d, h.enqueue(false))
+		if errors.Is(err, store.ErrStaleSecret) && attempt < 2 {
+			continue
+		}
+		if err != nil {
+			h.Logger.ErrorContext(ctx, "webhook: store delivery", "webhook_id", d.WebhookID, "err", err)
+			answer(w, http.StatusServiceUnavailable, "Storage unavailable, retry later")
+			return
+		}
+		if h.afterStore != nil {
+			h.afterStore()
+		}
+		switch {
+		case !inserted:
+			answer(w, http.StatusOK, "duplicate")
+		case d.Unparseable:
+			// A 4xx would be a permanent failure and a 5xx a retry of
+			// something that can never succeed: keep it for the event log.
+			h.Logger.WarnContext(ctx, "webhook: unparseable delivery kept", "webhook_id", d.WebhookID, "reason", d.Reason)
+			answer(w, http.StatusOK, "unparseable, kept")
+		default:
+			answer(w, http.StatusOK, "received")
+		}
 		return
 	}
-	if h.afterStore != nil {
-		h.afterStore()
+}
+
+// subscriptionTTL bounds how long a cached subscription is used without a
+// look at the store. Staleness never lets an old secret through: the insert
+// checks the secret's version.
+const subscriptionTTL = 5 * time.Second
+
+type cachedSubscription struct {
+	sub    store.WebhookSubscription
+	loaded time.Time
+}
+
+// subscription returns the subscription, from the cache unless fresh is set
+// or the cache is old. No subscription is an empty one (no secret).
+func (h *Handler) subscription(ctx context.Context, fresh bool) (store.WebhookSubscription, error) {
+	if c := h.subCache.Load(); c != nil && !fresh && time.Since(c.loaded) < subscriptionTTL {
+		return c.sub, nil
 	}
-	switch {
-	case !inserted:
-		answer(w, http.StatusOK, "duplicate")
-	case d.Unparseable:
-		// A 4xx would be a permanent failure and a 5xx a retry of something
-		// that can never succeed: keep it for the event log and say 200.
-		h.Logger.WarnContext(ctx, "webhook: unparseable delivery kept", "webhook_id", d.WebhookID, "reason", d.Reason)
-		answer(w, http.StatusOK, "unparseable, kept")
-	default:
-		answer(w, http.StatusOK, "received")
+	sub, err := h.Store.WebhookSubscription(ctx)
+	if errors.Is(err, store.ErrNotFound) {
+		sub, err = store.WebhookSubscription{}, nil
 	}
+	if err != nil {
+		return sub, err
+	}
+	h.subCache.Store(&cachedSubscription{sub: sub, loaded: time.Now()})
+	return sub, nil
 }
 
 // verify checks the signature against the current secret and decides the

@@ -263,6 +263,7 @@ func (h *Handler) CreateSubscription(w http.ResponseWriter, r *http.Request) {
 		h.ServerError(w, r, err)
 		return
 	}
+	h.subCache.Store(nil)
 	_, err = h.Store.SaveWebhookSubscription(ctx, changeOf(cfg, sealed), store.AuditEntry{
 		Actor: actor, Action: "webhooks.subscription.create", Target: "webhook:" + cfg.ID, Outcome: store.OutcomeOK,
 		Detail: "callback " + cfg.CallbackURL + ", " + strings.Join(cfg.Events, " "),
@@ -301,6 +302,7 @@ func (h *Handler) adoptExisting(w http.ResponseWriter, r *http.Request, actor st
 			"A subscription already exists, but the API did not return it ("+apiStatus(err)+"). Try again.")
 		return
 	}
+	h.subCache.Store(nil)
 	_, err = h.Store.SaveWebhookSubscription(ctx, changeOf(cfg, nil), store.AuditEntry{
 		Actor: actor, Action: "webhooks.subscription.adopt", Target: "webhook:" + cfg.ID, Outcome: store.OutcomeOK,
 		Detail: "a subscription already existed (409); kept it",
@@ -360,6 +362,7 @@ func (h *Handler) UpdateSubscription(w http.ResponseWriter, r *http.Request) {
 	if !cfg.Active {
 		state = "inactive"
 	}
+	h.subCache.Store(nil)
 	_, err = h.Store.SaveWebhookSubscription(ctx, changeOf(cfg, nil), store.AuditEntry{
 		Actor: actor, Action: "webhooks.subscription.update", Target: "webhook:" + cfg.ID, Outcome: store.OutcomeOK,
 		Detail: state + ", callback " + cfg.CallbackURL + ", " + strings.Join(cfg.Events, " "),
@@ -384,6 +387,7 @@ func (h *Handler) RotateSecret(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	actor := handlers.ActorFrom(ctx)
+	h.subCache.Store(nil)
 	if err := h.Store.MarkSecretRotating(ctx, true); err != nil {
 		h.ServerError(w, r, err)
 		return
@@ -409,6 +413,7 @@ func (h *Handler) RotateSecret(w http.ResponseWriter, r *http.Request) {
 	}
 	// Saved even if the owner's request was cancelled: upstream already
 	// signs with the new secret.
+	h.subCache.Store(nil)
 	_, err = h.Store.SaveWebhookSubscription(context.WithoutCancel(ctx), changeOf(cfg, sealed), store.AuditEntry{
 		Actor: actor, Action: "webhooks.secret.rotate", Target: "webhook:" + cfg.ID, Outcome: store.OutcomeOK,
 		Detail: "new secret issued; the old one stopped verifying",

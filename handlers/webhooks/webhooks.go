@@ -10,6 +10,7 @@ package webhooks
 
 import (
 	"context"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -31,13 +32,13 @@ type Store interface {
 	MarkSecretRotating(ctx context.Context, rotating bool) error
 	RecordSignatureFailure(ctx context.Context, f store.SignatureFailure) error
 	ListSignatureFailures(ctx context.Context, limit int) ([]store.SignatureFailure, error)
-	ReceiveDelivery(ctx context.Context, d store.NewDelivery, enqueue func(ctx context.Context, tx pgx.Tx, eventID int64) error) (int64, bool, error)
+	ReceiveDelivery(ctx context.Context, d store.NewDelivery, enqueue func(ctx context.Context, tx pgx.Tx, eventID int64, eventType string) error) (int64, bool, error)
 	WebhookEventByID(ctx context.Context, id int64) (store.WebhookEvent, error)
 	RecordEventAttempt(ctx context.Context, id int64, errText string, final bool) error
 	ListWebhookEvents(ctx context.Context, f store.EventFilter) ([]store.WebhookEvent, error)
 	CountWebhookEventsByState(ctx context.Context, f store.EventFilter) (map[string]int, error)
 	WebhookEventTypes(ctx context.Context) ([]string, error)
-	ReplayEvents(ctx context.Context, ids []int64, enqueue func(ctx context.Context, tx pgx.Tx, eventID int64) error, audit store.AuditEntry) (int, error)
+	ReplayEvents(ctx context.Context, ids []int64, enqueue func(ctx context.Context, tx pgx.Tx, eventID int64, eventType string) error, audit store.AuditEntry) (int, error)
 	DeferredEventIDs(ctx context.Context, limit int) ([]int64, error)
 	StoredWebhookIDs(ctx context.Context, ids []string) (map[string]bool, error)
 	KnownServiceUserIDs(ctx context.Context, limit int) ([]string, error)
@@ -84,6 +85,8 @@ type Handler struct {
 	// afterStore, when set (tests), runs after a delivery is committed and
 	// before the answer is written.
 	afterStore func()
+	// subCache is the receiver's cached subscription.
+	subCache atomic.Pointer[cachedSubscription]
 }
 
 // New returns the handler with the defaults for what is not built yet.
@@ -103,13 +106,14 @@ func (h *Handler) now() time.Time {
 // CallbackURL is the receiver's public address.
 func (h *Handler) CallbackURL() string { return h.PublicOrigin + ReceiverPath }
 
-// enqueue inserts the processing job of an event inside tx.
-func (h *Handler) enqueue(replay bool) func(ctx context.Context, tx pgx.Tx, eventID int64) error {
-	return func(ctx context.Context, tx pgx.Tx, eventID int64) error {
+// enqueue inserts the processing job of an event inside tx. eventType is
+// the stored type ("" when unknown to the caller).
+func (h *Handler) enqueue(replay bool) func(ctx context.Context, tx pgx.Tx, eventID int64, eventType string) error {
+	return func(ctx context.Context, tx pgx.Tx, eventID int64, eventType string) error {
 		if h.Queue == nil {
 			return errNoQueue
 		}
-		_, err := h.Queue.InsertTx(ctx, tx, ProcessEventArgs{EventID: eventID, Replay: replay}, nil)
+		_, err := h.Queue.InsertTx(ctx, tx, ProcessEventArgs{EventID: eventID, EventType: eventType, Replay: replay}, nil)
 		return err
 	}
 }
