@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/PuerkitoBio/goquery"
 
@@ -185,5 +186,177 @@ func TestCardFreezeAndUnfreezeInPlace(t *testing.T) {
 	}
 	if a := lastAudit(t, env, "card.unfreeze"); a.Outcome != store.OutcomeOK || !strings.Contains(a.Detail, "ACTIVE") {
 		t.Fatalf("audit %+v", a)
+	}
+}
+
+// TestCardStatusTransitions drives every issuer status of the spec through
+// the sandbox and tries both actions: the allowed ones change the card,
+// the refused ones re-read the status, explain it and are audited as
+// refused, and nothing is retried.
+func TestCardStatusTransitions(t *testing.T) {
+	env, c, _ := cardsEnv(t)
+	card := demoCard(t, env, "Everyday")
+	cases := []struct {
+		status, action string
+		wantBadge      string
+		wantOutcome    string
+		wantMessage    string
+	}{
+		{"active", "freeze", "frozen", store.OutcomeOK, "Frozen"},
+		{"active", "unfreeze", "active", store.OutcomeOK, "already active"},
+		{"frozen", "freeze", "frozen", store.OutcomeOK, "already frozen"},
+		{"frozen", "unfreeze", "active", store.OutcomeOK, "Unfrozen"},
+		{"pending", "freeze", "pending", store.OutcomeRefused, "refused to freeze"},
+		{"pending", "unfreeze", "pending", store.OutcomeRefused, "ACTIVE does not activate a never-activated card"},
+		{"inactive", "unfreeze", "inactive", store.OutcomeRefused, "Nothing was retried"},
+		{"restricted", "freeze", "restricted", store.OutcomeRefused, "restricted by the issuer"},
+		{"restricted", "unfreeze", "restricted", store.OutcomeRefused, "restricted by the issuer"},
+		{"lost", "unfreeze", "lost", store.OutcomeRefused, "a lost card cannot be unfrozen"},
+		{"lost", "freeze", "lost", store.OutcomeRefused, "reported lost"},
+		{"stolen", "unfreeze", "stolen", store.OutcomeRefused, "a stolen card cannot be unfrozen"},
+		{"canceled", "unfreeze", "canceled", store.OutcomeRefused, "cancelled permanently"},
+		{"canceled", "freeze", "canceled", store.OutcomeRefused, "cancelled permanently"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.status+" "+tc.action, func(t *testing.T) {
+			setIssuerStatus(t, env, card.ID, tc.status)
+			doc := htmxPost(t, env, c, "/cards/"+card.ID+"/"+tc.action, nil)
+			if got := cardStatus(doc); got != tc.wantBadge {
+				t.Errorf("badge %q, want %q", got, tc.wantBadge)
+			}
+			if msg := webtest.TestID(doc, "card-control-message"); !strings.Contains(msg, tc.wantMessage) {
+				t.Errorf("message %q, want %q", msg, tc.wantMessage)
+			}
+			a := lastAudit(t, env, "card."+tc.action)
+			if a.Outcome != tc.wantOutcome || a.Target != "card:"+card.ID {
+				t.Errorf("audit %+v, want outcome %s", a, tc.wantOutcome)
+			}
+			live, err := env.API.GetCard(context.Background(), card.ServiceUserID, card.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(live.Status) != tc.wantBadge {
+				t.Errorf("issuer status %q, want %q", live.Status, tc.wantBadge)
+			}
+		})
+	}
+
+	// A physical card never activated: the page offers activation, and
+	// "unfreezing" it is refused with the reason.
+	office := demoCard(t, env, "Office card")
+	doc := htmxPost(t, env, c, "/cards/"+office.ID+"/unfreeze", nil)
+	if msg := webtest.TestID(doc, "card-control-message"); !strings.Contains(msg, "never activated") {
+		t.Fatalf("pending physical card: %q", msg)
+	}
+
+	// A reserved entry (requested, not issued) has nothing to freeze.
+	reserved := demoCard(t, env, "Subscriptions")
+	doc = htmxPost(t, env, c, "/cards/"+reserved.ID+"/freeze", nil)
+	if got := cardStatus(doc); got != "reserved" || !strings.Contains(webtest.TestID(doc, "card-control-message"), "not issued yet") {
+		t.Fatalf("reserved: %q %q", got, webtest.TestID(doc, "card-control-message"))
+	}
+	resp := env.Get(c, "/cards/"+reserved.ID)
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("reserved detail: %d", resp.StatusCode)
+	}
+	rdoc := webtest.Doc(t, resp)
+	if href, _ := rdoc.Find(`[data-testid="card-reserved"] [data-testid="card-approval-link"]`).Attr("href"); href != "/approvals/"+reserved.ID {
+		t.Fatalf("approval link %q", href)
+	}
+	if got := webtest.TestID(rdoc, "card-proposal-status"); got != "PENDING_SIGNATURES" {
+		t.Fatalf("proposal status %q", got)
+	}
+}
+
+// TestCardFreezeRolesAndRefusals: HR admins and finance approvers cannot
+// freeze (403, audited as denied, nothing sent); the owner can.
+func TestCardFreezeRolesAndRefusals(t *testing.T) {
+	env, _, _ := cardsEnv(t)
+	card := demoCard(t, env, "Everyday")
+	for _, role := range []store.Role{store.RoleHRAdmin, store.RoleFinanceApprover} {
+		c, s := env.SignedIn(role)
+		for _, action := range []string{"freeze", "unfreeze", "limits", "cancel", "activation/request"} {
+			resp := env.PostForm(c, "/cards/"+card.ID+"/"+action, url.Values{"confirm_name": {"Everyday"}})
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusForbidden {
+				t.Fatalf("%s %s: %d, want 403", role, action, resp.StatusCode)
+			}
+		}
+		resp := env.Get(c, "/cards")
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusForbidden {
+			t.Fatalf("%s reads cards: %d", role, resp.StatusCode)
+		}
+		a := lastAudit(t, env, "access.denied")
+		if a.Actor.StaffID != s.ID || a.Outcome != store.OutcomeDenied {
+			t.Fatalf("denied audit %+v", a)
+		}
+	}
+	live, _ := env.API.GetCard(context.Background(), card.ServiceUserID, card.ID)
+	if string(live.Status) != "active" {
+		t.Fatalf("refused roles changed the card: %s", live.Status)
+	}
+	owner, o := env.SignedIn(store.RoleOwner)
+	doc := htmxPost(t, env, owner, "/cards/"+card.ID+"/freeze", nil)
+	if cardStatus(doc) != "frozen" {
+		t.Fatalf("owner freeze: %q", cardStatus(doc))
+	}
+	if a := lastAudit(t, env, "card.freeze"); a.Actor.StaffID != o.ID || a.Outcome != store.OutcomeOK {
+		t.Fatalf("owner audit %+v", a)
+	}
+}
+
+// TestCardFreezeInFlightAndUpstreamFailure: a second click while one is in
+// flight sends nothing; a failed write is never retried and the page says
+// where the card stands.
+func TestCardFreezeInFlightAndUpstreamFailure(t *testing.T) {
+	env, c, _ := cardsEnv(t)
+	card := demoCard(t, env, "Everyday")
+	ok, err := env.Store.BeginCardAction(context.Background(), card.ID, "freeze", time.Minute)
+	if err != nil || !ok {
+		t.Fatalf("begin: %v %v", ok, err)
+	}
+	doc := htmxPost(t, env, c, "/cards/"+card.ID+"/freeze", nil)
+	if !strings.Contains(webtest.TestID(doc, "card-control-message"), "already in progress") {
+		t.Fatalf("second click: %q", webtest.TestID(doc, "card-control-message"))
+	}
+	if live, _ := env.API.GetCard(context.Background(), card.ServiceUserID, card.ID); string(live.Status) != "active" {
+		t.Fatalf("second click sent something: %s", live.Status)
+	}
+	if err := env.Store.EndCardAction(context.Background(), card.ID); err != nil {
+		t.Fatal(err)
+	}
+
+	// One 503 on the status route: a retry would succeed, so a frozen card
+	// afterwards would mean the app retried blindly.
+	sandboxControl(t, env, http.MethodPost, "/_sandbox/faults", map[string]any{
+		"method": "PUT", "route": "/v1/users/{userId}/cards/{cardId}/status", "status": 503, "times": 1})
+	doc = htmxPost(t, env, c, "/cards/"+card.ID+"/freeze", url.Values{"reason": {"phone call"}})
+	msg := webtest.TestID(doc, "card-control-message")
+	if cardStatus(doc) != "active" || !strings.Contains(msg, "Nothing was retried") {
+		t.Fatalf("after failure: %q %q", cardStatus(doc), msg)
+	}
+	if live, _ := env.API.GetCard(context.Background(), card.ServiceUserID, card.ID); string(live.Status) != "active" {
+		t.Fatalf("the write was retried: %s", live.Status)
+	}
+	if a := lastAudit(t, env, "card.freeze"); a.Outcome != store.OutcomeFailed || !strings.Contains(a.Detail, "phone call") {
+		t.Fatalf("audit %+v", a)
+	}
+	// Without htmx, the whole page answers with the real status.
+	sandboxControl(t, env, http.MethodPost, "/_sandbox/faults", map[string]any{
+		"method": "PUT", "route": "/v1/users/{userId}/cards/{cardId}/status", "status": 503, "times": 1})
+	resp := env.PostForm(c, "/cards/"+card.ID+"/freeze", nil)
+	if resp.StatusCode != http.StatusBadGateway {
+		t.Fatalf("plain form failure: %d", resp.StatusCode)
+	}
+	resp.Body.Close()
+	// A too-long reason is bad input: 422, nothing sent.
+	resp = env.PostForm(c, "/cards/"+card.ID+"/freeze", url.Values{"reason": {strings.Repeat("x", 201)}})
+	pdoc := webtest.Doc(t, resp)
+	if resp.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(webtest.TestID(pdoc, "card-control-message"), "200 characters") {
+		t.Fatalf("long reason: %d", resp.StatusCode)
+	}
+	if v, _ := pdoc.Find(`[data-testid="card-reason"]`).Attr("value"); len(v) != 201 {
+		t.Fatal("reason typed was lost")
 	}
 }

@@ -209,15 +209,15 @@ func explainStatus(status string) string {
 // status first".
 func explainRefusal(action, status string) string {
 	k := strings.ToLower(status)
-	verb := "freeze"
+	verb, done := "freeze", "frozen"
 	if action == "unfreeze" {
-		verb = "unfreeze"
+		verb, done = "unfreeze", "unfrozen"
 	}
 	switch {
 	case action == "unfreeze" && k == "pending":
 		return "The issuer refused to unfreeze: this card was never activated, and ACTIVE does not activate a never-activated card. Use physical card activation instead. Nothing was retried."
 	case isLostOrStolen(k):
-		return "The issuer refused to " + verb + ": the card is reported " + k + ", and a " + k + " card cannot be " + verb + "d. Cancel it and issue a replacement. Nothing was retried."
+		return "The issuer refused to " + verb + ": the card is reported " + k + ", and a " + k + " card cannot be " + done + ". Cancel it and issue a replacement. Nothing was retried."
 	case isCanceled(k):
 		return "The issuer refused to " + verb + ": the card is cancelled permanently. Nothing was retried."
 	case k == "restricted":
