@@ -269,9 +269,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			s.log.Error("sandbox: handler failed", "route", rt.pattern, "err", err)
 			ae = internal("Internal server error")
 		}
+		s.log.Debug("sandbox: request", "method", r.Method, "route", rt.pattern, "status", ae.Status)
 		writeError(w, ae)
 		return
 	}
+	s.log.Debug("sandbox: request", "method", r.Method, "route", rt.pattern, "status", c.status)
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(c.status)
 	_, _ = w.Write(append(encoded, '\n'))

@@ -460,6 +460,7 @@ func (s *Server) deliver(id string) {
 			retry = false
 		}
 		attempts := d.Attempts
+		s.log.Info("sandbox: webhook attempt", "delivery", d.ID, "event", d.EventType, "attempt", d.Attempts, "status", d.Status, "response", code, "error", d.ErrorMessage)
 		s.save()
 		s.mu.Unlock()
 		if !retry {

@@ -48,7 +48,7 @@ type config struct {
 	addr        string
 	demo        bool
 	control     bool
-	local       bool
+	local       string
 	keys        keyList
 	statePath   string
 	callbackURL string
@@ -64,7 +64,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	fs.StringVar(&c.addr, "addr", "127.0.0.1:8090", "listen address")
 	fs.BoolVar(&c.demo, "demo", false, "seed the demo partner (prints its API key)")
 	fs.BoolVar(&c.control, "control", false, "enable the control API under /_sandbox/")
-	fs.BoolVar(&c.local, "local", true, "allow http:// webhook callbacks to loopback hosts")
+	fs.StringVar(&c.local, "local", "auto", "local mode: allow http:// webhook callbacks to loopback hosts (true, false, or auto = when --addr is a loopback address)")
 	fs.Var(&c.keys, "api-key", "API key of an extra partner (repeatable, or comma-separated; also SANDBOX_API_KEYS)")
 	fs.StringVar(&c.statePath, "state", "", "state file: restored at start, saved after each change")
 	fs.StringVar(&c.callbackURL, "callback-url", "", "webhook callback of the demo partner's subscription (with --demo)")
@@ -79,6 +79,11 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	}
 	if !c.demo && len(c.keys) == 0 {
 		return c, errors.New("no partners: give --demo or --api-key (or SANDBOX_API_KEYS)")
+	}
+	switch c.local {
+	case "true", "false", "auto":
+	default:
+		return c, fmt.Errorf("--local must be true, false or auto, not %q", c.local)
 	}
 	if c.settleDelay == 0 {
 		return c, errors.New("--settle-delay must not be zero")
@@ -97,10 +102,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 		level = slog.LevelDebug
 	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+	local := cfg.local == "true" || cfg.local == "auto" && loopback(cfg.addr)
 	srv, err := sandbox.New(sandbox.Options{
 		APIKeys:     cfg.keys,
 		Control:     cfg.control,
-		Local:       cfg.local,
+		Local:       local,
 		Logger:      log,
 		StatePath:   cfg.statePath,
 		SettleDelay: cfg.settleDelay,
@@ -130,7 +136,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 		fmt.Fprintf(stdout, "partner: %s (%s)\n", p.Name, p.ID)
 		fmt.Fprintf(stdout, "api key: %s\n", p.APIKey)
 	}
-	fmt.Fprintf(stdout, "listening on http://%s (control API: %v)\n", ln.Addr(), cfg.control)
+	fmt.Fprintf(stdout, "listening on http://%s (control API: %v, local mode: %v)\n", ln.Addr(), cfg.control, local)
 	if ready != nil {
 		ready <- ln.Addr().String()
 	}
@@ -157,4 +163,17 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 		return fmt.Errorf("shutdown: %w", err)
 	}
 	return nil
+}
+
+// loopback reports whether a listen address only accepts local connections.
+func loopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }

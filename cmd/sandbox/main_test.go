@@ -103,3 +103,14 @@ func TestParseConfig_NeedsPartners(t *testing.T) {
 		t.Fatalf("keys %v err %v", c.keys, err)
 	}
 }
+
+func TestLoopback(t *testing.T) {
+	for addr, want := range map[string]bool{"127.0.0.1:0": true, "localhost:80": true, "[::1]:9": true, ":8090": false, "0.0.0.0:1": false, "10.1.2.3:4": false} {
+		if got := loopback(addr); got != want {
+			t.Errorf("loopback(%q) = %v", addr, got)
+		}
+	}
+	if _, err := parseConfig([]string{"sandbox", "--demo", "--local", "maybe"}, func(string) string { return "" }, &bytes.Buffer{}); err == nil {
+		t.Error("--local maybe accepted")
+	}
+}
