@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/PuerkitoBio/goquery"
+	"github.com/shopspring/decimal"
 
 	"partneradmin/store"
 	"partneradmin/web/webtest"
@@ -358,5 +359,138 @@ func TestCardFreezeInFlightAndUpstreamFailure(t *testing.T) {
 	}
 	if v, _ := pdoc.Find(`[data-testid="card-reason"]`).Attr("value"); len(v) != 201 {
 		t.Fatal("reason typed was lost")
+	}
+}
+
+// TestCardDetailShowsMinorAndMajorUnitsAlike: the same 1,234.56 NGN spend
+// is shown from the ledger (minor-unit string "-123456") and from the
+// transactions route (major-unit number 1234.56), both with the currency.
+func TestCardDetailShowsMinorAndMajorUnitsAlike(t *testing.T) {
+	env, c, _ := cardsEnv(t)
+	card := demoCard(t, env, "Everyday")
+	sandboxControl(t, env, http.MethodPost, "/_sandbox/cards/"+card.ID+"/spend", map[string]string{
+		"amount": "1234.56", "fee": "0", "merchantName": "Unit Test Stores"})
+	resp := env.Get(c, "/cards/"+card.ID)
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("detail: %d", resp.StatusCode)
+	}
+	if cc := resp.Header.Get("Cache-Control"); cc != "no-store" {
+		t.Fatalf("Cache-Control %q", cc)
+	}
+	doc := webtest.Doc(t, resp)
+	if cfg, _ := doc.Find(`meta[name="htmx-config"]`).Attr("content"); !strings.Contains(cfg, `"historyCacheSize":0`) {
+		t.Fatalf("htmx history cache not off: %s", cfg)
+	}
+	ledger := doc.Find(`[data-testid="ledger-amount"]`).First().Text()
+	txn := doc.Find(`[data-testid="txn-amount"]`).First().Text()
+	if strings.TrimSpace(ledger) != "-1,234.56 NGN" || strings.TrimSpace(txn) != "1,234.56 NGN" {
+		t.Fatalf("ledger %q (minor units) vs transaction %q (major units)", ledger, txn)
+	}
+	// 250,000.00 NGN seeded, minus 3 spends with fees and this one.
+	if got := webtest.TestID(doc, "card-balance-amount"); !strings.HasSuffix(got, " NGN") || !strings.Contains(got, ",") {
+		t.Fatalf("balance %q", got)
+	}
+	if st := cardStatus(doc); st != "active" || !strings.Contains(webtest.TestID(doc, "card-status-age"), "live") {
+		t.Fatalf("live status %q %q", st, webtest.TestID(doc, "card-status-age"))
+	}
+	if got := webtest.TestID(doc, "limit-daily-cap"); got != "5,000,000.00 NGN" {
+		t.Fatalf("provider cap %q", got)
+	}
+	// The status poll answers 204 while nothing changed, and the new badge
+	// when the issuer changed it.
+	resp = env.Get(c, "/cards/"+card.ID+"/status?seen=active")
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusNoContent {
+		t.Fatalf("poll unchanged: %d", resp.StatusCode)
+	}
+	setIssuerStatus(t, env, card.ID, "lost")
+	doc = webtest.Doc(t, env.Get(c, "/cards/"+card.ID+"/status?seen=active"))
+	if cardStatus(doc) != "lost" || doc.Find(`[data-testid="card-unfreeze"], [data-testid="card-freeze"]`).Length() != 0 {
+		t.Fatalf("poll after change: %q", cardStatus(doc))
+	}
+	// The search list now says the last seen status, and how old it is.
+	doc = webtest.Doc(t, env.Get(c, "/cards?q=everyday"))
+	if cardStatus(doc) != "lost" || !strings.Contains(webtest.TestID(doc, "card-status-age"), "last seen") {
+		t.Fatalf("index status %q %q", cardStatus(doc), webtest.TestID(doc, "card-status-age"))
+	}
+	// When the live read fails, the page says the status is not live.
+	sandboxControl(t, env, http.MethodPost, "/_sandbox/faults", map[string]any{
+		"method": "GET", "route": "/v1/users/{userId}/cards/{cardId}", "status": 404})
+	doc = webtest.Doc(t, env.Get(c, "/cards/"+card.ID))
+	if !strings.Contains(webtest.TestID(doc, "card-upstream-error"), "not the live one") || !strings.Contains(webtest.TestID(doc, "card-status-age"), "not live") {
+		t.Fatalf("stale status not flagged: %q", webtest.TestID(doc, "card-upstream-error"))
+	}
+}
+
+func TestCardTransactionsFiltersPagingAndCSV(t *testing.T) {
+	env, c, _ := cardsEnv(t)
+	card := demoCard(t, env, "Everyday")
+	for i := 0; i < 22; i++ {
+		sandboxControl(t, env, http.MethodPost, "/_sandbox/cards/"+card.ID+"/spend", map[string]string{"amount": "10.5", "fee": "0.25"})
+	}
+	h := http.Header{"Hx-Request": {"true"}}
+	resp := env.Do(c, http.MethodGet, "/cards/"+card.ID+"/transactions?status=COMPLETED", nil, h)
+	doc := webtest.Doc(t, resp)
+	if n := doc.Find(`[data-testid="txn-row"]`).Length(); n != 20 {
+		t.Fatalf("first page rows %d", n)
+	}
+	next, _ := doc.Find(`[data-testid="txn-next"]`).Attr("href")
+	if !strings.Contains(next, "page=2") || !strings.Contains(next, "status=COMPLETED") {
+		t.Fatalf("next link %q", next)
+	}
+	doc = webtest.Doc(t, env.Do(c, http.MethodGet, next, nil, h))
+	if n := doc.Find(`[data-testid="txn-row"]`).Length(); n != 5 { // 25 spends in all
+		t.Fatalf("second page rows %d", n)
+	}
+	// Date filters: a day with no spends, and bad input kept with a message.
+	doc = webtest.Doc(t, env.Get(c, "/cards/"+card.ID+"/transactions?from=2001-01-01&to=2001-01-02"))
+	if doc.Find(`[data-testid="txn-row"]`).Length() != 0 || webtest.TestID(doc, "txn-empty") == "" {
+		t.Fatal("old dates returned rows")
+	}
+	resp = env.Get(c, "/cards/"+card.ID+"/transactions?from=2026-02-10&to=2026-02-01")
+	doc = webtest.Doc(t, resp)
+	if resp.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(webtest.TestID(doc, "txn-to-error"), "before the start") {
+		t.Fatalf("bad range: %d", resp.StatusCode)
+	}
+	if v, _ := doc.Find("#txn-from").Attr("value"); v != "2026-02-10" {
+		t.Fatalf("typed date lost: %q", v)
+	}
+	resp = env.Get(c, "/cards/"+card.ID+"/transactions.csv")
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/csv") || !strings.Contains(string(body), ",10.5,0.25,NGN") {
+		t.Fatalf("csv: %s", body)
+	}
+}
+
+// TestCardActivityFeedFromWebhooks: card.transaction.created and
+// card.fulfillment.updated land in the feed through RecordCardActivity
+// (the webhooks receiver's hook), with decimal amount and fee, once.
+func TestCardActivityFeedFromWebhooks(t *testing.T) {
+	env, c, _ := cardsEnv(t)
+	card := demoCard(t, env, "Everyday")
+	amount, fee := decimal.RequireFromString("1234.56"), decimal.RequireFromString("12.30")
+	for i := 0; i < 2; i++ { // a redelivery changes nothing
+		added, err := env.Store.RecordCardActivity(context.Background(), store.CardActivity{
+			EventKey: "wh-1", CardID: card.ID, Kind: store.CardActivityTransaction, Status: "COMPLETED",
+			Amount: &amount, Fee: &fee, Currency: "NGN", Merchant: "Shoprite Lekki", OccurredAt: time.Now()})
+		if err != nil || added != (i == 0) {
+			t.Fatalf("record %d: %v %v", i, added, err)
+		}
+	}
+	if _, err := env.Store.RecordCardActivity(context.Background(), store.CardActivity{
+		EventKey: "wh-2", CardID: card.ID, Kind: store.CardActivityFulfillment, Status: "shipped", OccurredAt: time.Now()}); err != nil {
+		t.Fatal(err)
+	}
+	doc := webtest.Doc(t, env.Do(c, http.MethodGet, "/cards/"+card.ID+"/activity", nil, http.Header{"Hx-Request": {"true"}}))
+	rows := doc.Find(`[data-testid="activity-row"]`)
+	if rows.Length() != 2 {
+		t.Fatalf("activity rows %d", rows.Length())
+	}
+	if got := strings.TrimSpace(doc.Find(`[data-testid="activity-amount"]`).Eq(1).Text()); got != "1,234.56 NGN" {
+		t.Fatalf("amount %q", got)
+	}
+	if !strings.Contains(rows.Eq(1).Text(), "12.30 NGN") || !strings.Contains(rows.Eq(0).Text(), "shipped") {
+		t.Fatalf("rows %q", rows.Text())
 	}
 }
