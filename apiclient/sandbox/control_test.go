@@ -269,3 +269,41 @@ func addrOf(t *testing.T, key string) string {
 	}
 	return ethsig.KeyAddress(pk).Hex()
 }
+
+// A fault with a rate hits about that share of the matching requests.
+func TestFaults_RateAppliesToAShareOfRequests(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, func(o *Options) { o.Rand = &demoStream{seed: []byte("fault-rate-test")} })
+	e.want(e.call("POST", "/_sandbox/faults", "", map[string]any{"route": "/v1/smart-wallets/supported-currencies", "status": 503, "rate": 0.25}), 201)
+	failed := 0
+	for i := 0; i < 200; i++ {
+		switch r := e.call("GET", "/v1/smart-wallets/supported-currencies", keyA, nil); r.status {
+		case 503:
+			failed++
+		case 200:
+		default:
+			t.Fatalf("status %d", r.status)
+		}
+	}
+	if failed < 25 || failed > 75 {
+		t.Errorf("%d of 200 failed at rate 0.25", failed)
+	}
+}
+
+// A proposal is only reachable through its wallet owner's path.
+func TestProposals_OtherUsersPathIsNotFound(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	u, to, other := e.user(keyA), e.user(keyA), e.user(keyA)
+	w := e.wallet(keyA, u, "USDB")
+	e.wallet(keyA, to, "USDB")
+	id := e.propose(keyA, u, w.id, map[string]any{"type": "TRANSFER", "toUserId": to, "amount": "1"})["id"].(string)
+	for _, action := range []string{"", "sign-payload"} {
+		if r := e.want(e.call("GET", e.proposalPath(other, id, action), keyA, nil), 404); r.body["message"] != msgItemNotFound {
+			t.Errorf("%q: %s", action, r.raw)
+		}
+	}
+	e.want(e.call("POST", e.proposalPath(other, id, "approve"), keyA, nil), 404)
+	e.want(e.call("GET", "/v1/users/"+other+"/smart-wallets/"+w.id, keyA, nil), 404)
+	e.want(e.call("GET", e.proposalPath(u, id, ""), keyB, nil), 403)
+}
