@@ -150,7 +150,7 @@ func (c *call) createCard() (any, error) {
 	if fiatOf(w.Currency) != in.Currency {
 		return nil, badRequest(fmt.Sprintf("A %s card must be issued against a %s wallet", in.Currency, stablecoinOfFiat(in.Currency)))
 	}
-	if nin == "" && !c.user.CardEnroled {
+	if nin == "" && !c.user.CardEnrolled {
 		// spec: "omitting nin for an owner never issued a card returns 400
 		// code E101 ('not enrolled for cards')"
 		return nil, e101("Card owner is not enrolled for cards: nin is required for the first card")
@@ -159,7 +159,7 @@ func (c *call) createCard() (any, error) {
 	if w.Balance.LessThan(fee) {
 		return nil, badRequest(fmt.Sprintf("Insufficient balance for the card creation fee (%s %s)", fee, w.Currency))
 	}
-	c.user.CardEnroled = true
+	c.user.CardEnrolled = true
 	// spec: "feeAmount, feeCurrency (creation fee charged to the wallet)"
 	w.Balance = w.Balance.Sub(fee)
 	now := c.s.now()
@@ -175,8 +175,7 @@ func (c *call) createCard() (any, error) {
 		p.SweepReadyAt = &ready
 	}
 	c.s.st.Proposals[p.ID] = p
-	maxDaily, maxSingle, daily, single := cardCaps(in.Currency)
-	_, _ = maxDaily, maxSingle
+	_, _, daily, single := cardCaps(in.Currency)
 	cd := &card{
 		ID: c.s.newID(), UserID: c.user.ID, WalletID: w.ID, ProposalID: p.ID,
 		Name: strings.TrimSpace(*in.CardName), Color: in.CardColor, Currency: in.Currency, Type: in.Type,

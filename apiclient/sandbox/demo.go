@@ -320,7 +320,7 @@ func (s *Server) seedDemo(o DemoOptions) ([]labelledKey, error) {
 	// Cards for Adaeze (NGN): virtual active with spends, physical pending
 	// activation, frozen, lost, canceled, and a reserved one.
 	ada := byName["Adaeze"]
-	ada.CardEnroled = true
+	ada.CardEnrolled = true
 	aw := wallets["Adaeze"]
 	aw.Balance = decimal.RequireFromString("250000.00")
 	issued := func(name, color, typ, status string) *card {

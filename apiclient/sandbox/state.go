@@ -119,21 +119,21 @@ type approvalPolicy struct {
 }
 
 type user struct {
-	ID          string            `json:"serviceUserId"`
-	PartnerID   string            `json:"partnerId"`
-	Email       string            `json:"email"`
-	FirstName   string            `json:"firstName"`
-	LastName    string            `json:"lastName"`
-	PhoneNumber string            `json:"phoneNumber"`
-	EmployeeID  string            `json:"employeeId"`
-	CreatedAt   time.Time         `json:"createdAt"`
-	DeletedAt   *time.Time        `json:"deletedAt,omitempty"`
-	Policy      approvalPolicy    `json:"approvalPolicy"`
-	CardEnroled bool              `json:"cardEnrolled"`
-	KYC         json.RawMessage   `json:"kyc,omitempty"`
-	Selfie      bool              `json:"selfie"`
-	Onboarding  map[string]string `json:"onboarding,omitempty"`
-	Seq         int64             `json:"seq"`
+	ID           string            `json:"serviceUserId"`
+	PartnerID    string            `json:"partnerId"`
+	Email        string            `json:"email"`
+	FirstName    string            `json:"firstName"`
+	LastName     string            `json:"lastName"`
+	PhoneNumber  string            `json:"phoneNumber"`
+	EmployeeID   string            `json:"employeeId"`
+	CreatedAt    time.Time         `json:"createdAt"`
+	DeletedAt    *time.Time        `json:"deletedAt,omitempty"`
+	Policy       approvalPolicy    `json:"approvalPolicy"`
+	CardEnrolled bool              `json:"cardEnrolled"`
+	KYC          json.RawMessage   `json:"kyc,omitempty"`
+	Selfie       bool              `json:"selfie"`
+	Onboarding   map[string]string `json:"onboarding,omitempty"`
+	Seq          int64             `json:"seq"`
 }
 
 type wallet struct {
