@@ -637,3 +637,29 @@ func TestWebhookEndToEndWithSandbox(t *testing.T) {
 	}
 	t.Logf("reconciliation: checked %d, corrected %d: %v", run.Checked, run.Corrected, run.Notes)
 }
+
+func TestWebhookCardEventsReachBothFeeds(t *testing.T) {
+	env := webtest.New(t, webtest.Options{SkipDemoImport: true})
+	secret := adopt(t, env)
+	ctx := context.Background()
+	body := eventBody("wh-card-1", apiclient.EventCardTransactionCreated, map[string]any{
+		"cardId": "card-77", "transactionId": "tx-1", "serviceUserId": "user-card", "amount": "19.99", "fee": "0.25",
+		"currency": "USD", "status": "COMPLETED", "merchantName": "Bakery"})
+	if code := mustDeliver(t, env, secret, "wh-card-1", body); code != http.StatusOK {
+		t.Fatalf("deliver: %d", code)
+	}
+	ev := eventByWebhookID(t, env, "wh-card-1")
+	for range 2 { // the second run is a replay: nothing doubles
+		if err := env.App.Webhooks().ProcessEvent(ctx, ev.ID, true); err != nil {
+			t.Fatal(err)
+		}
+	}
+	feed, err := env.Store.CardActivityFeed(ctx, "card-77", 10)
+	if err != nil || len(feed) != 1 || !feed[0].Amount.Equal(decimal.RequireFromString("19.99")) || !feed[0].Fee.Equal(decimal.RequireFromString("0.25")) {
+		t.Fatalf("card feed %+v %v", feed, err)
+	}
+	acts, err := env.Store.ListActivity(ctx, "user-card", 10)
+	if err != nil || len(acts) != 1 || acts[0].Kind != store.ActivityCardTransaction || acts[0].Description != "card card-77 Bakery" {
+		t.Fatalf("activity %+v %v", acts, err)
+	}
+}

@@ -228,7 +228,16 @@ func (h *Handler) cardTransaction(ctx context.Context, tx pgx.Tx, ev store.Webho
 	if _, err := store.RecordActivity(ctx, tx, a); err != nil {
 		return Outcome{}, err
 	}
-	return processed(user, "card transaction %s %s (fee %s) in the activity feed", amount.String(), a.Currency, fee.String()), nil
+	// The card's own feed, shown on the card page.
+	if card := fieldString(f, "cardId"); card != "" {
+		if _, err := store.RecordCardActivity(ctx, tx, store.CardActivity{
+			EventKey: ev.WebhookID, CardID: card, Kind: store.CardActivityTransaction, Status: a.Status,
+			Amount: &amount, Fee: &fee, Currency: a.Currency, Merchant: fieldString(f, "merchantName"), OccurredAt: a.OccurredAt,
+		}); err != nil {
+			return Outcome{}, err
+		}
+	}
+	return processed(user, "card transaction %s %s (fee %s) in the activity feeds", amount.String(), a.Currency, fee.String()), nil
 }
 
 // cardFulfillment records a card's fulfilment change; the live status is
@@ -244,7 +253,15 @@ func (h *Handler) cardFulfillment(ctx context.Context, tx pgx.Tx, ev store.Webho
 	if _, err := store.RecordActivity(ctx, tx, a); err != nil {
 		return Outcome{}, err
 	}
-	return processed(user, "card %s fulfilment %q in the activity feed", a.Reference, a.Status), nil
+	if a.Reference != "" {
+		if _, err := store.RecordCardActivity(ctx, tx, store.CardActivity{
+			EventKey: ev.WebhookID, CardID: a.Reference, Kind: store.CardActivityFulfillment, Status: a.Status,
+			Detail: a.Description, OccurredAt: a.OccurredAt,
+		}); err != nil {
+			return Outcome{}, err
+		}
+	}
+	return processed(user, "card %s fulfilment %q in the activity feeds", a.Reference, a.Status), nil
 }
 
 func (h *Handler) readCardStatus(ctx context.Context, _ store.WebhookEvent, env *apiclient.Event) (Outcome, error) {

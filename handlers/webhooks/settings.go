@@ -3,6 +3,7 @@ package webhooks
 import (
 	"context"
 	"errors"
+	"net"
 	"net/http"
 	"net/url"
 	"slices"
@@ -82,8 +83,10 @@ func parseSubscriptionForm(r *http.Request, edit bool, current string) subscript
 		f.Fields["callback_url"] = "Enter the callback URL; this app's receiver is " + ReceiverPath + " on its public origin."
 	case current != "" && f.CallbackURL == current:
 		// Unchanged: already accepted upstream.
-	case err != nil || u.Scheme != "https" || u.Host == "" || u.User != nil || u.Fragment != "":
-		f.Fields["callback_url"] = "Enter an https:// URL such as https://admin.example.com" + ReceiverPath + "; the API only delivers over HTTPS."
+	case err != nil || u.Host == "" || u.User != nil || u.Fragment != "" ||
+		(u.Scheme != "https" && !(u.Scheme == "http" && isLoopback(u.Hostname()))):
+		f.Fields["callback_url"] = "Enter an https:// URL such as https://admin.example.com" + ReceiverPath +
+			"; the API only delivers over HTTPS (http:// only to this machine, for the local sandbox)."
 	}
 	known := allEventNames()
 	var msgs []string
@@ -454,4 +457,14 @@ func (h *Handler) ReconcileNow(w http.ResponseWriter, r *http.Request) {
 	}
 	h.Flash(r, "ok", "Reconciliation queued; its result appears below in a moment.")
 	h.Redirect(w, r, "/settings/webhooks")
+}
+
+// isLoopback reports whether host is this machine (the local sandbox may
+// deliver over plain HTTP to it).
+func isLoopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
