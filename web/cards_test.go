@@ -494,3 +494,199 @@ func TestCardActivityFeedFromWebhooks(t *testing.T) {
 		t.Fatalf("rows %q", rows.Text())
 	}
 }
+
+func TestCardLimits(t *testing.T) {
+	env, c, support := cardsEnv(t)
+	card := demoCard(t, env, "Everyday")
+	path := "/cards/" + card.ID + "/limits"
+	cases := []struct {
+		daily, single, field, want string
+	}{
+		{"", "100", "limit-daily-error", "Enter an amount"},
+		{"abc", "100", "limit-daily-error", "such as 1500"},
+		{"1000.555", "100", "limit-daily-error", "two decimal places"},
+		{"-5", "100", "limit-daily-error", "more than zero"},
+		{"6000000", "100", "limit-daily-error", "5,000,000.00 NGN"},
+		{"100000", "1000001", "limit-single-error", "1,000,000.00 NGN"},
+		{"1000", "2000", "limit-single-error", "more than the daily limit"},
+	}
+	for _, tc := range cases {
+		resp := env.PostForm(c, path, url.Values{"total_daily": {tc.daily}, "max_single": {tc.single}})
+		doc := webtest.Doc(t, resp)
+		if resp.StatusCode != http.StatusUnprocessableEntity {
+			t.Fatalf("%s/%s: %d", tc.daily, tc.single, resp.StatusCode)
+		}
+		if got := webtest.TestID(doc, tc.field); !strings.Contains(got, tc.want) {
+			t.Errorf("%s/%s: %s = %q, want %q", tc.daily, tc.single, tc.field, got, tc.want)
+		}
+		if v, _ := doc.Find("#limit-daily").Attr("value"); v != tc.daily {
+			t.Errorf("typed daily lost: %q", v)
+		}
+	}
+	limits, _ := env.API.GetCardLimits(context.Background(), card.ServiceUserID, card.ID)
+	if limits.TotalDailyLimit.String() != "1000000" {
+		t.Fatalf("bad input changed the limits: %s", limits.TotalDailyLimit)
+	}
+	resp := env.PostForm(c, path, url.Values{"total_daily": {"250,000.50"}, "max_single": {"1234.56"}})
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("save: %d", resp.StatusCode)
+	}
+	limits, _ = env.API.GetCardLimits(context.Background(), card.ServiceUserID, card.ID)
+	if limits.TotalDailyLimit.String() != "250000.5" || limits.MaxSingleTransactionAmount.String() != "1234.56" {
+		t.Fatalf("limits %s %s", limits.TotalDailyLimit, limits.MaxSingleTransactionAmount)
+	}
+	a := lastAudit(t, env, "card.limits")
+	if a.Outcome != store.OutcomeOK || a.Actor.StaffID != support.ID || !strings.Contains(a.Detail, "daily 250,000.50 NGN, single 1,234.56 NGN") {
+		t.Fatalf("audit %+v", a)
+	}
+	// Upstream refuses (a cancelled card): audited as refused, input kept.
+	setIssuerStatus(t, env, card.ID, "canceled")
+	resp = env.PostForm(c, path, url.Values{"total_daily": {"1000"}, "max_single": {"10"}})
+	doc := webtest.Doc(t, resp)
+	if resp.StatusCode != http.StatusConflict || !strings.Contains(webtest.TestID(doc, "limits-error"), "does not allow") {
+		t.Fatalf("cancelled card limits: %d %q", resp.StatusCode, webtest.TestID(doc, "limits-error"))
+	}
+	if a := lastAudit(t, env, "card.limits"); a.Outcome != store.OutcomeRefused {
+		t.Fatalf("audit %+v", a)
+	}
+}
+
+func TestCardCancel(t *testing.T) {
+	env, c, support := cardsEnv(t)
+	card := demoCard(t, env, "Travel")
+	path := "/cards/" + card.ID + "/cancel"
+	resp := env.PostForm(c, path, url.Values{"confirm_name": {"travel"}, "reason": {"left the company"}})
+	doc := webtest.Doc(t, resp)
+	if resp.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(webtest.TestID(doc, "cancel-name-error"), "Travel") {
+		t.Fatalf("wrong name: %d %q", resp.StatusCode, webtest.TestID(doc, "cancel-name-error"))
+	}
+	if v, _ := doc.Find("#cancel-reason").Attr("value"); v != "left the company" {
+		t.Fatalf("reason lost: %q", v)
+	}
+	if !strings.Contains(doc.Find(`[data-testid="card-cancel"]`).Text(), "cannot be undone") {
+		t.Fatal("the confirmation does not say it cannot be undone")
+	}
+	if live, _ := env.API.GetCard(context.Background(), card.ServiceUserID, card.ID); string(live.Status) != "frozen" {
+		t.Fatalf("wrong name cancelled the card: %s", live.Status)
+	}
+	resp = env.PostForm(c, path, url.Values{"confirm_name": {"Travel"}, "reason": {"left the company"}})
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("cancel: %d", resp.StatusCode)
+	}
+	if live, _ := env.API.GetCard(context.Background(), card.ServiceUserID, card.ID); string(live.Status) != "canceled" {
+		t.Fatalf("issuer status %s", live.Status)
+	}
+	a := lastAudit(t, env, "card.cancel")
+	if a.Outcome != store.OutcomeOK || a.Actor.StaffID != support.ID || !strings.Contains(a.Detail, "left the company") {
+		t.Fatalf("audit %+v", a)
+	}
+	doc = webtest.Doc(t, env.Get(c, "/cards/"+card.ID))
+	if doc.Find(`[data-testid="card-cancel"]`).Length() != 0 || doc.Find(`[data-testid="limits-form"]`).Length() != 0 {
+		t.Fatal("a cancelled card still offers cancel or limits")
+	}
+	// Cancelling again: the issuer refuses, audited, not retried.
+	resp = env.PostForm(c, path, url.Values{"confirm_name": {"Travel"}})
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusConflict {
+		t.Fatalf("second cancel: %d", resp.StatusCode)
+	}
+	if a := lastAudit(t, env, "card.cancel"); a.Outcome != store.OutcomeRefused {
+		t.Fatalf("audit %+v", a)
+	}
+}
+
+// TestCardActivation walks the physical card activation: code request by
+// sms, a wrong code, an expired code, then the right one.
+func TestCardActivation(t *testing.T) {
+	env, c, _ := cardsEnv(t)
+	card := demoCard(t, env, "Office card")
+	doc := webtest.Doc(t, env.Get(c, "/cards/"+card.ID))
+	if doc.Find(`[data-testid="card-activation"]`).Length() != 1 {
+		t.Fatal("no activation for a pending physical card")
+	}
+	request := func() (otpID, expires string) {
+		t.Helper()
+		resp := env.PostForm(c, "/cards/"+card.ID+"/activation/request", url.Values{"channel": {"sms"}})
+		doc := webtest.Doc(t, resp)
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("request: %d %q", resp.StatusCode, webtest.TestID(doc, "activation-message"))
+		}
+		if !strings.Contains(webtest.TestID(doc, "activation-expiry"), "expires in 10 minutes") {
+			t.Fatalf("expiry %q", webtest.TestID(doc, "activation-expiry"))
+		}
+		otp, _ := doc.Find(`input[name="otp_id"]`).Attr("value")
+		exp, _ := doc.Find(`input[name="expires_at"]`).Attr("value")
+		return otp, exp
+	}
+	otp, exp := request()
+	if a := lastAudit(t, env, "card.activation_request"); a.Outcome != store.OutcomeOK || !strings.Contains(a.Detail, "sms") {
+		t.Fatalf("audit %+v", a)
+	}
+	for code, want := range map[string]string{"12345": "exactly 6 digits", "abcdef": "exactly 6 digits"} {
+		resp := env.PostForm(c, "/cards/"+card.ID+"/activation/confirm", url.Values{"otp_id": {otp}, "expires_at": {exp}, "code": {code}})
+		doc := webtest.Doc(t, resp)
+		if resp.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(webtest.TestID(doc, "activation-code-error"), want) {
+			t.Fatalf("code %q: %d %q", code, resp.StatusCode, webtest.TestID(doc, "activation-code-error"))
+		}
+	}
+	var issuer struct {
+		Data struct {
+			OTPCode string `json:"otpCode"`
+		} `json:"data"`
+	}
+	if err := json.Unmarshal(sandboxControl(t, env, http.MethodGet, "/_sandbox/cards/"+card.ID, nil), &issuer); err != nil {
+		t.Fatal(err)
+	}
+	wrong := "000000"
+	if issuer.Data.OTPCode == wrong {
+		wrong = "111111"
+	}
+	resp := env.PostForm(c, "/cards/"+card.ID+"/activation/confirm", url.Values{"otp_id": {otp}, "expires_at": {exp}, "code": {wrong}})
+	doc = webtest.Doc(t, resp)
+	if resp.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(webtest.TestID(doc, "activation-code-error"), "not accepted") {
+		t.Fatalf("wrong code: %d %q", resp.StatusCode, webtest.TestID(doc, "activation-code-error"))
+	}
+	if a := lastAudit(t, env, "card.activation_confirm"); a.Outcome != store.OutcomeRefused {
+		t.Fatalf("audit %+v", a)
+	}
+	// The issuer's clock passes the code's expiry: the API says so.
+	sandboxControl(t, env, http.MethodPost, "/_sandbox/clock/advance", map[string]any{"seconds": 11 * 60})
+	resp = env.PostForm(c, "/cards/"+card.ID+"/activation/confirm", url.Values{"otp_id": {otp}, "code": {issuer.Data.OTPCode}})
+	doc = webtest.Doc(t, resp)
+	if resp.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(webtest.TestID(doc, "activation-message"), "expired") {
+		t.Fatalf("expired code: %d %q", resp.StatusCode, webtest.TestID(doc, "activation-message"))
+	}
+	if doc.Find(`[data-testid="activation-request"]`).Length() != 1 {
+		t.Fatal("no way to request a new code after expiry")
+	}
+	otp, exp = request()
+	if err := json.Unmarshal(sandboxControl(t, env, http.MethodGet, "/_sandbox/cards/"+card.ID, nil), &issuer); err != nil {
+		t.Fatal(err)
+	}
+	resp = env.PostForm(c, "/cards/"+card.ID+"/activation/confirm", url.Values{"otp_id": {otp}, "expires_at": {exp}, "code": {issuer.Data.OTPCode}})
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("confirm: %d", resp.StatusCode)
+	}
+	if live, _ := env.API.GetCard(context.Background(), card.ServiceUserID, card.ID); string(live.Status) != "active" {
+		t.Fatalf("after activation: %s", live.Status)
+	}
+	if a := lastAudit(t, env, "card.activation_confirm"); a.Outcome != store.OutcomeOK {
+		t.Fatalf("audit %+v", a)
+	}
+	// Activating again: refused by the issuer, explained.
+	resp = env.PostForm(c, "/cards/"+card.ID+"/activation/request", url.Values{"channel": {"email"}})
+	doc = webtest.Doc(t, resp)
+	if resp.StatusCode != http.StatusConflict || !strings.Contains(webtest.TestID(doc, "activation-message"), "already be active") {
+		t.Fatalf("second activation: %d %q", resp.StatusCode, webtest.TestID(doc, "activation-message"))
+	}
+	// A virtual card needs none.
+	virtual := demoCard(t, env, "Everyday")
+	resp = env.PostForm(c, "/cards/"+virtual.ID+"/activation/request", url.Values{"channel": {"sms"}})
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusConflict {
+		t.Fatalf("virtual activation: %d", resp.StatusCode)
+	}
+}

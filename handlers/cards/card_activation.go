@@ -124,15 +124,12 @@ func (h *Handler) ConfirmActivation(w http.ResponseWriter, r *http.Request) {
 			}
 			switch {
 			case strings.Contains(lower, "expired"):
-				msg = "The code has expired. Request a new one."
-				av.OTPID = ""
+				av.OTPID, av.Message, av.Error = "", "The code has expired. Request a new one.", true
 			case strings.Contains(lower, "unknown otp") || strings.Contains(lower, "request a new"):
-				msg = "This code request is no longer valid. Request a new code."
-				av.OTPID = ""
+				av.OTPID, av.Message, av.Error = "", "This code request is no longer valid. Request a new code.", true
 			default:
-				msg = "The code was not accepted. Check it with the cardholder and try again."
+				av.Fields["code"] = "The code was not accepted. Check it with the cardholder and try again."
 			}
-			av.Fields["code"] = msg
 		} else {
 			av.Message, av.Error = msg, true
 		}

@@ -71,10 +71,12 @@ func (h *Handler) Cancel(w http.ResponseWriter, r *http.Request) {
 		msg := upstreamWords(err) + " The card may not be cancelled; nothing was retried."
 		entry.Outcome = store.OutcomeFailed
 		switch {
-		case rerr == nil && isCanceled(now):
-			entry.Outcome, msg = store.OutcomeOK, "The answer was lost, but the card now reads cancelled."
+		case statusNotAllowed(err) && isCanceled(now):
+			entry.Outcome, msg = store.OutcomeRefused, "The card was already cancelled. Nothing was retried."
 		case statusNotAllowed(err):
 			entry.Outcome, msg = store.OutcomeRefused, "The issuer refused to cancel the card in its current status ("+now+"). Nothing was retried."
+		case rerr == nil && isCanceled(now):
+			entry.Outcome, msg = store.OutcomeOK, "The answer was lost, but the card now reads cancelled."
 		}
 		entry.Detail = auditDetail("now "+now, reason)
 		if aerr := h.Store.CardAuditChange(wctx, entry, hit.ID, status, h.Now()); aerr != nil {
