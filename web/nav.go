@@ -20,6 +20,7 @@ type NavEntry struct {
 func navigation() []NavEntry {
 	return []NavEntry{
 		{Label: "Start", Href: "/", Permission: store.PermSignedIn},
+		{Label: "Employees", Href: "/employees", Permission: store.PermEmployeesRead, Description: "Invite employees one by one or from a CSV file, follow linking, KYC and per-currency readiness, delete and reactivate accounts."},
 		{Label: "Approvals", Href: "/approvals", Permission: store.PermApprovalsRead, Description: "Open proposals: approve, reject, and send the owner's signature to their device."},
 		{Label: "Cards", Href: "/cards", Permission: store.PermCardsRead, Description: "Find a card, freeze or unfreeze it in one click, limits, transactions, cancel, activation, issuance."},
 		{Label: "Staff", Href: "/staff", Permission: store.PermStaffManage, Description: "Add staff, change roles, disable accounts."},

@@ -92,5 +92,32 @@ func (a *App) routes() []Route {
 		{Method: "GET", Pattern: "/approvals/{id}", Permission: store.PermApprovalsRead, Handler: a.approvals.Detail},
 		{Method: "POST", Pattern: "/approvals/{id}/approve", Permission: store.PermApprovalsAct, Handler: a.approvals.Approve},
 		{Method: "POST", Pattern: "/approvals/{id}/reject", Permission: store.PermApprovalsAct, Handler: a.approvals.Reject},
+
+		// Employees (issue 6, HR admin): the list with search and readiness,
+		// single and bulk invites, linking, the employee page, the readiness
+		// matrix and the account lifecycle.
+		{Method: "GET", Pattern: "/employees", Permission: store.PermEmployeesRead, Handler: a.employees.List},
+		{Method: "GET", Pattern: "/employees.csv", Permission: store.PermEmployeesRead, Handler: a.employees.ExportCSV},
+		{Method: "POST", Pattern: "/employees/reconcile", Permission: store.PermEmployeesWrite, Handler: a.employees.Reconcile},
+		{Method: "GET", Pattern: "/employees/readiness", Permission: store.PermEmployeesRead, Handler: a.employees.Matrix},
+		{Method: "GET", Pattern: "/employees/readiness.csv", Permission: store.PermEmployeesRead, Handler: a.employees.MatrixCSV},
+		{Method: "GET", Pattern: "/employees/invite", Permission: store.PermEmployeesWrite, Handler: a.employees.InviteForm},
+		{Method: "POST", Pattern: "/employees/invite", Permission: store.PermEmployeesWrite, Handler: a.employees.Invite},
+		{Method: "GET", Pattern: "/employees/occupations", Permission: store.PermEmployeesWrite, Handler: a.employees.Occupations},
+		{Method: "GET", Pattern: "/employees/invite/bulk", Permission: store.PermEmployeesWrite, Handler: a.employees.BulkForm},
+		{Method: "POST", Pattern: "/employees/invite/bulk", Permission: store.PermEmployeesWrite, Handler: a.employees.BulkUpload},
+		{Method: "GET", Pattern: "/employees/invite/bulk/template.csv", Permission: store.PermEmployeesWrite, Handler: a.employees.BulkTemplate},
+		{Method: "GET", Pattern: "/employees/invite/bulk/{run}", Permission: store.PermEmployeesWrite, Handler: a.employees.BulkRun},
+		{Method: "GET", Pattern: "/employees/invite/bulk/{run}/progress", Permission: store.PermEmployeesWrite, Handler: a.employees.BulkProgress},
+		{Method: "POST", Pattern: "/employees/invite/bulk/{run}/send", Permission: store.PermEmployeesWrite, Handler: a.employees.BulkStart},
+		{Method: "GET", Pattern: "/employees/invite/bulk/{run}/result.csv", Permission: store.PermEmployeesWrite, Handler: a.employees.BulkResultCSV},
+		{Method: "GET", Pattern: "/employees/{id}", Permission: store.PermEmployeesRead, Handler: a.employees.Detail},
+		{Method: "POST", Pattern: "/employees/{id}/refresh", Permission: store.PermEmployeesRead, Handler: a.employees.RefreshDetail},
+		{Method: "POST", Pattern: "/employees/{id}/reinvite", Permission: store.PermEmployeesWrite, Handler: a.employees.Reinvite},
+		{Method: "POST", Pattern: "/employees/{id}/occupation", Permission: store.PermEmployeesWrite, Handler: a.employees.FixOccupation},
+		{Method: "POST", Pattern: "/employees/{id}/usd/retry", Permission: store.PermEmployeesWrite, Handler: a.employees.RetryUSD},
+		{Method: "GET", Pattern: "/employees/{id}/delete", Permission: store.PermEmployeesWrite, Handler: a.employees.DeleteCheck},
+		{Method: "POST", Pattern: "/employees/{id}/delete", Permission: store.PermEmployeesWrite, Handler: a.employees.Delete},
+		{Method: "POST", Pattern: "/employees/{id}/reactivate", Permission: store.PermEmployeesWrite, Handler: a.employees.Reactivate},
 	}
 }

@@ -63,7 +63,10 @@ func (h *Handler) showDetail(w http.ResponseWriter, r *http.Request, hit store.C
 	)
 	wg.Add(5)
 	go func() { defer wg.Done(); live, liveErr = h.API.GetCard(ctx, hit.ServiceUserID, c.ID) }()
-	go func() { defer wg.Done(); detail, detErr = h.API.GetWalletCard(ctx, hit.ServiceUserID, c.WalletID, c.ID) }()
+	go func() {
+		defer wg.Done()
+		detail, detErr = h.API.GetWalletCard(ctx, hit.ServiceUserID, c.WalletID, c.ID)
+	}()
 	go func() { defer wg.Done(); limits = h.limitsView(ctx, hit, canWrite) }()
 	go func() { defer wg.Done(); txns = h.txnsView(ctx, hit, r.URL.Query()) }()
 	go func() { defer wg.Done(); activity, actErr = h.Store.CardActivityFeed(ctx, c.ID, 50) }()
@@ -200,4 +203,3 @@ func activityRows(list []store.CardActivity) []views.CardActivityRow {
 	}
 	return rows
 }
-
