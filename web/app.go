@@ -22,6 +22,7 @@ import (
 	"partneradmin/handlers/auth"
 	"partneradmin/handlers/cards"
 	"partneradmin/handlers/dashboard"
+	"partneradmin/handlers/employees"
 	"partneradmin/handlers/staff"
 	"partneradmin/handlers/webhooks"
 	"partneradmin/static"
@@ -59,6 +60,7 @@ type App struct {
 	dashboard *dashboard.Handler
 	staff     *staff.Handler
 	audit     *audit.Handler
+	employees *employees.Handler // issue 6: the HR admin's area
 	webhooks  *webhooks.Handler
 	cards     *cards.Handler // issue 8: the support card console
 	approvals *approvals.Handler
@@ -99,6 +101,8 @@ func New(d Deps) (*App, error) {
 	a.dashboard = &dashboard.Handler{Base: a.base, Store: d.Store, Upstream: d.Upstream, Areas: areaDescriptions(nav)}
 	a.staff = staff.New(a.base, d.Store)
 	a.audit = &audit.Handler{Base: a.base, Store: d.Store}
+	a.employees = employees.New(a.base, d.Store, d.API)
+	a.employees.Now = d.Now
 	a.cards = cards.New(a.base, d.Store, d.API)
 	a.cards.Now, a.cards.Indexer.Now = d.Now, d.Now
 	if a.webhooks, err = newWebhooks(d, a.base); err != nil {
@@ -113,6 +117,7 @@ func New(d Deps) (*App, error) {
 		return nil, err
 	}
 	a.webhooks.Queue = a.river
+	a.employees.Queue = employees.RiverQueue{Client: a.river}
 	a.table = a.routes()
 	if a.handler, err = a.router(nav); err != nil {
 		return nil, err
@@ -124,6 +129,9 @@ func New(d Deps) (*App, error) {
 // Periodic jobs run once across replicas: river elects a leader for them.
 func newRiver(d Deps, wh *webhooks.Handler, ap *approvals.Handler) (*river.Client[pgx.Tx], error) {
 	workers := river.NewWorkers()
+	if err := river.AddWorkerSafely(workers, &employees.BulkInviteWorker{Store: d.Store, API: d.API, Logger: d.Logger}); err != nil {
+		return nil, fmt.Errorf("web: add worker: %w", err)
+	}
 	if err := river.AddWorkerSafely(workers, &auth.PruneLoginFailuresWorker{Store: d.Store, Now: d.Now}); err != nil {
 		return nil, fmt.Errorf("web: add worker: %w", err)
 	}

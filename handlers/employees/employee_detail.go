@@ -1,0 +1,367 @@
+package employees
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"partneradmin/apiclient"
+	"partneradmin/handlers"
+	"partneradmin/store"
+	"partneradmin/views"
+)
+
+// Detail shows one employee: invite, profile summary, per-currency
+// onboarding, accounts and wallets, each with when it was read. The first
+// view of a linked employee reads the API; later views show the snapshots
+// until refreshed.
+func (h *Handler) Detail(w http.ResponseWriter, r *http.Request) {
+	e, ok := h.employeeFromPath(w, r)
+	if !ok {
+		return
+	}
+	snaps, err := h.Store.SnapshotsOf(r.Context(), e.ID)
+	if err != nil {
+		h.ServerError(w, r, err)
+		return
+	}
+	if len(snaps) == 0 && e.ServiceUserID != "" && e.InviteState != store.InviteDeleted {
+		if err := h.Refresh(r.Context(), e); err != nil {
+			h.ServerError(w, r, err)
+			return
+		}
+	}
+	h.renderDetail(w, r, http.StatusOK, e, "", views.OccupationFixForm{Fields: views.FieldErrors{}})
+}
+
+// RefreshDetail re-reads the employee from the API (one click) and shows
+// the page again.
+func (h *Handler) RefreshDetail(w http.ResponseWriter, r *http.Request) {
+	e, ok := h.employeeFromPath(w, r)
+	if !ok {
+		return
+	}
+	if err := h.Refresh(r.Context(), e); err != nil {
+		h.ServerError(w, r, err)
+		return
+	}
+	h.Redirect(w, r, fmt.Sprintf("/employees/%d", e.ID))
+}
+
+func (h *Handler) renderDetail(w http.ResponseWriter, r *http.Request, status int, e store.Employee, message string, fix views.OccupationFixForm) {
+	v, err := h.detailView(r.Context(), e)
+	if err != nil {
+		h.ServerError(w, r, err)
+		return
+	}
+	v.CanWrite = canWrite(r)
+	v.Message = message
+	v.Occupation = fix
+	h.Render(w, r, status, e.Name(), views.EmployeeDetailPage(v), nil)
+}
+
+func (h *Handler) detailView(ctx context.Context, e store.Employee) (views.EmployeeDetailView, error) {
+	now := h.Now()
+	v := views.EmployeeDetailView{ID: e.ID, Name: e.Name(), Email: e.Email, ServiceUserID: e.ServiceUserID, InviteState: e.InviteState,
+		InviteLabel: inviteStateLabel(e.InviteState), ActionRequired: e.ActionRequired, LinkedAt: e.LinkedAt, KYCSubmitted: e.KYCSubmitted,
+		DeletedAt: e.DeletedAt, Now: now}
+	if e.DeletedAt != nil {
+		v.ReactivateDaysLeft = daysLeft(*e.DeletedAt, now)
+	}
+	x, err := h.Store.InviteExtrasOf(ctx, e.ID)
+	if err != nil {
+		return v, err
+	}
+	if safeLink(x.InviteURL) && e.ServiceUserID == "" {
+		v.InviteURL, v.InviteQR = x.InviteURL, qrDataURL(x.InviteURL)
+	}
+	invites, err := h.Store.InvitesOf(ctx, e.ID)
+	if err != nil {
+		return v, err
+	}
+	for _, i := range invites {
+		v.Invites = append(v.Invites, views.InviteRow{At: i.CreatedAt, By: i.CreatedBy, State: i.State, Reinvite: i.Reinvite, Bulk: i.BulkRunID != 0, Error: i.Error})
+	}
+	snaps, err := h.Store.SnapshotsOf(ctx, e.ID)
+	if err != nil {
+		return v, err
+	}
+	readiness, err := h.Store.ReadinessOf(ctx, []int64{e.ID})
+	if err != nil {
+		return v, err
+	}
+	v.Profile = profileView(snaps)
+
+	onb, onbSnap := decodeSnap[apiclient.OnboardingStatus](snaps, snapOnboarding)
+	kr, krSnap := decodeSnap[apiclient.KYCReadiness](snaps, snapKYCReadiness)
+	ur, urSnap := decodeSnap[apiclient.USDReadiness](snaps, snapUSDReadiness)
+	for _, cur := range store.ReadinessCurrencies() {
+		c, ok := readiness[e.ID][cur]
+		card := views.CurrencyCardView{Currency: cur, Cell: cellView(cur, c, ok)}
+		if onbSnap != nil {
+			at := onbSnap.ReadAt
+			card.ReadAt = &at
+			card.Error = onbSnap.Error
+		}
+		if onb != nil {
+			rail := onb.Currencies[apiclient.Fiat(cur)]
+			card.RailStatus, card.Active = rail.Status, rail.Active
+			if cur == "EUR" && onb.EURProviderStatus != "" {
+				card.RailStatus = strings.TrimSpace(card.RailStatus + " (EUR provider: " + onb.EURProviderStatus + ")")
+			}
+		}
+		missing := []string{}
+		var missErr string
+		if cur == "USD" {
+			if ur != nil {
+				missing = ur.Missing
+			} else if urSnap != nil {
+				missErr = "USD readiness: " + urSnap.Error
+			}
+		} else if kr != nil {
+			missing = kr.Missing
+		} else if krSnap != nil {
+			missErr = "KYC readiness: " + krSnap.Error
+		}
+		for _, m := range missing {
+			card.Missing = append(card.Missing, FieldInWords(m))
+		}
+		if missErr != "" {
+			card.Error = strings.TrimSpace(strings.TrimPrefix(card.Error+"; "+missErr, "; "))
+		}
+		v.Currencies = append(v.Currencies, card)
+	}
+
+	vba, vbaSnap := decodeSnap[apiclient.VirtualAccount](snaps, snapVBAUSD)
+	if vbaSnap != nil {
+		at := vbaSnap.ReadAt
+		v.USDAccount.ReadAt, v.USDAccount.Error = &at, vbaSnap.Error
+	}
+	if vba != nil {
+		v.USDAccount.Status = string(vba.Status)
+		if vba.Reason != nil {
+			v.USDAccount.Reason = *vba.Reason
+		}
+		// spec: "failed | start-usa retry (safe)"; "rejected | terminal; do not retry".
+		v.USDAccount.CanRetry = vba.Status == "failed"
+		if a := vba.Account; a != nil && vba.Status == "active" {
+			v.USDAccount.AccountName, v.USDAccount.AccountNumber, v.USDAccount.RoutingNumber = a.AccountName, a.AccountNumber, a.RoutingNumber
+			v.USDAccount.BankName, v.USDAccount.BankAddress, v.USDAccount.SwiftCode, v.USDAccount.AccountType = a.BankName, a.BankAddress, a.SwiftCode, a.AccountType
+			if a.DepositMessage != nil {
+				v.USDAccount.DepositMessage = *a.DepositMessage
+			}
+		}
+	}
+	for _, kind := range []string{snapDepositNGN, snapDepositMXN} {
+		list, sn := decodeSnap[[]apiclient.DepositAccount](snaps, kind)
+		d := views.DepositAccountsView{Currency: strings.TrimPrefix(kind, "deposit_")}
+		if sn == nil {
+			continue
+		}
+		at := sn.ReadAt
+		d.ReadAt, d.Error = &at, sn.Error
+		if list != nil {
+			for _, a := range *list {
+				d.Accounts = append(d.Accounts, views.DepositAccountView{AccountName: a.AccountName, BankName: a.BankName,
+					AccountNumber: a.AccountNumber, Clabe: a.Clabe, Status: a.Status, Target: string(a.TargetCurrency)})
+			}
+		}
+		v.DepositAccounts = append(v.DepositAccounts, d)
+	}
+	wallets, err := h.Store.WalletsByEmployee(ctx, e.ID)
+	if err != nil {
+		return v, err
+	}
+	for _, w := range wallets {
+		v.Wallets = append(v.Wallets, walletView(w))
+		if w.BalanceReadAt != nil && (v.WalletsReadAt == nil || w.BalanceReadAt.After(*v.WalletsReadAt)) {
+			v.WalletsReadAt = w.BalanceReadAt
+		}
+	}
+	if _, sn := decodeSnap[[]apiclient.Wallet](snaps, snapWallets); sn != nil && sn.Error != "" {
+		v.WalletsError = sn.Error
+	}
+	return v, nil
+}
+
+func walletView(w store.Wallet) views.WalletView {
+	fiat := w.DisplayCurrency
+	if fiat == "" {
+		if f, ok := apiclient.Stablecoin(w.Currency).Fiat(); ok {
+			fiat = string(f)
+		}
+	}
+	wv := views.WalletView{Currency: fiat, Token: w.Currency, Status: w.Status, Legacy: w.Legacy}
+	if w.Balance.Valid {
+		wv.Balance = &views.Amount{Value: w.Balance.Decimal, Currency: fiat, Token: w.Currency}
+	}
+	return wv
+}
+
+func profileView(snaps map[string]store.Snapshot) views.ProfileView {
+	s, sn := decodeSnap[kycSummary](snaps, snapKYCSummary)
+	var p views.ProfileView
+	if sn == nil {
+		return p
+	}
+	at := sn.ReadAt
+	p.ReadAt, p.Error = &at, sn.Error
+	if s == nil {
+		return p
+	}
+	if s.Empty {
+		p.Empty = true
+		return p
+	}
+	p.Name = strings.TrimSpace(s.FirstName + " " + s.LastName)
+	p.DateOfBirth, p.Nationality, p.Country = s.DateOfBirth, s.Nationality, s.CountryCode
+	p.Address = strings.Trim(strings.Join([]string{s.Street, s.City, s.State, s.PostalCode}, ", "), ", ")
+	p.EmploymentStatus, p.OccupationCode, p.EmployerName, p.SourceOfFunds = s.EmploymentStatus, s.OccupationCode, s.EmployerName, s.SourceOfFunds
+	for _, t := range s.IDTypes {
+		p.IDTypes = append(p.IDTypes, FieldInWords("identificationNumbers."+t))
+	}
+	if s.HasBVN {
+		p.IDTypes = append(p.IDTypes, FieldInWords("bvn"))
+	}
+	// spec: "employment and its occupationCode are absent or null when an
+	// employment write did not land".
+	p.OccupationMissing = !s.HasEmployment || s.OccupationCode == ""
+	return p
+}
+
+// daysLeft is how many whole days of the reactivation window remain.
+func daysLeft(deletedAt, now time.Time) int {
+	left := deletedAt.Add(ReactivationWindow).Sub(now)
+	if left <= 0 {
+		return 0
+	}
+	return int((left + 24*time.Hour - 1) / (24 * time.Hour))
+}
+
+// FixOccupation sends the occupationCode chosen from the lookup with
+// PATCH /kyc, then confirms with GET /kyc that it landed (spec: the silent
+// drop of employment).
+func (h *Handler) FixOccupation(w http.ResponseWriter, r *http.Request) {
+	e, ok := h.employeeFromPath(w, r)
+	if !ok {
+		return
+	}
+	fix := views.OccupationFixForm{Code: strings.TrimSpace(r.PostFormValue("occupation_code")), Fields: views.FieldErrors{}}
+	if fix.Code == "" || !occupationPattern.MatchString(fix.Code) {
+		fix.Fields["occupation_code"] = "Search and choose the occupation from the list."
+		h.renderDetail(w, r, http.StatusUnprocessableEntity, e, "", fix)
+		return
+	}
+	by := handlers.ActorFrom(r.Context())
+	target := fmt.Sprintf("employee:%d", e.ID)
+	if e.ServiceUserID == "" {
+		fix.Fields["occupation_code"] = "The employee has not linked yet: the occupation goes with the invite's profile."
+		h.renderDetail(w, r, http.StatusUnprocessableEntity, e, "", fix)
+		return
+	}
+	snaps, err := h.Store.SnapshotsOf(r.Context(), e.ID)
+	if err != nil {
+		h.ServerError(w, r, err)
+		return
+	}
+	status := "employed"
+	if s, _ := decodeSnap[kycSummary](snaps, snapKYCSummary); s != nil && s.EmploymentStatus != "" {
+		status = s.EmploymentStatus
+	}
+	err = h.API.UpdateKYC(r.Context(), e.ServiceUserID, apiclient.KYCProfile{Employment: &apiclient.KYCEmployment{EmploymentStatus: status, OccupationCode: fix.Code}})
+	if err == nil {
+		var p *apiclient.KYCProfile
+		p, err = h.API.GetKYC(r.Context(), e.ServiceUserID)
+		if err == nil && (p.Employment == nil || p.Employment.OccupationCode != fix.Code) {
+			err = fmt.Errorf("employees: occupationCode did not land: %w", apiclient.ErrValidation)
+			_ = h.Store.Audit(r.Context(), store.AuditEntry{Actor: by, Action: "employee.kyc.occupation", Target: target, Outcome: store.OutcomeFailed,
+				Detail: "the API accepted the update but GET /kyc shows no occupationCode"})
+			fix.Fields["occupation_code"] = "The Partner API accepted the update but the occupation did not land. Choose another occupation or contact support."
+			h.renderDetail(w, r, http.StatusBadGateway, e, "", fix)
+			return
+		}
+	}
+	if err != nil {
+		_ = h.Store.Audit(r.Context(), store.AuditEntry{Actor: by, Action: "employee.kyc.occupation", Target: target, Outcome: store.OutcomeFailed, Detail: apiMessage(err)})
+		if apiclient.IsValidation(err) {
+			fix.Fields["occupation_code"] = "The Partner API refused the occupation: " + apiMessage(err)
+			h.renderDetail(w, r, http.StatusUnprocessableEntity, e, "", fix)
+			return
+		}
+		fix.Fields["occupation_code"] = readError(err) + ". Nothing changed; try again."
+		h.renderDetail(w, r, http.StatusBadGateway, e, "", fix)
+		return
+	}
+	if err := h.Store.Audit(r.Context(), store.AuditEntry{Actor: by, Action: "employee.kyc.occupation", Target: target, Outcome: store.OutcomeOK,
+		Detail: "occupationCode " + fix.Code + " sent and confirmed"}); err != nil {
+		h.ServerError(w, r, err)
+		return
+	}
+	if err := h.Refresh(r.Context(), e); err != nil {
+		h.ServerError(w, r, err)
+		return
+	}
+	h.Flash(r, "ok", "Occupation saved and confirmed by the Partner API.")
+	h.Redirect(w, r, fmt.Sprintf("/employees/%d", e.ID))
+}
+
+// RetryUSD restarts a failed USD account set-up. spec: "failed | start-usa
+// retry (safe)"; start-usa is idempotent. A rejected account is never retried.
+func (h *Handler) RetryUSD(w http.ResponseWriter, r *http.Request) {
+	e, ok := h.employeeFromPath(w, r)
+	if !ok {
+		return
+	}
+	by := handlers.ActorFrom(r.Context())
+	target := fmt.Sprintf("employee:%d", e.ID)
+	refuse := func(status int, msg string) {
+		_ = h.Store.Audit(r.Context(), store.AuditEntry{Actor: by, Action: "employee.onboarding.retry_usd", Target: target, Outcome: store.OutcomeRefused, Detail: msg})
+		h.ErrorPage(w, r, status, "USD account not retried", msg)
+	}
+	if e.ServiceUserID == "" {
+		refuse(http.StatusConflict, "The employee has not linked yet.")
+		return
+	}
+	vba, err := h.API.GetUSDVirtualAccount(r.Context(), e.ServiceUserID)
+	if err != nil {
+		refuse(http.StatusBadGateway, "The USD account state could not be read: "+readError(err)+". Nothing was retried.")
+		return
+	}
+	if vba.Status != "failed" {
+		refuse(http.StatusConflict, "Only a failed USD account can be retried; it is "+string(vba.Status)+".")
+		return
+	}
+	wallets, err := h.Store.WalletsByEmployee(r.Context(), e.ID)
+	if err != nil {
+		h.ServerError(w, r, err)
+		return
+	}
+	walletID := ""
+	for _, wl := range wallets {
+		if wl.Currency == string(apiclient.USDB) {
+			walletID = wl.ID
+		}
+	}
+	if walletID == "" {
+		refuse(http.StatusConflict, "The employee has no USDB wallet to attach the USD account to.")
+		return
+	}
+	if _, err := h.API.StartUSA(r.Context(), e.ServiceUserID, apiclient.StartUSARequest{SmartWalletID: walletID}); err != nil {
+		_ = h.Store.Audit(r.Context(), store.AuditEntry{Actor: by, Action: "employee.onboarding.retry_usd", Target: target, Outcome: store.OutcomeFailed, Detail: apiMessage(err)})
+		h.ErrorPage(w, r, http.StatusBadGateway, "USD account not retried", readError(err)+". Retrying again is safe.")
+		return
+	}
+	if err := h.Store.Audit(r.Context(), store.AuditEntry{Actor: by, Action: "employee.onboarding.retry_usd", Target: target, Outcome: store.OutcomeOK,
+		Detail: "start-usa sent again"}); err != nil {
+		h.ServerError(w, r, err)
+		return
+	}
+	if err := h.Refresh(r.Context(), e); err != nil {
+		h.ServerError(w, r, err)
+		return
+	}
+	h.Flash(r, "ok", "USD account set-up restarted.")
+	h.Redirect(w, r, fmt.Sprintf("/employees/%d", e.ID))
+}

@@ -1,0 +1,129 @@
+package employees
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+
+	"partneradmin/apiclient"
+	"partneradmin/handlers"
+	"partneradmin/store"
+)
+
+// LinkResult says what linking did, for the caller's records.
+type LinkResult struct {
+	Known      bool // a local invite matched
+	Changed    bool // something new was recorded
+	EmployeeID int64
+}
+
+// LinkEmployee applies an employee.linked event: the invite becomes a linked
+// employee with its serviceUserId, linkedAt and kycSubmitted, and the
+// employee's onboarding is read. Idempotent; an unknown invite is
+// LinkResult{Known: false} with no error, so the webhooks area can keep the
+// event for reconciliation.
+//
+// For the webhooks area: call it from the employee.linked processor.
+func (h *Handler) LinkEmployee(ctx context.Context, p apiclient.EmployeeLinkedPayload) (LinkResult, error) {
+	e, changed, err := h.Store.LinkInvite(ctx, store.LinkInput{InvitationID: p.InvitationID, Email: p.CompanyEmail,
+		ServiceUserID: p.ServiceUserID, LinkedAt: p.LinkedAt, KYCSubmitted: p.KYCSubmitted, Source: "webhook"}, store.Actor{Email: "webhook"})
+	if errors.Is(err, store.ErrNotFound) {
+		return LinkResult{}, nil
+	}
+	if err != nil {
+		return LinkResult{}, err
+	}
+	if changed {
+		if err := h.Refresh(ctx, e); err != nil {
+			h.Logger.WarnContext(ctx, "read onboarding after linking", "employee", e.ID, "err", err)
+		}
+	}
+	return LinkResult{Known: true, Changed: changed, EmployeeID: e.ID}, nil
+}
+
+// FlagKYCAction applies a kyc.action_required event (payload fields are not
+// shown in the spec; what is the words to show, "" for a generic message).
+// Known is false when no employee has the serviceUserId.
+//
+// For the webhooks area: call it from the kyc.action_required processor.
+func (h *Handler) FlagKYCAction(ctx context.Context, serviceUserID, what string) (LinkResult, error) {
+	e, err := h.Store.FlagActionRequired(ctx, serviceUserID, what, store.Actor{Email: "webhook"})
+	if errors.Is(err, store.ErrNotFound) {
+		return LinkResult{}, nil
+	}
+	if err != nil {
+		return LinkResult{}, err
+	}
+	return LinkResult{Known: true, Changed: true, EmployeeID: e.ID}, nil
+}
+
+// RefreshOnboardingOf re-reads an employee's onboarding by serviceUserId
+// (for onboarding.* and employee.vba.registered events). Known is false when
+// no employee has that serviceUserId.
+func (h *Handler) RefreshOnboardingOf(ctx context.Context, serviceUserID string) (LinkResult, error) {
+	e, err := h.Store.EmployeeByServiceUserID(ctx, serviceUserID)
+	if errors.Is(err, store.ErrNotFound) {
+		return LinkResult{}, nil
+	}
+	if err != nil {
+		return LinkResult{}, err
+	}
+	if err := h.Refresh(ctx, e); err != nil {
+		return LinkResult{Known: true, EmployeeID: e.ID}, err
+	}
+	return LinkResult{Known: true, Changed: true, EmployeeID: e.ID}, nil
+}
+
+// reconcileBatch bounds one refresh click: the oldest invites first.
+const reconcileBatch = 200
+
+// Reconcile is the "refresh links" action: for each invite not linked yet it
+// asks the API whether a user with that email exists (the webhook may be
+// late or lost) and links it, with kycSubmitted from GET /kyc.
+func (h *Handler) Reconcile(w http.ResponseWriter, r *http.Request) {
+	by := handlers.ActorFrom(r.Context())
+	invited, err := h.Store.InvitedEmployees(r.Context(), reconcileBatch)
+	if err != nil {
+		h.ServerError(w, r, err)
+		return
+	}
+	linked, failed := 0, 0
+	for _, e := range invited {
+		u, err := h.API.LookupUserByEmail(r.Context(), e.Email)
+		if apiclient.IsNotFound(err) {
+			continue
+		}
+		if err != nil {
+			failed++
+			h.Logger.WarnContext(r.Context(), "reconcile invite: lookup", "employee", e.ID, "status", apiclient.StatusCode(err), "err", err)
+			continue
+		}
+		kycSubmitted := false
+		if p, err := h.API.GetKYC(r.Context(), u.ServiceUserID); err == nil {
+			kycSubmitted = !summarise(p).Empty
+		}
+		le, changed, err := h.Store.LinkInvite(r.Context(), store.LinkInput{Email: e.Email, ServiceUserID: u.ServiceUserID,
+			LinkedAt: time.Time{}, KYCSubmitted: kycSubmitted, Source: "refresh by " + by.Email}, by)
+		if err != nil {
+			failed++
+			h.Logger.WarnContext(r.Context(), "reconcile invite: link", "employee", e.ID, "err", err)
+			continue
+		}
+		if changed {
+			linked++
+			if err := h.Refresh(r.Context(), le); err != nil {
+				h.Logger.WarnContext(r.Context(), "reconcile invite: read onboarding", "employee", le.ID, "err", err)
+			}
+		}
+	}
+	msg := fmt.Sprintf("Checked %d invites with the Partner API: %d newly linked.", len(invited), linked)
+	if failed > 0 {
+		msg += fmt.Sprintf(" %d could not be checked; try again later.", failed)
+	}
+	if h.Sessions != nil {
+		h.Sessions.Put(r.Context(), sessionReconcile, msg)
+	}
+	h.Redirect(w, r, "/employees")
+}

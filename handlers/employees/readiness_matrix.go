@@ -1,0 +1,124 @@
+package employees
+
+import (
+	"errors"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"partneradmin/handlers"
+	"partneradmin/store"
+	"partneradmin/views"
+)
+
+// Matrix shows employees × currencies, each cell the readiness state with
+// the missing fields on expand, with the list's filters.
+func (h *Handler) Matrix(w http.ResponseWriter, r *http.Request) {
+	f, fv := listFilter(r)
+	f.Limit = 100
+	page, err := h.Store.ListEmployees(r.Context(), f)
+	if errors.Is(err, store.ErrBadCursor) {
+		h.ErrorPage(w, r, http.StatusBadRequest, "Page not found", "This page link is not valid any more. Start again from the first page.")
+		return
+	}
+	if err != nil {
+		h.ServerError(w, r, err)
+		return
+	}
+	readiness, err := h.Store.ReadinessOf(r.Context(), idsOf(page.Employees))
+	if err != nil {
+		h.ServerError(w, r, err)
+		return
+	}
+	v := views.ReadinessMatrixView{Filter: fv, Columns: store.ReadinessCurrencies(), Rows: employeeRows(page.Employees, readiness)}
+	v.States, v.Currencies, v.Readiness, _ = filterOptions(fv)
+	qv := filterQuery(fv)
+	v.CSVURL = withQuery("/employees/readiness.csv", qv)
+	self := url.Values{}
+	for k, x := range qv {
+		self[k] = x
+	}
+	if f.After != "" {
+		self.Set("after", f.After)
+	}
+	v.SelfURL = withQuery("/employees/readiness", self)
+	if page.Next != "" {
+		next := filterQuery(fv)
+		next.Set("after", page.Next)
+		v.NextURL = withQuery("/employees/readiness", next)
+	}
+	for i, cur := range v.Columns {
+		counts := map[string]int{}
+		for _, row := range v.Rows {
+			counts[row.Cells[i].State]++
+		}
+		t := views.ReadinessTotal{Currency: cur}
+		for _, s := range readinessStates() {
+			if counts[s] > 0 {
+				label := readinessLabel(s, 2)
+				if s == store.ReadyMissing {
+					label = "missing fields"
+				}
+				t.Counts = append(t.Counts, views.Option{Value: strconv.Itoa(counts[s]), Label: label})
+			}
+		}
+		v.Totals = append(v.Totals, t)
+	}
+	h.Render(w, r, http.StatusOK, "Readiness", views.ReadinessMatrixPage(v), nil)
+}
+
+// MatrixCSV streams what is missing per employee and currency: one row per
+// employee, one column per currency listing the missing fields in words,
+// and a column with every distinct missing field to collect.
+func (h *Handler) MatrixCSV(w http.ResponseWriter, r *http.Request) {
+	f, _ := listFilter(r)
+	f.After, f.Limit = "", 500
+	header := []string{"id", "name", "email", "invite_state"}
+	for _, c := range store.ReadinessCurrencies() {
+		header = append(header, strings.ToLower(c)+"_state", strings.ToLower(c)+"_missing")
+	}
+	header = append(header, "to_collect")
+	var cw *handlers.CSVWriter
+	for {
+		page, err := h.Store.ListEmployees(r.Context(), f)
+		if err == nil {
+			var readiness map[int64]map[string]store.ReadinessCell
+			readiness, err = h.Store.ReadinessOf(r.Context(), idsOf(page.Employees))
+			if err == nil {
+				if cw == nil {
+					cw = handlers.NewCSV(w, "missing-by-employee.csv", header...)
+				}
+				for _, row := range employeeRows(page.Employees, readiness) {
+					cells := []string{strconv.FormatInt(row.ID, 10), row.Name, row.Email, row.InviteLabel}
+					var all []string
+					seen := map[string]bool{}
+					for _, c := range row.Cells {
+						cells = append(cells, c.Label, strings.Join(c.Missing, "; "))
+						for _, m := range c.Missing {
+							if !seen[m] {
+								seen[m] = true
+								all = append(all, m)
+							}
+						}
+					}
+					cells = append(cells, strings.Join(all, "; "))
+					cw.Row(cells...)
+				}
+			}
+		}
+		if err != nil {
+			if cw == nil {
+				h.ServerError(w, r, err)
+				return
+			}
+			h.Logger.ErrorContext(r.Context(), "readiness csv", "err", err)
+			break
+		}
+		if page.Next == "" {
+			break
+		}
+		f.After = page.Next
+	}
+	cw.Close(h.Logger, r)
+}

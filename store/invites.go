@@ -1,0 +1,374 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// Invite call states. An invite row is written before the call ('sending')
+// and completed with what the API answered, so a crash or an upstream
+// failure never loses it.
+const (
+	InviteCallSending = "sending"
+	InviteCallSent    = "sent"
+	InviteCallNotSent = "not_sent" // the API answered sent: false, with its error
+	InviteCallFailed  = "failed"   // refused or upstream fault: nothing was sent
+	InviteCallUnknown = "unknown"  // timed out: the API may or may not have sent it
+)
+
+// Invite is one invite or re-invite call.
+type Invite struct {
+	ID         int64
+	EmployeeID int64
+	Email      string
+	Name       string
+	Reinvite   bool
+	BulkRunID  int64
+	State      string
+	InviteURL  string
+	Error      string
+	CreatedBy  string
+	CreatedAt  time.Time
+	FinishedAt *time.Time
+}
+
+// NewInvite is what an invite stores before the call. Identification
+// numbers and the BVN are not part of it (DESIGN.md decision 8).
+type NewInvite struct {
+	Email          string
+	FirstName      string
+	LastName       string
+	Country        string // ISO 3166-1 alpha-3 of the address
+	OccupationCode string
+	Reinvite       bool
+	BulkRunID      int64
+}
+
+// Name is the invitee's full name.
+func (n NewInvite) Name() string { return strings.TrimSpace(n.FirstName + " " + n.LastName) }
+
+// InviteOutcome is what the API answered to an invite call.
+type InviteOutcome struct {
+	State     string // InviteCallSent, NotSent, Failed or Unknown
+	InviteURL string
+	Error     string // the API's words, for the admin
+}
+
+const inviteColumns = `id, employee_id, email, name, reinvite, coalesce(bulk_run_id, 0), state, invite_url, error, created_by, created_at, finished_at`
+
+func scanInvite(row pgx.Row) (Invite, error) {
+	var i Invite
+	err := row.Scan(&i.ID, &i.EmployeeID, &i.Email, &i.Name, &i.Reinvite, &i.BulkRunID, &i.State, &i.InviteURL, &i.Error,
+		&i.CreatedBy, &i.CreatedAt, &i.FinishedAt)
+	return i, err
+}
+
+// BeginInvite stores an invite before its call: the employee (created on the
+// first invite, keyed by email; names, country and occupation code updated
+// while the person is only invited) and the invite row in state 'sending'.
+// A first invite for an email that already belongs to an employee is
+// ErrConflict (re-invite from the employee's page instead).
+func (s *Store) BeginInvite(ctx context.Context, n NewInvite, by Actor) (Invite, Employee, error) {
+	var inv Invite
+	var emp Employee
+	err := s.InTx(ctx, func(tx pgx.Tx) error {
+		var err error
+		emp, err = beginInviteEmployee(ctx, tx, n)
+		if err != nil {
+			return err
+		}
+		var bulk *int64
+		if n.BulkRunID != 0 {
+			bulk = &n.BulkRunID
+		}
+		inv, err = scanInvite(tx.QueryRow(ctx, `
+			INSERT INTO invites (employee_id, email, name, reinvite, bulk_run_id, created_by)
+			VALUES ($1, $2, $3, $4, $5, $6)
+			RETURNING `+inviteColumns, emp.ID, emp.Email, n.Name(), n.Reinvite, bulk, by.Email))
+		if err != nil {
+			return fmt.Errorf("store: begin invite %s: %w", n.Email, err)
+		}
+		return nil
+	})
+	return inv, emp, err
+}
+
+func beginInviteEmployee(ctx context.Context, tx pgx.Tx, n NewInvite) (Employee, error) {
+	email := strings.TrimSpace(n.Email)
+	if n.Reinvite {
+		e, err := scanEmployee(tx.QueryRow(ctx, `
+			UPDATE employees SET last_activity_at = now(), updated_at = now()
+			WHERE lower(email) = lower($1) RETURNING `+employeeColumns, email))
+		if err != nil {
+			return Employee{}, fmt.Errorf("store: re-invite %s: %w", email, notFound(err))
+		}
+		return e, nil
+	}
+	e, err := scanEmployee(tx.QueryRow(ctx, `
+		INSERT INTO employees (kind, email, first_name, last_name, country, invite_state, occupation_code)
+		VALUES ('employee', $1, $2, $3, $4, 'invited', $5)
+		ON CONFLICT ((lower(email))) DO UPDATE SET first_name = EXCLUDED.first_name, last_name = EXCLUDED.last_name,
+			country = EXCLUDED.country, occupation_code = EXCLUDED.occupation_code, last_activity_at = now(), updated_at = now()
+			-- only a first invite that never got its link may be sent again as a first invite
+			WHERE employees.kind = 'employee' AND employees.service_user_id IS NULL AND employees.invite_url = ''
+		RETURNING `+employeeColumns, email, n.FirstName, n.LastName, n.Country, n.OccupationCode))
+	if errors.Is(err, pgx.ErrNoRows) || isUniqueViolation(err) {
+		return Employee{}, fmt.Errorf("store: invite %s: %w", email, ErrConflict)
+	}
+	if err != nil {
+		return Employee{}, fmt.Errorf("store: invite %s: %w", email, err)
+	}
+	return e, nil
+}
+
+// FinishInvite records the API's answer to an invite call and its audit row
+// (employee.invite or employee.reinvite; outcome ok when sent, failed or
+// refused otherwise) in one transaction.
+func (s *Store) FinishInvite(ctx context.Context, inviteID int64, o InviteOutcome, by Actor) (Invite, error) {
+	var inv Invite
+	err := s.InTx(ctx, func(tx pgx.Tx) error {
+		var err error
+		inv, err = scanInvite(tx.QueryRow(ctx, `
+			UPDATE invites SET state = $2, invite_url = $3, error = $4, finished_at = now()
+			WHERE id = $1 RETURNING `+inviteColumns, inviteID, o.State, o.InviteURL, o.Error))
+		if err != nil {
+			return fmt.Errorf("store: finish invite %d: %w", inviteID, notFound(err))
+		}
+		if o.InviteURL != "" {
+			if _, err := tx.Exec(ctx, `UPDATE employees SET invite_url = $2, last_activity_at = now(), updated_at = now() WHERE id = $1`,
+				inv.EmployeeID, o.InviteURL); err != nil {
+				return fmt.Errorf("store: finish invite %d: %w", inviteID, err)
+			}
+		}
+		action := "employee.invite"
+		if inv.Reinvite {
+			action = "employee.reinvite"
+		}
+		if inv.BulkRunID != 0 {
+			action = "employee.bulk_invite.row"
+		}
+		outcome, detail := OutcomeOK, "invite sent to "+inv.Email
+		switch o.State {
+		case InviteCallNotSent:
+			outcome, detail = OutcomeRefused, "the API did not send the invite: "+o.Error
+		case InviteCallFailed:
+			outcome, detail = OutcomeFailed, "invite not sent: "+o.Error
+		case InviteCallUnknown:
+			outcome, detail = OutcomeFailed, "no answer from the API; the invite may have been sent: "+o.Error
+		}
+		return writeAudit(ctx, tx, AuditEntry{Actor: by, Action: action, Target: fmt.Sprintf("employee:%d", inv.EmployeeID),
+			Outcome: outcome, Detail: detail})
+	})
+	return inv, err
+}
+
+// InvitesOf lists an employee's invite calls, newest first.
+func (s *Store) InvitesOf(ctx context.Context, employeeID int64) ([]Invite, error) {
+	rows, err := s.pool.Query(ctx, `SELECT `+inviteColumns+` FROM invites WHERE employee_id = $1 ORDER BY id DESC LIMIT 50`, employeeID)
+	if err != nil {
+		return nil, fmt.Errorf("store: invites of %d: %w", employeeID, err)
+	}
+	list, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Invite, error) { return scanInvite(r) })
+	if err != nil {
+		return nil, fmt.Errorf("store: invites of %d: %w", employeeID, err)
+	}
+	return list, nil
+}
+
+// InviteByID loads one invite call.
+func (s *Store) InviteByID(ctx context.Context, id int64) (Invite, error) {
+	i, err := scanInvite(s.pool.QueryRow(ctx, `SELECT `+inviteColumns+` FROM invites WHERE id = $1`, id))
+	if err != nil {
+		return Invite{}, fmt.Errorf("store: load invite %d: %w", id, notFound(err))
+	}
+	return i, nil
+}
+
+// LinkInput is what linking learns: from an employee.linked webhook
+// (invitationId, serviceUserId, companyEmail, linkedAt, kycSubmitted) or
+// from the refresh action's reconciliation with the API.
+type LinkInput struct {
+	InvitationID  string
+	Email         string // the work email the invite went to (companyEmail)
+	ServiceUserID string
+	LinkedAt      time.Time
+	KYCSubmitted  bool
+	Source        string // "webhook" or "refresh", for the audit row
+}
+
+// LinkInvite turns an invite into a linked employee: it records the
+// serviceUserId, linkedAt and kycSubmitted and moves the invite state to
+// linked (or kyc_submitted). The employee is found by invitationId, then
+// by email (case-insensitive). It is idempotent: linking again with the same
+// values changes nothing and writes no second audit row. A deleted employee
+// keeps its deleted state. ErrNotFound when no local invite matches (the
+// webhooks area keeps such events for reconciliation).
+//
+// For the webhooks area: call it from employee.linked with Source "webhook".
+func (s *Store) LinkInvite(ctx context.Context, in LinkInput, by Actor) (Employee, bool, error) {
+	var out Employee
+	changed := false
+	err := s.InTx(ctx, func(tx pgx.Tx) error {
+		e, err := scanEmployee(tx.QueryRow(ctx, `
+			SELECT `+employeeColumns+` FROM employees
+			WHERE kind = 'employee' AND ((invitation_id <> '' AND invitation_id = $1) OR lower(email) = lower($2))
+			ORDER BY (invitation_id = $1) DESC LIMIT 1 FOR UPDATE`, in.InvitationID, strings.TrimSpace(in.Email)))
+		if err != nil {
+			return fmt.Errorf("store: link invite %s: %w", in.Email, notFound(err))
+		}
+		state := InviteLinked
+		if in.KYCSubmitted || e.KYCSubmitted {
+			state = InviteKYCSubmitted
+		}
+		if e.InviteState == InviteDeleted || e.InviteState == InviteActionRequired {
+			state = e.InviteState
+		}
+		if e.ServiceUserID == in.ServiceUserID && e.InviteState == state && e.LinkedAt != nil && e.KYCSubmitted == (in.KYCSubmitted || e.KYCSubmitted) {
+			out = e
+			return nil
+		}
+		linkedAt := in.LinkedAt
+		if linkedAt.IsZero() {
+			linkedAt = time.Now()
+		}
+		out, err = scanEmployee(tx.QueryRow(ctx, `
+			UPDATE employees SET service_user_id = $2, linked_at = coalesce(linked_at, $3), kyc_submitted = kyc_submitted OR $4,
+				invite_state = $5, invitation_id = CASE WHEN $6 <> '' THEN $6 ELSE invitation_id END,
+				last_activity_at = now(), updated_at = now()
+			WHERE id = $1 RETURNING `+employeeColumns, e.ID, in.ServiceUserID, linkedAt, in.KYCSubmitted, state, in.InvitationID))
+		if isUniqueViolation(err) {
+			return fmt.Errorf("store: link invite %s: serviceUserId already belongs to another employee: %w", in.Email, ErrConflict)
+		}
+		if err != nil {
+			return fmt.Errorf("store: link invite %s: %w", in.Email, err)
+		}
+		changed = true
+		detail := "linked through " + in.Source
+		if in.KYCSubmitted {
+			detail += "; employer-held KYC submitted"
+		}
+		return writeAudit(ctx, tx, AuditEntry{Actor: by, Action: "employee.link", Target: fmt.Sprintf("employee:%d", e.ID),
+			Outcome: OutcomeOK, Detail: detail})
+	})
+	return out, changed, err
+}
+
+// FlagActionRequired records a kyc.action_required event: the employee must
+// do something further (often a selfie), described in words by what. It is
+// idempotent. ErrNotFound when no employee has that serviceUserId.
+//
+// For the webhooks area: call it from kyc.action_required.
+func (s *Store) FlagActionRequired(ctx context.Context, serviceUserID, what string, by Actor) (Employee, error) {
+	if strings.TrimSpace(what) == "" {
+		what = "The Partner API asks for a further action from the employee (often a selfie in the app)."
+	}
+	var out Employee
+	err := s.InTx(ctx, func(tx pgx.Tx) error {
+		e, err := scanEmployee(tx.QueryRow(ctx, `SELECT `+employeeColumns+` FROM employees WHERE service_user_id = $1 FOR UPDATE`, serviceUserID))
+		if err != nil {
+			return fmt.Errorf("store: flag action required: %w", notFound(err))
+		}
+		if e.InviteState == InviteActionRequired && e.ActionRequired == what {
+			out = e
+			return nil
+		}
+		state := InviteActionRequired
+		if e.InviteState == InviteDeleted {
+			state = InviteDeleted
+		}
+		out, err = scanEmployee(tx.QueryRow(ctx, `
+			UPDATE employees SET invite_state = $2, action_required = $3, last_activity_at = now(), updated_at = now()
+			WHERE id = $1 RETURNING `+employeeColumns, e.ID, state, what))
+		if err != nil {
+			return fmt.Errorf("store: flag action required: %w", err)
+		}
+		return writeAudit(ctx, tx, AuditEntry{Actor: by, Action: "employee.kyc_action_required", Target: fmt.Sprintf("employee:%d", e.ID),
+			Outcome: OutcomeOK, Detail: what})
+	})
+	return out, err
+}
+
+// ClearActionRequired moves a flagged employee back to its linked state once
+// the API no longer asks for anything.
+func (s *Store) ClearActionRequired(ctx context.Context, employeeID int64) error {
+	_, err := s.pool.Exec(ctx, `
+		UPDATE employees SET invite_state = CASE WHEN kyc_submitted THEN 'kyc_submitted' ELSE 'linked' END,
+			action_required = '', updated_at = now()
+		WHERE id = $1 AND invite_state = 'action_required'`, employeeID)
+	if err != nil {
+		return fmt.Errorf("store: clear action required %d: %w", employeeID, err)
+	}
+	return nil
+}
+
+// InvitedEmployees lists the employees still only invited (for the refresh
+// action's reconciliation), oldest first.
+func (s *Store) InvitedEmployees(ctx context.Context, limit int) ([]Employee, error) {
+	rows, err := s.pool.Query(ctx, `SELECT `+employeeColumns+` FROM employees
+		WHERE kind = 'employee' AND invite_state = 'invited' AND service_user_id IS NULL ORDER BY id LIMIT $1`, limit)
+	if err != nil {
+		return nil, fmt.Errorf("store: invited employees: %w", err)
+	}
+	list, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Employee, error) { return scanEmployee(r) })
+	if err != nil {
+		return nil, fmt.Errorf("store: invited employees: %w", err)
+	}
+	return list, nil
+}
+
+// InviteExtras are the employees-area columns of an employee.
+type InviteExtras struct {
+	InvitationID   string
+	InviteURL      string
+	OccupationCode string
+}
+
+// InviteExtrasOf loads the invite columns of an employee.
+func (s *Store) InviteExtrasOf(ctx context.Context, employeeID int64) (InviteExtras, error) {
+	var x InviteExtras
+	err := s.pool.QueryRow(ctx, `SELECT invitation_id, invite_url, occupation_code FROM employees WHERE id = $1`, employeeID).
+		Scan(&x.InvitationID, &x.InviteURL, &x.OccupationCode)
+	if err != nil {
+		return x, fmt.Errorf("store: invite of employee %d: %w", employeeID, notFound(err))
+	}
+	return x, nil
+}
+
+// MarkDeleted records a deletion the API accepted, with its audit row.
+func (s *Store) MarkDeleted(ctx context.Context, employeeID int64, at time.Time, by Actor, detail string) error {
+	return s.InTx(ctx, func(tx pgx.Tx) error {
+		tag, err := tx.Exec(ctx, `UPDATE employees SET invite_state = 'deleted', deleted_at = $2, last_activity_at = now(), updated_at = now()
+			WHERE id = $1`, employeeID, at)
+		if err != nil {
+			return fmt.Errorf("store: mark deleted %d: %w", employeeID, err)
+		}
+		if tag.RowsAffected() == 0 {
+			return fmt.Errorf("store: mark deleted %d: %w", employeeID, ErrNotFound)
+		}
+		return writeAudit(ctx, tx, AuditEntry{Actor: by, Action: "employee.delete", Target: fmt.Sprintf("employee:%d", employeeID),
+			Outcome: OutcomeOK, Detail: detail})
+	})
+}
+
+// MarkReactivated records a reactivation the API accepted, with its audit row.
+func (s *Store) MarkReactivated(ctx context.Context, employeeID int64, by Actor, detail string) error {
+	return s.InTx(ctx, func(tx pgx.Tx) error {
+		tag, err := tx.Exec(ctx, `UPDATE employees SET deleted_at = NULL,
+				invite_state = CASE WHEN action_required <> '' THEN 'action_required' WHEN kyc_submitted THEN 'kyc_submitted' ELSE 'linked' END,
+				last_activity_at = now(), updated_at = now()
+			WHERE id = $1`, employeeID)
+		if err != nil {
+			return fmt.Errorf("store: mark reactivated %d: %w", employeeID, err)
+		}
+		if tag.RowsAffected() == 0 {
+			return fmt.Errorf("store: mark reactivated %d: %w", employeeID, ErrNotFound)
+		}
+		return writeAudit(ctx, tx, AuditEntry{Actor: by, Action: "employee.reactivate", Target: fmt.Sprintf("employee:%d", employeeID),
+			Outcome: OutcomeOK, Detail: detail})
+	})
+}

@@ -1,0 +1,343 @@
+package views
+
+import "time"
+
+// Option is one choice of a select or filter.
+type Option struct {
+	Value    string
+	Label    string
+	Selected bool
+}
+
+// EmployeeFilterView is the list's filter form as the user set it.
+type EmployeeFilterView struct {
+	Q         string
+	State     string
+	Currency  string
+	Readiness string
+	Sort      string
+}
+
+// EmployeeListView is the employee list page.
+type EmployeeListView struct {
+	Filter           EmployeeFilterView
+	States           []Option
+	Currencies       []Option
+	Readiness        []Option
+	Sorts            []Option
+	Columns          []string // the readiness currencies, in order
+	Rows             []EmployeeRow
+	NextURL          string
+	SelfURL          string // this page's fragment URL, polled for live updates
+	CSVURL           string
+	CanWrite         bool
+	ReconcileMessage string
+}
+
+// EmployeeRow is one employee in the list or the matrix.
+type EmployeeRow struct {
+	ID             int64
+	Name           string
+	Email          string
+	ServiceUserID  string
+	InviteState    string // store value, for the badge class
+	InviteLabel    string
+	ActionRequired string
+	LastActivity   time.Time
+	Cells          []ReadinessCellView
+}
+
+// ReadinessCellView is one currency's readiness, in words.
+type ReadinessCellView struct {
+	Currency string
+	State    string // store value, for the badge class
+	Label    string // "missing 3 fields", "ready to activate", ...
+	Missing  []string
+	Detail   string
+	ReadAt   *time.Time
+}
+
+// ReadinessMatrixView is the employees × currencies page.
+type ReadinessMatrixView struct {
+	Filter     EmployeeFilterView
+	States     []Option
+	Currencies []Option
+	Readiness  []Option
+	Columns    []string
+	Rows       []EmployeeRow
+	NextURL    string
+	SelfURL    string
+	CSVURL     string
+	Totals     []ReadinessTotal
+}
+
+// ReadinessTotal counts the shown rows of one currency by state.
+type ReadinessTotal struct {
+	Currency string
+	Counts   []Option // Label: state in words, Value: count
+}
+
+// InviteForm is the single-invite form, with what the user typed. Identity
+// numbers are echoed back only in the response that re-renders the form.
+type InviteForm struct {
+	Name                   string
+	Email                  string
+	FirstName              string
+	MiddleName             string
+	LastName               string
+	DateOfBirth            string
+	Nationality            string
+	PhoneNumber            string
+	Gender                 string
+	StreetLine1            string
+	City                   string
+	State                  string
+	PostalCode             string
+	CountryCode            string
+	EmploymentStatus       string
+	OccupationCode         string
+	OccupationLabel        string
+	EmployerName           string
+	SourceOfFunds          string
+	EstimatedMonthlyVolume string
+	AccountPurpose         string
+	ActingAsIntermediary   bool
+	SSN                    string
+	NINO                   string
+	RFC                    string
+	CURP                   string
+	BVN                    string
+	Fields                 FieldErrors
+	// Problem is a message about the whole form (an upstream fault).
+	Problem string
+}
+
+// InvitePageView is the invite page.
+type InvitePageView struct {
+	Form              InviteForm
+	Countries         []Option
+	Nationalities     []Option
+	NigerianStates    []Option
+	EmploymentOptions []Option
+	FundsOptions      []Option
+	GenderOptions     []Option
+	PurposeOptions    []Option
+}
+
+// OccupationResultsView is the autocomplete's answer.
+type OccupationResultsView struct {
+	Query    string
+	Results  []Option
+	Selected string
+	Problem  string
+}
+
+// InviteResultView is shown after an invite or re-invite call.
+type InviteResultView struct {
+	EmployeeID int64
+	Name       string
+	Email      string
+	Sent       bool
+	InviteURL  string
+	QR         string // data:image/png;base64 URL of the invite link
+	Reinvite   bool
+	// SameLink is set on a re-invite: whether the API returned the link it
+	// gave before (spec: same email → same link).
+	SameLink     bool
+	PreviousLink string
+	Error        string
+}
+
+// EmployeeDetailView is one employee's page.
+type EmployeeDetailView struct {
+	ID                 int64
+	Name               string
+	Email              string
+	ServiceUserID      string
+	InviteState        string
+	InviteLabel        string
+	ActionRequired     string
+	LinkedAt           *time.Time
+	KYCSubmitted       bool
+	DeletedAt          *time.Time
+	ReactivateDaysLeft int
+	InviteURL          string
+	InviteQR           string
+	Invites            []InviteRow
+	CanWrite           bool
+	Now                time.Time
+	Message            string
+	Profile            ProfileView
+	Currencies         []CurrencyCardView
+	USDAccount         VirtualAccountView
+	DepositAccounts    []DepositAccountsView
+	Wallets            []WalletView
+	WalletsReadAt      *time.Time
+	WalletsError       string
+	Occupation         OccupationFixForm
+}
+
+// InviteRow is one invite call in the employee's history.
+type InviteRow struct {
+	At       time.Time
+	By       string
+	State    string
+	Reinvite bool
+	Bulk     bool
+	Error    string
+}
+
+// ProfileView summarises GET /kyc without identification numbers.
+type ProfileView struct {
+	ReadAt            *time.Time
+	Error             string
+	Empty             bool
+	Name              string
+	DateOfBirth       string
+	Nationality       string
+	Address           string
+	Country           string
+	EmploymentStatus  string
+	OccupationCode    string
+	EmployerName      string
+	SourceOfFunds     string
+	IDTypes           []string
+	OccupationMissing bool
+}
+
+// OccupationFixForm is the one-click fix for a missing occupationCode.
+type OccupationFixForm struct {
+	Code   string
+	Fields FieldErrors
+	Done   string
+}
+
+// CurrencyCardView is one currency's onboarding card.
+type CurrencyCardView struct {
+	Currency   string
+	Cell       ReadinessCellView
+	RailStatus string
+	Active     bool
+	Missing    []string // in words
+	ReadAt     *time.Time
+	Error      string
+}
+
+// VirtualAccountView is the USD virtual account.
+type VirtualAccountView struct {
+	ReadAt         *time.Time
+	Error          string
+	Status         string
+	Reason         string
+	AccountName    string
+	AccountNumber  string
+	RoutingNumber  string
+	BankName       string
+	BankAddress    string
+	SwiftCode      string
+	AccountType    string
+	DepositMessage string
+	CanRetry       bool
+}
+
+// DepositAccountsView is one currency's deposit accounts.
+type DepositAccountsView struct {
+	Currency string
+	ReadAt   *time.Time
+	Error    string
+	Accounts []DepositAccountView
+}
+
+// DepositAccountView is one deposit account.
+type DepositAccountView struct {
+	AccountName   string
+	BankName      string
+	AccountNumber string
+	Clabe         string
+	Status        string
+	Target        string
+}
+
+// WalletView is a wallet and its balance.
+type WalletView struct {
+	Currency string
+	Token    string
+	Status   string
+	Balance  *Amount
+	Legacy   bool
+}
+
+// DeleteCheckView is the pre-deletion check page.
+type DeleteCheckView struct {
+	ID          int64
+	Name        string
+	Email       string
+	ReadAt      time.Time
+	Balances    []WalletView
+	HasBalance  bool
+	BalancesErr string
+	Cards       []string
+	CardsErr    string
+	Proposals   []string
+	ProposalErr string
+	Problem     string // the API's refusal in words
+	Retryable   bool   // 503: nothing deleted, retry
+	CanDelete   bool
+}
+
+// ReactivateView answers a reactivation.
+type ReactivateView struct {
+	ID            int64
+	Name          string
+	DaysLeft      int
+	Problem       string
+	SupportNeeded bool
+}
+
+// BulkUploadView is the bulk invite upload form.
+type BulkUploadView struct {
+	Error   string
+	Columns []string
+	Recent  []BulkRunRow
+}
+
+// BulkRunRow is a recent run.
+type BulkRunRow struct {
+	ID        int64
+	Filename  string
+	State     string
+	Total     int
+	Valid     int
+	CreatedAt time.Time
+}
+
+// BulkRunView is a run: its preview before sending, its progress and
+// outcomes after.
+type BulkRunView struct {
+	ID        int64
+	Filename  string
+	State     string
+	Total     int
+	Valid     int
+	Invalid   int
+	Sent      int
+	Errors    int
+	Done      int
+	Percent   int
+	Finished  bool
+	Rows      []BulkRowView
+	CanStart  bool
+	ResultURL string
+}
+
+// BulkRowView is a row of the preview or result table.
+type BulkRowView struct {
+	Line      int
+	Name      string
+	Email     string
+	Country   string
+	Problems  []string
+	State     string
+	InviteURL string
+	Error     string
+}

@@ -1,0 +1,808 @@
+package web_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"mime/multipart"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/PuerkitoBio/goquery"
+
+	"partneradmin/store"
+	"partneradmin/web/webtest"
+)
+
+// sandboxControl calls the sandbox's control API and decodes data into out.
+func empControl(t *testing.T, env *webtest.Env, method, path string, body any, out any) {
+	t.Helper()
+	var rd io.Reader
+	if body != nil {
+		b, err := json.Marshal(body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rd = bytes.NewReader(b)
+	}
+	req, err := http.NewRequest(method, env.SandboxURL+path, rd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode >= 300 {
+		t.Fatalf("sandbox %s %s: %d %s", method, path, resp.StatusCode, raw)
+	}
+	if out != nil {
+		var env struct {
+			Data json.RawMessage `json:"data"`
+		}
+		if err := json.Unmarshal(raw, &env); err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(env.Data, out); err != nil {
+			t.Fatalf("sandbox %s: %v: %s", path, err, raw)
+		}
+	}
+}
+
+type empInvite struct {
+	InvitationID  string `json:"invitationId"`
+	Email         string `json:"email"`
+	InviteURL     string `json:"inviteUrl"`
+	WorkEmailCode string `json:"workEmailCode"`
+	Status        string `json:"status"`
+	Sends         int    `json:"sends"`
+	KYCHeld       bool   `json:"kycHeld"`
+}
+
+func empInviteOf(t *testing.T, env *webtest.Env, email string) (empInvite, bool) {
+	t.Helper()
+	var list []empInvite
+	empControl(t, env, "GET", "/_sandbox/invites", nil, &list)
+	for _, inv := range list {
+		if strings.EqualFold(inv.Email, email) {
+			return inv, true
+		}
+	}
+	return empInvite{}, false
+}
+
+// linkThroughSandbox plays the employee's side of an invite.
+func linkThroughSandbox(t *testing.T, env *webtest.Env, email string) {
+	t.Helper()
+	inv, ok := empInviteOf(t, env, email)
+	if !ok {
+		t.Fatalf("no sandbox invite for %s", email)
+	}
+	empControl(t, env, "POST", "/_sandbox/invites/link", map[string]any{"invitationId": inv.InvitationID, "code": inv.WorkEmailCode}, nil)
+}
+
+func empFault(t *testing.T, env *webtest.Env, method, route string, status, times int) {
+	t.Helper()
+	empControl(t, env, "POST", "/_sandbox/faults", map[string]any{"method": method, "route": route, "status": status, "times": times}, nil)
+}
+
+// gbrInvite is a valid invite of a UK resident.
+func gbrInvite(email string) url.Values {
+	return url.Values{
+		"name": {"Grace Hopper"}, "email": {email}, "first_name": {"Grace"}, "last_name": {"Hopper"},
+		"date_of_birth": {"1990-04-23"}, "nationality": {"GB"}, "phone_number": {"+44 7700 900123"},
+		"street_line1": {"1 Example Street"}, "city": {"London"}, "postal_code": {"SW1A 1AA"}, "country_code": {"GBR"},
+		"employment_status": {"employed"}, "source_of_funds": {"salary"}, "account_purpose": {"personal"}, "nino": {"QQ123456C"},
+	}
+}
+
+func empAudit(t *testing.T, env *webtest.Env, action string) []store.AuditEntry {
+	t.Helper()
+	rows, err := env.Store.ListAudit(context.Background(), store.AuditFilter{Action: action})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rows
+}
+
+func rowByEmail(doc *goquery.Document, email string) *goquery.Selection {
+	var found *goquery.Selection
+	doc.Find(`[data-testid="employee-row"]`).EachWithBreak(func(_ int, s *goquery.Selection) bool {
+		if strings.EqualFold(strings.TrimSpace(s.Find(`[data-testid="employee-email"]`).Text()), email) {
+			found = s
+			return false
+		}
+		return true
+	})
+	return found
+}
+
+func TestEmployeeListSearchFiltersAndCSV(t *testing.T) {
+	env := webtest.New(t, webtest.Options{})
+	for _, role := range []store.Role{store.RoleHRAdmin, store.RoleSupport} {
+		c, _ := env.SignedIn(role)
+		resp := env.Get(c, "/employees")
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("%s: list %d", role, resp.StatusCode)
+		}
+		doc := webtest.Doc(t, resp)
+		if n := doc.Find(`[data-testid="employee-row"]`).Length(); n != len(env.Demo.Employees) {
+			t.Fatalf("%s: %d rows, want %d demo employees", role, n, len(env.Demo.Employees))
+		}
+		if n := doc.Find(`[data-testid="employee-row"]`).First().Find(`[data-testid^="readiness-"]`).Length(); n != 5 {
+			t.Fatalf("readiness cells %d, want 5 (USD EUR NGN MXN CAD)", n)
+		}
+		hasInvite := doc.Find(`[data-testid="invite-link"]`).Length() > 0
+		if hasInvite != (role == store.RoleHRAdmin) {
+			t.Fatalf("%s sees invite link: %v", role, hasInvite)
+		}
+	}
+	c, _ := env.SignedIn(store.RoleHRAdmin)
+	target := env.Demo.Employees[0]
+	// Search as you type answers the results fragment alone.
+	resp := env.Do(c, "GET", "/employees?q="+url.QueryEscape(strings.ToUpper(target.LastName)), nil, http.Header{"HX-Request": {"true"}})
+	doc := webtest.Doc(t, resp)
+	if doc.Find("h1").Length() != 0 {
+		t.Fatal("fragment request got the whole page")
+	}
+	if rowByEmail(doc, target.Email) == nil {
+		t.Fatalf("search for %s did not find %s", target.LastName, target.Email)
+	}
+	if target.ServiceUserID != "" {
+		doc = webtest.Doc(t, env.Get(c, "/employees?q="+target.ServiceUserID[:8]))
+		if doc.Find(`[data-testid="employee-row"]`).Length() != 1 {
+			t.Fatalf("search by serviceUserId: %d rows", doc.Find(`[data-testid="employee-row"]`).Length())
+		}
+	}
+	doc = webtest.Doc(t, env.Get(c, "/employees?q=%25%25nobody%25"))
+	if webtest.TestID(doc, "employees-empty") == "" {
+		t.Fatal("wildcards in search were not escaped")
+	}
+	// Filter by invite state.
+	doc = webtest.Doc(t, env.Get(c, "/employees?state=invited"))
+	doc.Find(`[data-testid="invite-state"]`).Each(func(_ int, s *goquery.Selection) {
+		if st, _ := s.Attr("data-state"); st != "invited" {
+			t.Errorf("state filter let %q through", st)
+		}
+	})
+	// Keyset pages: with 1 row a page the whole list is reachable.
+	seen := map[string]bool{}
+	next := "/employees?sort=activity"
+	for pages := 0; next != "" && pages < 100; pages++ {
+		doc = webtest.Doc(t, env.Get(c, next))
+		doc.Find(`[data-testid="employee-email"]`).Each(func(_ int, s *goquery.Selection) {
+			if seen[s.Text()] {
+				t.Errorf("%s on two pages", s.Text())
+			}
+			seen[s.Text()] = true
+		})
+		next, _ = doc.Find(`[data-testid="next-page"]`).Attr("href")
+	}
+	if len(seen) != len(env.Demo.Employees) {
+		t.Fatalf("pages showed %d employees, want %d", len(seen), len(env.Demo.Employees))
+	}
+	resp = env.Get(c, "/employees?after=not-a-cursor")
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusBadRequest {
+		t.Fatalf("bad cursor: %d", resp.StatusCode)
+	}
+	// CSV of the filtered list.
+	resp = env.Get(c, "/employees.csv?state=invited")
+	if ct := resp.Header.Get("Content-Type"); !strings.HasPrefix(ct, "text/csv") {
+		t.Fatalf("csv content type %q", ct)
+	}
+	recs, err := csv.NewReader(resp.Body).ReadAll()
+	resp.Body.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if recs[0][1] != "name" || recs[0][7] != "usd_readiness" {
+		t.Fatalf("csv header %v", recs[0])
+	}
+	for _, r := range recs[1:] {
+		if r[4] != "invited" {
+			t.Fatalf("csv row not filtered: %v", r)
+		}
+	}
+	// Anonymous visitors are sent to sign in.
+	resp = env.Get(env.Client(), "/employees")
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("anonymous: %d", resp.StatusCode)
+	}
+}
+
+func TestInviteStoresSendsShowsQRAndReinviteKeepsLink(t *testing.T) {
+	env := webtest.New(t, webtest.Options{})
+	c, hr := env.SignedIn(store.RoleHRAdmin)
+	resp := env.Get(c, "/employees/invite")
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("form: %d", resp.StatusCode)
+	}
+	resp.Body.Close()
+	resp = env.PostForm(c, "/employees/invite", gbrInvite("grace@acme.example"))
+	if resp.StatusCode != http.StatusOK {
+		b, _ := io.ReadAll(resp.Body)
+		t.Fatalf("invite: %d %s", resp.StatusCode, b)
+	}
+	doc := webtest.Doc(t, resp)
+	link := webtest.TestID(doc, "invite-url")
+	if !strings.Contains(link, "/invite/") {
+		t.Fatalf("invite url %q", link)
+	}
+	if src, _ := doc.Find(`[data-testid="invite-qr"]`).Attr("src"); !strings.HasPrefix(src, "data:image/png;base64,") {
+		t.Fatalf("qr src %.40q", src)
+	}
+	e, err := env.Store.EmployeeByEmail(context.Background(), "grace@acme.example")
+	if err != nil || e.InviteState != store.InviteInvited || e.Country != "GBR" {
+		t.Fatalf("stored employee %+v %v", e, err)
+	}
+	inv, ok := empInviteOf(t, env, "grace@acme.example")
+	if !ok || !inv.KYCHeld || inv.InviteURL != link {
+		t.Fatalf("sandbox invite %+v", inv)
+	}
+	rows := empAudit(t, env, "employee.invite")
+	if len(rows) == 0 || rows[0].Actor.StaffID != hr.ID || rows[0].Outcome != store.OutcomeOK || rows[0].Target != fmt.Sprintf("employee:%d", e.ID) {
+		t.Fatalf("audit %+v", rows)
+	}
+	if strings.Contains(env.Logs.String(), "QQ123456C") {
+		t.Fatal("the NINO reached the logs")
+	}
+	var count int
+	if err := env.Store.Pool().QueryRow(context.Background(), `SELECT count(*) FROM invites i JOIN employees e ON e.id = i.employee_id
+		WHERE row_to_json(i)::text LIKE '%QQ123456C%' OR row_to_json(e)::text LIKE '%QQ123456C%'`).Scan(&count); err != nil || count != 0 {
+		t.Fatalf("the NINO was stored: %d %v", count, err)
+	}
+
+	// Re-invite: same call, same link.
+	resp = env.PostForm(c, fmt.Sprintf("/employees/%d/reinvite", e.ID), nil)
+	doc = webtest.Doc(t, resp)
+	if resp.StatusCode != http.StatusOK || webtest.TestID(doc, "same-link") == "" || webtest.TestID(doc, "invite-url") != link {
+		t.Fatalf("reinvite: %d same-link=%q url=%q", resp.StatusCode, webtest.TestID(doc, "same-link"), webtest.TestID(doc, "invite-url"))
+	}
+	if inv, _ := empInviteOf(t, env, "grace@acme.example"); inv.Sends != 2 {
+		t.Fatalf("sandbox sends %d", inv.Sends)
+	}
+	if rows := empAudit(t, env, "employee.reinvite"); len(rows) != 1 || rows[0].Outcome != store.OutcomeOK {
+		t.Fatalf("reinvite audit %+v", rows)
+	}
+	// A second first-invite of the same email is refused next to the field.
+	resp = env.PostForm(c, "/employees/invite", gbrInvite("GRACE@acme.example"))
+	doc = webtest.Doc(t, resp)
+	if resp.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(webtest.TestID(doc, "f-email-error"), "already invited") {
+		t.Fatalf("duplicate: %d %q", resp.StatusCode, webtest.TestID(doc, "f-email-error"))
+	}
+
+	// Roles that may not invite are refused and nothing is stored or sent.
+	for _, role := range []store.Role{store.RoleSupport, store.RoleFinanceApprover} {
+		rc, _ := env.SignedIn(role)
+		resp = env.PostForm(rc, "/employees/invite", gbrInvite("refused@acme.example"))
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusForbidden {
+			t.Fatalf("%s invite: %d", role, resp.StatusCode)
+		}
+		resp = env.PostForm(rc, fmt.Sprintf("/employees/%d/reinvite", e.ID), nil)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusForbidden {
+			t.Fatalf("%s reinvite: %d", role, resp.StatusCode)
+		}
+	}
+	if _, err := env.Store.EmployeeByEmail(context.Background(), "refused@acme.example"); err == nil {
+		t.Fatal("a refused invite was stored")
+	}
+	if _, ok := empInviteOf(t, env, "refused@acme.example"); ok {
+		t.Fatal("a refused invite was sent")
+	}
+}
+
+func TestInviteBadInputShowsFieldMessagesAndChangesNothing(t *testing.T) {
+	env := webtest.New(t, webtest.Options{})
+	c, _ := env.SignedIn(store.RoleHRAdmin)
+	cases := []struct {
+		name   string
+		change map[string]string
+		field  string
+		want   string
+	}{
+		{"email", map[string]string{"email": "not-an-email"}, "email", "email address"},
+		{"dob", map[string]string{"date_of_birth": "23/04/1990"}, "date_of_birth", "YYYY-MM-DD"},
+		{"uk without nino", map[string]string{"nino": ""}, "nino", "National Insurance"},
+		{"us without ssn", map[string]string{"country_code": "USA", "state": "CA", "ssn": "12"}, "ssn", "9 digits"},
+		{"nigeria postal", map[string]string{"country_code": "NGA", "state": "Lagos", "postal_code": "10001", "phone_number": "08012345678", "occupation_code": "OCC1", "estimated_monthly_volume": "100"}, "postal_code", "6 digits"},
+		{"nigeria state", map[string]string{"country_code": "NGA", "state": "Atlantis", "postal_code": "100001", "phone_number": "08012345678", "occupation_code": "OCC1", "estimated_monthly_volume": "100"}, "state", "Nigerian state"},
+		{"nigeria phone", map[string]string{"country_code": "NGA", "state": "Lagos", "postal_code": "100001", "phone_number": "0801234", "occupation_code": "OCC1", "estimated_monthly_volume": "100"}, "phone_number", "10 digits"},
+		{"nigeria occupation", map[string]string{"country_code": "NGA", "state": "Lagos", "postal_code": "100001", "phone_number": "08012345678", "estimated_monthly_volume": "100"}, "occupation_code", "occupation"},
+		{"student salary", map[string]string{"employment_status": "student"}, "source_of_funds", "Salary cannot"},
+		{"bvn", map[string]string{"country_code": "NGA", "state": "Lagos", "postal_code": "100001", "phone_number": "08012345678", "occupation_code": "OCC1", "estimated_monthly_volume": "100", "bvn": "1234"}, "bvn", "11 digits"},
+	}
+	for _, tc := range cases {
+		form := gbrInvite("bad-" + strings.ReplaceAll(tc.name, " ", "-") + "@acme.example")
+		for k, v := range tc.change {
+			form.Set(k, v)
+		}
+		resp := env.PostForm(c, "/employees/invite", form)
+		doc := webtest.Doc(t, resp)
+		if resp.StatusCode != http.StatusUnprocessableEntity {
+			t.Fatalf("%s: status %d", tc.name, resp.StatusCode)
+		}
+		if got := webtest.TestID(doc, "f-"+tc.field+"-error"); !strings.Contains(got, tc.want) {
+			t.Errorf("%s: %s message %q, want %q", tc.name, tc.field, got, tc.want)
+		}
+		if v, _ := doc.Find(`[data-testid="field-first_name"]`).Attr("value"); v != "Grace" {
+			t.Errorf("%s: first name lost: %q", tc.name, v)
+		}
+	}
+	var n int
+	if err := env.Store.Pool().QueryRow(context.Background(), `SELECT count(*) FROM employees WHERE email LIKE 'bad-%'`).Scan(&n); err != nil || n != 0 {
+		t.Fatalf("bad input stored %d employees (%v)", n, err)
+	}
+	if rows := empAudit(t, env, "employee.invite"); len(rows) != 0 {
+		t.Fatalf("bad input audited as an invite: %+v", rows)
+	}
+}
+
+func TestInviteUpstreamFaultKeepsInputAndRetryIsSafe(t *testing.T) {
+	env := webtest.New(t, webtest.Options{})
+	c, _ := env.SignedIn(store.RoleHRAdmin)
+	empFault(t, env, "POST", "/v1/partners/employees/invite", http.StatusInternalServerError, 1)
+	resp := env.PostForm(c, "/employees/invite", gbrInvite("fault@acme.example"))
+	doc := webtest.Doc(t, resp)
+	if resp.StatusCode != http.StatusBadGateway {
+		t.Fatalf("fault: %d", resp.StatusCode)
+	}
+	if !strings.Contains(webtest.TestID(doc, "form-problem"), "input is kept") {
+		t.Fatalf("problem %q", webtest.TestID(doc, "form-problem"))
+	}
+	if v, _ := doc.Find(`[data-testid="field-email"]`).Attr("value"); v != "fault@acme.example" {
+		t.Fatalf("email lost: %q", v)
+	}
+	e, err := env.Store.EmployeeByEmail(context.Background(), "fault@acme.example")
+	if err != nil {
+		t.Fatalf("the invite was lost: %v", err)
+	}
+	invites, _ := env.Store.InvitesOf(context.Background(), e.ID)
+	if len(invites) != 1 || invites[0].State != store.InviteCallFailed {
+		t.Fatalf("stored invite %+v", invites)
+	}
+	if rows := empAudit(t, env, "employee.invite"); len(rows) != 1 || rows[0].Outcome != store.OutcomeFailed {
+		t.Fatalf("audit %+v", rows)
+	}
+	if _, ok := empInviteOf(t, env, "fault@acme.example"); ok {
+		t.Fatal("sandbox holds an invite after a 500")
+	}
+	// Sending the kept form again works (one call, not a blind retry).
+	resp = env.PostForm(c, "/employees/invite", gbrInvite("fault@acme.example"))
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("resend: %d", resp.StatusCode)
+	}
+	if inv, ok := empInviteOf(t, env, "fault@acme.example"); !ok || inv.Sends != 1 {
+		t.Fatalf("sandbox after resend %+v", inv)
+	}
+}
+
+func TestLinkingThroughRefreshAndEmployeePage(t *testing.T) {
+	env := webtest.New(t, webtest.Options{})
+	c, _ := env.SignedIn(store.RoleHRAdmin)
+	resp := env.PostForm(c, "/employees/invite", gbrInvite("linker@acme.example"))
+	resp.Body.Close()
+	linkThroughSandbox(t, env, "linker@acme.example")
+	resp = env.PostForm(c, "/employees/reconcile", nil)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("reconcile: %d", resp.StatusCode)
+	}
+	doc := webtest.Doc(t, env.Get(c, "/employees?q=linker"))
+	if !strings.Contains(webtest.TestID(doc, "reconcile-message"), "1 newly linked") {
+		t.Fatalf("reconcile message %q", webtest.TestID(doc, "reconcile-message"))
+	}
+	row := rowByEmail(doc, "linker@acme.example")
+	if row == nil {
+		t.Fatal("linked employee missing")
+	}
+	if st, _ := row.Find(`[data-testid="invite-state"]`).Attr("data-state"); st != store.InviteKYCSubmitted {
+		t.Fatalf("state %q, want kyc_submitted", st)
+	}
+	e, _ := env.Store.EmployeeByEmail(context.Background(), "linker@acme.example")
+	if e.ServiceUserID == "" || e.LinkedAt == nil || !e.KYCSubmitted {
+		t.Fatalf("linked %+v", e)
+	}
+	if rows := empAudit(t, env, "employee.link"); len(rows) != 1 {
+		t.Fatalf("link audit %+v", rows)
+	}
+	// Idempotent: a second refresh links nothing new.
+	resp = env.PostForm(c, "/employees/reconcile", nil)
+	resp.Body.Close()
+	if rows := empAudit(t, env, "employee.link"); len(rows) != 1 {
+		t.Fatalf("second link audit %+v", rows)
+	}
+	// The employee page shows the profile summary read from GET /kyc, the
+	// per-currency cards and when each was read.
+	doc = webtest.Doc(t, env.Get(c, fmt.Sprintf("/employees/%d", e.ID)))
+	if webtest.TestID(doc, "service-user-id") != e.ServiceUserID {
+		t.Fatal("serviceUserId not shown")
+	}
+	if doc.Find(`[data-testid^="currency-card-"]`).Length() != 5 {
+		t.Fatal("currency cards missing")
+	}
+	if !strings.Contains(webtest.TestID(doc, "profile"), "read") {
+		t.Fatalf("profile read time: %q", webtest.TestID(doc, "profile"))
+	}
+	// The employer-held profile had no occupation: shown as a warning with the fix.
+	if webtest.TestID(doc, "occupation-missing") == "" || doc.Find(`[data-testid="occupation-fix"]`).Length() != 1 {
+		t.Fatal("missing occupation not flagged")
+	}
+	if strings.Contains(doc.Text(), "QQ123456C") {
+		t.Fatal("the NINO is shown")
+	}
+	var stored int
+	_ = env.Store.Pool().QueryRow(context.Background(), `SELECT count(*) FROM onboarding_snapshots WHERE body::text LIKE '%QQ123456C%'`).Scan(&stored)
+	if stored != 0 {
+		t.Fatal("the NINO was stored in a snapshot")
+	}
+	resp = env.PostForm(c, fmt.Sprintf("/employees/%d/refresh", e.ID), nil)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("refresh: %d", resp.StatusCode)
+	}
+	// Fix without a choice: a field message, nothing sent.
+	resp = env.PostForm(c, fmt.Sprintf("/employees/%d/occupation", e.ID), url.Values{"occupation_code": {""}})
+	doc = webtest.Doc(t, resp)
+	if resp.StatusCode != http.StatusUnprocessableEntity || webtest.TestID(doc, "f-occupation_code-error") == "" {
+		t.Fatalf("empty fix: %d", resp.StatusCode)
+	}
+	sc, _ := env.SignedIn(store.RoleSupport)
+	for _, p := range []string{"/employees/reconcile", fmt.Sprintf("/employees/%d/occupation", e.ID)} {
+		resp = env.PostForm(sc, p, url.Values{"occupation_code": {"X1"}})
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusForbidden {
+			t.Fatalf("support %s: %d", p, resp.StatusCode)
+		}
+	}
+	resp = env.Get(sc, fmt.Sprintf("/employees/%d", e.ID))
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("support reads the page: %d", resp.StatusCode)
+	}
+}
+
+func TestStoreLinkInviteAndFlagForWebhooks(t *testing.T) {
+	env := webtest.New(t, webtest.Options{})
+	ctx := context.Background()
+	c, _ := env.SignedIn(store.RoleHRAdmin)
+	resp := env.PostForm(c, "/employees/invite", gbrInvite("hook@acme.example"))
+	resp.Body.Close()
+	at := time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)
+	e, changed, err := env.Store.LinkInvite(ctx, store.LinkInput{InvitationID: "inv-1", Email: "HOOK@acme.example", ServiceUserID: "svc-hook",
+		LinkedAt: at, KYCSubmitted: true, Source: "webhook"}, store.Actor{Email: "webhook"})
+	if err != nil || !changed || e.ServiceUserID != "svc-hook" || !e.LinkedAt.Equal(at) || e.InviteState != store.InviteKYCSubmitted {
+		t.Fatalf("link %+v %v %v", e, changed, err)
+	}
+	if _, changed, _ := env.Store.LinkInvite(ctx, store.LinkInput{InvitationID: "inv-1", ServiceUserID: "svc-hook", LinkedAt: at, KYCSubmitted: true}, store.Actor{}); changed {
+		t.Fatal("a repeated event changed the employee")
+	}
+	if _, _, err := env.Store.LinkInvite(ctx, store.LinkInput{InvitationID: "nope", Email: "nobody@acme.example", ServiceUserID: "x"}, store.Actor{}); err == nil {
+		t.Fatal("unknown invite linked")
+	}
+	f, err := env.Store.FlagActionRequired(ctx, "svc-hook", "a selfie in the app", store.Actor{Email: "webhook"})
+	if err != nil || f.InviteState != store.InviteActionRequired {
+		t.Fatalf("flag %+v %v", f, err)
+	}
+	doc := webtest.Doc(t, env.Get(c, fmt.Sprintf("/employees/%d", e.ID)))
+	if !strings.Contains(webtest.TestID(doc, "action-required"), "selfie") {
+		t.Fatalf("action required %q", webtest.TestID(doc, "action-required"))
+	}
+}
+
+// linkedEmployeeWithBalance finds a demo employee with (or without) money.
+func linkedDemoEmployee(t *testing.T, env *webtest.Env, withBalance bool) store.Employee {
+	t.Helper()
+	for _, d := range env.Demo.Employees {
+		if d.ServiceUserID == "" {
+			continue
+		}
+		balances, err := env.API.ListBalances(context.Background(), d.ServiceUserID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		has := false
+		for _, b := range balances {
+			if b.Balance.IsPositive() {
+				has = true
+			}
+		}
+		if has == withBalance {
+			e, err := env.Store.EmployeeByServiceUserID(context.Background(), d.ServiceUserID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return e
+		}
+	}
+	t.Fatalf("no demo employee with balance=%v", withBalance)
+	return store.Employee{}
+}
+
+func TestDeleteAndReactivateLifecycle(t *testing.T) {
+	env := webtest.New(t, webtest.Options{})
+	c, _ := env.SignedIn(store.RoleHRAdmin)
+
+	// E101: money in the wallets.
+	rich := linkedDemoEmployee(t, env, true)
+	doc := webtest.Doc(t, env.Get(c, fmt.Sprintf("/employees/%d/delete", rich.ID)))
+	if webtest.TestID(doc, "has-balance") == "" || doc.Find(`[data-testid="delete-balances"] li`).Length() == 0 {
+		t.Fatal("pre-deletion check shows no balance")
+	}
+	resp := env.PostForm(c, fmt.Sprintf("/employees/%d/delete", rich.ID), nil)
+	doc = webtest.Doc(t, resp)
+	if resp.StatusCode != http.StatusConflict || !strings.Contains(webtest.TestID(doc, "delete-problem"), "E101") {
+		t.Fatalf("E101: %d %q", resp.StatusCode, webtest.TestID(doc, "delete-problem"))
+	}
+	if rows := empAudit(t, env, "employee.delete"); len(rows) != 1 || rows[0].Outcome != store.OutcomeRefused {
+		t.Fatalf("E101 audit %+v", rows)
+	}
+
+	// 503: could not verify; nothing deleted, a retry offered.
+	poor := linkedDemoEmployee(t, env, false)
+	empFault(t, env, "DELETE", "/v1/users/{userId}", http.StatusServiceUnavailable, 1)
+	resp = env.PostForm(c, fmt.Sprintf("/employees/%d/delete", poor.ID), nil)
+	doc = webtest.Doc(t, resp)
+	problem := webtest.TestID(doc, "delete-problem")
+	if resp.StatusCode != http.StatusServiceUnavailable || !strings.Contains(problem, "Nothing was deleted") || strings.Contains(problem, "E101") {
+		t.Fatalf("503: %d %q", resp.StatusCode, problem)
+	}
+	if !strings.Contains(webtest.TestID(doc, "delete-confirm"), "again") {
+		t.Fatal("no retry offered after 503")
+	}
+	if e, _ := env.Store.EmployeeByID(context.Background(), poor.ID); e.InviteState == store.InviteDeleted {
+		t.Fatal("marked deleted after 503")
+	}
+
+	// Refused roles.
+	sc, _ := env.SignedIn(store.RoleSupport)
+	for _, p := range []string{"/delete", "/reactivate"} {
+		resp = env.PostForm(sc, fmt.Sprintf("/employees/%d%s", poor.ID, p), nil)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusForbidden {
+			t.Fatalf("support %s: %d", p, resp.StatusCode)
+		}
+	}
+
+	// Success, then reactivation within 90 days with the days left shown.
+	resp = env.PostForm(c, fmt.Sprintf("/employees/%d/delete", poor.ID), nil)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("delete: %d", resp.StatusCode)
+	}
+	doc = webtest.Doc(t, env.Get(c, fmt.Sprintf("/employees/%d", poor.ID)))
+	if !strings.Contains(webtest.TestID(doc, "days-left"), "90 more days") {
+		t.Fatalf("days left %q", webtest.TestID(doc, "days-left"))
+	}
+	resp = env.PostForm(c, fmt.Sprintf("/employees/%d/reactivate", poor.ID), nil)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("reactivate: %d", resp.StatusCode)
+	}
+	if e, _ := env.Store.EmployeeByID(context.Background(), poor.ID); e.InviteState == store.InviteDeleted || e.DeletedAt != nil {
+		t.Fatalf("still deleted: %+v", e)
+	}
+	if rows := empAudit(t, env, "employee.reactivate"); len(rows) != 1 || rows[0].Outcome != store.OutcomeOK {
+		t.Fatalf("reactivate audit %+v", rows)
+	}
+
+	// Over 90 days: a support hand-off, no retry button.
+	resp = env.PostForm(c, fmt.Sprintf("/employees/%d/delete", poor.ID), nil)
+	resp.Body.Close()
+	empControl(t, env, "POST", "/_sandbox/clock/advance", map[string]any{"days": 91}, nil)
+	resp = env.PostForm(c, fmt.Sprintf("/employees/%d/reactivate", poor.ID), nil)
+	doc = webtest.Doc(t, resp)
+	if resp.StatusCode != http.StatusConflict || webtest.TestID(doc, "support-handoff") == "" || doc.Find(`[data-testid="reactivate"]`).Length() != 0 {
+		t.Fatalf("over 90 days: %d handoff=%q", resp.StatusCode, webtest.TestID(doc, "support-handoff"))
+	}
+	if rows := empAudit(t, env, "employee.reactivate"); rows[0].Outcome != store.OutcomeRefused {
+		t.Fatalf("over 90 days audit %+v", rows[0])
+	}
+}
+
+// bulkFile builds a bulk invite CSV of n rows, with bad rows at the given
+// indexes (a bad email, a Nigerian row without its postal code, a
+// duplicate email).
+func bulkFile(n int) []byte {
+	var b bytes.Buffer
+	w := csv.NewWriter(&b)
+	_ = w.Write([]string{"name", "email", "first_name", "last_name", "date_of_birth", "nationality", "street_line1", "city", "postal_code",
+		"country_code", "employment_status", "source_of_funds"})
+	for i := 0; i < n; i++ {
+		email := fmt.Sprintf("bulk%03d@acme.example", i)
+		postal, country := "SW1A 1AA", "GBR"
+		switch i {
+		case 7:
+			email = "bulk-not-an-email"
+		case 21:
+			country, postal = "NGA", ""
+		case 33:
+			email = "bulk001@acme.example" // duplicate of line 3
+		}
+		_ = w.Write([]string{fmt.Sprintf("Bulk Person %d", i), email, "Bulk", fmt.Sprintf("Person%d", i), "1991-01-01", "GB", "1 Road",
+			"London", postal, country, "employed", "salary"})
+	}
+	w.Flush()
+	return b.Bytes()
+}
+
+func uploadBulk(t *testing.T, env *webtest.Env, c *http.Client, name string, data []byte) *http.Response {
+	t.Helper()
+	var body bytes.Buffer
+	mw := multipart.NewWriter(&body)
+	fw, err := mw.CreateFormFile("file", name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _ = fw.Write(data)
+	_ = mw.Close()
+	return env.Do(c, "POST", "/employees/invite/bulk", &body, http.Header{"Content-Type": {mw.FormDataContentType()}})
+}
+
+func TestBulkInvitePreviewSendProgressAndResult(t *testing.T) {
+	env := webtest.New(t, webtest.Options{StartWorkers: true})
+	c, _ := env.SignedIn(store.RoleHRAdmin)
+	resp := env.Get(c, "/employees/invite/bulk/template.csv")
+	recs, err := csv.NewReader(resp.Body).ReadAll()
+	resp.Body.Close()
+	if err != nil || len(recs) < 2 || recs[0][1] != "email" {
+		t.Fatalf("template %v %v", recs, err)
+	}
+	// A whole-file problem: an identification number column.
+	resp = uploadBulk(t, env, c, "ids.csv", []byte("name,email,ssn\nA,a@acme.example,123456789\n"))
+	doc := webtest.Doc(t, resp)
+	if resp.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(webtest.TestID(doc, "bulk-error"), "identification numbers") {
+		t.Fatalf("ssn column: %d %q", resp.StatusCode, webtest.TestID(doc, "bulk-error"))
+	}
+
+	data := bulkFile(50)
+	// An existing employee's email is flagged too.
+	data = append(data, []byte(fmt.Sprintf("Existing,%s,Ex,Isting,1991-01-01,GB,1 Road,London,SW1A 1AA,GBR,employed,salary\n", env.Demo.Employees[0].Email))...)
+	resp = uploadBulk(t, env, c, "people.csv", data)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("upload: %d", resp.StatusCode)
+	}
+	runURL := resp.Header.Get("Location")
+	doc = webtest.Doc(t, env.Get(c, runURL))
+	if got := webtest.TestID(doc, "bulk-summary"); !strings.Contains(got, "51 rows: 47 ready") {
+		t.Fatalf("summary %q", got)
+	}
+	problems := doc.Find(`[data-testid="bulk-problems"]`).Text()
+	for _, want := range []string{"email address", "postal code: Enter the postal code", "line 3", "already an employee"} {
+		if !strings.Contains(problems, want) {
+			t.Errorf("preview problems lack %q: %s", want, problems)
+		}
+	}
+	if _, ok := empInviteOf(t, env, "bulk000@acme.example"); ok {
+		t.Fatal("the preview sent something")
+	}
+	// Refused role.
+	sc, _ := env.SignedIn(store.RoleFinanceApprover)
+	resp = env.PostForm(sc, runURL+"/send", nil)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusForbidden {
+		t.Fatalf("finance send: %d", resp.StatusCode)
+	}
+	// One row fails upstream.
+	empFault(t, env, "POST", "/v1/partners/employees/invite", http.StatusInternalServerError, 1)
+	resp = env.PostForm(c, runURL+"/send", nil)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("send: %d", resp.StatusCode)
+	}
+	// A second click sends nothing twice.
+	resp = env.PostForm(c, runURL+"/send", nil)
+	resp.Body.Close()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		doc = webtest.Doc(t, env.Do(c, "GET", runURL+"/progress", nil, http.Header{"HX-Request": {"true"}}))
+		if webtest.TestID(doc, "bulk-finished") != "" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("bulk run did not finish: %s", webtest.TestID(doc, "bulk-progress"))
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	if got := webtest.TestID(doc, "bulk-percent"); got != "100%" {
+		t.Fatalf("percent %q", got)
+	}
+	if got := webtest.TestID(doc, "bulk-errors"); got != "1" {
+		t.Fatalf("errors %q", got)
+	}
+	if !strings.Contains(webtest.TestID(doc, "bulk-row-error"), "500") {
+		t.Fatalf("row error %q", webtest.TestID(doc, "bulk-row-error"))
+	}
+	var list []empInvite
+	empControl(t, env, "GET", "/_sandbox/invites", nil, &list)
+	sent := 0
+	for _, inv := range list {
+		if strings.HasPrefix(inv.Email, "bulk") {
+			sent++
+			if inv.Sends != 1 {
+				t.Errorf("%s sent %d times", inv.Email, inv.Sends)
+			}
+		}
+	}
+	if sent != 46 {
+		t.Fatalf("sandbox got %d bulk invites, want 46", sent)
+	}
+	resp = env.Get(c, runURL+"/result.csv")
+	recs, err = csv.NewReader(resp.Body).ReadAll()
+	resp.Body.Close()
+	if err != nil || len(recs) != 52 {
+		t.Fatalf("result csv: %d rows %v", len(recs), err)
+	}
+	outcomes := map[string]int{}
+	for _, r := range recs[1:] {
+		outcomes[r[3]]++
+	}
+	if outcomes["sent"] != 46 || outcomes["error"] != 1 || outcomes["not sent: invalid"] != 4 {
+		t.Fatalf("outcomes %v", outcomes)
+	}
+	for _, a := range []string{"employee.bulk_invite.upload", "employee.bulk_invite.start", "employee.bulk_invite.finish"} {
+		rows := empAudit(t, env, a)
+		if len(rows) == 0 || rows[len(rows)-1].Outcome == store.OutcomeRefused {
+			t.Errorf("audit %s: %+v", a, rows)
+		}
+	}
+	if rows := empAudit(t, env, "employee.bulk_invite.start"); len(rows) != 2 || rows[0].Outcome != store.OutcomeRefused {
+		t.Errorf("second click not refused in the audit: %+v", rows)
+	}
+	if rows := empAudit(t, env, "employee.bulk_invite.row"); len(rows) != 47 {
+		t.Errorf("row audits %d, want 47", len(rows))
+	}
+}
+
+func TestReadinessMatrixAndMissingCSV(t *testing.T) {
+	env := webtest.New(t, webtest.Options{})
+	c, _ := env.SignedIn(store.RoleHRAdmin)
+	ctx := context.Background()
+	e := linkedDemoEmployee(t, env, false)
+	now := time.Now()
+	if err := env.Store.SaveOnboarding(ctx, e.ID, nil, []store.ReadinessCell{
+		{Currency: "USD", State: store.ReadyMissing, Missing: []string{"employment.occupationCode", "identificationNumbers.ssn"}, ReadAt: now},
+		{Currency: "NGN", State: store.ReadyToActivate, ReadAt: now},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	doc := webtest.Doc(t, env.Get(c, "/employees/readiness?currency=USD&readiness=missing"))
+	rows := doc.Find(`[data-testid="matrix-row"]`)
+	if rows.Length() != 1 {
+		t.Fatalf("filtered matrix rows %d", rows.Length())
+	}
+	missing := rows.Find(`[data-testid="missing-USD"]`).Text()
+	if !strings.Contains(missing, "occupation") || !strings.Contains(missing, "Social Security number") || strings.Contains(missing, "employment.") {
+		t.Fatalf("missing in words: %q", missing)
+	}
+	resp := env.Get(c, "/employees/readiness.csv?currency=USD&readiness=missing")
+	recs, err := csv.NewReader(resp.Body).ReadAll()
+	resp.Body.Close()
+	if err != nil || len(recs) != 2 || !strings.Contains(recs[1][len(recs[1])-1], "occupation") {
+		t.Fatalf("missing csv %v %v", recs, err)
+	}
+	// Not started = no cell recorded.
+	doc = webtest.Doc(t, env.Get(c, "/employees?currency=USD&readiness=not_started"))
+	if rowByEmail(doc, e.Email) != nil {
+		t.Fatal("not-started filter shows an employee with a USD cell")
+	}
+	resp = env.Get(env.Client(), "/employees/readiness")
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("anonymous matrix: %d", resp.StatusCode)
+	}
+}
