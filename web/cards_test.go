@@ -12,8 +12,10 @@ import (
 	"time"
 
 	"github.com/PuerkitoBio/goquery"
+	"github.com/jackc/pgx/v5"
 	"github.com/shopspring/decimal"
 
+	"partneradmin/handlers/mirror"
 	"partneradmin/store"
 	"partneradmin/web/webtest"
 )
@@ -688,5 +690,273 @@ func TestCardActivation(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusConflict {
 		t.Fatalf("virtual activation: %d", resp.StatusCode)
+	}
+}
+
+// employeeByName finds a demo employee and their wallet of a stablecoin in
+// the mirror.
+func employeeWallet(t *testing.T, env *webtest.Env, email, coin string) (store.Employee, store.Wallet) {
+	t.Helper()
+	ctx := context.Background()
+	e, err := env.Store.EmployeeByEmail(ctx, email)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws, err := env.Store.WalletsByEmployee(ctx, e.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range ws {
+		if w.Currency == coin {
+			return e, w
+		}
+	}
+	t.Fatalf("%s has no %s wallet", email, coin)
+	return e, store.Wallet{}
+}
+
+func TestCardIssuance(t *testing.T) {
+	env, c, support := cardsEnv(t)
+	emp, wallet := employeeWallet(t, env, "chinedu.eze@acme-payroll.example", "CNGN")
+	sandboxControl(t, env, http.MethodPost, "/_sandbox/deposits", map[string]string{"smartWalletId": wallet.ID, "amount": "50000"})
+
+	doc := webtest.Doc(t, env.Get(c, "/cards/issue?q=chinedu"))
+	href, _ := doc.Find(`[data-testid="issue-wallet-link"]`).First().Attr("href")
+	if href != "/cards/issue?wallet="+wallet.ID {
+		t.Fatalf("wallet link %q", href)
+	}
+	doc = webtest.Doc(t, env.Get(c, href))
+	if doc.Find("#issue-nin").Length() != 1 {
+		t.Fatal("the NIN is not asked for an employee who never had a card")
+	}
+
+	// Every field rule, with what was typed kept (never the NIN or PAN).
+	nin, pan := "12345678901", "5399834711112222"
+	bad := url.Values{"wallet_id": {wallet.ID}, "card_name": {strings.Repeat("n", 51)}, "card_color": {"#12345"},
+		"type": {"physical"}, "nin": {"1234"}, "delivery_phone": {"+44 20 7946 0958"}, "delivery_address": {""}}
+	resp := env.PostForm(c, "/cards/issue", bad)
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	doc, _ = goquery.NewDocumentFromReader(bytes.NewReader(body))
+	if resp.StatusCode != http.StatusUnprocessableEntity {
+		t.Fatalf("bad input: %d", resp.StatusCode)
+	}
+	for id, want := range map[string]string{"issue-name-error": "1 to 50", "issue-color-error": "#RGB", "issue-nin-error": "11 digits",
+		"issue-address-error": "delivery address", "issue-dstate-error": "delivery state", "issue-phone-error": "+234, 234 or 0"} {
+		if got := webtest.TestID(doc, id); !strings.Contains(got, want) {
+			t.Errorf("%s = %q, want %q", id, got, want)
+		}
+	}
+	if v, _ := doc.Find("#issue-color").Attr("value"); v != "#12345" {
+		t.Errorf("colour typed lost: %q", v)
+	}
+	resp = env.PostForm(c, "/cards/issue", url.Values{"wallet_id": {wallet.ID}, "card_name": {"Fuel"}, "card_color": {"#0a0"},
+		"type": {"virtual"}, "nin": {nin}, "pan": {pan}})
+	body, _ = io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusUnprocessableEntity || strings.Contains(string(body), pan) || strings.Contains(string(body), nin) {
+		t.Fatalf("virtual with pan: %d, or the PAN/NIN was echoed", resp.StatusCode)
+	}
+	if got, _ := goquery.NewDocumentFromReader(bytes.NewReader(body)); !strings.Contains(webtest.TestID(got, "issue-pan-error"), "physical") {
+		t.Fatalf("pan message %q", webtest.TestID(got, "issue-pan-error"))
+	}
+	if n, _ := env.API.ListCards(context.Background(), emp.ServiceUserID, wallet.ID); len(n) != 0 {
+		t.Fatalf("bad input reached the API: %d cards", len(n))
+	}
+
+	// A good request: the fee after, the proposal in the approval queue.
+	resp = env.PostForm(c, "/cards/issue", url.Values{"wallet_id": {wallet.ID}, "card_name": {"Fuel"}, "card_color": {"#0a0"},
+		"type": {"virtual"}, "nin": {nin}})
+	doc = webtest.Doc(t, resp)
+	if resp.StatusCode != http.StatusCreated {
+		t.Fatalf("issue: %d %q", resp.StatusCode, webtest.TestID(doc, "issue-message"))
+	}
+	if got := webtest.TestID(doc, "issue-fee"); got != "1,000.00 NGN (CNGN)" {
+		t.Fatalf("fee %q", got)
+	}
+	proposalID := webtest.TestID(doc, "issue-proposal-id")
+	if link, _ := doc.Find(`[data-testid="issue-approval-link"]`).Attr("href"); link != "/approvals/"+proposalID || proposalID == "" {
+		t.Fatalf("approval link %q for %q", link, proposalID)
+	}
+	if got := webtest.TestID(doc, "issue-sign-state"); !strings.Contains(got, "sign payload is ready") {
+		t.Fatalf("sign state %q", got)
+	}
+	a := lastAudit(t, env, "card.issue")
+	if a.Outcome != store.OutcomeOK || a.Actor.StaffID != support.ID || !strings.Contains(a.Detail, proposalID) || !strings.Contains(a.Detail, "1,000.00 NGN") || strings.Contains(a.Detail, nin) {
+		t.Fatalf("audit %+v", a)
+	}
+	hit, err := env.Store.CardByID(context.Background(), proposalID)
+	if err != nil || !hit.Reserved || hit.CardName != "Fuel" {
+		t.Fatalf("reserved entry %+v %v", hit, err)
+	}
+	// The next card for the same employee does not ask for the NIN.
+	doc = webtest.Doc(t, env.Get(c, "/cards/issue?wallet="+wallet.ID))
+	if doc.Find("#issue-nin").Length() != 0 {
+		t.Fatal("the NIN is asked again")
+	}
+}
+
+func TestCardIssuanceRefusals(t *testing.T) {
+	env, c, _ := cardsEnv(t)
+	ctx := context.Background()
+	emp, _ := employeeWallet(t, env, "emily.carter@acme-payroll.example", "USDB")
+
+	// A legacy CNGN wallet: the API answers migrationRequired with a hint.
+	sandboxControl(t, env, http.MethodPost, "/_sandbox/users/"+emp.ServiceUserID+"/legacy-wallets",
+		map[string]string{"currency": "CNGN", "userOwnerAddress": "0x2c7536E3605D9C16a7a3D7b1898e529396a65c23"})
+	syncer := &mirror.Syncer{API: env.API, Store: env.Store, Now: time.Now}
+	if err := syncer.SyncWallets(ctx, emp); err != nil {
+		t.Fatal(err)
+	}
+	_, legacy := employeeWallet(t, env, emp.Email, "CNGN")
+	doc := webtest.Doc(t, env.Get(c, "/cards/issue?wallet="+legacy.ID))
+	if webtest.TestID(doc, "issue-legacy") == "" {
+		t.Fatal("legacy wallet not flagged on the form")
+	}
+	resp := env.PostForm(c, "/cards/issue", url.Values{"wallet_id": {legacy.ID}, "card_name": {"Old"}, "card_color": {"#000"},
+		"type": {"virtual"}, "nin": {"12345678901"}})
+	doc = webtest.Doc(t, resp)
+	if resp.StatusCode != http.StatusConflict || !strings.Contains(webtest.TestID(doc, "issue-migration-hint"), "legacy") {
+		t.Fatalf("legacy: %d %q", resp.StatusCode, webtest.TestID(doc, "issue-migration-hint"))
+	}
+	if a := lastAudit(t, env, "card.issue"); a.Outcome != store.OutcomeRefused || !strings.Contains(a.Detail, "migration") {
+		t.Fatalf("audit %+v", a)
+	}
+
+	// The index thinks Emily had a card (stale), the API says she is not
+	// enrolled: E101 asks for the NIN next to its field.
+	_, usd := employeeWallet(t, env, emp.Email, "USDB")
+	sandboxControl(t, env, http.MethodPost, "/_sandbox/deposits", map[string]string{"smartWalletId": usd.ID, "amount": "100"})
+	if err := env.Store.UpsertCard(ctx, store.CardEntry{ID: "stale-entry", WalletID: usd.ID, EmployeeID: emp.ID, CardName: "Ghost",
+		Currency: "USD", Type: "virtual", Status: "RESERVED", Reserved: true}, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	form := url.Values{"wallet_id": {usd.ID}, "card_name": {"Travel USD"}, "card_color": {"#123456"}, "type": {"virtual"}}
+	resp = env.PostForm(c, "/cards/issue", form)
+	doc = webtest.Doc(t, resp)
+	if resp.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(webtest.TestID(doc, "issue-nin-error"), "not enrolled") {
+		t.Fatalf("E101: %d %q", resp.StatusCode, webtest.TestID(doc, "issue-nin-error"))
+	}
+	if v, _ := doc.Find("#issue-name").Attr("value"); v != "Travel USD" {
+		t.Fatalf("name lost: %q", v)
+	}
+
+	// An upstream fault on the create: not retried, the user told to check
+	// before trying again, the input kept.
+	sandboxControl(t, env, http.MethodPost, "/_sandbox/faults", map[string]any{
+		"method": "POST", "route": "/v1/users/{userId}/cards", "status": 503, "times": 1})
+	form.Set("nin", "12345678901")
+	resp = env.PostForm(c, "/cards/issue", form)
+	doc = webtest.Doc(t, resp)
+	if resp.StatusCode != http.StatusBadGateway || !strings.Contains(webtest.TestID(doc, "issue-message"), "not sent again") {
+		t.Fatalf("fault: %d %q", resp.StatusCode, webtest.TestID(doc, "issue-message"))
+	}
+	if v, _ := doc.Find("#issue-name").Attr("value"); v != "Travel USD" {
+		t.Fatalf("name lost after a fault: %q", v)
+	}
+	if cards, _ := env.API.ListCards(ctx, emp.ServiceUserID, usd.ID); len(cards) != 0 {
+		t.Fatalf("the create was retried: %d cards", len(cards))
+	}
+	if a := lastAudit(t, env, "card.issue"); a.Outcome != store.OutcomeFailed {
+		t.Fatalf("audit %+v", a)
+	}
+}
+
+// TestCardPANCanary pushes a known test card number through every card flow
+// the sandbox supports that takes one (issuing on an existing physical
+// card, activation, bad input) and asserts it appears in no log line, no
+// table of the store and no response.
+func TestCardPANCanary(t *testing.T) {
+	const pan = "4000056655665556"
+	env, c, _ := cardsEnv(t)
+	ctx := context.Background()
+	var bodies []string
+	keep := func(resp *http.Response) *goquery.Document {
+		t.Helper()
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		bodies = append(bodies, string(b))
+		for k, v := range resp.Header {
+			bodies = append(bodies, k+": "+strings.Join(v, ","))
+		}
+		doc, _ := goquery.NewDocumentFromReader(bytes.NewReader(b))
+		return doc
+	}
+	_, wallet := employeeWallet(t, env, "adaeze.okafor@acme-payroll.example", "CNGN")
+	issue := url.Values{"wallet_id": {wallet.ID}, "card_name": {"Canary"}, "card_color": {"#FFEB3B"}, "type": {"physical"}, "pan": {pan}}
+	// Bad input around the number: re-rendered without it.
+	bad := url.Values{}
+	for k, v := range issue {
+		bad[k] = v
+	}
+	bad.Set("card_name", "")
+	keep(env.PostForm(c, "/cards/issue", bad))
+	bad.Set("pan", pan+"123") // 19 digits + 3: too long
+	keep(env.PostForm(c, "/cards/issue", bad))
+	bad.Set("type", "virtual")
+	bad.Set("pan", pan)
+	keep(env.PostForm(c, "/cards/issue", bad))
+	// The real thing: an existing physical card, which skips delivery.
+	resp := env.PostForm(c, "/cards/issue", issue)
+	if resp.StatusCode != http.StatusCreated {
+		t.Fatalf("issue with pan: %d", resp.StatusCode)
+	}
+	keep(resp)
+	// Activation of the demo's pending physical card with the number.
+	office := demoCard(t, env, "Office card")
+	keep(env.PostForm(c, "/cards/"+office.ID+"/activation/request", url.Values{"channel": {"sms"}, "pan": {pan}}))
+	keep(env.PostForm(c, "/cards/"+office.ID+"/activation/request", url.Values{"channel": {"sms"}, "pan": {pan + "0000"}}))
+	// Every page that shows cards.
+	keep(env.PostForm(c, "/cards/refresh", nil))
+	for _, p := range []string{"/cards", "/cards?q=canary", "/cards?q=5556", "/cards.csv", "/cards/" + office.ID, "/cards/" + office.ID + "/transactions.csv"} {
+		keep(env.Get(c, p))
+	}
+	hits, _, _ := env.Store.SearchCards(ctx, store.CardSearch{Query: "canary"})
+	for _, h := range hits {
+		keep(env.Get(c, "/cards/"+h.ID))
+	}
+	owner, _ := env.SignedIn(store.RoleOwner)
+	keep(env.Get(owner, "/audit"))
+	keep(env.Get(owner, "/audit.csv"))
+
+	needles := []string{pan, pan[:12], "4000 0566 5566 5556"}
+	for _, n := range needles {
+		for i, b := range bodies {
+			if strings.Contains(b, n) {
+				t.Errorf("response %d contains the card number (%q)", i, n)
+			}
+		}
+		if strings.Contains(env.Logs.String(), n) {
+			t.Errorf("a log line contains the card number (%q)", n)
+		}
+	}
+	// Every table of the store, as text.
+	rows, err := env.Store.Pool().Query(ctx, `SELECT table_schema || '.' || table_name FROM information_schema.tables
+		WHERE table_schema NOT IN ('pg_catalog', 'information_schema') AND table_type = 'BASE TABLE'`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tables []string
+	for rows.Next() {
+		var name string
+		if err := rows.Scan(&name); err != nil {
+			t.Fatal(err)
+		}
+		tables = append(tables, name)
+	}
+	rows.Close()
+	if len(tables) < 5 {
+		t.Fatalf("only %d tables", len(tables))
+	}
+	for _, tbl := range tables {
+		var dump *string
+		if err := env.Store.Pool().QueryRow(ctx, `SELECT string_agg(t::text, E'\n') FROM `+pgx.Identifier(strings.Split(tbl, ".")).Sanitize()+` t`).Scan(&dump); err != nil {
+			t.Fatalf("%s: %v", tbl, err)
+		}
+		for _, n := range needles {
+			if dump != nil && strings.Contains(*dump, n) {
+				t.Errorf("table %s holds the card number", tbl)
+			}
+		}
 	}
 }

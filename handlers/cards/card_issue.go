@@ -152,7 +152,7 @@ func (h *Handler) Issue(w http.ResponseWriter, r *http.Request) {
 		f.Fields["card_name"] = "The card name is 1 to 50 characters."
 	}
 	if !colorPattern.MatchString(f.CardColor) {
-		f.Fields["card_color"] = "A colour is # and 3 or 6 hex digits, such as #1E88E5."
+		f.Fields["card_color"] = "A colour is #RGB or #RRGGBB in hex digits, such as #1E88E5."
 	}
 	if f.Type != "virtual" && f.Type != "physical" {
 		f.Fields["type"] = "Choose virtual or physical."
