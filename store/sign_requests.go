@@ -354,3 +354,27 @@ func (s *Store) ExpireStaleSignRequests(ctx context.Context, now time.Time) (int
 	}
 	return tag.RowsAffected(), nil
 }
+
+// ReopenSignRequest gives a claimed token back when the app could not check
+// the signature for a reason of its own (the API could not be read): nothing
+// was sent upstream, so the device may post again.
+func (s *Store) ReopenSignRequest(ctx context.Context, id int64) error {
+	_, err := s.pool.Exec(ctx, `UPDATE sign_requests SET state = CASE WHEN opened_at IS NULL THEN 'waiting' ELSE 'opened' END,
+		used_at = NULL, updated_at = now() WHERE id = $1 AND state = 'checking'`, id)
+	if err != nil {
+		return fmt.Errorf("store: reopen sign request %d: %w", id, err)
+	}
+	return nil
+}
+
+// SetSignState moves a request from one state to another (the proposal
+// completed or failed after submission; a retry gave the row back). It
+// reports whether the row was in state from.
+func (s *Store) SetSignState(ctx context.Context, id int64, from, to, errText string) (bool, error) {
+	tag, err := s.pool.Exec(ctx, `UPDATE sign_requests SET state = $3, error = $4, updated_at = now() WHERE id = $1 AND state = $2`,
+		id, from, to, errText)
+	if err != nil {
+		return false, fmt.Errorf("store: sign request %d %s → %s: %w", id, from, to, err)
+	}
+	return tag.RowsAffected() == 1, nil
+}

@@ -22,6 +22,7 @@ import (
 	"partneradmin/handlers/auth"
 	"partneradmin/handlers/cards"
 	"partneradmin/handlers/dashboard"
+	"partneradmin/handlers/sign"
 	"partneradmin/handlers/employees"
 	"partneradmin/handlers/staff"
 	"partneradmin/handlers/webhooks"
@@ -64,6 +65,7 @@ type App struct {
 	webhooks  *webhooks.Handler
 	cards     *cards.Handler // issue 8: the support card console
 	approvals *approvals.Handler
+	sign      *sign.Handler
 }
 
 // New builds the app: sessions in PostgreSQL, handlers, the route table,
@@ -112,8 +114,10 @@ func New(d Deps) (*App, error) {
 	// Approvals (issue 7): the queue reads the mirror a river job keeps fresh.
 	a.approvals = approvals.New(a.base, d.Store, d.API, d.ApprovalSyncConcurrency)
 	a.approvals.Now = d.Now
+	a.sign = sign.New(a.base, d.Store, d.API, a.approvals, d.Config.PublicOrigin)
+	a.sign.Now = d.Now
 
-	if a.river, err = newRiver(d, a.webhooks, a.approvals); err != nil {
+	if a.river, err = newRiver(d, a.webhooks, a.approvals, a.sign); err != nil {
 		return nil, err
 	}
 	a.webhooks.Queue = a.river
@@ -127,7 +131,7 @@ func New(d Deps) (*App, error) {
 
 // newRiver builds the job client with every worker and periodic job.
 // Periodic jobs run once across replicas: river elects a leader for them.
-func newRiver(d Deps, wh *webhooks.Handler, ap *approvals.Handler) (*river.Client[pgx.Tx], error) {
+func newRiver(d Deps, wh *webhooks.Handler, ap *approvals.Handler, sg *sign.Handler) (*river.Client[pgx.Tx], error) {
 	workers := river.NewWorkers()
 	if err := river.AddWorkerSafely(workers, &employees.BulkInviteWorker{Store: d.Store, API: d.API, Logger: d.Logger}); err != nil {
 		return nil, fmt.Errorf("web: add worker: %w", err)
@@ -144,6 +148,9 @@ func newRiver(d Deps, wh *webhooks.Handler, ap *approvals.Handler) (*river.Clien
 	if err := river.AddWorkerSafely(workers, &approvals.SyncWorker{Syncer: ap.Sync}); err != nil {
 		return nil, fmt.Errorf("web: add worker: %w", err)
 	}
+	if err := river.AddWorkerSafely(workers, &sign.RelayWorker{H: sg}); err != nil {
+		return nil, fmt.Errorf("web: add worker: %w", err)
+	}
 	client, err := river.NewClient(riverpgxv5.New(d.Store.Pool()), &river.Config{
 		Logger: slog.New(minLevelHandler{d.Logger.Handler(), slog.LevelWarn}).With("component", "river"),
 		Queues: map[string]river.QueueConfig{
@@ -158,6 +165,8 @@ func newRiver(d Deps, wh *webhooks.Handler, ap *approvals.Handler) (*river.Clien
 			river.NewPeriodicJob(river.PeriodicInterval(approvals.SyncInterval),
 				func() (river.JobArgs, *river.InsertOpts) { return approvals.SyncArgs{}, nil },
 				&river.PeriodicJobOpts{RunOnStart: true}),
+			river.NewPeriodicJob(river.PeriodicInterval(sign.RelayInterval),
+				func() (river.JobArgs, *river.InsertOpts) { return sign.RelayArgs{}, nil }, nil),
 		}, append(webhookPeriodicJobs(), cards.PeriodicJobs()...)...),
 	})
 	if err != nil {
@@ -203,6 +212,9 @@ func (a *App) router(nav []NavEntry) (http.Handler, error) {
 	})
 	return r, nil
 }
+
+// Sign is the sign request area (for tests and tools).
+func (a *App) Sign() *sign.Handler { return a.sign }
 
 // Handler is the app's HTTP handler.
 func (a *App) Handler() http.Handler { return a.handler }

@@ -93,6 +93,14 @@ func (a *App) routes() []Route {
 		{Method: "POST", Pattern: "/approvals/{id}/approve", Permission: store.PermApprovalsAct, Handler: a.approvals.Approve},
 		{Method: "POST", Pattern: "/approvals/{id}/reject", Permission: store.PermApprovalsAct, Handler: a.approvals.Reject},
 
+		// Sign requests: the approver issues a link for the owner's device
+		// and watches its state; the device routes are public and stateless
+		// (the token in the path is the credential; rate-limited).
+		{Method: "POST", Pattern: "/approvals/{id}/sign-requests", Permission: store.PermApprovalsAct, Handler: a.sign.Create},
+		{Method: "GET", Pattern: "/approvals/{id}/sign-requests/{rid}", Permission: store.PermApprovalsRead, Handler: a.sign.State},
+		{Method: "GET", Pattern: "/sign/{token}", Permission: store.PermPublic, Stateless: true, Handler: a.sign.DeviceGet},
+		{Method: "POST", Pattern: "/sign/{token}", Permission: store.PermPublic, Stateless: true, Handler: a.sign.DevicePost},
+
 		// Employees (issue 6, HR admin): the list with search and readiness,
 		// single and bulk invites, linking, the employee page, the readiness
 		// matrix and the account lifecycle.

@@ -1,0 +1,64 @@
+package sign
+
+import (
+	"errors"
+	"net/http"
+	"strconv"
+
+	"github.com/go-chi/chi/v5"
+
+	"partneradmin/handlers/approvals"
+	"partneradmin/store"
+	"partneradmin/views"
+)
+
+// State is the live state of a sign request, the fragment the approver's
+// page polls. A submitted request follows its proposal to COMPLETED (or
+// FAILED) by reading the proposal from the API.
+func (h *Handler) State(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	id, err := strconv.ParseInt(chi.URLParam(r, "rid"), 10, 64)
+	if err != nil {
+		h.NotFound(w, r)
+		return
+	}
+	sr, err := h.Store.SignRequestByID(ctx, id)
+	if errors.Is(err, store.ErrNotFound) || (err == nil && sr.ProposalID != chi.URLParam(r, "id")) {
+		h.NotFound(w, r)
+		return
+	}
+	if err != nil {
+		h.ServerError(w, r, err)
+		return
+	}
+	if sr.State == store.SignSubmitted && sr.ProposalID != "" {
+		if err := h.follow(r, sr); err != nil {
+			h.Logger.WarnContext(ctx, "follow submitted proposal", "proposal", sr.ProposalID, "err", err)
+		}
+		if sr, err = h.Store.SignRequestByID(ctx, id); err != nil {
+			h.ServerError(w, r, err)
+			return
+		}
+	}
+	h.RenderFragment(w, r, http.StatusOK, views.SignStateView(approvals.SignPanelOf(sr, h.now())))
+}
+
+// follow reads a submitted proposal and moves the request to completed, or
+// to refused with the failure reason.
+func (h *Handler) follow(r *http.Request, sr store.SignRequest) error {
+	ctx := r.Context()
+	p, err := h.API.GetProposal(ctx, sr.UserID, sr.ProposalID)
+	if err != nil {
+		return err
+	}
+	if _, err := h.Store.UpsertProposal(ctx, approvals.FromAPI(*p, sr.UserID)); err != nil {
+		return err
+	}
+	switch p.Status {
+	case "COMPLETED":
+		_, err = h.Store.SetSignState(ctx, sr.ID, store.SignSubmitted, store.SignCompleted, "")
+	case "FAILED":
+		_, err = h.Store.SetSignState(ctx, sr.ID, store.SignSubmitted, store.SignRefused, "The proposal failed after submission: "+p.FailureReason)
+	}
+	return err
+}
