@@ -1,0 +1,238 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"image"
+	_ "image/jpeg" // screenshots may be JPEG
+	_ "image/png"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/makiuchi-d/gozxing"
+	"github.com/makiuchi-d/gozxing/qrcode"
+
+	"partneradmin/apiclient/ethsig"
+)
+
+// signRequest is the server's GET answer (DESIGN.md decision 5).
+type signRequest struct {
+	Kind         string    `json:"kind"`
+	HashToSign   string    `json:"hashToSign"`
+	Message      string    `json:"message"`
+	Deadline     time.Time `json:"deadline"`
+	OwnerAddress string    `json:"ownerAddress"`
+	Summary      struct {
+		Title       string `json:"title"`
+		Amount      string `json:"amount"`
+		Currency    string `json:"currency"`
+		From        string `json:"from"`
+		To          string `json:"to"`
+		Description string `json:"description"`
+	} `json:"summary"`
+	Error string `json:"error"`
+}
+
+type signAnswer struct {
+	State          string `json:"state"`
+	ProposalStatus string `json:"proposalStatus"`
+	Error          string `json:"error"`
+}
+
+var httpClient = &http.Client{Timeout: 30 * time.Second}
+
+func (e *env) sign(ctx context.Context, args []string) int {
+	fs := flag.NewFlagSet("device sign", flag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	path := fs.String("keystore", e.defaultKeystore(), "keystore file")
+	yes := fs.Bool("yes", false, "sign without asking (for scripts)")
+	qr := fs.String("qr", "", "read the link from a QR code image (PNG or JPEG)")
+	wrongPrefix := fs.Bool("wrong-prefix", false, "deliberately sign a proposal hash with the signed-message prefix, to see the server refuse it")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return exitError
+	}
+	var link string
+	switch {
+	case *qr != "" && len(pos) == 0:
+		if link, err = decodeQRFile(*qr); err != nil {
+			fmt.Fprintln(e.stderr, "device:", err)
+			return exitError
+		}
+		fmt.Fprintf(e.stdout, "QR code: %s\n", redactLink(link))
+	case *qr == "" && len(pos) == 1:
+		link = pos[0]
+	default:
+		fmt.Fprintln(e.stderr, "device: give a link, or --qr with an image of its QR code")
+		return exitError
+	}
+	u, err := url.Parse(link)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || !strings.HasPrefix(u.Path, "/sign/") {
+		fmt.Fprintf(e.stderr, "device: %q is not a signing link (want http(s)://host/sign/<token>)\n", redactLink(link))
+		return exitError
+	}
+	ks, err := loadKeystore(*path)
+	if err != nil {
+		fmt.Fprintln(e.stderr, "device:", err)
+		return exitError
+	}
+
+	req, code := e.fetch(ctx, link)
+	if code != exitOK {
+		return code
+	}
+	fmt.Fprintf(e.stdout, "%s\n", req.Summary.Title)
+	if req.Summary.Amount != "" {
+		fmt.Fprintf(e.stdout, "  amount:      %s %s\n", req.Summary.Amount, req.Summary.Currency)
+	}
+	for _, l := range [][2]string{{"from", req.Summary.From}, {"to", req.Summary.To}, {"description", req.Summary.Description}} {
+		if l[1] != "" {
+			fmt.Fprintf(e.stdout, "  %-12s %s\n", l[0]+":", l[1])
+		}
+	}
+	fmt.Fprintf(e.stdout, "  deadline:    %s\n", req.Deadline.UTC().Format(time.RFC3339))
+	fmt.Fprintf(e.stdout, "  signing key: %s\n", req.OwnerAddress)
+	key, ok := ks.find(req.OwnerAddress)
+	if !ok {
+		fmt.Fprintf(e.stderr, "device: no key for owner %s in %s\n", req.OwnerAddress, *path)
+		return exitNoKey
+	}
+	if !*yes && !e.confirm("Sign this request?") {
+		fmt.Fprintln(e.stderr, "device: declined, nothing signed")
+		return exitDeclined
+	}
+
+	var sig ethsig.Signature
+	switch req.Kind {
+	case "proposal", "workflow":
+		hash, err := ethsig.ParseHash(req.HashToSign)
+		if err != nil {
+			fmt.Fprintf(e.stderr, "device: the server sent a hash that cannot be signed: %v\n", err)
+			return exitError
+		}
+		if *wrongPrefix {
+			// The mistake the spec warns about: a message-signing method on
+			// a proposal hash recovers to a different address.
+			fmt.Fprintln(e.stdout, "signing WITH the signed-message prefix (--wrong-prefix): the server should refuse this")
+			sig = ethsig.SignMessage(key, hash[:])
+		} else {
+			sig = ethsig.Sign(key, hash)
+		}
+	case "owner_proof":
+		sig = ethsig.SignMessage(key, []byte(req.Message))
+	default:
+		fmt.Fprintf(e.stderr, "device: unknown request kind %q\n", req.Kind)
+		return exitError
+	}
+	return e.post(ctx, link, sig)
+}
+
+func (e *env) fetch(ctx context.Context, link string) (*signRequest, int) {
+	hr, err := http.NewRequestWithContext(ctx, http.MethodGet, link, nil)
+	if err != nil {
+		fmt.Fprintln(e.stderr, "device:", err)
+		return nil, exitError
+	}
+	hr.Header.Set("Accept", "application/json")
+	resp, err := httpClient.Do(hr)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "device: cannot reach the server: %v\n", err)
+		return nil, exitError
+	}
+	defer resp.Body.Close()
+	var req signRequest
+	if err := json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(&req); err != nil {
+		fmt.Fprintf(e.stderr, "device: the server answered %d without a request: %v\n", resp.StatusCode, err)
+		return nil, exitError
+	}
+	switch {
+	case resp.StatusCode == http.StatusNotFound || resp.StatusCode == http.StatusGone:
+		fmt.Fprintf(e.stderr, "device: %s\n", req.Error)
+		return nil, exitGone
+	case resp.StatusCode != http.StatusOK:
+		fmt.Fprintf(e.stderr, "device: the server answered %d: %s\n", resp.StatusCode, req.Error)
+		return nil, exitUpstream
+	}
+	return &req, exitOK
+}
+
+func (e *env) post(ctx context.Context, link string, sig ethsig.Signature) int {
+	body, _ := json.Marshal(map[string]string{"signature": sig.Hex()})
+	hr, err := http.NewRequestWithContext(ctx, http.MethodPost, link, bytes.NewReader(body))
+	if err != nil {
+		fmt.Fprintln(e.stderr, "device:", err)
+		return exitError
+	}
+	hr.Header.Set("Content-Type", "application/json")
+	hr.Header.Set("Accept", "application/json")
+	// Never retried: a signature is not idempotent upstream.
+	resp, err := httpClient.Do(hr)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "device: the signature may or may not have arrived (%v); check with the approver before signing again\n", err)
+		return exitUpstream
+	}
+	defer resp.Body.Close()
+	var ans signAnswer
+	_ = json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(&ans)
+	switch resp.StatusCode {
+	case http.StatusOK:
+		fmt.Fprintf(e.stdout, "signed: %s (proposal %s)\n", ans.State, ans.ProposalStatus)
+		return exitOK
+	case http.StatusUnprocessableEntity:
+		fmt.Fprintf(e.stderr, "device: refused, nothing was sent to the wallet service: %s\n", ans.Error)
+		return exitRefused
+	case http.StatusNotFound, http.StatusGone:
+		fmt.Fprintf(e.stderr, "device: %s\n", ans.Error)
+		return exitGone
+	}
+	fmt.Fprintf(e.stderr, "device: the wallet service did not accept it (%d): %s\n", resp.StatusCode, ans.Error)
+	return exitUpstream
+}
+
+// decodeQRFile reads the text of a QR code in an image.
+func decodeQRFile(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", fmt.Errorf("open QR image: %w", err)
+	}
+	defer f.Close()
+	img, _, err := image.Decode(f)
+	if err != nil {
+		return "", fmt.Errorf("QR image %s: %w", path, err)
+	}
+	return decodeQR(img)
+}
+
+func decodeQR(img image.Image) (string, error) {
+	bmp, err := gozxing.NewBinaryBitmapFromImage(img)
+	if err != nil {
+		return "", fmt.Errorf("QR image: %w", err)
+	}
+	reader := qrcode.NewQRCodeReader()
+	// A generated code is a pure barcode; a photo or screenshot may need
+	// the harder search.
+	res, err := reader.Decode(bmp, map[gozxing.DecodeHintType]any{gozxing.DecodeHintType_PURE_BARCODE: true})
+	if err != nil {
+		res, err = reader.Decode(bmp, map[gozxing.DecodeHintType]any{gozxing.DecodeHintType_TRY_HARDER: true})
+	}
+	if err != nil {
+		return "", fmt.Errorf("no QR code found in the image: %w", err)
+	}
+	return res.GetText(), nil
+}
+
+// redactLink hides most of a link's token (it is a credential) in output.
+func redactLink(link string) string {
+	i := strings.Index(link, "/sign/")
+	if i < 0 || len(link) < i+6+8 {
+		return link
+	}
+	return link[:i+6+6] + "…"
+}
