@@ -122,6 +122,7 @@ func New(d Deps) (*App, error) {
 	}
 	a.webhooks.Queue = a.river
 	a.employees.Queue = employees.RiverQueue{Client: a.river}
+	a.webhooks.Employees = employees.WebhookEmployees{H: a.employees}
 	a.table = a.routes()
 	if a.handler, err = a.router(nav); err != nil {
 		return nil, err

@@ -1,0 +1,111 @@
+package employees
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"partneradmin/apiclient"
+	"partneradmin/handlers/webhooks"
+	"partneradmin/store"
+)
+
+// WebhookEmployees hands the webhooks area's employee events to this area
+// (it implements webhooks.Employees). Every method is idempotent: events
+// may repeat, arrive out of order and be replayed.
+type WebhookEmployees struct {
+	H *Handler
+}
+
+var _ webhooks.Employees = WebhookEmployees{}
+
+func known(userID string, r LinkResult, format string, args ...any) webhooks.Outcome {
+	if !r.Known {
+		return webhooks.NoLocalEmployee(userID)
+	}
+	return webhooks.Outcome{State: store.EventProcessed, ServiceUserID: userID, Note: fmt.Sprintf(format, args...)}
+}
+
+// LinkInvite applies employee.linked.
+func (a WebhookEmployees) LinkInvite(ctx context.Context, p apiclient.EmployeeLinkedPayload, _ webhooks.EmployeeEvent) (webhooks.Outcome, error) {
+	r, err := a.H.LinkEmployee(ctx, p)
+	if err != nil {
+		return webhooks.Outcome{}, err
+	}
+	if !r.Known {
+		o := webhooks.NoLocalEmployee(p.ServiceUserID)
+		o.Note = "no local invite for " + p.CompanyEmail + " (invitationId " + p.InvitationID + "); kept for reconciliation"
+		return o, nil
+	}
+	if !r.Changed {
+		return known(p.ServiceUserID, r, "employee %d was already linked", r.EmployeeID), nil
+	}
+	return known(p.ServiceUserID, r, "employee %d linked", r.EmployeeID), nil
+}
+
+// Unlink applies employee.unlinked: the spec says nothing of what follows,
+// so the employee's onboarding is read again and the event recorded.
+func (a WebhookEmployees) Unlink(ctx context.Context, e webhooks.EmployeeEvent) (webhooks.Outcome, error) {
+	r, err := a.H.RefreshOnboardingOf(ctx, e.ServiceUserID)
+	if err != nil {
+		return webhooks.Outcome{}, err
+	}
+	return known(e.ServiceUserID, r, "employee %d unlinked upstream; onboarding read again", r.EmployeeID), nil
+}
+
+// RecordVBA applies employee.vba.registered by reading the accounts again.
+func (a WebhookEmployees) RecordVBA(ctx context.Context, e webhooks.EmployeeEvent) (webhooks.Outcome, error) {
+	r, err := a.H.RefreshOnboardingOf(ctx, e.ServiceUserID)
+	if err != nil {
+		return webhooks.Outcome{}, err
+	}
+	return known(e.ServiceUserID, r, "employee %d: virtual account read", r.EmployeeID), nil
+}
+
+// RefreshOnboarding applies onboarding.completed and onboarding.failed.
+func (a WebhookEmployees) RefreshOnboarding(ctx context.Context, e webhooks.EmployeeEvent) (webhooks.Outcome, error) {
+	r, err := a.H.RefreshOnboardingOf(ctx, e.ServiceUserID)
+	if err != nil {
+		return webhooks.Outcome{}, err
+	}
+	return known(e.ServiceUserID, r, "employee %d: onboarding read again", r.EmployeeID), nil
+}
+
+// FlagKYCAction applies kyc.action_required. Its payload fields are not
+// shown in the spec: a message-like field is used when present.
+func (a WebhookEmployees) FlagKYCAction(ctx context.Context, e webhooks.EmployeeEvent) (webhooks.Outcome, error) {
+	r, err := a.H.FlagKYCAction(ctx, e.ServiceUserID, actionWords(e.Payload))
+	if err != nil {
+		return webhooks.Outcome{}, err
+	}
+	return known(e.ServiceUserID, r, "employee %d flagged: action required", r.EmployeeID), nil
+}
+
+// actionWords picks what the API says is needed from a payload whose shape
+// the spec does not show.
+func actionWords(raw json.RawMessage) string {
+	var m map[string]any
+	if json.Unmarshal(raw, &m) != nil {
+		return ""
+	}
+	for _, k := range []string{"message", "reason", "requiredAction", "action", "required"} {
+		switch v := m[k].(type) {
+		case string:
+			if s := strings.TrimSpace(v); s != "" && len(s) <= 300 {
+				return s
+			}
+		case []any:
+			var parts []string
+			for _, x := range v {
+				if s, ok := x.(string); ok {
+					parts = append(parts, FieldInWords(s))
+				}
+			}
+			if len(parts) > 0 {
+				return strings.Join(parts, ", ")
+			}
+		}
+	}
+	return ""
+}
