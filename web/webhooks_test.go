@@ -663,3 +663,69 @@ func TestWebhookCardEventsReachBothFeeds(t *testing.T) {
 		t.Fatalf("activity %+v %v", acts, err)
 	}
 }
+
+// TestLostDeliveryHealsByReconciliation: a delivery refused with 401 is a
+// permanent failure upstream and is never sent again; reconciliation finds
+// it in the API's delivery history and repairs its effect from the API.
+func TestLostDeliveryHealsByReconciliation(t *testing.T) {
+	env := webtest.New(t, webtest.Options{StartWorkers: true})
+	ctx := context.Background()
+	// No secret yet: every delivery is refused.
+	var user string
+	for _, e := range env.Demo.Employees {
+		if e.ServiceUserID != "" {
+			user = e.ServiceUserID
+			break
+		}
+	}
+	wallets, err := env.API.ListWallets(ctx, user)
+	if err != nil || len(wallets) == 0 {
+		t.Fatalf("wallets: %v %v", wallets, err)
+	}
+	w := wallets[0]
+	before, err := env.Store.WalletByID(ctx, w.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := json.Marshal(map[string]string{"smartWalletId": w.ID, "amount": "40.00"})
+	resp, err := http.Post(env.SandboxURL+"/_sandbox/deposits", "application/json", bytes.NewReader(body))
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("credit deposit: %v %v", resp, err)
+	}
+	resp.Body.Close()
+	var lost apiclient.WebhookDelivery
+	waitFor(t, "the delivery to fail for good", 10*time.Second, func() bool {
+		ds, err := env.API.ListWebhookDeliveries(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range ds {
+			if d.EventType == apiclient.EventEmployeeDepositCompleted && d.Status == apiclient.DeliveryFailed {
+				lost = d
+				return true
+			}
+		}
+		return false
+	})
+	stale, _ := env.Store.WalletByID(ctx, w.ID)
+	if !stale.Balance.Decimal.Equal(before.Balance.Decimal) {
+		t.Fatal("the refused delivery changed the balance")
+	}
+
+	adopt(t, env)
+	run, err := env.App.Webhooks().Reconcile(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	healed, _ := env.Store.WalletByID(ctx, w.ID)
+	fresh, err := env.API.GetWallet(ctx, user, w.ID)
+	if err != nil || !healed.Balance.Decimal.Equal(fresh.Balance) || healed.Balance.Decimal.Equal(before.Balance.Decimal) {
+		t.Fatalf("balance after reconciliation %s, API %v, before %s", healed.Balance.Decimal, fresh, before.Balance.Decimal)
+	}
+	notes := strings.Join(run.Notes, "\n")
+	if !strings.Contains(notes, "delivery "+lost.ID) || !strings.Contains(notes, "never arrived") || run.Corrected == 0 {
+		t.Fatalf("reconciliation %d corrected, notes:\n%s", run.Corrected, notes)
+	}
+	t.Logf("lost delivery %s (%s: %s) healed: balance %s → %s", lost.ID, lost.EventType, lost.ErrorMessage,
+		before.Balance.Decimal, healed.Balance.Decimal)
+}
