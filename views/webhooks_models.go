@@ -24,7 +24,9 @@ type WebhookSettingsView struct {
 	LastSignatureFailure time.Time
 	RecentFailures       []SignatureFailureRow
 	// Problem is a message about the API (unreachable, refused).
-	Problem         string
+	Problem string
+	// RotateError is shown next to the rotation's confirmation box.
+	RotateError     string
 	Reconciliations []ReconciliationRow
 }
 

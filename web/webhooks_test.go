@@ -360,8 +360,20 @@ func TestWebhookSettingsRotateAndEdit(t *testing.T) {
 		t.Fatal("a refused rotation changed the secret")
 	}
 
-	// The owner rotates: the new secret is shown once and kept sealed.
+	// Without the confirmation: a message next to the box, nothing rotated.
 	resp = env.PostForm(owner, "/settings/webhooks/rotate", nil)
+	if resp.StatusCode != http.StatusUnprocessableEntity {
+		t.Fatalf("unconfirmed rotation: %d", resp.StatusCode)
+	}
+	if msg := webtest.TestID(webtest.Doc(t, resp), "rotate-confirm-error"); !strings.Contains(msg, "Tick the box") {
+		t.Fatalf("unconfirmed rotation message %q", msg)
+	}
+	if cfg, _ := env.API.GetWebhookConfig(ctx); cfg.SecretKey != old {
+		t.Fatal("an unconfirmed rotation changed the secret")
+	}
+
+	// The owner rotates: the new secret is shown once and kept sealed.
+	resp = env.PostForm(owner, "/settings/webhooks/rotate", url.Values{"confirm": {"yes"}})
 	if resp.StatusCode != http.StatusOK {
 		t.Fatalf("rotate: %d", resp.StatusCode)
 	}

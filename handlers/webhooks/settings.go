@@ -385,6 +385,16 @@ func (h *Handler) UpdateSubscription(w http.ResponseWriter, r *http.Request) {
 func (h *Handler) RotateSecret(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	empty := subscriptionForm{Fields: views.FieldErrors{}}
+	if r.PostFormValue("confirm") != "yes" {
+		v, err := h.settingsView(ctx, nil)
+		if err != nil {
+			h.ServerError(w, r, err)
+			return
+		}
+		v.RotateError = "Tick the box to confirm: the old secret stops working at once."
+		h.renderSettings(w, r, http.StatusUnprocessableEntity, v)
+		return
+	}
 	if h.API == nil {
 		h.refuse(w, r, http.StatusUnprocessableEntity, empty, noAPI)
 		return
