@@ -35,6 +35,8 @@ type CardControl struct {
 	Compact bool
 	// Reason is what the user typed, kept when it was refused.
 	Reason string
+	// Note explains the status in words (detail page).
+	Note string
 }
 
 // CardSwatch is a card's colour, drawn as an SVG fill (CSP-safe).
@@ -90,8 +92,6 @@ type CardDetailView struct {
 	ProposalID     string
 	ProposalStatus string
 	Control        CardControl
-	// StatusNote explains the live status in words.
-	StatusNote string
 	// Balance from balanceMinor (minor units), nil when it could not be read.
 	Balance   *Amount
 	Ledger    []LedgerRow

@@ -43,8 +43,8 @@ func (h *Handler) showDetail(w http.ResponseWriter, r *http.Request, hit store.C
 		Txns:     views.CardTxnsView{CardID: c.ID},
 	}
 	if c.Reserved {
-		v.Control = views.CardControl{CardID: c.ID, CardName: c.CardName, Badge: badge("RESERVED", false, c.StatusReadAt, now)}
-		v.StatusNote = explainStatus("reserved")
+		v.Control = views.CardControl{CardID: c.ID, CardName: c.CardName, Badge: badge("RESERVED", false, c.StatusReadAt, now),
+			Note: explainStatus("reserved")}
 		v.Limits.Disabled = true
 		h.finishDetail(w, r, status, v, edits)
 		return
@@ -81,8 +81,7 @@ func (h *Handler) showDetail(w http.ResponseWriter, r *http.Request, hit store.C
 		h.Logger.WarnContext(ctx, "card live status", "card", c.ID, "err", liveErr)
 		v.UpstreamErr = upstreamWords(liveErr) + " The status below is the last one seen, not the live one."
 		v.Control = views.CardControl{CardID: c.ID, CardName: c.CardName, CanWrite: canWrite, Poll: true,
-			Badge: badge(c.Status, false, c.StatusReadAt, now), Action: actionFor(c.Status)}
-		v.StatusNote = explainStatus(c.Status)
+			Badge: badge(c.Status, false, c.StatusReadAt, now), Action: actionFor(c.Status), Note: explainStatus(c.Status)}
 	} else {
 		st := string(live.Status)
 		if err := h.Store.RecordCardStatus(ctx, c.ID, st, now); err != nil {
@@ -90,8 +89,7 @@ func (h *Handler) showDetail(w http.ResponseWriter, r *http.Request, hit store.C
 			return
 		}
 		v.Control = views.CardControl{CardID: c.ID, CardName: c.CardName, CanWrite: canWrite, Poll: true,
-			Badge: badge(st, true, now, now), Action: actionFor(st)}
-		v.StatusNote = explainStatus(st)
+			Badge: badge(st, true, now, now), Action: actionFor(st), Note: explainStatus(st)}
 		v.Activated = live.Activated || statusKey(live.Status) == "active" || isFrozen(statusKey(live.Status))
 		v.Canceled = isCanceled(statusKey(live.Status))
 		if live.FundingPolicy != "" {
@@ -149,14 +147,14 @@ func (h *Handler) Status(w http.ResponseWriter, r *http.Request) {
 	now := h.Now()
 	ctl := views.CardControl{CardID: hit.ID, CardName: hit.CardName, CanWrite: h.canWrite(r), Poll: true}
 	if hit.Reserved {
-		ctl.Badge, ctl.Poll = badge("RESERVED", false, hit.StatusReadAt, now), false
+		ctl.Badge, ctl.Poll, ctl.Note = badge("RESERVED", false, hit.StatusReadAt, now), false, explainStatus("reserved")
 		h.RenderFragment(w, r, http.StatusOK, views.CardControlView(ctl))
 		return
 	}
 	live, err := h.API.GetCard(r.Context(), hit.ServiceUserID, hit.ID)
 	if err != nil {
 		h.Logger.WarnContext(r.Context(), "card live status", "card", hit.ID, "err", err)
-		ctl.Badge, ctl.Action = badge(hit.Status, false, hit.StatusReadAt, now), actionFor(hit.Status)
+		ctl.Badge, ctl.Action, ctl.Note = badge(hit.Status, false, hit.StatusReadAt, now), actionFor(hit.Status), explainStatus(hit.Status)
 		ctl.Message, ctl.Error = upstreamWords(err)+" Showing the last status seen.", true
 		h.RenderFragment(w, r, http.StatusOK, views.CardControlView(ctl))
 		return
@@ -170,7 +168,7 @@ func (h *Handler) Status(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusNoContent)
 		return
 	}
-	ctl.Badge, ctl.Action = badge(st, true, now, now), actionFor(st)
+	ctl.Badge, ctl.Action, ctl.Note = badge(st, true, now, now), actionFor(st), explainStatus(st)
 	h.RenderFragment(w, r, http.StatusOK, views.CardControlView(ctl))
 }
 

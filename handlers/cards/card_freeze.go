@@ -46,6 +46,9 @@ func (h *Handler) changeStatus(w http.ResponseWriter, r *http.Request, action st
 			ctl.Badge = badge(badgeStatus, false, hit.StatusReadAt, h.Now())
 		}
 		ctl.Action, ctl.Message, ctl.Error = actionFor(badgeStatus), msg, isErr
+		if !compact {
+			ctl.Note = explainStatus(badgeStatus)
+		}
 		h.controlAnswer(w, r, hit, status, ctl)
 	}
 	if hit.Reserved {
@@ -186,6 +189,7 @@ func (h *Handler) controlAnswer(w http.ResponseWriter, r *http.Request, hit stor
 		return
 	}
 	ctl.Compact, ctl.Poll = false, true
+	ctl.Note = explainStatus(ctl.Badge.Status)
 	h.showDetail(w, r, hit, status, &ctl)
 }
 
