@@ -242,22 +242,22 @@ type IssueWalletRow struct {
 // CardIssueForm is the issuance form, with what the user typed (never the
 // NIN or PAN, which are not echoed back).
 type CardIssueForm struct {
-	WalletID     string
-	EmployeeName string
-	Currency     string // fixed by the wallet: NGN or USD
-	Token        string
-	Legacy       bool
-	NeedsNIN     bool
-	CardName     string
-	CardColor    string
-	Type         string
-	State        string
-	Address      string
+	WalletID      string
+	EmployeeName  string
+	Currency      string // fixed by the wallet: NGN or USD
+	Token         string
+	Legacy        bool
+	NeedsNIN      bool
+	CardName      string
+	CardColor     string
+	Type          string
+	State         string
+	Address       string
 	DeliveryState string
-	Phone        string
-	OTPChannel   string
-	Fields       FieldErrors
-	Message      string
+	Phone         string
+	OTPChannel    string
+	Fields        FieldErrors
+	Message       string
 	// NINEntered/PANEntered: the user typed one that was not echoed back.
 	NINEntered bool
 	PANEntered bool
