@@ -136,3 +136,49 @@ type SignDeviceView struct {
 	Summary  DeviceSummary
 	Deadline time.Time
 }
+
+// TreasuryView is the page that creates proposals from the treasury.
+type TreasuryView struct {
+	Wallets    []TreasuryWallet
+	Recipients []Choice
+	Coins      []string
+	Transfer   TransferForm
+	Swap       SwapForm
+	Send       SendForm
+	Error      string // an upstream failure, with the input kept
+}
+
+// TreasuryWallet is a treasury wallet to move value from.
+type TreasuryWallet struct {
+	ID      string
+	Label   string // "USD (USDB) · balance 250,000.00 USD"
+	Balance Amount
+}
+
+// TransferForm is a transfer from a treasury wallet to an employee.
+type TransferForm struct {
+	WalletID    string
+	ToUserID    string
+	Amount      string
+	Description string
+	Fields      FieldErrors
+}
+
+// SwapForm exchanges a treasury wallet's stablecoin for another.
+type SwapForm struct {
+	WalletID     string
+	ToStablecoin string
+	Amount       string
+	SlippageBps  string
+	Description  string
+	Fields       FieldErrors
+}
+
+// SendForm is account/send from the treasury user's account.
+type SendForm struct {
+	Currency string
+	ToUserID string
+	Amount   string
+	Note     string
+	Fields   FieldErrors
+}

@@ -22,9 +22,10 @@ import (
 	"partneradmin/handlers/auth"
 	"partneradmin/handlers/cards"
 	"partneradmin/handlers/dashboard"
-	"partneradmin/handlers/sign"
 	"partneradmin/handlers/employees"
+	"partneradmin/handlers/sign"
 	"partneradmin/handlers/staff"
+	"partneradmin/handlers/treasury"
 	"partneradmin/handlers/webhooks"
 	"partneradmin/static"
 	"partneradmin/store"
@@ -66,6 +67,7 @@ type App struct {
 	cards     *cards.Handler // issue 8: the support card console
 	approvals *approvals.Handler
 	sign      *sign.Handler
+	treasury  *treasury.Handler
 }
 
 // New builds the app: sessions in PostgreSQL, handlers, the route table,
@@ -116,6 +118,7 @@ func New(d Deps) (*App, error) {
 	a.approvals.Now = d.Now
 	a.sign = sign.New(a.base, d.Store, d.API, a.approvals, d.Config.PublicOrigin)
 	a.sign.Now = d.Now
+	a.treasury = treasury.New(a.base, d.Store, d.API)
 
 	if a.river, err = newRiver(d, a.webhooks, a.approvals, a.sign); err != nil {
 		return nil, err

@@ -101,6 +101,13 @@ func (a *App) routes() []Route {
 		{Method: "GET", Pattern: "/sign/{token}", Permission: store.PermPublic, Stateless: true, Handler: a.sign.DeviceGet},
 		{Method: "POST", Pattern: "/sign/{token}", Permission: store.PermPublic, Stateless: true, Handler: a.sign.DevicePost},
 
+		// Treasury proposals (finance approver, owner): transfer, swap and
+		// account/send from the partner's treasury wallets.
+		{Method: "GET", Pattern: "/treasury", Permission: store.PermTreasury, Handler: a.treasury.Form},
+		{Method: "POST", Pattern: "/treasury/transfer", Permission: store.PermTreasury, Handler: a.treasury.Transfer},
+		{Method: "POST", Pattern: "/treasury/swap", Permission: store.PermTreasury, Handler: a.treasury.Swap},
+		{Method: "POST", Pattern: "/treasury/send", Permission: store.PermTreasury, Handler: a.treasury.Send},
+
 		// Employees (issue 6, HR admin): the list with search and readiness,
 		// single and bulk invites, linking, the employee page, the readiness
 		// matrix and the account lifecycle.

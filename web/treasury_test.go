@@ -1,0 +1,144 @@
+package web_test
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+
+	"partneradmin/store"
+	"partneradmin/web/webtest"
+)
+
+// treasuryWallet returns the id of the treasury's wallet in a stablecoin.
+func treasuryWallet(t *testing.T, env *webtest.Env, coin string) string {
+	t.Helper()
+	users, err := env.Store.TreasuryUsers(context.Background())
+	if err != nil || len(users) == 0 {
+		t.Fatalf("treasury: %v", err)
+	}
+	ws, err := env.Store.WalletsByEmployee(context.Background(), users[0].ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range ws {
+		if w.Currency == coin {
+			return w.ID
+		}
+	}
+	t.Fatalf("no treasury %s wallet", coin)
+	return ""
+}
+
+func demoUser(env *webtest.Env, first string) string {
+	for _, e := range env.Demo.Employees {
+		if e.FirstName == first {
+			return e.ServiceUserID
+		}
+	}
+	return ""
+}
+
+func TestTreasuryTransferIsCreatedOnceAndItsCreatorCannotApprove(t *testing.T) {
+	env := webtest.New(t, webtest.Options{})
+	admins := treasuryAdmins(t, env)
+	c, s := approver(t, env, admins[0])
+	usd := treasuryWallet(t, env, "USDB")
+
+	doc := webtest.Doc(t, env.Get(c, "/treasury"))
+	if doc.Find(`[data-testid="transfer-form"]`).Length() != 1 || !strings.Contains(doc.Find("#transfer-wallet").Text(), "249,500.00 USD (USDB)") {
+		t.Fatalf("form: %q", doc.Find("#transfer-wallet").Text())
+	}
+
+	// Bad input: messages next to the fields, typed values kept, nothing sent.
+	resp := env.PostForm(c, "/treasury/transfer", url.Values{"wallet_id": {usd}, "to_user_id": {""}, "amount": {"1e3"},
+		"description": {strings.Repeat("d", 501)}})
+	doc = webtest.Doc(t, resp)
+	if resp.StatusCode != http.StatusUnprocessableEntity {
+		t.Fatalf("bad transfer: %d", resp.StatusCode)
+	}
+	for _, id := range []string{"transfer-to-error", "transfer-amount-error", "transfer-description-error"} {
+		if webtest.TestID(doc, id) == "" {
+			t.Errorf("no %s", id)
+		}
+	}
+	if v, _ := doc.Find("#transfer-amount").Attr("value"); v != "1e3" {
+		t.Errorf("amount lost: %q", v)
+	}
+	resp = env.PostForm(c, "/treasury/transfer", url.Values{"wallet_id": {usd}, "to_user_id": {demoUser(env, "Emily")}, "amount": {"250000.01"}})
+	doc = webtest.Doc(t, resp)
+	if resp.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(webtest.TestID(doc, "transfer-amount-error"), "More than the wallet holds") {
+		t.Fatalf("over balance: %d %q", resp.StatusCode, webtest.TestID(doc, "transfer-amount-error"))
+	}
+	// The recipient has no USDB account: the API's refusal is shown at the field.
+	resp = env.PostForm(c, "/treasury/transfer", url.Values{"wallet_id": {usd}, "to_user_id": {demoUser(env, "Adaeze")}, "amount": {"10"}})
+	doc = webtest.Doc(t, resp)
+	if resp.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(webtest.TestID(doc, "transfer-to-error"), "no active account") {
+		t.Fatalf("no account: %d %q", resp.StatusCode, webtest.TestID(doc, "transfer-to-error"))
+	}
+	if ps, _ := env.Store.ListQueue(context.Background(), store.QueueFilter{}); len(ps) != 0 {
+		t.Fatalf("bad input created %d proposals", len(ps))
+	}
+
+	resp = env.PostForm(c, "/treasury/transfer", url.Values{"wallet_id": {usd}, "to_user_id": {demoUser(env, "Emily")},
+		"amount": {"1,234.56"}, "description": {"Conference travel"}})
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusSeeOther || !strings.HasPrefix(resp.Header.Get("Location"), "/approvals/") {
+		t.Fatalf("transfer: %d %s", resp.StatusCode, resp.Header.Get("Location"))
+	}
+	id := strings.TrimPrefix(resp.Header.Get("Location"), "/approvals/")
+	p, err := env.Store.ProposalByID(context.Background(), id)
+	if err != nil || p.CreatedByStaffID != s.ID || p.Amount.String() != "1234.56" || p.Type != "TRANSFER" {
+		t.Fatalf("recorded: %+v %v", p, err)
+	}
+	doc = webtest.Doc(t, env.Get(c, "/approvals/"+id))
+	if doc.Find(`[data-testid="approve"]`).Length() != 0 || !strings.Contains(webtest.TestID(doc, "blocked-reason"), "someone else") {
+		t.Fatal("the creator is offered approve")
+	}
+	rows, _ := env.Store.ListAudit(context.Background(), store.AuditFilter{Action: "proposal.create"})
+	outcomes := map[string]int{}
+	for _, r := range rows {
+		outcomes[r.Outcome]++
+	}
+	if outcomes[store.OutcomeOK] != 1 || outcomes[store.OutcomeRefused] != 1 {
+		t.Fatalf("audit %v", outcomes)
+	}
+
+	// HR admins may not move treasury money.
+	hr, _ := env.SignedIn(store.RoleHRAdmin)
+	if resp := env.PostForm(hr, "/treasury/transfer", url.Values{"wallet_id": {usd}}); resp.StatusCode != http.StatusForbidden {
+		t.Fatalf("hr admin: %d", resp.StatusCode)
+	}
+}
+
+func TestTreasurySwapAndSend(t *testing.T) {
+	env := webtest.New(t, webtest.Options{})
+	c, _ := env.SignedIn(store.RoleOwner)
+	usd := treasuryWallet(t, env, "USDB")
+
+	resp := env.PostForm(c, "/treasury/swap", url.Values{"wallet_id": {usd}, "to_stablecoin": {"USDB"}, "amount": {"10"}, "slippage_bps": {"501"}})
+	doc := webtest.Doc(t, resp)
+	if resp.StatusCode != http.StatusUnprocessableEntity || webtest.TestID(doc, "swap-to-error") == "" || webtest.TestID(doc, "swap-slippage-error") == "" {
+		t.Fatalf("bad swap: %d", resp.StatusCode)
+	}
+	resp = env.PostForm(c, "/treasury/swap", url.Values{"wallet_id": {usd}, "to_stablecoin": {"CNGN"}, "amount": {"100.5"}, "slippage_bps": {"50"}})
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("swap: %d", resp.StatusCode)
+	}
+	p, _ := env.Store.ProposalByID(context.Background(), strings.TrimPrefix(resp.Header.Get("Location"), "/approvals/"))
+	if p.Type != "SWAP" || p.ToStablecoin != "CNGN" || p.SlippageBps != 50 || p.Amount.String() != "100.5" {
+		t.Fatalf("swap recorded: %+v", p)
+	}
+
+	resp = env.PostForm(c, "/treasury/send", url.Values{"currency": {"USDB"}, "to_user_id": {demoUser(env, "Oliver")}, "amount": {"12.30"}, "note": {"Taxi"}})
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("send: %d", resp.StatusCode)
+	}
+	p, _ = env.Store.ProposalByID(context.Background(), strings.TrimPrefix(resp.Header.Get("Location"), "/approvals/"))
+	if p.Type != "TRANSFER" || p.Description != "Taxi" || p.ToUserID != demoUser(env, "Oliver") {
+		t.Fatalf("send recorded: %+v", p)
+	}
+}
