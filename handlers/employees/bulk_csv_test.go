@@ -1,0 +1,161 @@
+package employees
+
+import (
+	"bytes"
+	"encoding/csv"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+	"unicode/utf8"
+)
+
+var testNow = time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
+
+func templateCSV(t testing.TB) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	w := csv.NewWriter(&b)
+	if err := w.WriteAll(templateRows()); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+func TestTemplateRowsAreValid(t *testing.T) {
+	lines, err := parseBulkCSV(bytes.NewReader(templateCSV(t)), testNow)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(lines) != 2 {
+		t.Fatalf("%d lines", len(lines))
+	}
+	for _, l := range lines {
+		if len(l.Problems) != 0 {
+			t.Errorf("template line %d: %v", l.Line, l.Problems)
+		}
+	}
+}
+
+func TestParseBulkCSVRules(t *testing.T) {
+	head := "name,email,first_name,last_name,date_of_birth,nationality,street_line1,city,postal_code,country_code,employment_status,source_of_funds\n"
+	row := func(email, postal, country string) string {
+		return "A B," + email + ",A,B,1990-01-01,GB,1 Road,London," + postal + "," + country + ",employed,salary\n"
+	}
+	cases := []struct {
+		name     string
+		file     string
+		fileErr  string
+		problems map[int]string // line → substring of a problem
+	}{
+		{name: "empty", file: "", fileErr: "empty"},
+		{name: "header only", file: head, fileErr: "no rows"},
+		{name: "ssn column refused", file: "name,email,ssn\nA,a@x.example,123\n", fileErr: "identification numbers"},
+		{name: "bvn column refused", file: "email,BVN\na@x.example,22222222222\n", fileErr: "identification numbers"},
+		{name: "unknown column", file: "email,shoe_size\na@x.example,42\n", fileErr: "unknown columns shoe_size"},
+		{name: "no email column", file: "name\nA\n", fileErr: "email column"},
+		{name: "duplicate column", file: "email,email\na,b\n", fileErr: "twice"},
+		{name: "broken quotes", file: head + "\"A,B\n", fileErr: "line"},
+		{name: "valid", file: head + row("a@x.example", "SW1A 1AA", "GBR"), problems: map[int]string{}},
+		{name: "bom and case", file: "\ufeffEMAIL,Name\na@x.example,A\n", problems: map[int]string{2: "first name"}},
+		{name: "duplicate email", file: head + row("a@x.example", "SW1A 1AA", "GBR") + row("A@X.example", "SW1A 1AA", "GBR"),
+			problems: map[int]string{3: "line 2"}},
+		{name: "nigeria postal", file: head + row("n@x.example", "1234", "NGA"), problems: map[int]string{2: "6 digits"}},
+		{name: "blank lines skipped", file: head + ",,,\n" + row("a@x.example", "SW1A 1AA", "GBR"), problems: map[int]string{}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			lines, err := parseBulkCSV(strings.NewReader(tc.file), testNow)
+			if tc.fileErr != "" {
+				if !errors.Is(err, ErrBulkFile) || !strings.Contains(err.Error(), tc.fileErr) {
+					t.Fatalf("err %v, want %q", err, tc.fileErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, l := range lines {
+				want, flagged := tc.problems[l.Line]
+				got := strings.Join(l.Problems, " | ")
+				if !flagged && got != "" {
+					t.Errorf("line %d unexpected problems: %s", l.Line, got)
+				}
+				if flagged && !strings.Contains(got, want) {
+					t.Errorf("line %d problems %q, want %q", l.Line, got, want)
+				}
+			}
+		})
+	}
+}
+
+func TestParseBulkCSVRowLimit(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("email\n")
+	for i := 0; i <= MaxBulkRows; i++ {
+		b.WriteString("a@x.example\n")
+	}
+	if _, err := parseBulkCSV(strings.NewReader(b.String()), testNow); !errors.Is(err, ErrBulkFile) || !strings.Contains(err.Error(), "split") {
+		t.Fatalf("err %v", err)
+	}
+}
+
+// FuzzParseBulkCSV checks that any upload is either refused as a file or
+// checked line by line, never panics, and that a line without problems
+// always carries a valid email and the required fields.
+func FuzzParseBulkCSV(f *testing.F) {
+	f.Add(templateCSV(f))
+	f.Add([]byte("email\n"))
+	f.Add([]byte("name,email,ssn\nA,a@x,1\n"))
+	f.Add([]byte("\ufeffemail,name\n\"a@x.example\",\"A \"\"B\"\"\"\n"))
+	f.Add([]byte("email,country_code,postal_code\na@x.example,NGA,12345\n"))
+	f.Add([]byte{0xff, 0xfe, 'e', 'm', 'a', 'i', 'l', '\n'})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		lines, err := parseBulkCSV(bytes.NewReader(data), testNow)
+		if err != nil {
+			if !errors.Is(err, ErrBulkFile) {
+				t.Fatalf("error not marked as a file problem: %v", err)
+			}
+			return
+		}
+		if len(lines) == 0 {
+			t.Fatal("no error and no lines")
+		}
+		seen := map[string]bool{}
+		for _, l := range lines {
+			if len(l.Problems) > 0 {
+				continue
+			}
+			if l.Form.Email == "" || l.Form.FirstName == "" || l.Form.LastName == "" || l.Form.CountryCode == "" {
+				t.Fatalf("line %d valid without required fields: %+v", l.Line, l.Form)
+			}
+			if !utf8.ValidString(l.Form.Email + l.Form.Name) {
+				t.Fatalf("line %d valid with invalid UTF-8", l.Line)
+			}
+			key := strings.ToLower(l.Form.Email)
+			if seen[key] {
+				t.Fatalf("duplicate email %q passed", key)
+			}
+			seen[key] = true
+			if p := bulkProfile(l.Form); len(p) == 0 {
+				t.Fatalf("line %d: no profile", l.Line)
+			}
+		}
+	})
+}
+
+func TestFieldInWords(t *testing.T) {
+	for in, want := range map[string]string{
+		"employment.occupationCode":         "occupation",
+		"kyc.profile.address.postalCode":    "postal code",
+		"identificationNumbers[0].number":   "identification number",
+		"profile.personalInfo.someNewField": "some new field",
+		"identificationNumbers.ssn":         "Social Security number (SSN)",
+		"proofOfAddress":                    "proof of address (uploaded by the employee)",
+		"documents.biometric":               "selfie (taken by the employee in the app)",
+	} {
+		if got := FieldInWords(in); got != want {
+			t.Errorf("FieldInWords(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
