@@ -164,8 +164,8 @@ func (s *Server) buildRoutes() []*route {
 		s.route("GET", "/v1/users/lookup", authPartner, (*call).lookupUser),
 		s.route("DELETE", u, authUser, (*call).deleteUser),
 		s.route("POST", u+"/reactivate", authUserAny, (*call).reactivateUser),
-		s.route("GET", u+"/kyc", authUser, (*call).getKYC),
-		s.route("GET", u+"/onboarding/status", authUser, (*call).onboardingStatus),
+		s.route("GET", u+"/kyc", authUser, (*call).kycGet),
+		s.route("GET", u+"/onboarding/status", authUser, (*call).onboardingStatusGet),
 
 		// Smart wallets and owner proof.
 		s.route("GET", "/v1/smart-wallets/supported-currencies", authPartner, (*call).supportedCurrencies),
@@ -217,7 +217,7 @@ func (s *Server) buildRoutes() []*route {
 		// Employer invite.
 		s.route("POST", "/v1/partners/employees/invite", authPartner, (*call).inviteEmployee),
 	}
-	return append(rs, s.controlRoutes()...)
+	return s.withRails(append(rs, s.controlRoutes()...))
 }
 
 // ServeHTTP implements http.Handler.

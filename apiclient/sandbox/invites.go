@@ -192,6 +192,7 @@ func (s *Server) linkInvite(in linkRequest) (map[string]any, error) {
 	if kycSubmitted {
 		u.KYC = inv.KYC
 	}
+	s.kycFromInvite(u, inv.KYC, in.Selfie)
 	u.Selfie = u.Selfie || in.Selfie
 	inv.Status, inv.UserID, inv.LinkedAt = "linked", u.ID, &now
 	payload := map[string]any{

@@ -26,6 +26,7 @@ type state struct {
 	Deliveries  map[string]*delivery      `json:"deliveries"`
 	Invites     map[string]*invite        `json:"invites"`
 	Faults      []*fault                  `json:"faults"`
+	Rails       *railState                `json:"rails"`
 }
 
 const stateVersion = 1
@@ -42,6 +43,7 @@ func newState() *state {
 		Webhooks:   map[string]*webhookConfig{},
 		Deliveries: map[string]*delivery{},
 		Invites:    map[string]*invite{},
+		Rails:      newRailState(),
 	}
 }
 
@@ -81,6 +83,7 @@ func decodeState(b []byte) (*state, error) {
 	if st.Invites == nil {
 		st.Invites = fresh.Invites
 	}
+	st.Rails = st.Rails.fill()
 	return st, nil
 }
 
