@@ -5,8 +5,6 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
-	"log/slog"
-	"time"
 
 	"github.com/riverqueue/river"
 
@@ -101,7 +99,6 @@ func (a *App) AdoptWebhookSecret(ctx context.Context, secret string) error {
 	if err != nil {
 		return err
 	}
-	a.logger.LogAttrs(ctx, slog.LevelInfo, "webhook secret adopted", slog.String("subscription", cfg.ID),
-		slog.Time("at", time.Now()))
+	a.logger.InfoContext(ctx, "webhook secret adopted", "subscription", cfg.ID)
 	return nil
 }

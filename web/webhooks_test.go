@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/chromedp"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/shopspring/decimal"
@@ -740,4 +741,45 @@ func TestLostDeliveryHealsByReconciliation(t *testing.T) {
 	}
 	t.Logf("lost delivery %s (%s: %s) healed: balance %s → %s", lost.ID, lost.EventType, lost.ErrorMessage,
 		before.Balance.Decimal, healed.Balance.Decimal)
+}
+
+// TestBrowserOwnerRotatesWebhookSecret: the owner rotates the secret on the
+// real page in chromium, sees it once, and the event log lists deliveries.
+func TestBrowserOwnerRotatesWebhookSecret(t *testing.T) {
+	env := webtest.New(t, webtest.Options{SkipDemoImport: true})
+	old := adopt(t, env)
+	mustDeliver(t, env, old, "wh-browser-1", eventBody("wh-browser-1", apiclient.EventEmployeeDepositCompleted,
+		map[string]any{"userId": "user-b", "amount": "3.50"}))
+	s := env.CreateStaff(store.RoleOwner)
+	ctx := webtest.Browser(t)
+	err := chromedp.Do(ctx,
+		chromedp.Navigate(env.URL("/settings/webhooks")),
+		chromedp.WaitVisible(chromedp.ID("email")),
+		chromedp.SendKeys(chromedp.ID("email"), s.Email),
+		chromedp.SendKeys(chromedp.ID("password"), s.Password),
+		chromedp.Click(chromedp.CSS(`[data-testid="login-submit"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="rotate-form"]`)),
+		chromedp.Click(chromedp.ID("rotate-confirm")),
+		chromedp.Click(chromedp.CSS(`[data-testid="rotate-submit"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="secret-value"]`)),
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	shown, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`[data-testid="secret-value"]`)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := env.API.GetWebhookConfig(context.Background())
+	if err != nil || strings.TrimSpace(shown) != cfg.SecretKey || cfg.SecretKey == old {
+		t.Fatalf("page shows %q, upstream has a different secret or none was rotated", shown)
+	}
+	webtest.Screenshot(t, ctx, "webhook-settings-rotated")
+	if err := chromedp.Do(ctx,
+		chromedp.Navigate(env.URL("/events")),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="event-row"]`)),
+	); err != nil {
+		t.Fatal(err)
+	}
+	webtest.Screenshot(t, ctx, "event-log")
 }
