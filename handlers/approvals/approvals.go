@@ -154,7 +154,7 @@ func LoadNames(ctx context.Context, st interface {
 	seen := map[string]bool{}
 	var ids []string
 	for _, p := range ps {
-		for _, id := range []string{p.OwnerUserID, p.ToUserID} {
+		for _, id := range append([]string{p.OwnerUserID, p.ToUserID}, p.Approvals...) {
 			if id != "" && !seen[id] {
 				seen[id] = true
 				ids = append(ids, id)
