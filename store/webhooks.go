@@ -126,6 +126,9 @@ type SignatureFailure struct {
 	Reason    string
 }
 
+// keptSignatureFailures bounds the refused deliveries kept for the pages.
+const keptSignatureFailures = 1000
+
 // RecordSignatureFailure counts a refused delivery, so the settings page
 // can warn that real events may be lost.
 func (s *Store) RecordSignatureFailure(ctx context.Context, f SignatureFailure) error {
@@ -138,6 +141,12 @@ func (s *Store) RecordSignatureFailure(ctx context.Context, f SignatureFailure) 
 			UPDATE webhook_subscription SET signature_failures = signature_failures + 1, last_signature_failure = now()
 			WHERE id = 1`); err != nil {
 			return fmt.Errorf("store: record signature failure: %w", err)
+		}
+		// Anyone can send bad signatures: keep only the most recent ones.
+		if _, err := tx.Exec(ctx, `
+			DELETE FROM webhook_signature_failures
+			WHERE id < (SELECT id FROM webhook_signature_failures ORDER BY id DESC OFFSET $1 LIMIT 1)`, keptSignatureFailures); err != nil {
+			return fmt.Errorf("store: prune signature failures: %w", err)
 		}
 		return nil
 	})
