@@ -98,9 +98,10 @@ func (h *Handler) Invite(w http.ResponseWriter, r *http.Request) {
 		}
 		h.renderInviteForm(w, r, http.StatusUnprocessableEntity, f)
 	case apiclient.IsConflict(callErr):
-		// spec: a 409 on user creation is "success of a prior attempt".
-		f.Problem = "The Partner API says this employee already exists: an earlier attempt went through. Open their page to re-invite and see the link."
-		h.renderInviteForm(w, r, http.StatusConflict, f)
+		// spec: a 409 on user creation is "success of a prior attempt": the
+		// invite is recorded as sent, and the link is one re-invite away.
+		h.renderInviteResult(w, r, http.StatusOK, emp, &apiclient.InviteResult{Sent: true,
+			Error: "an earlier attempt already invited this employee (409); use “Send the invite again” on their page to see the link"}, false, "")
 	default:
 		h.Logger.WarnContext(r.Context(), "invite failed upstream", "employee", emp.ID, "status", apiclient.StatusCode(callErr), "err", callErr)
 		f.Problem = upstreamProblem(callErr)
