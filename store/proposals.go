@@ -214,6 +214,33 @@ func (s *Store) ListQueue(ctx context.Context, f QueueFilter) ([]Proposal, error
 	if f.Limit <= 0 || f.Limit > 1000 {
 		f.Limit = 100
 	}
+	where, args := queueWhere(f)
+	args = append(args, f.Limit)
+	sql := `SELECT ` + proposalColumns + ` FROM proposals WHERE ` + strings.Join(where, " AND ") +
+		fmt.Sprintf(` ORDER BY upstream_created_at DESC, id DESC LIMIT $%d`, len(args))
+	rows, err := s.pool.Query(ctx, sql, args...)
+	if err != nil {
+		return nil, fmt.Errorf("store: list queue: %w", err)
+	}
+	list, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Proposal, error) { return scanProposal(r) })
+	if err != nil {
+		return nil, fmt.Errorf("store: list queue: %w", err)
+	}
+	return list, nil
+}
+
+// CountQueue counts the rows a filter selects (all pages).
+func (s *Store) CountQueue(ctx context.Context, f QueueFilter) (int, error) {
+	f.BeforeAt, f.BeforeID = time.Time{}, ""
+	where, args := queueWhere(f)
+	var n int
+	if err := s.pool.QueryRow(ctx, `SELECT count(*) FROM proposals WHERE `+strings.Join(where, " AND "), args...).Scan(&n); err != nil {
+		return 0, fmt.Errorf("store: count queue: %w", err)
+	}
+	return n, nil
+}
+
+func queueWhere(f QueueFilter) ([]string, []any) {
 	var where []string
 	args := []any{QueueStatuses}
 	where = append(where, "status = ANY($1)")
@@ -240,17 +267,7 @@ func (s *Store) ListQueue(ctx context.Context, f QueueFilter) ([]Proposal, error
 	if !f.BeforeAt.IsZero() {
 		where = append(where, "(upstream_created_at, id) < ("+arg(f.BeforeAt)+", "+arg(f.BeforeID)+")")
 	}
-	sql := `SELECT ` + proposalColumns + ` FROM proposals WHERE ` + strings.Join(where, " AND ") +
-		` ORDER BY upstream_created_at DESC, id DESC LIMIT ` + arg(f.Limit)
-	rows, err := s.pool.Query(ctx, sql, args...)
-	if err != nil {
-		return nil, fmt.Errorf("store: list queue: %w", err)
-	}
-	list, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Proposal, error) { return scanProposal(r) })
-	if err != nil {
-		return nil, fmt.Errorf("store: list queue: %w", err)
-	}
-	return list, nil
+	return where, args
 }
 
 // Timeline event kinds.

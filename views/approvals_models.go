@@ -15,6 +15,11 @@ type ApprovalQueueView struct {
 	SyncedAgo string
 	PollURL   string // the fragment URL with the current filters
 	CSVURL    string
+	// Total counts every matching proposal; the page shows PageSize of
+	// them, newest first, with OlderURL to the next ones.
+	Total     int
+	OlderURL  string
+	NewestURL string
 }
 
 // QueueFilterForm is the queue's filter form, as the user set it.

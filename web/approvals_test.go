@@ -3,13 +3,21 @@ package web_test
 import (
 	"context"
 	"encoding/csv"
+	"fmt"
+	"io"
 	"net/http"
 	"net/url"
+	"os"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/PuerkitoBio/goquery"
+	"github.com/shopspring/decimal"
 
 	"partneradmin/apiclient"
 	"partneradmin/store"
@@ -386,4 +394,99 @@ func TestRejectNeedsAReasonAndApproveAgainRestartsAFailedProposal(t *testing.T) 
 	if fp.Status != store.ProposalPendingApprovals || len(fp.Approvals) != 1 || fp.Round != 2 {
 		t.Fatalf("after approve again: %+v", fp)
 	}
+}
+
+// seedQueue puts n open proposals into the mirror, spread over the demo
+// employees, as the sync would.
+func seedQueue(tb testing.TB, env *webtest.Env, n int) {
+	tb.Helper()
+	ctx := context.Background()
+	var users []string
+	for _, e := range env.Demo.Employees {
+		if e.ServiceUserID != "" {
+			users = append(users, e.ServiceUserID)
+		}
+	}
+	statuses := []string{store.ProposalPendingApprovals, store.ProposalPendingSignatures, store.ProposalFailed}
+	base := time.Now().Add(-time.Hour)
+	for i := range n {
+		p := store.Proposal{
+			ID: fmt.Sprintf("bench-%05d", i), WalletID: "bench-wallet", OwnerUserID: env.Demo.TreasuryUserID,
+			Type: "TRANSFER", Status: statuses[i%len(statuses)], Currency: "USDB",
+			Amount: decimal.New(int64(1000+i), -2), ToUserID: users[i%len(users)], Description: fmt.Sprintf("Benchmark payment %d", i),
+			RequiredSignatures: 1, RequiredApprovals: 2, Approvals: []string{}, ApprovalMode: "ADMIN_THRESHOLD",
+			CreatedAt: base.Add(time.Duration(i) * time.Second), UpdatedAt: base,
+		}
+		if _, err := env.Store.UpsertProposal(ctx, p); err != nil {
+			tb.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkApprovalQueuePage measures the queue page read from the mirror
+// with 2,000 open proposals, 32 clients at once. Budget: p99 ≤ 30 ms.
+//
+//	go test -run '^$' -bench ApprovalQueuePage -benchtime 3000x ./web/
+func BenchmarkApprovalQueuePage(b *testing.B) {
+	env := webtest.New(b, webtest.Options{})
+	seedQueue(b, env, 2000)
+	signed, _ := env.SignedIn(store.RoleFinanceApprover)
+	client := &http.Client{Jar: signed.Jar, Timeout: 30 * time.Second,
+		Transport: &http.Transport{MaxIdleConnsPerHost: 64, MaxConnsPerHost: 64}}
+	get := func() (time.Duration, error) {
+		req, _ := http.NewRequest(http.MethodGet, env.URL("/approvals"), nil)
+		start := time.Now()
+		resp, err := client.Do(req)
+		if err != nil {
+			return 0, err
+		}
+		_, err = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			return 0, fmt.Errorf("status %d", resp.StatusCode)
+		}
+		return time.Since(start), err
+	}
+	if _, err := get(); err != nil {
+		b.Fatal(err)
+	}
+	clients := 32
+	if n, err := strconv.Atoi(os.Getenv("BENCH_CLIENTS")); err == nil && n > 0 {
+		clients = n
+	}
+	lat := make([]time.Duration, b.N)
+	var next atomic.Int64
+	var failed atomic.Value
+	b.ResetTimer()
+	var wg sync.WaitGroup
+	for range clients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := next.Add(1) - 1
+				if i >= int64(b.N) {
+					return
+				}
+				d, err := get()
+				if err != nil {
+					failed.Store(err)
+					return
+				}
+				lat[i] = d
+			}
+		}()
+	}
+	wg.Wait()
+	b.StopTimer()
+	if err, _ := failed.Load().(error); err != nil {
+		b.Fatal(err)
+	}
+	slices.Sort(lat)
+	pct := func(p float64) float64 {
+		return float64(lat[int(float64(len(lat)-1)*p)].Microseconds()) / 1000
+	}
+	b.ReportMetric(pct(0.50), "p50-ms")
+	b.ReportMetric(pct(0.99), "p99-ms")
+	b.ReportMetric(0, "ns/op")
 }

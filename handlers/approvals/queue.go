@@ -75,26 +75,54 @@ func (h *Handler) Queue(w http.ResponseWriter, r *http.Request) {
 	f := parseQueueFilter(r.URL.Query())
 	sf := h.storeFilter(f, linked, v.Staff.ID)
 	sf.Limit = PageSize
+	before := r.URL.Query().Get("before")
+	if at, id, ok := strings.Cut(before, "|"); ok {
+		if t, err := time.Parse(time.RFC3339Nano, at); err == nil {
+			sf.BeforeAt, sf.BeforeID = t, id
+		}
+	}
 	rows, err := h.Store.ListQueue(ctx, sf)
 	if err != nil {
 		h.ServerError(w, r, err)
 		return
+	}
+	total := len(rows)
+	if len(rows) == PageSize || !sf.BeforeAt.IsZero() {
+		if total, err = h.Store.CountQueue(ctx, sf); err != nil {
+			h.ServerError(w, r, err)
+			return
+		}
 	}
 	names, err := LoadNames(ctx, h.Store, rows...)
 	if err != nil {
 		h.ServerError(w, r, err)
 		return
 	}
-	last, err := h.Store.LastProposalSync(ctx)
-	if err != nil {
-		h.ServerError(w, r, err)
-		return
+	// The sync stamps every row it reads: the newest stamp shown says how
+	// fresh the page is, without another query.
+	var last time.Time
+	for _, p := range rows {
+		if p.SyncedAt.After(last) {
+			last = p.SyncedAt
+		}
 	}
 	now := h.now()
 	q := queueQuery{f}.values()
 	view := views.ApprovalQueueView{
 		Filter: f, Types: queueTypes, LinkedAs: linked, CanAct: v.Can(store.PermApprovalsAct),
-		PollURL: "/approvals?" + q.Encode(), CSVURL: "/approvals.csv?" + q.Encode(), SyncedAgo: "never",
+		PollURL: "/approvals?" + q.Encode(), CSVURL: "/approvals.csv?" + q.Encode(), SyncedAgo: "never", Total: total,
+	}
+	if !sf.BeforeAt.IsZero() {
+		pq := queueQuery{f}.values()
+		pq.Set("before", before)
+		view.PollURL = "/approvals?" + pq.Encode()
+		view.NewestURL = "/approvals?" + q.Encode()
+	}
+	if len(rows) == PageSize {
+		last := rows[len(rows)-1]
+		oq := queueQuery{f}.values()
+		oq.Set("before", last.CreatedAt.UTC().Format(time.RFC3339Nano)+"|"+last.ID)
+		view.OlderURL = "/approvals?" + oq.Encode()
 	}
 	if !last.IsZero() {
 		view.SyncedAgo = Age(now, last) + " ago"
@@ -106,7 +134,7 @@ func (h *Handler) Queue(w http.ResponseWriter, r *http.Request) {
 		view.Rows = append(view.Rows, Row(p, names, now, linked, v.Staff.ID))
 	}
 	if !handlers.IsFragmentRequest(r) {
-		users, err := h.Store.QueueUsers(ctx)
+		users, err := h.Store.TreasuryRecipients(ctx)
 		if err != nil {
 			h.ServerError(w, r, err)
 			return

@@ -16,7 +16,7 @@ import (
 )
 
 // DefaultSyncConcurrency bounds the upstream calls one sync makes at once.
-const DefaultSyncConcurrency = 16
+const DefaultSyncConcurrency = 48
 
 // SyncInterval is how often the queue is re-read from the API.
 const SyncInterval = 20 * time.Second
