@@ -36,20 +36,18 @@ type Activity struct {
 	RecordedAt     time.Time
 }
 
-// RecordActivity inserts an activity row inside tx. The webhook event is the
-// key: a second run for the same event changes nothing and returns false.
-func RecordActivity(ctx context.Context, tx pgx.Tx, a Activity) (bool, error) {
-	tag, err := tx.Exec(ctx, `
-		INSERT INTO activity (webhook_event_id, service_user_id, kind, event_type, status, amount, fee, currency,
-			reference, description, occurred_at)
-		VALUES ($1, $2, $3, $4, $5, $6::text::numeric, $7::text::numeric, $8, $9, $10, $11)
-		ON CONFLICT (webhook_event_id) DO NOTHING`,
-		a.WebhookEventID, a.ServiceUserID, a.Kind, a.EventType, a.Status, decimalText(a.Amount), decimalText(a.Fee),
-		a.Currency, a.Reference, truncate(a.Description, 500), a.OccurredAt)
-	if err != nil {
-		return false, fmt.Errorf("store: record activity for event %d: %w", a.WebhookEventID, err)
-	}
-	return tag.RowsAffected() == 1, nil
+const insertActivity = `
+	INSERT INTO activity (webhook_event_id, service_user_id, kind, event_type, status, amount, fee, currency,
+		reference, description, occurred_at)
+	VALUES ($1, $2, $3, $4, $5, $6::text::numeric, $7::text::numeric, $8, $9, $10, $11)
+	ON CONFLICT (webhook_event_id) DO NOTHING`
+
+// QueueActivity adds the insert of an activity row to a batch sent inside
+// the processing transaction. The webhook event is the key: a second run
+// for the same event changes nothing.
+func QueueActivity(b *pgx.Batch, a Activity) {
+	b.Queue(insertActivity, a.WebhookEventID, a.ServiceUserID, a.Kind, a.EventType, a.Status, decimalText(a.Amount),
+		decimalText(a.Fee), a.Currency, a.Reference, truncate(a.Description, 500), a.OccurredAt)
 }
 
 func decimalText(d *decimal.Decimal) *string {

@@ -153,18 +153,25 @@ type EventOutcome struct {
 	ServiceUserID string
 }
 
+const finishEvent = `
+	UPDATE webhook_events SET state = $2, outcome = $3, error = $4,
+		service_user_id = CASE WHEN $5 = '' THEN service_user_id ELSE $5 END,
+		attempts = attempts + 1, processed_count = processed_count + 1, processed_at = now()
+	WHERE id = $1`
+
 // FinishEvent records a processing run's result inside tx (the transaction
 // that applied the event's effects, so both commit together).
 func FinishEvent(ctx context.Context, tx pgx.Tx, id int64, o EventOutcome) error {
-	_, err := tx.Exec(ctx, `
-		UPDATE webhook_events SET state = $2, outcome = $3, error = $4,
-			service_user_id = CASE WHEN $5 = '' THEN service_user_id ELSE $5 END,
-			attempts = attempts + 1, processed_count = processed_count + 1, processed_at = now()
-		WHERE id = $1`, id, o.State, truncate(o.Outcome, 2000), truncate(o.Error, 2000), o.ServiceUserID)
-	if err != nil {
+	if _, err := tx.Exec(ctx, finishEvent, id, o.State, truncate(o.Outcome, 2000), truncate(o.Error, 2000), o.ServiceUserID); err != nil {
 		return fmt.Errorf("store: finish webhook event %d: %w", id, err)
 	}
 	return nil
+}
+
+// QueueFinishEvent is FinishEvent as part of a batch sent inside the
+// processing transaction.
+func QueueFinishEvent(b *pgx.Batch, id int64, o EventOutcome) {
+	b.Queue(finishEvent, id, o.State, truncate(o.Outcome, 2000), truncate(o.Error, 2000), o.ServiceUserID)
 }
 
 // RecordEventAttempt records a failed attempt (the job will retry) or, when

@@ -1,14 +1,21 @@
 package web_test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"net/http"
+	"os"
 	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 
 	"partneradmin/apiclient"
 	"partneradmin/web/webtest"
@@ -21,8 +28,15 @@ import (
 // nothing processed twice.
 //
 //	go test -run '^$' -bench WebhookReceiver -benchtime 20000x ./web/
-func BenchmarkWebhookReceiver(b *testing.B) {
-	env := webtest.New(b, webtest.Options{StartWorkers: true, SkipDemoImport: true})
+func BenchmarkWebhookReceiver(b *testing.B) { benchmarkReceiver(b, true) }
+
+// BenchmarkWebhookReceiverAckOnly is the same load with the workers off:
+// what acknowledging alone sustains (every delivery still stored and its
+// processing job enqueued in the same transaction).
+func BenchmarkWebhookReceiverAckOnly(b *testing.B) { benchmarkReceiver(b, false) }
+
+func benchmarkReceiver(b *testing.B, process bool) {
+	env := webtest.New(b, webtest.Options{StartWorkers: process, SkipDemoImport: true})
 	if err := env.App.AdoptWebhookSecret(context.Background(), env.Demo.WebhookSecret); err != nil {
 		b.Fatal(err)
 	}
@@ -49,6 +63,7 @@ func BenchmarkWebhookReceiver(b *testing.B) {
 	}
 	client := &http.Client{Transport: &http.Transport{MaxIdleConns: senders, MaxIdleConnsPerHost: senders}}
 	latencies := make([]time.Duration, b.N)
+	cpuBefore := cpuSnapshot(b, env)
 	var next, non2xx, failed atomic.Int64
 	var wg sync.WaitGroup
 	b.ResetTimer()
@@ -98,7 +113,7 @@ func BenchmarkWebhookReceiver(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if processed == unique || time.Now().After(deadline) {
+		if !process || processed == unique || time.Now().After(deadline) {
 			break
 		}
 		time.Sleep(100 * time.Millisecond)
@@ -108,7 +123,83 @@ func BenchmarkWebhookReceiver(b *testing.B) {
 		pct(0.99).Round(time.Microsecond), latencies[len(latencies)-1].Round(time.Microsecond), non2xx.Load(), failed.Load())
 	b.Logf("stored %d, processed %d (all within %s of the last ack), max processings of one event %d, activity rows %d",
 		stored, processed, time.Since(drainStart).Round(time.Millisecond), maxProcessed, activities)
-	if non2xx.Load() != 0 || failed.Load() != 0 || stored != unique || processed != unique || maxProcessed > 1 || activities != unique {
+	// CPU spent by this process (senders included) and by the database's
+	// backends, per delivery: a figure that holds whatever else the machine
+	// is doing, and the rate two idle cores would sustain.
+	cpuAfter := cpuSnapshot(b, env)
+	perDelivery := cpuAfter.sub(cpuBefore) / time.Duration(b.N)
+	b.ReportMetric(float64(perDelivery.Microseconds())/1000, "cpu-ms/delivery")
+	what := "acknowledged and processed"
+	if !process {
+		what = "acknowledged only"
+	}
+	b.Logf("CPU per delivery (%s, senders included; app %s + database %s): %s; two idle cores sustain about %.0f deliveries/s", what,
+		(cpuAfter.app-cpuBefore.app)/time.Duration(b.N), cpuAfter.sub(cpuBefore)/time.Duration(b.N)-(cpuAfter.app-cpuBefore.app)/time.Duration(b.N),
+		perDelivery, 2/perDelivery.Seconds())
+	if non2xx.Load() != 0 || failed.Load() != 0 || stored != unique {
+		b.Fatal("lost deliveries")
+	}
+	if !process {
+		var jobs int
+		if err := env.Store.Pool().QueryRow(ctx, `SELECT count(*) FROM river_job WHERE kind = 'webhook_event_process'`).Scan(&jobs); err != nil {
+			b.Fatal(err)
+		}
+		b.Logf("processing jobs enqueued: %d", jobs)
+		if jobs != unique {
+			b.Fatal("a stored delivery has no processing job, or one has two")
+		}
+		return
+	}
+	if processed != unique || maxProcessed > 1 || activities != unique {
 		b.Fatal("lost or double-processed deliveries")
 	}
+}
+
+// cpuUse is CPU time consumed so far by the test process (app) and by each
+// database backend serving the test's database (by pid).
+type cpuUse struct {
+	app time.Duration
+	db  map[int]time.Duration
+}
+
+// sub is the CPU spent between two snapshots.
+func (c cpuUse) sub(before cpuUse) time.Duration {
+	total := c.app - before.app
+	for pid, d := range c.db {
+		total += d - before.db[pid]
+	}
+	return total
+}
+
+func cpuSnapshot(b *testing.B, env *webtest.Env) cpuUse {
+	b.Helper()
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		b.Fatal(err)
+	}
+	c := cpuUse{app: time.Duration(ru.Utime.Nano() + ru.Stime.Nano()), db: map[int]time.Duration{}}
+	rows, err := env.Store.Pool().Query(context.Background(), `SELECT pid FROM pg_stat_activity WHERE datname = current_database()`)
+	if err != nil {
+		b.Fatal(err)
+	}
+	pids, err := pgx.CollectRows(rows, pgx.RowTo[int32])
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, pid := range pids {
+		stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if err != nil {
+			continue // gone, or another machine's database
+		}
+		// Fields after the command name: state is field 3, utime 14, stime 15
+		// (clock ticks, 100 per second on Linux).
+		f := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:]))
+		if len(f) < 13 {
+			continue
+		}
+		ut, _ := strconv.ParseInt(f[11], 10, 64)
+		st, _ := strconv.ParseInt(f[12], 10, 64)
+		c.db[int(pid)] = time.Duration(ut+st) * 10 * time.Millisecond
+	}
+	return c
 }

@@ -93,10 +93,19 @@ func NoLocalEmployee(userID string) Outcome {
 		Note: "no local employee known for serviceUserId " + userID + "; kept for reconciliation"}
 }
 
-// processor applies one event inside tx (the transaction that also records
-// the outcome). API reads happen before, in prepare, so no transaction is
-// held open over a network call.
-type processor func(ctx context.Context, tx pgx.Tx, ev store.WebhookEvent, env *apiclient.Event) (Outcome, error)
+// processor decides what an event does: its outcome and the rows to write
+// (effects). It does no I/O; processEvent writes the effects and the
+// outcome in one transaction. API reads happen before, in prepare, so no
+// transaction is held open over a network call.
+type processor func(ev store.WebhookEvent, env *apiclient.Event) (Outcome, effects, error)
+
+// effects are the rows an event adds: to the activity feed, and to a
+// card's own feed. Both are keyed by the event, so writing them twice
+// changes nothing.
+type effects struct {
+	activity []store.Activity
+	cards    []store.CardActivity
+}
 
 // ProcessEvent applies a stored event: skip it when already settled (unless
 // replayed), otherwise dispatch it by type and record the outcome.
@@ -175,14 +184,28 @@ func (h *Handler) processEvent(ctx context.Context, id int64, typeHint string, r
 		if env.EventType != dispType {
 			return fmt.Errorf("webhooks: event %d is %s, dispatched as %s", id, env.EventType, dispType)
 		}
-		out, err := proc(ctx, tx, ev, env)
+		out, eff, err := proc(ev, env)
 		if err != nil {
 			return err
 		}
 		if prepared.Note != "" {
 			out.Note += "; " + prepared.Note
 		}
-		return store.FinishEvent(ctx, tx, id, store.EventOutcome{State: out.State, Outcome: out.Note, ServiceUserID: out.ServiceUserID})
+		for _, c := range eff.cards {
+			if _, err := store.RecordCardActivity(ctx, tx, c); err != nil {
+				return err
+			}
+		}
+		// The activity rows and the outcome go in one round trip.
+		b := &pgx.Batch{}
+		for _, a := range eff.activity {
+			store.QueueActivity(b, a)
+		}
+		store.QueueFinishEvent(b, id, store.EventOutcome{State: out.State, Outcome: out.Note, ServiceUserID: out.ServiceUserID})
+		if err := tx.SendBatch(ctx, b).Close(); err != nil {
+			return fmt.Errorf("webhooks: apply event %d: %w", id, err)
+		}
+		return nil
 	})
 }
 
@@ -222,8 +245,8 @@ func (h *Handler) dispatch(eventType string) (processor, prepare) {
 			return h.Employees.FlagKYCAction(ctx, employeeEventOf(ev, env))
 		})
 	}
-	return func(context.Context, pgx.Tx, store.WebhookEvent, *apiclient.Event) (Outcome, error) {
-		return Outcome{State: store.EventKept, Note: "unknown event type; kept and shown, nothing applied"}, nil
+	return func(store.WebhookEvent, *apiclient.Event) (Outcome, effects, error) {
+		return Outcome{State: store.EventKept, Note: "unknown event type; kept and shown, nothing applied"}, effects{}, nil
 	}, nil
 }
 

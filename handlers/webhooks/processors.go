@@ -7,8 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	"partneradmin/apiclient"
 	"partneradmin/store"
 )
@@ -90,7 +88,7 @@ func (h *Handler) employeeHandoff(call func(ctx context.Context, ev store.Webhoo
 		got = o
 		return Outcome{}, err
 	}
-	proc := func(context.Context, pgx.Tx, store.WebhookEvent, *apiclient.Event) (Outcome, error) { return got, nil }
+	proc := func(store.WebhookEvent, *apiclient.Event) (Outcome, effects, error) { return got, effects{}, nil }
 	return proc, pre
 }
 
@@ -118,10 +116,10 @@ func statusOf(eventType string) string {
 
 // moneyMovement records a deposit or withdrawal in the activity feed.
 func (h *Handler) moneyMovement(kind string) processor {
-	return func(ctx context.Context, tx pgx.Tx, ev store.WebhookEvent, env *apiclient.Event) (Outcome, error) {
+	return func(ev store.WebhookEvent, env *apiclient.Event) (Outcome, effects, error) {
 		decoded, err := env.Decode()
 		if err != nil {
-			return badPayload(err), nil
+			return badPayload(err), effects{}, nil
 		}
 		p := decoded.(*apiclient.MoneyMovementPayload)
 		f := payloadFields(env.Payload)
@@ -136,15 +134,8 @@ func (h *Handler) moneyMovement(kind string) processor {
 			Reference: fieldString(f, "reference", "transactionId", "id"), Description: fieldString(f, "source", "description"),
 			OccurredAt: occurredAt(ev, env),
 		}
-		added, err := store.RecordActivity(ctx, tx, a)
-		if err != nil {
-			return Outcome{}, err
-		}
-		verb := "added to"
-		if !added {
-			verb = "already in"
-		}
-		return processed(user, "%s %s %s %s activity feed of %s", kind, statusOf(env.EventType), amount.String()+" "+a.Currency, verb, user), nil
+		return processed(user, "%s %s %s %s in the activity feed of %s", kind, statusOf(env.EventType), amount.String(), a.Currency, user),
+			effects{activity: []store.Activity{a}}, nil
 	}
 }
 
@@ -208,11 +199,12 @@ func apiStatus(err error) string {
 	return "the API call failed"
 }
 
-// cardTransaction records a card spend with its decimal amount and fee.
-func (h *Handler) cardTransaction(ctx context.Context, tx pgx.Tx, ev store.WebhookEvent, env *apiclient.Event) (Outcome, error) {
+// cardTransaction records a card spend with its decimal amount and fee, in
+// the activity feed and the card's own feed (shown on the card page).
+func (h *Handler) cardTransaction(ev store.WebhookEvent, env *apiclient.Event) (Outcome, effects, error) {
 	decoded, err := env.Decode()
 	if err != nil {
-		return badPayload(err), nil
+		return badPayload(err), effects{}, nil
 	}
 	p := decoded.(*apiclient.CardTransactionPayload)
 	f := payloadFields(env.Payload)
@@ -225,24 +217,19 @@ func (h *Handler) cardTransaction(ctx context.Context, tx pgx.Tx, ev store.Webho
 		Description: strings.TrimSpace("card " + fieldString(f, "cardId") + " " + fieldString(f, "merchantName")),
 		OccurredAt:  occurredAt(ev, env),
 	}
-	if _, err := store.RecordActivity(ctx, tx, a); err != nil {
-		return Outcome{}, err
-	}
-	// The card's own feed, shown on the card page.
+	eff := effects{activity: []store.Activity{a}}
 	if card := fieldString(f, "cardId"); card != "" {
-		if _, err := store.RecordCardActivity(ctx, tx, store.CardActivity{
+		eff.cards = append(eff.cards, store.CardActivity{
 			EventKey: ev.WebhookID, CardID: card, Kind: store.CardActivityTransaction, Status: a.Status,
 			Amount: &amount, Fee: &fee, Currency: a.Currency, Merchant: fieldString(f, "merchantName"), OccurredAt: a.OccurredAt,
-		}); err != nil {
-			return Outcome{}, err
-		}
+		})
 	}
-	return processed(user, "card transaction %s %s (fee %s) in the activity feeds", amount.String(), a.Currency, fee.String()), nil
+	return processed(user, "card transaction %s %s (fee %s) in the activity feeds", amount.String(), a.Currency, fee.String()), eff, nil
 }
 
 // cardFulfillment records a card's fulfilment change; the live status is
 // read from GET /cards/{cardId} (DESIGN.md 7), since events may be stale.
-func (h *Handler) cardFulfillment(ctx context.Context, tx pgx.Tx, ev store.WebhookEvent, env *apiclient.Event) (Outcome, error) {
+func (h *Handler) cardFulfillment(ev store.WebhookEvent, env *apiclient.Event) (Outcome, effects, error) {
 	f := payloadFields(env.Payload)
 	user := userOf(env)
 	a := store.Activity{
@@ -250,18 +237,14 @@ func (h *Handler) cardFulfillment(ctx context.Context, tx pgx.Tx, ev store.Webho
 		Status: fieldString(f, "status", "fulfillmentStatus"), Reference: fieldString(f, "cardId"),
 		Description: strings.TrimSpace(fieldString(f, "type") + " card " + fieldString(f, "cardId")), OccurredAt: occurredAt(ev, env),
 	}
-	if _, err := store.RecordActivity(ctx, tx, a); err != nil {
-		return Outcome{}, err
-	}
+	eff := effects{activity: []store.Activity{a}}
 	if a.Reference != "" {
-		if _, err := store.RecordCardActivity(ctx, tx, store.CardActivity{
+		eff.cards = append(eff.cards, store.CardActivity{
 			EventKey: ev.WebhookID, CardID: a.Reference, Kind: store.CardActivityFulfillment, Status: a.Status,
 			Detail: a.Description, OccurredAt: a.OccurredAt,
-		}); err != nil {
-			return Outcome{}, err
-		}
+		})
 	}
-	return processed(user, "card %s fulfilment %q in the activity feeds", a.Reference, a.Status), nil
+	return processed(user, "card %s fulfilment %q in the activity feeds", a.Reference, a.Status), eff, nil
 }
 
 func (h *Handler) readCardStatus(ctx context.Context, _ store.WebhookEvent, env *apiclient.Event) (Outcome, error) {
