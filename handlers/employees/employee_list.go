@@ -96,7 +96,7 @@ func filterOptions(fv views.EmployeeFilterView) (states, currencies, readiness, 
 func (h *Handler) List(w http.ResponseWriter, r *http.Request) {
 	f, fv := listFilter(r)
 	f.Limit = 50
-	page, err := h.Store.ListEmployees(r.Context(), f)
+	page, err := h.Store.ListEmployeesWithReadiness(r.Context(), f)
 	if errors.Is(err, store.ErrBadCursor) {
 		h.ErrorPage(w, r, http.StatusBadRequest, "Page not found", "This page link is not valid any more. Start again from the first page.")
 		return
@@ -105,11 +105,7 @@ func (h *Handler) List(w http.ResponseWriter, r *http.Request) {
 		h.ServerError(w, r, err)
 		return
 	}
-	readiness, err := h.Store.ReadinessOf(r.Context(), idsOf(page.Employees))
-	if err != nil {
-		h.ServerError(w, r, err)
-		return
-	}
+	readiness := page.Readiness
 	v := views.EmployeeListView{Filter: fv, Columns: store.ReadinessCurrencies(), Rows: employeeRows(page.Employees, readiness),
 		CanWrite: canWrite(r)}
 	v.States, v.Currencies, v.Readiness, v.Sorts = filterOptions(fv)

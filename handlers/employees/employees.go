@@ -23,6 +23,7 @@ import (
 // Store is what the employees area needs from the store.
 type Store interface {
 	ListEmployees(ctx context.Context, f store.EmployeeFilter) (store.EmployeePage, error)
+	ListEmployeesWithReadiness(ctx context.Context, f store.EmployeeFilter) (store.EmployeePageWithReadiness, error)
 	EmployeeByID(ctx context.Context, id int64) (store.Employee, error)
 	EmployeeByEmail(ctx context.Context, email string) (store.Employee, error)
 	EmployeeByServiceUserID(ctx context.Context, serviceUserID string) (store.Employee, error)

@@ -17,7 +17,7 @@ import (
 func (h *Handler) Matrix(w http.ResponseWriter, r *http.Request) {
 	f, fv := listFilter(r)
 	f.Limit = 100
-	page, err := h.Store.ListEmployees(r.Context(), f)
+	page, err := h.Store.ListEmployeesWithReadiness(r.Context(), f)
 	if errors.Is(err, store.ErrBadCursor) {
 		h.ErrorPage(w, r, http.StatusBadRequest, "Page not found", "This page link is not valid any more. Start again from the first page.")
 		return
@@ -26,11 +26,7 @@ func (h *Handler) Matrix(w http.ResponseWriter, r *http.Request) {
 		h.ServerError(w, r, err)
 		return
 	}
-	readiness, err := h.Store.ReadinessOf(r.Context(), idsOf(page.Employees))
-	if err != nil {
-		h.ServerError(w, r, err)
-		return
-	}
+	readiness := page.Readiness
 	v := views.ReadinessMatrixView{Filter: fv, Columns: store.ReadinessCurrencies(), Rows: employeeRows(page.Employees, readiness)}
 	v.States, v.Currencies, v.Readiness, _ = filterOptions(fv)
 	qv := filterQuery(fv)
