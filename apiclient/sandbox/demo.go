@@ -362,6 +362,7 @@ func (s *Server) seedDemo(o DemoOptions) ([]labelledKey, error) {
 		Ledger: []ledgerEntry{}, Transactions: []cardTx{}, CreatedAt: now, Seq: st.next()}
 	st.Cards[reserved.ID] = reserved
 
+	keys = append(keys, s.seedRailDemo(now)...)
 	if o.CallbackURL != "" {
 		secret, err := s.newSecret()
 		if err != nil {

@@ -270,6 +270,7 @@ func (c *call) uploadIdentification() (any, error) {
 	k.Identification = &kycIdentification{Type: typ, DocumentNumber: fields["documentNumber"], IssuingCountry: issuing,
 		ExpirationDate: fields["expirationDate"], IssueDate: fields["issueDate"], Sides: sides, ContentTypes: types, UploadedAt: now}
 	k.ChangedAt = &now
+	k.ChangeSeq = c.s.st.next()
 	c.status = http.StatusCreated
 	return map[string]any{"data": map[string]any{"document": "identification", "type": typ, "issuingCountry": issuing, "sides": sides, "status": "uploaded"}}, nil
 }
@@ -300,6 +301,7 @@ func (c *call) uploadProofOfAddress() (any, error) {
 	now := c.s.now()
 	k.ProofOfAddress = &kycFile{Type: fields["type"], ContentType: f.contentType, Size: f.size, UploadedAt: now}
 	k.ChangedAt = &now
+	k.ChangeSeq = c.s.st.next()
 	c.status = http.StatusCreated
 	return map[string]any{"data": map[string]any{"document": "proof-of-address", "type": fields["type"], "status": "uploaded"}}, nil
 }
@@ -330,6 +332,7 @@ func (c *call) uploadBiometric() (any, error) {
 	now := c.s.now()
 	k.Biometric = &kycFile{ContentType: f.contentType, Size: f.size, UploadedAt: now}
 	k.ChangedAt = &now
+	k.ChangeSeq = c.s.st.next()
 	c.status = http.StatusCreated
 	return map[string]any{"data": map[string]any{"document": "biometric", "status": "uploaded"}}, nil
 }
@@ -568,6 +571,7 @@ func (c *call) patchKYC() (any, error) {
 	dropped := c.s.applyPatch(k, in)
 	now := c.s.now()
 	k.PatchedAt, k.ChangedAt = &now, &now
+	k.ChangeSeq = c.s.st.next()
 	out := c.s.kycJSON(c.user, k)
 	// The call succeeds even when employment was dropped (spec: "Silent
 	// failure (2xx)"); nothing in the answer says so.
@@ -857,6 +861,7 @@ func (c *call) kycReadiness() (any, error) {
 	}
 	now := c.s.now()
 	k.ReadinessAt = &now
+	k.ReadinessSeq = c.s.st.next()
 	miss := k.missingFor(cur, true)
 	out := map[string]any{"canActivate": len(miss) == 0, "currency": cur, "path": pathOfCurrency(cur)}
 	if len(miss) > 0 {
@@ -913,7 +918,7 @@ func (c *call) activateKYC() (any, error) {
 		}
 	}
 	// spec rule 1: "... then GET /kyc/readiness, then POST /kyc/activate".
-	if k.ReadinessAt == nil || (k.ChangedAt != nil && k.ReadinessAt.Before(*k.ChangedAt)) {
+	if k.ReadinessAt == nil || k.ReadinessSeq < k.ChangeSeq {
 		return nil, orderError("call GET /kyc/readiness after the last KYC change and before POST /kyc/activate")
 	}
 	// spec rule 5: "On the Global path /kyc/activate detects country from
@@ -1069,6 +1074,7 @@ func (s *Server) applyInviteProfile(k *kycRecord, raw json.RawMessage) {
 	now := s.now()
 	k.FromInvite = true
 	k.PatchedAt, k.ChangedAt = &now, &now
+	k.ChangeSeq = s.st.next()
 	// The employee's app does the lookups for them.
 	k.OptionsAt, k.OccupationsAt = &now, &now
 }

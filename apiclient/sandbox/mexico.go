@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/shopspring/decimal"
 )
@@ -68,7 +69,13 @@ func (s *Server) setMXStatus(u *user, k *kycRecord, status string) {
 		return
 	}
 	now := s.now()
-	k.MXStatus, k.MXStatusAt = status, &now
+	s.setMXStatusAt(u, k, status, now)
+}
+
+// setMXStatusAt moves the MXN KYC status as of at.
+func (s *Server) setMXStatusAt(u *user, k *kycRecord, status string, at time.Time) {
+	now := s.now()
+	k.MXStatus, k.MXStatusAt = status, &at
 	switch status {
 	case mxApprovedStatus:
 		a := s.mexicoAccount(u)
@@ -377,20 +384,23 @@ func (s *Server) tickMexico(force bool) int {
 		if u == nil || k.MXStatusAt == nil {
 			continue
 		}
-		step := force || !now.Before(k.MXStatusAt.Add(mxVerificationDelay))
-		switch {
-		case k.MXStatus == mxProposed && k.MXLaunchedAt != nil && step:
-			// Approval needs the hosted verification (spec: "Approval needs
-			// the user to complete the provider's hosted verification").
-			s.setMXStatus(u, k, mxChainDeploying)
-			n++
-			if !force {
-				continue
+		// Approval needs the hosted verification (spec: "Approval needs the
+		// user to complete the provider's hosted verification"): proposed
+		// moves on only once the launch payload was fetched.
+		if k.MXStatus == mxProposed && k.MXLaunchedAt != nil {
+			if due := k.MXStatusAt.Add(mxVerificationDelay); force || !now.Before(due) {
+				if force {
+					due = now
+				}
+				s.setMXStatusAt(u, k, mxChainDeploying, due)
+				n++
 			}
-			fallthrough
-		case k.MXStatus == mxChainDeploying && step:
-			s.setMXStatus(u, k, mxApprovedStatus)
-			n++
+		}
+		if k.MXStatus == mxChainDeploying {
+			if due := k.MXStatusAt.Add(mxVerificationDelay); force || !now.Before(due) {
+				s.setMXStatus(u, k, mxApprovedStatus)
+				n++
+			}
 		}
 	}
 	var ids []string

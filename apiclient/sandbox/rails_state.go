@@ -217,6 +217,8 @@ type kycRecord struct {
 	PatchedAt      *time.Time         `json:"patchedAt,omitempty"`
 	ReadinessAt    *time.Time         `json:"readinessAt,omitempty"`
 	ChangedAt      *time.Time         `json:"changedAt,omitempty"` // last PATCH or upload
+	ChangeSeq      int64              `json:"changeSeq"`
+	ReadinessSeq   int64              `json:"readinessSeq"`
 	FromInvite     bool               `json:"fromInvite"`
 	Identification *kycIdentification `json:"identification,omitempty"`
 	ProofOfAddress *kycFile           `json:"proofOfAddress,omitempty"`

@@ -160,7 +160,11 @@ func (s *Server) tickAccounts(force bool) int {
 					"reason": "Provisioning failed at the partner bank; retry start-usa", "workflowId": a.WorkflowID})
 				continue
 			}
-			a.Status, a.StatusAt = vbaPending, now
+			// Pending since it became due, so one clock jump can pass both steps.
+			a.Status, a.StatusAt = vbaPending, a.StatusAt.Add(vbaProvisioningDelay)
+			if force {
+				a.StatusAt = now
+			}
 		}
 		if a.Status == vbaPending && (force || !now.Before(a.StatusAt.Add(vbaBackfillDelay))) {
 			n++
