@@ -211,6 +211,7 @@ func TestCardStatusTransitions(t *testing.T) {
 		{"frozen", "unfreeze", "active", store.OutcomeOK, "Unfrozen"},
 		{"pending", "freeze", "pending", store.OutcomeRefused, "refused to freeze"},
 		{"pending", "unfreeze", "pending", store.OutcomeRefused, "ACTIVE does not activate a never-activated card"},
+		{"inactive", "freeze", "inactive", store.OutcomeRefused, "Nothing was retried"},
 		{"inactive", "unfreeze", "inactive", store.OutcomeRefused, "Nothing was retried"},
 		{"restricted", "freeze", "restricted", store.OutcomeRefused, "restricted by the issuer"},
 		{"restricted", "unfreeze", "restricted", store.OutcomeRefused, "restricted by the issuer"},
@@ -633,6 +634,14 @@ func TestCardActivation(t *testing.T) {
 			t.Fatalf("code %q: %d %q", code, resp.StatusCode, webtest.TestID(doc, "activation-code-error"))
 		}
 	}
+	// The page knows when the code expires (expiresInMinutes): past it, it
+	// says so without sending anything.
+	resp := env.PostForm(c, "/cards/"+card.ID+"/activation/confirm", url.Values{"otp_id": {otp}, "code": {"123456"},
+		"expires_at": {time.Now().Add(-time.Minute).UTC().Format(time.RFC3339)}})
+	doc = webtest.Doc(t, resp)
+	if resp.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(webtest.TestID(doc, "activation-code-error"), "expired") {
+		t.Fatalf("locally expired: %d %q", resp.StatusCode, webtest.TestID(doc, "activation-code-error"))
+	}
 	var issuer struct {
 		Data struct {
 			OTPCode string `json:"otpCode"`
@@ -645,7 +654,7 @@ func TestCardActivation(t *testing.T) {
 	if issuer.Data.OTPCode == wrong {
 		wrong = "111111"
 	}
-	resp := env.PostForm(c, "/cards/"+card.ID+"/activation/confirm", url.Values{"otp_id": {otp}, "expires_at": {exp}, "code": {wrong}})
+	resp = env.PostForm(c, "/cards/"+card.ID+"/activation/confirm", url.Values{"otp_id": {otp}, "expires_at": {exp}, "code": {wrong}})
 	doc = webtest.Doc(t, resp)
 	if resp.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(webtest.TestID(doc, "activation-code-error"), "not accepted") {
 		t.Fatalf("wrong code: %d %q", resp.StatusCode, webtest.TestID(doc, "activation-code-error"))
