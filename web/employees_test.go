@@ -938,3 +938,70 @@ func reportLatencies(b *testing.B, all []time.Duration) {
 		b.ReportMetric(p(0.99), "p99-ms")
 	}
 }
+
+// BenchmarkBulkInvite1000Rows uploads a 1,000-row file, sends it in the
+// background and polls the progress fragment meanwhile, reporting how long
+// the check and the sending took and the poll's p99 while sending (the page
+// must not stall).
+//
+//	go test -run '^$' -bench BulkInvite1000Rows -benchtime 1x ./web/
+func BenchmarkBulkInvite1000Rows(b *testing.B) {
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		env := webtest.New(b, webtest.Options{StartWorkers: true})
+		c, _ := env.SignedIn(store.RoleHRAdmin)
+		data := bulkFile(1000)
+		b.StartTimer()
+		start := time.Now()
+		resp := uploadBulkTB(b, env, c, "thousand.csv", data)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusSeeOther {
+			b.Fatalf("upload: %d", resp.StatusCode)
+		}
+		checked := time.Since(start)
+		runURL := resp.Header.Get("Location")
+		start = time.Now()
+		resp = env.Get(c, runURL)
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		preview := time.Since(start)
+		resp = env.PostForm(c, runURL+"/send", nil)
+		resp.Body.Close()
+		start = time.Now()
+		var polls []time.Duration
+		for {
+			t0 := time.Now()
+			resp = env.Do(c, "GET", runURL+"/progress", nil, http.Header{"HX-Request": {"true"}})
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			polls = append(polls, time.Since(t0))
+			if bytes.Contains(body, []byte(`data-testid="bulk-finished"`)) {
+				break
+			}
+			if time.Since(start) > 5*time.Minute {
+				b.Fatal("bulk run did not finish in 5 minutes")
+			}
+			time.Sleep(200 * time.Millisecond)
+		}
+		sent := time.Since(start)
+		b.ReportMetric(float64(checked.Milliseconds()), "check-ms")
+		b.ReportMetric(float64(preview.Milliseconds()), "preview-ms")
+		b.ReportMetric(sent.Seconds(), "send-s")
+		b.ReportMetric(997/sent.Seconds(), "rows/s")
+		sort.Slice(polls, func(i, j int) bool { return polls[i] < polls[j] })
+		b.ReportMetric(float64(polls[len(polls)*99/100].Microseconds())/1000, "poll-p99-ms")
+	}
+}
+
+func uploadBulkTB(tb testing.TB, env *webtest.Env, c *http.Client, name string, data []byte) *http.Response {
+	tb.Helper()
+	var body bytes.Buffer
+	mw := multipart.NewWriter(&body)
+	fw, err := mw.CreateFormFile("file", name)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	_, _ = fw.Write(data)
+	_ = mw.Close()
+	return env.Do(c, "POST", "/employees/invite/bulk", &body, http.Header{"Content-Type": {mw.FormDataContentType()}})
+}
