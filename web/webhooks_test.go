@@ -783,3 +783,71 @@ func TestBrowserOwnerRotatesWebhookSecret(t *testing.T) {
 	}
 	webtest.Screenshot(t, ctx, "event-log")
 }
+
+// TestWebhookSubscriptionCreate: with no subscription upstream the owner
+// creates one; its secret is shown once, kept sealed, and verifies
+// deliveries at once.
+func TestWebhookSubscriptionCreate(t *testing.T) {
+	env := webtest.New(t, webtest.Options{SkipDemoImport: true})
+	ctx := context.Background()
+	if err := env.API.DeleteWebhookConfig(ctx); err != nil {
+		t.Fatal(err)
+	}
+	owner, ownerStaff := env.SignedIn(store.RoleOwner)
+	doc := webtest.Doc(t, env.Get(owner, "/settings/webhooks"))
+	if v, _ := doc.Find("#callback-url").Attr("value"); v != env.Config.PublicOrigin+webhooks.ReceiverPath {
+		t.Fatalf("default callback %q", v)
+	}
+	if n := doc.Find(`input[name="events"]:checked`).Length(); n != 14 {
+		t.Fatalf("%d events offered checked, want the 14 partner-scoped names", n)
+	}
+	// Refused role first: nothing created.
+	hr, _ := env.SignedIn(store.RoleHRAdmin)
+	form := url.Values{"callback_url": {env.Config.PublicOrigin + webhooks.ReceiverPath},
+		"events": {apiclient.EventEmployeeDepositCompleted, apiclient.EventEmployeeLinked}}
+	resp := env.PostForm(hr, "/settings/webhooks", form)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusForbidden {
+		t.Fatalf("hr creates: %d", resp.StatusCode)
+	}
+	if _, err := env.API.GetWebhookConfig(ctx); !apiclient.IsNotFound(err) {
+		t.Fatalf("a refused creation created a subscription: %v", err)
+	}
+	// No events: a message next to the field.
+	resp = env.PostForm(owner, "/settings/webhooks", url.Values{"callback_url": form["callback_url"]})
+	if resp.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(webtest.TestID(webtest.Doc(t, resp), "events-error"), "at least one") {
+		t.Fatalf("no events: %d", resp.StatusCode)
+	}
+	resp = env.PostForm(owner, "/settings/webhooks", form)
+	if resp.StatusCode != http.StatusCreated {
+		t.Fatalf("create: %d", resp.StatusCode)
+	}
+	doc = webtest.Doc(t, resp)
+	secret := webtest.TestID(doc, "secret-value")
+	cfg, err := env.API.GetWebhookConfig(ctx)
+	if err != nil || secret == "" || secret != cfg.SecretKey || len(cfg.Events) != 2 {
+		t.Fatalf("created %+v, shown %q", cfg, secret)
+	}
+	sub, _ := env.Store.WebhookSubscription(ctx)
+	if !sub.HasSecret() || bytes.Contains(sub.SecretSealed, []byte(secret)) || sub.UpstreamID != cfg.ID {
+		t.Fatalf("kept %+v", sub.UpstreamID)
+	}
+	if rows, _ := env.Store.ListAudit(ctx, store.AuditFilter{Action: "webhooks.subscription.create"}); len(rows) != 1 || rows[0].Actor.StaffID != ownerStaff.ID {
+		t.Fatalf("audit %+v", rows)
+	}
+	if webtest.TestID(webtest.Doc(t, env.Get(owner, "/settings/webhooks")), "secret-value") != "" {
+		t.Fatal("secret shown again")
+	}
+	body := eventBody("wh-create-1", apiclient.EventEmployeeLinked, map[string]any{"serviceUserId": "u"})
+	if code := mustDeliver(t, env, secret, "wh-create-1", body); code != http.StatusOK {
+		t.Fatalf("delivery with the new secret: %d", code)
+	}
+	// The time window filter: nothing received in 2000.
+	doc = webtest.Doc(t, env.Get(owner, "/events?from=2000-01-01T00:00&to=2000-01-02T00:00"))
+	if doc.Find(`[data-testid="event-row"]`).Length() != 0 || webtest.TestID(doc, "no-events") == "" {
+		t.Fatal("time window filter")
+	}
+	if webtest.Doc(t, env.Get(owner, "/events?from=2000-01-01T00:00")).Find(`[data-testid="event-row"]`).Length() != 1 {
+		t.Fatal("open-ended window")
+	}
+}
