@@ -213,11 +213,11 @@ func (c *call) ngnOfframp() (any, error) {
 	return map[string]any{"success": true, "data": map[string]any{
 		"proposalId": p.ID,
 		"status":     p.Status,
-		"quote":      offrampQuoteJSON(o, now),
+		"quote":      offrampQuoteJSON(o),
 	}}, nil
 }
 
-func offrampQuoteJSON(o *ngnOfframp, now interface{ Format(string) string }) map[string]any {
+func offrampQuoteJSON(o *ngnOfframp) map[string]any {
 	return map[string]any{
 		"fromCurrency": o.FromCurrency,
 		"fromAmount":   o.FromAmount.String(),

@@ -1,7 +1,6 @@
 package sandbox
 
 import (
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
@@ -121,11 +120,6 @@ func (c *call) startUSA() (any, error) {
 	}
 	a.Status, a.StatusAt, a.WorkflowID = vbaProvisioning, now, c.s.newID()
 	return map[string]any{"data": map[string]any{"workflowId": a.WorkflowID, "status": a.Status}}, nil
-}
-
-type startBody struct {
-	Address *string `json:"-"`
-	Index   *int    `json:"-"`
 }
 
 // startCanada implements POST .../onboarding/start-canada
@@ -335,5 +329,3 @@ func (c *call) onboardingStatusGet() (any, error) {
 	}
 	return map[string]any{"data": out}, nil
 }
-
-var _ = json.Marshal

@@ -1,7 +1,6 @@
 package sandbox
 
 import (
-	"fmt"
 	"net/http"
 	"sort"
 	"strings"
@@ -404,5 +403,3 @@ func (c *call) ctlKYC() (any, error) {
 	}
 	return map[string]any{"data": c.s.kycFor(u)}, nil
 }
-
-var _ = fmt.Sprint

@@ -1,7 +1,6 @@
 package sandbox
 
 import (
-	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
@@ -669,18 +668,6 @@ func debit(w *wallet, amount decimal.Decimal) error {
 	}
 	w.Balance = w.Balance.Sub(amount)
 	return nil
-}
-
-// jsonObject re-encodes v (a struct) as a generic map, for responses that
-// add fields.
-func jsonObject(v any) map[string]any {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return map[string]any{}
-	}
-	m := map[string]any{}
-	_ = json.Unmarshal(b, &m)
-	return m
 }
 
 func numDigits(s string) int {

@@ -1,0 +1,57 @@
+package sandbox
+
+import (
+	"strings"
+	"testing"
+
+	"partneradmin/apiclient/ethsig"
+)
+
+// spec: "POST /eu/kyc | { code, signature: 0x hex wallet-ownership
+// signature }"; EUR SEPA through a signature request, to an IBAN
+// (checksum validated).
+func TestEUR_ProviderAuthorizationAndSEPA(t *testing.T) {
+	e := newEnv(t)
+	id := e.user(keyA)
+	w := e.wallet(keyA, id, "EURe")
+	e.kycLookups(keyA, id)
+	e.kycUploadAll(keyA, id, "FRA")
+	e.want(e.call("PATCH", kycPath(id, ""), keyA, p2GlobalProfile("FRA")), 200)
+	e.want(e.call("POST", "/v1/users/"+id+"/eu/kyc", keyA, map[string]any{"code": "c", "signature": "0x12"}), 400)
+	e.want(e.call("GET", kycPath(id, "/readiness?currency=EUR"), keyA, nil), 200)
+	e.want(e.call("POST", kycPath(id, "/activate"), keyA, map[string]any{"identityLevelName": "id-only"}), 200)
+	if r := e.want(e.call("POST", "/v1/users/"+id+"/onboarding/start-eur-provider", keyA, map[string]any{"eurWalletAddress": w.address}), 400); !strings.Contains(r.msg(), "eurWalletIndex") {
+		t.Fatalf("index required: %s", r.raw)
+	}
+	e.want(e.call("POST", "/v1/users/"+id+"/onboarding/start-eur-provider", keyA, map[string]any{"eurWalletAddress": w.address, "eurWalletIndex": 0}), 200)
+	e.want(e.call("POST", "/v1/users/"+id+"/vba/eu", keyA, nil), 400) // provider not active yet
+	other, _ := ethsig.GenerateKey()
+	e.want(e.call("POST", "/v1/users/"+id+"/eu/kyc", keyA, map[string]any{"code": "abc", "signature": ethsig.SignMessage(other, []byte(euAuthorizationMessage("abc"))).Hex()}), 400)
+	e.want(e.call("POST", "/v1/users/"+id+"/eu/kyc", keyA, map[string]any{"code": "abc", "signature": ethsig.SignMessage(w.key, []byte(euAuthorizationMessage("abc"))).Hex()}), 200)
+	st := e.want(e.call("GET", "/v1/users/"+id+"/onboarding/status", keyA, nil), 200).data()
+	if st["eurProviderStatus"] != "active" {
+		t.Fatalf("status %v", st)
+	}
+	acct := e.want(e.call("POST", "/v1/users/"+id+"/vba/eu", keyA, nil), 201).data()["account"].(map[string]any)
+	if !validIBAN(acct["iban"].(string)) {
+		t.Fatalf("sandbox IBAN %v", acct)
+	}
+	e.deposit(w.id, "100")
+	body := map[string]any{"smartWalletId": w.id, "amount": "40", "iban": "DE89370400440532013001", "beneficiaryName": "Max"}
+	if r := e.want(e.call("POST", "/v1/users/"+id+"/eu/orders/prepare", keyA, body), 400); !strings.Contains(r.msg(), "iban") {
+		t.Fatalf("bad checksum: %s", r.raw)
+	}
+	body["iban"] = "FR14 2004 1010 0505 0001 3M02 606"
+	o := e.want(e.call("POST", "/v1/users/"+id+"/eu/orders/prepare", keyA, body), 201).data()
+	sr := o["signatureRequest"].(map[string]any)
+	h, _ := ethsig.ParseHash(sr["hashToSign"].(string))
+	e.want(e.call("POST", "/v1/users/"+id+"/eu/orders/"+o["orderId"].(string)+"/complete", keyA, map[string]any{"signature": ethsig.Sign(other, h).Hex()}), 403)
+	done := e.want(e.call("POST", "/v1/users/"+id+"/eu/orders/"+o["orderId"].(string)+"/complete", keyA, map[string]any{"signature": ethsig.Sign(w.key, h).Hex()}), 200).data()
+	if done["status"] != "processing" || e.balance(keyA, id, w.id) != "60" {
+		t.Fatalf("completed %v", done)
+	}
+	e.want(e.call("POST", "/_sandbox/settle", "", nil), 200)
+	if got := e.want(e.call("GET", "/v1/users/"+id+"/eu/orders/"+o["orderId"].(string), keyA, nil), 200).data(); got["status"] != "completed" {
+		t.Fatalf("after settle %v", got)
+	}
+}
