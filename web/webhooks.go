@@ -51,6 +51,9 @@ func addWebhookWorkers(workers *river.Workers, h *webhooks.Handler) error {
 	if err := river.AddWorkerSafely(workers, &webhooks.ProcessEventWorker{H: h}); err != nil {
 		return fmt.Errorf("web: add worker: %w", err)
 	}
+	if err := river.AddWorkerSafely(workers, &webhooks.RefreshBalancesWorker{H: h}); err != nil {
+		return fmt.Errorf("web: add worker: %w", err)
+	}
 	if err := river.AddWorkerSafely(workers, &webhooks.ReconcileWorker{H: h}); err != nil {
 		return fmt.Errorf("web: add worker: %w", err)
 	}

@@ -609,17 +609,18 @@ func TestWebhookEndToEndWithSandbox(t *testing.T) {
 		}
 		return false
 	})
+	inFeed := time.Since(began)
 	ev, err := env.Store.WebhookEventByID(ctx, got.WebhookEventID)
 	if err != nil || ev.State != store.EventProcessed {
 		t.Fatalf("event %+v %v", ev, err)
 	}
-	waitFor(t, "the mirror's balance", 5*time.Second, func() bool {
+	waitFor(t, "the mirror's balance", 15*time.Second, func() bool {
 		mw, err := env.Store.WalletByID(ctx, w.ID)
 		fresh, _ := env.API.GetWallet(ctx, user, w.ID)
 		return err == nil && fresh != nil && mw.Balance.Valid && mw.Balance.Decimal.Equal(fresh.Balance)
 	})
-	t.Logf("end to end: deposit 25.75 %s credited in the sandbox reached the activity feed of %s in %s (event %s: %s)",
-		got.Currency, user, time.Since(began).Round(time.Millisecond), ev.WebhookID, ev.Outcome)
+	t.Logf("end to end: deposit 25.75 %s credited in the sandbox reached the activity feed of %s in %s and the mirror's balance in %s (event %s: %s)",
+		got.Currency, user, inFeed.Round(time.Millisecond), time.Since(began).Round(time.Millisecond), ev.WebhookID, ev.Outcome)
 
 	// The owner sees it in the event log.
 	owner, _ := env.SignedIn(store.RoleOwner)

@@ -105,6 +105,8 @@ type processor func(ev store.WebhookEvent, env *apiclient.Event) (Outcome, effec
 type effects struct {
 	activity []store.Activity
 	cards    []store.CardActivity
+	// refresh names users whose balances are read again after this event.
+	refresh []string
 }
 
 // ProcessEvent applies a stored event: skip it when already settled (unless
@@ -202,6 +204,11 @@ func (h *Handler) processEvent(ctx context.Context, id int64, typeHint string, r
 			store.QueueActivity(b, a)
 		}
 		store.QueueFinishEvent(b, id, store.EventOutcome{State: out.State, Outcome: out.Note, ServiceUserID: out.ServiceUserID})
+		for _, user := range eff.refresh {
+			if err := h.queueBalanceRefresh(ctx, tx, user); err != nil {
+				return err
+			}
+		}
 		if err := tx.SendBatch(ctx, b).Close(); err != nil {
 			return fmt.Errorf("webhooks: apply event %d: %w", id, err)
 		}
@@ -218,10 +225,10 @@ func (h *Handler) dispatch(eventType string) (processor, prepare) {
 	switch eventType {
 	case apiclient.EventEmployeeDepositCompleted, apiclient.EventEmployeeDepositFailed, apiclient.EventEmployeeDepositRefunded,
 		apiclient.EventWalletDepositCompleted, apiclient.EventWalletDepositFailed, apiclient.EventWalletDepositRefunded:
-		return h.moneyMovement(store.ActivityDeposit), h.refreshBalances
+		return h.moneyMovement(store.ActivityDeposit), nil
 	case apiclient.EventEmployeeWithdrawalProcessing, apiclient.EventEmployeeWithdrawalCompleted, apiclient.EventEmployeeWithdrawalFailed,
 		apiclient.EventWalletWithdrawalProcessing, apiclient.EventWalletWithdrawalCompleted, apiclient.EventWalletWithdrawalFailed:
-		return h.moneyMovement(store.ActivityWithdrawal), h.refreshBalances
+		return h.moneyMovement(store.ActivityWithdrawal), nil
 	case apiclient.EventCardTransactionCreated:
 		return h.cardTransaction, nil
 	case apiclient.EventCardFulfillmentUpdated:

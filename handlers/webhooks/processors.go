@@ -7,6 +7,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+	"github.com/riverqueue/river"
+
 	"partneradmin/apiclient"
 	"partneradmin/store"
 )
@@ -134,34 +137,70 @@ func (h *Handler) moneyMovement(kind string) processor {
 			Reference: fieldString(f, "reference", "transactionId", "id"), Description: fieldString(f, "source", "description"),
 			OccurredAt: occurredAt(ev, env),
 		}
-		return processed(user, "%s %s %s %s in the activity feed of %s", kind, statusOf(env.EventType), amount.String(), a.Currency, user),
-			effects{activity: []store.Activity{a}}, nil
+		out := processed(user, "%s %s %s %s in the activity feed of %s", kind, statusOf(env.EventType), amount.String(), a.Currency, user)
+		eff := effects{activity: []store.Activity{a}}
+		switch {
+		case h.API == nil:
+			out.Note += "; balances not refreshed: no Partner API connected"
+		case validID(user):
+			eff.refresh = []string{user}
+			out.Note += "; balance refresh queued"
+		}
+		return out, eff, nil
 	}
 }
 
-// refreshBalances reads the user's balances from the API (the current
-// state, whatever order events arrive in) and stores them.
-func (h *Handler) refreshBalances(ctx context.Context, _ store.WebhookEvent, env *apiclient.Event) (Outcome, error) {
-	user := userOf(env)
-	if user == "" {
-		return Outcome{Note: "balances not refreshed: no userId"}, nil
+// RefreshBalancesArgs reads one user's balances from the API into the
+// mirror. Money events enqueue it instead of calling the API themselves, so
+// a burst of deposits for one employee costs one API call per second: the
+// job is unique per user and second, and scheduled just after that second
+// ends, so it always reads after every event that asked for it.
+type RefreshBalancesArgs struct {
+	ServiceUserID string `json:"service_user_id"`
+}
+
+// Kind names the job.
+func (RefreshBalancesArgs) Kind() string { return "webhooks_refresh_balances" }
+
+// InsertOpts makes the job unique per user and second.
+func (RefreshBalancesArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{Queue: QueueName, MaxAttempts: 8, UniqueOpts: river.UniqueOpts{ByArgs: true, ByPeriod: refreshPeriod}}
+}
+
+const refreshPeriod = time.Second
+
+// queueBalanceRefresh enqueues the refresh of a user's balances inside tx,
+// scheduled after the current period ends.
+func (h *Handler) queueBalanceRefresh(ctx context.Context, tx pgx.Tx, user string) error {
+	if h.Queue == nil {
+		return errNoQueue
 	}
-	if h.API == nil {
-		return Outcome{Note: "balances not refreshed: no Partner API connected"}, nil
+	at := h.now().UTC().Truncate(refreshPeriod).Add(refreshPeriod + refreshPeriod/4)
+	_, err := h.Queue.InsertTx(ctx, tx, RefreshBalancesArgs{ServiceUserID: user}, &river.InsertOpts{ScheduledAt: at})
+	return err
+}
+
+// RefreshBalancesWorker runs RefreshBalancesArgs jobs.
+type RefreshBalancesWorker struct {
+	river.WorkerDefaults[RefreshBalancesArgs]
+	H *Handler
+}
+
+// Work reads the balances (the current state, whatever order events came
+// in) and stores them; a user the API does not know (any more) is left.
+func (w *RefreshBalancesWorker) Work(ctx context.Context, job *river.Job[RefreshBalancesArgs]) error {
+	if w.H.API == nil {
+		return nil
 	}
-	changes, n, err := refreshUserBalances(ctx, h.Store, h.API, user, h.now())
+	_, _, err := refreshUserBalances(ctx, w.H.Store, w.H.API, job.Args.ServiceUserID, w.H.now())
+	if apiclient.IsNotFound(err) || apiclient.IsForbidden(err) {
+		w.H.Logger.InfoContext(ctx, "balances not refreshed", "service_user_id", job.Args.ServiceUserID, "status", apiclient.StatusCode(err))
+		return nil
+	}
 	if err != nil {
-		if apiclient.IsNotFound(err) || apiclient.IsForbidden(err) {
-			return Outcome{Note: "balances not refreshed: " + apiStatus(err)}, nil
-		}
-		return Outcome{}, fmt.Errorf("webhooks: refresh balances of %s: %w", user, err)
+		return fmt.Errorf("webhooks: refresh balances of %s: %w", job.Args.ServiceUserID, err)
 	}
-	changed, unknown := describeChanges(changes)
-	note := fmt.Sprintf("balances refreshed (%d wallets, %d changed)", n, changed)
-	if unknown > 0 {
-		note += fmt.Sprintf("; %d wallets not in the mirror, not stored", unknown)
-	}
-	return Outcome{Note: note}, nil
+	return nil
 }
 
 // refreshUserBalances reads a user's balances and stores them in the
@@ -179,17 +218,6 @@ func refreshUserBalances(ctx context.Context, st Store, api API, user string, no
 	}
 	changes, err := st.SaveBalances(ctx, rows, now)
 	return changes, len(rows), err
-}
-
-func describeChanges(changes []store.BalanceChange) (changed, unknown int) {
-	for _, c := range changes {
-		if c.Unknown {
-			unknown++
-		} else {
-			changed++
-		}
-	}
-	return changed, unknown
 }
 
 func apiStatus(err error) string {
