@@ -4,10 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
-	"encoding/json"
+	"fmt"
 	"image/png"
 	"log/slog"
-	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -27,33 +26,8 @@ import (
 	"partneradmin/web/webtest"
 )
 
-// occupationsStandIn answers GET /v1/users/{id}/kyc/occupations, which the
-// sandbox does not serve yet, with a small list in the spec's shape; every
-// other request goes to the sandbox. Remove it once the sandbox serves the
-// lookup.
-func occupationsStandIn(sb http.Handler) http.Handler {
-	list := []apiclient.Occupation{{Code: "SWE-2512", Name: "Software developer"}, {Code: "ACC-2411", Name: "Accountant"},
-		{Code: "NUR-2221", Name: "Nurse"}}
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, "/kyc/occupations") {
-			q := strings.ToLower(r.URL.Query().Get("search"))
-			out := []apiclient.Occupation{}
-			for _, o := range list {
-				if strings.Contains(strings.ToLower(o.Name), q) {
-					out = append(out, o)
-				}
-			}
-			w.Header().Set("Content-Type", "application/json")
-			_ = json.NewEncoder(w).Encode(out)
-			return
-		}
-		sb.ServeHTTP(w, r)
-	})
-}
-
-// newEmployeesEnv is webtest.New with the occupations stand-in in front of
-// the sandbox, workers started and the demo webhook secret adopted, so
-// employee.linked deliveries reach the employees area.
+// newEmployeesEnv is webtest.New with workers started and the demo webhook
+// secret adopted, so employee.linked deliveries reach the employees area.
 func newEmployeesEnv(t *testing.T) *webtest.Env {
 	t.Helper()
 	ctx := context.Background()
@@ -75,7 +49,7 @@ func newEmployeesEnv(t *testing.T) *webtest.Env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sbSrv := httptest.NewServer(occupationsStandIn(sb))
+	sbSrv := httptest.NewServer(sb)
 	t.Cleanup(sbSrv.Close)
 	api, err := apiclient.New(sbSrv.URL, demo.APIKey, apiclient.WithLogger(logger))
 	if err != nil {
@@ -199,9 +173,23 @@ func TestBrowserInviteWithOccupationQRAndLinkUpdatesList(t *testing.T) {
 		t.Fatal("not linked in the store")
 	}
 	x, _ := env.Store.InviteExtrasOf(context.Background(), e.ID)
-	if x.OccupationCode != "SWE-2512" {
+	if x.OccupationCode != "15-1252" {
 		t.Fatalf("occupation code %q", x.OccupationCode)
 	}
+	// The employee page shows the profile the API now holds, with the
+	// occupation code that was sent (not silently dropped).
+	err = chromedp.Do(ctx,
+		chromedp.Navigate(env.URL(fmt.Sprintf("/employees/%d", e.ID))),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="occupation-code"]`)),
+	)
+	if err != nil {
+		t.Fatalf("employee page: %v", err)
+	}
+	code, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`[data-testid="occupation-code"]`)))
+	if code != "15-1252" {
+		t.Fatalf("occupation code on the page %q", code)
+	}
+	webtest.Screenshot(t, ctx, "employees-detail")
 	if strings.Contains(env.Logs.String(), "22222222222") {
 		t.Fatal("the BVN reached the logs")
 	}

@@ -1005,3 +1005,145 @@ func uploadBulkTB(tb testing.TB, env *webtest.Env, c *http.Client, name string, 
 	_ = mw.Close()
 	return env.Do(c, "POST", "/employees/invite/bulk", &body, http.Header{"Content-Type": {mw.FormDataContentType()}})
 }
+
+func demoEmployeeNamed(t *testing.T, env *webtest.Env, first string) store.Employee {
+	t.Helper()
+	for _, d := range env.Demo.Employees {
+		if d.FirstName == first {
+			e, err := env.Store.EmployeeByEmail(context.Background(), d.Email)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return e
+		}
+	}
+	t.Fatalf("no demo employee %s", first)
+	return store.Employee{}
+}
+
+func TestEmployeePageShowsUSDAccountStatesAndDepositAccounts(t *testing.T) {
+	env := webtest.New(t, webtest.Options{})
+	c, _ := env.SignedIn(store.RoleHRAdmin)
+
+	active := demoEmployeeNamed(t, env, "Adaeze")
+	doc := webtest.Doc(t, env.Get(c, fmt.Sprintf("/employees/%d", active.ID)))
+	if webtest.TestID(doc, "usd-account-number") == "" || webtest.TestID(doc, "usd-routing-number") == "" {
+		t.Fatalf("active USD account details missing: %q", webtest.TestID(doc, "usd-account"))
+	}
+	vba, err := env.API.GetUSDVirtualAccount(context.Background(), active.ServiceUserID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if vba.Account.DepositMessage != nil && !strings.Contains(webtest.TestID(doc, "deposit-message"), *vba.Account.DepositMessage) {
+		t.Fatalf("deposit message not highlighted: %q", webtest.TestID(doc, "deposit-message"))
+	}
+	if st, _ := doc.Find(`[data-testid="currency-card-USD"] [data-testid="readiness-USD"]`).Attr("data-state"); st != store.ReadyActive {
+		t.Fatalf("USD card state %q", st)
+	}
+	if !strings.Contains(webtest.TestID(doc, "wallets"), "CNGN") {
+		t.Fatalf("wallets: %q", webtest.TestID(doc, "wallets"))
+	}
+
+	rejected := demoEmployeeNamed(t, env, "Daniel")
+	if rejected.ServiceUserID != "" {
+		doc = webtest.Doc(t, env.Get(c, fmt.Sprintf("/employees/%d", rejected.ID)))
+		if webtest.TestID(doc, "usd-rejected") == "" || doc.Find(`[data-testid="usd-retry"]`).Length() != 0 {
+			t.Fatalf("rejected: %q, retry buttons %d", webtest.TestID(doc, "usd-account"), doc.Find(`[data-testid="usd-retry"]`).Length())
+		}
+		resp := env.PostForm(c, fmt.Sprintf("/employees/%d/usd/retry", rejected.ID), nil)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusConflict {
+			t.Fatalf("retry of a rejected account: %d", resp.StatusCode)
+		}
+	}
+
+	failed := demoEmployeeNamed(t, env, "Marcus")
+	doc = webtest.Doc(t, env.Get(c, fmt.Sprintf("/employees/%d", failed.ID)))
+	if doc.Find(`[data-testid="usd-retry"]`).Length() != 1 {
+		t.Fatalf("failed account offers no retry: %q", webtest.TestID(doc, "usd-account"))
+	}
+	sc, _ := env.SignedIn(store.RoleSupport)
+	resp := env.PostForm(sc, fmt.Sprintf("/employees/%d/usd/retry", failed.ID), nil)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusForbidden {
+		t.Fatalf("support retry: %d", resp.StatusCode)
+	}
+	resp = env.PostForm(c, fmt.Sprintf("/employees/%d/usd/retry", failed.ID), nil)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("retry: %d", resp.StatusCode)
+	}
+	if rows := empAudit(t, env, "employee.onboarding.retry_usd"); rows[0].Target != fmt.Sprintf("employee:%d", failed.ID) || rows[0].Outcome != store.OutcomeOK {
+		t.Fatalf("retry audit %+v", rows)
+	}
+	doc = webtest.Doc(t, env.Get(c, fmt.Sprintf("/employees/%d", failed.ID)))
+	if st := webtest.TestID(doc, "usd-status"); strings.Contains(st, "failed") {
+		t.Fatalf("still failed after retry: %q", st)
+	}
+
+	mx := demoEmployeeNamed(t, env, "Lucía")
+	doc = webtest.Doc(t, env.Get(c, fmt.Sprintf("/employees/%d", mx.ID)))
+	if !strings.Contains(webtest.TestID(doc, "deposit-MXN"), "CLABE") {
+		t.Fatalf("MXN deposit account: %q", webtest.TestID(doc, "deposit-MXN"))
+	}
+
+	// The matrix shows the same states from the stored snapshots.
+	doc = webtest.Doc(t, env.Get(c, "/employees/readiness?currency=USD&readiness=active"))
+	found := false
+	doc.Find(`[data-testid="matrix-row"]`).Each(func(_ int, s *goquery.Selection) {
+		if id, _ := s.Attr("data-employee-id"); id == fmt.Sprint(active.ID) {
+			found = true
+		}
+	})
+	if !found {
+		t.Fatal("active USD employee not in the matrix filter")
+	}
+}
+
+func TestOccupationFixSendsTheCodeAndConfirmsIt(t *testing.T) {
+	env := webtest.New(t, webtest.Options{})
+	c, _ := env.SignedIn(store.RoleHRAdmin)
+	// Invited without an occupation (optional for the UK), then linked.
+	resp := env.PostForm(c, "/employees/invite", gbrInvite("nojob@acme.example"))
+	resp.Body.Close()
+	linkThroughSandbox(t, env, "nojob@acme.example")
+	resp = env.PostForm(c, "/employees/reconcile", nil)
+	resp.Body.Close()
+	e, err := env.Store.EmployeeByEmail(context.Background(), "nojob@acme.example")
+	if err != nil || e.ServiceUserID == "" {
+		t.Fatalf("not linked: %+v %v", e, err)
+	}
+	doc := webtest.Doc(t, env.Get(c, fmt.Sprintf("/employees/%d", e.ID)))
+	if webtest.TestID(doc, "occupation-missing") == "" {
+		t.Fatalf("missing occupation not flagged: %q", webtest.TestID(doc, "profile"))
+	}
+	// The autocomplete answers from the occupations lookup.
+	doc = webtest.Doc(t, env.Do(c, "GET", "/employees/occupations?occupation_search=software", nil, http.Header{"HX-Request": {"true"}}))
+	var code string
+	doc.Find(`[data-testid="occupation-option"]`).EachWithBreak(func(_ int, s *goquery.Selection) bool {
+		code, _ = s.Attr("value")
+		return false
+	})
+	if code == "" {
+		t.Fatalf("no occupation offered: %q", webtest.TestID(doc, "occupation-results"))
+	}
+	resp = env.PostForm(c, fmt.Sprintf("/employees/%d/occupation", e.ID), url.Values{"occupation_code": {code}})
+	doc = webtest.Doc(t, resp)
+	t.Logf("occupation fix answered %d", resp.StatusCode)
+	rows := empAudit(t, env, "employee.kyc.occupation")
+	if len(rows) != 1 {
+		t.Fatalf("audit %+v", rows)
+	}
+	if resp.StatusCode == http.StatusSeeOther {
+		p, err := env.API.GetKYC(context.Background(), e.ServiceUserID)
+		if err != nil || p.Employment == nil || p.Employment.OccupationCode != code || rows[0].Outcome != store.OutcomeOK {
+			t.Fatalf("code not confirmed: %+v %v %+v", p, err, rows[0])
+		}
+		return
+	}
+	// The sandbox may refuse a PATCH before the documents (spec: fixed
+	// submit order); then the refusal is shown next to the field.
+	if webtest.TestID(doc, "f-occupation_code-error") == "" || rows[0].Outcome != store.OutcomeFailed {
+		t.Fatalf("refusal not shown: %d %q %+v", resp.StatusCode, webtest.TestID(doc, "f-occupation_code-error"), rows[0])
+	}
+}
