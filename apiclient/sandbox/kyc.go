@@ -682,6 +682,9 @@ func (s *Server) kycJSON(u *user, k *kycRecord) map[string]any {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.UseNumber()
 	_ = dec.Decode(&out)
+	if v := k.Profile.EstimatedMonthlyVolume; v != nil {
+		out["estimatedMonthlyVolume"] = json.Number(v.String()) // spec: "number | in USD"
+	}
 	if _, ok := out["accountPurpose"]; !ok {
 		out["accountPurpose"] = "personal" // spec: "default personal"
 	}
