@@ -199,6 +199,18 @@ func (j *journey) sign(userID string, sr *apiclient.SignatureRequest, k *secp256
 // payload has every key=value of want.
 func (j *journey) event(eventType, userID string, want map[string]string) map[string]any {
 	j.t.Helper()
+	return j.eventWhere(eventType, userID, fmt.Sprint(want), func(p map[string]any) bool {
+		for k, v := range want {
+			if fmt.Sprint(p[k]) != v {
+				return false
+			}
+		}
+		return true
+	})
+}
+
+func (j *journey) eventWhere(eventType, userID, what string, match func(map[string]any) bool) map[string]any {
+	j.t.Helper()
 	deadline := time.Now().Add(5 * time.Second)
 	for {
 		j.mu.Lock()
@@ -208,34 +220,27 @@ func (j *journey) event(eventType, userID string, want map[string]string) map[st
 			}
 			var p map[string]any
 			_ = json.Unmarshal(ev.Payload, &p)
-			if p["userId"] != userID {
-				continue
-			}
-			ok := true
-			for k, v := range want {
-				ok = ok && fmt.Sprint(p[k]) == v
-			}
-			if ok {
+			if p["userId"] == userID && match(p) {
 				j.mu.Unlock()
 				return p
 			}
 		}
 		j.mu.Unlock()
 		if time.Now().After(deadline) {
-			j.t.Fatalf("no verified %s for %s with %v", eventType, userID, want)
+			j.t.Fatalf("no verified %s for %s with %s", eventType, userID, what)
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
 }
 
-// wantMoneyEvent checks a deposit or withdrawal event's amount in decimals.
+// wantMoneyEvent waits for a deposit or withdrawal event of that amount,
+// compared in decimals.
 func (j *journey) wantMoneyEvent(eventType, userID, amount string) {
 	j.t.Helper()
-	p := j.event(eventType, userID, nil)
-	got, err := decimal.NewFromString(fmt.Sprint(p["amount"]))
-	if err != nil || !got.Equal(dec(amount)) {
-		j.t.Fatalf("%s amount %v, want %s", eventType, p["amount"], amount)
-	}
+	j.eventWhere(eventType, userID, "amount "+amount, func(p map[string]any) bool {
+		got, err := decimal.NewFromString(fmt.Sprint(p["amount"]))
+		return err == nil && got.Equal(dec(amount))
+	})
 }
 
 func pngImage() []byte {
@@ -686,4 +691,117 @@ func TestJourneyCAD(t *testing.T) {
 	j.wantMoneyEvent(apiclient.EventEmployeeWithdrawalProcessing, id, "200")
 	j.settle()
 	j.wantMoneyEvent(apiclient.EventEmployeeWithdrawalCompleted, id, "200")
+}
+
+// TestApiclientRailMethods exercises, through apiclient, the methods of the
+// rails that the five journeys do not: the wire shapes must decode.
+func TestApiclientRailMethods(t *testing.T) {
+	j := newJourney(t)
+	id := j.user("kemi@rails.example", "Kemi", "Alabi")
+	usd := j.wallet(id, apiclient.USDB, nil)
+	ngn := j.wallet(id, apiclient.CNGN, usd.key)
+	mx := j.wallet(id, apiclient.MEXe, usd.key)
+
+	holder, err := j.api.LookupNIN(j.ctx, id, "22222222222")
+	j.must(err)
+	if holder.FirstName == "" {
+		t.Fatalf("NIN holder %+v", holder)
+	}
+	if _, err := j.api.LookupBVN(j.ctx, id, "12345678901"); !apiclient.IsNotFound(err) {
+		t.Fatalf("unknown BVN: %v", err)
+	}
+
+	// Crypto in and out.
+	assets, err := j.api.ListDepositAssets(j.ctx)
+	j.must(err)
+	if len(assets) == 0 {
+		t.Fatal("no deposit assets")
+	}
+	dw, err := j.api.CreateDepositWallet(j.ctx, id, apiclient.DepositWalletRequest{Chain: "ethereum", Currency: "USDT"})
+	j.must(err)
+	j.ctl("POST", "/_sandbox/crypto/deposits", map[string]any{"address": dw.Address, "currency": "USDT", "amount": "75.5"})
+	j.wantBalance(id, usd.wallet.ID, "75.5")
+	sup, err := j.api.GetCryptoWithdrawalSupport(j.ctx, id, "USDB")
+	j.must(err)
+	if !sup.Supports("ethereum", "USDT") {
+		t.Fatalf("support %+v", sup)
+	}
+	cw, err := j.api.CreateCryptoWithdrawal(j.ctx, id, apiclient.CryptoWithdrawalRequest{SourceSmartWalletID: usd.wallet.ID,
+		DestinationChain: "ethereum", DestinationCurrency: "USDT", DestinationAddress: ethsig.KeyAddress(mustKey(t)).Hex()})
+	j.must(err)
+	if cw.SignatureRequest == nil || cw.SignatureRequest.Deadline.IsZero() {
+		t.Fatalf("crypto withdrawal %+v", cw)
+	}
+	j.sign(id, cw.SignatureRequest, usd.key)
+	j.wantBalance(id, usd.wallet.ID, "0")
+
+	// Payout reference data.
+	countries, err := j.api.ListPayoutCountries(j.ctx, id)
+	j.must(err)
+	banks, err := j.api.ListPayoutBanks(j.ctx, id, "MEX")
+	j.must(err)
+	if len(countries) == 0 || len(banks) == 0 {
+		t.Fatalf("countries %+v banks %+v", countries, banks)
+	}
+
+	// LATAM cash.
+	j.ctl("POST", "/_sandbox/deposits", map[string]any{"smartWalletId": mx.wallet.ID, "amount": "500"})
+	fund, err := j.api.CreateCashFundOrder(j.ctx, id, apiclient.CashOrderRequest{SmartWalletID: mx.wallet.ID, Country: "MX", Price: dec("200"), PriceCurrency: apiclient.MXN, Description: "Top up"})
+	j.must(err)
+	if fund.RedirectURL == "" || !fund.Price.Equal(dec("200")) {
+		t.Fatalf("fund order %+v", fund)
+	}
+	send, err := j.api.CreateCashSendOrder(j.ctx, id, apiclient.CashOrderRequest{SmartWalletID: mx.wallet.ID, Country: "MX", Price: dec("120"), PriceCurrency: apiclient.MXN, Description: "Rent"})
+	j.must(err)
+	funds, err := j.api.ListCashOrders(j.ctx, id, apiclient.CashFund)
+	j.must(err)
+	if len(funds) != 1 || funds[0].Type != apiclient.CashFund || funds[0].Expiry.IsZero() {
+		t.Fatalf("fund list %+v", funds)
+	}
+	got, err := j.api.GetCashOrder(j.ctx, id, fund.ID)
+	j.must(err)
+	if got.MerchantOrderID == "" || got.Status != "CREATED" {
+		t.Fatalf("cash order %+v", got)
+	}
+	j.sign(id, send.SignatureRequest, usd.key)
+	j.wantBalance(id, mx.wallet.ID, "380")
+	j.wantMoneyEvent(apiclient.EventEmployeeWithdrawalProcessing, id, "120")
+
+	// NGN onboarding, routing and the deprecated launch alias.
+	_, err = j.api.GetKYCOptions(j.ctx, id)
+	j.must(err)
+	_, err = j.api.SearchOccupations(j.ctx, id, "")
+	j.must(err)
+	j.must(j.api.UpdateKYC(j.ctx, id, apiclient.KYCProfile{
+		Profile: &apiclient.KYCPersonalProfile{PersonalInfo: &apiclient.PersonalInfo{FirstName: "Kemi", LastName: "Alabi", DateOfBirth: "1994-02-20", PhoneNumber: "08039876543"}},
+		Address: &apiclient.KYCAddress{StreetLine1: "9 Ring Road", City: "Ibadan", State: "Oyo", PostalCode: "200221", CountryCode: "NGA"},
+		BVN:     "22222222222",
+	}))
+	_, err = j.api.GetKYCReadiness(j.ctx, id)
+	j.must(err)
+	_, err = j.api.ActivateKYC(j.ctx, id, apiclient.ActivateKYCRequest{Currency: apiclient.NGN})
+	j.must(err)
+	_, err = j.api.StartNigeria(j.ctx, id, apiclient.StartNigeriaRequest{BVN: "22222222222", NGNWalletAddress: ngn.wallet.Address, NGNWalletIndex: 0})
+	j.must(err)
+	msg, err := j.api.RouteNGNDeposits(j.ctx, id, ngn.wallet.ID)
+	j.must(err)
+	if !msg.Success {
+		t.Fatalf("route %+v", msg)
+	}
+	_, err = j.api.UnrouteNGNDeposits(j.ctx, id, ngn.wallet.ID)
+	j.must(err)
+	if _, err := j.api.RouteUSDDeposits(j.ctx, id, usd.wallet.ID); !apiclient.IsNotFound(err) {
+		t.Fatalf("route without a USD account: %v", err)
+	}
+	if _, err := j.api.UnrouteUSDDeposits(j.ctx, id, usd.wallet.ID); !apiclient.IsNotFound(err) {
+		t.Fatalf("unroute without a USD account: %v", err)
+	}
+	all, err := j.api.ListDepositAccounts(j.ctx, id)
+	j.must(err)
+	if len(all.Accounts) != 1 || all.Accounts[0].Currency != "NGN" || len(all.MexicanAccounts) != 0 {
+		t.Fatalf("deposit accounts %+v", all)
+	}
+	if _, err := j.api.GetMexicoIDVLaunch(j.ctx, id); err == nil {
+		t.Fatal("launch before MX activation succeeded")
+	}
 }
