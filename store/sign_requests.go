@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -40,13 +41,17 @@ var ErrSignRequestGone = errors.New("store: sign request expired or already used
 
 // SignRequest is one link handed to a device.
 type SignRequest struct {
-	ID               int64
-	Kind             string
-	ProposalID       string
-	WorkflowID       string
-	HashToSign       string // workflow only
-	Message          string // owner proof only
-	ChallengeID      string
+	ID          int64
+	Kind        string
+	ProposalID  string
+	WorkflowID  string
+	HashToSign  string // workflow only
+	Message     string // owner proof only
+	ChallengeID string
+	// Currency is the stablecoin of the wallet an owner proof creates. It
+	// is kept with the challenge id (stored as "<currency>/<challengeId>",
+	// so the 0005 schema needs no new column).
+	Currency         string
 	UserID           string // serviceUserId the upstream call is made for
 	WalletID         string
 	OwnerAddress     string
@@ -85,6 +90,9 @@ func scanSignRequest(row pgx.Row) (SignRequest, error) {
 	err := row.Scan(&r.ID, &r.Kind, &r.ProposalID, &r.WorkflowID, &r.HashToSign, &r.Message, &r.ChallengeID, &r.UserID,
 		&r.WalletID, &r.OwnerAddress, &r.State, &r.Error, &r.Signature, &r.CollectedBefore, &r.ExpiresAt,
 		&r.CreatedByStaffID, &r.CreatedAt, &r.OpenedAt, &r.UsedAt, &r.UpdatedAt)
+	if cur, id, ok := strings.Cut(r.ChallengeID, "/"); ok {
+		r.Currency, r.ChallengeID = cur, id
+	}
 	return r, err
 }
 
@@ -94,11 +102,15 @@ func scanSignRequest(row pgx.Row) (SignRequest, error) {
 // and audit row, in one transaction.
 func (s *Store) CreateSignRequest(ctx context.Context, r SignRequest, tokenHash []byte, by Actor) (SignRequest, error) {
 	var out SignRequest
+	if r.ChallengeID != "" {
+		r.ChallengeID = r.Currency + "/" + r.ChallengeID
+	}
 	err := s.InTx(ctx, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, `UPDATE sign_requests SET state = 'superseded', error = 'a newer link was issued', updated_at = now()
 			WHERE state IN ('waiting', 'opened') AND ((proposal_id <> '' AND proposal_id = $1) OR (workflow_id <> '' AND workflow_id = $2)
-				OR (challenge_id <> '' AND challenge_id = $3))`,
-			r.ProposalID, r.WorkflowID, r.ChallengeID); err != nil {
+				OR (challenge_id <> '' AND challenge_id = $3)
+				OR (kind = 'owner_proof' AND $4 <> '' AND user_id = $5 AND challenge_id LIKE $4 || '/%'))`,
+			r.ProposalID, r.WorkflowID, r.ChallengeID, r.Currency, r.UserID); err != nil {
 			return fmt.Errorf("store: supersede sign requests: %w", err)
 		}
 		var createdBy *int64
@@ -133,6 +145,8 @@ func signTarget(r SignRequest) string {
 		return "proposal:" + r.ProposalID
 	case r.WorkflowID != "":
 		return "workflow:" + r.WorkflowID
+	case r.ChallengeID != "":
+		return "owner_proof:" + r.UserID
 	}
 	return fmt.Sprintf("sign_request:%d", r.ID)
 }
@@ -377,4 +391,18 @@ func (s *Store) SetSignState(ctx context.Context, id int64, from, to, errText st
 		return false, fmt.Errorf("store: sign request %d %s → %s: %w", id, from, to, err)
 	}
 	return tag.RowsAffected() == 1, nil
+}
+
+// OwnerProofRequests lists a user's owner-proof requests, newest first.
+func (s *Store) OwnerProofRequests(ctx context.Context, userID string, limit int) ([]SignRequest, error) {
+	rows, err := s.pool.Query(ctx, `SELECT `+signRequestColumns+` FROM sign_requests WHERE kind = 'owner_proof' AND user_id = $1
+		ORDER BY id DESC LIMIT $2`, userID, limit)
+	if err != nil {
+		return nil, fmt.Errorf("store: owner proofs: %w", err)
+	}
+	list, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (SignRequest, error) { return scanSignRequest(r) })
+	if err != nil {
+		return nil, fmt.Errorf("store: owner proofs: %w", err)
+	}
+	return list, nil
 }

@@ -150,7 +150,17 @@ type TreasuryView struct {
 	Transfer   TransferForm
 	Swap       SwapForm
 	Send       SendForm
+	NewWallet  NewWalletForm
 	Error      string // an upstream failure, with the input kept
+	// OwnerProof is the sign request just issued for a new wallet.
+	OwnerProof *SignPanel
+}
+
+// NewWalletForm creates a treasury wallet whose owner key is on a device.
+type NewWalletForm struct {
+	Currency string
+	Owner    string
+	Fields   FieldErrors
 }
 
 // TreasuryWallet is a treasury wallet to move value from.

@@ -119,6 +119,7 @@ func New(d Deps) (*App, error) {
 	a.sign = sign.New(a.base, d.Store, d.API, a.approvals, d.Config.PublicOrigin)
 	a.sign.Now = d.Now
 	a.treasury = treasury.New(a.base, d.Store, d.API)
+	a.treasury.Sign = a.sign
 
 	if a.river, err = newRiver(d, a.webhooks, a.approvals, a.sign); err != nil {
 		return nil, err

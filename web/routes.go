@@ -107,6 +107,8 @@ func (a *App) routes() []Route {
 		{Method: "POST", Pattern: "/treasury/transfer", Permission: store.PermTreasury, Handler: a.treasury.Transfer},
 		{Method: "POST", Pattern: "/treasury/swap", Permission: store.PermTreasury, Handler: a.treasury.Swap},
 		{Method: "POST", Pattern: "/treasury/send", Permission: store.PermTreasury, Handler: a.treasury.Send},
+		{Method: "POST", Pattern: "/treasury/wallets", Permission: store.PermTreasury, Handler: a.treasury.CreateWallet},
+		{Method: "GET", Pattern: "/sign-requests/{rid}", Permission: store.PermTreasury, Handler: a.sign.State},
 
 		// Employees (issue 6, HR admin): the list with search and readiness,
 		// single and bulk invites, linking, the employee page, the readiness

@@ -459,3 +459,75 @@ func TestParallelPostsToOneTokenMakeOneUpstreamCall(t *testing.T) {
 		t.Fatalf("%d submit audit rows", len(rows))
 	}
 }
+
+func TestOwnerProofThroughTheDeviceCreatesATreasuryWallet(t *testing.T) {
+	env := webtest.New(t, webtest.Options{})
+	c, _ := env.SignedIn(store.RoleFinanceApprover)
+	key, _ := ethsig.GenerateKey()
+	owner := ethsig.KeyAddress(key).Hex()
+
+	// Bad input: messages at the fields, nothing asked upstream.
+	resp := env.PostForm(c, "/treasury/wallets", url.Values{"currency": {"USDB"}, "owner": {"0x12"}})
+	doc := webtest.Doc(t, resp)
+	if resp.StatusCode != http.StatusUnprocessableEntity || webtest.TestID(doc, "wallet-currency-error") == "" || webtest.TestID(doc, "wallet-owner-error") == "" {
+		t.Fatalf("bad wallet form: %d", resp.StatusCode)
+	}
+
+	issue := func() signLink {
+		t.Helper()
+		resp := env.PostForm(c, "/treasury/wallets", url.Values{"currency": {"EURe"}, "owner": {owner}})
+		if resp.StatusCode != http.StatusCreated {
+			t.Fatalf("owner proof: %d", resp.StatusCode)
+		}
+		doc := webtest.Doc(t, resp)
+		link, _ := doc.Find(`[data-testid="sign-link"]`).Attr("value")
+		poll, _ := doc.Find(`#sign-state`).Attr("hx-get")
+		u, _ := url.Parse(link)
+		if !strings.HasPrefix(poll, "/sign-requests/") {
+			t.Fatalf("poll %q", poll)
+		}
+		return signLink{URL: link, Path: u.Path, PollID: poll}
+	}
+	// Signed raw (no prefix): refused here, nothing sent.
+	l := issue()
+	code, req := deviceGet(t, env, l.Path)
+	if code != http.StatusOK || req["kind"] != "owner_proof" || !strings.Contains(req["message"].(string), owner) {
+		t.Fatalf("device get: %d %v", code, req)
+	}
+	raw := ethsig.Sign(key, ethsig.Keccak256([]byte(req["message"].(string))))
+	code, ans := devicePost(t, env, l.Path, raw.Hex())
+	if code != http.StatusUnprocessableEntity || !strings.Contains(ans["error"].(string), "without the signed-message prefix") {
+		t.Fatalf("raw-signed proof: %d %v", code, ans)
+	}
+	// Signed as a message: the wallet is created, once.
+	l = issue()
+	_, req = deviceGet(t, env, l.Path)
+	code, ans = devicePost(t, env, l.Path, ethsig.SignMessage(key, []byte(req["message"].(string))).Hex())
+	if code != http.StatusOK || ans["state"] != store.SignCompleted {
+		t.Fatalf("proof: %d %v", code, ans)
+	}
+	if st, _ := signState(t, env, c, l); st != store.SignCompleted {
+		t.Fatalf("state %q", st)
+	}
+	ws, err := env.API.ListWallets(context.Background(), env.Demo.TreasuryUserID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := ""
+	for _, w := range ws {
+		if w.Currency == "EURe" && strings.EqualFold(w.UserOwnerAddress, owner) {
+			found = w.ID
+		}
+	}
+	if found == "" {
+		t.Fatalf("no EURe wallet upstream: %+v", ws)
+	}
+	if w, err := env.Store.WalletByID(context.Background(), found); err != nil || !strings.EqualFold(w.OwnerAddress, owner) {
+		t.Fatalf("mirror: %+v %v", w, err)
+	}
+	// Support may not ask for wallets.
+	sup, _ := env.SignedIn(store.RoleSupport)
+	if resp := env.PostForm(sup, "/treasury/wallets", url.Values{"currency": {"GBPe"}, "owner": {owner}}); resp.StatusCode != http.StatusForbidden {
+		t.Fatalf("support: %d", resp.StatusCode)
+	}
+}

@@ -169,6 +169,9 @@ func SignPanelOf(sr store.SignRequest, now time.Time) views.SignPanel {
 		p.State, p.Final, p.Error = store.SignExpired, true, "the link expired before it was used"
 	}
 	p.PollURL = "/approvals/" + sr.ProposalID + "/sign-requests/" + itoa(sr.ID)
+	if sr.ProposalID == "" {
+		p.PollURL = "/sign-requests/" + itoa(sr.ID)
+	}
 	p.Label, p.Class = signLabel(p.State)
 	order := map[string]int{store.SignWaiting: 0, store.SignOpened: 1, store.SignChecking: 1, store.SignRelaying: 2,
 		store.SignRelayPending: 2, store.SignSubmitted: 3, store.SignCompleted: 4}

@@ -118,6 +118,11 @@ func (h *Handler) DeviceGet(w http.ResponseWriter, r *http.Request) {
 		h.deviceServerError(w, r, asJSON, err)
 		return
 	}
+	if sr.Kind == store.SignKindOwnerProof {
+		summary = views.DeviceSummary{Title: "Prove you own the key of a new " + sr.Currency + " wallet",
+			Description:  "Signing this message registers your key " + sr.OwnerAddress + " as the owner of the new wallet.",
+			OwnerAddress: sr.OwnerAddress}
+	}
 	if !asJSON {
 		h.Render(w, r, http.StatusOK, "Signing request", views.SignDevicePage(views.SignDeviceView{
 			Known: true, Kind: sr.Kind, Summary: summary, Deadline: sr.ExpiresAt,
@@ -143,7 +148,7 @@ func (h *Handler) DeviceGet(w http.ResponseWriter, r *http.Request) {
 		}
 	case store.SignKindOwnerProof:
 		out.Message = sr.Message
-		out.Summary = DeviceSummary{Title: "Prove you own the wallet key", Description: "Signing this message registers your key as the owner of a new wallet."}
+		out.Summary = DeviceSummary{Title: summary.Title, Currency: sr.Currency, Description: summary.Description}
 	case store.SignKindWorkflow:
 		out.HashToSign = sr.HashToSign
 	}
@@ -215,10 +220,10 @@ func (h *Handler) DevicePost(w http.ResponseWriter, r *http.Request) {
 		h.relayProposal(w, r, sr, sig, refuse)
 	case store.SignKindWorkflow:
 		h.relayWorkflow(w, r, sr, sig, refuse)
+	case store.SignKindOwnerProof:
+		h.relayOwnerProof(w, r, sr, sig, refuse)
 	default:
-		// Owner proofs are checked here and handed back to the wallet
-		// creation flow, which is not built yet: refuse rather than drop.
-		refuse("This kind of request cannot be completed here yet.")
+		refuse("This kind of request cannot be completed here.")
 	}
 }
 

@@ -40,6 +40,8 @@ type API interface {
 	GetSignPayload(ctx context.Context, userID, proposalID string) (*apiclient.SignPayload, error)
 	SignProposal(ctx context.Context, userID, proposalID string, req apiclient.SignProposalRequest) (*apiclient.Proposal, error)
 	SubmitSignature(ctx context.Context, userID string, req apiclient.SubmitSignatureRequest) (*apiclient.SubmitSignatureResult, error)
+	CreateOwnerProofChallenge(ctx context.Context, userID string, req apiclient.OwnerProofChallengeRequest) (*apiclient.OwnerProofChallenge, error)
+	CreateManagedWallet(ctx context.Context, userID string, req apiclient.CreateManagedWalletRequest) (*apiclient.Wallet, error)
 }
 
 // Store is what signing reads and writes.
@@ -64,6 +66,8 @@ type Store interface {
 	ExpireSignRequest(ctx context.Context, id int64) error
 	ExpireStaleSignRequests(ctx context.Context, now time.Time) (int64, error)
 	Audit(ctx context.Context, e store.AuditEntry) error
+	EmployeeByServiceUserID(ctx context.Context, serviceUserID string) (store.Employee, error)
+	UpsertWallet(ctx context.Context, w store.Wallet) error
 }
 
 // Handler serves sign requests: the approver's side and the device's.

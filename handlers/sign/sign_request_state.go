@@ -24,6 +24,8 @@ func (h *Handler) State(w http.ResponseWriter, r *http.Request) {
 	}
 	sr, err := h.Store.SignRequestByID(ctx, id)
 	if errors.Is(err, store.ErrNotFound) || (err == nil && sr.ProposalID != chi.URLParam(r, "id")) {
+		// /sign-requests/{rid} (no proposal id) serves the requests of no
+		// proposal: owner proofs and workflows.
 		h.NotFound(w, r)
 		return
 	}

@@ -43,6 +43,7 @@ type Handler struct {
 	*handlers.Base
 	Store Store
 	API   API
+	Sign  OwnerProofs
 }
 
 // New returns the treasury handler.
