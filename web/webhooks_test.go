@@ -27,6 +27,7 @@ import (
 	"partneradmin/handlers"
 	"partneradmin/handlers/webhooks"
 	"partneradmin/store"
+	"partneradmin/web"
 	"partneradmin/web/webtest"
 )
 
@@ -850,5 +851,19 @@ func TestWebhookSubscriptionCreate(t *testing.T) {
 	}
 	if webtest.Doc(t, env.Get(owner, "/events?from=2000-01-01T00:00")).Find(`[data-testid="event-row"]`).Length() != 1 {
 		t.Fatal("open-ended window")
+	}
+}
+
+func TestEncryptionKeyConfiguration(t *testing.T) {
+	env := func(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+	if _, err := web.ParseConfig(nil, env(map[string]string{"ENCRYPTION_KEY": "abcd"}), io.Discard); err == nil || !strings.Contains(err.Error(), "ENCRYPTION_KEY") {
+		t.Fatalf("short key: %v", err)
+	}
+	c, err := web.ParseConfig(nil, env(map[string]string{"ENCRYPTION_KEY": strings.Repeat("0f", 32)}), io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(c.EncryptionKey) != "[redacted]" {
+		t.Fatal("the key prints")
 	}
 }
