@@ -187,6 +187,13 @@ func (s *Server) tickCash(force bool) int {
 		switch {
 		case o.Status == "CREATED" && now.After(o.Expiry):
 			o.Status, o.UpdatedAt = "EXPIRED", now
+		case o.Type == "FUND" && o.Status == "PAYMENT_STARTED":
+			if !(force || s.due(&o.UpdatedAt)) {
+				continue
+			}
+			n++
+			o.Status, o.UpdatedAt = "COMPLETED", now
+			s.credit(w, o.Price, "cash", o.ID)
 		case o.Type == "SEND" && o.Status == "READY":
 			wf := r.Workflows[o.WorkflowID]
 			if wf == nil || !(force || s.due(wf.SubmittedAt)) {
@@ -206,8 +213,9 @@ func (s *Server) tickCash(force bool) int {
 	return n
 }
 
-// payCashFund marks a FUND order paid at the store (control API): the
-// wallet is credited and the order completes.
+// payCashFund marks a FUND order paid at the store (control API):
+// PAYMENT_STARTED, then COMPLETED with the wallet credited after
+// SettleDelay or settle.
 func (s *Server) payCashFund(o *cashOrder) error {
 	if o.Type != "FUND" {
 		return badRequest("Only FUND orders are paid by the payer")
@@ -219,7 +227,9 @@ func (s *Server) payCashFund(o *cashOrder) error {
 	if w == nil {
 		return notFound(msgItemNotFound)
 	}
-	o.Status, o.UpdatedAt = "COMPLETED", s.now()
-	s.credit(w, o.Price, "cash", o.ID)
+	if o.Status == "PAYMENT_STARTED" {
+		return conflict("Payment already started")
+	}
+	o.Status, o.UpdatedAt = "PAYMENT_STARTED", s.now()
 	return nil
 }

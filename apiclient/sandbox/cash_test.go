@@ -46,7 +46,11 @@ func TestCash_OrdersRulesAndList(t *testing.T) {
 	if got := e.want(e.call("GET", "/v1/users/"+id+"/latam/cash/orders/"+fund["id"].(string), keyA, nil), 200).data(); got["id"] != fund["id"] {
 		t.Fatalf("fetch %v", got)
 	}
-	e.want(e.call("POST", "/_sandbox/cash/orders/"+fund["id"].(string)+"/pay", "", nil), 200)
+	paid := e.want(e.call("POST", "/_sandbox/cash/orders/"+fund["id"].(string)+"/pay", "", nil), 200).data()
+	if paid["status"] != "PAYMENT_STARTED" || len(list("FUND")) != 1 {
+		t.Fatalf("paid order %v", paid)
+	}
+	e.want(e.call("POST", "/_sandbox/settle", "", nil), 200)
 	if b := e.balance(keyA, id, w.id); b != "400" {
 		t.Fatalf("after paid fund order %s", b)
 	}
