@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/riverqueue/river"
@@ -113,8 +114,12 @@ type IndexRun struct {
 	Failed  int
 }
 
-// RefreshAll reads the card list of every card-capable wallet. A wallet
-// that fails is counted and skipped; the others are still recorded.
+// indexConcurrency bounds the wallets read at once during a refresh.
+const indexConcurrency = 8
+
+// RefreshAll reads the card list of every card-capable wallet, a few at a
+// time. A wallet that fails is counted and skipped; the others are still
+// recorded.
 func (h *Indexer) RefreshAll(ctx context.Context) (IndexRun, error) {
 	var run IndexRun
 	if h.API == nil {
@@ -124,13 +129,15 @@ func (h *Indexer) RefreshAll(ctx context.Context) (IndexRun, error) {
 	if err != nil {
 		return run, err
 	}
+	type job struct {
+		wallet store.Wallet
+		user   string
+	}
+	var jobs []job
 	owners := map[int64]string{}
 	for _, w := range wallets {
 		if !cardWallet(w) {
 			continue
-		}
-		if err := ctx.Err(); err != nil {
-			return run, fmt.Errorf("cards: refresh index: %w", err)
 		}
 		uid, ok := owners[w.EmployeeID]
 		if !ok {
@@ -141,17 +148,38 @@ func (h *Indexer) RefreshAll(ctx context.Context) (IndexRun, error) {
 			uid = e.ServiceUserID
 			owners[w.EmployeeID] = uid
 		}
-		if uid == "" {
-			continue
+		if uid != "" {
+			jobs = append(jobs, job{w, uid})
 		}
-		n, err := h.RefreshWallet(ctx, w, uid)
-		if err != nil {
-			run.Failed++
-			h.Logger.WarnContext(ctx, "card index: wallet skipped", "wallet", w.ID, "err", err)
-			continue
+	}
+	var (
+		mu  sync.Mutex
+		wg  sync.WaitGroup
+		sem = make(chan struct{}, indexConcurrency)
+	)
+	for _, j := range jobs {
+		if ctx.Err() != nil {
+			break
 		}
-		run.Wallets++
-		run.Cards += n
+		sem <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			n, err := h.RefreshWallet(ctx, j.wallet, j.user)
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				run.Failed++
+				h.Logger.WarnContext(ctx, "card index: wallet skipped", "wallet", j.wallet.ID, "err", err)
+				return
+			}
+			run.Wallets++
+			run.Cards += n
+		}()
+	}
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return run, fmt.Errorf("cards: refresh index: %w", err)
 	}
 	return run, nil
 }
