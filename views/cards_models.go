@@ -258,6 +258,8 @@ type CardIssueForm struct {
 	OTPChannel    string
 	Fields        FieldErrors
 	Message       string
+	// States are the Nigerian states offered for state and delivery state.
+	States []string
 	// NINEntered/PANEntered: the user typed one that was not echoed back.
 	NINEntered bool
 	PANEntered bool

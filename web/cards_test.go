@@ -969,3 +969,35 @@ func TestCardPANCanary(t *testing.T) {
 		}
 	}
 }
+
+// TestCardDetailForEveryStatus: the detail page shows every issuer status
+// live, in words, with the one button it allows.
+func TestCardDetailForEveryStatus(t *testing.T) {
+	env, c, _ := cardsEnv(t)
+	card := demoCard(t, env, "Everyday")
+	for status, button := range map[string]string{"active": "card-freeze", "pending": "card-freeze", "inactive": "card-freeze",
+		"restricted": "card-freeze", "frozen": "card-unfreeze", "lost": "", "stolen": "", "canceled": ""} {
+		setIssuerStatus(t, env, card.ID, status)
+		resp := env.Get(c, "/cards/"+card.ID)
+		doc := webtest.Doc(t, resp)
+		if resp.StatusCode != http.StatusOK || cardStatus(doc) != status {
+			t.Fatalf("%s: %d, badge %q", status, resp.StatusCode, cardStatus(doc))
+		}
+		if webtest.TestID(doc, "card-status-note") == "" {
+			t.Errorf("%s: no words for the status", status)
+		}
+		for _, b := range []string{"card-freeze", "card-unfreeze"} {
+			if got := doc.Find(`[data-testid="card-status-panel"] [data-testid="` + b + `"]`).Length(); got != map[bool]int{true: 1}[b == button] {
+				t.Errorf("%s: %d %s buttons", status, got, b)
+			}
+		}
+		if status == "canceled" && doc.Find(`[data-testid="card-cancel"]`).Length() != 0 {
+			t.Error("a cancelled card offers cancel")
+		}
+	}
+	reserved := demoCard(t, env, "Subscriptions")
+	doc := webtest.Doc(t, env.Get(c, "/cards/"+reserved.ID))
+	if cardStatus(doc) != "reserved" || doc.Find(`[data-testid="card-freeze"]`).Length() != 0 {
+		t.Fatalf("reserved detail: %q", cardStatus(doc))
+	}
+}

@@ -13,16 +13,15 @@ import (
 )
 
 // nigerianStates are the delivery states offered (36 states and the FCT).
-var nigerianStates = []string{"Abia", "Adamawa", "Akwa Ibom", "Anambra", "Bauchi", "Bayelsa", "Benue", "Borno",
-	"Cross River", "Delta", "Ebonyi", "Edo", "Ekiti", "Enugu", "FCT", "Gombe", "Imo", "Jigawa", "Kaduna", "Kano",
-	"Katsina", "Kebbi", "Kogi", "Kwara", "Lagos", "Nasarawa", "Niger", "Ogun", "Ondo", "Osun", "Oyo", "Plateau",
-	"Rivers", "Sokoto", "Taraba", "Yobe", "Zamfara"}
-
-// NigerianStates lists the states the issue form offers.
-func NigerianStates() []string { return append([]string(nil), nigerianStates...) }
+func nigerianStates() [37]string {
+	return [37]string{"Abia", "Adamawa", "Akwa Ibom", "Anambra", "Bauchi", "Bayelsa", "Benue", "Borno",
+		"Cross River", "Delta", "Ebonyi", "Edo", "Ekiti", "Enugu", "FCT", "Gombe", "Imo", "Jigawa", "Kaduna", "Kano",
+		"Katsina", "Kebbi", "Kogi", "Kwara", "Lagos", "Nasarawa", "Niger", "Ogun", "Ondo", "Osun", "Oyo", "Plateau",
+		"Rivers", "Sokoto", "Taraba", "Yobe", "Zamfara"}
+}
 
 func knownState(s string) bool {
-	for _, x := range nigerianStates {
+	for _, x := range nigerianStates() {
 		if strings.EqualFold(x, s) {
 			return true
 		}
@@ -106,13 +105,28 @@ func (h *Handler) issueFormFor(w http.ResponseWriter, r *http.Request, walletID 
 		h.ErrorPage(w, r, http.StatusConflict, "No cards on this wallet", "Cards are issued in NGN or USD, on an employee's CNGN or USDB wallet.")
 		return views.CardIssueForm{}, 0, false
 	}
+	// Re-read the employee's card lists first, so "never had a card" (and
+	// with it the NIN question) is decided on what the API says now.
+	if h.Indexer != nil && h.Indexer.API != nil {
+		if ws, err := h.Store.WalletsByEmployee(ctx, emp.ID); err == nil {
+			for _, w := range ws {
+				if cardWallet(w) {
+					if _, err := h.Indexer.RefreshWallet(ctx, w, emp.ServiceUserID); err != nil {
+						h.Logger.WarnContext(ctx, "card issue: card list not re-read", "wallet", w.ID, "err", err)
+					}
+				}
+			}
+		}
+	}
 	had, err := h.Store.EmployeeHasHadCard(ctx, emp.ID)
 	if err != nil {
 		h.ServerError(w, r, err)
 		return views.CardIssueForm{}, 0, false
 	}
+	states := nigerianStates()
 	return views.CardIssueForm{WalletID: wallet.ID, EmployeeName: emp.Name(), Currency: cur, Token: wallet.Currency,
-		Legacy: wallet.Legacy, NeedsNIN: !had, CardColor: "#1E88E5", Type: "virtual", Fields: views.FieldErrors{}}, http.StatusOK, true
+		Legacy: wallet.Legacy, NeedsNIN: !had, CardColor: "#1E88E5", Type: "virtual", Fields: views.FieldErrors{},
+		States: states[:]}, http.StatusOK, true
 }
 
 // Issue requests a card (POST /cards). Nothing is ever sent twice: an

@@ -39,6 +39,7 @@ type Store interface {
 	EmployeeHasHadCard(ctx context.Context, employeeID int64) (bool, error)
 	SearchWallets(ctx context.Context, query string, limit int) ([]store.WalletOwner, error)
 	WalletByID(ctx context.Context, id string) (store.Wallet, error)
+	WalletsByEmployee(ctx context.Context, employeeID int64) ([]store.Wallet, error)
 	EmployeeByID(ctx context.Context, id int64) (store.Employee, error)
 }
 
