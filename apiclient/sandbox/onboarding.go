@@ -324,7 +324,9 @@ func (c *call) onboardingStatusGet() (any, error) {
 	out := map[string]any{"currencies": cur, "eurProviderStatus": eur}
 	if o.USDMirrored {
 		out["usdWalletAddress"] = o.USDWalletAddress
-		out["usdWalletIndex"] = o.USDWalletIndex
+		if o.USDWalletIndex != nil {
+			out["usdWalletIndex"] = *o.USDWalletIndex
+		}
 		out["usdMirroredFromNgn"] = true
 	}
 	return map[string]any{"data": out}, nil

@@ -1,6 +1,8 @@
 package sandbox
 
 import (
+	"encoding/json"
+	"fmt"
 	"net/http"
 	"sort"
 	"strings"
@@ -167,7 +169,11 @@ func (c *call) ctlFailNext() (any, error) {
 		in.Times = 1
 	}
 	c.s.rails().FailNext[in.Rail] += in.Times
-	return map[string]any{"data": c.s.rails().FailNext}, nil
+	pending := map[string]int{}
+	for k, v := range c.s.rails().FailNext {
+		pending[k] = v
+	}
+	return map[string]any{"data": pending}, nil
 }
 
 // ctlWorkflows lists the signature workflows (newest first).
@@ -179,7 +185,12 @@ func (c *call) ctlWorkflows() (any, error) {
 	sort.Slice(wfs, func(i, j int) bool {
 		return wfs[i].CreatedAt.After(wfs[j].CreatedAt) || (wfs[i].CreatedAt.Equal(wfs[j].CreatedAt) && wfs[i].ID < wfs[j].ID)
 	})
-	return map[string]any{"data": wfs}, nil
+	// Encoded here, under the lock: the answer is written after it is released.
+	b, err := json.Marshal(wfs)
+	if err != nil {
+		return nil, fmt.Errorf("sandbox: encode workflows: %w", err)
+	}
+	return map[string]any{"data": json.RawMessage(b)}, nil
 }
 
 // ctlBankDeposit simulates an incoming bank transfer to the user's account
@@ -401,5 +412,9 @@ func (c *call) ctlKYC() (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return map[string]any{"data": c.s.kycFor(u)}, nil
+	b, err := json.Marshal(c.s.kycFor(u))
+	if err != nil {
+		return nil, fmt.Errorf("sandbox: encode KYC record: %w", err)
+	}
+	return map[string]any{"data": json.RawMessage(b)}, nil
 }
