@@ -3,6 +3,7 @@ package cards
 import (
 	"errors"
 	"net/url"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -98,3 +99,15 @@ func TestTxnQuery(t *testing.T) {
 }
 
 var nowForTest = time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
+
+// TestAPINeverReachesSensitiveData: the area's API interface has no method
+// for the sensitive-data endpoints, so no card page can call them.
+func TestAPINeverReachesSensitiveData(t *testing.T) {
+	for _, typ := range []reflect.Type{reflect.TypeFor[API](), reflect.TypeFor[IndexAPI]()} {
+		for i := range typ.NumMethod() {
+			if name := typ.Method(i).Name; strings.Contains(name, "Sensitive") || strings.Contains(name, "Identity") {
+				t.Errorf("%s has %s", typ, name)
+			}
+		}
+	}
+}

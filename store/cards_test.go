@@ -1,0 +1,121 @@
+package store_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/shopspring/decimal"
+
+	"partneradmin/store"
+)
+
+func TestCardIndexSearchPagingAndGone(t *testing.T) {
+	ctx := context.Background()
+	st := migratedStore(t)
+	e, err := st.UpsertEmployee(ctx, store.Employee{Email: "ada.okafor@partner.example", FirstName: "Ada", LastName: "Okafor", ServiceUserID: "u-1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.UpsertWallet(ctx, store.Wallet{ID: "w-1", EmployeeID: e.ID, Currency: "CNGN", DisplayCurrency: "NGN"}); err != nil {
+		t.Fatal(err)
+	}
+	var cards []store.CardEntry
+	for i := 0; i < 7; i++ {
+		cards = append(cards, store.CardEntry{ID: fmt.Sprintf("c-%d", i), CardName: fmt.Sprintf("Card %d", i), Currency: "NGN",
+			Type: "virtual", Last4: fmt.Sprintf("%04d", 1000+i), Status: "active"})
+	}
+	now := time.Now()
+	if err := st.ReplaceWalletCards(ctx, "w-1", cards, now); err != nil {
+		t.Fatal(err)
+	}
+	// Keyset pages of 3 walk every card once, in order.
+	var seen []string
+	f := store.CardSearch{Query: "okafor", Limit: 3}
+	for {
+		hits, next, err := st.SearchCards(ctx, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, h := range hits {
+			seen = append(seen, h.ID)
+			if h.ServiceUserID != "u-1" || h.EmployeeName != "Ada Okafor" || h.WalletCurrency != "CNGN" {
+				t.Fatalf("hit %+v", h)
+			}
+		}
+		if next == "" {
+			break
+		}
+		f.AfterKey, f.AfterID = next, hits[len(hits)-1].ID
+	}
+	if len(seen) != 7 || seen[0] != "c-0" || seen[6] != "c-6" {
+		t.Fatalf("pages %v", seen)
+	}
+	for q, want := range map[string]int{"1003": 1, "CARD 5": 1, "ada.okafor@": 7, "100%": 0, "nobody": 0, "": 7} {
+		hits, _, err := st.SearchCards(ctx, store.CardSearch{Query: q})
+		if err != nil || len(hits) != want {
+			t.Errorf("%q: %d hits, want %d (%v)", q, len(hits), want, err)
+		}
+	}
+	// A card no longer listed is gone from search, and back when listed.
+	if err := st.ReplaceWalletCards(ctx, "w-1", cards[:6], now); err != nil {
+		t.Fatal(err)
+	}
+	if hits, _, _ := st.SearchCards(ctx, store.CardSearch{Query: "card 6"}); len(hits) != 0 {
+		t.Fatal("an unlisted card is still found")
+	}
+	if hits, _, _ := st.SearchCards(ctx, store.CardSearch{Query: "card 6", IncludeGone: true}); len(hits) != 1 || !hits[0].Gone {
+		t.Fatal("gone entries are lost")
+	}
+	// A newer status read wins; an older one does not overwrite it.
+	if err := st.RecordCardStatus(ctx, "c-1", "frozen", now.Add(time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.RecordCardStatus(ctx, "c-1", "active", now.Add(-time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	if h, err := st.CardByID(ctx, "c-1"); err != nil || h.Status != "frozen" {
+		t.Fatalf("status %+v %v", h, err)
+	}
+	if had, err := st.EmployeeHasHadCard(ctx, e.ID); err != nil || !had {
+		t.Fatalf("had a card: %v %v", had, err)
+	}
+}
+
+func TestCardActionInFlightAndActivity(t *testing.T) {
+	ctx := context.Background()
+	st := migratedStore(t)
+	ok, err := st.BeginCardAction(ctx, "c-1", "freeze", time.Minute)
+	if err != nil || !ok {
+		t.Fatalf("first: %v %v", ok, err)
+	}
+	if ok, _ := st.BeginCardAction(ctx, "c-1", "unfreeze", time.Minute); ok {
+		t.Fatal("a second action started while one is in flight")
+	}
+	if ok, _ := st.BeginCardAction(ctx, "c-1", "unfreeze", 0); !ok {
+		t.Fatal("a stale mark (crashed replica) blocks the card forever")
+	}
+	if err := st.EndCardAction(ctx, "c-1"); err != nil {
+		t.Fatal(err)
+	}
+	if ok, _ := st.BeginCardAction(ctx, "c-1", "freeze", time.Minute); !ok {
+		t.Fatal("not free after the end")
+	}
+
+	amount, fee := decimal.RequireFromString("1234.56"), decimal.RequireFromString("0.10")
+	a := store.CardActivity{EventKey: "wh-1", CardID: "c-1", Kind: store.CardActivityTransaction, Amount: &amount, Fee: &fee, Currency: "NGN"}
+	for i, want := range []bool{true, false} {
+		added, err := st.RecordCardActivity(ctx, a)
+		if err != nil || added != want {
+			t.Fatalf("record %d: %v %v", i, added, err)
+		}
+	}
+	if _, err := st.RecordCardActivity(ctx, store.CardActivity{EventKey: "wh-2", CardID: "c-1", Kind: "payout"}); err == nil {
+		t.Fatal("unknown kind accepted")
+	}
+	feed, err := st.CardActivityFeed(ctx, "c-1", 10)
+	if err != nil || len(feed) != 1 || !feed[0].Amount.Equal(amount) || !feed[0].Fee.Equal(fee) {
+		t.Fatalf("feed %+v %v", feed, err)
+	}
+}
