@@ -23,6 +23,7 @@ import (
 	"github.com/makiuchi-d/gozxing/qrcode"
 	"github.com/shopspring/decimal"
 
+	"partneradmin/apiclient"
 	"partneradmin/apiclient/ethsig"
 	"partneradmin/apiclient/sandbox"
 	"partneradmin/store"
@@ -529,5 +530,56 @@ func TestOwnerProofThroughTheDeviceCreatesATreasuryWallet(t *testing.T) {
 	sup, _ := env.SignedIn(store.RoleSupport)
 	if resp := env.PostForm(sup, "/treasury/wallets", url.Values{"currency": {"GBPe"}, "owner": {owner}}); resp.StatusCode != http.StatusForbidden {
 		t.Fatalf("support: %d", resp.StatusCode)
+	}
+}
+
+func TestRailSignatureRequestIsSignedOnTheDeviceAndSubmittedOnce(t *testing.T) {
+	env := webtest.New(t, webtest.Options{})
+	ctx := context.Background()
+	key := ownerKey(t, env, "treasury")
+	usd := treasuryWallet(t, env, "USDB")
+	support, err := env.API.GetCryptoWithdrawalSupport(ctx, env.Demo.TreasuryUserID, "USDB")
+	if err != nil || len(support.Routes) == 0 {
+		t.Fatalf("routes: %+v %v", support, err)
+	}
+	rt := support.Routes[0]
+	cw, err := env.API.CreateCryptoWithdrawal(ctx, env.Demo.TreasuryUserID, apiclient.CryptoWithdrawalRequest{
+		SourceSmartWalletID: usd, DestinationChain: rt.Chain, DestinationCurrency: rt.Currency,
+		DestinationAddress: "0x2c7536E3605D9C16a7a3D7b1898e529396a65c23",
+	})
+	if err != nil || cw.SignatureRequest == nil {
+		t.Fatalf("withdrawal: %+v %v", cw, err)
+	}
+	_, staff := env.SignedIn(store.RoleFinanceApprover)
+	panel, err := env.App.Sign().IssueWorkflow(ctx, staff.Actor(), env.Demo.TreasuryUserID, usd, *cw.SignatureRequest, "Crypto withdrawal of the treasury's USDB")
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, _ := url.Parse(panel.Link)
+	code, req := deviceGet(t, env, u.Path)
+	if code != http.StatusOK || req["kind"] != "workflow" || req["hashToSign"] != cw.SignatureRequest.HashToSign {
+		t.Fatalf("device get: %d %v", code, req)
+	}
+	// Another key: refused here, nothing sent.
+	other, _ := ethsig.GenerateKey()
+	if code, ans := devicePost(t, env, u.Path, signHash(t, other, req["hashToSign"]).Hex()); code != http.StatusUnprocessableEntity {
+		t.Fatalf("other key: %d %v", code, ans)
+	}
+	panel, err = env.App.Sign().IssueWorkflow(ctx, staff.Actor(), env.Demo.TreasuryUserID, usd, *cw.SignatureRequest, "Crypto withdrawal of the treasury's USDB")
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, _ = url.Parse(panel.Link)
+	_, req = deviceGet(t, env, u.Path)
+	code, ans := devicePost(t, env, u.Path, signHash(t, key, req["hashToSign"]).Hex())
+	if code != http.StatusOK || ans["state"] != store.SignSubmitted {
+		t.Fatalf("device post: %d %v", code, ans)
+	}
+	// The workflow was completed upstream: a second submission is refused
+	// there, which shows the first one landed.
+	_, err = env.API.SubmitSignature(ctx, env.Demo.TreasuryUserID, apiclient.SubmitSignatureRequest{
+		WorkflowID: cw.SignatureRequest.WorkflowID, Signature: signHash(t, key, req["hashToSign"]).Hex()})
+	if !apiclient.IsConflict(err) {
+		t.Fatalf("second submission: %v", err)
 	}
 }

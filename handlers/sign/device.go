@@ -118,6 +118,10 @@ func (h *Handler) DeviceGet(w http.ResponseWriter, r *http.Request) {
 		h.deviceServerError(w, r, asJSON, err)
 		return
 	}
+	if sr.Kind == store.SignKindWorkflow {
+		summary = views.DeviceSummary{Title: sr.Message, OwnerAddress: sr.OwnerAddress,
+			Description: "A payment rail asks the wallet owner to sign before it moves the money."}
+	}
 	if sr.Kind == store.SignKindOwnerProof {
 		summary = views.DeviceSummary{Title: "Prove you own the key of a new " + sr.Currency + " wallet",
 			Description:  "Signing this message registers your key " + sr.OwnerAddress + " as the owner of the new wallet.",
@@ -151,6 +155,7 @@ func (h *Handler) DeviceGet(w http.ResponseWriter, r *http.Request) {
 		out.Summary = DeviceSummary{Title: summary.Title, Currency: sr.Currency, Description: summary.Description}
 	case store.SignKindWorkflow:
 		out.HashToSign = sr.HashToSign
+		out.Summary = DeviceSummary{Title: summary.Title, Description: summary.Description}
 	}
 	if err := h.Store.MarkSignOpened(ctx, sr.ID); err != nil {
 		h.deviceServerError(w, r, asJSON, err)

@@ -3,6 +3,7 @@ package sign
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 
 	"github.com/shopspring/decimal"
@@ -114,4 +115,44 @@ func (h *Handler) relayOwnerProof(w http.ResponseWriter, r *http.Request, sr sto
 		return
 	}
 	writeJSON(w, http.StatusOK, DeviceAnswer{State: store.SignCompleted})
+}
+
+// IssueWorkflow hands a rail's signatureRequest (a payout, a withdrawal, an
+// order) to the wallet owner's device. what is the line the device shows
+// ("Crypto withdrawal of 25 USDB to 0x…"); it is kept in the request's
+// message. The hash is stored because no endpoint returns it again; the
+// device's signature is checked against the wallet's registered owner and
+// completed through /wallets/submit-signature, once.
+func (h *Handler) IssueWorkflow(ctx context.Context, by store.Actor, userID, walletID string, req apiclient.SignatureRequest, what string) (views.SignPanel, error) {
+	if _, err := ethsig.ParseHash(req.HashToSign); err != nil {
+		return views.SignPanel{}, fmt.Errorf("sign: workflow %s: %w", req.WorkflowID, err)
+	}
+	wallet, err := h.Store.WalletByID(ctx, walletID)
+	if err != nil {
+		return views.SignPanel{}, err
+	}
+	now := h.now()
+	expires := now.Add(MaxLifetime)
+	if !req.Deadline.IsZero() && req.Deadline.Before(expires) {
+		expires = req.Deadline
+	}
+	tok, hash, err := NewToken()
+	if err != nil {
+		return views.SignPanel{}, err
+	}
+	sr, err := h.Store.CreateSignRequest(ctx, store.SignRequest{
+		Kind: store.SignKindWorkflow, WorkflowID: req.WorkflowID, HashToSign: req.HashToSign, Message: what,
+		UserID: userID, WalletID: walletID, OwnerAddress: wallet.OwnerAddress, ExpiresAt: expires,
+	}, hash, by)
+	if err != nil {
+		return views.SignPanel{}, err
+	}
+	link := h.PublicOrigin + PathPrefix + tok
+	qr, err := QRDataURL(link)
+	if err != nil {
+		return views.SignPanel{}, err
+	}
+	panel := approvals.SignPanelOf(sr, now)
+	panel.Link, panel.QRDataURL = link, qr
+	return panel, nil
 }
