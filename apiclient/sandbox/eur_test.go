@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"partneradmin/apiclient"
 	"partneradmin/apiclient/ethsig"
 )
 
@@ -53,5 +54,29 @@ func TestEUR_ProviderAuthorizationAndSEPA(t *testing.T) {
 	e.want(e.call("POST", "/_sandbox/settle", "", nil), 200)
 	if got := e.want(e.call("GET", "/v1/users/"+id+"/eu/orders/"+o["orderId"].(string), keyA, nil), 200).data(); got["status"] != "completed" {
 		t.Fatalf("after settle %v", got)
+	}
+}
+
+// The sandbox and apiclient agree on which strings are IBANs (ISO 13616
+// mod-97), so a payout the client lets through is one the sandbox accepts.
+func FuzzIBANAgreesWithApiclient(f *testing.F) {
+	for _, s := range []string{"DE89370400440532013000", "DE89 3704 0044 0532 0130 00", "DE89370400440532013001", "FR1420041010050500013M02606",
+		"GB82WEST12345698765432", "GB82WEST1234569876543", "", "XX00", "de89370400440532013000", "NL91ABNA041716430O"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := validIBAN(s), apiclient.IsIBAN(s); got != want {
+			t.Fatalf("validIBAN(%q) = %v, apiclient.IsIBAN = %v", s, got, want)
+		}
+	})
+}
+
+// Every IBAN the sandbox issues passes its own and the client's check.
+func TestEUR_SandboxIBANsAreValid(t *testing.T) {
+	for i := 0; i < 50; i++ {
+		iban := sandboxIBAN("DE", "50099999", digitsFrom("t"+string(rune('a'+i)), 10))
+		if !validIBAN(iban) || !apiclient.IsIBAN(iban) {
+			t.Fatalf("issued IBAN %s is not valid", iban)
+		}
 	}
 }
