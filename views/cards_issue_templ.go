@@ -601,7 +601,7 @@ func CardIssueFormView(f CardIssueForm) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 62, "<fieldset><legend>Physical card delivery</legend><p class=\"hint\">For a physical card: where to deliver it. Or give the number of an existing physical card instead, which skips delivery.</p><label for=\"issue-address\">Delivery address</label> <input id=\"issue-address\" name=\"delivery_address\" type=\"text\" value=\"")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 62, "<fieldset class=\"stack\"><legend>Physical card delivery</legend><p class=\"hint\">For a physical card: where to deliver it. Or give the number of an existing physical card instead, which skips delivery.</p><label for=\"issue-address\">Delivery address</label> <input id=\"issue-address\" name=\"delivery_address\" type=\"text\" value=\"")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
