@@ -143,6 +143,8 @@ func (s *Server) seedRailDemo(now time.Time) []labelledKey {
 				DestinationAmount: source.Sub(fee).Mul(payoutRates["MXN"]).RoundDown(2), Country: "MEX", Currency: "MXN", BankID: bank.ID,
 				AccountNumber: "012180001234567897", AccountHolderName: "MARIA GONZALEZ", Note: "Family support", Status: "awaiting_signature", CreatedAt: now}
 			wf := s.newWorkflow(w, wfPayout, po.ID, source, bank.ID+":"+po.AccountNumber)
+			// A demo runs for hours: this request stays signable for a day.
+			wf.Deadline = now.Add(24 * time.Hour)
 			po.WorkflowID, po.ExpiresAt = wf.ID, wf.Deadline
 			s.rails().Payouts[po.ID] = po
 		}
