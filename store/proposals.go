@@ -400,3 +400,63 @@ func (s *Store) LastProposalSync(ctx context.Context) (time.Time, error) {
 	}
 	return *t, nil
 }
+
+// QueuePage is one page of the queue with the names it mentions and the
+// total of all pages, read in one query.
+type QueuePage struct {
+	Rows  []Proposal
+	Names map[string]Employee // by serviceUserId: wallet owners and recipients
+	Total int
+}
+
+// ListQueuePage is ListQueue with the names of owners and recipients and the
+// total count, in one round trip (the queue page's budget is tight).
+func (s *Store) ListQueuePage(ctx context.Context, f QueueFilter) (QueuePage, error) {
+	if f.Limit <= 0 || f.Limit > 1000 {
+		f.Limit = 100
+	}
+	where, args := queueWhere(f)
+	args = append(args, f.Limit)
+	sql := `SELECT q.*, coalesce(o.first_name, ''), coalesce(o.last_name, ''), coalesce(o.email, ''),
+			coalesce(t.first_name, ''), coalesce(t.last_name, ''), coalesce(t.email, '')
+		FROM (SELECT ` + proposalColumns + `, count(*) OVER () AS total FROM proposals WHERE ` + strings.Join(where, " AND ") +
+		fmt.Sprintf(` ORDER BY upstream_created_at DESC, id DESC LIMIT $%d) q`, len(args)) + `
+		LEFT JOIN employees o ON o.service_user_id = q.owner_user_id
+		LEFT JOIN employees t ON t.service_user_id = q.to_user_id AND q.to_user_id <> ''
+		ORDER BY q.upstream_created_at DESC, q.id DESC`
+	rows, err := s.pool.Query(ctx, sql, args...)
+	if err != nil {
+		return QueuePage{}, fmt.Errorf("store: queue page: %w", err)
+	}
+	defer rows.Close()
+	page := QueuePage{Names: map[string]Employee{}}
+	for rows.Next() {
+		var p Proposal
+		var amount string
+		var owner, to Employee
+		err := rows.Scan(&p.ID, &p.WalletID, &p.OwnerUserID, &p.Type, &p.Status, &p.Currency, &amount, &p.ToUserID, &p.ToAddress,
+			&p.ToStablecoin, &p.SlippageBps, &p.Description, &p.RequiredSignatures, &p.CollectedSignatures, &p.Approvals,
+			&p.RequiredApprovals, &p.ApprovalMode, &p.RejectionReason, &p.FailureReason, &p.Round, &p.CreatedByStaffID,
+			&p.CreatedAt, &p.UpdatedAt, &p.SyncedAt, &p.SignDeadline, &page.Total,
+			&owner.FirstName, &owner.LastName, &owner.Email, &to.FirstName, &to.LastName, &to.Email)
+		if err != nil {
+			return QueuePage{}, fmt.Errorf("store: queue page: %w", err)
+		}
+		if p.Amount, err = decimal.NewFromString(amount); err != nil {
+			return QueuePage{}, fmt.Errorf("store: queue page: amount %q: %w", amount, err)
+		}
+		if owner.Email != "" {
+			owner.ServiceUserID = p.OwnerUserID
+			page.Names[p.OwnerUserID] = owner
+		}
+		if to.Email != "" {
+			to.ServiceUserID = p.ToUserID
+			page.Names[p.ToUserID] = to
+		}
+		page.Rows = append(page.Rows, p)
+	}
+	if err := rows.Err(); err != nil {
+		return QueuePage{}, fmt.Errorf("store: queue page: %w", err)
+	}
+	return page, nil
+}

@@ -57,7 +57,7 @@ func (h *Handler) renderDetail(w http.ResponseWriter, r *http.Request, id string
 	if st.sign != nil {
 		view.Sign = st.sign
 	}
-	h.Render(w, r, st.status, view.Row.Type+" proposal", views.ProposalDetailPage(view), nil)
+	h.Render(w, r, st.status, view.Row.Type+" proposal", views.ProposalDetailPage(view), views.ProposalSummary(view))
 }
 
 func (h *Handler) detailView(ctx context.Context, p store.Proposal) (views.ProposalDetailView, error) {

@@ -81,22 +81,18 @@ func (h *Handler) Queue(w http.ResponseWriter, r *http.Request) {
 			sf.BeforeAt, sf.BeforeID = t, id
 		}
 	}
-	rows, err := h.Store.ListQueue(ctx, sf)
+	page, err := h.Store.ListQueuePage(ctx, sf)
 	if err != nil {
 		h.ServerError(w, r, err)
 		return
 	}
-	total := len(rows)
-	if len(rows) == PageSize || !sf.BeforeAt.IsZero() {
+	rows, names, total := page.Rows, Names(page.Names), page.Total
+	if !sf.BeforeAt.IsZero() {
+		// The window count covers this page's keyset only.
 		if total, err = h.Store.CountQueue(ctx, sf); err != nil {
 			h.ServerError(w, r, err)
 			return
 		}
-	}
-	names, err := LoadNames(ctx, h.Store, rows...)
-	if err != nil {
-		h.ServerError(w, r, err)
-		return
 	}
 	// The sync stamps every row it reads: the newest stamp shown says how
 	// fresh the page is, without another query.
