@@ -125,6 +125,7 @@ func New(d Deps) (*App, error) {
 		return nil, err
 	}
 	a.webhooks.Queue = a.river
+	a.cards.Queue = a.river
 	a.employees.Queue = employees.RiverQueue{Client: a.river}
 	a.webhooks.Employees = employees.WebhookEmployees{H: a.employees}
 	a.table = a.routes()

@@ -83,10 +83,42 @@ func (h *Handler) ExportCSV(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// Refresh re-reads every wallet's card list into the index now (the
-// periodic job does the same in the background).
+// inlineRefreshLimit is the most wallets a refresh reads while the user
+// waits; a larger index is re-read by the background job.
+const inlineRefreshLimit = 300
+
+// Refresh re-reads every wallet's card list into the index: now, while the
+// user waits, for up to inlineRefreshLimit wallets; in the background job
+// otherwise (the periodic job does the same every 15 minutes).
 func (h *Handler) Refresh(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
+	actor := handlers.ActorFrom(ctx)
+	if h.Queue != nil {
+		n, err := h.Indexer.CardWallets(ctx)
+		if err != nil {
+			h.ServerError(w, r, err)
+			return
+		}
+		if n > inlineRefreshLimit {
+			_, err := h.Queue.Insert(ctx, RefreshIndexArgs{}, nil)
+			outcome := store.OutcomeOK
+			if err != nil {
+				outcome = store.OutcomeFailed
+			}
+			if aerr := h.Store.Audit(ctx, store.AuditEntry{Actor: actor, Action: "cards.index_refresh", Target: "cards",
+				Outcome: outcome, Detail: "queued for " + strconv.Itoa(n) + " wallets"}); aerr != nil {
+				h.ServerError(w, r, aerr)
+				return
+			}
+			if err != nil {
+				h.ServerError(w, r, err)
+				return
+			}
+			h.Flash(r, "info", "Re-reading the card lists of "+strconv.Itoa(n)+" wallets in the background; search shows each as it is read.")
+			h.Redirect(w, r, "/cards")
+			return
+		}
+	}
 	run, err := h.Indexer.RefreshAll(ctx)
 	outcome := store.OutcomeOK
 	if err != nil || run.Failed > 0 {
@@ -96,7 +128,7 @@ func (h *Handler) Refresh(w http.ResponseWriter, r *http.Request) {
 	if run.Failed > 0 {
 		detail += ", " + strconv.Itoa(run.Failed) + " wallets could not be read"
 	}
-	if aerr := h.Store.Audit(ctx, store.AuditEntry{Actor: handlers.ActorFrom(ctx), Action: "cards.index_refresh",
+	if aerr := h.Store.Audit(ctx, store.AuditEntry{Actor: actor, Action: "cards.index_refresh",
 		Target: "cards", Outcome: outcome, Detail: detail}); aerr != nil {
 		h.ServerError(w, r, aerr)
 		return

@@ -18,6 +18,8 @@ import (
 	"time"
 
 	"github.com/a-h/templ"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/rivertype"
 
 	"partneradmin/apiclient"
 	"partneradmin/handlers"
@@ -58,6 +60,11 @@ type API interface {
 	CreateCard(ctx context.Context, userID string, req apiclient.CreateCardRequest) (*apiclient.CardIssuance, error)
 }
 
+// Queue enqueues a background job (river's client).
+type Queue interface {
+	Insert(ctx context.Context, args river.JobArgs, opts *river.InsertOpts) (*rivertype.JobInsertResult, error)
+}
+
 // Handler serves the card routes.
 type Handler struct {
 	*handlers.Base
@@ -65,6 +72,9 @@ type Handler struct {
 	API     API
 	Indexer *Indexer
 	Now     func() time.Time
+	// Queue, once river's client exists, takes refreshes of a large index
+	// into the background.
+	Queue Queue
 	// WriteTimeout bounds an upstream write. Writes run detached from the
 	// request's context, so a browser that goes away mid-freeze does not
 	// leave the card in an unknown state without an audit row.

@@ -114,6 +114,21 @@ type IndexRun struct {
 	Failed  int
 }
 
+// CardWallets counts the wallets a refresh reads.
+func (h *Indexer) CardWallets(ctx context.Context) (int, error) {
+	wallets, err := h.Store.AllWallets(ctx)
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, w := range wallets {
+		if cardWallet(w) {
+			n++
+		}
+	}
+	return n, nil
+}
+
 // indexConcurrency bounds the wallets read at once during a refresh.
 const indexConcurrency = 8
 
