@@ -184,3 +184,62 @@ func TestApiclientDrivesAFullTransfer(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// TestApiclientInviteNamesReachTheLinkedUser: the invite's kyc.profile is a
+// KYC profile in the PATCH /kyc shape (names under profile.personalInfo);
+// when the employee links, the user is created with those names.
+func TestApiclientInviteNamesReachTheLinkedUser(t *testing.T) {
+	ctx := context.Background()
+	const key = "sk_test_invite_names"
+	sb, err := sandbox.New(sandbox.Options{APIKeys: []string{key}, Control: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sb.Close()
+	srv := httptest.NewServer(sb)
+	defer srv.Close()
+	api, err := apiclient.New(srv.URL, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = api.InviteEmployee(ctx, apiclient.InviteEmployeeRequest{
+		Name: "Amazing Grace", Email: "grace@invite.example",
+		KYC: &apiclient.InviteKYC{Profile: apiclient.KYCProfile{Profile: &apiclient.KYCPersonalProfile{
+			PersonalInfo: &apiclient.PersonalInfo{FirstName: "Grace", LastName: "Hopper"},
+		}}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.Get(srv.URL + "/_sandbox/invites")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var outbox struct {
+		Data []struct {
+			Email         string `json:"email"`
+			WorkEmailCode string `json:"workEmailCode"`
+		} `json:"data"`
+	}
+	err = json.NewDecoder(resp.Body).Decode(&outbox)
+	resp.Body.Close()
+	if err != nil || len(outbox.Data) != 1 {
+		t.Fatalf("outbox: %+v %v", outbox, err)
+	}
+	body, _ := json.Marshal(map[string]string{"email": "grace@invite.example", "code": outbox.Data[0].WorkEmailCode})
+	resp, err = http.Post(srv.URL+"/_sandbox/invites/link", "application/json", bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("link: %d", resp.StatusCode)
+	}
+	u, err := api.LookupUserByEmail(ctx, "grace@invite.example")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u.FirstName != "Grace" || u.LastName != "Hopper" {
+		t.Fatalf("linked user named %q %q", u.FirstName, u.LastName)
+	}
+}

@@ -115,18 +115,29 @@ type linkRequest struct {
 }
 
 // personalInfo reads the names and phone from an employer-held profile.
+// The invite's kyc.profile is a KYC profile as PATCH /kyc takes it, whose
+// names sit under profile.personalInfo; a flatter kyc.profile.personalInfo
+// is read too.
 func personalInfo(profile json.RawMessage) (first, last, phone string) {
+	type info struct {
+		FirstName   string `json:"firstName"`
+		LastName    string `json:"lastName"`
+		PhoneNumber string `json:"phoneNumber"`
+	}
 	var p struct {
-		PersonalInfo struct {
-			FirstName   string `json:"firstName"`
-			LastName    string `json:"lastName"`
-			PhoneNumber string `json:"phoneNumber"`
-		} `json:"personalInfo"`
+		PersonalInfo info `json:"personalInfo"`
+		Profile      struct {
+			PersonalInfo info `json:"personalInfo"`
+		} `json:"profile"`
 	}
 	if len(profile) > 0 {
 		_ = json.Unmarshal(profile, &p)
 	}
-	return p.PersonalInfo.FirstName, p.PersonalInfo.LastName, p.PersonalInfo.PhoneNumber
+	pi := p.Profile.PersonalInfo
+	if pi == (info{}) {
+		pi = p.PersonalInfo
+	}
+	return pi.FirstName, pi.LastName, pi.PhoneNumber
 }
 
 // linkInvite plays the employee's side in the mobile app: the work-email code
