@@ -1,7 +1,6 @@
 package sandbox
 
 import (
-	"encoding/json"
 	"net/http"
 	"net/mail"
 	"regexp"
@@ -211,31 +210,3 @@ func (c *call) reactivateUser() (any, error) {
 	return map[string]any{"success": true, "message": "User reactivated"}, nil
 }
 
-// getKYC returns the stored KYC profile (employer-held profiles are stored
-// when an invited employee links).
-func (c *call) getKYC() (any, error) {
-	if len(c.user.KYC) == 0 {
-		return map[string]any{"data": nil}, nil
-	}
-	return map[string]any{"data": json.RawMessage(c.user.KYC)}, nil
-}
-
-// onboardingStatus implements GET /v1/users/{userId}/onboarding/status:
-// per fiat currency the rail status and whether it is active, plus
-// eurProviderStatus. The sandbox does not run the KYC flows; the values come
-// from the demo seed or stay "none".
-func (c *call) onboardingStatus() (any, error) {
-	currencies := map[string]any{}
-	for _, w := range c.s.userWallets(c.user.ID) {
-		currencies[fiatOf(w.Currency)] = map[string]any{"status": "none", "active": false}
-	}
-	eur := "none"
-	for k, v := range c.user.Onboarding {
-		if k == "eurProviderStatus" {
-			eur = v
-			continue
-		}
-		currencies[k] = map[string]any{"status": v, "active": v == "active" || v == "approved"}
-	}
-	return map[string]any{"data": map[string]any{"currencies": currencies, "eurProviderStatus": eur}}, nil
-}
