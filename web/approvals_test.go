@@ -495,3 +495,74 @@ func BenchmarkApprovalQueuePage(b *testing.B) {
 	b.ReportMetric(pct(0.99), "p99-ms")
 	b.ReportMetric(0, "ns/op")
 }
+
+func TestProposalDetailOffersWhatEachStateAllows(t *testing.T) {
+	env := webtest.New(t, webtest.Options{})
+	admins := treasuryAdmins(t, env)
+	c, _ := approver(t, env, admins[2])
+	syncQueue(t, env, c)
+	byDesc := func(desc string) string {
+		t.Helper()
+		// Closed proposals are in the mirror too (the sync reads them all),
+		// though the queue does not show them.
+		var id string
+		rows, err := env.Store.Pool().Query(context.Background(), `SELECT id FROM proposals WHERE description = $1`, desc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		for rows.Next() {
+			if err := rows.Scan(&id); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if id == "" {
+			t.Fatalf("no proposal %q in the mirror", desc)
+		}
+		return id
+	}
+	cases := []struct {
+		desc, status string
+		offered      []string
+	}{
+		{"November stipend", "PENDING_APPROVALS", []string{"approve", "reject"}},
+		{"Team lunch", "PENDING_SIGNATURES", []string{"create-sign-request", "reject"}},
+		{"Book allowance", "SUBMITTED", nil},
+		{"Mistyped amount", "FAILED", []string{"approve-again", "reject"}},
+		{"October bonus", "COMPLETED", nil},
+		{"Duplicate request", "REJECTED", nil},
+		{"Old request", "EXPIRED", nil},
+	}
+	actions := []string{"approve", "approve-again", "reject", "create-sign-request"}
+	for _, tc := range cases {
+		t.Run(tc.status, func(t *testing.T) {
+			doc := webtest.Doc(t, env.Get(c, "/approvals/"+byDesc(tc.desc)))
+			if got := webtest.TestID(doc, "detail-status"); got != tc.status {
+				t.Fatalf("status %q, want %s", got, tc.status)
+			}
+			for _, a := range actions {
+				want := slices.Contains(tc.offered, a)
+				if got := doc.Find(`[data-testid="`+a+`"]`).Length() == 1; got != want {
+					t.Errorf("%s offered: %v, want %v", a, got, want)
+				}
+			}
+			if doc.Find(`[data-testid="timeline-entry"]`).Length() == 0 {
+				t.Error("empty timeline")
+			}
+		})
+	}
+	// A proposal in a closed state refuses actions with 409 and sends nothing.
+	done := byDesc("October bonus")
+	if resp := postApprove(env, c, done); resp.StatusCode != http.StatusConflict {
+		t.Fatalf("approve completed: %d", resp.StatusCode)
+	}
+	if resp := env.PostForm(c, "/approvals/"+done+"/reject", url.Values{"reason": {"late"}, "confirm": {"1"}}); resp.StatusCode != http.StatusConflict {
+		t.Fatalf("reject completed: %d", resp.StatusCode)
+	}
+	if resp := env.PostForm(c, "/approvals/"+done+"/sign-requests", url.Values{}); resp.StatusCode != http.StatusConflict {
+		t.Fatalf("sign request for completed: %d", resp.StatusCode)
+	}
+	if resp := env.Get(c, "/approvals/no-such-proposal"); resp.StatusCode != http.StatusNotFound {
+		t.Fatalf("unknown: %d", resp.StatusCode)
+	}
+}
