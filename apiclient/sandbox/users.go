@@ -209,4 +209,3 @@ func (c *call) reactivateUser() (any, error) {
 	u.DeletedAt = nil
 	return map[string]any{"success": true, "message": "User reactivated"}, nil
 }
-
