@@ -238,15 +238,22 @@ func TestWebhookDelivery_PartnerScoping(t *testing.T) {
 		if len(hits) != len(users) {
 			t.Fatalf("%s: %d hits, want %d", name, len(hits), len(users))
 		}
-		for i, h := range hits {
+		// Deliveries run concurrently: compare the users as a set.
+		want := map[string]int{}
+		for _, u := range users {
+			want[u]++
+		}
+		for _, h := range hits {
 			var b struct {
 				EventType string         `json:"eventType"`
 				Payload   map[string]any `json:"payload"`
 			}
 			_ = json.Unmarshal(h.body, &b)
-			if b.EventType != eventType || b.Payload["userId"] != users[i] {
+			uid, _ := b.Payload["userId"].(string)
+			if b.EventType != eventType || want[uid] == 0 {
 				t.Errorf("%s: %s", name, h.body)
 			}
+			want[uid]--
 		}
 	}
 	check("partner A", sinkA, "employee.deposit.completed", ua)
