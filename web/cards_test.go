@@ -1011,3 +1011,40 @@ func TestCardDetailForEveryStatus(t *testing.T) {
 		t.Fatalf("reserved detail: %q", cardStatus(doc))
 	}
 }
+
+// TestCardSpendWebhookReachesTheActivityFeed: a spend at the sandbox fires
+// card.transaction.created; the webhooks receiver records it through
+// store.RecordCardActivity and the card's feed shows its decimal amount and
+// fee.
+func TestCardSpendWebhookReachesTheActivityFeed(t *testing.T) {
+	env := webtest.New(t, webtest.Options{StartWorkers: true})
+	if env.Demo.WebhookSecret == "" {
+		t.Fatal("the demo has no webhook subscription")
+	}
+	if err := env.App.AdoptWebhookSecret(context.Background(), env.Demo.WebhookSecret); err != nil {
+		t.Fatal(err)
+	}
+	c, _ := env.SignedIn(store.RoleSupport)
+	resp := env.PostForm(c, "/cards/refresh", nil)
+	resp.Body.Close()
+	card := demoCard(t, env, "Everyday")
+	sandboxControl(t, env, http.MethodPost, "/_sandbox/cards/"+card.ID+"/spend", map[string]string{
+		"amount": "1234.56", "fee": "12.3", "merchantName": "Webhook Mart"})
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		doc := webtest.Doc(t, env.Do(c, http.MethodGet, "/cards/"+card.ID+"/activity", nil, http.Header{"Hx-Request": {"true"}}))
+		row := doc.Find(`[data-testid="activity-row"]`).FilterFunction(func(_ int, s *goquery.Selection) bool {
+			return strings.Contains(s.Text(), "Webhook Mart")
+		})
+		if row.Length() == 1 {
+			if got := strings.TrimSpace(row.Find(`[data-testid="activity-amount"]`).Text()); got != "1,234.56 NGN" || !strings.Contains(row.Text(), "12.30 NGN") {
+				t.Fatalf("feed row %q", row.Text())
+			}
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the spend never reached the feed (%d rows)", doc.Find(`[data-testid="activity-row"]`).Length())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
