@@ -135,43 +135,12 @@ func (s *Store) WebhookEventByID(ctx context.Context, id int64) (WebhookEvent, e
 	return e, nil
 }
 
-// LockWebhookEvent loads one event inside tx and locks it until tx ends, so
-// two processing runs of the same event never overlap.
-func LockWebhookEvent(ctx context.Context, tx pgx.Tx, id int64) (WebhookEvent, error) {
-	e, err := scanEvent(tx.QueryRow(ctx, `SELECT `+eventColumns+` FROM webhook_events WHERE id = $1 FOR UPDATE`, id))
-	if err != nil {
-		return WebhookEvent{}, fmt.Errorf("store: lock webhook event %d: %w", id, notFound(err))
-	}
-	return e, nil
-}
-
 // EventOutcome is what one processing run decided.
 type EventOutcome struct {
 	State         string
 	Outcome       string
 	Error         string
 	ServiceUserID string
-}
-
-const finishEvent = `
-	UPDATE webhook_events SET state = $2, outcome = $3, error = $4,
-		service_user_id = CASE WHEN $5 = '' THEN service_user_id ELSE $5 END,
-		attempts = attempts + 1, processed_count = processed_count + 1, processed_at = now()
-	WHERE id = $1`
-
-// FinishEvent records a processing run's result inside tx (the transaction
-// that applied the event's effects, so both commit together).
-func FinishEvent(ctx context.Context, tx pgx.Tx, id int64, o EventOutcome) error {
-	if _, err := tx.Exec(ctx, finishEvent, id, o.State, truncate(o.Outcome, 2000), truncate(o.Error, 2000), o.ServiceUserID); err != nil {
-		return fmt.Errorf("store: finish webhook event %d: %w", id, err)
-	}
-	return nil
-}
-
-// QueueFinishEvent is FinishEvent as part of a batch sent inside the
-// processing transaction.
-func QueueFinishEvent(b *pgx.Batch, id int64, o EventOutcome) {
-	b.Queue(finishEvent, id, o.State, truncate(o.Outcome, 2000), truncate(o.Error, 2000), o.ServiceUserID)
 }
 
 // RecordEventAttempt records a failed attempt (the job will retry) or, when
@@ -319,4 +288,96 @@ func (s *Store) StoredWebhookIDs(ctx context.Context, ids []string) (map[string]
 		out[id] = true
 	}
 	return out, nil
+}
+
+// EventApplication is everything one processing run writes: the rows the
+// event adds (each keyed by the event, so writing them twice changes
+// nothing) and its outcome.
+type EventApplication struct {
+	EventID  int64
+	Replay   bool
+	Activity []Activity
+	Cards    []CardActivity
+	Outcome  EventOutcome
+}
+
+// The outcome is recorded only while the event is still queued (or on a
+// replay): of two runs of the same event, one records it.
+const applyOutcome = `
+	UPDATE webhook_events SET state = $2, outcome = $3, error = $4,
+		service_user_id = CASE WHEN $5 = '' THEN service_user_id ELSE $5 END,
+		attempts = attempts + 1, processed_count = processed_count + 1, processed_at = now()
+	WHERE id = $1 AND state <> 'unparseable' AND (state = 'queued' OR $6::boolean)
+	RETURNING id`
+
+// queueApplication adds an application's statements to a batch.
+func queueApplication(b *pgx.Batch, a EventApplication) error {
+	for _, c := range a.Cards {
+		if c.EventKey == "" || c.CardID == "" || (c.Kind != CardActivityTransaction && c.Kind != CardActivityFulfillment) {
+			return fmt.Errorf("store: apply webhook event %d: card activity needs an event key, a card and a kind", a.EventID)
+		}
+		// The statement of RecordCardActivity (card_activity.go), batched.
+		b.Queue(`
+			INSERT INTO card_activity (event_key, card_id, kind, status, amount, fee, currency, merchant, detail, occurred_at)
+			VALUES ($1, $2, $3, $4, $5::text::numeric, $6::text::numeric, $7, $8, $9, $10)
+			ON CONFLICT (event_key) DO NOTHING`,
+			c.EventKey, c.CardID, c.Kind, c.Status, decimalPtrText(c.Amount), decimalPtrText(c.Fee), c.Currency,
+			cardCut(c.Merchant, 200), cardCut(c.Detail, 500), c.OccurredAt)
+	}
+	for _, x := range a.Activity {
+		QueueActivity(b, x)
+	}
+	o := a.Outcome
+	b.Queue(applyOutcome, a.EventID, o.State, truncate(o.Outcome, 2000), truncate(o.Error, 2000), o.ServiceUserID, a.Replay)
+	return nil
+}
+
+// readApplication reads a batch's results: whether this run recorded the
+// outcome.
+func readApplication(br pgx.BatchResults, a EventApplication) (bool, error) {
+	for range len(a.Cards) + len(a.Activity) {
+		if _, err := br.Exec(); err != nil {
+			return false, fmt.Errorf("store: apply webhook event %d: %w", a.EventID, err)
+		}
+	}
+	var id int64
+	err := br.QueryRow().Scan(&id)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("store: apply webhook event %d: %w", a.EventID, err)
+	}
+	return true, nil
+}
+
+// ApplyEvent writes an application in one round trip, as one implicit
+// transaction (a batch runs all or nothing). It reports whether this run
+// recorded the outcome (false: another run had settled the event).
+func (s *Store) ApplyEvent(ctx context.Context, a EventApplication) (bool, error) {
+	b := &pgx.Batch{}
+	if err := queueApplication(b, a); err != nil {
+		return false, err
+	}
+	br := s.pool.SendBatch(ctx, b)
+	applied, err := readApplication(br, a)
+	if cerr := br.Close(); err == nil && cerr != nil {
+		err = fmt.Errorf("store: apply webhook event %d: %w", a.EventID, cerr)
+	}
+	return applied, err
+}
+
+// ApplyEventTx is ApplyEvent inside a transaction the caller owns (when the
+// run also enqueues jobs).
+func ApplyEventTx(ctx context.Context, tx pgx.Tx, a EventApplication) (bool, error) {
+	b := &pgx.Batch{}
+	if err := queueApplication(b, a); err != nil {
+		return false, err
+	}
+	br := tx.SendBatch(ctx, b)
+	applied, err := readApplication(br, a)
+	if cerr := br.Close(); err == nil && cerr != nil {
+		err = fmt.Errorf("store: apply webhook event %d: %w", a.EventID, cerr)
+	}
+	return applied, err
 }

@@ -871,3 +871,40 @@ func TestEncryptionKeyConfiguration(t *testing.T) {
 		t.Fatal("the key prints")
 	}
 }
+
+// TestWebhookConcurrentRunsApplyOnce: river delivers jobs at least once, so
+// the same event may be processed by several runs at the same time; one
+// records the outcome and the effects exist once.
+func TestWebhookConcurrentRunsApplyOnce(t *testing.T) {
+	env := webtest.New(t, webtest.Options{SkipDemoImport: true})
+	secret := adopt(t, env)
+	ctx := context.Background()
+	body := eventBody("wh-race-1", apiclient.EventCardTransactionCreated, map[string]any{
+		"cardId": "card-race", "transactionId": "tx-race", "serviceUserId": "user-race", "amount": "5.00", "fee": "0.05", "currency": "NGN"})
+	if code := mustDeliver(t, env, secret, "wh-race-1", body); code != http.StatusOK {
+		t.Fatalf("deliver: %d", code)
+	}
+	ev := eventByWebhookID(t, env, "wh-race-1")
+	var wg sync.WaitGroup
+	errs := make(chan error, 10)
+	for range 10 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs <- env.App.Webhooks().ProcessEvent(ctx, ev.ID, false)
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	after := eventByWebhookID(t, env, "wh-race-1")
+	feed, _ := env.Store.CardActivityFeed(ctx, "card-race", 10)
+	if after.ProcessedCount != 1 || after.State != store.EventProcessed || activityCount(t, env, ev.ID) != 1 || len(feed) != 1 {
+		t.Fatalf("10 concurrent runs: processed %d times, state %s, %d activity rows, %d card rows",
+			after.ProcessedCount, after.State, activityCount(t, env, ev.ID), len(feed))
+	}
+}

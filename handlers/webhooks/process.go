@@ -19,8 +19,7 @@ import (
 // in river_job).
 type ProcessEventArgs struct {
 	EventID int64 `json:"event_id"`
-	// EventType is the stored type (not secret), so processing can choose
-	// its path before loading the event.
+	// EventType is the stored type, for reading the job list (not secret).
 	EventType string `json:"event_type,omitempty"`
 	// Replay is set when an owner asked to run processing again.
 	Replay bool `json:"replay,omitempty"`
@@ -61,7 +60,7 @@ func (w *ProcessEventWorker) Timeout(*river.Job[ProcessEventArgs]) time.Duration
 // nothing unless it is a replay, and every processor is idempotent, so
 // at-least-once delivery of jobs never applies an event twice.
 func (w *ProcessEventWorker) Work(ctx context.Context, job *river.Job[ProcessEventArgs]) error {
-	err := w.H.processEvent(ctx, job.Args.EventID, job.Args.EventType, job.Args.Replay)
+	err := w.H.processEvent(ctx, job.Args.EventID, job.Args.Replay)
 	if err == nil {
 		return nil
 	}
@@ -95,8 +94,7 @@ func NoLocalEmployee(userID string) Outcome {
 
 // processor decides what an event does: its outcome and the rows to write
 // (effects). It does no I/O; processEvent writes the effects and the
-// outcome in one transaction. API reads happen before, in prepare, so no
-// transaction is held open over a network call.
+// outcome together. API reads happen before, in prepare.
 type processor func(ev store.WebhookEvent, env *apiclient.Event) (Outcome, effects, error)
 
 // effects are the rows an event adds: to the activity feed, and to a
@@ -112,7 +110,7 @@ type effects struct {
 // ProcessEvent applies a stored event: skip it when already settled (unless
 // replayed), otherwise dispatch it by type and record the outcome.
 func (h *Handler) ProcessEvent(ctx context.Context, id int64, replay bool) error {
-	return h.processEvent(ctx, id, "", replay)
+	return h.processEvent(ctx, id, replay)
 }
 
 // settled reports whether a run should leave the event as it is.
@@ -126,91 +124,59 @@ func settled(state string, replay bool) bool {
 	return !replay
 }
 
-// processEvent applies an event. typeHint, the stored event type, lets an
-// event whose processor needs no API read run in one transaction; events
-// that need a read are loaded first and read outside any transaction.
-func (h *Handler) processEvent(ctx context.Context, id int64, typeHint string, replay bool) error {
-	var (
-		proc     processor
-		pre      prepare
-		prepared Outcome
-		dispType string
-	)
-	if typeHint != "" {
-		proc, pre = h.dispatch(typeHint)
-		dispType = typeHint
+// processEvent applies an event: load it, read what the API must tell
+// (outside any transaction), decide its effects, and write them with the
+// outcome in one round trip (one transaction with the jobs it enqueues,
+// when it enqueues any). No lock is held: effects are keyed by the event,
+// and the outcome is recorded only while the event is still queued, so a
+// second run of the same event changes nothing.
+func (h *Handler) processEvent(ctx context.Context, id int64, replay bool) error {
+	ev, err := h.Store.WebhookEventByID(ctx, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil // nothing to do; never retry a missing row
 	}
-	if typeHint == "" || pre != nil {
-		ev, err := h.Store.WebhookEventByID(ctx, id)
-		if errors.Is(err, store.ErrNotFound) {
-			return nil // nothing to do; never retry a missing row
-		}
-		if err != nil {
+	if err != nil {
+		return err
+	}
+	if settled(ev.State, replay) {
+		return nil
+	}
+	app := store.EventApplication{EventID: id, Replay: replay}
+	env, err := apiclient.ParseEvent(ev.Body)
+	if err != nil {
+		app.Outcome = store.EventOutcome{State: store.EventUnparseable, Error: unparseableReason(err)}
+		_, err := h.Store.ApplyEvent(ctx, app)
+		return err
+	}
+	proc, pre := h.dispatch(env.EventType)
+	var prepared Outcome
+	if pre != nil {
+		if prepared, err = pre(ctx, ev, env); err != nil {
 			return err
 		}
-		if settled(ev.State, replay) {
-			return nil
-		}
-		env, err := apiclient.ParseEvent(ev.Body)
-		if err != nil {
-			return h.Store.InTx(ctx, func(tx pgx.Tx) error {
-				return store.FinishEvent(ctx, tx, id, store.EventOutcome{State: store.EventUnparseable, Error: unparseableReason(err)})
-			})
-		}
-		proc, pre = h.dispatch(env.EventType)
-		dispType = env.EventType
-		if pre != nil {
-			// Reads of the current state from the API, outside the transaction.
-			if prepared, err = pre(ctx, ev, env); err != nil {
-				return err
-			}
-		}
+	}
+	out, eff, err := proc(ev, env)
+	if err != nil {
+		return err
+	}
+	if prepared.Note != "" {
+		out.Note += "; " + prepared.Note
+	}
+	app.Activity, app.Cards = eff.activity, eff.cards
+	app.Outcome = store.EventOutcome{State: out.State, Outcome: out.Note, ServiceUserID: out.ServiceUserID}
+	if len(eff.refresh) == 0 {
+		_, err := h.Store.ApplyEvent(ctx, app)
+		return err
 	}
 	return h.Store.InTx(ctx, func(tx pgx.Tx) error {
-		// The row stays locked until commit: a replay and a retry of the
-		// same event never apply it concurrently.
-		ev, err := store.LockWebhookEvent(ctx, tx, id)
-		if errors.Is(err, store.ErrNotFound) {
-			return nil
-		}
-		if err != nil {
+		applied, err := store.ApplyEventTx(ctx, tx, app)
+		if err != nil || !applied {
 			return err
 		}
-		if settled(ev.State, replay) {
-			return nil // another run settled it meanwhile
-		}
-		env, err := apiclient.ParseEvent(ev.Body)
-		if err != nil {
-			return store.FinishEvent(ctx, tx, id, store.EventOutcome{State: store.EventUnparseable, Error: unparseableReason(err)})
-		}
-		if env.EventType != dispType {
-			return fmt.Errorf("webhooks: event %d is %s, dispatched as %s", id, env.EventType, dispType)
-		}
-		out, eff, err := proc(ev, env)
-		if err != nil {
-			return err
-		}
-		if prepared.Note != "" {
-			out.Note += "; " + prepared.Note
-		}
-		for _, c := range eff.cards {
-			if _, err := store.RecordCardActivity(ctx, tx, c); err != nil {
-				return err
-			}
-		}
-		// The activity rows and the outcome go in one round trip.
-		b := &pgx.Batch{}
-		for _, a := range eff.activity {
-			store.QueueActivity(b, a)
-		}
-		store.QueueFinishEvent(b, id, store.EventOutcome{State: out.State, Outcome: out.Note, ServiceUserID: out.ServiceUserID})
 		for _, user := range eff.refresh {
 			if err := h.queueBalanceRefresh(ctx, tx, user); err != nil {
 				return err
 			}
-		}
-		if err := tx.SendBatch(ctx, b).Close(); err != nil {
-			return fmt.Errorf("webhooks: apply event %d: %w", id, err)
 		}
 		return nil
 	})

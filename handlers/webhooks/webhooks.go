@@ -35,6 +35,7 @@ type Store interface {
 	ReceiveDelivery(ctx context.Context, d store.NewDelivery, enqueue func(ctx context.Context, tx pgx.Tx, eventID int64, eventType string) error) (int64, bool, error)
 	WebhookEventByID(ctx context.Context, id int64) (store.WebhookEvent, error)
 	RecordEventAttempt(ctx context.Context, id int64, errText string, final bool) error
+	ApplyEvent(ctx context.Context, a store.EventApplication) (bool, error)
 	ListWebhookEvents(ctx context.Context, f store.EventFilter) ([]store.WebhookEvent, error)
 	CountWebhookEventsByState(ctx context.Context, f store.EventFilter) (map[string]int, error)
 	WebhookEventTypes(ctx context.Context) ([]string, error)
