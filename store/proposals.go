@@ -241,9 +241,10 @@ func (s *Store) CountQueue(ctx context.Context, f QueueFilter) (int, error) {
 }
 
 func queueWhere(f QueueFilter) ([]string, []any) {
-	var where []string
-	args := []any{QueueStatuses}
-	where = append(where, "status = ANY($1)")
+	// The states are inlined (constants) so the planner can use the
+	// partial queue index.
+	where := []string{"status IN ('" + strings.Join(QueueStatuses, "', '") + "')"}
+	var args []any
 	arg := func(v any) string {
 		args = append(args, v)
 		return fmt.Sprintf("$%d", len(args))
@@ -401,6 +402,13 @@ func (s *Store) LastProposalSync(ctx context.Context) (time.Time, error) {
 	return *t, nil
 }
 
+// queueOuterColumns is proposalColumns over the paged subquery q.
+const queueOuterColumns = `q.id, q.wallet_id, q.owner_user_id, q.type, q.status, q.currency, q.amount::text, q.to_user_id, q.to_address,
+	q.to_stablecoin, q.slippage_bps, q.description, q.required_signatures, q.collected_signatures, q.approvals, q.required_approvals,
+	q.approval_mode, q.rejection_reason, q.failure_reason, q.round, coalesce(q.created_by_staff_id, 0), q.upstream_created_at,
+	q.upstream_updated_at, q.synced_at,
+	(SELECT max(sr.expires_at) FROM sign_requests sr WHERE sr.proposal_id = q.id AND sr.state IN ('waiting', 'opened', 'relay_pending'))`
+
 // QueuePage is one page of the queue with the names it mentions and the
 // total of all pages, read in one query.
 type QueuePage struct {
@@ -417,9 +425,11 @@ func (s *Store) ListQueuePage(ctx context.Context, f QueueFilter) (QueuePage, er
 	}
 	where, args := queueWhere(f)
 	args = append(args, f.Limit)
-	sql := `SELECT q.*, coalesce(o.first_name, ''), coalesce(o.last_name, ''), coalesce(o.email, ''),
+	// The inner query pages plain rows (the queue index serves the order);
+	// the sign deadline and the names are looked up for that page only.
+	sql := `SELECT ` + queueOuterColumns + `, q.total, coalesce(o.first_name, ''), coalesce(o.last_name, ''), coalesce(o.email, ''),
 			coalesce(t.first_name, ''), coalesce(t.last_name, ''), coalesce(t.email, '')
-		FROM (SELECT ` + proposalColumns + `, count(*) OVER () AS total FROM proposals WHERE ` + strings.Join(where, " AND ") +
+		FROM (SELECT *, count(*) OVER () AS total FROM proposals WHERE ` + strings.Join(where, " AND ") +
 		fmt.Sprintf(` ORDER BY upstream_created_at DESC, id DESC LIMIT $%d) q`, len(args)) + `
 		LEFT JOIN employees o ON o.service_user_id = q.owner_user_id
 		LEFT JOIN employees t ON t.service_user_id = q.to_user_id AND q.to_user_id <> ''

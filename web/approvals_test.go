@@ -438,8 +438,13 @@ func BenchmarkApprovalQueuePage(b *testing.B) {
 	signed, _ := env.SignedIn(store.RoleFinanceApprover)
 	client := &http.Client{Jar: signed.Jar, Timeout: 30 * time.Second,
 		Transport: &http.Transport{MaxIdleConnsPerHost: 64, MaxConnsPerHost: 64}}
+	// BENCH_PATH measures another page under the same load, for comparison.
+	path := "/approvals"
+	if p := os.Getenv("BENCH_PATH"); p != "" {
+		path = p
+	}
 	get := func() (time.Duration, error) {
-		req, _ := http.NewRequest(http.MethodGet, env.URL("/approvals"), nil)
+		req, _ := http.NewRequest(http.MethodGet, env.URL(path), nil)
 		start := time.Now()
 		resp, err := client.Do(req)
 		if err != nil {

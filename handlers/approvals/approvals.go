@@ -138,6 +138,10 @@ func short(s string) string {
 // Recipient names where a proposal sends value.
 func (n Names) Recipient(p store.Proposal) string {
 	switch {
+	case p.Type == "CARD_ISSUANCE":
+		return "a new card (issuance fee)"
+	case p.Type == "NIGERIAN_OFFRAMP":
+		return "a Nigerian bank account"
 	case p.Type == string(apiclient.ProposalSwap) || p.ToStablecoin != "":
 		return n.Of(p.OwnerUserID) + " (" + p.ToStablecoin + ")"
 	case p.ToUserID != "":
