@@ -253,3 +253,18 @@ func parseCursor(s string) (cursor, error) {
 	}
 	return c, nil
 }
+
+// EmployeesChangedAt is the latest activity of any employee: every change
+// the lists show (invite, link, flag, readiness read, deletion) moves it.
+// Polling pages compare it to skip re-rendering when nothing changed; it is
+// one read of the employees_activity_key index.
+func (s *Store) EmployeesChangedAt(ctx context.Context) (time.Time, error) {
+	var t *time.Time
+	if err := s.pool.QueryRow(ctx, `SELECT max(last_activity_at) FROM employees`).Scan(&t); err != nil {
+		return time.Time{}, fmt.Errorf("store: employees changed at: %w", err)
+	}
+	if t == nil {
+		return time.Time{}, nil
+	}
+	return *t, nil
+}

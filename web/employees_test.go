@@ -215,6 +215,29 @@ func TestEmployeeListSearchFiltersAndCSV(t *testing.T) {
 			t.Fatalf("csv row not filtered: %v", r)
 		}
 	}
+	// Polling: an unchanged list answers 204 (nothing re-rendered); a change
+	// elsewhere makes the next poll render again.
+	doc = webtest.Doc(t, env.Get(c, "/employees?state=invited"))
+	poll, _ := doc.Find(`#employee-results`).Attr("hx-get")
+	if !strings.Contains(poll, "since=") {
+		t.Fatalf("poll url %q", poll)
+	}
+	hx := http.Header{"HX-Request": {"true"}}
+	resp = env.Do(c, "GET", poll, nil, hx)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusNoContent {
+		t.Fatalf("unchanged poll: %d", resp.StatusCode)
+	}
+	if _, err := env.Store.FlagActionRequired(context.Background(), target.ServiceUserID, "a selfie", store.Actor{Email: "test"}); err != nil && target.ServiceUserID != "" {
+		t.Fatal(err)
+	}
+	if target.ServiceUserID != "" {
+		resp = env.Do(c, "GET", poll, nil, hx)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("poll after a change: %d", resp.StatusCode)
+		}
+	}
 	// Anonymous visitors are sent to sign in.
 	resp = env.Get(env.Client(), "/employees")
 	resp.Body.Close()

@@ -94,6 +94,14 @@ func filterOptions(fv views.EmployeeFilterView) (states, currencies, readiness, 
 // List shows the employee list: search as you type, filters, keyset pages.
 // htmx asks for the results fragment alone (search, filters, polling).
 func (h *Handler) List(w http.ResponseWriter, r *http.Request) {
+	stamp, same, err := h.unchanged(w, r)
+	if err != nil {
+		h.ServerError(w, r, err)
+		return
+	}
+	if same {
+		return
+	}
 	f, fv := listFilter(r)
 	f.Limit = 50
 	page, err := h.Store.ListEmployeesWithReadiness(r.Context(), f)
@@ -118,6 +126,7 @@ func (h *Handler) List(w http.ResponseWriter, r *http.Request) {
 	if f.After != "" {
 		self.Set("after", f.After)
 	}
+	self.Set("since", stamp)
 	v.SelfURL = withQuery("/employees", self)
 	if page.Next != "" {
 		next := filterQuery(fv)

@@ -24,6 +24,7 @@ import (
 type Store interface {
 	ListEmployees(ctx context.Context, f store.EmployeeFilter) (store.EmployeePage, error)
 	ListEmployeesWithReadiness(ctx context.Context, f store.EmployeeFilter) (store.EmployeePageWithReadiness, error)
+	EmployeesChangedAt(ctx context.Context) (time.Time, error)
 	EmployeeByID(ctx context.Context, id int64) (store.Employee, error)
 	EmployeeByEmail(ctx context.Context, email string) (store.Employee, error)
 	EmployeeByServiceUserID(ctx context.Context, serviceUserID string) (store.Employee, error)
@@ -222,4 +223,22 @@ func mustJSON(v any) json.RawMessage {
 		return nil
 	}
 	return b
+}
+
+// unchanged answers a poll with 204 (htmx keeps the page as it is) when no
+// employee changed since the stamp the page was rendered with, so polling
+// neither re-renders nor collapses an opened cell. It returns the current
+// stamp for the next poll.
+func (h *Handler) unchanged(w http.ResponseWriter, r *http.Request) (string, bool, error) {
+	at, err := h.Store.EmployeesChangedAt(r.Context())
+	if err != nil {
+		return "", false, err
+	}
+	stamp := strconv.FormatInt(at.UnixMicro(), 10)
+	if handlers.IsFragmentRequest(r) && r.URL.Query().Get("since") == stamp {
+		w.Header().Add("Vary", handlers.HeaderHXRequest)
+		w.WriteHeader(http.StatusNoContent)
+		return stamp, true, nil
+	}
+	return stamp, false, nil
 }

@@ -15,6 +15,14 @@ import (
 // Matrix shows employees × currencies, each cell the readiness state with
 // the missing fields on expand, with the list's filters.
 func (h *Handler) Matrix(w http.ResponseWriter, r *http.Request) {
+	stamp, same, err := h.unchanged(w, r)
+	if err != nil {
+		h.ServerError(w, r, err)
+		return
+	}
+	if same {
+		return
+	}
 	f, fv := listFilter(r)
 	f.Limit = 100
 	page, err := h.Store.ListEmployeesWithReadiness(r.Context(), f)
@@ -38,6 +46,7 @@ func (h *Handler) Matrix(w http.ResponseWriter, r *http.Request) {
 	if f.After != "" {
 		self.Set("after", f.After)
 	}
+	self.Set("since", stamp)
 	v.SelfURL = withQuery("/employees/readiness", self)
 	if page.Next != "" {
 		next := filterQuery(fv)
