@@ -243,8 +243,11 @@ func fieldString(m map[string]any, keys ...string) string {
 }
 
 // userOf names the user an event is about.
-func userOf(env *apiclient.Event) string {
-	id := fieldString(payloadFields(env.Payload), "serviceUserId", "userId")
+func userOf(env *apiclient.Event) string { return userIn(payloadFields(env.Payload)) }
+
+// userIn is userOf on payload fields already read.
+func userIn(f map[string]any) string {
+	id := fieldString(f, "serviceUserId", "userId")
 	if !validID(id) {
 		return ""
 	}

@@ -128,7 +128,7 @@ func (h *Handler) moneyMovement(kind string) processor {
 		f := payloadFields(env.Payload)
 		user := p.UserID
 		if user == "" {
-			user = userOf(env)
+			user = userIn(f)
 		}
 		amount := p.Amount
 		a := store.Activity{
@@ -236,7 +236,7 @@ func (h *Handler) cardTransaction(ev store.WebhookEvent, env *apiclient.Event) (
 	}
 	p := decoded.(*apiclient.CardTransactionPayload)
 	f := payloadFields(env.Payload)
-	user := userOf(env)
+	user := userIn(f)
 	amount, fee := p.Amount, p.Fee
 	a := store.Activity{
 		WebhookEventID: ev.ID, ServiceUserID: user, Kind: store.ActivityCardTransaction, EventType: env.EventType,
@@ -259,7 +259,7 @@ func (h *Handler) cardTransaction(ev store.WebhookEvent, env *apiclient.Event) (
 // read from GET /cards/{cardId} (DESIGN.md 7), since events may be stale.
 func (h *Handler) cardFulfillment(ev store.WebhookEvent, env *apiclient.Event) (Outcome, effects, error) {
 	f := payloadFields(env.Payload)
-	user := userOf(env)
+	user := userIn(f)
 	a := store.Activity{
 		WebhookEventID: ev.ID, ServiceUserID: user, Kind: store.ActivityCardFulfillment, EventType: env.EventType,
 		Status: fieldString(f, "status", "fulfillmentStatus"), Reference: fieldString(f, "cardId"),
@@ -277,7 +277,7 @@ func (h *Handler) cardFulfillment(ev store.WebhookEvent, env *apiclient.Event) (
 
 func (h *Handler) readCardStatus(ctx context.Context, _ store.WebhookEvent, env *apiclient.Event) (Outcome, error) {
 	f := payloadFields(env.Payload)
-	user, card := userOf(env), fieldString(f, "cardId")
+	user, card := userIn(f), fieldString(f, "cardId")
 	if h.API == nil || user == "" || card == "" {
 		return Outcome{}, nil
 	}
