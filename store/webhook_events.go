@@ -144,11 +144,12 @@ type EventOutcome struct {
 }
 
 // RecordEventAttempt records a failed attempt (the job will retry) or, when
-// final, marks the event failed.
+// final, marks a still queued event failed (a failed replay leaves the
+// event's state as it was, with the error shown).
 func (s *Store) RecordEventAttempt(ctx context.Context, id int64, errText string, final bool) error {
 	_, err := s.pool.Exec(ctx, `
 		UPDATE webhook_events SET attempts = attempts + 1, error = $2,
-			state = CASE WHEN $3 THEN 'failed' ELSE state END
+			state = CASE WHEN $3 AND state = 'queued' THEN 'failed' ELSE state END
 		WHERE id = $1`, id, truncate(errText, 2000), final)
 	if err != nil {
 		return fmt.Errorf("store: record attempt of webhook event %d: %w", id, err)
