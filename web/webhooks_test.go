@@ -21,6 +21,8 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/rivertype"
 	"github.com/shopspring/decimal"
 
 	"partneradmin/apiclient"
@@ -906,5 +908,55 @@ func TestWebhookConcurrentRunsApplyOnce(t *testing.T) {
 	if after.ProcessedCount != 1 || after.State != store.EventProcessed || activityCount(t, env, ev.ID) != 1 || len(feed) != 1 {
 		t.Fatalf("10 concurrent runs: processed %d times, state %s, %d activity rows, %d card rows",
 			after.ProcessedCount, after.State, activityCount(t, env, ev.ID), len(feed))
+	}
+}
+
+// TestWebhookProcessingFailureIsShownAndReplayable: when the API read an
+// event needs keeps failing, the attempts are recorded, the last one marks
+// the event failed in the log, and a replay once the API answers again
+// applies it.
+func TestWebhookProcessingFailureIsShownAndReplayable(t *testing.T) {
+	env := webtest.New(t, webtest.Options{SkipDemoImport: true})
+	secret := adopt(t, env)
+	ctx := context.Background()
+	fault, _ := json.Marshal(map[string]any{"method": "GET", "route": "/v1/users/{userId}/cards/{cardId}", "status": 500, "message": "issuer down"})
+	resp, err := http.Post(env.SandboxURL+"/_sandbox/faults", "application/json", bytes.NewReader(fault))
+	if err != nil || resp.StatusCode != http.StatusCreated {
+		t.Fatalf("fault: %v %v", resp, err)
+	}
+	resp.Body.Close()
+	body := eventBody("wh-fail-1", apiclient.EventCardFulfillmentUpdated, map[string]any{"cardId": "card-f", "serviceUserId": "user-f", "status": "shipped"})
+	if code := mustDeliver(t, env, secret, "wh-fail-1", body); code != http.StatusOK {
+		t.Fatalf("deliver: %d", code)
+	}
+	ev := eventByWebhookID(t, env, "wh-fail-1")
+	worker := &webhooks.ProcessEventWorker{H: env.App.Webhooks()}
+	job := func(attempt int) *river.Job[webhooks.ProcessEventArgs] {
+		return &river.Job[webhooks.ProcessEventArgs]{JobRow: &rivertype.JobRow{Attempt: attempt, MaxAttempts: 8},
+			Args: webhooks.ProcessEventArgs{EventID: ev.ID}}
+	}
+	if err := worker.Work(ctx, job(1)); err == nil {
+		t.Fatal("processing succeeded while the API fails")
+	}
+	if e := eventByWebhookID(t, env, "wh-fail-1"); e.State != store.EventQueued || e.Attempts != 1 || !strings.Contains(e.Error, "500") {
+		t.Fatalf("after a failed attempt: %+v", e)
+	}
+	if err := worker.Work(ctx, job(8)); err == nil {
+		t.Fatal("last attempt succeeded while the API fails")
+	}
+	owner, _ := env.SignedIn(store.RoleOwner)
+	doc := webtest.Doc(t, env.Get(owner, "/events?state=failed"))
+	if doc.Find(`[data-testid="event-row"][data-state="failed"]`).Length() != 1 {
+		t.Fatal("the failed event is not in the log")
+	}
+	req, _ := http.NewRequest(http.MethodDelete, env.SandboxURL+"/_sandbox/faults", nil)
+	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("clear faults: %v %v", resp, err)
+	}
+	if err := env.App.Webhooks().ProcessEvent(ctx, ev.ID, true); err != nil {
+		t.Fatal(err)
+	}
+	if e := eventByWebhookID(t, env, "wh-fail-1"); e.State != store.EventProcessed || !strings.Contains(e.Outcome, "card card-f") {
+		t.Fatalf("after the replay: %+v", e)
 	}
 }
