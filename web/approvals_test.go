@@ -571,3 +571,47 @@ func TestProposalDetailOffersWhatEachStateAllows(t *testing.T) {
 		t.Fatalf("unknown: %d", resp.StatusCode)
 	}
 }
+
+func TestApproveWhenTheAPIDoesNotAnswerReadsBackAndKeepsNothingHalfDone(t *testing.T) {
+	env := webtest.New(t, webtest.Options{})
+	admins := treasuryAdmins(t, env)
+	c, _ := approver(t, env, admins[0])
+	syncQueue(t, env, c)
+	id := proposalID(t, env, "November stipend")
+	p, _ := env.Store.ProposalByID(context.Background(), id)
+
+	// The connection drops before the API handles the call: the app reads
+	// the proposal back, sees no approval, releases its claim and says so.
+	control(t, env, http.MethodPost, "/_sandbox/faults", map[string]any{"method": "POST",
+		"route": "/v1/users/{userId}/smart-wallets/proposals/{proposalId}/approve", "drop": true, "times": 1})
+	resp := postApprove(env, c, id)
+	doc := webtest.Doc(t, resp)
+	if resp.StatusCode != http.StatusBadGateway || !strings.Contains(webtest.TestID(doc, "action-error"), "did not answer") {
+		t.Fatalf("dropped approve: %d %q", resp.StatusCode, webtest.TestID(doc, "action-error"))
+	}
+	if up, _ := env.API.GetProposal(context.Background(), p.OwnerUserID, id); len(up.Approvals) != 0 {
+		t.Fatalf("upstream approvals %v", up.Approvals)
+	}
+	rows, _ := env.Store.ListAudit(context.Background(), store.AuditFilter{Action: "proposal.approve"})
+	if len(rows) != 1 || rows[0].Outcome != store.OutcomeFailed {
+		t.Fatalf("audit %+v", rows)
+	}
+	// The claim was released: approving again works, once.
+	resp = postApprove(env, c, id)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("approve after the fault: %d", resp.StatusCode)
+	}
+	if up, _ := env.API.GetProposal(context.Background(), p.OwnerUserID, id); len(up.Approvals) != 1 {
+		t.Fatalf("upstream approvals %v", up.Approvals)
+	}
+
+	// The API refuses the reject with a 500: the typed reason is kept.
+	control(t, env, http.MethodPost, "/_sandbox/faults", map[string]any{"method": "POST",
+		"route": "/v1/users/{userId}/smart-wallets/proposals/{proposalId}/reject", "status": 503, "times": 1})
+	resp = env.PostForm(c, "/approvals/"+id+"/reject", url.Values{"reason": {"Wrong month"}, "confirm": {"1"}})
+	doc = webtest.Doc(t, resp)
+	if resp.StatusCode != http.StatusBadGateway || doc.Find("#reject-reason").Text() != "Wrong month" {
+		t.Fatalf("reject during outage: %d %q", resp.StatusCode, doc.Find("#reject-reason").Text())
+	}
+}

@@ -142,3 +142,34 @@ func TestTreasurySwapAndSend(t *testing.T) {
 		t.Fatalf("send recorded: %+v", p)
 	}
 }
+
+func TestTreasuryCreateDuringAnOutageKeepsTheInputAndSendsOnce(t *testing.T) {
+	env := webtest.New(t, webtest.Options{})
+	c, _ := env.SignedIn(store.RoleFinanceApprover)
+	usd := treasuryWallet(t, env, "USDB")
+	control(t, env, http.MethodPost, "/_sandbox/faults", map[string]any{"method": "POST",
+		"route": "/v1/users/{userId}/smart-wallets/{smartWalletId}/proposals", "drop": true, "times": 1})
+	resp := env.PostForm(c, "/treasury/transfer", url.Values{"wallet_id": {usd}, "to_user_id": {demoUser(env, "Emily")},
+		"amount": {"42.00"}, "description": {"Lunch"}})
+	doc := webtest.Doc(t, resp)
+	if resp.StatusCode != http.StatusBadGateway || !strings.Contains(webtest.TestID(doc, "treasury-error"), "may or may not") {
+		t.Fatalf("outage: %d %q", resp.StatusCode, webtest.TestID(doc, "treasury-error"))
+	}
+	if v, _ := doc.Find("#transfer-amount").Attr("value"); v != "42.00" || doc.Find("#transfer-description").Text() != "Lunch" {
+		t.Fatalf("input lost: %q", v)
+	}
+	// Not retried behind the user's back: no proposal exists upstream.
+	ps, err := env.API.ListProposals(context.Background(), env.Demo.TreasuryUserID, usd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range ps {
+		if p.Description == "Lunch" {
+			t.Fatalf("a proposal was created: %+v", p)
+		}
+	}
+	rows, _ := env.Store.ListAudit(context.Background(), store.AuditFilter{Action: "proposal.create"})
+	if len(rows) != 1 || rows[0].Outcome != store.OutcomeFailed {
+		t.Fatalf("audit %+v", rows)
+	}
+}
