@@ -103,7 +103,7 @@ func (h *Handler) List(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	f, fv := listFilter(r)
-	f.Limit = 50
+	f.Limit = listPageSize
 	page, err := h.Store.ListEmployeesWithReadiness(r.Context(), f)
 	if errors.Is(err, store.ErrBadCursor) {
 		h.ErrorPage(w, r, http.StatusBadRequest, "Page not found", "This page link is not valid any more. Start again from the first page.")
@@ -190,3 +190,8 @@ func (h *Handler) ExportCSV(w http.ResponseWriter, r *http.Request) {
 	}
 	cw.Close(h.Logger, r)
 }
+
+// listPageSize is the list's page: 25 rows of 5 readiness cells, the page
+// size of the invite consoles users compare with, and what keeps the page
+// cheap to render under load (see the README's figures).
+const listPageSize = 25
