@@ -103,6 +103,9 @@ type EventDetailView struct {
 	EventTimestamp time.Time
 	ProcessedAt    time.Time
 	ServiceUserID  string
+	// EmployeeName and EmployeeHref are set when the mirror knows the user.
+	EmployeeName string
+	EmployeeHref string
 	// Payload is the body, pretty-printed when it is JSON.
 	Payload   string
 	CanReplay bool

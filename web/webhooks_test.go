@@ -635,6 +635,10 @@ func TestWebhookEndToEndWithSandbox(t *testing.T) {
 	if doc.Find(`[data-testid="event-row"][data-state="processed"]`).Length() == 0 {
 		t.Fatal("the deposit is not in the event log")
 	}
+	doc = webtest.Doc(t, env.Get(owner, "/events/"+strconv.FormatInt(ev.ID, 10)))
+	if href, _ := doc.Find(`[data-testid="detail-employee"] a`).Attr("href"); !strings.HasPrefix(href, "/employees/") {
+		t.Fatalf("the event does not link to its employee: %q", webtest.TestID(doc, "detail-employee"))
+	}
 
 	// A lost event heals: the mirror's balance is wrong (as if a delivery
 	// had failed for good); reconciliation reads the API and corrects it.

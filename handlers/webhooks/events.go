@@ -145,6 +145,16 @@ func (h *Handler) EventDetail(w http.ResponseWriter, r *http.Request) {
 	}
 	v := views.EventDetailView{Row: eventRow(ev), EventTimestamp: ev.EventTimestamp, ProcessedAt: ev.ProcessedAt,
 		ServiceUserID: ev.ServiceUserID, Payload: prettyBody(ev.Body), CanReplay: ev.State != store.EventUnparseable}
+	if ev.ServiceUserID != "" {
+		e, err := h.Store.EmployeeByServiceUserID(r.Context(), ev.ServiceUserID)
+		switch {
+		case err == nil:
+			v.EmployeeName, v.EmployeeHref = e.Name(), "/employees/"+strconv.FormatInt(e.ID, 10)
+		case !errors.Is(err, store.ErrNotFound):
+			h.ServerError(w, r, err)
+			return
+		}
+	}
 	h.Render(w, r, http.StatusOK, "Delivery "+ev.WebhookID, views.EventDetailPage(v), nil)
 }
 

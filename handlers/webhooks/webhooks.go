@@ -36,6 +36,7 @@ type Store interface {
 	WebhookEventByID(ctx context.Context, id int64) (store.WebhookEvent, error)
 	RecordEventAttempt(ctx context.Context, id int64, errText string, final bool) error
 	ApplyEvent(ctx context.Context, a store.EventApplication) (bool, error)
+	EmployeeByServiceUserID(ctx context.Context, serviceUserID string) (store.Employee, error)
 	ListWebhookEvents(ctx context.Context, f store.EventFilter) ([]store.WebhookEvent, error)
 	CountWebhookEventsByState(ctx context.Context, f store.EventFilter) (map[string]int, error)
 	WebhookEventTypes(ctx context.Context) ([]string, error)
