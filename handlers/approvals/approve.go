@@ -137,7 +137,9 @@ func (h *Handler) approveFailed(w http.ResponseWriter, r *http.Request, p store.
 	}
 	h.Logger.WarnContext(ctx, "approve proposal failed", "proposal", p.ID, "err", callErr)
 	if apiclient.IsConflict(callErr) || apiclient.IsNotFound(callErr) {
-		_ = h.Sync.SyncWallet(ctx, p.WalletID, p.OwnerUserID)
+		if err := h.Sync.SyncWallet(ctx, p.WalletID, p.OwnerUserID); err != nil {
+			h.Logger.WarnContext(ctx, "re-read the wallet's proposals", "wallet", p.WalletID, "err", err)
+		}
 	}
 	h.renderDetail(w, r, p.ID, detailState{status: http.StatusBadGateway, actionError: msg})
 }

@@ -70,7 +70,9 @@ func (h *Handler) Reject(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		h.Logger.WarnContext(ctx, "reject proposal failed", "proposal", id, "err", err)
-		_ = h.Sync.SyncWallet(ctx, p.WalletID, p.OwnerUserID)
+		if err := h.Sync.SyncWallet(ctx, p.WalletID, p.OwnerUserID); err != nil {
+			h.Logger.WarnContext(ctx, "re-read the wallet's proposals", "wallet", p.WalletID, "err", err)
+		}
 		h.renderDetail(w, r, id, detailState{status: http.StatusBadGateway, actionError: msg, reject: form})
 		return
 	}

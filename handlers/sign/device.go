@@ -98,7 +98,7 @@ func (h *Handler) DeviceGet(w http.ResponseWriter, r *http.Request) {
 	now := h.now()
 	if !sr.Open(now) {
 		if sr.State == store.SignWaiting || sr.State == store.SignOpened {
-			_ = h.Store.ExpireSignRequest(ctx, sr.ID)
+			h.logged(ctx, "ExpireSignRequest", h.Store.ExpireSignRequest(ctx, sr.ID))
 		}
 		msg := goneWords(sr, now)
 		if asJSON {
@@ -243,7 +243,7 @@ func (h *Handler) relayProposal(w http.ResponseWriter, r *http.Request, sr store
 			return
 		}
 		// Nothing was sent: give the token back so the device can retry.
-		_ = h.Store.ReopenSignRequest(ctx, sr.ID)
+		h.logged(ctx, "ReopenSignRequest", h.Store.ReopenSignRequest(ctx, sr.ID))
 		h.Logger.WarnContext(ctx, "device: sign payload before relay", "proposal", sr.ProposalID, "err", err)
 		writeJSON(w, http.StatusBadGateway, DeviceAnswer{Error: "The wallet service could not be read just now; nothing was sent. Try again."})
 		return
@@ -268,7 +268,7 @@ func (h *Handler) relayProposal(w http.ResponseWriter, r *http.Request, sr store
 	}
 	before, err := h.API.GetProposal(ctx, sr.UserID, sr.ProposalID)
 	if err != nil {
-		_ = h.Store.ReopenSignRequest(ctx, sr.ID)
+		h.logged(ctx, "ReopenSignRequest", h.Store.ReopenSignRequest(ctx, sr.ID))
 		writeJSON(w, http.StatusBadGateway, DeviceAnswer{Error: "The wallet service could not be read just now; nothing was sent. Try again."})
 		return
 	}
@@ -339,11 +339,11 @@ func (h *Handler) relayWorkflow(w http.ResponseWriter, r *http.Request, sr store
 		msg := UpstreamWords(err)
 		if apiclient.StatusCode(err) == 0 {
 			msg = "The wallet service did not answer; the workflow's state must be checked before signing again."
-			_ = h.Store.MarkSignRelayUnsure(ctx, sr.ID, msg)
+			h.logged(ctx, "MarkSignRelayUnsure", h.Store.MarkSignRelayUnsure(ctx, sr.ID, msg))
 			writeJSON(w, http.StatusBadGateway, DeviceAnswer{Error: msg, State: store.SignRelayPending})
 			return
 		}
-		_ = h.Store.RefuseSignRequest(ctx, sr.ID, msg)
+		h.logged(ctx, "RefuseSignRequest", h.Store.RefuseSignRequest(ctx, sr.ID, msg))
 		writeJSON(w, http.StatusBadGateway, DeviceAnswer{Error: msg, State: store.SignRefused})
 		return
 	}

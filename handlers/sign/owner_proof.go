@@ -91,11 +91,11 @@ func (h *Handler) relayOwnerProof(w http.ResponseWriter, r *http.Request, sr sto
 			// No read-back exists for a half-made wallet: a person checks
 			// the wallet list before asking again; never resent blindly.
 			msg = "The wallet service did not answer; check the treasury's wallets before asking for a new link."
-			_ = h.Store.MarkSignRelayUnsure(ctx, sr.ID, msg)
+			h.logged(ctx, "MarkSignRelayUnsure", h.Store.MarkSignRelayUnsure(ctx, sr.ID, msg))
 			writeJSON(w, http.StatusBadGateway, DeviceAnswer{Error: msg, State: store.SignRelayPending})
 			return
 		}
-		_ = h.Store.RefuseSignRequest(ctx, sr.ID, msg)
+		h.logged(ctx, "RefuseSignRequest", h.Store.RefuseSignRequest(ctx, sr.ID, msg))
 		writeJSON(w, http.StatusBadGateway, DeviceAnswer{Error: msg, State: store.SignRefused})
 		return
 	}

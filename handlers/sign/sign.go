@@ -221,3 +221,11 @@ func ownerMatches(hash ethsig.Hash, sig ethsig.Signature, owner string) (bool, s
 	}
 	return false, "The signature comes from " + got.Hex() + ", not from the wallet's registered owner " + want.Hex() + "."
 }
+
+// logged logs a failed bookkeeping step that must not change the answer
+// already decided (the device is told what happened either way).
+func (h *Handler) logged(ctx context.Context, step string, err error) {
+	if err != nil {
+		h.Logger.ErrorContext(ctx, "sign request bookkeeping failed", "step", step, "err", err)
+	}
+}
