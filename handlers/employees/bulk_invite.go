@@ -80,10 +80,22 @@ func (h *Handler) BulkUpload(w http.ResponseWriter, r *http.Request) {
 		h.ServerError(w, r, err)
 		return
 	}
+	occupations, err := h.checkOccupationCodes(r.Context(), lines)
+	if errors.Is(err, ErrBulkFile) {
+		fail(http.StatusUnprocessableEntity, "The file was not accepted: "+strings.TrimPrefix(err.Error(), ErrBulkFile.Error()+": ")+".")
+		return
+	}
+	if err != nil {
+		h.ServerError(w, r, err)
+		return
+	}
 	rows := make([]store.BulkRow, 0, len(lines))
 	for _, l := range lines {
 		if existing[strings.ToLower(l.Form.Email)] {
 			l.Problems = append(l.Problems, "email: already an employee here; re-invite them from their page.")
+		}
+		if msg := occupations[l.Form.OccupationCode]; l.Form.OccupationCode != "" && msg != "" {
+			l.Problems = append(l.Problems, "occupation code: "+msg)
 		}
 		row := store.BulkRow{Line: l.Line, Name: l.Form.Name, Email: l.Form.Email, Problems: l.Problems}
 		if len(l.Problems) == 0 {
@@ -364,4 +376,51 @@ func (q RiverQueue) InsertBulkRun(ctx context.Context, tx pgx.Tx, runID int64) e
 		return fmt.Errorf("employees: enqueue bulk run %d: %w", runID, err)
 	}
 	return nil
+}
+
+// maxBulkOccupations bounds the lookups one file may cause.
+const maxBulkOccupations = 100
+
+// checkOccupationCodes asks the occupations lookup about every distinct
+// occupation code of a file, so a code that does not exist is flagged in
+// the preview rather than silently dropped upstream. It returns a problem
+// per unknown (or uncheckable) code.
+func (h *Handler) checkOccupationCodes(ctx context.Context, lines []bulkLine) (map[string]string, error) {
+	codes := map[string]string{}
+	for _, l := range lines {
+		if c := l.Form.OccupationCode; c != "" && len(l.Problems) == 0 {
+			codes[c] = ""
+		}
+	}
+	if len(codes) == 0 {
+		return codes, nil
+	}
+	if len(codes) > maxBulkOccupations {
+		return nil, fmt.Errorf("%w: more than %d different occupation codes", ErrBulkFile, maxBulkOccupations)
+	}
+	userID, err := h.lookupUser(ctx)
+	if err != nil {
+		for c := range codes {
+			codes[c] = "could not be checked against the occupations lookup; choose it on the single invite page"
+		}
+		return codes, nil
+	}
+	for c := range codes {
+		list, err := h.API.SearchOccupations(ctx, userID, c)
+		if err != nil {
+			codes[c] = "could not be checked against the occupations lookup (" + apiMessage(err) + "); upload the file again"
+			continue
+		}
+		found := false
+		for _, o := range list {
+			if strings.EqualFold(o.Code, c) {
+				found = true
+				break
+			}
+		}
+		if !found {
+			codes[c] = "not in the occupations lookup; find the code on the single invite page"
+		}
+	}
+	return codes, nil
 }
