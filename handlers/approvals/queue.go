@@ -14,7 +14,7 @@ import (
 )
 
 // PageSize is how many rows the queue shows per page.
-const PageSize = 100
+const PageSize = 50
 
 var queueTypes = []string{string(apiclient.ProposalTransfer), string(apiclient.ProposalSwap), "CARD_ISSUANCE", "NIGERIAN_OFFRAMP"}
 
