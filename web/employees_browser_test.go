@@ -244,6 +244,13 @@ func TestBrowserBulkInviteFiftyRowsProgressReaches100(t *testing.T) {
 		webtest.Screenshot(t, ctx, "bulk-not-finished")
 		t.Fatalf("progress: %v", err)
 	}
+	// The finished run shows every row's outcome.
+	rctx, rcancel := context.WithTimeout(ctx, 20*time.Second)
+	defer rcancel()
+	if err := chromedp.Do(rctx, chromedp.Poll[chromedp.Void](`document.querySelectorAll('[data-testid="bulk-row"][data-state="sent"]').length === 47`)); err != nil {
+		n, _ := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll('[data-testid="bulk-row"][data-state="sent"]').length`))
+		t.Fatalf("rows shown as sent: %d, want 47 (%v)", n, err)
+	}
 	pct, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`[data-testid="bulk-percent"]`)))
 	if pct != "100%" {
 		t.Fatalf("progress %q", pct)
