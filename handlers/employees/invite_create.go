@@ -146,7 +146,7 @@ func upstreamProblem(err error) string {
 	if apiclient.StatusCode(err) == 0 {
 		return "The Partner API did not answer in time. The invite is saved here and your input is kept below; it may or may not have been sent. Sending again is safe: the same email always gets the same link."
 	}
-	return "The Partner API failed (" + apiMessage(err) + "). Nothing was sent; the invite is saved here and your input is kept below. Try again in a moment."
+	return "The Partner API failed (" + apiMessage(err) + ") and did not confirm the invite. It is saved here and your input is kept below; sending again is safe (the same email always gets the same link)."
 }
 
 // Reinvite sends the invite call again for an employee (spec: "Re-inviting

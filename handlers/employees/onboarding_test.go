@@ -1,0 +1,75 @@
+package employees
+
+import (
+	"strings"
+	"testing"
+
+	"partneradmin/apiclient"
+	"partneradmin/store"
+)
+
+func TestReadinessCellsFromReadings(t *testing.T) {
+	reason := "Identity could not be verified"
+	rail := func(m map[apiclient.Fiat]apiclient.RailStatus, eur string) *apiclient.OnboardingStatus {
+		return &apiclient.OnboardingStatus{Currencies: m, EURProviderStatus: eur}
+	}
+	cases := []struct {
+		name string
+		rd   readings
+		want map[string]string // currency → state
+	}{
+		{"nothing read", readings{}, map[string]string{"USD": store.ReadyNotStarted, "NGN": store.ReadyNotStarted}},
+		{"missing fields", readings{usdReady: &apiclient.USDReadiness{Missing: []string{"identificationNumbers.ssn"}},
+			kycReady: &apiclient.KYCReadiness{Missing: []string{"bvn"}}},
+			map[string]string{"USD": store.ReadyMissing, "NGN": store.ReadyMissing, "EUR": store.ReadyMissing}},
+		{"ready", readings{usdReady: &apiclient.USDReadiness{Ready: true}, kycReady: &apiclient.KYCReadiness{CanActivate: true}},
+			map[string]string{"USD": store.ReadyToActivate, "CAD": store.ReadyToActivate}},
+		{"usd rejected beats readiness", readings{vba: &apiclient.VirtualAccount{Status: "rejected", Reason: &reason},
+			usdReady: &apiclient.USDReadiness{Ready: true}}, map[string]string{"USD": store.ReadyRejected}},
+		{"usd failed", readings{vba: &apiclient.VirtualAccount{Status: "failed"}}, map[string]string{"USD": store.ReadyFailed}},
+		{"usd provisioning", readings{vba: &apiclient.VirtualAccount{Status: "provisioning"}}, map[string]string{"USD": store.ReadyOnboarding}},
+		{"rails", readings{onboarding: rail(map[apiclient.Fiat]apiclient.RailStatus{
+			"NGN": {Active: true, Status: "active"}, "MXN": {Status: "proposed"}, "CAD": {Status: "failed"}, "USD": {Status: "none"},
+		}, "active"), kycReady: &apiclient.KYCReadiness{CanActivate: true}},
+			map[string]string{"NGN": store.ReadyActive, "MXN": store.ReadyOnboarding, "CAD": store.ReadyFailed, "EUR": store.ReadyActive, "USD": store.ReadyToActivate}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			got := map[string]store.ReadinessCell{}
+			for _, c := range tc.rd.cells(1) {
+				got[c.Currency] = c
+			}
+			if len(got) != 5 {
+				t.Fatalf("%d cells", len(got))
+			}
+			for cur, want := range tc.want {
+				if got[cur].State != want {
+					t.Errorf("%s: %s, want %s", cur, got[cur].State, want)
+				}
+			}
+			if c := got["USD"]; c.State == store.ReadyRejected && c.Detail != reason {
+				t.Errorf("rejected reason %q", c.Detail)
+			}
+		})
+	}
+}
+
+func TestSummaryKeepsNoIdentificationNumbers(t *testing.T) {
+	p := &apiclient.KYCProfile{
+		Profile:               &apiclient.KYCPersonalProfile{PersonalInfo: &apiclient.PersonalInfo{FirstName: "A", LastName: "B"}},
+		IdentificationNumbers: []apiclient.IdentificationNumber{{Type: "ssn", Number: "123456789", IssuingCountryCode: "USA"}},
+		BVN:                   "22222222222",
+	}
+	b := string(mustJSON(summarise(p)))
+	for _, secret := range []string{"123456789", "22222222222"} {
+		if strings.Contains(b, secret) {
+			t.Fatalf("summary keeps %s: %s", secret, b)
+		}
+	}
+	if s := summarise(p); !s.HasBVN || len(s.IDTypes) != 1 || s.IDTypes[0] != "ssn" || !(s.HasEmployment == false) {
+		t.Fatalf("summary %+v", s)
+	}
+	if !summarise(nil).Empty || !summarise(&apiclient.KYCProfile{}).Empty {
+		t.Fatal("an empty profile is not empty")
+	}
+}
