@@ -413,6 +413,23 @@ func TestInviteUpstreamFaultKeepsInputAndRetryIsSafe(t *testing.T) {
 	if inv, ok := empInviteOf(t, env, "fault@acme.example"); !ok || inv.Sends != 1 {
 		t.Fatalf("sandbox after resend %+v", inv)
 	}
+
+	// A dropped connection: the answer is unknown, said so, and the POST is
+	// not repeated by itself.
+	empControl(t, env, "POST", "/_sandbox/faults", map[string]any{"method": "POST", "route": "/v1/partners/employees/invite", "drop": true, "times": 1}, nil)
+	resp = env.PostForm(c, "/employees/invite", gbrInvite("dropped@acme.example"))
+	doc = webtest.Doc(t, resp)
+	if resp.StatusCode != http.StatusBadGateway || !strings.Contains(webtest.TestID(doc, "form-problem"), "did not answer") {
+		t.Fatalf("dropped: %d %q", resp.StatusCode, webtest.TestID(doc, "form-problem"))
+	}
+	d, _ := env.Store.EmployeeByEmail(context.Background(), "dropped@acme.example")
+	invites, _ = env.Store.InvitesOf(context.Background(), d.ID)
+	if len(invites) != 1 || invites[0].State != store.InviteCallUnknown {
+		t.Fatalf("dropped invite %+v", invites)
+	}
+	if _, ok := empInviteOf(t, env, "dropped@acme.example"); ok {
+		t.Fatal("the dropped POST was sent again by itself")
+	}
 }
 
 func TestLinkingThroughRefreshAndEmployeePage(t *testing.T) {
