@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -17,6 +18,9 @@ var ErrNotFound = errors.New("store: not found")
 
 // ErrConflict is returned when a unique constraint refuses a write.
 var ErrConflict = errors.New("store: already exists")
+
+// defaultMaxConns is the pool size when DATABASE_URL does not set one.
+const defaultMaxConns = 20
 
 // Store wraps the connection pool.
 type Store struct {
@@ -34,6 +38,12 @@ func Open(ctx context.Context, connString string) (*pgxpool.Pool, error) {
 	cfg, err := pgxpool.ParseConfig(connString)
 	if err != nil {
 		return nil, fmt.Errorf("store: parse database url: %w", err)
+	}
+	// pgxpool's default (the larger of 4 and the CPU count) is too few for
+	// the web handlers, the webhook receiver and river's workers together;
+	// pool_max_conns in DATABASE_URL still wins.
+	if !strings.Contains(connString, "pool_max_conns") {
+		cfg.MaxConns = defaultMaxConns
 	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
