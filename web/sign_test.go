@@ -583,3 +583,24 @@ func TestRailSignatureRequestIsSignedOnTheDeviceAndSubmittedOnce(t *testing.T) {
 		t.Fatalf("second submission: %v", err)
 	}
 }
+
+func TestCardIssuanceIsSignedOnTheDeviceToo(t *testing.T) {
+	env := webtest.New(t, webtest.Options{})
+	c, _ := env.SignedIn(store.RoleOwner)
+	syncQueue(t, env, c)
+	id := proposalID(t, env, "Card issuance: Subscriptions")
+	key := ownerKey(t, env, "adaeze.okafor@acme-payroll.example")
+	l := issueLink(t, env, c, id)
+	code, req := deviceGet(t, env, l.Path)
+	if code != http.StatusOK || !strings.Contains(req["summary"].(map[string]any)["to"].(string), "new card") {
+		t.Fatalf("device get: %d %v", code, req)
+	}
+	code, ans := devicePost(t, env, l.Path, signHash(t, key, req["hashToSign"]).Hex())
+	if code != http.StatusOK {
+		t.Fatalf("device post: %d %v", code, ans)
+	}
+	control(t, env, http.MethodPost, "/_sandbox/settle", map[string]any{})
+	if st, _ := signState(t, env, c, l); st != store.SignCompleted {
+		t.Fatalf("state %q", st)
+	}
+}
