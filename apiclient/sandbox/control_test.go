@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -146,9 +147,17 @@ func TestSeedDemo_CoversEveryStateAndWritesTheKeystore(t *testing.T) {
 		t.Fatalf("info %+v", info)
 	}
 	countries, invites := map[string]int{}, map[string]int{}
+	admins := 0
 	for _, emp := range info.Employees {
 		countries[emp.Country]++
 		invites[emp.InviteState]++
+		if slices.Contains(emp.Roles, "treasury_admin") {
+			admins++
+		}
+	}
+	// The treasury's wallets need admin approval: its admins are named.
+	if admins == 0 {
+		t.Error("no employee has the treasury_admin role")
 	}
 	for _, c := range []string{"NGA", "USA", "MEX", "GBR", "DEU"} {
 		if countries[c] != 5 {

@@ -396,9 +396,14 @@ func (s *Server) describeDemo(info *DemoInfo) {
 		}
 	}
 	sort.Slice(users, func(i, j int) bool { return users[i].Seq < users[j].Seq })
+	// The treasury user is found first: an employee's roles depend on it.
 	for _, u := range users {
 		if u.EmployeeID == "ACME-TREASURY" {
 			info.TreasuryUserID = u.ID
+		}
+	}
+	for _, u := range users {
+		if u.ID == info.TreasuryUserID {
 			continue
 		}
 		e := DemoEmployee{ServiceUserID: u.ID, Email: u.Email, FirstName: u.FirstName, LastName: u.LastName, InviteState: "not_invited", Onboarding: u.Onboarding}
@@ -426,11 +431,6 @@ func (s *Server) describeDemo(info *DemoInfo) {
 		}
 		first, last, _ := strings.Cut(inv.Name, " ")
 		info.Employees = append(info.Employees, DemoEmployee{Email: inv.Email, FirstName: first, LastName: last, Country: demoCountry(inv.Email), InviteState: state})
-	}
-	for _, u := range users {
-		if u.EmployeeID == "ACME-TREASURY" {
-			info.TreasuryUserID = u.ID
-		}
 	}
 	for _, w := range s.st.Webhooks {
 		if w.PartnerID == DemoPartnerID {

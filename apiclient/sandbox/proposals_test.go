@@ -272,7 +272,15 @@ func TestSign_FailureModes(t *testing.T) {
 	sp := e.want(e.call("GET", e.proposalPath(u, id, "sign-payload"), keyA, nil), 200).data()
 	h, _ := ethsig.ParseHash(sp["hashToSign"].(string))
 	good := ethsig.Sign(w.key, h)
-	vrs := append([]byte{good[64]}, good[:64]...)
+	// v ‖ r ‖ s read as r ‖ s ‖ v puts the last byte of s where v goes; pick
+	// a signature whose last byte of s is no valid v (0, 1, 27, 28), or the
+	// case would be a different failure by chance (4 times in 256).
+	vrsSig := good
+	for k := w.key; vrsSig[63] <= 1 || vrsSig[63] == 27 || vrsSig[63] == 28; {
+		k, _ = ethsig.GenerateKey()
+		vrsSig = ethsig.Sign(k, h)
+	}
+	vrs := append([]byte{vrsSig[64]}, vrsSig[:64]...)
 	v0 := good
 	v0[64] -= 27
 	stranger, _ := ethsig.GenerateKey()
