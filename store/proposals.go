@@ -298,7 +298,15 @@ type ProposalEvent struct {
 	Detail     string
 }
 
+// addProposalEvent appends a timeline entry. It first locks the proposal's
+// row: the entry's foreign key takes a key-share lock on it, and two
+// transactions that each held that lock and then updated the proposal (an
+// approval finishing beside another) deadlocked. Taking the row lock first
+// makes writers of one proposal's timeline queue instead.
 func addProposalEvent(ctx context.Context, tx pgx.Tx, e ProposalEvent) error {
+	if _, err := tx.Exec(ctx, `SELECT 1 FROM proposals WHERE id = $1 FOR UPDATE`, e.ProposalID); err != nil {
+		return fmt.Errorf("store: lock proposal %s: %w", e.ProposalID, err)
+	}
 	var staffID *int64
 	if e.StaffID != 0 {
 		staffID = &e.StaffID

@@ -294,10 +294,18 @@ func TestConcurrentApprovalsByTwoStaffMakeOneCallEach(t *testing.T) {
 			ok++
 		}
 	}
+	rows, _ := env.Store.ListAudit(context.Background(), store.AuditFilter{Action: "proposal.approve"})
 	if ok != 2 {
+		for _, r := range rows {
+			t.Logf("audit: %s %s %s", r.Actor.Email, r.Outcome, r.Detail)
+		}
+		for _, l := range strings.Split(env.Logs.String(), "\n") {
+			if strings.Contains(l, "level=ERROR") || strings.Contains(l, "level=WARN") {
+				t.Log(l)
+			}
+		}
 		t.Fatalf("%d approvals accepted, want 2 (one per wallet admin)", ok)
 	}
-	rows, _ := env.Store.ListAudit(context.Background(), store.AuditFilter{Action: "proposal.approve"})
 	n := 0
 	for _, r := range rows {
 		if r.Outcome == store.OutcomeOK {
