@@ -34,6 +34,10 @@ func (u Upstream) Status(ctx context.Context) views.UpstreamStatus {
 		return st
 	}
 	st.Available = true
-	st.Note = "Answered in " + time.Since(start).Round(time.Millisecond).String() + "."
+	if d := time.Since(start); d < time.Millisecond {
+		st.Note = "Answered in under 1 ms."
+	} else {
+		st.Note = "Answered in " + d.Round(time.Millisecond).String() + "."
+	}
 	return st
 }

@@ -158,6 +158,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	fmt.Fprintf(stdout, "Partner Admin is running at %s\n", cfg.PublicOrigin)
 	fmt.Fprintf(stdout, "listening on http://%s\n", ln.Addr())
 	fmt.Fprintln(stdout, login)
+	if cfg.UsesSandbox() {
+		fmt.Fprintf(stdout, "Partner API sandbox at %s (control API under /_sandbox/; owner keys for cmd/device in %s)\n",
+			baseURL, filepath.Join(cfg.DataDir, "device-keys.json"))
+	}
 
 	select {
 	case <-ctx.Done():
