@@ -128,6 +128,8 @@ func New(d Deps) (*App, error) {
 	a.cards.Queue = a.river
 	a.employees.Queue = employees.RiverQueue{Client: a.river}
 	a.webhooks.Employees = employees.WebhookEmployees{H: a.employees}
+	// A lost employee.linked heals in the periodic reconciliation.
+	a.webhooks.Reconcilers = append(a.webhooks.Reconcilers, employees.InviteReconciler{H: a.employees})
 	a.table = a.routes()
 	if a.handler, err = a.router(nav); err != nil {
 		return nil, err

@@ -18,6 +18,7 @@ import (
 
 	"github.com/PuerkitoBio/goquery"
 
+	"partneradmin/apiclient"
 	"partneradmin/store"
 	"partneradmin/web/webtest"
 )
@@ -1205,5 +1206,44 @@ func TestOccupationFixSendsTheCodeAndConfirmsIt(t *testing.T) {
 	// submit order); then the refusal is shown next to the field.
 	if webtest.TestID(doc, "f-occupation_code-error") == "" || rows[0].Outcome != store.OutcomeFailed {
 		t.Fatalf("refusal not shown: %d %q %+v", resp.StatusCode, webtest.TestID(doc, "f-occupation_code-error"), rows[0])
+	}
+}
+
+// TestReconciliationLinksAnInviteWhoseEventWasLost: the app never accepted
+// the employee.linked delivery (its secret was not adopted, so every
+// delivery got 401, a permanent failure upstream); the periodic
+// reconciliation finds the user through the API and links the invite.
+func TestReconciliationLinksAnInviteWhoseEventWasLost(t *testing.T) {
+	ctx := context.Background()
+	env := webtest.New(t, webtest.Options{})
+	email := "lost.link@acme.example"
+	if _, err := env.API.InviteEmployee(ctx, apiclient.InviteEmployeeRequest{Name: "Lost Link", Email: email}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := env.Store.UpsertEmployee(ctx, store.Employee{Email: email, FirstName: "Lost", LastName: "Link"}); err != nil {
+		t.Fatal(err)
+	}
+	linkThroughSandbox(t, env, email)
+	if e, _ := env.Store.EmployeeByEmail(ctx, email); e.ServiceUserID != "" || e.InviteState != store.InviteInvited {
+		t.Fatalf("linked before reconciliation: %+v", e)
+	}
+	run, err := env.App.Webhooks().Reconcile(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := env.Store.EmployeeByEmail(ctx, email)
+	if err != nil || e.ServiceUserID == "" || e.InviteState == store.InviteInvited {
+		t.Fatalf("after reconciliation: %+v %v", e, err)
+	}
+	u, err := env.API.LookupUserByEmail(ctx, email)
+	if err != nil || u.ServiceUserID != e.ServiceUserID {
+		t.Fatalf("linked to %q, the API has %+v %v", e.ServiceUserID, u, err)
+	}
+	found := false
+	for _, n := range run.Notes {
+		found = found || strings.HasPrefix(n, "invites: linked employee")
+	}
+	if !found || run.Corrected == 0 {
+		t.Fatalf("reconciliation run did not record the link: %+v", run)
 	}
 }

@@ -84,46 +84,65 @@ const reconcileBatch = 200
 // late or lost) and links it, with kycSubmitted from GET /kyc.
 func (h *Handler) Reconcile(w http.ResponseWriter, r *http.Request) {
 	by := handlers.ActorFrom(r.Context())
-	invited, err := h.Store.InvitedEmployees(r.Context(), reconcileBatch)
+	res, err := h.ReconcileInvites(r.Context(), by, "refresh by "+by.Email)
 	if err != nil {
 		h.ServerError(w, r, err)
 		return
 	}
-	linked, failed := 0, 0
-	for _, e := range invited {
-		u, err := h.API.LookupUserByEmail(r.Context(), e.Email)
-		if apiclient.IsNotFound(err) {
-			continue
-		}
-		if err != nil {
-			failed++
-			h.Logger.WarnContext(r.Context(), "reconcile invite: lookup", "employee", e.ID, "status", apiclient.StatusCode(err), "err", err)
-			continue
-		}
-		kycSubmitted := false
-		if p, err := h.API.GetKYC(r.Context(), u.ServiceUserID); err == nil {
-			kycSubmitted = !summarise(p).Empty
-		}
-		le, changed, err := h.Store.LinkInvite(r.Context(), store.LinkInput{Email: e.Email, ServiceUserID: u.ServiceUserID,
-			LinkedAt: time.Time{}, KYCSubmitted: kycSubmitted, Source: "refresh by " + by.Email}, by)
-		if err != nil {
-			failed++
-			h.Logger.WarnContext(r.Context(), "reconcile invite: link", "employee", e.ID, "err", err)
-			continue
-		}
-		if changed {
-			linked++
-			if err := h.Refresh(r.Context(), le); err != nil {
-				h.Logger.WarnContext(r.Context(), "reconcile invite: read onboarding", "employee", le.ID, "err", err)
-			}
-		}
-	}
-	msg := fmt.Sprintf("Checked %d invites with the Partner API: %d newly linked.", len(invited), linked)
-	if failed > 0 {
-		msg += fmt.Sprintf(" %d could not be checked; try again later.", failed)
+	msg := fmt.Sprintf("Checked %d invites with the Partner API: %d newly linked.", res.Checked, res.Linked)
+	if res.Failed > 0 {
+		msg += fmt.Sprintf(" %d could not be checked; try again later.", res.Failed)
 	}
 	if h.Sessions != nil {
 		h.Sessions.Put(r.Context(), sessionReconcile, msg)
 	}
 	h.Redirect(w, r, "/employees")
+}
+
+// InviteReconciliation is what one pass over the unlinked invites did.
+type InviteReconciliation struct {
+	Checked, Linked, Failed int
+	Notes                   []string // one line per employee linked
+}
+
+// ReconcileInvites links every invite (oldest first, at most
+// reconcileBatch) whose employee the API already knows: the pass the
+// "refresh links" action and the periodic reconciliation job share.
+func (h *Handler) ReconcileInvites(ctx context.Context, by store.Actor, source string) (InviteReconciliation, error) {
+	var res InviteReconciliation
+	invited, err := h.Store.InvitedEmployees(ctx, reconcileBatch)
+	if err != nil {
+		return res, err
+	}
+	res.Checked = len(invited)
+	for _, e := range invited {
+		u, err := h.API.LookupUserByEmail(ctx, e.Email)
+		if apiclient.IsNotFound(err) {
+			continue
+		}
+		if err != nil {
+			res.Failed++
+			h.Logger.WarnContext(ctx, "reconcile invite: lookup", "employee", e.ID, "status", apiclient.StatusCode(err), "err", err)
+			continue
+		}
+		kycSubmitted := false
+		if p, err := h.API.GetKYC(ctx, u.ServiceUserID); err == nil {
+			kycSubmitted = !summarise(p).Empty
+		}
+		le, changed, err := h.Store.LinkInvite(ctx, store.LinkInput{Email: e.Email, ServiceUserID: u.ServiceUserID,
+			LinkedAt: time.Time{}, KYCSubmitted: kycSubmitted, Source: source}, by)
+		if err != nil {
+			res.Failed++
+			h.Logger.WarnContext(ctx, "reconcile invite: link", "employee", e.ID, "err", err)
+			continue
+		}
+		if changed {
+			res.Linked++
+			res.Notes = append(res.Notes, fmt.Sprintf("linked employee %d (%s) to serviceUserId %s", le.ID, le.Email, u.ServiceUserID))
+			if err := h.Refresh(ctx, le); err != nil {
+				h.Logger.WarnContext(ctx, "reconcile invite: read onboarding", "employee", le.ID, "err", err)
+			}
+		}
+	}
+	return res, nil
 }

@@ -109,3 +109,24 @@ func actionWords(raw json.RawMessage) string {
 	}
 	return ""
 }
+
+// InviteReconciler is the reconciliation job's check of invites against
+// the API's users: an employee.linked event that was lost for good (a
+// permanent delivery failure is never redelivered) heals here.
+type InviteReconciler struct{ H *Handler }
+
+// Name names the check in the reconciliation log.
+func (InviteReconciler) Name() string { return "invites" }
+
+// Reconcile links every invite whose employee the API already knows.
+func (r InviteReconciler) Reconcile(ctx context.Context) (webhooks.ReconcileResult, error) {
+	res, err := r.H.ReconcileInvites(ctx, store.Actor{Email: "reconciliation"}, "reconciliation job")
+	if err != nil {
+		return webhooks.ReconcileResult{}, err
+	}
+	notes := res.Notes
+	if res.Failed > 0 {
+		notes = append(notes, fmt.Sprintf("%d invites could not be checked; retried next run", res.Failed))
+	}
+	return webhooks.ReconcileResult{Checked: res.Checked, Corrected: res.Linked, Notes: notes}, nil
+}
