@@ -145,3 +145,23 @@ func (s *Store) ReadinessOf(ctx context.Context, employeeIDs []int64) (map[int64
 	}
 	return out, nil
 }
+
+// StaleOnboarding returns linked employees whose onboarding was last read
+// before olderThan (or never), stalest first: what the reconciliation job
+// re-reads so a lost onboarding.* or employee.vba.registered event heals.
+func (s *Store) StaleOnboarding(ctx context.Context, olderThan time.Time, limit int) ([]Employee, error) {
+	rows, err := s.pool.Query(ctx, `
+		SELECT `+employeeColumns+` FROM employees
+		WHERE kind = 'employee' AND service_user_id IS NOT NULL AND invite_state <> 'deleted'
+			AND NOT EXISTS (SELECT 1 FROM onboarding_snapshots s WHERE s.employee_id = employees.id AND s.read_at >= $1)
+		ORDER BY (SELECT min(s.read_at) FROM onboarding_snapshots s WHERE s.employee_id = employees.id) NULLS FIRST, id
+		LIMIT $2`, olderThan, limit)
+	if err != nil {
+		return nil, fmt.Errorf("store: stale onboarding: %w", err)
+	}
+	list, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Employee, error) { return scanEmployee(r) })
+	if err != nil {
+		return nil, fmt.Errorf("store: stale onboarding: %w", err)
+	}
+	return list, nil
+}

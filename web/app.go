@@ -128,8 +128,10 @@ func New(d Deps) (*App, error) {
 	a.cards.Queue = a.river
 	a.employees.Queue = employees.RiverQueue{Client: a.river}
 	a.webhooks.Employees = employees.WebhookEmployees{H: a.employees}
-	// A lost employee.linked heals in the periodic reconciliation.
-	a.webhooks.Reconcilers = append(a.webhooks.Reconcilers, employees.InviteReconciler{H: a.employees})
+	// A lost employee.linked or onboarding event heals in the periodic
+	// reconciliation (onboarding: 25 employees read over an hour ago a run).
+	a.webhooks.Reconcilers = append(a.webhooks.Reconcilers, employees.InviteReconciler{H: a.employees},
+		employees.OnboardingReconciler{H: a.employees, MaxAge: time.Hour, Batch: 25})
 	a.table = a.routes()
 	if a.handler, err = a.router(nav); err != nil {
 		return nil, err

@@ -1247,3 +1247,58 @@ func TestReconciliationLinksAnInviteWhoseEventWasLost(t *testing.T) {
 		t.Fatalf("reconciliation run did not record the link: %+v", run)
 	}
 }
+
+// TestReconciliationRereadsStaleOnboarding: a lost onboarding event leaves a
+// wrong readiness cell; the reconciliation job re-reads employees whose
+// onboarding was read over an hour ago and records the correction.
+func TestReconciliationRereadsStaleOnboarding(t *testing.T) {
+	ctx := context.Background()
+	env := webtest.New(t, webtest.Options{})
+	if _, err := env.App.Webhooks().Reconcile(ctx); err != nil { // first reads of everyone
+		t.Fatal(err)
+	}
+	var victim store.Employee
+	for _, d := range env.Demo.Employees {
+		if d.ServiceUserID == "" {
+			continue
+		}
+		e, err := env.Store.EmployeeByServiceUserID(ctx, d.ServiceUserID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cells, err := env.Store.ReadinessOf(ctx, []int64{e.ID})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c, ok := cells[e.ID]["USD"]; ok && c.State != store.ReadyRejected {
+			victim = e
+			break
+		}
+	}
+	if victim.ID == 0 {
+		t.Fatal("no linked demo employee was read by the first reconciliation")
+	}
+	pool := env.Store.Pool()
+	if _, err := pool.Exec(ctx, `UPDATE employee_readiness SET state = 'rejected' WHERE employee_id = $1 AND currency = 'USD'`, victim.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pool.Exec(ctx, `UPDATE onboarding_snapshots SET read_at = now() - interval '2 hours' WHERE employee_id = $1`, victim.ID); err != nil {
+		t.Fatal(err)
+	}
+	run, err := env.App.Webhooks().Reconcile(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cells, _ := env.Store.ReadinessOf(ctx, []int64{victim.ID})
+	if cells[victim.ID]["USD"].State == store.ReadyRejected {
+		t.Fatal("the stale USD cell was not corrected")
+	}
+	want := fmt.Sprintf("onboarding: employee %d (%s): USD rejected → ", victim.ID, victim.Email)
+	found := false
+	for _, n := range run.Notes {
+		found = found || strings.HasPrefix(n, want)
+	}
+	if !found {
+		t.Fatalf("run notes %q lack %q", run.Notes, want)
+	}
+}

@@ -36,6 +36,7 @@ type Store interface {
 	InvitesOf(ctx context.Context, employeeID int64) ([]store.Invite, error)
 	InviteExtrasOf(ctx context.Context, employeeID int64) (store.InviteExtras, error)
 	InvitedEmployees(ctx context.Context, limit int) ([]store.Employee, error)
+	StaleOnboarding(ctx context.Context, olderThan time.Time, limit int) ([]store.Employee, error)
 	LinkInvite(ctx context.Context, in store.LinkInput, by store.Actor) (store.Employee, bool, error)
 	FlagActionRequired(ctx context.Context, serviceUserID, what string, by store.Actor) (store.Employee, error)
 	ClearActionRequired(ctx context.Context, employeeID int64) error

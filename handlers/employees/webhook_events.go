@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"sort"
 	"strings"
+	"time"
 
 	"partneradmin/apiclient"
 	"partneradmin/handlers/webhooks"
@@ -129,4 +131,53 @@ func (r InviteReconciler) Reconcile(ctx context.Context) (webhooks.ReconcileResu
 		notes = append(notes, fmt.Sprintf("%d invites could not be checked; retried next run", res.Failed))
 	}
 	return webhooks.ReconcileResult{Checked: res.Checked, Corrected: res.Linked, Notes: notes}, nil
+}
+
+// OnboardingReconciler re-reads the onboarding of the linked employees read
+// longest ago (never, or more than MaxAge before), at most Batch a run, and
+// records every readiness cell that changed: a lost onboarding.* or
+// employee.vba.registered event heals here.
+type OnboardingReconciler struct {
+	H      *Handler
+	MaxAge time.Duration
+	Batch  int
+}
+
+// Name names the check in the reconciliation log.
+func (OnboardingReconciler) Name() string { return "onboarding" }
+
+// Reconcile refreshes the stalest snapshots.
+func (r OnboardingReconciler) Reconcile(ctx context.Context) (webhooks.ReconcileResult, error) {
+	var res webhooks.ReconcileResult
+	stale, err := r.H.Store.StaleOnboarding(ctx, r.H.Now().Add(-r.MaxAge), r.Batch)
+	if err != nil {
+		return res, err
+	}
+	for _, e := range stale {
+		before, err := r.H.Store.ReadinessOf(ctx, []int64{e.ID})
+		if err != nil {
+			return res, err
+		}
+		if err := r.H.Refresh(ctx, e); err != nil {
+			res.Notes = append(res.Notes, fmt.Sprintf("employee %d: could not be read; retried next run", e.ID))
+			continue
+		}
+		res.Checked++
+		after, err := r.H.Store.ReadinessOf(ctx, []int64{e.ID})
+		if err != nil {
+			return res, err
+		}
+		var changes []string
+		for cur, was := range before[e.ID] {
+			if now, ok := after[e.ID][cur]; ok && now.State != was.State {
+				changes = append(changes, fmt.Sprintf("%s %s → %s", cur, was.State, now.State))
+			}
+		}
+		if len(changes) > 0 {
+			sort.Strings(changes)
+			res.Corrected++
+			res.Notes = append(res.Notes, fmt.Sprintf("employee %d (%s): %s", e.ID, e.Email, strings.Join(changes, ", ")))
+		}
+	}
+	return res, nil
 }
