@@ -58,21 +58,7 @@ func (h *Handler) Transfer(w http.ResponseWriter, r *http.Request) {
 		ToUserID: f.ToUserID, Amount: amount, Currency: apiclient.Stablecoin(wallet.Currency), Description: f.Description,
 	})
 	if err != nil {
-		field, msg, aerr := h.upstreamFailed(ctx, "proposal.create", err)
-		if aerr != nil {
-			h.ServerError(w, r, aerr)
-			return
-		}
-		status := http.StatusBadGateway
-		if field != "" {
-			f.Fields[field], status = msg, http.StatusUnprocessableEntity
-		}
-		h.render(w, r, t, status, func(v *views.TreasuryView) {
-			v.Transfer = f
-			if field == "" {
-				v.Error = msg
-			}
-		})
+		h.createFailed(w, r, t, err, f.Fields, func(v *views.TreasuryView) { v.Transfer = f })
 		return
 	}
 	h.created(w, r, t, p, wallet.ID, "transfer of "+amount.String()+" "+wallet.Currency+" to "+f.ToUserID)
@@ -176,22 +162,28 @@ func (h *Handler) Send(w http.ResponseWriter, r *http.Request) {
 	p, err := h.API.Send(ctx, t.user.ServiceUserID, apiclient.SendRequest{ToUserID: f.ToUserID, Amount: amount,
 		Currency: apiclient.Stablecoin(wallet.Currency), Note: f.Note})
 	if err != nil {
-		field, msg, aerr := h.upstreamFailed(ctx, "proposal.create", err)
-		if aerr != nil {
-			h.ServerError(w, r, aerr)
-			return
-		}
-		status := http.StatusBadGateway
-		if field != "" {
-			f.Fields[field], status = msg, http.StatusUnprocessableEntity
-		}
-		h.render(w, r, t, status, func(v *views.TreasuryView) {
-			v.Send = f
-			if field == "" {
-				v.Error = msg
-			}
-		})
+		h.createFailed(w, r, t, err, f.Fields, func(v *views.TreasuryView) { v.Send = f })
 		return
 	}
 	h.created(w, r, t, p, wallet.ID, "send of "+amount.String()+" "+wallet.Currency+" to "+f.ToUserID)
+}
+
+// createFailed shows the API's refusal of a new proposal: next to the field
+// it names (422) or above the form (502), with everything typed kept.
+func (h *Handler) createFailed(w http.ResponseWriter, r *http.Request, t treasury, err error, fields views.FieldErrors, keep func(*views.TreasuryView)) {
+	field, msg, aerr := h.upstreamFailed(r.Context(), "proposal.create", err)
+	if aerr != nil {
+		h.ServerError(w, r, aerr)
+		return
+	}
+	status := http.StatusBadGateway
+	if field != "" {
+		fields[field], status = msg, http.StatusUnprocessableEntity
+	}
+	h.render(w, r, t, status, func(v *views.TreasuryView) {
+		keep(v)
+		if field == "" {
+			v.Error = msg
+		}
+	})
 }
