@@ -604,3 +604,28 @@ func TestCardIssuanceIsSignedOnTheDeviceToo(t *testing.T) {
 		t.Fatalf("state %q", st)
 	}
 }
+
+// TestDeviceLinksAreRateLimitedPerClient: the public signing links take 60
+// requests a minute from one address (counted in PostgreSQL, so the limit
+// holds across replicas), then answer 429 without touching anything.
+func TestDeviceLinksAreRateLimitedPerClient(t *testing.T) {
+	env := webtest.New(t, webtest.Options{})
+	c := env.Client()
+	h := http.Header{"Accept": {"application/json"}}
+	for i := range 60 {
+		resp := env.Do(c, http.MethodGet, "/sign/not-a-real-token", nil, h)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusNotFound {
+			t.Fatalf("request %d: %d, want 404", i+1, resp.StatusCode)
+		}
+	}
+	resp := env.Do(c, http.MethodGet, "/sign/not-a-real-token", nil, h)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusTooManyRequests {
+		t.Fatalf("61st request: %d, want 429", resp.StatusCode)
+	}
+	var n int
+	if err := env.Store.Pool().QueryRow(context.Background(), `SELECT count(*) FROM rate_limit_hits WHERE key LIKE 'sign:%'`).Scan(&n); err != nil || n != 61 {
+		t.Fatalf("hits stored: %d %v", n, err)
+	}
+}

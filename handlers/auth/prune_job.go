@@ -8,7 +8,8 @@ import (
 )
 
 // PruneLoginFailuresArgs is the periodic job that forgets old failed
-// sign-ins, long after they stopped counting towards the limit.
+// sign-ins and old rate-limit hits, long after they stopped counting towards
+// their limits.
 type PruneLoginFailuresArgs struct{}
 
 // Kind names the job in river's table.
@@ -19,12 +20,17 @@ type PruneLoginFailuresWorker struct {
 	river.WorkerDefaults[PruneLoginFailuresArgs]
 	Store interface {
 		PruneLoginFailures(ctx context.Context, before time.Time) (int64, error)
+		PruneRateLimitHits(ctx context.Context, before time.Time) (int64, error)
 	}
 	Now func() time.Time
 }
 
-// Work deletes failures older than a day.
+// Work deletes failures and hits older than a day.
 func (w *PruneLoginFailuresWorker) Work(ctx context.Context, job *river.Job[PruneLoginFailuresArgs]) error {
-	_, err := w.Store.PruneLoginFailures(ctx, w.Now().Add(-24*time.Hour))
+	before := w.Now().Add(-24 * time.Hour)
+	if _, err := w.Store.PruneLoginFailures(ctx, before); err != nil {
+		return err
+	}
+	_, err := w.Store.PruneRateLimitHits(ctx, before)
 	return err
 }

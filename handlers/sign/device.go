@@ -78,7 +78,11 @@ func goneWords(sr store.SignRequest, now time.Time) string {
 func (h *Handler) DeviceGet(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	asJSON := wantsJSON(r)
-	if !h.Limiter.Allow(clientKey(r), h.now()) {
+	if ok, err := h.allowed(r); err != nil {
+		h.Logger.ErrorContext(ctx, "device rate limit", "err", err)
+		h.deviceError(w, r, asJSON, http.StatusServiceUnavailable, "The signing service is busy; try again in a moment.")
+		return
+	} else if !ok {
 		h.deviceError(w, r, asJSON, http.StatusTooManyRequests, "Too many requests; wait a minute.")
 		return
 	}
@@ -181,7 +185,11 @@ func (h *Handler) deviceServerError(w http.ResponseWriter, r *http.Request, asJS
 func (h *Handler) DevicePost(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	now := h.now()
-	if !h.Limiter.Allow(clientKey(r), now) {
+	if ok, err := h.allowed(r); err != nil {
+		h.Logger.ErrorContext(ctx, "device rate limit", "err", err)
+		writeJSON(w, http.StatusServiceUnavailable, DeviceAnswer{Error: "The signing service is busy; try again in a moment."})
+		return
+	} else if !ok {
 		writeJSON(w, http.StatusTooManyRequests, DeviceAnswer{Error: "Too many requests; wait a minute."})
 		return
 	}

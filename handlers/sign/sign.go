@@ -15,7 +15,6 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
-	"sync"
 	"time"
 
 	qrcode "github.com/skip2/go-qrcode"
@@ -68,6 +67,7 @@ type Store interface {
 	Audit(ctx context.Context, e store.AuditEntry) error
 	EmployeeByServiceUserID(ctx context.Context, serviceUserID string) (store.Employee, error)
 	UpsertWallet(ctx context.Context, w store.Wallet) error
+	RateLimitHit(ctx context.Context, key string, window time.Duration, max int) (bool, error)
 }
 
 // Handler serves sign requests: the approver's side and the device's.
@@ -78,13 +78,12 @@ type Handler struct {
 	Approvals    *approvals.Handler
 	PublicOrigin string
 	Now          func() time.Time
-	Limiter      *Limiter
 }
 
 // New returns the sign handler.
 func New(base *handlers.Base, st Store, api API, ap *approvals.Handler, publicOrigin string) *Handler {
 	return &Handler{Base: base, Store: st, API: api, Approvals: ap, PublicOrigin: strings.TrimRight(publicOrigin, "/"),
-		Now: time.Now, Limiter: NewLimiter(60, time.Minute)}
+		Now: time.Now}
 }
 
 func (h *Handler) now() time.Time {
@@ -145,44 +144,17 @@ func UpstreamWords(err error) string {
 	return "The wallet service refused the signature: " + msg
 }
 
-// Limiter is a small per-client fixed-window rate limit for the public
-// device routes. It is per replica: a cap against guessing and floods, not
-// an accounting of anything.
-type Limiter struct {
-	mu     sync.Mutex
-	max    int
-	window time.Duration
-	counts map[string]*window
-}
+// The public device routes take at most deviceRateMax requests a window from
+// one client address, counted in PostgreSQL so the limit holds across
+// replicas. Tokens are unguessable; this caps floods and guessing.
+const (
+	deviceRateMax    = 60
+	deviceRateWindow = time.Minute
+)
 
-type window struct {
-	start time.Time
-	n     int
-}
-
-// NewLimiter allows max requests per window per client.
-func NewLimiter(max int, per time.Duration) *Limiter {
-	return &Limiter{max: max, window: per, counts: map[string]*window{}}
-}
-
-// Allow counts a request from key at now.
-func (l *Limiter) Allow(key string, now time.Time) bool {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if len(l.counts) > 10000 {
-		for k, w := range l.counts {
-			if now.Sub(w.start) > l.window {
-				delete(l.counts, k)
-			}
-		}
-	}
-	w := l.counts[key]
-	if w == nil || now.Sub(w.start) > l.window {
-		w = &window{start: now}
-		l.counts[key] = w
-	}
-	w.n++
-	return w.n <= l.max
+// allowed counts a device request against its client's limit.
+func (h *Handler) allowed(r *http.Request) (bool, error) {
+	return h.Store.RateLimitHit(r.Context(), "sign:"+clientKey(r), deviceRateWindow, deviceRateMax)
 }
 
 func clientKey(r *http.Request) string {

@@ -4,30 +4,10 @@ import (
 	"errors"
 	"strings"
 	"testing"
-	"time"
 
 	"partneradmin/apiclient"
 	"partneradmin/apiclient/ethsig"
 )
-
-func TestLimiterAllowsAWindowPerClient(t *testing.T) {
-	l := NewLimiter(3, time.Minute)
-	now := time.Unix(1_800_000_000, 0)
-	for i := range 3 {
-		if !l.Allow("a", now) {
-			t.Fatalf("request %d refused", i)
-		}
-	}
-	if l.Allow("a", now) {
-		t.Fatal("fourth request allowed")
-	}
-	if !l.Allow("b", now) {
-		t.Fatal("another client refused")
-	}
-	if !l.Allow("a", now.Add(61*time.Second)) {
-		t.Fatal("next window refused")
-	}
-}
 
 func TestTokensAreRandomAndOnlyTheirHashIsKept(t *testing.T) {
 	a, ha, err := NewToken()
