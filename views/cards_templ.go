@@ -423,7 +423,7 @@ func CardControlView(c CardControl) templ.Component {
 				}
 			}
 		}
-		if c.Note != "" {
+		if c.Note != "" && c.Note != c.Message {
 			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 35, "<p class=\"hint\" data-testid=\"card-status-note\">")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
