@@ -165,3 +165,36 @@ func (s *Store) StaleOnboarding(ctx context.Context, olderThan time.Time, limit 
 	}
 	return list, nil
 }
+
+// ReadinessCounts counts every employee (not deleted) by currency and
+// readiness state; an employee never read counts as not started. It is
+// the whole workforce, not a page, for the readiness chart.
+func (s *Store) ReadinessCounts(ctx context.Context, currencies []string) (map[string]map[string]int, error) {
+	rows, err := s.pool.Query(ctx, `
+		SELECT c.currency, coalesce(r.state, 'not_started'), count(*)
+		FROM employees e
+		CROSS JOIN unnest($1::text[]) AS c(currency)
+		LEFT JOIN employee_readiness r ON r.employee_id = e.id AND r.currency = c.currency
+		WHERE e.kind = 'employee' AND e.invite_state <> 'deleted'
+		GROUP BY 1, 2`, currencies)
+	if err != nil {
+		return nil, fmt.Errorf("store: readiness counts: %w", err)
+	}
+	defer rows.Close()
+	out := make(map[string]map[string]int, len(currencies))
+	for rows.Next() {
+		var cur, state string
+		var n int
+		if err := rows.Scan(&cur, &state, &n); err != nil {
+			return nil, fmt.Errorf("store: readiness counts: %w", err)
+		}
+		if out[cur] == nil {
+			out[cur] = map[string]int{}
+		}
+		out[cur][state] = n
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: readiness counts: %w", err)
+	}
+	return out, nil
+}

@@ -69,6 +69,33 @@ type ReadinessMatrixView struct {
 	SelfURL    string
 	CSVURL     string
 	Totals     []ReadinessTotal
+	// Chart is the whole workforce by currency and state (nil on the
+	// 2-second refreshes, which only swap the matrix).
+	Chart *ReadinessChart
+}
+
+// ReadinessChart is a stacked bar per currency: how many employees are in
+// each readiness state. Widths are in thousandths of the bar.
+type ReadinessChart struct {
+	Employees int
+	Bars      []ReadinessBar
+	Legend    []ReadinessSegment // every state, in order, for the key
+}
+
+// ReadinessBar is one currency's bar.
+type ReadinessBar struct {
+	Currency string
+	Summary  string // the counts in words, for screen readers and the tooltip
+	Segments []ReadinessSegment
+}
+
+// ReadinessSegment is one state's part of a bar.
+type ReadinessSegment struct {
+	State string
+	Label string
+	Count int
+	X     int
+	Width int
 }
 
 // ReadinessTotal counts the shown rows of one currency by state.

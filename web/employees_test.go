@@ -1302,3 +1302,56 @@ func TestReconciliationRereadsStaleOnboarding(t *testing.T) {
 		t.Fatalf("run notes %q lack %q", run.Notes, want)
 	}
 }
+
+// TestReadinessChartCountsTheWholeWorkforce: the readiness page draws one
+// stacked bar per currency whose segments count every employee (not only
+// the page shown), as the store has them.
+func TestReadinessChartCountsTheWholeWorkforce(t *testing.T) {
+	ctx := context.Background()
+	env := webtest.New(t, webtest.Options{})
+	if _, err := env.App.Webhooks().Reconcile(ctx); err != nil { // reads everyone's onboarding
+		t.Fatal(err)
+	}
+	var employees int
+	if err := env.Store.Pool().QueryRow(ctx, `SELECT count(*) FROM employees WHERE kind = 'employee' AND invite_state <> 'deleted'`).Scan(&employees); err != nil {
+		t.Fatal(err)
+	}
+	want, err := env.Store.ReadinessCounts(ctx, store.ReadinessCurrencies())
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, _ := env.SignedIn(store.RoleHRAdmin)
+	doc := webtest.Doc(t, env.Get(c, "/employees/readiness"))
+	bars := doc.Find(`[data-testid="readiness-chart"] [data-testid="chart-bar"]`)
+	if bars.Length() != len(store.ReadinessCurrencies()) {
+		t.Fatalf("%d bars", bars.Length())
+	}
+	states := 0
+	bars.Each(func(_ int, bar *goquery.Selection) {
+		cur, _ := bar.Attr("data-currency")
+		sum, width := 0, 0
+		bar.Find("rect").Each(func(_ int, r *goquery.Selection) {
+			st, _ := r.Attr("data-state")
+			n, w := 0, 0
+			fmt.Sscan(r.AttrOr("data-count", ""), &n)
+			fmt.Sscan(r.AttrOr("width", ""), &w)
+			if n != want[cur][st] {
+				t.Errorf("%s %s: chart %d, store %d", cur, st, n, want[cur][st])
+			}
+			sum += n
+			width += w
+			states++
+		})
+		if sum != employees || width != 1000 {
+			t.Errorf("%s: segments count %d employees over width %d, want %d over 1000", cur, sum, width, employees)
+		}
+	})
+	if states <= len(store.ReadinessCurrencies()) {
+		t.Fatalf("every bar has a single state (%d segments): the demo has employees in several states", states)
+	}
+	// The 2-second refresh swaps only the matrix and skips the chart.
+	resp := env.Do(c, http.MethodGet, "/employees/readiness", nil, http.Header{"Hx-Request": {"true"}})
+	if doc := webtest.Doc(t, resp); doc.Find(`[data-testid="readiness-chart"]`).Length() != 0 {
+		t.Fatal("the refresh fragment redraws the chart")
+	}
+}

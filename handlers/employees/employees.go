@@ -43,6 +43,7 @@ type Store interface {
 	SaveOnboarding(ctx context.Context, employeeID int64, snaps []store.Snapshot, cells []store.ReadinessCell) error
 	SnapshotsOf(ctx context.Context, employeeID int64) (map[string]store.Snapshot, error)
 	ReadinessOf(ctx context.Context, employeeIDs []int64) (map[int64]map[string]store.ReadinessCell, error)
+	ReadinessCounts(ctx context.Context, currencies []string) (map[string]map[string]int, error)
 	MarkDeleted(ctx context.Context, employeeID int64, at time.Time, by store.Actor, detail string) error
 	MarkReactivated(ctx context.Context, employeeID int64, by store.Actor, detail string) error
 	Audit(ctx context.Context, e store.AuditEntry) error

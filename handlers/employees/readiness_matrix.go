@@ -2,6 +2,7 @@ package employees
 
 import (
 	"errors"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -70,7 +71,65 @@ func (h *Handler) Matrix(w http.ResponseWriter, r *http.Request) {
 		}
 		v.Totals = append(v.Totals, t)
 	}
+	if !handlers.IsFragmentRequest(r) {
+		counts, err := h.Store.ReadinessCounts(r.Context(), v.Columns)
+		if err != nil {
+			h.ServerError(w, r, err)
+			return
+		}
+		v.Chart = readinessChart(v.Columns, counts)
+	}
 	h.Render(w, r, http.StatusOK, "Readiness", views.ReadinessMatrixPage(v), nil)
+}
+
+// chartWidth is a bar's width in the chart's units.
+const chartWidth = 1000
+
+// readinessChart lays out one stacked bar per currency from the workforce
+// counts, each state's width in proportion to its count.
+func readinessChart(currencies []string, counts map[string]map[string]int) *views.ReadinessChart {
+	c := &views.ReadinessChart{}
+	for _, st := range readinessStates() {
+		c.Legend = append(c.Legend, views.ReadinessSegment{State: st, Label: chartLabel(st)})
+	}
+	for _, cur := range currencies {
+		total := 0
+		for _, n := range counts[cur] {
+			total += n
+		}
+		c.Employees = max(c.Employees, total)
+		bar := views.ReadinessBar{Currency: cur}
+		var words []string
+		x := 0
+		for _, st := range readinessStates() {
+			n := counts[cur][st]
+			if n == 0 {
+				continue
+			}
+			w := n * chartWidth / total
+			bar.Segments = append(bar.Segments, views.ReadinessSegment{State: st, Label: chartLabel(st), Count: n, X: x, Width: w})
+			x += w
+			words = append(words, fmt.Sprintf("%d %s", n, chartLabel(st)))
+		}
+		// Integer division leaves a few units over: the last segment takes them.
+		if k := len(bar.Segments); k > 0 {
+			bar.Segments[k-1].Width += chartWidth - x
+		}
+		bar.Summary = cur + ": " + strings.Join(words, ", ")
+		if len(words) == 0 {
+			bar.Summary = cur + ": no employees"
+		}
+		c.Bars = append(c.Bars, bar)
+	}
+	return c
+}
+
+// chartLabel is a readiness state in words for the chart's key.
+func chartLabel(state string) string {
+	if state == store.ReadyMissing {
+		return "missing fields"
+	}
+	return readinessLabel(state, 2)
 }
 
 // MatrixCSV streams what is missing per employee and currency: one row per
