@@ -29,8 +29,11 @@ const (
 // Session keys.
 const (
 	SessionStaffID = "staff_id"
-	sessionFlash   = "flash"
-	sessionFlashK  = "flash_kind"
+	// SessionLastSeen is when the session was last used (Unix seconds),
+	// for the idle timeout.
+	SessionLastSeen = "last_seen"
+	sessionFlash    = "flash"
+	sessionFlashK   = "flash_kind"
 )
 
 // Viewer is the signed-in staff member and the navigation their role allows,

@@ -57,6 +57,7 @@ type App struct {
 	river    *river.Client[pgx.Tx]
 	handler  http.Handler
 	table    []Route
+	now      func() time.Time
 
 	auth      *auth.Handler
 	dashboard *dashboard.Handler
@@ -76,12 +77,14 @@ func New(d Deps) (*App, error) {
 	if d.Now == nil {
 		d.Now = time.Now
 	}
-	a := &App{cfg: d.Config, store: d.Store, logger: d.Logger}
+	a := &App{cfg: d.Config, store: d.Store, logger: d.Logger, now: d.Now}
 
 	a.sessions = scs.New()
 	a.sessions.Store = pgxstore.NewWithCleanupInterval(d.Store.Pool(), 10*time.Minute)
 	a.sessions.Lifetime = 12 * time.Hour
-	a.sessions.IdleTimeout = 2 * time.Hour
+	// The idle timeout is enforced by authenticate, which touches the
+	// session at most once a minute: scs's own IdleTimeout rewrites the
+	// session row on every request.
 	a.sessions.Cookie.Name = "partner_admin_session"
 	a.sessions.Cookie.HttpOnly = true
 	a.sessions.Cookie.SameSite = http.SameSiteLaxMode
@@ -193,7 +196,7 @@ func (a *App) router(nav []NavEntry) (http.Handler, error) {
 	if err != nil {
 		return nil, err
 	}
-	authn := &Authenticator{Base: a.base, Store: a.store, Nav: nav}
+	authn := &Authenticator{Base: a.base, Store: a.store, Nav: nav, Now: a.now}
 	r := chi.NewRouter()
 	r.Use(requestID, accessLog(a.logger), securityHeaders(a.cfg.SecureCookies()), recoverer(a.base), cop)
 	seen := map[string]bool{}

@@ -1,11 +1,14 @@
 package web_test
 
 import (
+	"bytes"
 	"context"
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"partneradmin/handlers/auth"
 	"partneradmin/store"
@@ -213,5 +216,61 @@ func TestDashboardShowsSandboxReachable(t *testing.T) {
 	// Support sees no staff or audit tiles.
 	if doc.Find(`a[href="/staff"]`).Length() != 0 || doc.Find(`[data-testid="audit-table"]`).Length() != 0 {
 		t.Fatal("support sees owner areas")
+	}
+}
+
+// TestSessionIdleTimeout: a session in use stays signed in; one unused for
+// two hours is signed out with a message. Its last use is written at most
+// once a minute, so ordinary requests leave the session row alone.
+func TestSessionIdleTimeout(t *testing.T) {
+	var mu sync.Mutex
+	now := time.Now()
+	clock := func() time.Time {
+		mu.Lock()
+		defer mu.Unlock()
+		return now
+	}
+	advance := func(d time.Duration) {
+		mu.Lock()
+		defer mu.Unlock()
+		now = now.Add(d)
+	}
+	env := webtest.New(t, webtest.Options{Now: clock})
+	c, _ := env.SignedIn(store.RoleSupport)
+	ctx := context.Background()
+	row := func() []byte {
+		var b []byte
+		if err := env.Store.Pool().QueryRow(ctx, `SELECT data FROM sessions ORDER BY expiry DESC LIMIT 1`).Scan(&b); err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	get := func() *http.Response {
+		resp := env.Get(c, "/")
+		resp.Body.Close()
+		return resp
+	}
+	before := row()
+	if resp := get(); resp.StatusCode != http.StatusOK {
+		t.Fatalf("fresh session: %d", resp.StatusCode)
+	}
+	if !bytes.Equal(before, row()) {
+		t.Fatal("a request within the same minute rewrote the session")
+	}
+	// In use every 90 minutes: still signed in after three hours.
+	for range 2 {
+		advance(90 * time.Minute)
+		if resp := get(); resp.StatusCode != http.StatusOK {
+			t.Fatalf("session in use: %d", resp.StatusCode)
+		}
+	}
+	advance(2*time.Hour + time.Minute)
+	resp := get()
+	if resp.StatusCode != http.StatusSeeOther || !strings.HasPrefix(resp.Header.Get("Location"), "/login") {
+		t.Fatalf("idle session: %d %s", resp.StatusCode, resp.Header.Get("Location"))
+	}
+	doc := webtest.Doc(t, env.Get(c, "/login"))
+	if got := webtest.TestID(doc, "flash"); !strings.Contains(got, "two hours without activity") {
+		t.Fatalf("flash %q", got)
 	}
 }

@@ -171,7 +171,15 @@ type Authenticator struct {
 		StaffByID(ctx context.Context, id int64) (store.Staff, error)
 	}
 	Nav []NavEntry
+	Now func() time.Time
 }
+
+// A session unused for sessionIdleTimeout is signed out; its last use is
+// recorded at most every sessionTouchEvery, so most requests write nothing.
+const (
+	sessionIdleTimeout = 2 * time.Hour
+	sessionTouchEvery  = time.Minute
+)
 
 // authenticate puts the viewer in the context when the session names an
 // active staff member. Disabled accounts lose their session at once.
@@ -183,6 +191,18 @@ func (a *Authenticator) authenticate(next http.Handler) http.Handler {
 		if id == 0 {
 			next.ServeHTTP(w, r)
 			return
+		}
+		now := a.Now()
+		seen := time.Unix(a.Base.Sessions.GetInt64(ctx, handlers.SessionLastSeen), 0)
+		if now.Sub(seen) > sessionIdleTimeout {
+			a.Base.Sessions.Remove(ctx, handlers.SessionStaffID)
+			a.Base.Sessions.Remove(ctx, handlers.SessionLastSeen)
+			a.Base.Flash(r, "info", "You were signed out after two hours without activity.")
+			next.ServeHTTP(w, r)
+			return
+		}
+		if now.Sub(seen) >= sessionTouchEvery {
+			a.Base.Sessions.Put(ctx, handlers.SessionLastSeen, now.Unix())
 		}
 		staff, err := a.Store.StaffByID(ctx, id)
 		if errors.Is(err, store.ErrNotFound) || (err == nil && staff.Disabled) {

@@ -94,6 +94,7 @@ func (h *Handler) Login(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	h.Sessions.Put(ctx, handlers.SessionStaffID, staff.ID)
+	h.Sessions.Put(ctx, handlers.SessionLastSeen, h.Now().Unix())
 	entry := store.AuditEntry{Actor: staff.Actor(), Action: "auth.login", Target: fmt.Sprintf("staff:%d", staff.ID), Outcome: store.OutcomeOK}
 	if err := h.Store.ClearLoginFailures(ctx, acct, entry); err != nil {
 		h.ServerError(w, r, err)
