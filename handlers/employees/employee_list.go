@@ -117,22 +117,8 @@ func (h *Handler) List(w http.ResponseWriter, r *http.Request) {
 	v := views.EmployeeListView{Filter: fv, Columns: store.ReadinessCurrencies(), Rows: employeeRows(page.Employees, readiness),
 		CanWrite: canWrite(r)}
 	v.States, v.Currencies, v.Readiness, v.Sorts = filterOptions(fv)
-	qv := filterQuery(fv)
-	v.CSVURL = withQuery("/employees.csv", qv)
-	self := url.Values{}
-	for k, x := range qv {
-		self[k] = x
-	}
-	if f.After != "" {
-		self.Set("after", f.After)
-	}
-	self.Set("since", stamp)
-	v.SelfURL = withQuery("/employees", self)
-	if page.Next != "" {
-		next := filterQuery(fv)
-		next.Set("after", page.Next)
-		v.NextURL = withQuery("/employees", next)
-	}
+	v.CSVURL = withQuery("/employees.csv", filterQuery(fv))
+	v.SelfURL, v.NextURL = pageLinks("/employees", fv, f.After, page.Next, stamp)
 	if h.Sessions != nil {
 		v.ReconcileMessage = h.Sessions.PopString(r.Context(), sessionReconcile)
 	}
@@ -195,3 +181,21 @@ func (h *Handler) ExportCSV(w http.ResponseWriter, r *http.Request) {
 // size of the invite consoles users compare with, and what keeps the page
 // cheap to render under load (see the README's figures).
 const listPageSize = 25
+
+// pageLinks builds a filtered page's links: itself (with its keyset cursor
+// and the change stamp its 2-second refresh sends back) and the next page
+// ("" when there is none).
+func pageLinks(path string, fv views.EmployeeFilterView, after, next, stamp string) (self, nextURL string) {
+	q := filterQuery(fv)
+	if after != "" {
+		q.Set("after", after)
+	}
+	q.Set("since", stamp)
+	self = withQuery(path, q)
+	if next != "" {
+		nq := filterQuery(fv)
+		nq.Set("after", next)
+		nextURL = withQuery(path, nq)
+	}
+	return self, nextURL
+}

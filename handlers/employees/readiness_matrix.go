@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"net/url"
 	"strconv"
 	"strings"
 
@@ -38,22 +37,8 @@ func (h *Handler) Matrix(w http.ResponseWriter, r *http.Request) {
 	readiness := page.Readiness
 	v := views.ReadinessMatrixView{Filter: fv, Columns: store.ReadinessCurrencies(), Rows: employeeRows(page.Employees, readiness)}
 	v.States, v.Currencies, v.Readiness, _ = filterOptions(fv)
-	qv := filterQuery(fv)
-	v.CSVURL = withQuery("/employees/readiness.csv", qv)
-	self := url.Values{}
-	for k, x := range qv {
-		self[k] = x
-	}
-	if f.After != "" {
-		self.Set("after", f.After)
-	}
-	self.Set("since", stamp)
-	v.SelfURL = withQuery("/employees/readiness", self)
-	if page.Next != "" {
-		next := filterQuery(fv)
-		next.Set("after", page.Next)
-		v.NextURL = withQuery("/employees/readiness", next)
-	}
+	v.CSVURL = withQuery("/employees/readiness.csv", filterQuery(fv))
+	v.SelfURL, v.NextURL = pageLinks("/employees/readiness", fv, f.After, page.Next, stamp)
 	for i, cur := range v.Columns {
 		counts := map[string]int{}
 		for _, row := range v.Rows {
