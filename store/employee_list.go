@@ -76,6 +76,8 @@ func (s *Store) ListEmployees(ctx context.Context, f EmployeeFilter) (EmployeePa
 type EmployeePageWithReadiness struct {
 	EmployeePage
 	Readiness map[int64]map[string]ReadinessCell
+	// ChangedAt is EmployeesChangedAt, read in the same statement.
+	ChangedAt time.Time
 }
 
 // readinessAgg packs an employee's cells into one text: cells separated by
@@ -85,10 +87,14 @@ const readinessAgg = `coalesce((SELECT string_agg(r.currency || chr(30) || r.sta
 	array_to_string(r.missing, chr(31)) || chr(30) || translate(r.detail, chr(29) || chr(30) || chr(31), '   '), chr(29))
 	FROM employee_readiness r WHERE r.employee_id = employees.id), '')`
 
+// changedAtColumn is EmployeesChangedAt as a column: an init plan that runs
+// once per statement, so the page and its change stamp take one round trip.
+const changedAtColumn = `(SELECT max(last_activity_at) FROM employees)`
+
 // ListEmployeesWithReadiness is ListEmployees with the readiness cells of
 // the page's employees, for the list and the matrix.
 func (s *Store) ListEmployeesWithReadiness(ctx context.Context, f EmployeeFilter) (EmployeePageWithReadiness, error) {
-	sql, args, err := employeeListSQLWith(f, ", "+readinessAgg)
+	sql, args, err := employeeListSQLWith(f, ", "+readinessAgg+", "+changedAtColumn)
 	if err != nil {
 		return EmployeePageWithReadiness{}, err
 	}
@@ -102,7 +108,7 @@ func (s *Store) ListEmployeesWithReadiness(ctx context.Context, f EmployeeFilter
 		var e Employee
 		var packed string
 		err := rows.Scan(&e.ID, &e.Kind, &e.ServiceUserID, &e.Email, &e.FirstName, &e.LastName, &e.Country, &e.InviteState,
-			&e.LinkedAt, &e.KYCSubmitted, &e.ActionRequired, &e.DeletedAt, &e.LastActivityAt, &e.CreatedAt, &e.UpdatedAt, &packed)
+			&e.LinkedAt, &e.KYCSubmitted, &e.ActionRequired, &e.DeletedAt, &e.LastActivityAt, &e.CreatedAt, &e.UpdatedAt, &packed, &out.ChangedAt)
 		if err != nil {
 			rows.Close()
 			return out, fmt.Errorf("store: list employees: %w", err)
@@ -132,6 +138,12 @@ func (s *Store) ListEmployeesWithReadiness(ctx context.Context, f EmployeeFilter
 	if limit := listLimit(f.Limit); len(list) > limit {
 		out.Employees = list[:limit]
 		out.Next = cursorOf(f.Sort, out.Employees[limit-1])
+	}
+	if len(list) == 0 {
+		// No row carried the stamp.
+		if out.ChangedAt, err = s.EmployeesChangedAt(ctx); err != nil {
+			return out, err
+		}
 	}
 	return out, nil
 }
@@ -202,7 +214,7 @@ func employeeListSQLWith(f EmployeeFilter, extraColumns string) (string, []any, 
 		}
 	}
 	sql := `SELECT ` + employeeColumns + extraColumns + ` FROM employees WHERE ` + strings.Join(where, " AND ") +
-		` ORDER BY ` + order + ` LIMIT ` + arg(listLimit(f.Limit)+1)
+		` ORDER BY ` + order + ` LIMIT ` + strconv.Itoa(listLimit(f.Limit)+1)
 	return sql, args, nil
 }
 

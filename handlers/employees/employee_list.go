@@ -94,7 +94,7 @@ func filterOptions(fv views.EmployeeFilterView) (states, currencies, readiness, 
 // List shows the employee list: search as you type, filters, keyset pages.
 // htmx asks for the results fragment alone (search, filters, polling).
 func (h *Handler) List(w http.ResponseWriter, r *http.Request) {
-	stamp, same, err := h.unchanged(w, r)
+	same, err := h.unchanged(w, r)
 	if err != nil {
 		h.ServerError(w, r, err)
 		return
@@ -113,6 +113,7 @@ func (h *Handler) List(w http.ResponseWriter, r *http.Request) {
 		h.ServerError(w, r, err)
 		return
 	}
+	stamp := changeStamp(page.ChangedAt)
 	readiness := page.Readiness
 	v := views.EmployeeListView{Filter: fv, Columns: store.ReadinessCurrencies(), Rows: employeeRows(page.Employees, readiness),
 		CanWrite: canWrite(r)}

@@ -229,18 +229,26 @@ func mustJSON(v any) json.RawMessage {
 
 // unchanged answers a poll with 204 (htmx keeps the page as it is) when no
 // employee changed since the stamp the page was rendered with, so polling
-// neither re-renders nor collapses an opened cell. It returns the current
-// stamp for the next poll.
-func (h *Handler) unchanged(w http.ResponseWriter, r *http.Request) (string, bool, error) {
+// neither re-renders nor collapses an opened cell. Only a fragment request
+// that carries a stamp is a poll; other requests read the stamp with their
+// page (ListEmployeesWithReadiness), saving a round trip.
+func (h *Handler) unchanged(w http.ResponseWriter, r *http.Request) (bool, error) {
+	since := r.URL.Query().Get("since")
+	if !handlers.IsFragmentRequest(r) || since == "" {
+		return false, nil
+	}
 	at, err := h.Store.EmployeesChangedAt(r.Context())
 	if err != nil {
-		return "", false, err
+		return false, err
 	}
-	stamp := strconv.FormatInt(at.UnixMicro(), 10)
-	if handlers.IsFragmentRequest(r) && r.URL.Query().Get("since") == stamp {
-		w.Header().Add("Vary", handlers.HeaderHXRequest)
-		w.WriteHeader(http.StatusNoContent)
-		return stamp, true, nil
+	if since != changeStamp(at) {
+		return false, nil
 	}
-	return stamp, false, nil
+	w.Header().Add("Vary", handlers.HeaderHXRequest)
+	w.WriteHeader(http.StatusNoContent)
+	return true, nil
 }
+
+// changeStamp is the text form of EmployeesChangedAt that pages send back
+// when they poll.
+func changeStamp(at time.Time) string { return strconv.FormatInt(at.UnixMicro(), 10) }

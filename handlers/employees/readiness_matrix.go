@@ -15,7 +15,7 @@ import (
 // Matrix shows employees × currencies, each cell the readiness state with
 // the missing fields on expand, with the list's filters.
 func (h *Handler) Matrix(w http.ResponseWriter, r *http.Request) {
-	stamp, same, err := h.unchanged(w, r)
+	same, err := h.unchanged(w, r)
 	if err != nil {
 		h.ServerError(w, r, err)
 		return
@@ -34,6 +34,7 @@ func (h *Handler) Matrix(w http.ResponseWriter, r *http.Request) {
 		h.ServerError(w, r, err)
 		return
 	}
+	stamp := changeStamp(page.ChangedAt)
 	readiness := page.Readiness
 	v := views.ReadinessMatrixView{Filter: fv, Columns: store.ReadinessCurrencies(), Rows: employeeRows(page.Employees, readiness)}
 	v.States, v.Currencies, v.Readiness, _ = filterOptions(fv)
