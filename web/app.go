@@ -82,6 +82,7 @@ func New(d Deps) (*App, error) {
 	a.sessions = scs.New()
 	a.sessions.Store = pgxstore.NewWithCleanupInterval(d.Store.Pool(), 10*time.Minute)
 	a.sessions.Lifetime = 12 * time.Hour
+	a.sessions.Codec = sessionCodec{}
 	// The idle timeout is enforced by authenticate, which touches the
 	// session at most once a minute: scs's own IdleTimeout rewrites the
 	// session row on every request.
