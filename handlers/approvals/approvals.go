@@ -37,7 +37,6 @@ type Store interface {
 	UpsertProposal(ctx context.Context, p store.Proposal) (store.ProposalChange, error)
 	ProposalByID(ctx context.Context, id string) (store.Proposal, error)
 	ListQueue(ctx context.Context, f store.QueueFilter) ([]store.Proposal, error)
-	CountQueue(ctx context.Context, f store.QueueFilter) (int, error)
 	ListQueuePage(ctx context.Context, f store.QueueFilter) (store.QueuePage, error)
 	TreasuryRecipients(ctx context.Context) ([]store.Recipient, error)
 	ProposalEvents(ctx context.Context, proposalID string) ([]store.ProposalEvent, error)
