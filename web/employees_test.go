@@ -10,6 +10,7 @@ import (
 	"mime/multipart"
 	"net/http"
 	"net/url"
+	"os"
 	"sort"
 	"strings"
 	"sync"
@@ -20,6 +21,7 @@ import (
 
 	"partneradmin/apiclient"
 	"partneradmin/store"
+	"partneradmin/web"
 	"partneradmin/web/webtest"
 )
 
@@ -904,6 +906,7 @@ func seedLoadEmployees(tb testing.TB, env *webtest.Env, n int) {
 //
 //	go test -run '^$' -bench EmployeeListAt32Clients -benchtime 2000x ./web/
 func BenchmarkEmployeeListAt32Clients(b *testing.B) {
+	web.TuneRuntime(os.Getenv) // what the server runs with
 	env := webtest.New(b, webtest.Options{})
 	seedLoadEmployees(b, env, 10000)
 	plan, err := env.Store.ExplainEmployeeSearch(context.Background(), store.EmployeeFilter{Search: "person0421", Limit: 50})
@@ -1007,6 +1010,7 @@ func reportLatencies(b *testing.B, all []time.Duration) {
 //
 //	go test -run '^$' -bench BulkInvite1000Rows -benchtime 1x ./web/
 func BenchmarkBulkInvite1000Rows(b *testing.B) {
+	web.TuneRuntime(os.Getenv) // what the server runs with
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
 		env := webtest.New(b, webtest.Options{StartWorkers: true})

@@ -32,6 +32,7 @@ import (
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	web.TuneRuntime(os.Getenv)
 	if err := run(ctx, os.Args, os.Getenv, os.Stdout, os.Stderr); err != nil {
 		fmt.Fprintln(os.Stderr, "partner-admin:", err)
 		os.Exit(1)
