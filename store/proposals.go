@@ -208,6 +208,9 @@ type QueueFilter struct {
 	BeforeAt time.Time
 	BeforeID string
 	Limit    int
+	// Person keeps proposals whose owner or recipient has this in their
+	// name or email (the employees' trigram index serves it).
+	Person string
 }
 
 // ListQueue returns the open (and FAILED) proposals, newest first.
@@ -230,10 +233,16 @@ func (s *Store) ListQueue(ctx context.Context, f QueueFilter) ([]Proposal, error
 	return list, nil
 }
 
+// queueStatusCondition selects open proposals; the states are constants in
+// the text so that the planner can use the partial queue index.
+func queueStatusCondition() string {
+	return "status IN ('" + strings.Join(QueueStatuses, "', '") + "')"
+}
+
 func queueWhere(f QueueFilter) ([]string, []any) {
 	// The states are inlined (constants) so the planner can use the
 	// partial queue index.
-	where := []string{"status IN ('" + strings.Join(QueueStatuses, "', '") + "')"}
+	where := []string{queueStatusCondition()}
 	var args []any
 	arg := func(v any) string {
 		args = append(args, v)
@@ -254,6 +263,11 @@ func queueWhere(f QueueFilter) ([]string, []any) {
 	if f.UserID != "" {
 		a := arg(f.UserID)
 		where = append(where, "(owner_user_id = "+a+" OR to_user_id = "+a+")")
+	}
+	if q := strings.ToLower(strings.TrimSpace(f.Person)); q != "" {
+		people := "(SELECT service_user_id FROM employees WHERE " + searchExpr + " LIKE " + arg("%"+escapeLike(q)+"%") +
+			" AND service_user_id IS NOT NULL)"
+		where = append(where, "(owner_user_id IN "+people+" OR to_user_id IN "+people+")")
 	}
 	if !f.BeforeAt.IsZero() {
 		where = append(where, "(upstream_created_at, id) < ("+arg(f.BeforeAt)+", "+arg(f.BeforeID)+")")

@@ -4,10 +4,11 @@ import "time"
 
 // ApprovalQueueView is the approval queue page.
 type ApprovalQueueView struct {
-	Filter    QueueFilterForm
-	Types     []string
-	Employees []Choice
-	Rows      []ProposalRow
+	Filter QueueFilterForm
+	Types  []string
+	// EmployeeName names Filter.Employee (a link from an employee's page).
+	EmployeeName string
+	Rows         []ProposalRow
 	// LinkedAs is the wallet admin the viewer approves as ("" when not
 	// linked: "needs my approval" then has nothing to show).
 	LinkedAs  string
@@ -28,6 +29,9 @@ type QueueFilterForm struct {
 	Status   string // "", PENDING_SIGNATURES or FAILED
 	Type     string
 	Employee string // serviceUserId
+	// Who matches the owner's or the recipient's name or email, anywhere
+	// in them (search as you type).
+	Who string
 }
 
 // Choice is one option of a select on the approval pages.

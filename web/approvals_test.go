@@ -147,6 +147,27 @@ func TestApprovalQueueShowsEveryOpenStateFromTheMirror(t *testing.T) {
 	if rows := queueRows(t, env, c, "?employee="+emily); rows.Length() != 2 || rowByDescription(rows, "Team lunch").Length() != 1 {
 		t.Errorf("employee filter: %d rows", rows.Length())
 	}
+	// The employee filter is a search on the owner's or the recipient's
+	// name or email (a select of the whole workforce would not scale).
+	if rows := queueRows(t, env, c, "?who=EMILY"); rows.Length() != 2 || rowByDescription(rows, "Team lunch").Length() != 1 {
+		t.Errorf("who=EMILY: %d rows", rows.Length())
+	}
+	if rows := queueRows(t, env, c, "?who=nobody-has-this-name"); rows.Length() != 0 {
+		t.Errorf("who=nobody: %d rows", rows.Length())
+	}
+	if rows := queueRows(t, env, c, "?who=%25"); rows.Length() != 0 {
+		t.Errorf("who=%%: %d rows; the wildcard must be taken literally", rows.Length())
+	}
+	filtered := webtest.Doc(t, env.Get(c, "/approvals?who=emily&employee="+emily))
+	if v, _ := filtered.Find("#f-who").Attr("value"); v != "emily" {
+		t.Errorf("the search box lost the query: %q", v)
+	}
+	if got := webtest.TestID(filtered, "queue-employee"); !strings.HasPrefix(got, "Emily") {
+		t.Errorf("employee filter named %q", got)
+	}
+	if n := filtered.Find(`#f-employee, select[name="employee"]`).Length(); n != 0 {
+		t.Errorf("a select of every employee is still rendered")
+	}
 
 	// The polled fragment keeps the filters and is only the table.
 	req := http.Header{"HX-Request": {"true"}}

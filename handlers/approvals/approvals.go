@@ -38,7 +38,6 @@ type Store interface {
 	ProposalByID(ctx context.Context, id string) (store.Proposal, error)
 	ListQueue(ctx context.Context, f store.QueueFilter) ([]store.Proposal, error)
 	ListQueuePage(ctx context.Context, f store.QueueFilter) (store.QueuePage, error)
-	TreasuryRecipients(ctx context.Context) ([]store.Recipient, error)
 	ProposalEvents(ctx context.Context, proposalID string) ([]store.ProposalEvent, error)
 	WalletOwners(ctx context.Context) (map[string]string, error)
 	WalletByID(ctx context.Context, id string) (store.Wallet, error)

@@ -19,7 +19,11 @@ const PageSize = 50
 var queueTypes = []string{string(apiclient.ProposalTransfer), string(apiclient.ProposalSwap), "CARD_ISSUANCE", "NIGERIAN_OFFRAMP"}
 
 func parseQueueFilter(q url.Values) views.QueueFilterForm {
-	f := views.QueueFilterForm{Mine: q.Get("mine") == "1", Type: q.Get("type"), Employee: strings.TrimSpace(q.Get("employee"))}
+	f := views.QueueFilterForm{Mine: q.Get("mine") == "1", Type: q.Get("type"), Employee: strings.TrimSpace(q.Get("employee")),
+		Who: strings.TrimSpace(q.Get("who"))}
+	if r := []rune(f.Who); len(r) > 100 {
+		f.Who = string(r[:100])
+	}
 	switch s := q.Get("status"); s {
 	case store.ProposalPendingApprovals, store.ProposalPendingSignatures, store.ProposalFailed:
 		f.Status = s
@@ -39,7 +43,7 @@ func (f queueQuery) values() url.Values {
 	if f.Mine {
 		v.Set("mine", "1")
 	}
-	for k, s := range map[string]string{"status": f.Status, "type": f.Type, "employee": f.Employee} {
+	for k, s := range map[string]string{"status": f.Status, "type": f.Type, "employee": f.Employee, "who": f.Who} {
 		if s != "" {
 			v.Set(k, s)
 		}
@@ -50,7 +54,7 @@ func (f queueQuery) values() url.Values {
 type queueQuery struct{ views.QueueFilterForm }
 
 func (h *Handler) storeFilter(f views.QueueFilterForm, linkedAs string, viewerID int64) store.QueueFilter {
-	sf := store.QueueFilter{Status: f.Status, Type: f.Type, UserID: f.Employee}
+	sf := store.QueueFilter{Status: f.Status, Type: f.Type, UserID: f.Employee, Person: f.Who}
 	if f.Mine {
 		sf.NeedsApprovalBy = linkedAs
 		sf.ExcludeCreator = viewerID
@@ -119,15 +123,8 @@ func (h *Handler) Queue(w http.ResponseWriter, r *http.Request) {
 	for _, p := range rows {
 		view.Rows = append(view.Rows, Row(p, names, now, linked, v.Staff.ID))
 	}
-	if !handlers.IsFragmentRequest(r) {
-		users, err := h.Store.TreasuryRecipients(ctx)
-		if err != nil {
-			h.ServerError(w, r, err)
-			return
-		}
-		for _, u := range users {
-			view.Employees = append(view.Employees, views.Choice{Value: u.ServiceUserID, Label: u.Name})
-		}
+	if f.Employee != "" {
+		view.EmployeeName = names.Of(f.Employee)
 	}
 	h.Render(w, r, http.StatusOK, "Approval queue", views.ApprovalQueuePage(view), views.ApprovalQueueTable(view))
 }
