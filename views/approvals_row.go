@@ -1,0 +1,62 @@
+package views
+
+import (
+	"context"
+	"io"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/a-h/templ"
+)
+
+// ProposalRowView is one row of the approval queue. It is written by hand
+// rather than in templ, like the list badges (badges.go): the queue renders
+// 50 of them on every load and every 2-second poll, and templ's
+// per-expression fmt.Sprint made them the page's largest cost.
+func ProposalRowView(r ProposalRow) templ.Component { return &proposalRow{r} }
+
+type proposalRow struct{ ProposalRow }
+
+func (r *proposalRow) Render(_ context.Context, w io.Writer) error {
+	hw := htmlWriter{w: w}
+	hw.raw(`<tr data-testid="proposal-row" data-id="`)
+	hw.text(r.ID)
+	hw.raw(`"><td><a href="/approvals/`)
+	hw.text(url.PathEscape(r.ID))
+	hw.raw(`" data-testid="proposal-link">`)
+	hw.text(r.Type)
+	hw.raw(`</a></td><td class="num" data-testid="proposal-amount">`)
+	hw.text(r.Amount.String())
+	hw.raw(`</td><td data-testid="proposal-parties">`)
+	hw.text(r.From)
+	hw.raw(` → `)
+	hw.text(r.To)
+	hw.raw(`</td><td>`)
+	hw.text(r.Description)
+	hw.raw(`</td><td><span class="`)
+	hw.text(strings.TrimSpace("badge " + r.StatusClass))
+	hw.raw(`" data-testid="proposal-status">`)
+	hw.text(r.Status)
+	hw.raw(`</span>`)
+	if r.NeedsMe {
+		hw.raw(` <span class="badge badge-warn" data-testid="needs-me">needs me</span>`)
+	}
+	hw.raw(`</td><td data-testid="proposal-approvals">`)
+	hw.text(r.Approvals)
+	hw.raw(`</td><td data-testid="proposal-signatures">`)
+	hw.text(r.Signatures)
+	hw.raw(`</td><td>`)
+	hw.text(r.Age)
+	hw.raw(`</td><td>`)
+	if r.Deadline != nil {
+		d := r.Deadline.UTC()
+		hw.raw(`<time datetime="`)
+		hw.text(d.Format(time.RFC3339))
+		hw.raw(`">`)
+		hw.text(d.Format("15:04 MST"))
+		hw.raw(`</time>`)
+	}
+	hw.raw(`</td></tr>`)
+	return hw.err
+}
