@@ -208,6 +208,8 @@ type QueueFilter struct {
 	BeforeAt time.Time
 	BeforeID string
 	Limit    int
+	// SkipCount leaves QueuePage.Total at 0 (the caller knows it).
+	SkipCount bool
 	// Person keeps proposals whose owner or recipient has this in their
 	// name or email (the employees' trigram index serves it).
 	Person string
@@ -481,9 +483,11 @@ func (s *Store) ListQueuePage(ctx context.Context, f QueueFilter) (QueuePage, er
 		}
 		return rows.Err()
 	})
-	batch.Queue(`SELECT count(*) FROM proposals WHERE `+strings.Join(countWhere, " AND "), countArgs...).QueryRow(func(row pgx.Row) error {
-		return row.Scan(&page.Total)
-	})
+	if !f.SkipCount {
+		batch.Queue(`SELECT count(*) FROM proposals WHERE `+strings.Join(countWhere, " AND "), countArgs...).QueryRow(func(row pgx.Row) error {
+			return row.Scan(&page.Total)
+		})
+	}
 	if err := s.pool.SendBatch(ctx, batch).Close(); err != nil {
 		return QueuePage{}, fmt.Errorf("store: queue page: %w", err)
 	}

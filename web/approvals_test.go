@@ -651,3 +651,43 @@ func TestApproveWhenTheAPIDoesNotAnswerReadsBackAndKeepsNothingHalfDone(t *testi
 		t.Fatalf("reject during outage: %d %q", resp.StatusCode, doc.Find("#reject-reason").Text())
 	}
 }
+
+// A queue longer than a page pages by keyset, newest first, every page
+// saying how many match in all; a short result counts its own rows.
+func TestApprovalQueuePagesAndCountsEveryMatch(t *testing.T) {
+	env := webtest.New(t, webtest.Options{})
+	seedQueue(t, env, 120)
+	c, _ := env.SignedIn(store.RoleFinanceApprover)
+	all, err := env.Store.ListQueue(context.Background(), store.QueueFilter{Limit: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := strconv.Itoa(len(all)) + " proposals"
+	seen := map[string]bool{}
+	path := "/approvals"
+	for pages := 0; path != ""; pages++ {
+		if pages > 5 {
+			t.Fatal("paging does not end")
+		}
+		doc := webtest.Doc(t, env.Get(c, path))
+		if got := webtest.TestID(doc, "queue-count"); !strings.Contains(got, want) {
+			t.Errorf("%s: count %q, want %q", path, got, want)
+		}
+		doc.Find(`[data-testid="proposal-row"]`).Each(func(_ int, s *goquery.Selection) {
+			id, _ := s.Attr("data-id")
+			if seen[id] {
+				t.Errorf("%s shows %s again", path, id)
+			}
+			seen[id] = true
+		})
+		path, _ = doc.Find(`[data-testid="queue-older"]`).Attr("href")
+	}
+	if len(seen) != len(all) {
+		t.Errorf("the pages showed %d proposals, %d are open", len(seen), len(all))
+	}
+	// A filter that fits one page counts exactly what it shows.
+	doc := webtest.Doc(t, env.Get(c, "/approvals?who=nobody-has-this-name"))
+	if got := webtest.TestID(doc, "queue-count"); !strings.Contains(got, " 0 proposals") {
+		t.Errorf("empty filter: count %q", got)
+	}
+}

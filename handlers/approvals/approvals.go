@@ -61,6 +61,8 @@ type Handler struct {
 	API   API
 	Sync  *Syncer
 	Now   func() time.Time
+
+	totals queueTotals
 }
 
 // New returns the approvals handler.

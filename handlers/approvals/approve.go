@@ -97,6 +97,7 @@ func (h *Handler) Approve(w http.ResponseWriter, r *http.Request) {
 	if after.Status == apiclient.ProposalPendingSignatures {
 		msg += " The owner's signature is needed next: send it to their device."
 	}
+	h.totals.forget()
 	h.Flash(r, "ok", msg)
 	h.Redirect(w, r, "/approvals/"+p.ID)
 }
@@ -116,6 +117,7 @@ func (h *Handler) approveFailed(w http.ResponseWriter, r *http.Request, p store.
 					h.ServerError(w, r, err)
 					return
 				}
+				h.totals.forget()
 				h.Flash(r, "ok", "Approved (confirmed by reading the proposal back after a slow answer).")
 				h.Redirect(w, r, "/approvals/"+p.ID)
 				return

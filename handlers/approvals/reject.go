@@ -80,6 +80,7 @@ func (h *Handler) Reject(w http.ResponseWriter, r *http.Request) {
 		h.ServerError(w, r, err)
 		return
 	}
+	h.totals.forget()
 	h.Flash(r, "ok", "Proposal rejected.")
 	h.Redirect(w, r, "/approvals/"+id)
 }
