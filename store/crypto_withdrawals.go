@@ -1,0 +1,187 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/shopspring/decimal"
+)
+
+// Crypto withdrawal call states. A row is written before the call
+// ('sending', keyed by the form's one-time token) and completed with what
+// the API answered.
+const (
+	WithdrawalSending           = "sending"
+	WithdrawalAwaitingSignature = "awaiting_signature" // the API returned a signatureRequest
+	WithdrawalCreated           = "created"            // the API asked for no signature
+	WithdrawalRefused           = "refused"            // the API said no (4xx): nothing was created
+	WithdrawalFailed            = "failed"             // the API failed (5xx): nothing was created
+	WithdrawalUnknown           = "unknown"            // no answer: a request may exist upstream, unsigned
+)
+
+// CryptoWithdrawal is one crypto withdrawal started from the treasury.
+type CryptoWithdrawal struct {
+	ID                  int64
+	FormToken           string
+	UserID              string
+	WalletID            string
+	Currency            string
+	BalanceSeen         decimal.NullDecimal // the mirrored balance when it was sent (the API withdraws the whole balance)
+	DestinationChain    string
+	DestinationCurrency string
+	DestinationAddress  string
+	State               string
+	UpstreamID          string
+	WorkflowID          string
+	HashToSign          string
+	Deadline            *time.Time
+	SignRequestID       int64
+	Error               string
+	CreatedByStaffID    int64
+	CreatedBy           string
+	CreatedAt           time.Time
+	FinishedAt          *time.Time
+}
+
+// NewCryptoWithdrawal is what is stored before the call.
+type NewCryptoWithdrawal struct {
+	FormToken           string
+	UserID              string
+	WalletID            string
+	Currency            string
+	BalanceSeen         decimal.NullDecimal
+	DestinationChain    string
+	DestinationCurrency string
+	DestinationAddress  string
+}
+
+// CryptoWithdrawalOutcome is the API's answer to the call.
+type CryptoWithdrawalOutcome struct {
+	State      string // WithdrawalAwaitingSignature, Created, Refused, Failed or Unknown
+	UpstreamID string
+	WorkflowID string
+	HashToSign string
+	Deadline   *time.Time
+	Error      string // the words shown to the staff member
+}
+
+const cryptoWithdrawalColumns = `id, form_token, user_id, wallet_id, currency, balance_seen::text, destination_chain,
+	destination_currency, destination_address, state, upstream_id, workflow_id, hash_to_sign, deadline,
+	coalesce(sign_request_id, 0), error, coalesce(created_by_staff_id, 0), created_by, created_at, finished_at`
+
+func scanCryptoWithdrawal(row pgx.Row) (CryptoWithdrawal, error) {
+	var c CryptoWithdrawal
+	var balance *string
+	err := row.Scan(&c.ID, &c.FormToken, &c.UserID, &c.WalletID, &c.Currency, &balance, &c.DestinationChain,
+		&c.DestinationCurrency, &c.DestinationAddress, &c.State, &c.UpstreamID, &c.WorkflowID, &c.HashToSign, &c.Deadline,
+		&c.SignRequestID, &c.Error, &c.CreatedByStaffID, &c.CreatedBy, &c.CreatedAt, &c.FinishedAt)
+	if err != nil {
+		return c, err
+	}
+	if balance != nil {
+		d, err := decimal.NewFromString(*balance)
+		if err != nil {
+			return c, fmt.Errorf("balance %q: %w", *balance, err)
+		}
+		c.BalanceSeen = decimal.NullDecimal{Decimal: d, Valid: true}
+	}
+	return c, nil
+}
+
+// BeginCryptoWithdrawal stores a withdrawal in state 'sending' before its
+// call. The form token is unique: when it was used already (a double click,
+// a reload that posts the form again, another replica) nothing is stored,
+// and the earlier row is returned with fresh = false, so the caller sends
+// nothing.
+func (s *Store) BeginCryptoWithdrawal(ctx context.Context, n NewCryptoWithdrawal, by Actor) (CryptoWithdrawal, bool, error) {
+	if n.FormToken == "" {
+		return CryptoWithdrawal{}, false, errors.New("store: begin crypto withdrawal: no form token")
+	}
+	var balance *string
+	if n.BalanceSeen.Valid {
+		b := n.BalanceSeen.Decimal.String()
+		balance = &b
+	}
+	var createdBy *int64
+	if by.StaffID != 0 {
+		createdBy = &by.StaffID
+	}
+	c, err := scanCryptoWithdrawal(s.pool.QueryRow(ctx, `
+		INSERT INTO crypto_withdrawals (form_token, user_id, wallet_id, currency, balance_seen, destination_chain,
+			destination_currency, destination_address, created_by_staff_id, created_by)
+		VALUES ($1, $2, $3, $4, $5::numeric, $6, $7, $8, $9, $10)
+		ON CONFLICT (form_token) DO NOTHING
+		RETURNING `+cryptoWithdrawalColumns,
+		n.FormToken, n.UserID, n.WalletID, n.Currency, balance, n.DestinationChain, n.DestinationCurrency,
+		n.DestinationAddress, createdBy, by.Email))
+	if err == nil {
+		return c, true, nil
+	}
+	if !errors.Is(err, pgx.ErrNoRows) {
+		return CryptoWithdrawal{}, false, fmt.Errorf("store: begin crypto withdrawal: %w", err)
+	}
+	c, err = scanCryptoWithdrawal(s.pool.QueryRow(ctx, `SELECT `+cryptoWithdrawalColumns+` FROM crypto_withdrawals WHERE form_token = $1`, n.FormToken))
+	if err != nil {
+		return CryptoWithdrawal{}, false, fmt.Errorf("store: crypto withdrawal by form token: %w", notFound(err))
+	}
+	return c, false, nil
+}
+
+// FinishCryptoWithdrawal records the API's answer and its audit row
+// (crypto_withdrawal.create: ok when the API opened it, refused or failed
+// otherwise) in one transaction. Only a row still 'sending' is finished.
+func (s *Store) FinishCryptoWithdrawal(ctx context.Context, id int64, o CryptoWithdrawalOutcome, by Actor) (CryptoWithdrawal, error) {
+	var c CryptoWithdrawal
+	err := s.InTx(ctx, func(tx pgx.Tx) error {
+		var err error
+		c, err = scanCryptoWithdrawal(tx.QueryRow(ctx, `
+			UPDATE crypto_withdrawals SET state = $2, upstream_id = $3, workflow_id = $4, hash_to_sign = $5, deadline = $6,
+				error = $7, finished_at = now()
+			WHERE id = $1 AND state = 'sending'
+			RETURNING `+cryptoWithdrawalColumns, id, o.State, o.UpstreamID, o.WorkflowID, o.HashToSign, o.Deadline, o.Error))
+		if err != nil {
+			return fmt.Errorf("store: finish crypto withdrawal %d: %w", id, notFound(err))
+		}
+		what := fmt.Sprintf("crypto withdrawal of the whole %s balance of wallet %s to %s (%s on %s)", c.Currency, c.WalletID,
+			c.DestinationAddress, c.DestinationCurrency, c.DestinationChain)
+		outcome, detail := OutcomeOK, what
+		switch o.State {
+		case WithdrawalAwaitingSignature:
+			detail += ": awaiting the owner's signature (workflow " + c.WorkflowID + ")"
+		case WithdrawalCreated:
+			detail += ": created, no signature asked"
+		case WithdrawalRefused:
+			outcome, detail = OutcomeRefused, what+": "+o.Error
+		default:
+			outcome, detail = OutcomeFailed, what+": "+o.Error
+		}
+		return writeAudit(ctx, tx, AuditEntry{Actor: by, Action: "crypto_withdrawal.create",
+			Target: fmt.Sprintf("crypto_withdrawal:%d", c.ID), Outcome: outcome, Detail: detail})
+	})
+	return c, err
+}
+
+// SetCryptoWithdrawalSignRequest links a withdrawal to the sign request that
+// carries its signature (the latest one when a link was issued again).
+func (s *Store) SetCryptoWithdrawalSignRequest(ctx context.Context, id, signRequestID int64) error {
+	tag, err := s.pool.Exec(ctx, `UPDATE crypto_withdrawals SET sign_request_id = $2 WHERE id = $1`, id, signRequestID)
+	if err != nil {
+		return fmt.Errorf("store: crypto withdrawal %d sign request: %w", id, err)
+	}
+	if tag.RowsAffected() == 0 {
+		return fmt.Errorf("store: crypto withdrawal %d sign request: %w", id, ErrNotFound)
+	}
+	return nil
+}
+
+// CryptoWithdrawalByID loads one withdrawal.
+func (s *Store) CryptoWithdrawalByID(ctx context.Context, id int64) (CryptoWithdrawal, error) {
+	c, err := scanCryptoWithdrawal(s.pool.QueryRow(ctx, `SELECT `+cryptoWithdrawalColumns+` FROM crypto_withdrawals WHERE id = $1`, id))
+	if err != nil {
+		return CryptoWithdrawal{}, fmt.Errorf("store: load crypto withdrawal %d: %w", id, notFound(err))
+	}
+	return c, nil
+}
