@@ -102,12 +102,18 @@ func (a *App) routes() []Route {
 		{Method: "POST", Pattern: "/sign/{token}", Permission: store.PermPublic, Stateless: true, Handler: a.sign.DevicePost},
 
 		// Treasury proposals (finance approver, owner): transfer, swap and
-		// account/send from the partner's treasury wallets.
+		// account/send from the partner's treasury wallets; crypto
+		// withdrawals, signed on the owner's device.
 		{Method: "GET", Pattern: "/treasury", Permission: store.PermTreasury, Handler: a.treasury.Form},
 		{Method: "POST", Pattern: "/treasury/transfer", Permission: store.PermTreasury, Handler: a.treasury.Transfer},
 		{Method: "POST", Pattern: "/treasury/swap", Permission: store.PermTreasury, Handler: a.treasury.Swap},
 		{Method: "POST", Pattern: "/treasury/send", Permission: store.PermTreasury, Handler: a.treasury.Send},
 		{Method: "POST", Pattern: "/treasury/wallets", Permission: store.PermTreasury, Handler: a.treasury.CreateWallet},
+		{Method: "GET", Pattern: "/treasury/withdrawal", Permission: store.PermTreasury, Handler: a.treasury.WithdrawalForm},
+		{Method: "POST", Pattern: "/treasury/withdrawal", Permission: store.PermTreasury, Handler: a.treasury.Withdraw},
+		{Method: "GET", Pattern: "/treasury/withdrawal/routes", Permission: store.PermTreasury, Handler: a.treasury.WithdrawalRoutes},
+		{Method: "GET", Pattern: "/treasury/withdrawal/{id}", Permission: store.PermTreasury, Handler: a.treasury.WithdrawalDetail},
+		{Method: "POST", Pattern: "/treasury/withdrawal/{id}/sign-request", Permission: store.PermTreasury, Handler: a.treasury.WithdrawalLink},
 		{Method: "GET", Pattern: "/sign-requests/{rid}", Permission: store.PermTreasury, Handler: a.sign.State},
 
 		// Employees (issue 6, HR admin): the list with search and readiness,

@@ -3,7 +3,8 @@
 // are parsed as decimals and checked against the wallet balance in the
 // mirror before anything is sent; a proposal is created upstream once (no
 // retry of the POST) and recorded with its creator, who then may not
-// approve it.
+// approve it. It also starts crypto withdrawals, whose signature request
+// goes to the owner's device through the sign area.
 package treasury
 
 import (
@@ -12,6 +13,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/shopspring/decimal"
 
@@ -27,6 +29,8 @@ type API interface {
 	CreateTransferProposal(ctx context.Context, userID, walletID string, p apiclient.TransferProposal) (*apiclient.Proposal, error)
 	CreateSwapProposal(ctx context.Context, userID, walletID string, p apiclient.SwapProposal) (*apiclient.Proposal, error)
 	Send(ctx context.Context, userID string, req apiclient.SendRequest) (*apiclient.Proposal, error)
+	GetCryptoWithdrawalSupport(ctx context.Context, userID, currency string) (*apiclient.CryptoWithdrawalSupport, error)
+	CreateCryptoWithdrawal(ctx context.Context, userID string, req apiclient.CryptoWithdrawalRequest) (*apiclient.CryptoWithdrawal, error)
 }
 
 // Store is what the treasury area reads and writes.
@@ -36,6 +40,11 @@ type Store interface {
 	TreasuryRecipients(ctx context.Context) ([]store.Recipient, error)
 	RecordCreatedProposal(ctx context.Context, p store.Proposal, by store.Actor, detail string) error
 	Audit(ctx context.Context, e store.AuditEntry) error
+	BeginCryptoWithdrawal(ctx context.Context, n store.NewCryptoWithdrawal, by store.Actor) (store.CryptoWithdrawal, bool, error)
+	FinishCryptoWithdrawal(ctx context.Context, id int64, o store.CryptoWithdrawalOutcome, by store.Actor) (store.CryptoWithdrawal, error)
+	SetCryptoWithdrawalSignRequest(ctx context.Context, id, signRequestID int64) error
+	CryptoWithdrawalByID(ctx context.Context, id int64) (store.CryptoWithdrawal, error)
+	SignRequestByID(ctx context.Context, id int64) (store.SignRequest, error)
 }
 
 // Handler serves the treasury routes.
@@ -43,12 +52,20 @@ type Handler struct {
 	*handlers.Base
 	Store Store
 	API   API
-	Sign  OwnerProofs
+	Sign  SignRequests
+	Now   func() time.Time
 }
 
 // New returns the treasury handler.
 func New(base *handlers.Base, st Store, api API) *Handler {
-	return &Handler{Base: base, Store: st, API: api}
+	return &Handler{Base: base, Store: st, API: api, Now: time.Now}
+}
+
+func (h *Handler) now() time.Time {
+	if h.Now == nil {
+		return time.Now()
+	}
+	return h.Now()
 }
 
 // treasury is the partner's treasury user and its wallets.
@@ -102,23 +119,36 @@ func money(w store.Wallet) views.Amount {
 	return a
 }
 
+// treasuryWallets are the wallets value moves from, labelled with their
+// currency and last known balance.
+func treasuryWallets(t treasury) []views.TreasuryWallet {
+	var out []views.TreasuryWallet
+	for _, w := range t.wallets {
+		out = append(out, views.TreasuryWallet{ID: w.ID, Label: walletLabel(w), Balance: money(w)})
+	}
+	return out
+}
+
+// walletLabel is "USD (USDB) · balance 250,000.00 USD (USDB)".
+func walletLabel(w store.Wallet) string {
+	m := money(w)
+	label := m.Currency
+	if m.Token != "" {
+		label += " (" + m.Token + ")"
+	}
+	if w.Balance.Valid {
+		label += " · balance " + m.String()
+	}
+	return label
+}
+
 func (h *Handler) view(ctx context.Context, t treasury) (views.TreasuryView, error) {
 	v := views.TreasuryView{
 		Transfer: views.TransferForm{Fields: views.FieldErrors{}},
 		Swap:     views.SwapForm{Fields: views.FieldErrors{}},
 		Send:     views.SendForm{Fields: views.FieldErrors{}},
 	}
-	for _, w := range t.wallets {
-		m := money(w)
-		label := m.Currency
-		if m.Token != "" {
-			label += " (" + m.Token + ")"
-		}
-		if w.Balance.Valid {
-			label += " · balance " + m.String()
-		}
-		v.Wallets = append(v.Wallets, views.TreasuryWallet{ID: w.ID, Label: label, Balance: m})
-	}
+	v.Wallets = treasuryWallets(t)
 	for _, c := range apiclient.Stablecoins() {
 		if !c.IsLegacy() {
 			v.Coins = append(v.Coins, string(c))

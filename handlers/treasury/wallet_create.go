@@ -11,9 +11,11 @@ import (
 	"partneradmin/views"
 )
 
-// OwnerProofs issues owner-proof sign requests (the sign area).
-type OwnerProofs interface {
+// SignRequests issues sign requests for the owner's device (the sign area):
+// an owner proof for a new wallet, and a rail's signatureRequest.
+type SignRequests interface {
 	IssueOwnerProof(ctx context.Context, by store.Actor, userID string, currency apiclient.Stablecoin, owner string) (views.SignPanel, error)
+	IssueWorkflow(ctx context.Context, by store.Actor, userID, walletID string, req apiclient.SignatureRequest, what string) (views.SignPanel, error)
 }
 
 // CreateWallet asks the owner's device to prove it holds the key of a new
