@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"runtime"
 	"strings"
+	"sync/atomic"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -32,6 +33,9 @@ func defaultMaxConns() int32 { return int32(max(8, 4*runtime.GOMAXPROCS(0))) }
 // Store wraps the connection pool.
 type Store struct {
 	pool *pgxpool.Pool
+	// staffCache, when set, is told of staff changes made here at once
+	// (other processes' changes reach it by notification).
+	staffCache atomic.Pointer[StaffCache]
 }
 
 // New returns a store over an open pool.

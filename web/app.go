@@ -58,6 +58,9 @@ type App struct {
 	handler  http.Handler
 	table    []Route
 	now      func() time.Time
+	// staffCache answers authentication's staff reads from memory while
+	// Listen runs.
+	staffCache *store.StaffCache
 
 	auth      *auth.Handler
 	dashboard *dashboard.Handler
@@ -78,6 +81,7 @@ func New(d Deps) (*App, error) {
 		d.Now = time.Now
 	}
 	a := &App{cfg: d.Config, store: d.Store, logger: d.Logger, now: d.Now}
+	a.staffCache = store.NewStaffCache(d.Store, d.Logger)
 
 	a.sessions = scs.New()
 	a.sessions.Store = pgxstore.NewWithCleanupInterval(d.Store.Pool(), 10*time.Minute)
@@ -197,7 +201,7 @@ func (a *App) router(nav []NavEntry) (http.Handler, error) {
 	if err != nil {
 		return nil, err
 	}
-	authn := &Authenticator{Base: a.base, Store: a.store, Nav: nav, Now: a.now}
+	authn := &Authenticator{Base: a.base, Store: a.staffCache, Nav: nav, Now: a.now}
 	r := chi.NewRouter()
 	r.Use(requestID, accessLog(a.logger), securityHeaders(a.cfg.SecureCookies()), recoverer(a.base), cop)
 	seen := map[string]bool{}
@@ -242,6 +246,24 @@ func (a *App) Start(ctx context.Context) error {
 		return fmt.Errorf("web: start workers: %w", err)
 	}
 	return nil
+}
+
+// Listen keeps the staff cache subscribed to staff changes until ctx ends
+// (a connection of its own); until it has subscribed, and whenever the
+// subscription is lost, staff are read from the database on every request.
+// It returns once the first subscription is in place or ctx ends.
+func (a *App) Listen(ctx context.Context) {
+	go func() {
+		if err := a.staffCache.Run(ctx); err != nil {
+			a.logger.ErrorContext(ctx, "staff cache stopped", "err", err)
+		}
+	}()
+	select {
+	case <-a.staffCache.Listening():
+	case <-ctx.Done():
+	case <-time.After(5 * time.Second):
+		a.logger.WarnContext(ctx, "staff cache: not listening after 5 s; reading staff from the database meanwhile")
+	}
 }
 
 // Stop stops the workers, letting running jobs finish until ctx ends.

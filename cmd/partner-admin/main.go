@@ -150,6 +150,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 	workerCtx, stopWorkers := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopWorkers()
+	app.Listen(workerCtx)
 	if err := app.Start(workerCtx); err != nil {
 		return err
 	}

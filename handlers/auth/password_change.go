@@ -19,7 +19,13 @@ func (h *Handler) ChangePassword(w http.ResponseWriter, r *http.Request) {
 	viewer := handlers.ViewerFrom(ctx)
 	current, next, confirm := r.PostFormValue("current"), r.PostFormValue("new"), r.PostFormValue("confirm")
 	v := views.PasswordView{Fields: views.FieldErrors{}}
-	ok, err := handlers.CheckPassword(viewer.Staff.PasswordHash, current)
+	// The viewer comes from the staff cache, which keeps no password hash.
+	staff, err := h.Store.StaffByID(ctx, viewer.Staff.ID)
+	if err != nil {
+		h.ServerError(w, r, err)
+		return
+	}
+	ok, err := handlers.CheckPassword(staff.PasswordHash, current)
 	if err != nil {
 		h.ServerError(w, r, err)
 		return
