@@ -60,7 +60,7 @@ func roleOf(t *testing.T, c *store.StaffCache, id int64) store.Role {
 func TestStaffCacheReadsThroughUntilItListens(t *testing.T) {
 	st := migratedStore(t)
 	s := newStaff(t, st, "through@example.com", store.RoleSupport)
-	c := store.NewStaffCache(st, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	c := store.NewStaffCache(st, store.NewListener(st, slog.New(slog.NewTextHandler(io.Discard, nil))))
 	if roleOf(t, c, s.ID) != store.RoleSupport {
 		t.Fatal("first read")
 	}
@@ -76,11 +76,12 @@ func TestStaffCacheServesFromMemoryAndDropsChangedRows(t *testing.T) {
 	defer cancel()
 	s := newStaff(t, st, "cached@example.com", store.RoleSupport)
 	other := newStaff(t, st, "other@example.com", store.RoleSupport)
-	c := store.NewStaffCache(st, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	l := store.NewListener(st, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	c := store.NewStaffCache(st, l)
 	done := make(chan error, 1)
-	go func() { done <- c.Run(ctx) }()
+	go func() { done <- l.Run(ctx) }()
 	select {
-	case <-c.Listening():
+	case <-l.Ready():
 	case <-time.After(5 * time.Second):
 		t.Fatal("not listening after 5 s")
 	}
@@ -124,7 +125,7 @@ func TestStaffCacheServesFromMemoryAndDropsChangedRows(t *testing.T) {
 	if roleOf(t, c, other.ID) != store.RoleSupport {
 		t.Fatal("other: warm the cache")
 	}
-	if _, err := st.Pool().Exec(ctx, `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query = 'LISTEN staff_changed' AND pid <> pg_backend_pid()`); err != nil {
+	if _, err := st.Pool().Exec(ctx, `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query LIKE 'LISTEN %' AND pid <> pg_backend_pid()`); err != nil {
 		t.Fatal(err)
 	}
 	setRoleQuietly(t, st, other.ID, store.RoleOwner)

@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/alexedwards/scs/pgxstore"
 	"github.com/alexedwards/scs/v2"
 	"github.com/go-chi/chi/v5"
 	"github.com/jackc/pgx/v5"
@@ -58,8 +57,9 @@ type App struct {
 	handler  http.Handler
 	table    []Route
 	now      func() time.Time
-	// staffCache answers authentication's staff reads from memory while
-	// Listen runs.
+	// listener keeps the staff cache and the session store's copy honest
+	// while Listen runs; they read through to the database otherwise.
+	listener   *store.Listener
 	staffCache *store.StaffCache
 
 	auth      *auth.Handler
@@ -81,10 +81,11 @@ func New(d Deps) (*App, error) {
 		d.Now = time.Now
 	}
 	a := &App{cfg: d.Config, store: d.Store, logger: d.Logger, now: d.Now}
-	a.staffCache = store.NewStaffCache(d.Store, d.Logger)
+	a.listener = store.NewListener(d.Store, d.Logger)
+	a.staffCache = store.NewStaffCache(d.Store, a.listener)
 
 	a.sessions = scs.New()
-	a.sessions.Store = pgxstore.NewWithCleanupInterval(d.Store.Pool(), 10*time.Minute)
+	a.sessions.Store = newSessionStore(d.Store, a.listener, time.Now) // the database expires sessions by its clock, not a test clock
 	a.sessions.Lifetime = 12 * time.Hour
 	a.sessions.Codec = sessionCodec{}
 	// The idle timeout is enforced by authenticate, which touches the
@@ -248,21 +249,22 @@ func (a *App) Start(ctx context.Context) error {
 	return nil
 }
 
-// Listen keeps the staff cache subscribed to staff changes until ctx ends
-// (a connection of its own); until it has subscribed, and whenever the
-// subscription is lost, staff are read from the database on every request.
-// It returns once the first subscription is in place or ctx ends.
+// Listen keeps the staff and session copies in memory subscribed to their
+// changes until ctx ends (a connection of its own); until it has
+// subscribed, and whenever the subscription is lost, staff and sessions
+// are read from the database on every request. It returns once the first
+// subscription is in place or ctx ends.
 func (a *App) Listen(ctx context.Context) {
 	go func() {
-		if err := a.staffCache.Run(ctx); err != nil {
-			a.logger.ErrorContext(ctx, "staff cache stopped", "err", err)
+		if err := a.listener.Run(ctx); err != nil {
+			a.logger.ErrorContext(ctx, "listener stopped", "err", err)
 		}
 	}()
 	select {
-	case <-a.staffCache.Listening():
+	case <-a.listener.Ready():
 	case <-ctx.Done():
 	case <-time.After(5 * time.Second):
-		a.logger.WarnContext(ctx, "staff cache: not listening after 5 s; reading staff from the database meanwhile")
+		a.logger.WarnContext(ctx, "listener: not listening after 5 s; reading staff and sessions from the database meanwhile")
 	}
 }
 

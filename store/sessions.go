@@ -1,0 +1,27 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// SessionChannel is the notification channel of the session_changed
+// trigger; its payload is SessionKey of the token.
+const SessionChannel = "session_changed"
+
+// FindSession reads a live session of the scs sessions table (the table
+// pgxstore writes) with its expiry, which pgxstore's Find does not return.
+func (s *Store) FindSession(ctx context.Context, token string) (data []byte, expiry time.Time, found bool, err error) {
+	err = s.pool.QueryRow(ctx, `SELECT data, expiry FROM sessions WHERE token = $1 AND current_timestamp < expiry`, token).Scan(&data, &expiry)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, time.Time{}, false, nil
+	}
+	if err != nil {
+		return nil, time.Time{}, false, fmt.Errorf("store: find session: %w", err)
+	}
+	return data, expiry, true, nil
+}
