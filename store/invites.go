@@ -282,7 +282,8 @@ func (s *Store) FlagActionRequired(ctx context.Context, serviceUserID, what stri
 			state = InviteDeleted
 		}
 		out, err = scanEmployee(tx.QueryRow(ctx, `
-			UPDATE employees SET invite_state = $2, action_required = $3, last_activity_at = now(), updated_at = now()
+			UPDATE employees SET invite_state = $2, action_required = $3, action_required_at = now(),
+				last_activity_at = now(), updated_at = now()
 			WHERE id = $1 RETURNING `+employeeColumns, e.ID, state, what))
 		if err != nil {
 			return fmt.Errorf("store: flag action required: %w", err)
@@ -293,17 +294,72 @@ func (s *Store) FlagActionRequired(ctx context.Context, serviceUserID, what stri
 	return out, err
 }
 
-// ClearActionRequired moves a flagged employee back to its linked state once
-// the API no longer asks for anything.
-func (s *Store) ClearActionRequired(ctx context.Context, employeeID int64) error {
-	_, err := s.pool.Exec(ctx, `
-		UPDATE employees SET invite_state = CASE WHEN kyc_submitted THEN 'kyc_submitted' ELSE 'linked' END,
-			action_required = '', updated_at = now()
-		WHERE id = $1 AND invite_state = 'action_required'`, employeeID)
-	if err != nil {
-		return fmt.Errorf("store: clear action required %d: %w", employeeID, err)
+// ClearActionRequired clears an employee's action-required flag: the
+// invite state goes back to kyc_submitted or linked (a deleted account stays
+// deleted), and an audit row saying who cleared it, what had been required
+// and why is written in the same transaction. It reports false and writes
+// nothing when the employee is not flagged. ErrNotFound when no employee has
+// that id.
+func (s *Store) ClearActionRequired(ctx context.Context, employeeID int64, by Actor, reason string) (bool, error) {
+	return s.clearActionRequired(ctx, employeeID, time.Time{}, by, reason)
+}
+
+// ClearActionRequiredAsOf is ClearActionRequired on evidence from asOf (when
+// a delivery arrived, when a read of the API began): a flag raised after
+// asOf is newer than the evidence and stays, reported as nothing changed.
+func (s *Store) ClearActionRequiredAsOf(ctx context.Context, employeeID int64, asOf time.Time, by Actor, reason string) (bool, error) {
+	if asOf.IsZero() {
+		return false, fmt.Errorf("store: clear action required %d: no time for the evidence", employeeID)
 	}
-	return nil
+	return s.clearActionRequired(ctx, employeeID, asOf, by, reason)
+}
+
+// DatabaseNow is the time on the database's clock, the clock flags and
+// deliveries are dated by: evidence dated with it compares with them
+// whatever the app's own clock says.
+func (s *Store) DatabaseNow(ctx context.Context) (time.Time, error) {
+	var t time.Time
+	if err := s.pool.QueryRow(ctx, `SELECT now()`).Scan(&t); err != nil {
+		return time.Time{}, fmt.Errorf("store: database clock: %w", err)
+	}
+	return t, nil
+}
+
+func (s *Store) clearActionRequired(ctx context.Context, employeeID int64, asOf time.Time, by Actor, reason string) (bool, error) {
+	changed := false
+	err := s.InTx(ctx, func(tx pgx.Tx) error {
+		var state, what string
+		var flaggedAt *time.Time
+		err := tx.QueryRow(ctx, `SELECT invite_state, action_required, action_required_at FROM employees WHERE id = $1 FOR UPDATE`,
+			employeeID).Scan(&state, &what, &flaggedAt)
+		if err != nil {
+			return fmt.Errorf("store: clear action required %d: %w", employeeID, notFound(err))
+		}
+		if state != InviteActionRequired && what == "" {
+			return nil
+		}
+		if !asOf.IsZero() && flaggedAt != nil && flaggedAt.After(asOf) {
+			return nil
+		}
+		if _, err := tx.Exec(ctx, `
+			UPDATE employees SET invite_state = CASE WHEN invite_state = 'deleted' THEN 'deleted'
+					WHEN kyc_submitted THEN 'kyc_submitted' ELSE 'linked' END,
+				action_required = '', action_required_at = NULL, last_activity_at = now(), updated_at = now()
+			WHERE id = $1`, employeeID); err != nil {
+			return fmt.Errorf("store: clear action required %d: %w", employeeID, err)
+		}
+		changed = true
+		if what == "" {
+			what = "an action (not described)"
+		}
+		detail := "no longer required: " + what
+		if reason = strings.TrimSpace(reason); reason != "" {
+			detail += "; " + reason
+		}
+		return writeAudit(ctx, tx, AuditEntry{Actor: by, Action: "employee.kyc_action_cleared", Target: fmt.Sprintf("employee:%d", employeeID),
+			Outcome: OutcomeOK, Detail: detail})
+	})
+	return changed, err
 }
 
 // InvitedEmployees lists the employees still only invited (for the refresh

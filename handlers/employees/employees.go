@@ -39,7 +39,9 @@ type Store interface {
 	StaleOnboarding(ctx context.Context, olderThan time.Time, limit int) ([]store.Employee, error)
 	LinkInvite(ctx context.Context, in store.LinkInput, by store.Actor) (store.Employee, bool, error)
 	FlagActionRequired(ctx context.Context, serviceUserID, what string, by store.Actor) (store.Employee, error)
-	ClearActionRequired(ctx context.Context, employeeID int64) error
+	ClearActionRequired(ctx context.Context, employeeID int64, by store.Actor, reason string) (bool, error)
+	ClearActionRequiredAsOf(ctx context.Context, employeeID int64, asOf time.Time, by store.Actor, reason string) (bool, error)
+	DatabaseNow(ctx context.Context) (time.Time, error)
 	SaveOnboarding(ctx context.Context, employeeID int64, snaps []store.Snapshot, cells []store.ReadinessCell) error
 	SnapshotsOf(ctx context.Context, employeeID int64) (map[string]store.Snapshot, error)
 	ReadinessOf(ctx context.Context, employeeIDs []int64) (map[int64]map[string]store.ReadinessCell, error)
