@@ -202,6 +202,9 @@ type EmployeeDetailView struct {
 	WalletsReadAt      *time.Time
 	WalletsError       string
 	Occupation         OccupationFixForm
+	// ResolveError is the confirmation's message when "Mark as resolved"
+	// was sent without it.
+	ResolveError string
 }
 
 // InviteRow is one invite call in the employee's history.

@@ -142,5 +142,6 @@ func (a *App) routes() []Route {
 		{Method: "GET", Pattern: "/employees/{id}/delete", Permission: store.PermEmployeesWrite, Handler: a.employees.DeleteCheck},
 		{Method: "POST", Pattern: "/employees/{id}/delete", Permission: store.PermEmployeesWrite, Handler: a.employees.Delete},
 		{Method: "POST", Pattern: "/employees/{id}/reactivate", Permission: store.PermEmployeesWrite, Handler: a.employees.Reactivate},
+		{Method: "POST", Pattern: "/employees/{id}/action-required/resolve", Permission: store.PermEmployeesWrite, Handler: a.employees.ResolveAction},
 	}
 }

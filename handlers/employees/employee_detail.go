@@ -28,7 +28,7 @@ func (h *Handler) Detail(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if len(snaps) == 0 && e.ServiceUserID != "" && e.InviteState != store.InviteDeleted {
-		if err := h.Refresh(r.Context(), e); err != nil {
+		if err := h.Refresh(r.Context(), e, handlers.ActorFrom(r.Context())); err != nil {
 			h.ServerError(w, r, err)
 			return
 		}
@@ -43,7 +43,7 @@ func (h *Handler) RefreshDetail(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	if err := h.Refresh(r.Context(), e); err != nil {
+	if err := h.Refresh(r.Context(), e, handlers.ActorFrom(r.Context())); err != nil {
 		h.ServerError(w, r, err)
 		return
 	}
@@ -51,14 +51,23 @@ func (h *Handler) RefreshDetail(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *Handler) renderDetail(w http.ResponseWriter, r *http.Request, status int, e store.Employee, message string, fix views.OccupationFixForm) {
+	h.renderDetailWith(w, r, status, e, func(v *views.EmployeeDetailView) {
+		v.Message = message
+		v.Occupation = fix
+	})
+}
+
+// renderDetailWith renders the employee's page after set adds what one
+// action shows (a message, a form's errors).
+func (h *Handler) renderDetailWith(w http.ResponseWriter, r *http.Request, status int, e store.Employee, set func(v *views.EmployeeDetailView)) {
 	v, err := h.detailView(r.Context(), e)
 	if err != nil {
 		h.ServerError(w, r, err)
 		return
 	}
 	v.CanWrite = canWrite(r)
-	v.Message = message
-	v.Occupation = fix
+	v.Occupation = views.OccupationFixForm{Fields: views.FieldErrors{}}
+	set(&v)
 	h.Render(w, r, status, e.Name(), views.EmployeeDetailPage(v), nil)
 }
 
@@ -299,7 +308,7 @@ func (h *Handler) FixOccupation(w http.ResponseWriter, r *http.Request) {
 		h.ServerError(w, r, err)
 		return
 	}
-	if err := h.Refresh(r.Context(), e); err != nil {
+	if err := h.Refresh(r.Context(), e, handlers.ActorFrom(r.Context())); err != nil {
 		h.ServerError(w, r, err)
 		return
 	}
@@ -358,7 +367,7 @@ func (h *Handler) RetryUSD(w http.ResponseWriter, r *http.Request) {
 		h.ServerError(w, r, err)
 		return
 	}
-	if err := h.Refresh(r.Context(), e); err != nil {
+	if err := h.Refresh(r.Context(), e, handlers.ActorFrom(r.Context())); err != nil {
 		h.ServerError(w, r, err)
 		return
 	}

@@ -12,6 +12,13 @@ import (
 	"partneradmin/store"
 )
 
+// The system actors of what arrives without a person: webhook deliveries and
+// the periodic reconciliation.
+var (
+	webhookActor        = store.Actor{Email: "webhook"}
+	reconciliationActor = store.Actor{Email: "reconciliation"}
+)
+
 // LinkResult says what linking did, for the caller's records.
 type LinkResult struct {
 	Known      bool // a local invite matched
@@ -28,7 +35,7 @@ type LinkResult struct {
 // For the webhooks area: call it from the employee.linked processor.
 func (h *Handler) LinkEmployee(ctx context.Context, p apiclient.EmployeeLinkedPayload) (LinkResult, error) {
 	e, changed, err := h.Store.LinkInvite(ctx, store.LinkInput{InvitationID: p.InvitationID, Email: p.CompanyEmail,
-		ServiceUserID: p.ServiceUserID, LinkedAt: p.LinkedAt, KYCSubmitted: p.KYCSubmitted, Source: "webhook"}, store.Actor{Email: "webhook"})
+		ServiceUserID: p.ServiceUserID, LinkedAt: p.LinkedAt, KYCSubmitted: p.KYCSubmitted, Source: "webhook"}, webhookActor)
 	if errors.Is(err, store.ErrNotFound) {
 		return LinkResult{}, nil
 	}
@@ -36,7 +43,7 @@ func (h *Handler) LinkEmployee(ctx context.Context, p apiclient.EmployeeLinkedPa
 		return LinkResult{}, err
 	}
 	if changed {
-		if err := h.Refresh(ctx, e); err != nil {
+		if err := h.Refresh(ctx, e, webhookActor); err != nil {
 			h.Logger.WarnContext(ctx, "read onboarding after linking", "employee", e.ID, "err", err)
 		}
 	}
@@ -49,7 +56,7 @@ func (h *Handler) LinkEmployee(ctx context.Context, p apiclient.EmployeeLinkedPa
 //
 // For the webhooks area: call it from the kyc.action_required processor.
 func (h *Handler) FlagKYCAction(ctx context.Context, serviceUserID, what string) (LinkResult, error) {
-	e, err := h.Store.FlagActionRequired(ctx, serviceUserID, what, store.Actor{Email: "webhook"})
+	e, err := h.Store.FlagActionRequired(ctx, serviceUserID, what, webhookActor)
 	if errors.Is(err, store.ErrNotFound) {
 		return LinkResult{}, nil
 	}
@@ -57,6 +64,38 @@ func (h *Handler) FlagKYCAction(ctx context.Context, serviceUserID, what string)
 		return LinkResult{}, err
 	}
 	return LinkResult{Known: true, Changed: true, EmployeeID: e.ID}, nil
+}
+
+// ClearKYCActionOnCompletion applies onboarding.completed (spec: "onboarding
+// finished and the rail is active") to the action-required flag: it is
+// cleared, unless it was raised after the delivery arrived (receivedAt, on
+// the database's clock), so a late run or a replay of an older completion
+// never clears a newer flag. Idempotent; false when nothing changed or no
+// employee has the serviceUserId.
+//
+// Called by WebhookEmployees.RefreshOnboarding for onboarding.completed.
+func (h *Handler) ClearKYCActionOnCompletion(ctx context.Context, serviceUserID string, eventID int64, receivedAt time.Time) (bool, error) {
+	if serviceUserID == "" {
+		return false, nil
+	}
+	e, err := h.Store.EmployeeByServiceUserID(ctx, serviceUserID)
+	if errors.Is(err, store.ErrNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	if e.InviteState != store.InviteActionRequired && e.ActionRequired == "" {
+		return false, nil
+	}
+	if receivedAt.IsZero() {
+		// Without the arrival time the event cannot be ordered against the
+		// flag: keep the flag.
+		h.Logger.WarnContext(ctx, "onboarding.completed without an arrival time; action-required flag kept", "employee", e.ID, "event", eventID)
+		return false, nil
+	}
+	return h.Store.ClearActionRequiredAsOf(ctx, e.ID, receivedAt, webhookActor,
+		fmt.Sprintf("onboarding.completed (event %d): onboarding finished and the rail is active", eventID))
 }
 
 // RefreshOnboardingOf re-reads an employee's onboarding by serviceUserId
@@ -70,7 +109,7 @@ func (h *Handler) RefreshOnboardingOf(ctx context.Context, serviceUserID string)
 	if err != nil {
 		return LinkResult{}, err
 	}
-	if err := h.Refresh(ctx, e); err != nil {
+	if err := h.Refresh(ctx, e, webhookActor); err != nil {
 		return LinkResult{Known: true, EmployeeID: e.ID}, err
 	}
 	return LinkResult{Known: true, Changed: true, EmployeeID: e.ID}, nil
@@ -139,7 +178,7 @@ func (h *Handler) ReconcileInvites(ctx context.Context, by store.Actor, source s
 		if changed {
 			res.Linked++
 			res.Notes = append(res.Notes, fmt.Sprintf("linked employee %d (%s) to serviceUserId %s", le.ID, le.Email, u.ServiceUserID))
-			if err := h.Refresh(ctx, le); err != nil {
+			if err := h.Refresh(ctx, le, by); err != nil {
 				h.Logger.WarnContext(ctx, "reconcile invite: read onboarding", "employee", le.ID, "err", err)
 			}
 		}

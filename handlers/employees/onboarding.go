@@ -198,12 +198,65 @@ func (rd readings) cells(employeeID int64) []store.ReadinessCell {
 	return out
 }
 
+// nothingAsked reports whether readings are positive evidence that the API
+// asks nothing further of the employee, with the words for the audit row.
+// Conservative: every read it relies on answered (a USD account may be
+// absent), GET /kyc/readiness says canActivate and GET /kyc/usd-readiness
+// says ready, both with nothing missing, no currency is missing fields,
+// failed, rejected or still onboarding (a rail in progress may be waiting on
+// the employee, as a Mexican bank verification does), and a USD account, if
+// any, is active. Anything less keeps the flag.
+func (rd readings) nothingAsked(cells []store.ReadinessCell) (string, bool) {
+	for _, kind := range []string{snapOnboarding, snapKYCReadiness, snapUSDReadiness} {
+		if rd.errs[kind] != nil {
+			return "", false
+		}
+	}
+	if err := rd.errs[snapVBAUSD]; err != nil && !apiclient.IsNotFound(err) {
+		return "", false
+	}
+	if rd.onboarding == nil || rd.kycReady == nil || rd.usdReady == nil {
+		return "", false
+	}
+	if rd.vba != nil && rd.vba.Status != "active" {
+		return "", false
+	}
+	if !rd.kycReady.CanActivate || len(rd.kycReady.Missing) > 0 || !rd.usdReady.Ready || len(rd.usdReady.Missing) > 0 {
+		return "", false
+	}
+	for _, c := range cells {
+		switch c.State {
+		case store.ReadyActive, store.ReadyToActivate, store.ReadyNotStarted:
+		default:
+			return "", false
+		}
+		if len(c.Missing) > 0 {
+			return "", false
+		}
+	}
+	return "the Partner API reports nothing missing (KYC readiness: can activate; USD readiness: ready) " +
+		"and no currency onboarding, failed or rejected", true
+}
+
 // Refresh reads an employee's onboarding from the API and records the
 // snapshots, readiness and wallets. Used by the employee page, the refresh
-// button and the webhooks area (onboarding.* events).
-func (h *Handler) Refresh(ctx context.Context, e store.Employee) error {
+// button and the webhooks area (onboarding.* events). When the employee is
+// flagged as needing an action and the readings show nothing further asked
+// (nothingAsked), the flag is cleared and recorded under by, unless it was
+// raised after the reads began.
+func (h *Handler) Refresh(ctx context.Context, e store.Employee, by store.Actor) error {
 	if e.ServiceUserID == "" || e.InviteState == store.InviteDeleted {
 		return nil
+	}
+	flagged := e.InviteState == store.InviteActionRequired
+	var readFrom time.Time
+	if flagged {
+		// On the database's clock, the one the flag is dated by.
+		t, err := h.Store.DatabaseNow(ctx)
+		if err != nil {
+			return fmt.Errorf("employees: refresh %d: %w", e.ID, err)
+		}
+		readFrom = t
 	}
 	rd := h.read(ctx, e.ServiceUserID)
 	for _, w := range rd.wallets {
@@ -216,8 +269,23 @@ func (h *Handler) Refresh(ctx context.Context, e store.Employee) error {
 			return fmt.Errorf("employees: refresh %d: %w", e.ID, err)
 		}
 	}
-	if err := h.Store.SaveOnboarding(ctx, e.ID, rd.snapshots(), rd.cells(e.ID)); err != nil {
+	cells := rd.cells(e.ID)
+	if err := h.Store.SaveOnboarding(ctx, e.ID, rd.snapshots(), cells); err != nil {
 		return fmt.Errorf("employees: refresh %d: %w", e.ID, err)
+	}
+	if !flagged {
+		return nil
+	}
+	why, ok := rd.nothingAsked(cells)
+	if !ok {
+		return nil
+	}
+	cleared, err := h.Store.ClearActionRequiredAsOf(ctx, e.ID, readFrom, by, "cleared automatically: "+why)
+	if err != nil {
+		return fmt.Errorf("employees: refresh %d: %w", e.ID, err)
+	}
+	if cleared {
+		h.Logger.InfoContext(ctx, "action required cleared by readiness", "employee", e.ID, "by", by.Email)
 	}
 	return nil
 }

@@ -1,6 +1,8 @@
 package employees
 
 import (
+	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -71,5 +73,55 @@ func TestSummaryKeepsNoIdentificationNumbers(t *testing.T) {
 	}
 	if !summarise(nil).Empty || !summarise(&apiclient.KYCProfile{}).Empty {
 		t.Fatal("an empty profile is not empty")
+	}
+}
+
+// TestNothingAskedIsPositiveEvidenceOnly: the action-required flag is
+// cleared from readings only when every read answered and nothing is
+// missing, pending, failed or rejected.
+func TestNothingAskedIsPositiveEvidenceOnly(t *testing.T) {
+	ready := func() readings {
+		return readings{errs: map[string]error{},
+			onboarding: &apiclient.OnboardingStatus{Currencies: map[apiclient.Fiat]apiclient.RailStatus{"USD": {Active: true, Status: "active"}}},
+			kycReady:   &apiclient.KYCReadiness{CanActivate: true, Missing: []string{}},
+			usdReady:   &apiclient.USDReadiness{Ready: true, Missing: []string{}},
+		}
+	}
+	cases := []struct {
+		name   string
+		change func(rd *readings)
+		want   bool
+	}{
+		{"everything ready", func(*readings) {}, true},
+		{"no USD account yet (404)", func(rd *readings) { rd.errs[snapVBAUSD] = fmt.Errorf("read: %w", apiclient.ErrNotFound) }, true},
+		{"USD account unreadable", func(rd *readings) { rd.errs[snapVBAUSD] = errors.New("upstream 500") }, false},
+		{"KYC readiness unreadable", func(rd *readings) { rd.kycReady, rd.errs[snapKYCReadiness] = nil, errors.New("timeout") }, false},
+		{"USD readiness unreadable", func(rd *readings) { rd.usdReady, rd.errs[snapUSDReadiness] = nil, errors.New("timeout") }, false},
+		{"onboarding unreadable", func(rd *readings) { rd.onboarding, rd.errs[snapOnboarding] = nil, errors.New("timeout") }, false},
+		{"cannot activate", func(rd *readings) { rd.kycReady.CanActivate = false }, false},
+		{"can activate yet lists a field", func(rd *readings) { rd.kycReady.Missing = []string{"documents.biometric"} }, false},
+		{"USD not ready", func(rd *readings) {
+			rd.usdReady = &apiclient.USDReadiness{Missing: []string{"identificationNumbers.ssn"}}
+		}, false},
+		{"a rail waits on the employee", func(rd *readings) {
+			rd.onboarding.Currencies["MXN"] = apiclient.RailStatus{Status: "bank_verification_required"}
+		}, false},
+		{"a rail failed", func(rd *readings) { rd.onboarding.Currencies["CAD"] = apiclient.RailStatus{Status: "failed"} }, false},
+		{"USD account rejected", func(rd *readings) { rd.vba = &apiclient.VirtualAccount{Status: "rejected"} }, false},
+		{"USD account still provisioning", func(rd *readings) { rd.vba = &apiclient.VirtualAccount{Status: "provisioning"} }, false},
+		{"USD account active", func(rd *readings) { rd.vba = &apiclient.VirtualAccount{Status: "active"} }, true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			rd := ready()
+			tc.change(&rd)
+			why, got := rd.nothingAsked(rd.cells(1))
+			if got != tc.want {
+				t.Fatalf("nothingAsked = %v, want %v", got, tc.want)
+			}
+			if got && !strings.Contains(why, "nothing missing") {
+				t.Fatalf("reason %q", why)
+			}
+		})
 	}
 }

@@ -65,11 +65,22 @@ func (a WebhookEmployees) RecordVBA(ctx context.Context, e webhooks.EmployeeEven
 	return known(e.ServiceUserID, r, "employee %d: virtual account read", r.EmployeeID), nil
 }
 
-// RefreshOnboarding applies onboarding.completed and onboarding.failed.
+// RefreshOnboarding applies onboarding.completed and onboarding.failed;
+// onboarding.completed first clears the action-required flag.
 func (a WebhookEmployees) RefreshOnboarding(ctx context.Context, e webhooks.EmployeeEvent) (webhooks.Outcome, error) {
+	cleared := false
+	if e.EventType == apiclient.EventOnboardingCompleted {
+		var err error
+		if cleared, err = a.H.ClearKYCActionOnCompletion(ctx, e.ServiceUserID, e.EventID, e.ReceivedAt); err != nil {
+			return webhooks.Outcome{}, err
+		}
+	}
 	r, err := a.H.RefreshOnboardingOf(ctx, e.ServiceUserID)
 	if err != nil {
 		return webhooks.Outcome{}, err
+	}
+	if cleared {
+		return known(e.ServiceUserID, r, "employee %d: action-required flag cleared; onboarding read again", r.EmployeeID), nil
 	}
 	return known(e.ServiceUserID, r, "employee %d: onboarding read again", r.EmployeeID), nil
 }
@@ -122,7 +133,7 @@ func (InviteReconciler) Name() string { return "invites" }
 
 // Reconcile links every invite whose employee the API already knows.
 func (r InviteReconciler) Reconcile(ctx context.Context) (webhooks.ReconcileResult, error) {
-	res, err := r.H.ReconcileInvites(ctx, store.Actor{Email: "reconciliation"}, "reconciliation job")
+	res, err := r.H.ReconcileInvites(ctx, reconciliationActor, "reconciliation job")
 	if err != nil {
 		return webhooks.ReconcileResult{}, err
 	}
@@ -158,7 +169,7 @@ func (r OnboardingReconciler) Reconcile(ctx context.Context) (webhooks.Reconcile
 		if err != nil {
 			return res, err
 		}
-		if err := r.H.Refresh(ctx, e); err != nil {
+		if err := r.H.Refresh(ctx, e, reconciliationActor); err != nil {
 			res.Notes = append(res.Notes, fmt.Sprintf("employee %d: could not be read; retried next run", e.ID))
 			continue
 		}

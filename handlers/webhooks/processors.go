@@ -21,7 +21,11 @@ type EmployeeEvent struct {
 	EventType     string
 	ServiceUserID string // "" when the payload names none
 	Payload       json.RawMessage
-	At            time.Time
+	At            time.Time // when it happened, as the event says
+	// ReceivedAt is when this app stored the delivery, on the database's
+	// clock: a replay or a late run keeps it, so it orders the event
+	// against local changes made since.
+	ReceivedAt time.Time
 }
 
 // Employees is what processing needs from the employees area (invites,
@@ -38,7 +42,9 @@ type Employees interface {
 	// RecordVBA notes a provisioned virtual bank account (read it with
 	// GET /vba/usd or the deposit accounts).
 	RecordVBA(ctx context.Context, e EmployeeEvent) (Outcome, error)
-	// RefreshOnboarding re-reads the onboarding status into the snapshot.
+	// RefreshOnboarding re-reads the onboarding status into the snapshot;
+	// onboarding.completed also clears the employee's action-required flag
+	// (the rail is active: nothing further is asked).
 	RefreshOnboarding(ctx context.Context, e EmployeeEvent) (Outcome, error)
 	// FlagKYCAction flags the employee as needing an action (often a selfie).
 	FlagKYCAction(ctx context.Context, e EmployeeEvent) (Outcome, error)
@@ -79,7 +85,8 @@ func (NoEmployees) FlagKYCAction(_ context.Context, e EmployeeEvent) (Outcome, e
 }
 
 func employeeEventOf(ev store.WebhookEvent, env *apiclient.Event) EmployeeEvent {
-	return EmployeeEvent{EventID: ev.ID, EventType: env.EventType, ServiceUserID: userOf(env), Payload: env.Payload, At: occurredAt(ev, env)}
+	return EmployeeEvent{EventID: ev.ID, EventType: env.EventType, ServiceUserID: userOf(env), Payload: env.Payload, At: occurredAt(ev, env),
+		ReceivedAt: ev.ReceivedAt}
 }
 
 // employeeHandoff runs an Employees method before the transaction and
