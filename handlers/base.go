@@ -9,6 +9,8 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
+	"strconv"
+	"sync"
 
 	"github.com/a-h/templ"
 	"github.com/alexedwards/scs/v2"
@@ -86,6 +88,11 @@ type Base struct {
 	Logger   *slog.Logger
 	Sessions *scs.SessionManager
 	Assets   views.Assets
+
+	// pages recycles the buffers pages are rendered into: a list page is
+	// 15–35 kB, and growing a fresh buffer to that size for every request
+	// was a tenth of its CPU (copying and zeroing).
+	pages sync.Pool
 }
 
 // IsFragmentRequest reports whether htmx asked for a fragment (and not a
@@ -114,14 +121,31 @@ func (b *Base) RenderFragment(w http.ResponseWriter, r *http.Request, status int
 }
 
 func (b *Base) write(w http.ResponseWriter, r *http.Request, status int, c templ.Component) {
-	var buf bytes.Buffer
-	if err := c.Render(r.Context(), &buf); err != nil {
+	buf, _ := b.pages.Get().(*bytes.Buffer)
+	if buf == nil {
+		buf = bytes.NewBuffer(make([]byte, 0, 64<<10))
+	}
+	defer b.putPageBuffer(buf)
+	if err := c.Render(r.Context(), buf); err != nil {
 		b.ServerError(w, r, err)
 		return
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	// A known length spares chunked encoding and lets the body go out in
+	// one write.
+	w.Header().Set("Content-Length", strconv.Itoa(buf.Len()))
 	w.WriteHeader(status)
 	_, _ = buf.WriteTo(w)
+}
+
+// putPageBuffer returns a buffer to the pool unless one unusually large page
+// grew it (it would then be kept for good).
+func (b *Base) putPageBuffer(buf *bytes.Buffer) {
+	if buf.Cap() > 1<<20 {
+		return
+	}
+	buf.Reset()
+	b.pages.Put(buf)
 }
 
 // PageMeta builds the layout's model for this request.
