@@ -90,3 +90,64 @@ func (l *Listener) listen(ctx context.Context) error {
 		}
 	}
 }
+
+// Memo is a map that notices keep honest, for a Subscriber: entries are
+// used only while live (the listener is listening), every change and
+// every (un)subscription empties what it must, and a value read from the
+// database is kept only if nothing was announced while it was being read.
+// Its zero value is ready (not live: it keeps nothing).
+type Memo[K comparable, V any] struct {
+	// Max bounds the entries: past it the memo starts again empty (0: no
+	// bound).
+	Max int
+
+	mu   sync.Mutex
+	live bool
+	gen  uint64 // bumped by every change and every (un)subscription
+	rows map[K]V
+}
+
+// Get returns the kept value of k when live and fresh(v) holds (a stale
+// value is dropped); otherwise it returns a ticket for Keep.
+func (m *Memo[K, V]) Get(k K, fresh func(V) bool) (v V, ok bool, ticket uint64) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if v, ok := m.rows[k]; ok && m.live {
+		if fresh == nil || fresh(v) {
+			return v, true, 0
+		}
+		delete(m.rows, k)
+	}
+	return v, false, m.gen // Keep refuses it if not live
+}
+
+// Keep stores a value read after Get gave ticket, unless anything was
+// announced (or the listener lost) since.
+func (m *Memo[K, V]) Keep(k K, ticket uint64, v V) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if !m.live || m.gen != ticket {
+		return
+	}
+	if m.Max > 0 && len(m.rows) >= m.Max {
+		m.rows = map[K]V{}
+	}
+	m.rows[k] = v
+}
+
+// Forget drops k and refuses every Keep of a read that started before.
+func (m *Memo[K, V]) Forget(k K) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.gen++
+	delete(m.rows, k)
+}
+
+// SetLive starts or stops using kept values; both start from empty.
+func (m *Memo[K, V]) SetLive(live bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.gen++
+	m.live = live
+	m.rows = map[K]V{}
+}

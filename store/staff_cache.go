@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"strconv"
-	"sync"
 )
 
 // StaffCache keeps the staff rows that authentication reads on every
@@ -19,11 +18,7 @@ import (
 // Password hashes are not kept: rows from the cache have PasswordHash "".
 type StaffCache struct {
 	store *Store
-
-	mu   sync.Mutex
-	live bool   // subscribed: entries are kept and used
-	gen  uint64 // bumped by every change notice and every (un)subscription
-	rows map[int64]Staff
+	rows  Memo[int64, Staff]
 }
 
 // StaffChannel is the notification channel of the staff_changed trigger.
@@ -49,27 +44,16 @@ func (s *Store) staffChanged(id int64) {
 
 // StaffByID returns the staff member, from memory when it can.
 func (c *StaffCache) StaffByID(ctx context.Context, id int64) (Staff, error) {
-	c.mu.Lock()
-	if st, ok := c.rows[id]; ok && c.live {
-		c.mu.Unlock()
+	st, ok, ticket := c.rows.Get(id, nil)
+	if ok {
 		return st, nil
 	}
-	gen, live := c.gen, c.live
-	c.mu.Unlock()
 	st, err := c.store.StaffByID(ctx, id)
 	if err != nil {
 		return Staff{}, err
 	}
 	st.PasswordHash = ""
-	if live {
-		c.mu.Lock()
-		// A notice that arrived while reading may be about this very row:
-		// keep the row only if nothing was announced meanwhile.
-		if c.live && c.gen == gen {
-			c.rows[id] = st
-		}
-		c.mu.Unlock()
-	}
+	c.rows.Keep(id, ticket, st)
 	return st, nil
 }
 
@@ -77,26 +61,15 @@ func (c *StaffCache) StaffByID(ctx context.Context, id int64) (Staff, error) {
 func (c *StaffCache) Notice(payload string) {
 	id, err := strconv.ParseInt(payload, 10, 64)
 	if err != nil {
-		c.SetLive(false) // cannot tell which row: keep nothing
-		c.SetLive(true)
+		c.rows.SetLive(false) // cannot tell which row: keep nothing
+		c.rows.SetLive(true)
 		return
 	}
 	c.forget(id)
 }
 
 // forget drops one row.
-func (c *StaffCache) forget(id int64) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.gen++
-	delete(c.rows, id)
-}
+func (c *StaffCache) forget(id int64) { c.rows.Forget(id) }
 
 // SetLive starts or stops answering from memory; both start from empty.
-func (c *StaffCache) SetLive(live bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.gen++
-	c.live = live
-	c.rows = map[int64]Staff{}
-}
+func (c *StaffCache) SetLive(live bool) { c.rows.SetLive(live) }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"sync"
 	"time"
 
 	"github.com/alexedwards/scs/pgxstore"
@@ -22,14 +21,10 @@ import (
 // starts empty each time it listens again. Entries are keyed by the
 // token's SHA-256, and one past its expiry is never served.
 type sessionStore struct {
-	db  *pgxstore.PostgresStore
-	st  *store.Store
-	now func() time.Time
-
-	mu   sync.Mutex
-	live bool
-	gen  uint64 // bumped by every change; a read started before a change is not kept
-	rows map[string]cachedSession
+	db   *pgxstore.PostgresStore
+	st   *store.Store
+	now  func() time.Time
+	rows store.Memo[string, cachedSession]
 }
 
 type cachedSession struct {
@@ -42,6 +37,7 @@ const maxCachedSessions = 100_000
 
 func newSessionStore(st *store.Store, l *store.Listener, now func() time.Time) *sessionStore {
 	s := &sessionStore{db: pgxstore.NewWithCleanupInterval(st.Pool(), 10*time.Minute), st: st, now: now}
+	s.rows.Max = maxCachedSessions
 	l.Subscribe(store.SessionChannel, s)
 	return s
 }
@@ -58,38 +54,16 @@ func (s *sessionStore) Find(token string) ([]byte, bool, error) {
 
 func (s *sessionStore) FindCtx(ctx context.Context, token string) ([]byte, bool, error) {
 	key := sessionKey(token)
-	s.mu.Lock()
-	if e, ok := s.rows[key]; ok && s.live {
-		if s.now().Before(e.expiry) {
-			s.mu.Unlock()
-			return e.data, true, nil
-		}
-		delete(s.rows, key)
+	e, ok, ticket := s.rows.Get(key, func(e cachedSession) bool { return s.now().Before(e.expiry) })
+	if ok {
+		return e.data, true, nil
 	}
-	gen, live := s.gen, s.live
-	s.mu.Unlock()
 	data, expiry, found, err := s.st.FindSession(ctx, token)
 	if err != nil || !found {
 		return nil, false, err
 	}
-	if live {
-		s.keep(key, gen, cachedSession{data: data, expiry: expiry})
-	}
+	s.rows.Keep(key, ticket, cachedSession{data: data, expiry: expiry})
 	return data, true, nil
-}
-
-// keep stores an entry read at generation gen, unless anything changed
-// since.
-func (s *sessionStore) keep(key string, gen uint64, e cachedSession) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if !s.live || s.gen != gen {
-		return
-	}
-	if len(s.rows) >= maxCachedSessions {
-		s.rows = map[string]cachedSession{}
-	}
-	s.rows[key] = e
 }
 
 func (s *sessionStore) Commit(token string, b []byte, expiry time.Time) error {
@@ -120,18 +94,7 @@ func (s *sessionStore) DeleteCtx(_ context.Context, token string) error {
 // Notice drops the session a change notice names (the token's SHA-256).
 func (s *sessionStore) Notice(key string) { s.forget(key) }
 
-func (s *sessionStore) forget(key string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.gen++
-	delete(s.rows, key)
-}
+func (s *sessionStore) forget(key string) { s.rows.Forget(key) }
 
 // SetLive starts or stops answering from memory; both start from empty.
-func (s *sessionStore) SetLive(live bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.gen++
-	s.live = live
-	s.rows = map[string]cachedSession{}
-}
+func (s *sessionStore) SetLive(live bool) { s.rows.SetLive(live) }
