@@ -2,33 +2,75 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/jackc/pgx/v5"
 )
+
+// RecipientSearchLimit is how many people one recipient search returns.
+const RecipientSearchLimit = 20
 
 // Recipient is an employee value can be sent to: known upstream, not
 // deleted.
 type Recipient struct {
 	ServiceUserID string
 	Name          string
+	Email         string
 }
 
-// TreasuryRecipients lists the employees with a serviceUserId, by name.
-func (s *Store) TreasuryRecipients(ctx context.Context) ([]Recipient, error) {
-	rows, err := s.pool.Query(ctx, `SELECT service_user_id, first_name, last_name, email FROM employees
-		WHERE kind = 'employee' AND service_user_id IS NOT NULL AND deleted_at IS NULL
-		ORDER BY lower(first_name || ' ' || last_name), id`)
-	if err != nil {
-		return nil, fmt.Errorf("store: treasury recipients: %w", err)
+// recipientWhere selects the employees value can be sent to.
+const recipientWhere = `kind = 'employee' AND service_user_id IS NOT NULL AND deleted_at IS NULL`
+
+const recipientColumns = `service_user_id, first_name, last_name, email`
+
+func scanRecipient(r pgx.Row) (Recipient, error) {
+	var e Employee
+	err := r.Scan(&e.ServiceUserID, &e.FirstName, &e.LastName, &e.Email)
+	return Recipient{ServiceUserID: e.ServiceUserID, Name: e.Name(), Email: e.Email}, err
+}
+
+// SearchTreasuryRecipients finds the recipients whose name or email (or
+// serviceUserId: the employee list's search expression covers it too)
+// contains q, case-insensitively, by name; at most limit of them
+// (RecipientSearchLimit when limit is not positive). LIKE's wildcards in q
+// are matched literally. The condition is the employee list's, so the
+// trigram index employees_search_trgm answers it.
+func (s *Store) SearchTreasuryRecipients(ctx context.Context, q string, limit int) ([]Recipient, error) {
+	q = strings.ToLower(strings.TrimSpace(q))
+	if q == "" {
+		return nil, nil
 	}
-	list, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Recipient, error) {
-		var e Employee
-		err := r.Scan(&e.ServiceUserID, &e.FirstName, &e.LastName, &e.Email)
-		return Recipient{ServiceUserID: e.ServiceUserID, Name: e.Name()}, err
-	})
+	if limit <= 0 {
+		limit = RecipientSearchLimit
+	}
+	rows, err := s.pool.Query(ctx, `SELECT `+recipientColumns+` FROM employees
+		WHERE `+recipientWhere+` AND `+searchExpr+` LIKE $1
+		ORDER BY `+nameExpr+`, id LIMIT $2`, "%"+escapeLike(q)+"%", limit)
 	if err != nil {
-		return nil, fmt.Errorf("store: treasury recipients: %w", err)
+		return nil, fmt.Errorf("store: search treasury recipients: %w", err)
+	}
+	list, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Recipient, error) { return scanRecipient(r) })
+	if err != nil {
+		return nil, fmt.Errorf("store: search treasury recipients: %w", err)
 	}
 	return list, nil
+}
+
+// TreasuryRecipient is the recipient with this serviceUserId; ok is false
+// when no linked, not deleted employee has it.
+func (s *Store) TreasuryRecipient(ctx context.Context, serviceUserID string) (r Recipient, ok bool, err error) {
+	if serviceUserID == "" {
+		return Recipient{}, false, nil
+	}
+	r, err = scanRecipient(s.pool.QueryRow(ctx, `SELECT `+recipientColumns+` FROM employees
+		WHERE `+recipientWhere+` AND service_user_id = $1`, serviceUserID))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return Recipient{}, false, nil
+	}
+	if err != nil {
+		return Recipient{}, false, fmt.Errorf("store: treasury recipient: %w", err)
+	}
+	return r, true, nil
 }

@@ -148,14 +148,13 @@ type SignDeviceView struct {
 
 // TreasuryView is the page that creates proposals from the treasury.
 type TreasuryView struct {
-	Wallets    []TreasuryWallet
-	Recipients []Choice
-	Coins      []string
-	Transfer   TransferForm
-	Swap       SwapForm
-	Send       SendForm
-	NewWallet  NewWalletForm
-	Error      string // an upstream failure, with the input kept
+	Wallets   []TreasuryWallet
+	Coins     []string
+	Transfer  TransferForm
+	Swap      SwapForm
+	Send      SendForm
+	NewWallet NewWalletForm
+	Error     string // an upstream failure, with the input kept
 	// OwnerProof is the sign request just issued for a new wallet.
 	OwnerProof *SignPanel
 }
@@ -177,6 +176,7 @@ type TreasuryWallet struct {
 // TransferForm is a transfer from a treasury wallet to an employee.
 type TransferForm struct {
 	WalletID    string
+	To          RecipientPicker // ToUserID chosen in it
 	ToUserID    string
 	Amount      string
 	Description string
@@ -196,6 +196,7 @@ type SwapForm struct {
 // SendForm is account/send from the treasury user's account.
 type SendForm struct {
 	Currency string
+	To       RecipientPicker // ToUserID chosen in it
 	ToUserID string
 	Amount   string
 	Note     string

@@ -102,10 +102,11 @@ func (a *App) routes() []Route {
 		{Method: "POST", Pattern: "/sign/{token}", Permission: store.PermPublic, Stateless: true, Handler: a.sign.DevicePost},
 
 		// Treasury proposals (finance approver, owner): transfer, swap and
-		// account/send from the partner's treasury wallets; crypto
-		// withdrawals, signed on the owner's device.
+		// account/send from the partner's treasury wallets, their recipient
+		// found by search; crypto withdrawals, signed on the owner's device.
 		{Method: "GET", Pattern: "/treasury", Permission: store.PermTreasury, Handler: a.treasury.Form},
 		{Method: "POST", Pattern: "/treasury/transfer", Permission: store.PermTreasury, Handler: a.treasury.Transfer},
+		{Method: "GET", Pattern: "/treasury/recipients", Permission: store.PermTreasury, Handler: a.treasury.Recipients},
 		{Method: "POST", Pattern: "/treasury/swap", Permission: store.PermTreasury, Handler: a.treasury.Swap},
 		{Method: "POST", Pattern: "/treasury/send", Permission: store.PermTreasury, Handler: a.treasury.Send},
 		{Method: "POST", Pattern: "/treasury/wallets", Permission: store.PermTreasury, Handler: a.treasury.CreateWallet},

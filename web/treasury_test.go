@@ -63,6 +63,9 @@ func TestTreasuryTransferIsCreatedOnceAndItsCreatorCannotApprove(t *testing.T) {
 			t.Errorf("no %s", id)
 		}
 	}
+	if !strings.Contains(webtest.TestID(doc, "transfer-to-error"), "Choose the employee") || doc.Find("#transfer-to").AttrOr("aria-invalid", "") != "true" {
+		t.Errorf("recipient message: %q", webtest.TestID(doc, "transfer-to-error"))
+	}
 	if v, _ := doc.Find("#transfer-amount").Attr("value"); v != "1e3" {
 		t.Errorf("amount lost: %q", v)
 	}
@@ -71,17 +74,31 @@ func TestTreasuryTransferIsCreatedOnceAndItsCreatorCannotApprove(t *testing.T) {
 	if resp.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(webtest.TestID(doc, "transfer-amount-error"), "More than the wallet holds") {
 		t.Fatalf("over balance: %d %q", resp.StatusCode, webtest.TestID(doc, "transfer-amount-error"))
 	}
-	// The recipient has no USDB account: the API's refusal is shown at the field.
-	resp = env.PostForm(c, "/treasury/transfer", url.Values{"wallet_id": {usd}, "to_user_id": {demoUser(env, "Adaeze")}, "amount": {"10"}})
+	// The recipient has no USDB account: the API's refusal is shown at the
+	// field, the recipient still chosen and named.
+	resp = env.PostForm(c, "/treasury/transfer", url.Values{"wallet_id": {usd}, "to_search": {"okafor"}, "to_user_id": {demoUser(env, "Adaeze")}, "amount": {"10"}})
 	doc = webtest.Doc(t, resp)
 	if resp.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(webtest.TestID(doc, "transfer-to-error"), "no active account") {
 		t.Fatalf("no account: %d %q", resp.StatusCode, webtest.TestID(doc, "transfer-to-error"))
+	}
+	chosen := doc.Find(`#transfer-to-results input[name=to_user_id][checked]`)
+	if chosen.Length() != 1 || chosen.AttrOr("value", "") != demoUser(env, "Adaeze") || !strings.Contains(chosen.Parent().Text(), "Adaeze Okafor") {
+		t.Fatalf("recipient lost: %d %q", chosen.Length(), chosen.Parent().Text())
+	}
+	if doc.Find("#transfer-to").AttrOr("value", "") != "okafor" || !strings.Contains(doc.Find("#transfer-to").AttrOr("aria-describedby", ""), "transfer-to-error") {
+		t.Fatal("search box: typed text lost or error not described")
 	}
 	if ps, _ := env.Store.ListQueue(context.Background(), store.QueueFilter{}); len(ps) != 0 {
 		t.Fatalf("bad input created %d proposals", len(ps))
 	}
 
-	resp = env.PostForm(c, "/treasury/transfer", url.Values{"wallet_id": {usd}, "to_user_id": {demoUser(env, "Emily")},
+	// The recipient is the value of the radio button the search offers.
+	doc = recipientSearch(t, env, c, url.Values{"picker": {"transfer-to"}, "to_search": {"emily car"}})
+	emily := doc.Find(`input[name=to_user_id]`)
+	if emily.Length() != 1 || !strings.Contains(emily.Parent().Text(), "Emily Carter") {
+		t.Fatalf("search for Emily: %v", recipientOptions(doc.Selection))
+	}
+	resp = env.PostForm(c, "/treasury/transfer", url.Values{"wallet_id": {usd}, "to_search": {"emily car"}, "to_user_id": {emily.AttrOr("value", "")},
 		"amount": {"1,234.56"}, "description": {"Conference travel"}})
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusSeeOther || !strings.HasPrefix(resp.Header.Get("Location"), "/approvals/") {
@@ -89,7 +106,7 @@ func TestTreasuryTransferIsCreatedOnceAndItsCreatorCannotApprove(t *testing.T) {
 	}
 	id := strings.TrimPrefix(resp.Header.Get("Location"), "/approvals/")
 	p, err := env.Store.ProposalByID(context.Background(), id)
-	if err != nil || p.CreatedByStaffID != s.ID || p.Amount.String() != "1234.56" || p.Type != "TRANSFER" {
+	if err != nil || p.CreatedByStaffID != s.ID || p.Amount.String() != "1234.56" || p.Type != "TRANSFER" || p.ToUserID != demoUser(env, "Emily") {
 		t.Fatalf("recorded: %+v %v", p, err)
 	}
 	doc = webtest.Doc(t, env.Get(c, "/approvals/"+id))
@@ -109,6 +126,9 @@ func TestTreasuryTransferIsCreatedOnceAndItsCreatorCannotApprove(t *testing.T) {
 	hr, _ := env.SignedIn(store.RoleHRAdmin)
 	if resp := env.PostForm(hr, "/treasury/transfer", url.Values{"wallet_id": {usd}}); resp.StatusCode != http.StatusForbidden {
 		t.Fatalf("hr admin: %d", resp.StatusCode)
+	}
+	if resp := env.Get(hr, "/treasury/recipients?to_search=emily"); resp.StatusCode != http.StatusForbidden {
+		t.Fatalf("hr admin searching recipients: %d", resp.StatusCode)
 	}
 }
 
@@ -132,6 +152,14 @@ func TestTreasurySwapAndSend(t *testing.T) {
 		t.Fatalf("swap recorded: %+v", p)
 	}
 
+	// A refused send keeps its recipient chosen in the send form's picker only.
+	resp = env.PostForm(c, "/treasury/send", url.Values{"currency": {"USDB"}, "to_search": {"oli"}, "to_user_id": {demoUser(env, "Oliver")}, "amount": {""}})
+	doc = webtest.Doc(t, resp)
+	chosen := doc.Find(`#send-to-results input[name=to_user_id][checked]`)
+	if resp.StatusCode != http.StatusUnprocessableEntity || chosen.AttrOr("value", "") != demoUser(env, "Oliver") ||
+		!strings.Contains(chosen.Parent().Text(), "Oliver Smith") || doc.Find(`#transfer-to-results input`).Length() != 0 {
+		t.Fatalf("bad send: %d, chosen %d", resp.StatusCode, chosen.Length())
+	}
 	resp = env.PostForm(c, "/treasury/send", url.Values{"currency": {"USDB"}, "to_user_id": {demoUser(env, "Oliver")}, "amount": {"12.30"}, "note": {"Taxi"}})
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusSeeOther {

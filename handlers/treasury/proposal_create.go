@@ -13,12 +13,11 @@ import (
 // render shows the forms again with what was typed (422 for bad input, 502
 // when the API failed).
 func (h *Handler) render(w http.ResponseWriter, r *http.Request, t treasury, status int, fill func(*views.TreasuryView)) {
-	v, err := h.view(r.Context(), t)
+	v, err := h.view(r.Context(), t, fill)
 	if err != nil {
 		h.ServerError(w, r, err)
 		return
 	}
-	fill(&v)
 	h.Render(w, r, status, "New treasury proposal", views.TreasuryPage(v), nil)
 }
 
@@ -31,6 +30,7 @@ func (h *Handler) Transfer(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	f := views.TransferForm{WalletID: r.PostFormValue("wallet_id"), ToUserID: strings.TrimSpace(r.PostFormValue("to_user_id")),
+		To:     views.RecipientPicker{Search: r.PostFormValue("to_search")},
 		Amount: r.PostFormValue("amount"), Description: strings.TrimSpace(r.PostFormValue("description")), Fields: views.FieldErrors{}}
 	wallet, ok := t.wallet(f.WalletID)
 	if !ok {
@@ -137,6 +137,7 @@ func (h *Handler) Send(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	f := views.SendForm{Currency: r.PostFormValue("currency"), ToUserID: strings.TrimSpace(r.PostFormValue("to_user_id")),
+		To:     views.RecipientPicker{Search: r.PostFormValue("to_search")},
 		Amount: r.PostFormValue("amount"), Note: strings.TrimSpace(r.PostFormValue("note")), Fields: views.FieldErrors{}}
 	wallet, ok := t.walletOf(f.Currency)
 	var wp *store.Wallet

@@ -37,7 +37,8 @@ type API interface {
 type Store interface {
 	TreasuryUsers(ctx context.Context) ([]store.Employee, error)
 	WalletsByEmployee(ctx context.Context, employeeID int64) ([]store.Wallet, error)
-	TreasuryRecipients(ctx context.Context) ([]store.Recipient, error)
+	SearchTreasuryRecipients(ctx context.Context, q string, limit int) ([]store.Recipient, error)
+	TreasuryRecipient(ctx context.Context, serviceUserID string) (store.Recipient, bool, error)
 	RecordCreatedProposal(ctx context.Context, p store.Proposal, by store.Actor, detail string) error
 	Audit(ctx context.Context, e store.AuditEntry) error
 	BeginCryptoWithdrawal(ctx context.Context, n store.NewCryptoWithdrawal, by store.Actor) (store.CryptoWithdrawal, bool, error)
@@ -142,7 +143,9 @@ func walletLabel(w store.Wallet) string {
 	return label
 }
 
-func (h *Handler) view(ctx context.Context, t treasury) (views.TreasuryView, error) {
+// view is the page: the forms as fill leaves them (what was typed, the
+// messages; nil for empty forms), with their recipient fields.
+func (h *Handler) view(ctx context.Context, t treasury, fill func(*views.TreasuryView)) (views.TreasuryView, error) {
 	v := views.TreasuryView{
 		Transfer: views.TransferForm{Fields: views.FieldErrors{}},
 		Swap:     views.SwapForm{Fields: views.FieldErrors{}},
@@ -154,14 +157,10 @@ func (h *Handler) view(ctx context.Context, t treasury) (views.TreasuryView, err
 			v.Coins = append(v.Coins, string(c))
 		}
 	}
-	rs, err := h.Store.TreasuryRecipients(ctx)
-	if err != nil {
-		return v, err
+	if fill != nil {
+		fill(&v)
 	}
-	for _, r := range rs {
-		v.Recipients = append(v.Recipients, views.Choice{Value: r.ServiceUserID, Label: r.Name})
-	}
-	return v, nil
+	return v, h.pickers(ctx, &v)
 }
 
 // Form shows the three proposal forms.
@@ -171,7 +170,7 @@ func (h *Handler) Form(w http.ResponseWriter, r *http.Request) {
 		h.ServerError(w, r, err)
 		return
 	}
-	v, err := h.view(r.Context(), t)
+	v, err := h.view(r.Context(), t, nil)
 	if err != nil {
 		h.ServerError(w, r, err)
 		return
