@@ -49,4 +49,16 @@ type CryptoWithdrawalRecord struct {
 	Sign       *SignPanel
 	// CanIssueLink offers a new signing link (the earlier one is replaced).
 	CanIssueLink bool
+	// SettledAt is when a withdrawal webhook recorded the outcome on the
+	// rail (completed, or failed with the reason in Error).
+	SettledAt *time.Time
+}
+
+// WithdrawalFailureWords says why a signed withdrawal did not complete (the
+// rail's reason, as the withdrawal webhook gave it).
+func WithdrawalFailureWords(reason string) string {
+	if reason == "" {
+		return "The withdrawal failed on the rail after it was signed; the API gave no reason."
+	}
+	return "The withdrawal failed on the rail after it was signed: " + reason
 }

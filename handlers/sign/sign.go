@@ -68,6 +68,7 @@ type Store interface {
 	EmployeeByServiceUserID(ctx context.Context, serviceUserID string) (store.Employee, error)
 	UpsertWallet(ctx context.Context, w store.Wallet) error
 	RateLimitHit(ctx context.Context, key string, window time.Duration, max int) (bool, error)
+	CryptoWithdrawalBySignRequest(ctx context.Context, signRequestID int64) (store.CryptoWithdrawal, error)
 }
 
 // Handler serves sign requests: the approver's side and the device's.

@@ -14,7 +14,8 @@ import (
 
 // State is the live state of a sign request, the fragment the approver's
 // page polls. A submitted request follows its proposal to COMPLETED (or
-// FAILED) by reading the proposal from the API.
+// FAILED) by reading the proposal from the API; a workflow request shows
+// its crypto withdrawal's outcome once a withdrawal webhook recorded it.
 func (h *Handler) State(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	id, err := strconv.ParseInt(chi.URLParam(r, "rid"), 10, 64)
@@ -42,7 +43,16 @@ func (h *Handler) State(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	h.RenderFragment(w, r, http.StatusOK, views.SignStateView(approvals.SignPanelOf(sr, h.now())))
+	panel := approvals.SignPanelOf(sr, h.now())
+	if sr.Kind == store.SignKindWorkflow {
+		// A withdrawal's request ends with the withdrawal's outcome on the
+		// rail, which its webhook records.
+		if panel, err = h.workflowPanel(ctx, sr); err != nil {
+			h.ServerError(w, r, err)
+			return
+		}
+	}
+	h.RenderFragment(w, r, http.StatusOK, views.SignStateView(panel))
 }
 
 // follow reads a submitted proposal and moves the request to completed, or

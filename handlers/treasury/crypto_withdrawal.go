@@ -16,7 +16,7 @@ import (
 	"partneradmin/apiclient"
 	"partneradmin/apiclient/ethsig"
 	"partneradmin/handlers"
-	"partneradmin/handlers/approvals"
+	"partneradmin/handlers/sign"
 	"partneradmin/store"
 	"partneradmin/views"
 )
@@ -458,7 +458,7 @@ func (h *Handler) showRecord(w http.ResponseWriter, r *http.Request, rec store.C
 		return
 	}
 	if panel == nil && sr != nil {
-		p := approvals.SignPanelOf(*sr, h.now())
+		p := sign.WithdrawalPanel(*sr, &rec, h.now())
 		panel = &p
 	}
 	from := views.Amount{Value: rec.BalanceSeen.Decimal, Currency: rec.Currency}
@@ -474,6 +474,12 @@ func (h *Handler) showRecord(w http.ResponseWriter, r *http.Request, rec store.C
 	v := views.CryptoWithdrawalRecord{ID: rec.ID, State: rec.State, From: walletName + " wallet " + rec.WalletID, Amount: amount,
 		To: rec.DestinationAddress, Route: routeLabel(rec.DestinationChain, rec.DestinationCurrency), UpstreamID: rec.UpstreamID,
 		CreatedBy: rec.CreatedBy, CreatedAt: rec.CreatedAt, Error: rec.Error, Note: note, Sign: panel}
+	if rec.Settled() {
+		v.SettledAt = rec.SettledAt
+	}
+	if rec.State == store.WithdrawalRailFailed {
+		v.Error = views.WithdrawalFailureWords(rec.FailureReason)
+	}
 	if errMsg != "" {
 		v.Error = errMsg
 	}
@@ -497,6 +503,10 @@ func withdrawalLabel(rec store.CryptoWithdrawal, sr *store.SignRequest) (string,
 		return "refused by the API", "badge-refused"
 	case store.WithdrawalFailed:
 		return "not opened: the API failed", "badge-failed"
+	case store.WithdrawalCompleted:
+		return "completed: settled at the destination", "badge-completed"
+	case store.WithdrawalRailFailed:
+		return "failed: the rail did not complete it", "badge-failed"
 	}
 	return "no answer from the API", "badge-warn"
 }

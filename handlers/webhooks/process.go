@@ -105,6 +105,9 @@ type effects struct {
 	cards    []store.CardActivity
 	// refresh names users whose balances are read again after this event.
 	refresh []string
+	// settle records a crypto withdrawal's outcome on the rail (with its
+	// audit row) in the transaction that records the event's outcome.
+	settle *store.WithdrawalSettlement
 }
 
 // ProcessEvent applies a stored event: skip it when already settled (unless
@@ -129,7 +132,9 @@ func settled(state string, replay bool) bool {
 // outcome in one round trip (one transaction with the jobs it enqueues,
 // when it enqueues any). No lock is held: effects are keyed by the event,
 // and the outcome is recorded only while the event is still queued, so a
-// second run of the same event changes nothing.
+// second run of the same event changes nothing. (A crypto withdrawal's
+// settlement locks its one row for its transaction, and changes it only
+// while it still waits for the rail.)
 func (h *Handler) processEvent(ctx context.Context, id int64, replay bool) error {
 	ev, err := h.Store.WebhookEventByID(ctx, id)
 	if errors.Is(err, store.ErrNotFound) {
@@ -164,14 +169,29 @@ func (h *Handler) processEvent(ctx context.Context, id int64, replay bool) error
 	}
 	app.Activity, app.Cards = eff.activity, eff.cards
 	app.Outcome = store.EventOutcome{State: out.State, Outcome: out.Note, ServiceUserID: out.ServiceUserID}
-	if len(eff.refresh) == 0 {
+	if len(eff.refresh) == 0 && eff.settle == nil {
 		_, err := h.Store.ApplyEvent(ctx, app)
 		return err
 	}
-	return h.Store.InTx(ctx, func(tx pgx.Tx) error {
-		applied, err := store.ApplyEventTx(ctx, tx, app)
-		if err != nil || !applied {
+	err = h.Store.InTx(ctx, func(tx pgx.Tx) error {
+		a, changed := app, false
+		if eff.settle != nil {
+			res, err := store.SettleCryptoWithdrawalTx(ctx, tx, *eff.settle)
+			if err != nil {
+				return err
+			}
+			a.Outcome.Outcome += "; " + settleNote(*eff.settle, res)
+			changed = res.Changed
+		}
+		applied, err := store.ApplyEventTx(ctx, tx, a)
+		if err != nil {
 			return err
+		}
+		if !applied {
+			if changed {
+				return errSettledElsewhere
+			}
+			return nil
 		}
 		for _, user := range eff.refresh {
 			if err := h.queueBalanceRefresh(ctx, tx, user); err != nil {
@@ -180,6 +200,10 @@ func (h *Handler) processEvent(ctx context.Context, id int64, replay bool) error
 		}
 		return nil
 	})
+	if errors.Is(err, errSettledElsewhere) {
+		return nil
+	}
+	return err
 }
 
 // prepare runs API reads before the transaction of a processor.
@@ -192,9 +216,11 @@ func (h *Handler) dispatch(eventType string) (processor, prepare) {
 	case apiclient.EventEmployeeDepositCompleted, apiclient.EventEmployeeDepositFailed, apiclient.EventEmployeeDepositRefunded,
 		apiclient.EventWalletDepositCompleted, apiclient.EventWalletDepositFailed, apiclient.EventWalletDepositRefunded:
 		return h.moneyMovement(store.ActivityDeposit), nil
-	case apiclient.EventEmployeeWithdrawalProcessing, apiclient.EventEmployeeWithdrawalCompleted, apiclient.EventEmployeeWithdrawalFailed,
-		apiclient.EventWalletWithdrawalProcessing, apiclient.EventWalletWithdrawalCompleted, apiclient.EventWalletWithdrawalFailed:
+	case apiclient.EventEmployeeWithdrawalProcessing, apiclient.EventWalletWithdrawalProcessing:
 		return h.moneyMovement(store.ActivityWithdrawal), nil
+	case apiclient.EventEmployeeWithdrawalCompleted, apiclient.EventEmployeeWithdrawalFailed,
+		apiclient.EventWalletWithdrawalCompleted, apiclient.EventWalletWithdrawalFailed:
+		return h.withdrawalSettled, nil
 	case apiclient.EventCardTransactionCreated:
 		return h.cardTransaction, nil
 	case apiclient.EventCardFulfillmentUpdated:
