@@ -32,3 +32,19 @@ func TestRateLimitHitCountsPerKeyWithinTheWindow(t *testing.T) {
 		t.Fatalf("pruned %d, %v; want the 5 old hits", n, err)
 	}
 }
+
+func TestPruneSessionsDeletesOnlyExpiredOnes(t *testing.T) {
+	ctx := context.Background()
+	st := migratedStore(t)
+	_, err := st.Pool().Exec(ctx, `INSERT INTO sessions (token, data, expiry) VALUES
+		('old', '\x00', now() - interval '1 minute'), ('live', '\x00', now() + interval '1 hour')`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, err := st.PruneSessions(ctx); err != nil || n != 1 {
+		t.Fatalf("pruned %d, %v; want the one expired session", n, err)
+	}
+	if _, _, found, err := st.FindSession(ctx, "live"); err != nil || !found {
+		t.Fatalf("the live session is gone: %v", err)
+	}
+}

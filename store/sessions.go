@@ -13,6 +13,17 @@ import (
 // trigger; its payload is SessionKey of the token.
 const SessionChannel = "session_changed"
 
+// PruneSessions deletes expired sessions (none is served after its expiry
+// anyway): the periodic prune job does it once across replicas, instead of
+// a cleanup goroutine in every process.
+func (s *Store) PruneSessions(ctx context.Context) (int64, error) {
+	tag, err := s.pool.Exec(ctx, `DELETE FROM sessions WHERE expiry < current_timestamp`)
+	if err != nil {
+		return 0, fmt.Errorf("store: prune sessions: %w", err)
+	}
+	return tag.RowsAffected(), nil
+}
+
 // FindSession reads a live session of the scs sessions table (the table
 // pgxstore writes) with its expiry, which pgxstore's Find does not return.
 func (s *Store) FindSession(ctx context.Context, token string) (data []byte, expiry time.Time, found bool, err error) {

@@ -36,7 +36,9 @@ type cachedSession struct {
 const maxCachedSessions = 100_000
 
 func newSessionStore(st *store.Store, l *store.Listener, now func() time.Time) *sessionStore {
-	s := &sessionStore{db: pgxstore.NewWithCleanupInterval(st.Pool(), 10*time.Minute), st: st, now: now}
+	// No cleanup goroutine: expired sessions are deleted by the periodic
+	// prune job (auth.PruneLoginFailuresWorker), once across replicas.
+	s := &sessionStore{db: pgxstore.NewWithCleanupInterval(st.Pool(), 0), st: st, now: now}
 	s.rows.Max = maxCachedSessions
 	l.Subscribe(store.SessionChannel, s)
 	return s

@@ -9,7 +9,7 @@ import (
 
 // PruneLoginFailuresArgs is the periodic job that forgets old failed
 // sign-ins and old rate-limit hits, long after they stopped counting towards
-// their limits.
+// their limits, and deletes expired sessions.
 type PruneLoginFailuresArgs struct{}
 
 // Kind names the job in river's table.
@@ -21,16 +21,20 @@ type PruneLoginFailuresWorker struct {
 	Store interface {
 		PruneLoginFailures(ctx context.Context, before time.Time) (int64, error)
 		PruneRateLimitHits(ctx context.Context, before time.Time) (int64, error)
+		PruneSessions(ctx context.Context) (int64, error)
 	}
 	Now func() time.Time
 }
 
-// Work deletes failures and hits older than a day.
+// Work deletes failures and hits older than a day, and expired sessions.
 func (w *PruneLoginFailuresWorker) Work(ctx context.Context, job *river.Job[PruneLoginFailuresArgs]) error {
 	before := w.Now().Add(-24 * time.Hour)
 	if _, err := w.Store.PruneLoginFailures(ctx, before); err != nil {
 		return err
 	}
-	_, err := w.Store.PruneRateLimitHits(ctx, before)
+	if _, err := w.Store.PruneRateLimitHits(ctx, before); err != nil {
+		return err
+	}
+	_, err := w.Store.PruneSessions(ctx)
 	return err
 }
