@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 )
 
 // A Subscriber keeps something in memory that PostgreSQL notifications
@@ -24,17 +25,34 @@ type Subscriber interface {
 // Listener holds one connection of its own (outside the pool) that LISTENs
 // on its subscribers' channels, reconnecting after a failure with a
 // growing pause.
+//
+// A connection can look healthy and still deliver nothing (a pooler in
+// transaction mode, a half-open TCP connection): when it has been quiet for
+// HeartbeatEvery the listener sends itself a notice through the pool, and
+// if that does not come back within HeartbeatWait it treats the connection
+// as lost — subscribers stop using what they keep until it listens again.
 type Listener struct {
+	HeartbeatEvery time.Duration
+	HeartbeatWait  time.Duration
+
 	store  *Store
 	logger *slog.Logger
 	subs   map[string]Subscriber
 	ready  chan struct{}
 	once   sync.Once
+
+	// heartbeatTo is where heartbeats are sent (tests send them astray).
+	heartbeatTo string
+	nonce       uint64
 }
+
+// heartbeatChannel carries the listener's notices to itself.
+const heartbeatChannel = "partner_admin_listener"
 
 // NewListener returns a listener; Subscribe before Run.
 func NewListener(s *Store, logger *slog.Logger) *Listener {
-	return &Listener{store: s, logger: logger, subs: map[string]Subscriber{}, ready: make(chan struct{})}
+	return &Listener{store: s, logger: logger, subs: map[string]Subscriber{}, ready: make(chan struct{}),
+		HeartbeatEvery: 15 * time.Second, HeartbeatWait: 5 * time.Second, heartbeatTo: heartbeatChannel}
 }
 
 // Subscribe routes a channel's notices to sub. Call it before Run.
@@ -71,7 +89,11 @@ func (l *Listener) listen(ctx context.Context) error {
 		return fmt.Errorf("store: listener: connect: %w", err)
 	}
 	defer conn.Close(context.WithoutCancel(ctx))
+	channels := []string{heartbeatChannel}
 	for channel := range l.subs {
+		channels = append(channels, channel)
+	}
+	for _, channel := range channels {
 		if _, err := conn.Exec(ctx, "LISTEN "+pgx.Identifier{channel}.Sanitize()); err != nil {
 			return fmt.Errorf("store: listener: listen %s: %w", channel, err)
 		}
@@ -80,13 +102,36 @@ func (l *Listener) listen(ctx context.Context) error {
 		sub.SetLive(true)
 	}
 	l.once.Do(func() { close(l.ready) })
+	pending := "" // the heartbeat on its way, if any
+	var due time.Time // when it must have come back
 	for {
-		n, err := conn.WaitForNotification(ctx)
-		if err != nil {
-			return fmt.Errorf("store: listener: wait: %w", err)
+		until := time.Now().Add(l.HeartbeatEvery)
+		if pending != "" {
+			until = due
 		}
-		if sub, ok := l.subs[n.Channel]; ok {
-			sub.Notice(n.Payload)
+		wctx, cancel := context.WithDeadline(ctx, until)
+		n, err := conn.WaitForNotification(wctx)
+		cancel()
+		switch {
+		case err != nil && ctx.Err() == nil && pgconn.Timeout(err) && pending != "":
+			return fmt.Errorf("store: listener: its heartbeat did not come back within %s", l.HeartbeatWait)
+		case err != nil && ctx.Err() == nil && pgconn.Timeout(err):
+			l.nonce++
+			pending = fmt.Sprintf("%d.%d", conn.PgConn().PID(), l.nonce)
+			due = time.Now().Add(l.HeartbeatWait)
+			if _, err := l.store.pool.Exec(ctx, `SELECT pg_notify($1, $2)`, l.heartbeatTo, pending); err != nil {
+				return fmt.Errorf("store: listener: send heartbeat: %w", err)
+			}
+		case err != nil:
+			return fmt.Errorf("store: listener: wait: %w", err)
+		case n.Channel == heartbeatChannel:
+			if n.Payload == pending {
+				pending = ""
+			}
+		default:
+			if sub, ok := l.subs[n.Channel]; ok {
+				sub.Notice(n.Payload)
+			}
 		}
 	}
 }
