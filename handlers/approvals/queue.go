@@ -83,7 +83,8 @@ func (h *Handler) Queue(w http.ResponseWriter, r *http.Request) {
 			sf.BeforeAt, sf.BeforeID = t, id
 		}
 	}
-	cached, fresh := h.totals.get(sf, h.now())
+	// Real time, not the handler's clock: this is how old a count is.
+	cached, fresh := h.totals.get(sf, time.Now())
 	sf.SkipCount = fresh
 	page, err := h.Store.ListQueuePage(ctx, sf)
 	if err != nil {
@@ -97,7 +98,7 @@ func (h *Handler) Queue(w http.ResponseWriter, r *http.Request) {
 	case fresh:
 		total = max(cached, len(rows))
 	default:
-		h.totals.put(sf, total, h.now())
+		h.totals.put(sf, total, time.Now())
 	}
 	// The sync stamps every row it reads: the newest stamp shown says how
 	// fresh the page is, without another query.
