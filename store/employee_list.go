@@ -45,8 +45,17 @@ const nameExpr = `lower(first_name || ' ' || last_name)`
 
 // escapeLike escapes LIKE's wildcards in user input.
 func escapeLike(s string) string {
-	r := strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
-	return r.Replace(s)
+	if !strings.ContainsAny(s, `\%_`) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if r == '\\' || r == '%' || r == '_' {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }
 
 // ListEmployees returns one page of employees (not treasury users).

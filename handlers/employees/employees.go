@@ -197,11 +197,14 @@ func cellView(currency string, c store.ReadinessCell, ok bool) views.ReadinessCe
 // employeeRows turns employees and their readiness into list rows.
 func employeeRows(list []store.Employee, readiness map[int64]map[string]store.ReadinessCell) []views.EmployeeRow {
 	rows := make([]views.EmployeeRow, 0, len(list))
+	currencies := store.ReadinessCurrencies()
 	for _, e := range list {
 		row := views.EmployeeRow{ID: e.ID, Name: e.Name(), Email: e.Email, ServiceUserID: e.ServiceUserID, InviteState: e.InviteState,
 			InviteLabel: inviteStateLabel(e.InviteState), ActionRequired: e.ActionRequired, LastActivity: e.LastActivityAt}
-		for _, cur := range store.ReadinessCurrencies() {
-			c, ok := readiness[e.ID][cur]
+		cells := readiness[e.ID]
+		row.Cells = make([]views.ReadinessCellView, 0, len(currencies))
+		for _, cur := range currencies {
+			c, ok := cells[cur]
 			row.Cells = append(row.Cells, cellView(cur, c, ok))
 		}
 		rows = append(rows, row)
