@@ -102,7 +102,7 @@ func (l *Listener) listen(ctx context.Context) error {
 		sub.SetLive(true)
 	}
 	l.once.Do(func() { close(l.ready) })
-	pending := "" // the heartbeat on its way, if any
+	pending := ""     // the heartbeat on its way, if any
 	var due time.Time // when it must have come back
 	for {
 		until := time.Now().Add(l.HeartbeatEvery)
