@@ -210,8 +210,9 @@ type QueueFilter struct {
 	Limit    int
 	// SkipCount leaves QueuePage.Total at 0 (the caller knows it).
 	SkipCount bool
-	// Person keeps proposals whose owner or recipient has this in their
-	// name or email (the employees' trigram index serves it).
+	// Person keeps proposals whose owner or recipient matches this as the
+	// employee list's search does (words starting words of the name, email
+	// or serviceUserId).
 	Person string
 }
 
@@ -266,8 +267,8 @@ func queueWhere(f QueueFilter) ([]string, []any) {
 		a := arg(f.UserID)
 		where = append(where, "(owner_user_id = "+a+" OR to_user_id = "+a+")")
 	}
-	if q := strings.ToLower(strings.TrimSpace(f.Person)); q != "" {
-		people := "(SELECT service_user_id FROM employees WHERE " + searchExpr + " LIKE " + arg("%"+escapeLike(q)+"%") +
+	if q := strings.TrimSpace(f.Person); q != "" {
+		people := "(SELECT service_user_id FROM employees WHERE " + employeeSearchCond(q, arg) +
 			" AND service_user_id IS NOT NULL)"
 		where = append(where, "(owner_user_id IN "+people+" OR to_user_id IN "+people+")")
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
@@ -31,23 +32,27 @@ func scanRecipient(r pgx.Row) (Recipient, error) {
 	return Recipient{ServiceUserID: e.ServiceUserID, Name: e.Name(), Email: e.Email}, err
 }
 
-// SearchTreasuryRecipients finds the recipients whose name or email (or
-// serviceUserId: the employee list's search expression covers it too)
-// contains q, case-insensitively, by name; at most limit of them
-// (RecipientSearchLimit when limit is not positive). LIKE's wildcards in q
-// are matched literally. The condition is the employee list's, so the
-// trigram index employees_search_trgm answers it.
+// SearchTreasuryRecipients finds the recipients whose name, email or
+// serviceUserId has words starting with the words of q, as the employee
+// list's search does (employeeSearchCond), by name; at most limit of them
+// (RecipientSearchLimit when limit is not positive).
 func (s *Store) SearchTreasuryRecipients(ctx context.Context, q string, limit int) ([]Recipient, error) {
-	q = strings.ToLower(strings.TrimSpace(q))
+	q = strings.TrimSpace(q)
 	if q == "" {
 		return nil, nil
 	}
 	if limit <= 0 {
 		limit = RecipientSearchLimit
 	}
+	args := []any{}
+	arg := func(v any) string {
+		args = append(args, v)
+		return "$" + strconv.Itoa(len(args))
+	}
+	cond := employeeSearchCond(q, arg)
 	rows, err := s.pool.Query(ctx, `SELECT `+recipientColumns+` FROM employees
-		WHERE `+recipientWhere+` AND `+searchExpr+` LIKE $1
-		ORDER BY `+nameExpr+`, id LIMIT $2`, "%"+escapeLike(q)+"%", limit)
+		WHERE `+recipientWhere+` AND `+cond+`
+		ORDER BY `+nameExpr+`, id LIMIT `+arg(limit), args...)
 	if err != nil {
 		return nil, fmt.Errorf("store: search treasury recipients: %w", err)
 	}

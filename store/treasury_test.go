@@ -38,7 +38,7 @@ func TestSearchTreasuryRecipientsFindsLinkedEmployeesByNameOrEmail(t *testing.T)
 		}
 		return rs
 	}
-	// By part of the name, case-insensitively, and by part of the email.
+	// By the start of words of the name, case-insensitively, and of the email.
 	if rs := search("ROW07", 0); len(rs) != 1 || rs[0].ServiceUserID != "svc-22" || rs[0].Name != "Sam Row07" || rs[0].Email != "staff22@acme.example" {
 		t.Fatalf("by name: %+v", rs)
 	}
@@ -56,8 +56,8 @@ func TestSearchTreasuryRecipientsFindsLinkedEmployeesByNameOrEmail(t *testing.T)
 	if rs := search("acme.example", 5); len(rs) != 5 {
 		t.Fatalf("limit 5: %d", len(rs))
 	}
-	// LIKE's wildcards are literal.
-	if rs := search("y%o", 0); len(rs) != 1 || rs[0].ServiceUserID != "svc-pct" {
+	// LIKE's wildcards separate words; they match nothing themselves.
+	if rs := search("fifty%off", 0); len(rs) != 1 || rs[0].ServiceUserID != "svc-pct" {
 		t.Fatalf("literal %%: %+v", rs)
 	}
 	for _, q := range []string{"m%w", "m_r"} {
@@ -65,7 +65,7 @@ func TestSearchTreasuryRecipientsFindsLinkedEmployeesByNameOrEmail(t *testing.T)
 			t.Fatalf("%q matched as a wildcard: %+v", q, rs)
 		}
 	}
-	if rs := search("r_s", 0); len(rs) != 1 || rs[0].ServiceUserID != "svc-us" {
+	if rs := search("under_score", 0); len(rs) != 1 || rs[0].ServiceUserID != "svc-us" {
 		t.Fatalf("literal _: %+v", rs)
 	}
 	// Not invited-only people, deleted people or treasury users; nothing for

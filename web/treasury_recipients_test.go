@@ -81,11 +81,15 @@ func TestTreasuryRecipientIsFoundBySearchNotListed(t *testing.T) {
 		t.Fatalf("short search: %v", recipientOptions(doc.Selection))
 	}
 
-	// By part of the name (the 5th of each five is not linked, so not offered).
-	doc = recipientSearch(t, env, c, url.Values{"picker": {"transfer-to"}, "to_search": {"son0012"}})
+	// By the start of a word of the name (the 5th of each five is not
+	// linked, so not offered); the middle of a word finds no one.
+	doc = recipientSearch(t, env, c, url.Values{"picker": {"transfer-to"}, "to_search": {"person0012"}})
 	got := recipientOptions(doc.Find("#transfer-to-results"))
 	if len(got) != 8 {
-		t.Fatalf("son0012: %v", got)
+		t.Fatalf("person0012: %v", got)
+	}
+	if got := recipientOptions(recipientSearch(t, env, c, url.Values{"to_search": {"son0012"}}).Selection); len(got) != 0 {
+		t.Fatalf("son0012 (inside a word): %v", got)
 	}
 	id123 := serviceUserIDOf(t, env, "person00123@load.example")
 	if got[id123] != "First123 Person00123 person00123@load.example" {
@@ -105,10 +109,10 @@ func TestTreasuryRecipientIsFoundBySearchNotListed(t *testing.T) {
 	if len(recipientOptions(doc.Selection)) != 0 || !strings.Contains(webtest.TestID(doc, "transfer-to-none"), "Person00125") {
 		t.Fatalf("not linked: %v %q", recipientOptions(doc.Selection), webtest.TestID(doc, "transfer-to-none"))
 	}
-	// % is a character, not a wildcard.
-	doc = recipientSearch(t, env, c, url.Values{"to_search": {"y%o"}})
+	// % separates words; it is not a wildcard.
+	doc = recipientSearch(t, env, c, url.Values{"to_search": {"fifty%off"}})
 	if got := recipientOptions(doc.Selection); len(got) != 1 || got["svc-percent"] == "" {
-		t.Fatalf("y%%o: %v", got)
+		t.Fatalf("fifty%%off: %v", got)
 	}
 	doc = recipientSearch(t, env, c, url.Values{"to_search": {"n%1"}})
 	if got := recipientOptions(doc.Selection); len(got) != 0 || webtest.TestID(doc, "transfer-to-none") == "" {
