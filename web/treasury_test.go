@@ -201,3 +201,38 @@ func TestTreasuryCreateDuringAnOutageKeepsTheInputAndSendsOnce(t *testing.T) {
 		t.Fatalf("audit %+v", rows)
 	}
 }
+
+// A recipient the picker would not offer (unknown to the app, or deleted) is
+// refused at the field before anything goes upstream, in both forms.
+func TestTreasuryRefusesARecipientThePickerWouldNotOffer(t *testing.T) {
+	env := webtest.New(t, webtest.Options{})
+	admins := treasuryAdmins(t, env)
+	c, _ := approver(t, env, admins[0])
+	usd := treasuryWallet(t, env, "USDB")
+	oliver := demoUser(env, "Oliver")
+	if _, err := env.Store.Pool().Exec(context.Background(), `UPDATE employees SET deleted_at = now() WHERE service_user_id = $1`, oliver); err != nil {
+		t.Fatal(err)
+	}
+	for _, to := range []string{"svc-nobody", oliver} {
+		for _, form := range []struct {
+			path string
+			vals url.Values
+		}{
+			{"/treasury/transfer", url.Values{"wallet_id": {usd}, "to_user_id": {to}, "amount": {"10"}, "to_search": {"oliv"}}},
+			{"/treasury/send", url.Values{"currency": {"USDB"}, "to_user_id": {to}, "amount": {"10"}, "to_search": {"oliv"}}},
+		} {
+			resp := env.PostForm(c, form.path, form.vals)
+			doc := webtest.Doc(t, resp)
+			id := strings.TrimPrefix(form.path, "/treasury/") + "-to-error"
+			if resp.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(webtest.TestID(doc, id), "not a linked employee") {
+				t.Fatalf("%s to %s: %d %q", form.path, to, resp.StatusCode, webtest.TestID(doc, id))
+			}
+			if v := doc.Find("#"+strings.TrimSuffix(id, "-error")).AttrOr("value", ""); v != "oliv" {
+				t.Fatalf("%s: typed search lost: %q", form.path, v)
+			}
+		}
+	}
+	if ps, _ := env.Store.ListQueue(context.Background(), store.QueueFilter{}); len(ps) != 0 {
+		t.Fatalf("refused recipients created %d proposals", len(ps))
+	}
+}

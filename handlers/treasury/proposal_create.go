@@ -1,6 +1,7 @@
 package treasury
 
 import (
+	"context"
 	"net/http"
 	"strconv"
 	"strings"
@@ -36,8 +37,11 @@ func (h *Handler) Transfer(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		f.Fields["wallet"] = "Choose one of the treasury wallets."
 	}
-	if f.ToUserID == "" {
-		f.Fields["to"] = "Choose the employee who receives it."
+	if msg, err := h.checkRecipient(ctx, f.ToUserID); err != nil {
+		h.ServerError(w, r, err)
+		return
+	} else if msg != "" {
+		f.Fields["to"] = msg
 	}
 	var wp *store.Wallet
 	if ok {
@@ -146,8 +150,11 @@ func (h *Handler) Send(w http.ResponseWriter, r *http.Request) {
 	} else {
 		wp = &wallet
 	}
-	if f.ToUserID == "" {
-		f.Fields["to"] = "Choose the employee who receives it."
+	if msg, err := h.checkRecipient(ctx, f.ToUserID); err != nil {
+		h.ServerError(w, r, err)
+		return
+	} else if msg != "" {
+		f.Fields["to"] = msg
 	}
 	amount, msg := parseAmount(f.Amount, wp)
 	if msg != "" {
@@ -167,6 +174,23 @@ func (h *Handler) Send(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	h.created(w, r, t, p, wallet.ID, "send of "+amount.String()+" "+wallet.Currency+" to "+f.ToUserID)
+}
+
+// checkRecipient says what is wrong with the chosen recipient, "" when
+// nothing: value goes only to a linked employee who is not deleted (those the
+// picker offers), checked before anything is sent upstream.
+func (h *Handler) checkRecipient(ctx context.Context, serviceUserID string) (string, error) {
+	if serviceUserID == "" {
+		return "Choose the employee who receives it.", nil
+	}
+	_, ok, err := h.Store.TreasuryRecipient(ctx, serviceUserID)
+	if err != nil {
+		return "", err
+	}
+	if !ok {
+		return "This person cannot receive value: they are not a linked employee, or their account was deleted. Search and choose again.", nil
+	}
+	return "", nil
 }
 
 // createFailed shows the API's refusal of a new proposal: next to the field
