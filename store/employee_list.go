@@ -48,8 +48,8 @@ const maxSearchWords = 5
 // the migration's employee_search_words_of splits what it indexes: at runs
 // of ASCII characters that are neither letters nor digits (spaces, "@",
 // ".", "-", "_", ...). Letters outside ASCII are word characters. Case is
-// left to the database's employee_search_fold, which both sides go through. Repeated
-// words are dropped; at most maxSearchWords are kept.
+// left to the database's employee_search_fold, which both sides go through.
+// Repeated words are dropped; at most maxSearchWords are kept.
 func searchWords(q string) []string {
 	words := strings.FieldsFunc(q, func(r rune) bool {
 		return r < utf8.RuneSelf && !('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9')
@@ -76,7 +76,8 @@ func employeeSearchCond(q string, arg func(any) string) string {
 	return wordsCond(words, arg)
 }
 
-// wordsCond is employeeSearchCond's condition for words already split.
+// wordsCond is employeeSearchCond's condition for words already split. The
+// words are plain parameters: PostgreSQL plans the statement for them.
 func wordsCond(words []string, arg func(any) string) string {
 	conds := make([]string, len(words))
 	for i, w := range words {
@@ -165,10 +166,7 @@ func (s *Store) planSearch(ctx context.Context, f EmployeeFilter) (listSearch, e
 	}
 	switch {
 	case n <= searchIDCap:
-		ls.mode, ls.ids = searchByID, ids
-		if ls.ids == nil {
-			ls.ids = []int64{}
-		}
+		ls.mode, ls.ids = searchByID, ids // no one: NULL, and ANY(NULL) keeps no row
 		ls.rest = append(slices.Clone(ls.words[:driver]), ls.words[driver+1:]...)
 	case n > searchWalkMin && f.InviteState == "" && (f.Currency == "" || f.Readiness == ""):
 		// Another filter could leave few of the walked rows: the planner,
