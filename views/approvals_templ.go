@@ -163,7 +163,7 @@ func ApprovalQueuePage(v ApprovalQueueView) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 22, "\" maxlength=\"100\" autocomplete=\"off\" placeholder=\"name or email\" data-testid=\"queue-who\"> ")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 22, "\" maxlength=\"100\" autocomplete=\"off\" placeholder=\"start of a name, email or ID\" data-testid=\"queue-who\"> ")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
