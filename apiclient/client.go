@@ -194,6 +194,17 @@ func WithActingUser(ctx context.Context, serviceUserID string) context.Context {
 	return context.WithValue(ctx, actingUserKey{}, serviceUserID)
 }
 
+type readDeadlineKey struct{}
+
+// WithReadDeadline bounds every read (GET) made with ctx, retries included,
+// by one deadline: a page that reads the API several times answers by then
+// with what it has, instead of waiting out each read's own timeout and
+// retries. Writes are not affected: they have their own timeout and are
+// never cut short by a page's budget.
+func WithReadDeadline(ctx context.Context, deadline time.Time) context.Context {
+	return context.WithValue(ctx, readDeadlineKey{}, deadline)
+}
+
 // apiPath is a request path and the form of it that may be logged.
 type apiPath struct {
 	url    string // escaped path sent upstream
@@ -270,6 +281,13 @@ func (c *Client) send(ctx context.Context, req request) ([]byte, error) {
 			return nil, fmt.Errorf("apiclient: %s %s: encode request: %w", req.method, req.path.logged, err)
 		}
 		body, contentType = b, "application/json"
+	}
+	if req.method == http.MethodGet {
+		if d, ok := ctx.Value(readDeadlineKey{}).(time.Time); ok {
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithDeadline(ctx, d)
+			defer cancel()
+		}
 	}
 	retryable := req.method == http.MethodGet || req.idempotent
 	attempts := 1

@@ -177,8 +177,9 @@ func currencyPairs() [6]currencyPair {
 // Stablecoins returns the current stablecoin codes in the spec's order
 // (without the legacy MXNe).
 func Stablecoins() []Stablecoin {
-	out := make([]Stablecoin, len(currencyPairs()))
-	for i, p := range currencyPairs() {
+	pairs := currencyPairs()
+	out := make([]Stablecoin, len(pairs))
+	for i, p := range pairs {
 		out[i] = p.coin
 	}
 	return out

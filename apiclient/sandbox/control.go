@@ -1,7 +1,6 @@
 package sandbox
 
 import (
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
@@ -33,6 +32,8 @@ func (s *Server) controlRoutes() []*route {
 		s.route("GET", c+"/faults", authControl, (*call).ctlFaults),
 		s.route("POST", c+"/faults", authControl, (*call).ctlAddFault),
 		s.route("DELETE", c+"/faults", authControl, (*call).ctlClearFaults),
+		s.route("GET", c+"/requests", authControl, (*call).ctlRequests),
+		s.route("DELETE", c+"/requests", authControl, (*call).ctlResetRequests),
 		s.route("POST", c+"/reset", authControl, (*call).ctlReset),
 		s.route("GET", c+"/state", authControl, (*call).ctlExport),
 		s.route("PUT", c+"/state", authControl, (*call).ctlImport),
@@ -317,7 +318,9 @@ func (c *call) ctlFaults() (any, error) {
 // ctlAddFault injects latency, a status code or a connection drop on the
 // API routes matching route (a route pattern such as
 // "/v1/users/{userId}/cards" or a path glob), at rate (0–1, default 1), for
-// times requests (0: until cleared).
+// times requests (0: until cleared). With after, the request is handled and
+// its change saved first, and only then delayed, dropped or answered with
+// the status: the upstream timing out after recording the write.
 func (c *call) ctlAddFault() (any, error) {
 	var in struct {
 		Method    string   `json:"method"`
@@ -326,6 +329,7 @@ func (c *call) ctlAddFault() (any, error) {
 		Status    int      `json:"status"`
 		Message   string   `json:"message"`
 		Drop      bool     `json:"drop"`
+		After     bool     `json:"after"`
 		Rate      *float64 `json:"rate"`
 		Times     int      `json:"times"`
 	}
@@ -359,7 +363,7 @@ func (c *call) ctlAddFault() (any, error) {
 		return nil, validation(msgs)
 	}
 	f := &fault{ID: c.s.newID(), Method: strings.ToUpper(in.Method), Route: in.Route, LatencyMs: in.LatencyMs,
-		Status: in.Status, Message: in.Message, Drop: in.Drop, Rate: rate, Remaining: in.Times}
+		Status: in.Status, Message: in.Message, Drop: in.Drop, After: in.After, Rate: rate, Remaining: in.Times}
 	c.s.st.Faults = append(c.s.st.Faults, f)
 	c.status = http.StatusCreated
 	return map[string]any{"data": f}, nil
@@ -396,15 +400,4 @@ func (c *call) ctlImport() (any, error) {
 	c.s.st = st
 	c.s.resumeDeliveries()
 	return map[string]any{"success": true}, nil
-}
-
-// exportJSON returns the state as JSON (for SeedDemo fixtures and tests).
-func (s *Server) exportJSON() ([]byte, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	b, err := json.Marshal(s.st)
-	if err != nil {
-		return nil, fmt.Errorf("sandbox: export: %w", err)
-	}
-	return b, nil
 }

@@ -316,3 +316,69 @@ func TestProposals_OtherUsersPathIsNotFound(t *testing.T) {
 	e.want(e.call("GET", "/v1/users/"+other+"/smart-wallets/"+w.id, keyA, nil), 404)
 	e.want(e.call("GET", e.proposalPath(u, id, ""), keyB, nil), 403)
 }
+
+// An after-fault acts once the request was handled and its change saved:
+// the client sees a dropped connection, a timeout or a 5xx, yet the write
+// happened (spec: "No idempotency keys exist. A timed-out create-user must
+// be recovered through the 409 rule above."). A before-fault (the default)
+// stops the request before it is handled.
+func TestFaults_AfterTheWriteKeepsTheWrite(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name       string
+		fault      map[string]any
+		wantStatus int // 0: the client gets an error, no answer
+		written    bool
+	}{
+		{"drop before", map[string]any{"drop": true}, 0, false},
+		{"drop after", map[string]any{"drop": true, "after": true}, 0, true},
+		{"status before", map[string]any{"status": 504}, 504, false},
+		{"status after", map[string]any{"status": 504, "after": true}, 504, true},
+		{"latency before, client gives up", map[string]any{"latencyMs": 60000}, 0, false},
+		{"latency after, client gives up", map[string]any{"latencyMs": 60000, "after": true}, 0, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			e := newEnv(t)
+			fault := map[string]any{"method": "POST", "route": "/v1/users", "times": 1}
+			for k, v := range tc.fault {
+				fault[k] = v
+			}
+			f := e.want(e.call("POST", "/_sandbox/faults", "", fault), 201).data()
+			if f["after"] != tc.fault["after"] {
+				t.Errorf("fault listed as %v", f)
+			}
+
+			client := *e.ts.Client()
+			if tc.fault["latencyMs"] != nil {
+				client.Timeout = 300 * time.Millisecond
+			}
+			req, _ := http.NewRequest("POST", e.ts.URL+"/v1/users", strings.NewReader(`{"email":"late@example.com","firstName":"L","lastName":"W"}`))
+			req.Header.Set("x-api-key", keyA)
+			res, err := client.Do(req)
+			switch {
+			case tc.wantStatus == 0 && err == nil:
+				res.Body.Close()
+				t.Fatalf("answered %d, want no answer", res.StatusCode)
+			case tc.wantStatus != 0 && err != nil:
+				t.Fatalf("no answer (%v), want %d", err, tc.wantStatus)
+			case tc.wantStatus != 0:
+				res.Body.Close()
+				if res.StatusCode != tc.wantStatus {
+					t.Fatalf("answered %d, want %d", res.StatusCode, tc.wantStatus)
+				}
+			}
+
+			lookup := e.call("GET", "/v1/users/lookup?email=late@example.com", keyA, nil)
+			retry := e.call("POST", "/v1/users", keyA, map[string]any{"email": "late@example.com", "firstName": "L", "lastName": "W"})
+			if tc.written {
+				e.want(lookup, 200)
+				e.want(retry, 409) // recovered through the 409 rule
+			} else {
+				e.want(lookup, 404)
+				e.want(retry, 201)
+			}
+		})
+	}
+}

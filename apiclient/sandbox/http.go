@@ -1,7 +1,6 @@
 package sandbox
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -117,39 +116,14 @@ type call struct {
 	partner *partner
 	user    *user
 	status  int
+
+	// typeMsgs are decode's "<field> must be a <type>" messages; held is the
+	// state when decode found them, put back after the handler (typeFailure).
+	typeMsgs []string
+	held     []byte
 }
 
 func (c *call) param(name string) string { return c.params[name] }
-
-// decode reads the JSON body into v. An empty body decodes as {}.
-func (c *call) decode(v any) error {
-	b := bytes.TrimSpace(c.body)
-	if len(b) == 0 {
-		b = []byte("{}")
-	}
-	if err := json.Unmarshal(b, v); err != nil {
-		var te *json.UnmarshalTypeError
-		if errors.As(err, &te) && te.Field != "" {
-			return validation([]string{fmt.Sprintf("%s must be a %s", te.Field, jsonTypeName(te.Type.Kind().String()))})
-		}
-		return validation([]string{"body must be a JSON object"})
-	}
-	return nil
-}
-
-func jsonTypeName(kind string) string {
-	switch kind {
-	case "string":
-		return "string"
-	case "bool":
-		return "boolean"
-	case "int", "int64", "int32", "float64":
-		return "number"
-	case "slice":
-		return "array"
-	}
-	return "valid value"
-}
 
 func (s *Server) route(method, pattern string, auth authKind, h handlerFunc) *route {
 	return &route{method: method, pattern: pattern, segs: strings.Split(strings.Trim(pattern, "/"), "/"), auth: auth, h: h}
@@ -236,14 +210,21 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if rt.auth != authControl {
-		if done := s.applyFault(w, r, rt); done {
-			return
-		}
+		s.requests.add(r.Method, rt.pattern)
 	}
+	// The body is read before any fault: only then does net/http notice a
+	// client that hangs up during an injected latency (r.Context is done).
 	body, err := io.ReadAll(io.LimitReader(r.Body, 4<<20))
 	if err != nil {
 		writeError(w, badRequest("could not read request body"))
 		return
+	}
+	var f *fault
+	if rt.auth != authControl {
+		f = s.pickFault(r, rt)
+		if f != nil && !f.After && s.applyFault(w, r, rt, f) {
+			return
+		}
 	}
 	c := &call{s: s, r: r, route: rt, params: params, body: body, status: http.StatusOK}
 
@@ -263,42 +244,61 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mu.Unlock()
 
+	var ae *apiError
 	if err != nil {
-		var ae *apiError
 		if !errors.As(err, &ae) {
 			s.log.Error("sandbox: handler failed", "route", rt.pattern, "err", err)
 			ae = internal("Internal server error")
 		}
 		s.log.Debug("sandbox: request", "method", r.Method, "route", rt.pattern, "status", ae.Status)
+	} else {
+		s.log.Debug("sandbox: request", "method", r.Method, "route", rt.pattern, "status", c.status)
+	}
+	// An after-fault acts once the request was handled and its change saved.
+	if f != nil && f.After && s.applyFault(w, r, rt, f) {
+		return
+	}
+	if ae != nil {
 		writeError(w, ae)
 		return
 	}
-	s.log.Debug("sandbox: request", "method", r.Method, "route", rt.pattern, "status", c.status)
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(c.status)
 	_, _ = w.Write(append(encoded, '\n'))
 }
 
 func (s *Server) run(c *call) (any, error) {
-	switch c.route.auth {
-	case authControl:
-		return c.route.h(c)
+	if err := s.authorize(c); err != nil {
+		return nil, err
+	}
+	out, err := c.route.h(c)
+	if len(c.typeMsgs) > 0 {
+		return nil, c.typeFailure(err)
+	}
+	return out, err
+}
+
+// authorize resolves the partner (x-api-key) and the path user the route
+// needs.
+func (s *Server) authorize(c *call) error {
+	if c.route.auth == authControl {
+		return nil
 	}
 	key := c.r.Header.Get("x-api-key")
 	p := s.partnerByKey(key)
 	if p == nil {
 		// spec: "A missing, malformed or revoked key returns 401."
-		return nil, errStatus(http.StatusUnauthorized, msgUnauthorized)
+		return errStatus(http.StatusUnauthorized, msgUnauthorized)
 	}
 	c.partner = p
 	if c.route.auth == authUser || c.route.auth == authUserAny {
 		u, err := s.userFor(p, c.param("userId"), c.route.auth == authUserAny)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		c.user = u
 	}
-	return c.route.h(c)
+	return nil
 }
 
 func (s *Server) partnerByKey(key string) *partner {
@@ -344,11 +344,11 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 
 func writeError(w http.ResponseWriter, e *apiError) { writeJSON(w, e.Status, e.body()) }
 
-// applyFault injects the first matching fault. It reports whether the
-// response was written (or the connection dropped).
-func (s *Server) applyFault(w http.ResponseWriter, r *http.Request, rt *route) bool {
+// pickFault takes the first fault matching the request (a copy), using up
+// one of its times.
+func (s *Server) pickFault(r *http.Request, rt *route) *fault {
 	s.mu.Lock()
-	var f *fault
+	defer s.mu.Unlock()
 	for i, cand := range s.st.Faults {
 		if cand.Method != "" && !strings.EqualFold(cand.Method, r.Method) {
 			continue
@@ -359,8 +359,7 @@ func (s *Server) applyFault(w http.ResponseWriter, r *http.Request, rt *route) b
 		if cand.Rate < 1 && s.randomFloat() >= cand.Rate {
 			continue
 		}
-		cp := *cand
-		f = &cp
+		f := *cand
 		if cand.Remaining > 0 {
 			cand.Remaining--
 			if cand.Remaining == 0 {
@@ -368,12 +367,19 @@ func (s *Server) applyFault(w http.ResponseWriter, r *http.Request, rt *route) b
 			}
 			s.save()
 		}
-		break
+		return &f
 	}
-	s.mu.Unlock()
-	if f == nil {
-		return false
-	}
+	return nil
+}
+
+// applyFault applies f's latency, then its drop or status. It reports
+// whether the response was written (or the connection dropped, or the client
+// gave up during the latency); false means the real answer is still to be
+// written. Before the handler (f.After false) a written fault means the
+// request was never handled; after it (f.After true), the handler's change
+// is already saved: spec: "No idempotency keys exist. A timed-out
+// create-user must be recovered through the 409 rule above."
+func (s *Server) applyFault(w http.ResponseWriter, r *http.Request, rt *route, f *fault) bool {
 	if f.LatencyMs > 0 {
 		t := time.NewTimer(time.Duration(f.LatencyMs) * time.Millisecond)
 		select {
@@ -398,7 +404,7 @@ func (s *Server) applyFault(w http.ResponseWriter, r *http.Request, rt *route) b
 		msg := f.Message
 		if msg == "" {
 			msg = http.StatusText(f.Status)
-			if rt.pattern == "/v1/users/{userId}" && r.Method == http.MethodDelete && f.Status == http.StatusServiceUnavailable {
+			if !f.After && rt.pattern == "/v1/users/{userId}" && r.Method == http.MethodDelete && f.Status == http.StatusServiceUnavailable {
 				// spec: "503 when balances cannot be verified (nothing deleted, retry)"
 				msg = "Balances could not be verified. Nothing was deleted; retry."
 			}

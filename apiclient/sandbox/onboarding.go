@@ -46,19 +46,6 @@ func (c *call) walletRef(prefix, token string, addr *string, idx *int, required 
 	return w
 }
 
-// decodeStart decodes a start body where the index must be an integer.
-func (c *call) decodeStart(v any) error {
-	if err := c.decode(v); err != nil {
-		if ae, ok := err.(*apiError); ok {
-			if m, ok := ae.Message.([]string); ok && len(m) == 1 && strings.Contains(m[0], "must be a number") {
-				ae.Message = []string{strings.Replace(m[0], "must be a number", "must be an integer", 1)}
-			}
-		}
-		return err
-	}
-	return nil
-}
-
 // startUSA implements POST .../onboarding/start-usa { smartWalletId }:
 // idempotent, and a safe retry of a failed account.
 func (c *call) startUSA() (any, error) {
@@ -129,7 +116,7 @@ func (c *call) startCanada() (any, error) {
 		Address *string `json:"cadWalletAddress"`
 		Index   *int    `json:"cadWalletIndex"`
 	}
-	if err := c.decodeStart(&in); err != nil {
+	if err := c.decode(&in); err != nil {
 		return nil, err
 	}
 	var msgs []string
@@ -157,7 +144,7 @@ func (c *call) startEURProvider() (any, error) {
 		Address *string `json:"eurWalletAddress"`
 		Index   *int    `json:"eurWalletIndex"`
 	}
-	if err := c.decodeStart(&in); err != nil {
+	if err := c.decode(&in); err != nil {
 		return nil, err
 	}
 	var msgs []string
@@ -188,7 +175,7 @@ func (c *call) startNigeria() (any, error) {
 		Address *string `json:"ngnWalletAddress"`
 		Index   *int    `json:"ngnWalletIndex"`
 	}
-	if err := c.decodeStart(&in); err != nil {
+	if err := c.decode(&in); err != nil {
 		return nil, err
 	}
 	var msgs []string
@@ -235,7 +222,7 @@ func (c *call) startMexico() (any, error) {
 		Address *string `json:"mxnWalletAddress"`
 		Index   *int    `json:"mxnWalletIndex"`
 	}
-	if err := c.decodeStart(&in); err != nil {
+	if err := c.decode(&in); err != nil {
 		return nil, err
 	}
 	var msgs []string
