@@ -74,7 +74,7 @@ func (s *Store) ListActivity(ctx context.Context, serviceUserID string, limit in
 	if limit <= 0 || limit > 500 {
 		limit = 100
 	}
-	rows, err := s.pool.Query(ctx, `
+	rows, err := s.db.Query(ctx, `
 		SELECT id, webhook_event_id, service_user_id, kind, event_type, status, amount::text, fee::text, currency,
 			reference, description, occurred_at, recorded_at
 		FROM activity WHERE ($1 = '' OR service_user_id = $1)
@@ -166,7 +166,7 @@ func (s *Store) SaveBalances(ctx context.Context, balances []WalletBalance, read
 // KnownServiceUserIDs lists the users reconciliation checks: every linked
 // employee of the mirror and every user the activity feed has seen.
 func (s *Store) KnownServiceUserIDs(ctx context.Context, limit int) ([]string, error) {
-	rows, err := s.pool.Query(ctx, `
+	rows, err := s.db.Query(ctx, `
 		SELECT service_user_id FROM employees WHERE service_user_id IS NOT NULL AND deleted_at IS NULL
 		UNION SELECT service_user_id FROM activity WHERE service_user_id <> ''
 		ORDER BY 1 LIMIT $1`, limit)
@@ -215,7 +215,7 @@ func (s *Store) RecordReconciliation(ctx context.Context, r ReconciliationRun) e
 
 // ListReconciliations returns the most recent runs.
 func (s *Store) ListReconciliations(ctx context.Context, limit int) ([]ReconciliationRun, error) {
-	rows, err := s.pool.Query(ctx, `
+	rows, err := s.db.Query(ctx, `
 		SELECT id, started_at, finished_at, checked, corrected, notes FROM reconciliation_runs
 		ORDER BY started_at DESC, id DESC LIMIT $1`, limit)
 	if err != nil {

@@ -35,7 +35,7 @@ type AuditEntry struct {
 
 // writeAudit inserts e using tx, so the row commits or rolls back with the
 // change it records.
-func writeAudit(ctx context.Context, tx pgx.Tx, e AuditEntry) error {
+func writeAudit(ctx context.Context, tx dbtx, e AuditEntry) error {
 	var actorID *int64
 	if e.Actor.StaffID != 0 {
 		actorID = &e.Actor.StaffID
@@ -71,7 +71,7 @@ func (s *Store) ListAudit(ctx context.Context, f AuditFilter) ([]AuditEntry, err
 	if f.Limit <= 0 || f.Limit > 500 {
 		f.Limit = 100
 	}
-	rows, err := s.pool.Query(ctx, `
+	rows, err := s.db.Query(ctx, `
 		SELECT id, at, COALESCE(actor_id, 0), actor_email, action, target, outcome, detail
 		FROM audit_log
 		WHERE ($1 = '' OR action = $1) AND ($2 = 0 OR id < $2)

@@ -23,6 +23,9 @@ const (
 	BulkRowSending = "sending"
 	BulkRowSent    = "sent"
 	BulkRowError   = "error"
+	// BulkRowUnknown: the API did not answer whether it recorded the
+	// invite; the row's action is read back, and the row shows its outcome.
+	BulkRowUnknown = "unknown"
 )
 
 // BulkRun is one uploaded CSV file of invites.
@@ -39,8 +42,10 @@ type BulkRun struct {
 }
 
 // BulkRow is one line of a bulk invite file. Profile is the employer-held
-// KYC profile without identification numbers or BVN (the file format has
-// no column for them: they are never kept between preview and sending).
+// KYC profile without identification numbers or BVN: an identification
+// number the file carries is kept as its type and issuing country only,
+// with an empty number (DESIGN.md decision 8), and is read from the file
+// again when the row is sent.
 type BulkRow struct {
 	Line      int
 	Name      string
@@ -54,11 +59,12 @@ type BulkRow struct {
 
 // BulkProgress counts a run's rows by state.
 type BulkProgress struct {
-	Total, Invalid, Queued, Sending, Sent, Errors int
+	Total, Invalid, Queued, Sending, Sent, Errors, Unknown int
 }
 
-// Done is how many of the valid rows have an outcome.
-func (p BulkProgress) Done() int { return p.Sent + p.Errors }
+// Done is how many of the valid rows have an outcome (unknown counts: it
+// was sent, and its row says what is known).
+func (p BulkProgress) Done() int { return p.Sent + p.Errors + p.Unknown }
 
 // Valid is how many rows are to be sent.
 func (p BulkProgress) Valid() int { return p.Total - p.Invalid }
@@ -124,18 +130,19 @@ func (s *Store) CreateBulkRun(ctx context.Context, filename string, rows []BulkR
 
 // BulkRunByID loads a run.
 func (s *Store) BulkRunByID(ctx context.Context, id int64) (BulkRun, error) {
-	r, err := scanBulkRun(s.pool.QueryRow(ctx, `SELECT `+bulkRunColumns+` FROM bulk_invite_runs WHERE id = $1`, id))
+	r, err := scanBulkRun(s.db.QueryRow(ctx, `SELECT `+bulkRunColumns+` FROM bulk_invite_runs WHERE id = $1`, id))
 	if err != nil {
 		return BulkRun{}, fmt.Errorf("store: load bulk run %d: %w", id, notFound(err))
 	}
 	return r, nil
 }
 
-// StartBulkRun moves a previewed run to sending and, in the same
-// transaction, writes the audit row and calls enqueue (which inserts the
-// background job). A run already started is ErrConflict: a second click
-// never sends twice.
-func (s *Store) StartBulkRun(ctx context.Context, id int64, by Actor, enqueue func(ctx context.Context, tx pgx.Tx) error) (BulkRun, error) {
+// StartBulkRun moves a previewed run to sending and calls enqueue (which
+// inserts the background job) in the same transaction. It writes no audit
+// row: it is the local change of the "send" form's action, whose finish
+// writes the row. A run already started is ErrConflict: a second click never
+// sends twice.
+func (s *Store) StartBulkRun(ctx context.Context, id int64, enqueue func(ctx context.Context, tx pgx.Tx) error) (BulkRun, error) {
 	var run BulkRun
 	err := s.InTx(ctx, func(tx pgx.Tx) error {
 		var err error
@@ -147,18 +154,14 @@ func (s *Store) StartBulkRun(ctx context.Context, id int64, by Actor, enqueue fu
 			}
 			return fmt.Errorf("store: start bulk run %d: %w", id, err)
 		}
-		if err := enqueue(ctx, tx); err != nil {
-			return err
-		}
-		return writeAudit(ctx, tx, AuditEntry{Actor: by, Action: "employee.bulk_invite.start", Target: fmt.Sprintf("bulk_invite:%d", id),
-			Outcome: OutcomeOK, Detail: fmt.Sprintf("sending %d invites from %s", run.ValidRows, run.Filename)})
+		return enqueue(ctx, tx)
 	})
 	return run, err
 }
 
 // BulkRows lists a run's rows in file order.
 func (s *Store) BulkRows(ctx context.Context, runID int64) ([]BulkRow, error) {
-	rows, err := s.pool.Query(ctx, `SELECT line, name, email, coalesce(profile::text, ''), problems, state, invite_url, error
+	rows, err := s.db.Query(ctx, `SELECT line, name, email, coalesce(profile::text, ''), problems, state, invite_url, error
 		FROM bulk_invite_rows WHERE run_id = $1 ORDER BY line`, runID)
 	if err != nil {
 		return nil, fmt.Errorf("store: bulk rows of %d: %w", runID, err)
@@ -181,16 +184,22 @@ func scanBulkRow(r pgx.CollectableRow) (BulkRow, error) {
 }
 
 // NextBulkRow claims the next row to send: a queued row, or a row left
-// 'sending' by a worker that stopped (re-sending an invite is safe: spec
-// "Re-inviting the same email reissues the same link"). ErrNotFound when
-// none is left.
-func (s *Store) NextBulkRow(ctx context.Context, runID int64) (BulkRow, error) {
+// 'sending' by a sender that stopped (its action's key finds what the first
+// attempt did: nothing is sent twice). withIDs selects the rows that carry
+// identification numbers (sent while the file is at hand) or the others.
+// skip lists lines the caller has already handled (a row another sender is
+// still sending stays 'sending'). ErrNotFound when none is left.
+func (s *Store) NextBulkRow(ctx context.Context, runID int64, withIDs bool, skip []int) (BulkRow, error) {
+	if skip == nil {
+		skip = []int{}
+	}
 	var row BulkRow
 	err := s.InTx(ctx, func(tx pgx.Tx) error {
 		rows, err := tx.Query(ctx, `UPDATE bulk_invite_rows SET state = 'sending'
 			WHERE run_id = $1 AND line = (SELECT line FROM bulk_invite_rows WHERE run_id = $1 AND state IN ('queued', 'sending')
-				ORDER BY (state = 'sending') DESC, line LIMIT 1 FOR UPDATE)
-			RETURNING line, name, email, coalesce(profile::text, ''), problems, state, invite_url, error`, runID)
+					AND coalesce(jsonb_array_length(profile->'identificationNumbers') > 0, false) = $2 AND line <> ALL($3)
+				ORDER BY (state = 'sending') DESC, line LIMIT 1 FOR UPDATE SKIP LOCKED)
+			RETURNING line, name, email, coalesce(profile::text, ''), problems, state, invite_url, error`, runID, withIDs, skip)
 		if err != nil {
 			return fmt.Errorf("store: next bulk row of %d: %w", runID, err)
 		}
@@ -205,7 +214,7 @@ func (s *Store) NextBulkRow(ctx context.Context, runID int64) (BulkRow, error) {
 
 // FinishBulkRow records a row's outcome.
 func (s *Store) FinishBulkRow(ctx context.Context, runID int64, line int, state, inviteURL, errText string) error {
-	_, err := s.pool.Exec(ctx, `UPDATE bulk_invite_rows SET state = $3, invite_url = $4, error = $5 WHERE run_id = $1 AND line = $2`,
+	_, err := s.db.Exec(ctx, `UPDATE bulk_invite_rows SET state = $3, invite_url = $4, error = $5 WHERE run_id = $1 AND line = $2`,
 		runID, line, state, inviteURL, errText)
 	if err != nil {
 		return fmt.Errorf("store: finish bulk row %d/%d: %w", runID, line, err)
@@ -213,12 +222,17 @@ func (s *Store) FinishBulkRow(ctx context.Context, runID int64, line int, state,
 	return nil
 }
 
-// FinishBulkRun marks a run done, with the audit row of its outcome.
+// FinishBulkRun marks a run done, with the audit row of its outcome, once
+// no row is left to send (rows carrying identification numbers may still
+// wait for the file).
 func (s *Store) FinishBulkRun(ctx context.Context, runID int64, by Actor) error {
 	return s.InTx(ctx, func(tx pgx.Tx) error {
 		var p BulkProgress
 		if err := scanProgress(tx.QueryRow(ctx, progressSQL, runID), &p); err != nil {
 			return fmt.Errorf("store: finish bulk run %d: %w", runID, err)
+		}
+		if p.Queued+p.Sending > 0 {
+			return nil
 		}
 		tag, err := tx.Exec(ctx, `UPDATE bulk_invite_runs SET state = 'done', finished_at = now() WHERE id = $1 AND state = 'sending'`, runID)
 		if err != nil {
@@ -228,26 +242,27 @@ func (s *Store) FinishBulkRun(ctx context.Context, runID int64, by Actor) error 
 			return nil
 		}
 		outcome := OutcomeOK
-		if p.Errors > 0 {
+		if p.Errors+p.Unknown > 0 {
 			outcome = OutcomeFailed
 		}
 		return writeAudit(ctx, tx, AuditEntry{Actor: by, Action: "employee.bulk_invite.finish", Target: fmt.Sprintf("bulk_invite:%d", runID),
-			Outcome: outcome, Detail: fmt.Sprintf("%d sent, %d with an error", p.Sent, p.Errors)})
+			Outcome: outcome, Detail: fmt.Sprintf("%d sent, %d with an error, %d with an unknown outcome", p.Sent, p.Errors, p.Unknown)})
 	})
 }
 
 const progressSQL = `SELECT count(*), count(*) FILTER (WHERE state = 'invalid'), count(*) FILTER (WHERE state = 'queued'),
-	count(*) FILTER (WHERE state = 'sending'), count(*) FILTER (WHERE state = 'sent'), count(*) FILTER (WHERE state = 'error')
+	count(*) FILTER (WHERE state = 'sending'), count(*) FILTER (WHERE state = 'sent'), count(*) FILTER (WHERE state = 'error'),
+	count(*) FILTER (WHERE state = 'unknown')
 	FROM bulk_invite_rows WHERE run_id = $1`
 
 func scanProgress(row pgx.Row, p *BulkProgress) error {
-	return row.Scan(&p.Total, &p.Invalid, &p.Queued, &p.Sending, &p.Sent, &p.Errors)
+	return row.Scan(&p.Total, &p.Invalid, &p.Queued, &p.Sending, &p.Sent, &p.Errors, &p.Unknown)
 }
 
 // BulkRunProgress counts a run's rows by state.
 func (s *Store) BulkRunProgress(ctx context.Context, runID int64) (BulkProgress, error) {
 	var p BulkProgress
-	if err := scanProgress(s.pool.QueryRow(ctx, progressSQL, runID), &p); err != nil {
+	if err := scanProgress(s.db.QueryRow(ctx, progressSQL, runID), &p); err != nil {
 		return p, fmt.Errorf("store: bulk progress %d: %w", runID, err)
 	}
 	return p, nil
@@ -256,7 +271,7 @@ func (s *Store) BulkRunProgress(ctx context.Context, runID int64) (BulkProgress,
 // ExistingEmails returns which of emails (lower-cased) already belong to an
 // employee, for flagging duplicates in a bulk preview.
 func (s *Store) ExistingEmails(ctx context.Context, emails []string) (map[string]bool, error) {
-	rows, err := s.pool.Query(ctx, `SELECT lower(email) FROM employees WHERE lower(email) = ANY($1)`, emails)
+	rows, err := s.db.Query(ctx, `SELECT lower(email) FROM employees WHERE lower(email) = ANY($1)`, emails)
 	if err != nil {
 		return nil, fmt.Errorf("store: existing emails: %w", err)
 	}

@@ -77,7 +77,7 @@ func (s *Store) CardActivityFeed(ctx context.Context, cardID string, limit int) 
 	if limit <= 0 || limit > 200 {
 		limit = 50
 	}
-	rows, err := s.pool.Query(ctx, `
+	rows, err := s.db.Query(ctx, `
 		SELECT id, event_key, card_id, kind, status, amount::text, fee::text, currency, merchant, detail, occurred_at, recorded_at
 		FROM card_activity WHERE card_id = $1
 		ORDER BY occurred_at DESC, id DESC LIMIT $2`, cardID, limit)

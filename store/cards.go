@@ -134,7 +134,7 @@ func upsertCard(ctx context.Context, tx pgx.Tx, e Employee, c CardEntry, readAt 
 
 // CardByID loads one indexed card with its owner.
 func (s *Store) CardByID(ctx context.Context, id string) (CardHit, error) {
-	h, err := scanCardHit(s.pool.QueryRow(ctx, `SELECT `+cardHitColumns+cardHitFrom+`WHERE c.id = $1`, id))
+	h, err := scanCardHit(s.db.QueryRow(ctx, `SELECT `+cardHitColumns+cardHitFrom+`WHERE c.id = $1`, id))
 	if err != nil {
 		return CardHit{}, fmt.Errorf("store: load card %s: %w", id, notFound(err))
 	}
@@ -144,7 +144,7 @@ func (s *Store) CardByID(ctx context.Context, id string) (CardHit, error) {
 // RecordCardStatus keeps the status just read live (GET /cards/{cardId}),
 // with the time of the read.
 func (s *Store) RecordCardStatus(ctx context.Context, id, status string, readAt time.Time) error {
-	_, err := s.pool.Exec(ctx, `UPDATE cards SET status = $2, status_read_at = $3, updated_at = now()
+	_, err := s.db.Exec(ctx, `UPDATE cards SET status = $2, status_read_at = $3, updated_at = now()
 		WHERE id = $1 AND status_read_at <= $3`, id, status, readAt)
 	if err != nil {
 		return fmt.Errorf("store: record card %s status: %w", id, err)
@@ -152,34 +152,18 @@ func (s *Store) RecordCardStatus(ctx context.Context, id, status string, readAt 
 	return nil
 }
 
-// CardAuditChange records a card action's outcome: its audit row and, when
-// status is not empty, the card's new last-seen status, in one transaction.
-func (s *Store) CardAuditChange(ctx context.Context, e AuditEntry, cardID, status string, readAt time.Time) error {
-	return s.InTx(ctx, func(tx pgx.Tx) error {
-		if status != "" {
-			_, err := tx.Exec(ctx, `UPDATE cards SET status = $2, status_read_at = $3, updated_at = now() WHERE id = $1`,
-				cardID, status, readAt)
-			if err != nil {
-				return fmt.Errorf("store: record card %s status: %w", cardID, err)
-			}
-		}
-		return writeAudit(ctx, tx, e)
-	})
-}
-
-// CardIssued records an issuance: its reserved entry in the index and the
-// audit row, in one transaction.
-func (s *Store) CardIssued(ctx context.Context, c CardEntry, e AuditEntry, readAt time.Time) error {
-	return s.InTx(ctx, func(tx pgx.Tx) error {
-		emp, err := scanEmployee(tx.QueryRow(ctx, `SELECT `+employeeColumns+` FROM employees WHERE id = $1`, c.EmployeeID))
-		if err != nil {
-			return fmt.Errorf("store: card issued: owner: %w", notFound(err))
-		}
-		if err := upsertCard(ctx, tx, emp, c, readAt); err != nil {
-			return err
-		}
-		return writeAudit(ctx, tx, e)
-	})
+// WalletCardIDs returns the ids of a wallet's cards and requested cards in
+// the index, gone ones included.
+func (s *Store) WalletCardIDs(ctx context.Context, walletID string) ([]string, error) {
+	rows, err := s.db.Query(ctx, `SELECT id FROM cards WHERE wallet_id = $1 ORDER BY id`, walletID)
+	if err != nil {
+		return nil, fmt.Errorf("store: card ids of wallet %s: %w", walletID, err)
+	}
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return nil, fmt.Errorf("store: card ids of wallet %s: %w", walletID, err)
+	}
+	return ids, nil
 }
 
 // CardSearch selects indexed cards.
@@ -208,7 +192,7 @@ func (s *Store) SearchCards(ctx context.Context, f CardSearch) ([]CardHit, strin
 	// The page is chosen on cards alone (trigram index, or the ordered
 	// index for a match of nearly everything), then joined to its owners:
 	// 50 rows are joined, not every match.
-	rows, err := s.pool.Query(ctx, `SELECT `+cardHitColumns+`, c.search_text
+	rows, err := s.db.Query(ctx, `SELECT `+cardHitColumns+`, c.search_text
 		FROM (SELECT * FROM cards c
 			WHERE ($1 = '' OR c.search_text LIKE $2)
 			  AND ($3 = 0 OR c.employee_id = $3)
@@ -247,7 +231,7 @@ func (s *Store) SearchCards(ctx context.Context, f CardSearch) ([]CardHit, strin
 // is issued a card".
 func (s *Store) EmployeeHasHadCard(ctx context.Context, employeeID int64) (bool, error) {
 	var ok bool
-	err := s.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM cards WHERE employee_id = $1)`, employeeID).Scan(&ok)
+	err := s.db.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM cards WHERE employee_id = $1)`, employeeID).Scan(&ok)
 	if err != nil {
 		return false, fmt.Errorf("store: cards of employee %d: %w", employeeID, err)
 	}
@@ -261,21 +245,21 @@ type WalletOwner struct {
 	Employee Employee
 }
 
-// SearchWallets finds the wallets of employees whose name or email
-// contains the query (case-insensitive), at most limit.
+// SearchWallets finds the wallets of employees (never the treasury's) whose
+// name or email contains the query (case-insensitive), at most limit.
 func (s *Store) SearchWallets(ctx context.Context, query string, limit int) ([]WalletOwner, error) {
 	if limit <= 0 || limit > 200 {
 		limit = 50
 	}
 	q := strings.ToLower(strings.TrimSpace(query))
 	like := "%" + strings.NewReplacer(`\`, `\\`, "%", `\%`, "_", `\_`).Replace(q) + "%"
-	rows, err := s.pool.Query(ctx, `
+	rows, err := s.db.Query(ctx, `
 		SELECT w.id, w.employee_id, w.currency, w.display_currency, w.address, w.chain, w.status, w.owner_address, w.legacy,
 			w.balance::text, w.balance_read_at, w.updated_at,
 			e.id, e.kind, coalesce(e.service_user_id, ''), e.email, e.first_name, e.last_name, e.country, e.invite_state,
 			e.linked_at, e.kyc_submitted, e.action_required, e.deleted_at, e.last_activity_at, e.created_at, e.updated_at
 		FROM wallets w JOIN employees e ON e.id = w.employee_id
-		WHERE e.service_user_id IS NOT NULL AND e.deleted_at IS NULL
+		WHERE e.kind = 'employee' AND e.service_user_id IS NOT NULL AND e.deleted_at IS NULL
 		  AND ($1 = '' OR lower(e.first_name || ' ' || e.last_name || ' ' || e.email || ' ' || coalesce(e.service_user_id, '')) LIKE $2)
 		ORDER BY lower(e.first_name || ' ' || e.last_name), e.id, w.currency
 		LIMIT $3`, q, like, limit)
@@ -296,27 +280,4 @@ func (s *Store) SearchWallets(ctx context.Context, query string, limit int) ([]W
 		return nil, fmt.Errorf("store: search wallets: %w", err)
 	}
 	return list, nil
-}
-
-// BeginCardAction marks an action on a card as in flight. It returns false
-// when another action on the card started less than stale ago and has not
-// finished: a second click sends nothing.
-func (s *Store) BeginCardAction(ctx context.Context, cardID, action string, stale time.Duration) (bool, error) {
-	tag, err := s.pool.Exec(ctx, `
-		INSERT INTO card_actions_in_flight (card_id, action) VALUES ($1, $2)
-		ON CONFLICT (card_id) DO UPDATE SET action = EXCLUDED.action, started_at = now()
-		WHERE card_actions_in_flight.started_at < now() - $3::interval`,
-		cardID, action, fmt.Sprintf("%d milliseconds", stale.Milliseconds()))
-	if err != nil {
-		return false, fmt.Errorf("store: begin card %s action: %w", cardID, err)
-	}
-	return tag.RowsAffected() == 1, nil
-}
-
-// EndCardAction clears the in-flight mark.
-func (s *Store) EndCardAction(ctx context.Context, cardID string) error {
-	if _, err := s.pool.Exec(ctx, `DELETE FROM card_actions_in_flight WHERE card_id = $1`, cardID); err != nil {
-		return fmt.Errorf("store: end card %s action: %w", cardID, err)
-	}
-	return nil
 }

@@ -83,26 +83,9 @@ func TestCardIndexSearchPagingAndGone(t *testing.T) {
 	}
 }
 
-func TestCardActionInFlightAndActivity(t *testing.T) {
+func TestCardActivity(t *testing.T) {
 	ctx := context.Background()
 	st := migratedStore(t)
-	ok, err := st.BeginCardAction(ctx, "c-1", "freeze", time.Minute)
-	if err != nil || !ok {
-		t.Fatalf("first: %v %v", ok, err)
-	}
-	if ok, _ := st.BeginCardAction(ctx, "c-1", "unfreeze", time.Minute); ok {
-		t.Fatal("a second action started while one is in flight")
-	}
-	if ok, _ := st.BeginCardAction(ctx, "c-1", "unfreeze", 0); !ok {
-		t.Fatal("a stale mark (crashed replica) blocks the card forever")
-	}
-	if err := st.EndCardAction(ctx, "c-1"); err != nil {
-		t.Fatal(err)
-	}
-	if ok, _ := st.BeginCardAction(ctx, "c-1", "freeze", time.Minute); !ok {
-		t.Fatal("not free after the end")
-	}
-
 	amount, fee := decimal.RequireFromString("1234.56"), decimal.RequireFromString("0.10")
 	a := store.CardActivity{EventKey: "wh-1", CardID: "c-1", Kind: store.CardActivityTransaction, Amount: &amount, Fee: &fee, Currency: "NGN"}
 	for i, want := range []bool{true, false} {

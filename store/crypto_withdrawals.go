@@ -11,26 +11,43 @@ import (
 	"github.com/shopspring/decimal"
 )
 
-// Crypto withdrawal call states. A row is written before the call
-// ('sending', keyed by the form's one-time token) and completed with what
-// the API answered.
+// WithdrawalState is where a crypto withdrawal the API opened stands. The
+// request that opens it is an action of the ledger (kind
+// crypto_withdrawal.create): until the API has answered, and when it
+// refused or did not answer, the withdrawal has no row and its state is the
+// action's.
+type WithdrawalState string
+
+// Withdrawal states.
 const (
-	WithdrawalSending           = "sending"
-	WithdrawalAwaitingSignature = "awaiting_signature" // the API returned a signatureRequest
-	WithdrawalCreated           = "created"            // the API asked for no signature
-	WithdrawalRefused           = "refused"            // the API said no (4xx): nothing was created
-	WithdrawalFailed            = "failed"             // the API failed (5xx): nothing was created
-	WithdrawalUnknown           = "unknown"            // no answer: a request may exist upstream, unsigned
+	WithdrawalAwaitingSignature WithdrawalState = "awaiting_signature" // the API returned a signatureRequest
+	WithdrawalCreated           WithdrawalState = "created"            // the API asked for no signature
 	// The outcome on the rail, from the withdrawal webhooks
 	// (SettleCryptoWithdrawalTx): final, never changed again.
-	WithdrawalCompleted  = "completed"   // settled at the destination
-	WithdrawalRailFailed = "rail_failed" // signed and sent, but the rail did not complete it (FailureReason says why)
+	WithdrawalCompleted  WithdrawalState = "completed"   // settled at the destination
+	WithdrawalRailFailed WithdrawalState = "rail_failed" // signed and sent, but the rail did not complete it (FailureReason says why)
 )
 
-// CryptoWithdrawal is one crypto withdrawal started from the treasury.
+// Label is the state in people's words.
+func (s WithdrawalState) Label() string {
+	switch s {
+	case WithdrawalAwaitingSignature:
+		return "waiting for the owner's signature"
+	case WithdrawalCreated:
+		return "opened"
+	case WithdrawalCompleted:
+		return "completed: settled at the destination"
+	case WithdrawalRailFailed:
+		return "failed: the rail did not complete it"
+	}
+	return string(s)
+}
+
+// CryptoWithdrawal is one crypto withdrawal the API opened from the
+// treasury.
 type CryptoWithdrawal struct {
 	ID                  int64
-	FormToken           string
+	ActionKey           string // the key of the action that opened it
 	UserID              string
 	WalletID            string
 	Currency            string
@@ -38,17 +55,15 @@ type CryptoWithdrawal struct {
 	DestinationChain    string
 	DestinationCurrency string
 	DestinationAddress  string
-	State               string
+	State               WithdrawalState
 	UpstreamID          string
 	WorkflowID          string
 	HashToSign          string
 	Deadline            *time.Time
 	SignRequestID       int64
-	Error               string
 	CreatedByStaffID    int64
 	CreatedBy           string
 	CreatedAt           time.Time
-	FinishedAt          *time.Time
 	// Set when a withdrawal webhook recorded the outcome on the rail.
 	FailureReason  string // the rail's reason for WithdrawalRailFailed, as the event gave it
 	SettledAt      *time.Time
@@ -60,39 +75,18 @@ func (c CryptoWithdrawal) Settled() bool {
 	return c.State == WithdrawalCompleted || c.State == WithdrawalRailFailed
 }
 
-// NewCryptoWithdrawal is what is stored before the call.
-type NewCryptoWithdrawal struct {
-	FormToken           string
-	UserID              string
-	WalletID            string
-	Currency            string
-	BalanceSeen         decimal.NullDecimal
-	DestinationChain    string
-	DestinationCurrency string
-	DestinationAddress  string
-}
-
-// CryptoWithdrawalOutcome is the API's answer to the call.
-type CryptoWithdrawalOutcome struct {
-	State      string // WithdrawalAwaitingSignature, Created, Refused, Failed or Unknown
-	UpstreamID string
-	WorkflowID string
-	HashToSign string
-	Deadline   *time.Time
-	Error      string // the words shown to the staff member
-}
-
+// The action key is kept in the column form_token, its first name.
 const cryptoWithdrawalColumns = `id, form_token, user_id, wallet_id, currency, balance_seen::text, destination_chain,
 	destination_currency, destination_address, state, upstream_id, workflow_id, hash_to_sign, deadline,
-	coalesce(sign_request_id, 0), error, coalesce(created_by_staff_id, 0), created_by, created_at, finished_at,
+	coalesce(sign_request_id, 0), coalesce(created_by_staff_id, 0), created_by, created_at,
 	failure_reason, settled_at, coalesce(settled_event_id, 0)`
 
 func scanCryptoWithdrawal(row pgx.Row) (CryptoWithdrawal, error) {
 	var c CryptoWithdrawal
 	var balance *string
-	err := row.Scan(&c.ID, &c.FormToken, &c.UserID, &c.WalletID, &c.Currency, &balance, &c.DestinationChain,
+	err := row.Scan(&c.ID, &c.ActionKey, &c.UserID, &c.WalletID, &c.Currency, &balance, &c.DestinationChain,
 		&c.DestinationCurrency, &c.DestinationAddress, &c.State, &c.UpstreamID, &c.WorkflowID, &c.HashToSign, &c.Deadline,
-		&c.SignRequestID, &c.Error, &c.CreatedByStaffID, &c.CreatedBy, &c.CreatedAt, &c.FinishedAt,
+		&c.SignRequestID, &c.CreatedByStaffID, &c.CreatedBy, &c.CreatedAt,
 		&c.FailureReason, &c.SettledAt, &c.SettledEventID)
 	if err != nil {
 		return c, err
@@ -107,83 +101,50 @@ func scanCryptoWithdrawal(row pgx.Row) (CryptoWithdrawal, error) {
 	return c, nil
 }
 
-// BeginCryptoWithdrawal stores a withdrawal in state 'sending' before its
-// call. The form token is unique: when it was used already (a double click,
-// a reload that posts the form again, another replica) nothing is stored,
-// and the earlier row is returned with fresh = false, so the caller sends
-// nothing.
-func (s *Store) BeginCryptoWithdrawal(ctx context.Context, n NewCryptoWithdrawal, by Actor) (CryptoWithdrawal, bool, error) {
-	if n.FormToken == "" {
-		return CryptoWithdrawal{}, false, errors.New("store: begin crypto withdrawal: no form token")
+// ReserveCryptoWithdrawalID takes the id a withdrawal will have if the API
+// opens it, so that the action opening it names it from its start.
+func (s *Store) ReserveCryptoWithdrawalID(ctx context.Context) (int64, error) {
+	var id int64
+	if err := s.db.QueryRow(ctx, `SELECT nextval(pg_get_serial_sequence('crypto_withdrawals', 'id'))`).Scan(&id); err != nil {
+		return 0, fmt.Errorf("store: reserve crypto withdrawal id: %w", err)
+	}
+	return id, nil
+}
+
+// InsertCryptoWithdrawal records a withdrawal the API opened, under its
+// reserved id (the finishing transaction of its action).
+func (s *Store) InsertCryptoWithdrawal(ctx context.Context, c CryptoWithdrawal) (CryptoWithdrawal, error) {
+	if c.ID == 0 || c.ActionKey == "" {
+		return CryptoWithdrawal{}, errors.New("store: insert crypto withdrawal: a reserved id and an action key are needed")
 	}
 	var balance *string
-	if n.BalanceSeen.Valid {
-		b := n.BalanceSeen.Decimal.String()
+	if c.BalanceSeen.Valid {
+		b := c.BalanceSeen.Decimal.String()
 		balance = &b
 	}
 	var createdBy *int64
-	if by.StaffID != 0 {
-		createdBy = &by.StaffID
+	if c.CreatedByStaffID != 0 {
+		createdBy = &c.CreatedByStaffID
 	}
-	c, err := scanCryptoWithdrawal(s.pool.QueryRow(ctx, `
-		INSERT INTO crypto_withdrawals (form_token, user_id, wallet_id, currency, balance_seen, destination_chain,
-			destination_currency, destination_address, created_by_staff_id, created_by)
-		VALUES ($1, $2, $3, $4, $5::numeric, $6, $7, $8, $9, $10)
-		ON CONFLICT (form_token) DO NOTHING
+	out, err := scanCryptoWithdrawal(s.db.QueryRow(ctx, `
+		INSERT INTO crypto_withdrawals (id, form_token, user_id, wallet_id, currency, balance_seen, destination_chain,
+			destination_currency, destination_address, state, upstream_id, workflow_id, hash_to_sign, deadline,
+			created_by_staff_id, created_by, finished_at)
+		OVERRIDING SYSTEM VALUE
+		VALUES ($1, $2, $3, $4, $5, $6::numeric, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, now())
 		RETURNING `+cryptoWithdrawalColumns,
-		n.FormToken, n.UserID, n.WalletID, n.Currency, balance, n.DestinationChain, n.DestinationCurrency,
-		n.DestinationAddress, createdBy, by.Email))
-	if err == nil {
-		return c, true, nil
-	}
-	if !errors.Is(err, pgx.ErrNoRows) {
-		return CryptoWithdrawal{}, false, fmt.Errorf("store: begin crypto withdrawal: %w", err)
-	}
-	c, err = scanCryptoWithdrawal(s.pool.QueryRow(ctx, `SELECT `+cryptoWithdrawalColumns+` FROM crypto_withdrawals WHERE form_token = $1`, n.FormToken))
+		c.ID, c.ActionKey, c.UserID, c.WalletID, c.Currency, balance, c.DestinationChain, c.DestinationCurrency,
+		c.DestinationAddress, c.State, c.UpstreamID, c.WorkflowID, c.HashToSign, c.Deadline, createdBy, c.CreatedBy))
 	if err != nil {
-		return CryptoWithdrawal{}, false, fmt.Errorf("store: crypto withdrawal by form token: %w", notFound(err))
+		return CryptoWithdrawal{}, fmt.Errorf("store: insert crypto withdrawal %d: %w", c.ID, err)
 	}
-	return c, false, nil
-}
-
-// FinishCryptoWithdrawal records the API's answer and its audit row
-// (crypto_withdrawal.create: ok when the API opened it, refused or failed
-// otherwise) in one transaction. Only a row still 'sending' is finished.
-func (s *Store) FinishCryptoWithdrawal(ctx context.Context, id int64, o CryptoWithdrawalOutcome, by Actor) (CryptoWithdrawal, error) {
-	var c CryptoWithdrawal
-	err := s.InTx(ctx, func(tx pgx.Tx) error {
-		var err error
-		c, err = scanCryptoWithdrawal(tx.QueryRow(ctx, `
-			UPDATE crypto_withdrawals SET state = $2, upstream_id = $3, workflow_id = $4, hash_to_sign = $5, deadline = $6,
-				error = $7, finished_at = now()
-			WHERE id = $1 AND state = 'sending'
-			RETURNING `+cryptoWithdrawalColumns, id, o.State, o.UpstreamID, o.WorkflowID, o.HashToSign, o.Deadline, o.Error))
-		if err != nil {
-			return fmt.Errorf("store: finish crypto withdrawal %d: %w", id, notFound(err))
-		}
-		what := fmt.Sprintf("crypto withdrawal of the whole %s balance of wallet %s to %s (%s on %s)", c.Currency, c.WalletID,
-			c.DestinationAddress, c.DestinationCurrency, c.DestinationChain)
-		outcome, detail := OutcomeOK, what
-		switch o.State {
-		case WithdrawalAwaitingSignature:
-			detail += ": awaiting the owner's signature (workflow " + c.WorkflowID + ")"
-		case WithdrawalCreated:
-			detail += ": created, no signature asked"
-		case WithdrawalRefused:
-			outcome, detail = OutcomeRefused, what+": "+o.Error
-		default:
-			outcome, detail = OutcomeFailed, what+": "+o.Error
-		}
-		return writeAudit(ctx, tx, AuditEntry{Actor: by, Action: "crypto_withdrawal.create",
-			Target: fmt.Sprintf("crypto_withdrawal:%d", c.ID), Outcome: outcome, Detail: detail})
-	})
-	return c, err
+	return out, nil
 }
 
 // SetCryptoWithdrawalSignRequest links a withdrawal to the sign request that
 // carries its signature (the latest one when a link was issued again).
 func (s *Store) SetCryptoWithdrawalSignRequest(ctx context.Context, id, signRequestID int64) error {
-	tag, err := s.pool.Exec(ctx, `UPDATE crypto_withdrawals SET sign_request_id = $2 WHERE id = $1`, id, signRequestID)
+	tag, err := s.db.Exec(ctx, `UPDATE crypto_withdrawals SET sign_request_id = $2 WHERE id = $1`, id, signRequestID)
 	if err != nil {
 		return fmt.Errorf("store: crypto withdrawal %d sign request: %w", id, err)
 	}
@@ -195,7 +156,7 @@ func (s *Store) SetCryptoWithdrawalSignRequest(ctx context.Context, id, signRequ
 
 // CryptoWithdrawalByID loads one withdrawal.
 func (s *Store) CryptoWithdrawalByID(ctx context.Context, id int64) (CryptoWithdrawal, error) {
-	c, err := scanCryptoWithdrawal(s.pool.QueryRow(ctx, `SELECT `+cryptoWithdrawalColumns+` FROM crypto_withdrawals WHERE id = $1`, id))
+	c, err := scanCryptoWithdrawal(s.db.QueryRow(ctx, `SELECT `+cryptoWithdrawalColumns+` FROM crypto_withdrawals WHERE id = $1`, id))
 	if err != nil {
 		return CryptoWithdrawal{}, fmt.Errorf("store: load crypto withdrawal %d: %w", id, notFound(err))
 	}
@@ -206,7 +167,7 @@ func (s *Store) CryptoWithdrawalByID(ctx context.Context, id int64) (CryptoWithd
 // request carries (ErrNotFound for a request of no withdrawal, or one a
 // newer link replaced).
 func (s *Store) CryptoWithdrawalBySignRequest(ctx context.Context, signRequestID int64) (CryptoWithdrawal, error) {
-	c, err := scanCryptoWithdrawal(s.pool.QueryRow(ctx, `SELECT `+cryptoWithdrawalColumns+` FROM crypto_withdrawals
+	c, err := scanCryptoWithdrawal(s.db.QueryRow(ctx, `SELECT `+cryptoWithdrawalColumns+` FROM crypto_withdrawals
 		WHERE sign_request_id = $1 ORDER BY id DESC LIMIT 1`, signRequestID))
 	if err != nil {
 		return CryptoWithdrawal{}, fmt.Errorf("store: crypto withdrawal of sign request %d: %w", signRequestID, notFound(err))

@@ -161,7 +161,7 @@ func (s *Store) planSearch(ctx context.Context, f EmployeeFilter) (listSearch, e
 	driver := longestWordIndex(ls.words)
 	var n int
 	var ids []int64
-	if err := s.pool.QueryRow(ctx, searchCandidatesSQL, ls.words[driver]).Scan(&n, &ids); err != nil {
+	if err := s.db.QueryRow(ctx, searchCandidatesSQL, ls.words[driver]).Scan(&n, &ids); err != nil {
 		return ls, fmt.Errorf("store: search employees: %w", err)
 	}
 	switch {
@@ -200,21 +200,46 @@ func (s *Store) ListEmployees(ctx context.Context, f EmployeeFilter) (EmployeePa
 	if err != nil {
 		return EmployeePage{}, err
 	}
-	rows, err := s.pool.Query(ctx, sql, args...)
+	rows, err := s.db.Query(ctx, sql, args...)
 	if err != nil {
 		return EmployeePage{}, fmt.Errorf("store: list employees: %w", err)
 	}
-	list, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Employee, error) { return scanEmployee(r) })
-	if err != nil {
+	var list []Employee
+	var nameKeys []string
+	for rows.Next() {
+		e, key, err := scanListed(rows)
+		if err != nil {
+			rows.Close()
+			return EmployeePage{}, fmt.Errorf("store: list employees: %w", err)
+		}
+		list, nameKeys = append(list, e), append(nameKeys, key)
+	}
+	if err := rows.Err(); err != nil {
 		return EmployeePage{}, fmt.Errorf("store: list employees: %w", err)
 	}
 	page := EmployeePage{Employees: list}
 	if limit := listLimit(f.Limit); len(list) > limit {
 		page.Employees = list[:limit]
-		page.Next = cursorOf(f.Sort, page.Employees[limit-1])
+		page.Next = cursorOf(f.Sort, page.Employees[limit-1], nameKeys[limit-1])
 	}
 	return page, nil
 }
+
+// scanListed reads a row of the list's query with scanEmployee: the
+// employee, then its nameExpr, then the extra columns into extra.
+func scanListed(row pgx.Row, extra ...any) (Employee, string, error) {
+	var nameKey string
+	e, err := scanEmployee(rowThen{row, append([]any{&nameKey}, extra...)})
+	return e, nameKey, err
+}
+
+// rowThen is a row whose Scan fills then after the caller's destinations.
+type rowThen struct {
+	pgx.Row
+	then []any
+}
+
+func (r rowThen) Scan(dest ...any) error { return r.Row.Scan(append(dest, r.then...)...) }
 
 // EmployeePageWithReadiness is a page of the list with every shown
 // employee's readiness cells (ReadAt left zero), read in one query.
@@ -247,22 +272,21 @@ func (s *Store) ListEmployeesWithReadiness(ctx context.Context, f EmployeeFilter
 	if err != nil {
 		return EmployeePageWithReadiness{}, err
 	}
-	rows, err := s.pool.Query(ctx, sql, args...)
+	rows, err := s.db.Query(ctx, sql, args...)
 	if err != nil {
 		return EmployeePageWithReadiness{}, fmt.Errorf("store: list employees: %w", err)
 	}
 	out := EmployeePageWithReadiness{Readiness: map[int64]map[string]ReadinessCell{}}
 	var list []Employee
+	var nameKeys []string
 	for rows.Next() {
-		var e Employee
 		var packed string
-		err := rows.Scan(&e.ID, &e.Kind, &e.ServiceUserID, &e.Email, &e.FirstName, &e.LastName, &e.Country, &e.InviteState,
-			&e.LinkedAt, &e.KYCSubmitted, &e.ActionRequired, &e.DeletedAt, &e.LastActivityAt, &e.CreatedAt, &e.UpdatedAt, &packed, &out.ChangedAt)
+		e, key, err := scanListed(rows, &packed, &out.ChangedAt)
 		if err != nil {
 			rows.Close()
 			return out, fmt.Errorf("store: list employees: %w", err)
 		}
-		list = append(list, e)
+		list, nameKeys = append(list, e), append(nameKeys, key)
 		if packed == "" {
 			continue
 		}
@@ -286,7 +310,7 @@ func (s *Store) ListEmployeesWithReadiness(ctx context.Context, f EmployeeFilter
 	out.Employees = list
 	if limit := listLimit(f.Limit); len(list) > limit {
 		out.Employees = list[:limit]
-		out.Next = cursorOf(f.Sort, out.Employees[limit-1])
+		out.Next = cursorOf(f.Sort, out.Employees[limit-1], nameKeys[limit-1])
 	}
 	if len(list) == 0 {
 		// No row carried the stamp.
@@ -307,7 +331,7 @@ func (s *Store) ExplainEmployeeSearch(ctx context.Context, f EmployeeFilter) (st
 	}
 	var out []string
 	explain := func(sql string, args ...any) error {
-		rows, err := s.pool.Query(ctx, "EXPLAIN (ANALYZE, COSTS OFF) "+sql, args...)
+		rows, err := s.db.Query(ctx, "EXPLAIN (ANALYZE, COSTS OFF) "+sql, args...)
 		if err != nil {
 			return fmt.Errorf("store: explain: %w", err)
 		}
@@ -391,7 +415,8 @@ func employeeListSQLWith(f EmployeeFilter, extraColumns string, ls listSearch) (
 			where = append(where, "("+nameExpr+", id) > ("+arg(c.name)+", "+arg(c.id)+")")
 		}
 	}
-	sql := `SELECT ` + employeeColumns + extraColumns + ` FROM employees WHERE ` + strings.Join(where, " AND ") +
+	// nameExpr is selected for the cursor (scanListed).
+	sql := `SELECT ` + employeeColumns + `, ` + nameExpr + extraColumns + ` FROM employees WHERE ` + strings.Join(where, " AND ") +
 		` ORDER BY ` + order + ` LIMIT ` + strconv.Itoa(listLimit(f.Limit)+1)
 	return sql, args, nil
 }
@@ -402,12 +427,16 @@ type cursor struct {
 	id   int64
 }
 
-func cursorOf(sort string, e Employee) string {
+// cursorOf is the cursor after e. nameKey is e's nameExpr as PostgreSQL
+// computed it: lower() folds letters by the database's locale (a C-locale
+// database folds only ASCII), so a key folded in Go could sort elsewhere
+// than the row and skip or repeat people.
+func cursorOf(sort string, e Employee, nameKey string) string {
 	var raw string
 	if sort == SortActivity {
 		raw = "a|" + e.LastActivityAt.UTC().Format(time.RFC3339Nano) + "|" + strconv.FormatInt(e.ID, 10)
 	} else {
-		raw = "n|" + strings.ToLower(e.FirstName+" "+e.LastName) + "|" + strconv.FormatInt(e.ID, 10)
+		raw = "n|" + nameKey + "|" + strconv.FormatInt(e.ID, 10)
 	}
 	return base64.RawURLEncoding.EncodeToString([]byte(raw))
 }
@@ -450,7 +479,7 @@ func parseCursor(s string) (cursor, error) {
 // one read of the employees_activity_key index.
 func (s *Store) EmployeesChangedAt(ctx context.Context) (time.Time, error) {
 	var t *time.Time
-	if err := s.pool.QueryRow(ctx, `SELECT max(last_activity_at) FROM employees`).Scan(&t); err != nil {
+	if err := s.db.QueryRow(ctx, `SELECT max(last_activity_at) FROM employees`).Scan(&t); err != nil {
 		return time.Time{}, fmt.Errorf("store: employees changed at: %w", err)
 	}
 	if t == nil {

@@ -92,42 +92,6 @@ func TestListEmployeesKeysetPagesSearchAndFilters(t *testing.T) {
 	}
 }
 
-func TestInviteIsStoredBeforeTheCallAndRetryable(t *testing.T) {
-	st := migratedStore(t)
-	ctx := context.Background()
-	by := store.Actor{Email: "hr@x.example"}
-	inv, emp, err := st.BeginInvite(ctx, store.NewInvite{Email: "a@x.example", FirstName: "A", LastName: "B", Country: "GBR"}, by)
-	if err != nil || inv.State != store.InviteCallSending || emp.InviteState != store.InviteInvited {
-		t.Fatalf("begin %+v %+v %v", inv, emp, err)
-	}
-	if _, err := st.FinishInvite(ctx, inv.ID, store.InviteOutcome{State: store.InviteCallFailed, Error: "500"}, by); err != nil {
-		t.Fatal(err)
-	}
-	// A failed first invite may be sent again as a first invite.
-	inv2, emp2, err := st.BeginInvite(ctx, store.NewInvite{Email: "A@x.example", FirstName: "A", LastName: "C"}, by)
-	if err != nil || emp2.ID != emp.ID || emp2.LastName != "C" {
-		t.Fatalf("retry %+v %v", emp2, err)
-	}
-	if _, err := st.FinishInvite(ctx, inv2.ID, store.InviteOutcome{State: store.InviteCallSent, InviteURL: "https://x.example/invite/1"}, by); err != nil {
-		t.Fatal(err)
-	}
-	// Once it has its link, a first invite is a conflict: re-invite instead.
-	if _, _, err := st.BeginInvite(ctx, store.NewInvite{Email: "a@x.example"}, by); !errors.Is(err, store.ErrConflict) {
-		t.Fatalf("second first invite: %v", err)
-	}
-	if _, _, err := st.BeginInvite(ctx, store.NewInvite{Email: "a@x.example", Reinvite: true}, by); err != nil {
-		t.Fatalf("reinvite: %v", err)
-	}
-	list, _ := st.InvitesOf(ctx, emp.ID)
-	if len(list) != 3 || list[2].State != store.InviteCallFailed || list[1].State != store.InviteCallSent || list[0].State != store.InviteCallSending {
-		t.Fatalf("invites %+v", list)
-	}
-	audit, _ := st.ListAudit(ctx, store.AuditFilter{Action: "employee.invite"})
-	if len(audit) != 2 || audit[0].Outcome != store.OutcomeOK || audit[1].Outcome != store.OutcomeFailed {
-		t.Fatalf("audit %+v", audit)
-	}
-}
-
 func TestEmployeeSearchMatchesTheStartOfWords(t *testing.T) {
 	st := migratedStore(t)
 	ctx := context.Background()

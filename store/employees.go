@@ -81,7 +81,7 @@ func (s *Store) UpsertEmployee(ctx context.Context, e Employee) (Employee, error
 	if e.InviteState == "" {
 		e.InviteState = InviteInvited
 	}
-	row := s.pool.QueryRow(ctx, `
+	row := s.db.QueryRow(ctx, `
 		INSERT INTO employees (kind, service_user_id, email, first_name, last_name, country, invite_state,
 			linked_at, kyc_submitted, action_required)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
@@ -111,7 +111,7 @@ func (s *Store) UpsertEmployee(ctx context.Context, e Employee) (Employee, error
 
 // EmployeeByID loads one employee.
 func (s *Store) EmployeeByID(ctx context.Context, id int64) (Employee, error) {
-	e, err := scanEmployee(s.pool.QueryRow(ctx, `SELECT `+employeeColumns+` FROM employees WHERE id = $1`, id))
+	e, err := scanEmployee(s.db.QueryRow(ctx, `SELECT `+employeeColumns+` FROM employees WHERE id = $1`, id))
 	if err != nil {
 		return Employee{}, fmt.Errorf("store: load employee %d: %w", id, notFound(err))
 	}
@@ -120,7 +120,7 @@ func (s *Store) EmployeeByID(ctx context.Context, id int64) (Employee, error) {
 
 // EmployeeByServiceUserID loads the employee the API knows by that id.
 func (s *Store) EmployeeByServiceUserID(ctx context.Context, serviceUserID string) (Employee, error) {
-	e, err := scanEmployee(s.pool.QueryRow(ctx, `SELECT `+employeeColumns+` FROM employees WHERE service_user_id = $1`, serviceUserID))
+	e, err := scanEmployee(s.db.QueryRow(ctx, `SELECT `+employeeColumns+` FROM employees WHERE service_user_id = $1`, serviceUserID))
 	if err != nil {
 		return Employee{}, fmt.Errorf("store: load employee by service user id: %w", notFound(err))
 	}
@@ -129,7 +129,7 @@ func (s *Store) EmployeeByServiceUserID(ctx context.Context, serviceUserID strin
 
 // EmployeeByEmail loads an employee by email, ignoring case.
 func (s *Store) EmployeeByEmail(ctx context.Context, email string) (Employee, error) {
-	e, err := scanEmployee(s.pool.QueryRow(ctx, `SELECT `+employeeColumns+` FROM employees WHERE lower(email) = lower($1)`, strings.TrimSpace(email)))
+	e, err := scanEmployee(s.db.QueryRow(ctx, `SELECT `+employeeColumns+` FROM employees WHERE lower(email) = lower($1)`, strings.TrimSpace(email)))
 	if err != nil {
 		return Employee{}, fmt.Errorf("store: load employee by email: %w", notFound(err))
 	}
@@ -139,7 +139,7 @@ func (s *Store) EmployeeByEmail(ctx context.Context, email string) (Employee, er
 // EmployeesByServiceUserIDs loads the employees with those ids, keyed by id
 // (for showing names instead of ids in lists).
 func (s *Store) EmployeesByServiceUserIDs(ctx context.Context, ids []string) (map[string]Employee, error) {
-	rows, err := s.pool.Query(ctx, `SELECT `+employeeColumns+` FROM employees WHERE service_user_id = ANY($1)`, ids)
+	rows, err := s.db.Query(ctx, `SELECT `+employeeColumns+` FROM employees WHERE service_user_id = ANY($1)`, ids)
 	if err != nil {
 		return nil, fmt.Errorf("store: load employees by ids: %w", err)
 	}
@@ -156,7 +156,7 @@ func (s *Store) EmployeesByServiceUserIDs(ctx context.Context, ids []string) (ma
 
 // TreasuryUsers returns the partner's own users (kind treasury).
 func (s *Store) TreasuryUsers(ctx context.Context) ([]Employee, error) {
-	rows, err := s.pool.Query(ctx, `SELECT `+employeeColumns+` FROM employees WHERE kind = 'treasury' ORDER BY id`)
+	rows, err := s.db.Query(ctx, `SELECT `+employeeColumns+` FROM employees WHERE kind = 'treasury' ORDER BY id`)
 	if err != nil {
 		return nil, fmt.Errorf("store: treasury users: %w", err)
 	}
@@ -170,7 +170,7 @@ func (s *Store) TreasuryUsers(ctx context.Context) ([]Employee, error) {
 // CountEmployees returns how many employees (not treasury users) exist.
 func (s *Store) CountEmployees(ctx context.Context) (int, error) {
 	var n int
-	if err := s.pool.QueryRow(ctx, `SELECT count(*) FROM employees WHERE kind = 'employee'`).Scan(&n); err != nil {
+	if err := s.db.QueryRow(ctx, `SELECT count(*) FROM employees WHERE kind = 'employee'`).Scan(&n); err != nil {
 		return 0, fmt.Errorf("store: count employees: %w", err)
 	}
 	return n, nil
@@ -221,7 +221,7 @@ func (s *Store) UpsertWallet(ctx context.Context, w Wallet) error {
 		b := w.Balance.Decimal.String()
 		balance = &b
 	}
-	_, err := s.pool.Exec(ctx, `
+	_, err := s.db.Exec(ctx, `
 		INSERT INTO wallets (id, employee_id, currency, display_currency, address, chain, status, owner_address, legacy, balance, balance_read_at)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::numeric, $11)
 		ON CONFLICT (id) DO UPDATE SET
@@ -240,7 +240,7 @@ func (s *Store) UpsertWallet(ctx context.Context, w Wallet) error {
 
 // WalletByID loads one wallet.
 func (s *Store) WalletByID(ctx context.Context, id string) (Wallet, error) {
-	w, err := scanWallet(s.pool.QueryRow(ctx, `SELECT `+walletColumns+` FROM wallets WHERE id = $1`, id))
+	w, err := scanWallet(s.db.QueryRow(ctx, `SELECT `+walletColumns+` FROM wallets WHERE id = $1`, id))
 	if err != nil {
 		return Wallet{}, fmt.Errorf("store: load wallet %s: %w", id, notFound(err))
 	}
@@ -258,7 +258,7 @@ func (s *Store) AllWallets(ctx context.Context) ([]Wallet, error) {
 }
 
 func (s *Store) queryWallets(ctx context.Context, sql string, args ...any) ([]Wallet, error) {
-	rows, err := s.pool.Query(ctx, sql, args...)
+	rows, err := s.db.Query(ctx, sql, args...)
 	if err != nil {
 		return nil, fmt.Errorf("store: list wallets: %w", err)
 	}

@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -10,18 +9,14 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// Invite call states. An invite row is written before the call ('sending')
-// and completed with what the API answered, so a crash or an upstream
-// failure never loses it.
+// Invite call outcomes. An invite row is written when the API answered
+// (the action ledger keeps the call before and while it is sent).
 const (
-	InviteCallSending = "sending"
 	InviteCallSent    = "sent"
 	InviteCallNotSent = "not_sent" // the API answered sent: false, with its error
-	InviteCallFailed  = "failed"   // refused or upstream fault: nothing was sent
-	InviteCallUnknown = "unknown"  // timed out: the API may or may not have sent it
 )
 
-// Invite is one invite or re-invite call.
+// Invite is one invite or re-invite call the API answered.
 type Invite struct {
 	ID         int64
 	EmployeeID int64
@@ -37,9 +32,9 @@ type Invite struct {
 	FinishedAt *time.Time
 }
 
-// NewInvite is what an invite stores before the call. Identification
+// AnsweredInvite is an invite call and the API's answer. Identification
 // numbers and the BVN are not part of it (DESIGN.md decision 8).
-type NewInvite struct {
+type AnsweredInvite struct {
 	Email          string
 	FirstName      string
 	LastName       string
@@ -47,17 +42,16 @@ type NewInvite struct {
 	OccupationCode string
 	Reinvite       bool
 	BulkRunID      int64
+	// Sent is the API's "sent"; InviteURL its link; Error its words when
+	// it did not send.
+	Sent      bool
+	InviteURL string
+	Error     string
+	By        Actor
 }
 
 // Name is the invitee's full name.
-func (n NewInvite) Name() string { return strings.TrimSpace(n.FirstName + " " + n.LastName) }
-
-// InviteOutcome is what the API answered to an invite call.
-type InviteOutcome struct {
-	State     string // InviteCallSent, NotSent, Failed or Unknown
-	InviteURL string
-	Error     string // the API's words, for the admin
-}
+func (n AnsweredInvite) Name() string { return strings.TrimSpace(n.FirstName + " " + n.LastName) }
 
 const inviteColumns = `id, employee_id, email, name, reinvite, coalesce(bulk_run_id, 0), state, invite_url, error, created_by, created_at, finished_at`
 
@@ -68,17 +62,18 @@ func scanInvite(row pgx.Row) (Invite, error) {
 	return i, err
 }
 
-// BeginInvite stores an invite before its call: the employee (created on the
-// first invite, keyed by email; names, country and occupation code updated
-// while the person is only invited) and the invite row in state 'sending'.
-// A first invite for an email that already belongs to an employee is
-// ErrConflict (re-invite from the employee's page instead).
-func (s *Store) BeginInvite(ctx context.Context, n NewInvite, by Actor) (Invite, Employee, error) {
+// RecordInvite records an invite call the API answered: the employee
+// (created by a first invite, keyed by email; names, country and occupation
+// code follow the latest invite while the person is only invited), the
+// invite row with the answer, and the link. It writes no audit row: it is
+// the local change of an invite action, whose finish writes the row in the
+// same transaction. A re-invite of an email no employee has is ErrNotFound.
+func (s *Store) RecordInvite(ctx context.Context, n AnsweredInvite) (Invite, Employee, error) {
 	var inv Invite
 	var emp Employee
 	err := s.InTx(ctx, func(tx pgx.Tx) error {
 		var err error
-		emp, err = beginInviteEmployee(ctx, tx, n)
+		emp, err = recordInviteEmployee(ctx, tx, n)
 		if err != nil {
 			return err
 		}
@@ -86,90 +81,54 @@ func (s *Store) BeginInvite(ctx context.Context, n NewInvite, by Actor) (Invite,
 		if n.BulkRunID != 0 {
 			bulk = &n.BulkRunID
 		}
+		state := InviteCallSent
+		if !n.Sent {
+			state = InviteCallNotSent
+		}
 		inv, err = scanInvite(tx.QueryRow(ctx, `
-			INSERT INTO invites (employee_id, email, name, reinvite, bulk_run_id, created_by)
-			VALUES ($1, $2, $3, $4, $5, $6)
-			RETURNING `+inviteColumns, emp.ID, emp.Email, n.Name(), n.Reinvite, bulk, by.Email))
+			INSERT INTO invites (employee_id, email, name, reinvite, bulk_run_id, created_by, state, invite_url, error, finished_at)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, now())
+			RETURNING `+inviteColumns, emp.ID, emp.Email, n.Name(), n.Reinvite, bulk, n.By.Email, state, n.InviteURL, n.Error))
 		if err != nil {
-			return fmt.Errorf("store: begin invite %s: %w", n.Email, err)
+			return fmt.Errorf("store: record invite %s: %w", n.Email, err)
 		}
 		return nil
 	})
 	return inv, emp, err
 }
 
-func beginInviteEmployee(ctx context.Context, tx pgx.Tx, n NewInvite) (Employee, error) {
+func recordInviteEmployee(ctx context.Context, tx pgx.Tx, n AnsweredInvite) (Employee, error) {
 	email := strings.TrimSpace(n.Email)
 	if n.Reinvite {
 		e, err := scanEmployee(tx.QueryRow(ctx, `
-			UPDATE employees SET last_activity_at = now(), updated_at = now()
-			WHERE lower(email) = lower($1) RETURNING `+employeeColumns, email))
+			UPDATE employees SET invite_url = CASE WHEN $2 <> '' THEN $2 ELSE invite_url END,
+				last_activity_at = now(), updated_at = now()
+			WHERE lower(email) = lower($1) RETURNING `+employeeColumns, email, n.InviteURL))
 		if err != nil {
 			return Employee{}, fmt.Errorf("store: re-invite %s: %w", email, notFound(err))
 		}
 		return e, nil
 	}
 	e, err := scanEmployee(tx.QueryRow(ctx, `
-		INSERT INTO employees (kind, email, first_name, last_name, country, invite_state, occupation_code)
-		VALUES ('employee', $1, $2, $3, $4, 'invited', $5)
-		ON CONFLICT ((lower(email))) DO UPDATE SET first_name = EXCLUDED.first_name, last_name = EXCLUDED.last_name,
-			country = EXCLUDED.country, occupation_code = EXCLUDED.occupation_code, last_activity_at = now(), updated_at = now()
-			-- only a first invite that never got its link may be sent again as a first invite
-			WHERE employees.kind = 'employee' AND employees.service_user_id IS NULL AND employees.invite_url = ''
-		RETURNING `+employeeColumns, email, n.FirstName, n.LastName, n.Country, n.OccupationCode))
-	if errors.Is(err, pgx.ErrNoRows) || isUniqueViolation(err) {
-		return Employee{}, fmt.Errorf("store: invite %s: %w", email, ErrConflict)
-	}
+		INSERT INTO employees (kind, email, first_name, last_name, country, invite_state, occupation_code, invite_url)
+		VALUES ('employee', $1, $2, $3, $4, 'invited', $5, $6)
+		ON CONFLICT ((lower(email))) DO UPDATE SET
+			first_name = CASE WHEN employees.service_user_id IS NULL THEN EXCLUDED.first_name ELSE employees.first_name END,
+			last_name = CASE WHEN employees.service_user_id IS NULL THEN EXCLUDED.last_name ELSE employees.last_name END,
+			country = CASE WHEN employees.service_user_id IS NULL THEN EXCLUDED.country ELSE employees.country END,
+			occupation_code = CASE WHEN employees.service_user_id IS NULL THEN EXCLUDED.occupation_code ELSE employees.occupation_code END,
+			invite_url = CASE WHEN EXCLUDED.invite_url <> '' THEN EXCLUDED.invite_url ELSE employees.invite_url END,
+			last_activity_at = now(), updated_at = now()
+		RETURNING `+employeeColumns, email, n.FirstName, n.LastName, n.Country, n.OccupationCode, n.InviteURL))
 	if err != nil {
 		return Employee{}, fmt.Errorf("store: invite %s: %w", email, err)
 	}
 	return e, nil
 }
 
-// FinishInvite records the API's answer to an invite call and its audit row
-// (employee.invite or employee.reinvite; outcome ok when sent, failed or
-// refused otherwise) in one transaction.
-func (s *Store) FinishInvite(ctx context.Context, inviteID int64, o InviteOutcome, by Actor) (Invite, error) {
-	var inv Invite
-	err := s.InTx(ctx, func(tx pgx.Tx) error {
-		var err error
-		inv, err = scanInvite(tx.QueryRow(ctx, `
-			UPDATE invites SET state = $2, invite_url = $3, error = $4, finished_at = now()
-			WHERE id = $1 RETURNING `+inviteColumns, inviteID, o.State, o.InviteURL, o.Error))
-		if err != nil {
-			return fmt.Errorf("store: finish invite %d: %w", inviteID, notFound(err))
-		}
-		if o.InviteURL != "" {
-			if _, err := tx.Exec(ctx, `UPDATE employees SET invite_url = $2, last_activity_at = now(), updated_at = now() WHERE id = $1`,
-				inv.EmployeeID, o.InviteURL); err != nil {
-				return fmt.Errorf("store: finish invite %d: %w", inviteID, err)
-			}
-		}
-		action := "employee.invite"
-		if inv.Reinvite {
-			action = "employee.reinvite"
-		}
-		if inv.BulkRunID != 0 {
-			action = "employee.bulk_invite.row"
-		}
-		outcome, detail := OutcomeOK, "invite sent to "+inv.Email
-		switch o.State {
-		case InviteCallNotSent:
-			outcome, detail = OutcomeRefused, "the API did not send the invite: "+o.Error
-		case InviteCallFailed:
-			outcome, detail = OutcomeFailed, "invite not sent: "+o.Error
-		case InviteCallUnknown:
-			outcome, detail = OutcomeFailed, "no answer from the API; the invite may have been sent: "+o.Error
-		}
-		return writeAudit(ctx, tx, AuditEntry{Actor: by, Action: action, Target: fmt.Sprintf("employee:%d", inv.EmployeeID),
-			Outcome: outcome, Detail: detail})
-	})
-	return inv, err
-}
-
 // InvitesOf lists an employee's invite calls, newest first.
 func (s *Store) InvitesOf(ctx context.Context, employeeID int64) ([]Invite, error) {
-	rows, err := s.pool.Query(ctx, `SELECT `+inviteColumns+` FROM invites WHERE employee_id = $1 ORDER BY id DESC LIMIT 50`, employeeID)
+	rows, err := s.db.Query(ctx, `SELECT `+inviteColumns+` FROM invites WHERE employee_id = $1 ORDER BY id DESC LIMIT 50`, employeeID)
 	if err != nil {
 		return nil, fmt.Errorf("store: invites of %d: %w", employeeID, err)
 	}
@@ -178,15 +137,6 @@ func (s *Store) InvitesOf(ctx context.Context, employeeID int64) ([]Invite, erro
 		return nil, fmt.Errorf("store: invites of %d: %w", employeeID, err)
 	}
 	return list, nil
-}
-
-// InviteByID loads one invite call.
-func (s *Store) InviteByID(ctx context.Context, id int64) (Invite, error) {
-	i, err := scanInvite(s.pool.QueryRow(ctx, `SELECT `+inviteColumns+` FROM invites WHERE id = $1`, id))
-	if err != nil {
-		return Invite{}, fmt.Errorf("store: load invite %d: %w", id, notFound(err))
-	}
-	return i, nil
 }
 
 // LinkInput is what linking learns: from an employee.linked webhook
@@ -301,7 +251,15 @@ func (s *Store) FlagActionRequired(ctx context.Context, serviceUserID, what stri
 // nothing when the employee is not flagged. ErrNotFound when no employee has
 // that id.
 func (s *Store) ClearActionRequired(ctx context.Context, employeeID int64, by Actor, reason string) (bool, error) {
-	return s.clearActionRequired(ctx, employeeID, time.Time{}, by, reason)
+	return s.clearActionRequired(ctx, employeeID, time.Time{}, by, reason, true)
+}
+
+// ResolveActionRequired clears the flag as ClearActionRequired does, without
+// an audit row: it is the local change of a "mark as resolved" action, whose
+// finish writes the row in the same transaction. It reports false and
+// changes nothing when the employee is not flagged.
+func (s *Store) ResolveActionRequired(ctx context.Context, employeeID int64) (bool, error) {
+	return s.clearActionRequired(ctx, employeeID, time.Time{}, Actor{}, "", false)
 }
 
 // ClearActionRequiredAsOf is ClearActionRequired on evidence from asOf (when
@@ -311,7 +269,7 @@ func (s *Store) ClearActionRequiredAsOf(ctx context.Context, employeeID int64, a
 	if asOf.IsZero() {
 		return false, fmt.Errorf("store: clear action required %d: no time for the evidence", employeeID)
 	}
-	return s.clearActionRequired(ctx, employeeID, asOf, by, reason)
+	return s.clearActionRequired(ctx, employeeID, asOf, by, reason, true)
 }
 
 // DatabaseNow is the time on the database's clock, the clock flags and
@@ -319,13 +277,13 @@ func (s *Store) ClearActionRequiredAsOf(ctx context.Context, employeeID int64, a
 // whatever the app's own clock says.
 func (s *Store) DatabaseNow(ctx context.Context) (time.Time, error) {
 	var t time.Time
-	if err := s.pool.QueryRow(ctx, `SELECT now()`).Scan(&t); err != nil {
+	if err := s.db.QueryRow(ctx, `SELECT now()`).Scan(&t); err != nil {
 		return time.Time{}, fmt.Errorf("store: database clock: %w", err)
 	}
 	return t, nil
 }
 
-func (s *Store) clearActionRequired(ctx context.Context, employeeID int64, asOf time.Time, by Actor, reason string) (bool, error) {
+func (s *Store) clearActionRequired(ctx context.Context, employeeID int64, asOf time.Time, by Actor, reason string, audit bool) (bool, error) {
 	changed := false
 	err := s.InTx(ctx, func(tx pgx.Tx) error {
 		var state, what string
@@ -349,6 +307,9 @@ func (s *Store) clearActionRequired(ctx context.Context, employeeID int64, asOf 
 			return fmt.Errorf("store: clear action required %d: %w", employeeID, err)
 		}
 		changed = true
+		if !audit {
+			return nil
+		}
 		if what == "" {
 			what = "an action (not described)"
 		}
@@ -365,7 +326,7 @@ func (s *Store) clearActionRequired(ctx context.Context, employeeID int64, asOf 
 // InvitedEmployees lists the employees still only invited (for the refresh
 // action's reconciliation), oldest first.
 func (s *Store) InvitedEmployees(ctx context.Context, limit int) ([]Employee, error) {
-	rows, err := s.pool.Query(ctx, `SELECT `+employeeColumns+` FROM employees
+	rows, err := s.db.Query(ctx, `SELECT `+employeeColumns+` FROM employees
 		WHERE kind = 'employee' AND invite_state = 'invited' AND service_user_id IS NULL ORDER BY id LIMIT $1`, limit)
 	if err != nil {
 		return nil, fmt.Errorf("store: invited employees: %w", err)
@@ -387,7 +348,7 @@ type InviteExtras struct {
 // InviteExtrasOf loads the invite columns of an employee.
 func (s *Store) InviteExtrasOf(ctx context.Context, employeeID int64) (InviteExtras, error) {
 	var x InviteExtras
-	err := s.pool.QueryRow(ctx, `SELECT invitation_id, invite_url, occupation_code FROM employees WHERE id = $1`, employeeID).
+	err := s.db.QueryRow(ctx, `SELECT invitation_id, invite_url, occupation_code FROM employees WHERE id = $1`, employeeID).
 		Scan(&x.InvitationID, &x.InviteURL, &x.OccupationCode)
 	if err != nil {
 		return x, fmt.Errorf("store: invite of employee %d: %w", employeeID, notFound(err))
@@ -395,36 +356,33 @@ func (s *Store) InviteExtrasOf(ctx context.Context, employeeID int64) (InviteExt
 	return x, nil
 }
 
-// MarkDeleted records a deletion the API accepted, with its audit row.
-func (s *Store) MarkDeleted(ctx context.Context, employeeID int64, at time.Time, by Actor, detail string) error {
-	return s.InTx(ctx, func(tx pgx.Tx) error {
-		tag, err := tx.Exec(ctx, `UPDATE employees SET invite_state = 'deleted', deleted_at = $2, last_activity_at = now(), updated_at = now()
-			WHERE id = $1`, employeeID, at)
-		if err != nil {
-			return fmt.Errorf("store: mark deleted %d: %w", employeeID, err)
-		}
-		if tag.RowsAffected() == 0 {
-			return fmt.Errorf("store: mark deleted %d: %w", employeeID, ErrNotFound)
-		}
-		return writeAudit(ctx, tx, AuditEntry{Actor: by, Action: "employee.delete", Target: fmt.Sprintf("employee:%d", employeeID),
-			Outcome: OutcomeOK, Detail: detail})
-	})
+// SetDeleted records a deletion the API accepted. It writes no audit row: it
+// is the local change of a delete action, whose finish writes the row.
+func (s *Store) SetDeleted(ctx context.Context, employeeID int64, at time.Time) error {
+	tag, err := s.db.Exec(ctx, `UPDATE employees SET invite_state = 'deleted', deleted_at = $2, last_activity_at = now(), updated_at = now()
+		WHERE id = $1`, employeeID, at)
+	if err != nil {
+		return fmt.Errorf("store: set deleted %d: %w", employeeID, err)
+	}
+	if tag.RowsAffected() == 0 {
+		return fmt.Errorf("store: set deleted %d: %w", employeeID, ErrNotFound)
+	}
+	return nil
 }
 
-// MarkReactivated records a reactivation the API accepted, with its audit row.
-func (s *Store) MarkReactivated(ctx context.Context, employeeID int64, by Actor, detail string) error {
-	return s.InTx(ctx, func(tx pgx.Tx) error {
-		tag, err := tx.Exec(ctx, `UPDATE employees SET deleted_at = NULL,
-				invite_state = CASE WHEN action_required <> '' THEN 'action_required' WHEN kyc_submitted THEN 'kyc_submitted' ELSE 'linked' END,
-				last_activity_at = now(), updated_at = now()
-			WHERE id = $1`, employeeID)
-		if err != nil {
-			return fmt.Errorf("store: mark reactivated %d: %w", employeeID, err)
-		}
-		if tag.RowsAffected() == 0 {
-			return fmt.Errorf("store: mark reactivated %d: %w", employeeID, ErrNotFound)
-		}
-		return writeAudit(ctx, tx, AuditEntry{Actor: by, Action: "employee.reactivate", Target: fmt.Sprintf("employee:%d", employeeID),
-			Outcome: OutcomeOK, Detail: detail})
-	})
+// SetReactivated records a reactivation the API accepted, without an audit
+// row (the reactivate action's finish writes it).
+func (s *Store) SetReactivated(ctx context.Context, employeeID int64) error {
+	tag, err := s.db.Exec(ctx, `UPDATE employees SET deleted_at = NULL,
+			invite_state = CASE WHEN action_required <> '' THEN 'action_required' WHEN kyc_submitted THEN 'kyc_submitted'
+				WHEN service_user_id IS NOT NULL THEN 'linked' ELSE 'invited' END,
+			last_activity_at = now(), updated_at = now()
+		WHERE id = $1`, employeeID)
+	if err != nil {
+		return fmt.Errorf("store: set reactivated %d: %w", employeeID, err)
+	}
+	if tag.RowsAffected() == 0 {
+		return fmt.Errorf("store: set reactivated %d: %w", employeeID, ErrNotFound)
+	}
+	return nil
 }

@@ -3,55 +3,124 @@ package store
 import (
 	"context"
 	"fmt"
-	"github.com/jackc/pgx/v5"
+	"slices"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 )
 
-// CountLoginFailures returns how many failures were recorded for each key
-// since the given time. Keys are 'account:<email>' and 'addr:<ip>'.
-func (s *Store) CountLoginFailures(ctx context.Context, since time.Time, keys ...string) (map[string]int, error) {
-	rows, err := s.pool.Query(ctx, `
-		SELECT key, count(*) FROM login_failures
-		WHERE key = ANY($1) AND at > $2
-		GROUP BY key`, keys, since)
-	if err != nil {
-		return nil, fmt.Errorf("store: count login failures: %w", err)
-	}
-	defer rows.Close()
-	counts := make(map[string]int, len(keys))
-	for rows.Next() {
-		var k string
-		var n int
-		if err := rows.Scan(&k, &n); err != nil {
-			return nil, fmt.Errorf("store: count login failures: %w", err)
-		}
-		counts[k] = n
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("store: count login failures: %w", err)
-	}
-	return counts, nil
+// LoginLimit is one limit on failed attempts: at most Max under Key within
+// the window.
+type LoginLimit struct {
+	Key string
+	Max int
 }
 
-// RecordLoginFailure records a failed attempt against each key, and the
-// audit row, in one transaction.
-func (s *Store) RecordLoginFailure(ctx context.Context, e AuditEntry, keys ...string) error {
-	return s.InTx(ctx, func(tx pgx.Tx) error {
+// LoginAttempt is an attempt counted by BeginLoginAttempt. Limited names the
+// key that was at its limit, in which case nothing was counted and the
+// password must not be checked.
+type LoginAttempt struct {
+	ID      int64
+	Limited string
+}
+
+// loginLockClass is the first half of the advisory locks that serialise
+// attempts under one key (the two-key form does not share river's space).
+const loginLockClass = 0x6c6f67 // "log"
+
+// BeginLoginAttempt counts an attempt against every limit before its
+// password is checked, as a failure until FinishLoginAttempt says
+// otherwise. Attempts under the same key take their turn (an advisory lock
+// per key, taken in key order so two attempts cannot deadlock), so of any
+// number arriving at once no more than a limit's Max are let through. When
+// a limit is reached, the first such limit (in the order given) is named in
+// Limited and nothing is recorded. The window is measured by the database's
+// clock, as the rows' times are.
+func (s *Store) BeginLoginAttempt(ctx context.Context, window time.Duration, limits ...LoginLimit) (LoginAttempt, error) {
+	keys := make([]string, 0, len(limits))
+	for _, l := range limits {
+		keys = append(keys, l.Key)
+	}
+	slices.Sort(keys)
+	keys = slices.Compact(keys)
+	var a LoginAttempt
+	err := s.InTx(ctx, func(tx pgx.Tx) error {
+		b := &pgx.Batch{}
 		for _, k := range keys {
-			if _, err := tx.Exec(ctx, `INSERT INTO login_failures (key) VALUES ($1)`, k); err != nil {
-				return fmt.Errorf("store: record login failure: %w", err)
+			b.Queue(`SELECT pg_advisory_xact_lock($1, hashtext($2))`, loginLockClass, k)
+		}
+		b.Queue(`
+			SELECT key, count(*) FROM login_failures
+			WHERE key = ANY($1) AND at > now() - $2 * interval '1 millisecond'
+			GROUP BY key`, keys, window.Milliseconds())
+		res := tx.SendBatch(ctx, b)
+		for range keys {
+			if _, err := res.Exec(); err != nil {
+				res.Close()
+				return fmt.Errorf("store: begin login attempt: lock: %w", err)
 			}
 		}
-		return writeAudit(ctx, tx, e)
+		counts := make(map[string]int, len(keys))
+		rows, err := res.Query()
+		if err == nil {
+			var k string
+			var n int
+			_, err = pgx.ForEachRow(rows, []any{&k, &n}, func() error { counts[k] = n; return nil })
+		}
+		if cerr := res.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return fmt.Errorf("store: begin login attempt: count: %w", err)
+		}
+		for _, l := range limits {
+			if counts[l.Key] >= l.Max {
+				a.Limited = l.Key
+				return nil
+			}
+		}
+		err = tx.QueryRow(ctx, `
+			WITH attempt AS (SELECT nextval('login_attempt_seq') AS id),
+			rows AS (INSERT INTO login_failures (key, attempt) SELECT k, attempt.id FROM unnest($1::text[]) k, attempt)
+			SELECT id FROM attempt`, keys).Scan(&a.ID)
+		if err != nil {
+			return fmt.Errorf("store: begin login attempt: record: %w", err)
+		}
+		return nil
 	})
+	return a, err
 }
 
-// ClearLoginFailures forgets an account's failures after a successful
-// sign-in, and records the sign-in.
-func (s *Store) ClearLoginFailures(ctx context.Context, key string, e AuditEntry) error {
+// LoginOutcome is how a counted attempt ended.
+type LoginOutcome int
+
+const (
+	// LoginFailed keeps the attempt's rows as failures.
+	LoginFailed LoginOutcome = iota
+	// LoginSucceeded takes the attempt's rows back and forgets the
+	// failures under the keys given to FinishLoginAttempt.
+	LoginSucceeded
+	// LoginNotChecked takes the attempt's rows back: the password was
+	// never checked (the server was too busy).
+	LoginNotChecked
+)
+
+// FinishLoginAttempt records how an attempt ended, with its audit row (when
+// e has an action) in the same transaction.
+func (s *Store) FinishLoginAttempt(ctx context.Context, a LoginAttempt, outcome LoginOutcome, e AuditEntry, clear ...string) error {
 	return s.InTx(ctx, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, `DELETE FROM login_failures WHERE key = $1`, key); err != nil {
-			return fmt.Errorf("store: clear login failures: %w", err)
+		if outcome != LoginFailed {
+			if _, err := tx.Exec(ctx, `DELETE FROM login_failures WHERE attempt = $1`, a.ID); err != nil {
+				return fmt.Errorf("store: finish login attempt: %w", err)
+			}
+		}
+		if outcome == LoginSucceeded && len(clear) > 0 {
+			if _, err := tx.Exec(ctx, `DELETE FROM login_failures WHERE key = ANY($1)`, clear); err != nil {
+				return fmt.Errorf("store: clear login failures: %w", err)
+			}
+		}
+		if e.Action == "" {
+			return nil
 		}
 		return writeAudit(ctx, tx, e)
 	})
@@ -60,7 +129,7 @@ func (s *Store) ClearLoginFailures(ctx context.Context, key string, e AuditEntry
 // PruneLoginFailures deletes failures older than the given time. It returns
 // how many rows went.
 func (s *Store) PruneLoginFailures(ctx context.Context, before time.Time) (int64, error) {
-	tag, err := s.pool.Exec(ctx, `DELETE FROM login_failures WHERE at < $1`, before)
+	tag, err := s.db.Exec(ctx, `DELETE FROM login_failures WHERE at < $1`, before)
 	if err != nil {
 		return 0, fmt.Errorf("store: prune login failures: %w", err)
 	}

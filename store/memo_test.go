@@ -10,6 +10,9 @@ func TestMemoKeepsOnlyWhatNothingContradicts(t *testing.T) {
 	var m store.Memo[string, int]
 	// Not live: nothing is kept.
 	_, ok, ticket := m.Get("a", nil)
+	if ok {
+		t.Fatal("an empty memo has a value")
+	}
 	m.Keep("a", ticket, 1)
 	if _, ok = get(&m, "a"); ok {
 		t.Fatal("kept while not live")

@@ -20,6 +20,9 @@ const (
 	ReadyActive     = "active"
 	ReadyFailed     = "failed"
 	ReadyRejected   = "rejected"
+	// ReadyNotRead is a currency no read of the API has answered for yet:
+	// the employee has no readiness row for it. It is never stored.
+	ReadyNotRead = "not_read"
 )
 
 // ReadinessCurrencies are the currencies the HR admin follows, in the order
@@ -88,7 +91,7 @@ func (s *Store) SaveOnboarding(ctx context.Context, employeeID int64, snaps []Sn
 
 // SnapshotsOf returns an employee's snapshots by kind.
 func (s *Store) SnapshotsOf(ctx context.Context, employeeID int64) (map[string]Snapshot, error) {
-	rows, err := s.pool.Query(ctx, `SELECT kind, coalesce(body::text, ''), error, read_at FROM onboarding_snapshots WHERE employee_id = $1`, employeeID)
+	rows, err := s.db.Query(ctx, `SELECT kind, coalesce(body::text, ''), error, read_at FROM onboarding_snapshots WHERE employee_id = $1`, employeeID)
 	if err != nil {
 		return nil, fmt.Errorf("store: snapshots of %d: %w", employeeID, err)
 	}
@@ -120,7 +123,7 @@ func (s *Store) ReadinessOf(ctx context.Context, employeeIDs []int64) (map[int64
 	}
 	// Lists show 5 cells a row: the missing fields travel as one text
 	// (unit-separated), which decodes far cheaper than an array.
-	rows, err := s.pool.Query(ctx, `SELECT employee_id, currency, state, array_to_string(missing, chr(31)), detail, read_at
+	rows, err := s.db.Query(ctx, `SELECT employee_id, currency, state, array_to_string(missing, chr(31)), detail, read_at
 		FROM employee_readiness WHERE employee_id = ANY($1)`, employeeIDs)
 	if err != nil {
 		return nil, fmt.Errorf("store: readiness: %w", err)
@@ -150,7 +153,7 @@ func (s *Store) ReadinessOf(ctx context.Context, employeeIDs []int64) (map[int64
 // before olderThan (or never), stalest first: what the reconciliation job
 // re-reads so a lost onboarding.* or employee.vba.registered event heals.
 func (s *Store) StaleOnboarding(ctx context.Context, olderThan time.Time, limit int) ([]Employee, error) {
-	rows, err := s.pool.Query(ctx, `
+	rows, err := s.db.Query(ctx, `
 		SELECT `+employeeColumns+` FROM employees
 		WHERE kind = 'employee' AND service_user_id IS NOT NULL AND invite_state <> 'deleted'
 			AND NOT EXISTS (SELECT 1 FROM onboarding_snapshots s WHERE s.employee_id = employees.id AND s.read_at >= $1)
@@ -167,34 +170,44 @@ func (s *Store) StaleOnboarding(ctx context.Context, olderThan time.Time, limit 
 }
 
 // ReadinessCounts counts every employee (not deleted) by currency and
-// readiness state; an employee never read counts as not started. It is
-// the whole workforce, not a page, for the readiness chart.
+// readiness state; a currency never read counts as "not_read". It is the
+// whole workforce, not a page, for the readiness chart, read from counts
+// that triggers keep as rows change (migration 0019).
 func (s *Store) ReadinessCounts(ctx context.Context, currencies []string) (map[string]map[string]int, error) {
-	rows, err := s.pool.Query(ctx, `
-		SELECT c.currency, coalesce(r.state, 'not_started'), count(*)
-		FROM employees e
-		CROSS JOIN unnest($1::text[]) AS c(currency)
-		LEFT JOIN employee_readiness r ON r.employee_id = e.id AND r.currency = c.currency
-		WHERE e.kind = 'employee' AND e.invite_state <> 'deleted'
-		GROUP BY 1, 2`, currencies)
+	rows, err := s.db.Query(ctx, `SELECT currency, state, n FROM readiness_counts WHERE currency = '*' OR currency = ANY($1)`, currencies)
 	if err != nil {
 		return nil, fmt.Errorf("store: readiness counts: %w", err)
 	}
 	defer rows.Close()
 	out := make(map[string]map[string]int, len(currencies))
+	for _, c := range currencies {
+		out[c] = map[string]int{}
+	}
+	total := 0
 	for rows.Next() {
 		var cur, state string
 		var n int
 		if err := rows.Scan(&cur, &state, &n); err != nil {
 			return nil, fmt.Errorf("store: readiness counts: %w", err)
 		}
-		if out[cur] == nil {
-			out[cur] = map[string]int{}
+		switch {
+		case cur == "*":
+			total = n
+		case n != 0:
+			out[cur][state] = n
 		}
-		out[cur][state] = n
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("store: readiness counts: %w", err)
+	}
+	for _, c := range currencies {
+		read := 0
+		for _, n := range out[c] {
+			read += n
+		}
+		if total > read {
+			out[c]["not_read"] = total - read
+		}
 	}
 	return out, nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -12,24 +13,72 @@ import (
 	"github.com/shopspring/decimal"
 )
 
-// Proposal states as the API spells them (apiclient.ProposalStatus), kept
-// here as plain strings so the store needs no API types.
+// ProposalStatus is a proposal's state as the API spells it
+// (apiclient.ProposalStatus), kept here so the store needs no API types.
+type ProposalStatus string
+
+// Proposal states.
 const (
-	ProposalPendingApprovals  = "PENDING_APPROVALS"
-	ProposalPendingSignatures = "PENDING_SIGNATURES"
-	ProposalSubmitted         = "SUBMITTED"
-	ProposalReadyToExecute    = "READY_TO_EXECUTE"
-	ProposalExecuting         = "EXECUTING"
-	ProposalCompleted         = "COMPLETED"
-	ProposalFailed            = "FAILED"
-	ProposalRejected          = "REJECTED"
-	ProposalExpired           = "EXPIRED"
+	ProposalPendingApprovals  ProposalStatus = "PENDING_APPROVALS"
+	ProposalPendingSignatures ProposalStatus = "PENDING_SIGNATURES"
+	ProposalSubmitted         ProposalStatus = "SUBMITTED"
+	ProposalReadyToExecute    ProposalStatus = "READY_TO_EXECUTE"
+	ProposalExecuting         ProposalStatus = "EXECUTING"
+	ProposalCompleted         ProposalStatus = "COMPLETED"
+	ProposalFailed            ProposalStatus = "FAILED"
+	ProposalRejected          ProposalStatus = "REJECTED"
+	ProposalExpired           ProposalStatus = "EXPIRED"
 )
+
+// Label is the state in people's words.
+func (s ProposalStatus) Label() string {
+	switch s {
+	case ProposalPendingApprovals:
+		return "waiting for approvals"
+	case ProposalPendingSignatures:
+		return "waiting for the owner's signature"
+	case ProposalSubmitted:
+		return "submitted on-chain"
+	case ProposalReadyToExecute:
+		return "ready to execute"
+	case ProposalExecuting:
+		return "executing"
+	case ProposalCompleted:
+		return "completed"
+	case ProposalFailed:
+		return "failed"
+	case ProposalRejected:
+		return "rejected"
+	case ProposalExpired:
+		return "expired"
+	}
+	return strings.ToLower(strings.ReplaceAll(string(s), "_", " "))
+}
+
+// Open reports whether the proposal can still be approved, signed or
+// rejected (spec: "any open state | POST .../reject"; a FAILED one may be
+// approved again, which restarts its workflow).
+func (s ProposalStatus) Open() bool {
+	switch s {
+	case ProposalPendingApprovals, ProposalPendingSignatures, ProposalFailed:
+		return true
+	}
+	return false
+}
 
 // QueueStatuses are the states the approval queue shows: open ones and
 // FAILED (which may be approved again).
-var QueueStatuses = []string{ProposalPendingApprovals, ProposalPendingSignatures, ProposalSubmitted,
+var QueueStatuses = []ProposalStatus{ProposalPendingApprovals, ProposalPendingSignatures, ProposalSubmitted,
 	ProposalReadyToExecute, ProposalExecuting, ProposalFailed}
+
+// queueStatusTexts is QueueStatuses as plain strings, for SQL.
+func queueStatusTexts() []string {
+	out := make([]string, len(QueueStatuses))
+	for i, s := range QueueStatuses {
+		out[i] = string(s)
+	}
+	return out
+}
 
 // Proposal is a proposal of a wallet the partner administers, as last read
 // from the API, with what the app adds: the round of approvals and who
@@ -39,7 +88,7 @@ type Proposal struct {
 	WalletID            string
 	OwnerUserID         string // serviceUserId of the wallet's user
 	Type                string
-	Status              string
+	Status              ProposalStatus
 	Currency            string // token code
 	Amount              decimal.Decimal
 	ToUserID            string
@@ -64,20 +113,18 @@ type Proposal struct {
 }
 
 // InQueue reports whether the queue shows the proposal.
-func (p Proposal) InQueue() bool {
-	for _, s := range QueueStatuses {
-		if p.Status == s {
-			return true
-		}
-	}
-	return false
-}
+func (p Proposal) InQueue() bool { return slices.Contains(QueueStatuses, p.Status) }
+
+// openSignRequest is the condition "the sign request sr is open": unused, or
+// its signature is on its way (its relay action is not refused).
+const openSignRequest = `sr.state IN ('waiting', 'opened')
+	AND NOT EXISTS (SELECT 1 FROM actions a WHERE a.key = 'sign:' || sr.id AND a.state = 'refused')`
 
 const proposalColumns = `id, wallet_id, owner_user_id, type, status, currency, amount::text, to_user_id, to_address,
 	to_stablecoin, slippage_bps, description, required_signatures, collected_signatures, approvals, required_approvals,
 	approval_mode, rejection_reason, failure_reason, round, coalesce(created_by_staff_id, 0), upstream_created_at,
 	upstream_updated_at, synced_at,
-	(SELECT max(sr.expires_at) FROM sign_requests sr WHERE sr.proposal_id = proposals.id AND sr.state IN ('waiting', 'opened', 'relay_pending'))`
+	(SELECT max(sr.expires_at) FROM sign_requests sr WHERE sr.proposal_id = proposals.id AND ` + openSignRequest + `)`
 
 func scanProposal(row pgx.Row) (Proposal, error) {
 	var p Proposal
@@ -167,11 +214,11 @@ func upsertProposalTx(ctx context.Context, tx pgx.Tx, p Proposal) (ProposalChang
 	switch {
 	case ch.Before == nil:
 		if err := addProposalEvent(ctx, tx, ProposalEvent{ProposalID: p.ID, At: p.CreatedAt, Kind: EventCreated,
-			StaffID: p.CreatedByStaffID, Detail: "status " + p.Status}); err != nil {
+			StaffID: p.CreatedByStaffID, Detail: "status " + string(p.Status)}); err != nil {
 			return ch, err
 		}
 	case ch.Before.Status != after.Status:
-		detail := ch.Before.Status + " → " + after.Status
+		detail := string(ch.Before.Status) + " → " + string(after.Status)
 		switch {
 		case after.FailureReason != "" && after.Status == ProposalFailed:
 			detail += ": " + after.FailureReason
@@ -187,7 +234,7 @@ func upsertProposalTx(ctx context.Context, tx pgx.Tx, p Proposal) (ProposalChang
 
 // ProposalByID loads one proposal.
 func (s *Store) ProposalByID(ctx context.Context, id string) (Proposal, error) {
-	p, err := scanProposal(s.pool.QueryRow(ctx, `SELECT `+proposalColumns+` FROM proposals WHERE id = $1`, id))
+	p, err := scanProposal(s.db.QueryRow(ctx, `SELECT `+proposalColumns+` FROM proposals WHERE id = $1`, id))
 	if err != nil {
 		return Proposal{}, fmt.Errorf("store: load proposal %s: %w", id, notFound(err))
 	}
@@ -200,7 +247,7 @@ type QueueFilter struct {
 	// has not approved yet and that were not created by ExcludeCreator.
 	NeedsApprovalBy string
 	ExcludeCreator  int64
-	Status          string // one state, e.g. PENDING_SIGNATURES or FAILED
+	Status          ProposalStatus // one state, e.g. PENDING_SIGNATURES or FAILED
 	Type            string
 	// UserID keeps proposals from or to that serviceUserId.
 	UserID string
@@ -225,7 +272,7 @@ func (s *Store) ListQueue(ctx context.Context, f QueueFilter) ([]Proposal, error
 	args = append(args, f.Limit)
 	sql := `SELECT ` + proposalColumns + ` FROM proposals WHERE ` + strings.Join(where, " AND ") +
 		fmt.Sprintf(` ORDER BY upstream_created_at DESC, id DESC LIMIT $%d`, len(args))
-	rows, err := s.pool.Query(ctx, sql, args...)
+	rows, err := s.db.Query(ctx, sql, args...)
 	if err != nil {
 		return nil, fmt.Errorf("store: list queue: %w", err)
 	}
@@ -239,7 +286,7 @@ func (s *Store) ListQueue(ctx context.Context, f QueueFilter) ([]Proposal, error
 // queueStatusCondition selects open proposals; the states are constants in
 // the text so that the planner can use the partial queue index.
 func queueStatusCondition() string {
-	return "status IN ('" + strings.Join(QueueStatuses, "', '") + "')"
+	return "status IN ('" + strings.Join(queueStatusTexts(), "', '") + "')"
 }
 
 func queueWhere(f QueueFilter) ([]string, []any) {
@@ -284,14 +331,10 @@ const (
 	EventStatus        = "status"
 	EventApproved      = "approved"
 	EventApproveAgain  = "approved_again"
-	EventApproveFailed = "approve_failed"
 	EventRejected      = "rejected"
 	EventSignRequest   = "sign_request"
 	EventSignOpened    = "sign_opened"
-	EventSignChecked   = "signature_checked"
-	EventSignRefused   = "signature_refused"
 	EventSignSubmitted = "signature_submitted"
-	EventSignUnsure    = "signature_relay_unsure"
 )
 
 // ProposalEvent is one entry of a proposal's timeline.
@@ -337,7 +380,7 @@ func (s *Store) AddProposalEvent(ctx context.Context, e ProposalEvent) error {
 
 // ProposalEvents returns a proposal's timeline, oldest first.
 func (s *Store) ProposalEvents(ctx context.Context, proposalID string) ([]ProposalEvent, error) {
-	rows, err := s.pool.Query(ctx, `SELECT e.id, e.proposal_id, e.at, e.kind, coalesce(e.staff_id, 0),
+	rows, err := s.db.Query(ctx, `SELECT e.id, e.proposal_id, e.at, e.kind, coalesce(e.staff_id, 0),
 		coalesce(nullif(e.actor, ''), st.email, ''), e.detail
 		FROM proposal_events e LEFT JOIN staff st ON st.id = e.staff_id WHERE e.proposal_id = $1 ORDER BY e.at, e.id`, proposalID)
 	if err != nil {
@@ -357,7 +400,7 @@ func (s *Store) ProposalEvents(ctx context.Context, proposalID string) ([]Propos
 // WalletOwners maps each wallet id to its user's serviceUserId, for the
 // sync job.
 func (s *Store) WalletOwners(ctx context.Context) (map[string]string, error) {
-	rows, err := s.pool.Query(ctx, `SELECT w.id, e.service_user_id FROM wallets w JOIN employees e ON e.id = w.employee_id
+	rows, err := s.db.Query(ctx, `SELECT w.id, e.service_user_id FROM wallets w JOIN employees e ON e.id = w.employee_id
 		WHERE e.service_user_id IS NOT NULL AND e.deleted_at IS NULL`)
 	if err != nil {
 		return nil, fmt.Errorf("store: wallet owners: %w", err)
@@ -386,10 +429,10 @@ type QueueUser struct {
 // QueueUsers lists the users named by queued proposals (owner or
 // recipient), by name.
 func (s *Store) QueueUsers(ctx context.Context) ([]QueueUser, error) {
-	rows, err := s.pool.Query(ctx, `SELECT e.service_user_id, e.first_name, e.last_name, e.email FROM employees e
+	rows, err := s.db.Query(ctx, `SELECT e.service_user_id, e.first_name, e.last_name, e.email FROM employees e
 		WHERE e.service_user_id IN (SELECT owner_user_id FROM proposals WHERE status = ANY($1)
 			UNION SELECT to_user_id FROM proposals WHERE status = ANY($1))
-		ORDER BY lower(e.first_name || ' ' || e.last_name), e.id`, QueueStatuses)
+		ORDER BY lower(e.first_name || ' ' || e.last_name), e.id`, queueStatusTexts())
 	if err != nil {
 		return nil, fmt.Errorf("store: queue users: %w", err)
 	}
@@ -408,7 +451,7 @@ func (s *Store) QueueUsers(ctx context.Context) ([]QueueUser, error) {
 // never).
 func (s *Store) LastProposalSync(ctx context.Context) (time.Time, error) {
 	var t *time.Time
-	if err := s.pool.QueryRow(ctx, `SELECT max(synced_at) FROM proposals`).Scan(&t); err != nil {
+	if err := s.db.QueryRow(ctx, `SELECT max(synced_at) FROM proposals`).Scan(&t); err != nil {
 		return time.Time{}, fmt.Errorf("store: last proposal sync: %w", err)
 	}
 	if t == nil {
@@ -422,7 +465,7 @@ const queueOuterColumns = `q.id, q.wallet_id, q.owner_user_id, q.type, q.status,
 	q.to_stablecoin, q.slippage_bps, q.description, q.required_signatures, q.collected_signatures, q.approvals, q.required_approvals,
 	q.approval_mode, q.rejection_reason, q.failure_reason, q.round, coalesce(q.created_by_staff_id, 0), q.upstream_created_at,
 	q.upstream_updated_at, q.synced_at,
-	(SELECT max(sr.expires_at) FROM sign_requests sr WHERE sr.proposal_id = q.id AND sr.state IN ('waiting', 'opened', 'relay_pending'))`
+	(SELECT max(sr.expires_at) FROM sign_requests sr WHERE sr.proposal_id = q.id AND ` + openSignRequest + `)`
 
 // QueuePage is one page of the queue with the names it mentions and the
 // total of all pages, read in one round trip.
@@ -489,7 +532,7 @@ func (s *Store) ListQueuePage(ctx context.Context, f QueueFilter) (QueuePage, er
 			return row.Scan(&page.Total)
 		})
 	}
-	if err := s.pool.SendBatch(ctx, batch).Close(); err != nil {
+	if err := s.db.SendBatch(ctx, batch).Close(); err != nil {
 		return QueuePage{}, fmt.Errorf("store: queue page: %w", err)
 	}
 	return page, nil

@@ -2,8 +2,15 @@ package store_test
 
 import (
 	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"partneradmin/store"
 )
 
 func TestRateLimitHitCountsPerKeyWithinTheWindow(t *testing.T) {
@@ -46,5 +53,54 @@ func TestPruneSessionsDeletesOnlyExpiredOnes(t *testing.T) {
 	}
 	if _, _, found, err := st.FindSession(ctx, "live"); err != nil || !found {
 		t.Fatalf("the live session is gone: %v", err)
+	}
+}
+
+// TestRateLimitHitsArrivingAtOnceAreCountedInTurn: of many requests under
+// one key sent at once, no more than the limit are allowed.
+func TestRateLimitHitsArrivingAtOnceAreCountedInTurn(t *testing.T) {
+	ctx := context.Background()
+	st := migratedStore(t)
+	warmPool(t, st)
+	for round := range 10 {
+		key := fmt.Sprintf("sign:10.0.0.%d", round)
+		var allowed atomic.Int32
+		var wg sync.WaitGroup
+		start := make(chan struct{})
+		for range 40 {
+			wg.Go(func() {
+				<-start
+				ok, err := st.RateLimitHit(ctx, key, time.Minute, 5)
+				if err != nil {
+					t.Error(err)
+				}
+				if ok {
+					allowed.Add(1)
+				}
+			})
+		}
+		close(start)
+		wg.Wait()
+		if n := allowed.Load(); n != 5 {
+			t.Fatalf("round %d: %d allowed at once, want 5", round, n)
+		}
+	}
+}
+
+// warmPool opens every connection of the pool, so that requests sent at once
+// run at once instead of waiting for connections to be made one by one.
+func warmPool(t *testing.T, st *store.Store) {
+	t.Helper()
+	ctx := context.Background()
+	var conns []*pgxpool.Conn
+	for range st.Pool().Config().MaxConns {
+		c, err := st.Pool().Acquire(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		conns = append(conns, c)
+	}
+	for _, c := range conns {
+		c.Release()
 	}
 }

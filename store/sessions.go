@@ -17,7 +17,7 @@ const SessionChannel = "session_changed"
 // anyway): the periodic prune job does it once across replicas, instead of
 // a cleanup goroutine in every process.
 func (s *Store) PruneSessions(ctx context.Context) (int64, error) {
-	tag, err := s.pool.Exec(ctx, `DELETE FROM sessions WHERE expiry < current_timestamp`)
+	tag, err := s.db.Exec(ctx, `DELETE FROM sessions WHERE expiry < current_timestamp`)
 	if err != nil {
 		return 0, fmt.Errorf("store: prune sessions: %w", err)
 	}
@@ -27,7 +27,7 @@ func (s *Store) PruneSessions(ctx context.Context) (int64, error) {
 // FindSession reads a live session of the scs sessions table (the table
 // pgxstore writes) with its expiry, which pgxstore's Find does not return.
 func (s *Store) FindSession(ctx context.Context, token string) (data []byte, expiry time.Time, found bool, err error) {
-	err = s.pool.QueryRow(ctx, `SELECT data, expiry FROM sessions WHERE token = $1 AND current_timestamp < expiry`, token).Scan(&data, &expiry)
+	err = s.db.QueryRow(ctx, `SELECT data, expiry FROM sessions WHERE token = $1 AND current_timestamp < expiry`, token).Scan(&data, &expiry)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, time.Time{}, false, nil
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -17,15 +18,20 @@ const (
 	SignKindWorkflow   = "workflow"
 )
 
-// Sign request states. waiting → opened → checking → relaying → submitted
-// or completed; or expired, refused (with the reason), superseded (a newer
-// link was issued), relay_pending (upstream did not answer; the signature is
-// kept until the deadline and sent again only once the API shows it did not
-// record it).
+// SignState is where a sign request stands. A request is waiting, then
+// opened by a device; the device's signature is relayed upstream through
+// the action ledger (key SignActionKey), and while that action is open or
+// after it was refused the request's state is the action's: relaying,
+// relay_pending (the API did not answer; it is read back) or refused. Once
+// the API took the signature the request is submitted, then completed.
+// It may also expire, or be superseded by a newer link.
+type SignState string
+
+// Sign request states. They are untyped so that they compare with the
+// states the device contract's JSON and the pages' data-state carry.
 const (
 	SignWaiting      = "waiting"
 	SignOpened       = "opened"
-	SignChecking     = "checking"
 	SignRelaying     = "relaying"
 	SignRelayPending = "relay_pending"
 	SignSubmitted    = "submitted"
@@ -33,11 +39,48 @@ const (
 	SignExpired      = "expired"
 	SignRefused      = "refused"
 	SignSuperseded   = "superseded"
+	// SignChecking is no longer entered (the ledger's action is the
+	// relay's lock); it is kept for readers that still name it.
+	SignChecking = "checking"
 )
 
-// ErrSignRequestGone is returned for a token that was used, replaced or has
-// expired: answer 410 and send nothing upstream.
-var ErrSignRequestGone = errors.New("store: sign request expired or already used")
+// Label is the state in people's words.
+func (s SignState) Label() string {
+	switch s {
+	case SignWaiting:
+		return "waiting for the device"
+	case SignOpened:
+		return "opened on the device"
+	case SignChecking, SignRelaying:
+		return "signature checked, sending"
+	case SignRelayPending:
+		return "the API did not answer: reading it back"
+	case SignSubmitted:
+		return "submitted"
+	case SignCompleted:
+		return "completed"
+	case SignExpired:
+		return "expired"
+	case SignRefused:
+		return "refused"
+	case SignSuperseded:
+		return "replaced by a newer link"
+	}
+	return string(s)
+}
+
+// Final reports whether the state is an end state.
+func (s SignState) Final() bool {
+	switch s {
+	case SignCompleted, SignExpired, SignRefused, SignSuperseded:
+		return true
+	}
+	return false
+}
+
+// SignActionKey is the action-ledger key of a sign request's relay: the
+// one upstream call its device's signature makes, once.
+func SignActionKey(id int64) string { return "sign:" + strconv.FormatInt(id, 10) }
 
 // SignRequest is one link handed to a device.
 type SignRequest struct {
@@ -55,10 +98,8 @@ type SignRequest struct {
 	UserID           string // serviceUserId the upstream call is made for
 	WalletID         string
 	OwnerAddress     string
-	State            string
+	State            SignState
 	Error            string
-	Signature        string
-	CollectedBefore  int
 	ExpiresAt        time.Time
 	CreatedByStaffID int64
 	CreatedAt        time.Time
@@ -73,22 +114,30 @@ func (r SignRequest) Open(t time.Time) bool {
 }
 
 // Final reports whether the request reached an end state.
-func (r SignRequest) Final() bool {
-	switch r.State {
-	case SignCompleted, SignExpired, SignRefused, SignSuperseded:
-		return true
-	}
-	return false
-}
+func (r SignRequest) Final() bool { return r.State.Final() }
 
-const signRequestColumns = `id, kind, proposal_id, workflow_id, hash_to_sign, message, challenge_id, user_id, wallet_id,
-	owner_address, state, error, signature, collected_before, expires_at, coalesce(created_by_staff_id, 0), created_at,
-	opened_at, used_at, updated_at`
+// signRequestSelect reads sign requests (sr) with the state of their relay
+// action (a): while the action is open, or once it was refused, it is the
+// request's state, with the action's words as the error.
+const signRequestSelect = `SELECT sr.id, sr.kind, sr.proposal_id, sr.workflow_id, sr.hash_to_sign, sr.message, sr.challenge_id,
+	sr.user_id, sr.wallet_id, sr.owner_address,
+	CASE WHEN a.state = 'begun' THEN 'relaying' WHEN a.state = 'unknown' THEN 'relay_pending'
+		WHEN a.state = 'refused' THEN 'refused'
+		WHEN a.state = 'done' AND sr.state IN ('waiting', 'opened') THEN 'submitted' ELSE sr.state END,
+	CASE WHEN a.state IN ('unknown', 'refused') THEN a.message ELSE sr.error END,
+	sr.expires_at, coalesce(sr.created_by_staff_id, 0), sr.created_at, sr.opened_at, coalesce(sr.used_at, a.begun_at), sr.updated_at
+	FROM sign_requests sr LEFT JOIN actions a ON a.key = 'sign:' || sr.id`
+
+// noRelay is the condition "sr has no relay action".
+const noRelay = `NOT EXISTS (SELECT 1 FROM actions a WHERE a.key = 'sign:' || sr.id)`
+
+const signRequestReturning = `id, kind, proposal_id, workflow_id, hash_to_sign, message, challenge_id, user_id, wallet_id,
+	owner_address, state, error, expires_at, coalesce(created_by_staff_id, 0), created_at, opened_at, used_at, updated_at`
 
 func scanSignRequest(row pgx.Row) (SignRequest, error) {
 	var r SignRequest
 	err := row.Scan(&r.ID, &r.Kind, &r.ProposalID, &r.WorkflowID, &r.HashToSign, &r.Message, &r.ChallengeID, &r.UserID,
-		&r.WalletID, &r.OwnerAddress, &r.State, &r.Error, &r.Signature, &r.CollectedBefore, &r.ExpiresAt,
+		&r.WalletID, &r.OwnerAddress, &r.State, &r.Error, &r.ExpiresAt,
 		&r.CreatedByStaffID, &r.CreatedAt, &r.OpenedAt, &r.UsedAt, &r.UpdatedAt)
 	if cur, id, ok := strings.Cut(r.ChallengeID, "/"); ok {
 		r.Currency, r.ChallengeID = cur, id
@@ -96,19 +145,20 @@ func scanSignRequest(row pgx.Row) (SignRequest, error) {
 	return r, err
 }
 
-// CreateSignRequest stores a new sign request under its token's hash,
-// supersedes the earlier open links of the same proposal or workflow
-// (re-issuing invalidates the previous link), and writes the timeline entry
-// and audit row, in one transaction.
-func (s *Store) CreateSignRequest(ctx context.Context, r SignRequest, tokenHash []byte, by Actor) (SignRequest, error) {
+// AddSignRequest stores a new sign request under its token's hash,
+// supersedes the earlier open links of the same proposal, workflow or owner
+// proof (re-issuing invalidates the previous link), and adds the timeline
+// entry. It writes no audit row: it runs in the transaction of the action
+// that issues the link, which writes it.
+func (s *Store) AddSignRequest(ctx context.Context, r SignRequest, tokenHash []byte, by Actor) (SignRequest, error) {
 	var out SignRequest
 	if r.ChallengeID != "" {
 		r.ChallengeID = r.Currency + "/" + r.ChallengeID
 	}
 	err := s.InTx(ctx, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, `UPDATE sign_requests SET state = 'superseded', error = 'a newer link was issued', updated_at = now()
-			WHERE state IN ('waiting', 'opened') AND ((proposal_id <> '' AND proposal_id = $1) OR (workflow_id <> '' AND workflow_id = $2)
-				OR (challenge_id <> '' AND challenge_id = $3)
+		if _, err := tx.Exec(ctx, `UPDATE sign_requests sr SET state = 'superseded', error = 'a newer link was issued', updated_at = now()
+			WHERE state IN ('waiting', 'opened') AND `+noRelay+` AND ((proposal_id <> '' AND proposal_id = $1)
+				OR (workflow_id <> '' AND workflow_id = $2) OR (challenge_id <> '' AND challenge_id = $3)
 				OR (kind = 'owner_proof' AND $4 <> '' AND user_id = $5 AND challenge_id LIKE $4 || '/%'))`,
 			r.ProposalID, r.WorkflowID, r.ChallengeID, r.Currency, r.UserID); err != nil {
 			return fmt.Errorf("store: supersede sign requests: %w", err)
@@ -122,24 +172,44 @@ func (s *Store) CreateSignRequest(ctx context.Context, r SignRequest, tokenHash 
 			INSERT INTO sign_requests (token_hash, kind, proposal_id, workflow_id, hash_to_sign, message, challenge_id, user_id,
 				wallet_id, owner_address, expires_at, created_by_staff_id)
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
-			RETURNING `+signRequestColumns,
+			RETURNING `+signRequestReturning,
 			tokenHash, r.Kind, r.ProposalID, r.WorkflowID, r.HashToSign, r.Message, r.ChallengeID, r.UserID, r.WalletID,
 			r.OwnerAddress, r.ExpiresAt, createdBy))
 		if err != nil {
 			return fmt.Errorf("store: create sign request: %w", err)
 		}
-		detail := fmt.Sprintf("sign request %d for owner %s, expires %s", out.ID, out.OwnerAddress, out.ExpiresAt.UTC().Format(time.RFC3339))
 		if r.ProposalID != "" {
-			if err := addProposalEvent(ctx, tx, ProposalEvent{ProposalID: r.ProposalID, Kind: EventSignRequest, StaffID: by.StaffID, Actor: by.Email, Detail: detail}); err != nil {
-				return err
-			}
+			return addProposalEvent(ctx, tx, ProposalEvent{ProposalID: r.ProposalID, Kind: EventSignRequest, StaffID: by.StaffID,
+				Actor: by.Email, Detail: SignRequestDetail(out)})
 		}
-		return writeAudit(ctx, tx, AuditEntry{Actor: by, Action: "sign_request.create", Target: signTarget(out), Outcome: OutcomeOK, Detail: detail})
+		return nil
 	})
 	return out, err
 }
 
-func signTarget(r SignRequest) string {
+// CreateSignRequest is AddSignRequest with its audit row, in one
+// transaction, for a link issued outside an action.
+func (s *Store) CreateSignRequest(ctx context.Context, r SignRequest, tokenHash []byte, by Actor) (SignRequest, error) {
+	var out SignRequest
+	err := s.Tx(ctx, func(tx *Store) error {
+		var err error
+		if out, err = tx.AddSignRequest(ctx, r, tokenHash, by); err != nil {
+			return err
+		}
+		return writeAudit(ctx, tx.db, AuditEntry{Actor: by, Action: "sign_request.create", Target: SignTarget(out),
+			Outcome: OutcomeOK, Detail: SignRequestDetail(out)})
+	})
+	return out, err
+}
+
+// SignRequestDetail describes a new request for the timeline and the audit
+// log.
+func SignRequestDetail(r SignRequest) string {
+	return fmt.Sprintf("sign request %d for owner %s, expires %s", r.ID, r.OwnerAddress, r.ExpiresAt.UTC().Format(time.RFC3339))
+}
+
+// SignTarget is the audit target of a request: what it is for.
+func SignTarget(r SignRequest) string {
 	switch {
 	case r.ProposalID != "":
 		return "proposal:" + r.ProposalID
@@ -153,7 +223,7 @@ func signTarget(r SignRequest) string {
 
 // SignRequestByTokenHash loads the request of a token.
 func (s *Store) SignRequestByTokenHash(ctx context.Context, hash []byte) (SignRequest, error) {
-	r, err := scanSignRequest(s.pool.QueryRow(ctx, `SELECT `+signRequestColumns+` FROM sign_requests WHERE token_hash = $1`, hash))
+	r, err := scanSignRequest(s.db.QueryRow(ctx, signRequestSelect+` WHERE sr.token_hash = $1`, hash))
 	if err != nil {
 		return SignRequest{}, fmt.Errorf("store: load sign request: %w", notFound(err))
 	}
@@ -162,7 +232,7 @@ func (s *Store) SignRequestByTokenHash(ctx context.Context, hash []byte) (SignRe
 
 // SignRequestByID loads one request.
 func (s *Store) SignRequestByID(ctx context.Context, id int64) (SignRequest, error) {
-	r, err := scanSignRequest(s.pool.QueryRow(ctx, `SELECT `+signRequestColumns+` FROM sign_requests WHERE id = $1`, id))
+	r, err := scanSignRequest(s.db.QueryRow(ctx, signRequestSelect+` WHERE sr.id = $1`, id))
 	if err != nil {
 		return SignRequest{}, fmt.Errorf("store: load sign request %d: %w", id, notFound(err))
 	}
@@ -171,8 +241,7 @@ func (s *Store) SignRequestByID(ctx context.Context, id int64) (SignRequest, err
 
 // LatestSignRequest returns the newest request of a proposal.
 func (s *Store) LatestSignRequest(ctx context.Context, proposalID string) (SignRequest, error) {
-	r, err := scanSignRequest(s.pool.QueryRow(ctx, `SELECT `+signRequestColumns+` FROM sign_requests
-		WHERE proposal_id = $1 ORDER BY id DESC LIMIT 1`, proposalID))
+	r, err := scanSignRequest(s.db.QueryRow(ctx, signRequestSelect+` WHERE sr.proposal_id = $1 ORDER BY sr.id DESC LIMIT 1`, proposalID))
 	if err != nil {
 		return SignRequest{}, fmt.Errorf("store: latest sign request of %s: %w", proposalID, notFound(err))
 	}
@@ -181,7 +250,7 @@ func (s *Store) LatestSignRequest(ctx context.Context, proposalID string) (SignR
 
 // ProposalSignRequests lists a proposal's requests, oldest first.
 func (s *Store) ProposalSignRequests(ctx context.Context, proposalID string) ([]SignRequest, error) {
-	rows, err := s.pool.Query(ctx, `SELECT `+signRequestColumns+` FROM sign_requests WHERE proposal_id = $1 ORDER BY id`, proposalID)
+	rows, err := s.db.Query(ctx, signRequestSelect+` WHERE sr.proposal_id = $1 ORDER BY sr.id`, proposalID)
 	if err != nil {
 		return nil, fmt.Errorf("store: sign requests of %s: %w", proposalID, err)
 	}
@@ -196,7 +265,7 @@ func (s *Store) ProposalSignRequests(ctx context.Context, proposalID string) ([]
 func (s *Store) MarkSignOpened(ctx context.Context, id int64) error {
 	return s.InTx(ctx, func(tx pgx.Tx) error {
 		r, err := scanSignRequest(tx.QueryRow(ctx, `UPDATE sign_requests SET state = 'opened', opened_at = now(), updated_at = now()
-			WHERE id = $1 AND state = 'waiting' RETURNING `+signRequestColumns, id))
+			WHERE id = $1 AND state = 'waiting' RETURNING `+signRequestReturning, id))
 		if errors.Is(err, pgx.ErrNoRows) {
 			return nil
 		}
@@ -211,181 +280,67 @@ func (s *Store) MarkSignOpened(ctx context.Context, id int64) error {
 	})
 }
 
-// ClaimSignRequest takes a token for one POST: only one caller ever gets
-// the row (the UPDATE ... WHERE state is the lock), so two devices or a
-// double submit make at most one upstream call. An unknown token is
-// ErrNotFound; a used, replaced or expired one ErrSignRequestGone (an expired
-// one is marked so).
-func (s *Store) ClaimSignRequest(ctx context.Context, hash []byte, now time.Time) (SignRequest, error) {
-	r, err := scanSignRequest(s.pool.QueryRow(ctx, `UPDATE sign_requests SET state = 'checking', used_at = $2, updated_at = now()
-		WHERE token_hash = $1 AND state IN ('waiting', 'opened') AND expires_at > $2 RETURNING `+signRequestColumns, hash, now))
-	if err == nil {
-		return r, nil
-	}
-	if !errors.Is(err, pgx.ErrNoRows) {
-		return SignRequest{}, fmt.Errorf("store: claim sign request: %w", err)
-	}
-	r, err = s.SignRequestByTokenHash(ctx, hash)
-	if err != nil {
-		return SignRequest{}, err
-	}
-	if r.Open(time.Time{}) && !now.Before(r.ExpiresAt) {
-		if err := s.ExpireSignRequest(ctx, r.ID); err != nil {
-			return r, err
-		}
-		r.State = SignExpired
-	}
-	return r, ErrSignRequestGone
-}
-
 // ExpireSignRequest marks an unused request expired.
 func (s *Store) ExpireSignRequest(ctx context.Context, id int64) error {
-	_, err := s.pool.Exec(ctx, `UPDATE sign_requests SET state = 'expired', error = 'the link expired before it was used', updated_at = now()
-		WHERE id = $1 AND state IN ('waiting', 'opened')`, id)
+	_, err := s.db.Exec(ctx, `UPDATE sign_requests sr SET state = 'expired', error = 'the link expired before it was used', updated_at = now()
+		WHERE id = $1 AND state IN ('waiting', 'opened') AND `+noRelay, id)
 	if err != nil {
 		return fmt.Errorf("store: expire sign request %d: %w", id, err)
 	}
 	return nil
 }
 
-var deviceActor = Actor{Email: "device"}
-
-// RefuseSignRequest ends a request with the reason (a local check or the
-// API refused the signature), forgetting any signature, with the timeline
-// entry and an audit row with outcome refused.
-func (s *Store) RefuseSignRequest(ctx context.Context, id int64, reason string) error {
+// RecordSignRelayed records that the API took a request's signature: the
+// request becomes submitted or completed, and the proposal (when there is
+// one) is stored as the API returned it, with the timeline entry. It writes
+// no audit row: it runs in the transaction that finishes the relay's
+// action, which writes it.
+func (s *Store) RecordSignRelayed(ctx context.Context, id int64, state SignState, after *Proposal) error {
 	return s.InTx(ctx, func(tx pgx.Tx) error {
-		r, err := scanSignRequest(tx.QueryRow(ctx, `UPDATE sign_requests SET state = 'refused', error = $2, signature = '', updated_at = now()
-			WHERE id = $1 RETURNING `+signRequestColumns, id, reason))
+		tag, err := tx.Exec(ctx, `UPDATE sign_requests SET state = $2, signature = '', error = '', used_at = coalesce(used_at, now()),
+			updated_at = now() WHERE id = $1`, id, state)
 		if err != nil {
-			return fmt.Errorf("store: refuse sign request %d: %w", id, notFound(err))
+			return fmt.Errorf("store: sign request %d relayed: %w", id, err)
 		}
-		if r.ProposalID != "" {
-			if err := addProposalEvent(ctx, tx, ProposalEvent{ProposalID: r.ProposalID, Kind: EventSignRefused, Actor: "device", Detail: reason}); err != nil {
-				return err
-			}
+		if tag.RowsAffected() == 0 {
+			return fmt.Errorf("store: sign request %d relayed: %w", id, ErrNotFound)
 		}
-		return writeAudit(ctx, tx, AuditEntry{Actor: deviceActor, Action: "sign_request.submit", Target: signTarget(r), Outcome: OutcomeRefused, Detail: reason})
+		if after == nil {
+			return nil
+		}
+		if _, err := upsertProposalTx(ctx, tx, *after); err != nil {
+			return err
+		}
+		return addProposalEvent(ctx, tx, ProposalEvent{ProposalID: after.ID, Kind: EventSignSubmitted, Actor: "device",
+			Detail: SignRelayedDetail(after)})
 	})
 }
 
-// MarkSignRelaying records a signature that passed the local checks, before
-// the one upstream call: the signature is kept so an unanswered call can be
-// resolved later, and collectedBefore is the count the API showed before it.
-func (s *Store) MarkSignRelaying(ctx context.Context, id int64, signature string, collectedBefore int) error {
-	return s.InTx(ctx, func(tx pgx.Tx) error {
-		r, err := scanSignRequest(tx.QueryRow(ctx, `UPDATE sign_requests SET state = 'relaying', signature = $2, collected_before = $3, updated_at = now()
-			WHERE id = $1 AND state IN ('checking', 'relay_pending') RETURNING `+signRequestColumns, id, signature, collectedBefore))
-		if err != nil {
-			return fmt.Errorf("store: mark sign request %d relaying: %w", id, notFound(err))
-		}
-		if r.ProposalID != "" {
-			return addProposalEvent(ctx, tx, ProposalEvent{ProposalID: r.ProposalID, Kind: EventSignChecked, Actor: "device",
-				Detail: "signature recovers to the registered owner " + r.OwnerAddress})
-		}
-		return nil
-	})
-}
-
-// FinishSignRelay records that the API accepted the signature (state
-// submitted or completed), forgets the signature, and stores the proposal as
-// returned, with the timeline entry and audit row.
-func (s *Store) FinishSignRelay(ctx context.Context, id int64, state string, after *Proposal) error {
-	return s.InTx(ctx, func(tx pgx.Tx) error {
-		r, err := scanSignRequest(tx.QueryRow(ctx, `UPDATE sign_requests SET state = $2, signature = '', error = '', updated_at = now()
-			WHERE id = $1 RETURNING `+signRequestColumns, id, state))
-		if err != nil {
-			return fmt.Errorf("store: finish sign request %d: %w", id, notFound(err))
-		}
-		detail := "signature accepted by the API"
-		if after != nil {
-			if _, err := upsertProposalTx(ctx, tx, *after); err != nil {
-				return err
-			}
-			detail += fmt.Sprintf("; %d of %d signatures; status %s", after.CollectedSignatures, after.RequiredSignatures, after.Status)
-			if err := addProposalEvent(ctx, tx, ProposalEvent{ProposalID: after.ID, Kind: EventSignSubmitted, Actor: "device", Detail: detail}); err != nil {
-				return err
-			}
-		}
-		return writeAudit(ctx, tx, AuditEntry{Actor: deviceActor, Action: "sign_request.submit", Target: signTarget(r), Outcome: OutcomeOK, Detail: detail})
-	})
-}
-
-// MarkSignRelayUnsure records that the API did not answer: the signature is
-// kept until the deadline for the retry job, which first reads whether the
-// API recorded it.
-func (s *Store) MarkSignRelayUnsure(ctx context.Context, id int64, detail string) error {
-	return s.InTx(ctx, func(tx pgx.Tx) error {
-		r, err := scanSignRequest(tx.QueryRow(ctx, `UPDATE sign_requests SET state = 'relay_pending', error = $2, updated_at = now()
-			WHERE id = $1 RETURNING `+signRequestColumns, id, detail))
-		if err != nil {
-			return fmt.Errorf("store: sign request %d unsure: %w", id, notFound(err))
-		}
-		if r.ProposalID != "" {
-			if err := addProposalEvent(ctx, tx, ProposalEvent{ProposalID: r.ProposalID, Kind: EventSignUnsure, Actor: "device", Detail: detail}); err != nil {
-				return err
-			}
-		}
-		return writeAudit(ctx, tx, AuditEntry{Actor: deviceActor, Action: "sign_request.submit", Target: signTarget(r), Outcome: OutcomeFailed, Detail: detail})
-	})
-}
-
-// TakeRelayPending moves one unsure relay back to relaying for a retry, or
-// returns ErrSignRequestGone when another worker has it or it expired.
-func (s *Store) TakeRelayPending(ctx context.Context, id int64, now time.Time) (SignRequest, error) {
-	r, err := scanSignRequest(s.pool.QueryRow(ctx, `UPDATE sign_requests SET state = 'checking', updated_at = now()
-		WHERE id = $1 AND state = 'relay_pending' AND expires_at > $2 RETURNING `+signRequestColumns, id, now))
-	if errors.Is(err, pgx.ErrNoRows) {
-		return SignRequest{}, ErrSignRequestGone
+// SignRelayedDetail says what a relayed signature did to its proposal.
+func SignRelayedDetail(after *Proposal) string {
+	if after == nil {
+		return "signature accepted by the API"
 	}
-	if err != nil {
-		return SignRequest{}, fmt.Errorf("store: take relay %d: %w", id, err)
-	}
-	return r, nil
+	return fmt.Sprintf("signature accepted by the API; %d of %d signatures; status %s", after.CollectedSignatures,
+		after.RequiredSignatures, after.Status)
 }
 
-// RelayPendingIDs lists unsure relays whose deadline has not passed.
-func (s *Store) RelayPendingIDs(ctx context.Context, now time.Time) ([]int64, error) {
-	rows, err := s.pool.Query(ctx, `SELECT id FROM sign_requests WHERE state = 'relay_pending' AND expires_at > $1 ORDER BY id`, now)
-	if err != nil {
-		return nil, fmt.Errorf("store: relay pending: %w", err)
-	}
-	ids, err := pgx.CollectRows(rows, pgx.RowTo[int64])
-	if err != nil {
-		return nil, fmt.Errorf("store: relay pending: %w", err)
-	}
-	return ids, nil
-}
-
-// ExpireStaleSignRequests ends open and unsure requests whose deadline
-// passed; an unsure relay's kept signature is forgotten.
+// ExpireStaleSignRequests ends unused requests whose deadline passed. A
+// request whose signature is being relayed is left to its action.
 func (s *Store) ExpireStaleSignRequests(ctx context.Context, now time.Time) (int64, error) {
-	tag, err := s.pool.Exec(ctx, `UPDATE sign_requests SET state = 'expired', signature = '',
-		error = CASE WHEN state = 'relay_pending' THEN error || '; the deadline passed before the API answered' ELSE 'the link expired before it was used' END,
-		updated_at = now() WHERE state IN ('waiting', 'opened', 'relay_pending') AND expires_at <= $1`, now)
+	tag, err := s.db.Exec(ctx, `UPDATE sign_requests sr SET state = 'expired', error = 'the link expired before it was used',
+		updated_at = now() WHERE state IN ('waiting', 'opened') AND expires_at <= $1 AND `+noRelay, now)
 	if err != nil {
 		return 0, fmt.Errorf("store: expire sign requests: %w", err)
 	}
 	return tag.RowsAffected(), nil
 }
 
-// ReopenSignRequest gives a claimed token back when the app could not check
-// the signature for a reason of its own (the API could not be read): nothing
-// was sent upstream, so the device may post again.
-func (s *Store) ReopenSignRequest(ctx context.Context, id int64) error {
-	_, err := s.pool.Exec(ctx, `UPDATE sign_requests SET state = CASE WHEN opened_at IS NULL THEN 'waiting' ELSE 'opened' END,
-		used_at = NULL, updated_at = now() WHERE id = $1 AND state = 'checking'`, id)
-	if err != nil {
-		return fmt.Errorf("store: reopen sign request %d: %w", id, err)
-	}
-	return nil
-}
-
 // SetSignState moves a request from one state to another (the proposal
-// completed or failed after submission; a retry gave the row back). It
-// reports whether the row was in state from.
-func (s *Store) SetSignState(ctx context.Context, id int64, from, to, errText string) (bool, error) {
-	tag, err := s.pool.Exec(ctx, `UPDATE sign_requests SET state = $3, error = $4, updated_at = now() WHERE id = $1 AND state = $2`,
+// completed or failed after submission). It reports whether the row was in
+// state from.
+func (s *Store) SetSignState(ctx context.Context, id int64, from, to SignState, errText string) (bool, error) {
+	tag, err := s.db.Exec(ctx, `UPDATE sign_requests SET state = $3, error = $4, updated_at = now() WHERE id = $1 AND state = $2`,
 		id, from, to, errText)
 	if err != nil {
 		return false, fmt.Errorf("store: sign request %d %s → %s: %w", id, from, to, err)
@@ -395,8 +350,8 @@ func (s *Store) SetSignState(ctx context.Context, id int64, from, to, errText st
 
 // OwnerProofRequests lists a user's owner-proof requests, newest first.
 func (s *Store) OwnerProofRequests(ctx context.Context, userID string, limit int) ([]SignRequest, error) {
-	rows, err := s.pool.Query(ctx, `SELECT `+signRequestColumns+` FROM sign_requests WHERE kind = 'owner_proof' AND user_id = $1
-		ORDER BY id DESC LIMIT $2`, userID, limit)
+	rows, err := s.db.Query(ctx, signRequestSelect+` WHERE sr.kind = 'owner_proof' AND sr.user_id = $1
+		ORDER BY sr.id DESC LIMIT $2`, userID, limit)
 	if err != nil {
 		return nil, fmt.Errorf("store: owner proofs: %w", err)
 	}

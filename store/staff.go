@@ -46,7 +46,7 @@ type NewStaff struct {
 // CountStaff returns how many staff accounts exist.
 func (s *Store) CountStaff(ctx context.Context) (int, error) {
 	var n int
-	if err := s.pool.QueryRow(ctx, `SELECT count(*) FROM staff`).Scan(&n); err != nil {
+	if err := s.db.QueryRow(ctx, `SELECT count(*) FROM staff`).Scan(&n); err != nil {
 		return 0, fmt.Errorf("store: count staff: %w", err)
 	}
 	return n, nil
@@ -80,7 +80,7 @@ func (s *Store) CreateStaff(ctx context.Context, n NewStaff, by Actor) (Staff, e
 
 // StaffByID loads one staff member.
 func (s *Store) StaffByID(ctx context.Context, id int64) (Staff, error) {
-	st, err := scanStaff(s.pool.QueryRow(ctx, `SELECT `+staffColumns+` FROM staff WHERE id = $1`, id))
+	st, err := scanStaff(s.db.QueryRow(ctx, `SELECT `+staffColumns+` FROM staff WHERE id = $1`, id))
 	if err != nil {
 		return Staff{}, fmt.Errorf("store: load staff %d: %w", id, notFound(err))
 	}
@@ -89,7 +89,7 @@ func (s *Store) StaffByID(ctx context.Context, id int64) (Staff, error) {
 
 // StaffByEmail loads one staff member by email, ignoring case.
 func (s *Store) StaffByEmail(ctx context.Context, email string) (Staff, error) {
-	st, err := scanStaff(s.pool.QueryRow(ctx,
+	st, err := scanStaff(s.db.QueryRow(ctx,
 		`SELECT `+staffColumns+` FROM staff WHERE lower(email) = lower($1)`, strings.TrimSpace(email)))
 	if err != nil {
 		return Staff{}, fmt.Errorf("store: load staff by email: %w", notFound(err))
@@ -99,7 +99,7 @@ func (s *Store) StaffByEmail(ctx context.Context, email string) (Staff, error) {
 
 // ListStaff returns every staff member, by email.
 func (s *Store) ListStaff(ctx context.Context) ([]Staff, error) {
-	rows, err := s.pool.Query(ctx, `SELECT `+staffColumns+` FROM staff ORDER BY lower(email)`)
+	rows, err := s.db.Query(ctx, `SELECT `+staffColumns+` FROM staff ORDER BY lower(email)`)
 	if err != nil {
 		return nil, fmt.Errorf("store: list staff: %w", err)
 	}

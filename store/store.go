@@ -25,21 +25,39 @@ var ErrConflict = errors.New("store: already exists")
 // three connections per CPU, at least six. More connections than that do
 // not add throughput on a small machine — they add runnable backends that
 // the kernel time-slices, which is what the p99 of a busy page is made of
-// (measured on 2 cores at 32 clients, list page p99: 41 ms with 20
-// connections, 17–18 ms with 8, 16–17 ms with 6; the webhook receiver
-// acknowledged 2,898 deliveries/s with 8 against 2,561 with 20).
+// (the README has the measurements).
 func defaultMaxConns() int32 { return int32(max(6, 3*runtime.GOMAXPROCS(0))) }
 
-// Store wraps the connection pool.
+// dbtx is what the store's statements run on: the pool, or one
+// transaction when a store is bound to it (see InTx).
+type dbtx interface {
+	Begin(ctx context.Context) (pgx.Tx, error)
+	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+	SendBatch(ctx context.Context, b *pgx.Batch) pgx.BatchResults
+}
+
+// Store wraps the connection pool, or one transaction of it.
 type Store struct {
 	pool *pgxpool.Pool
+	db   dbtx
 	// staffCache, when set, is told of staff changes made here at once
-	// (other processes' changes reach it by notification).
-	staffCache atomic.Pointer[StaffCache]
+	// (other processes' changes reach it by notification). Shared by a
+	// store and the stores bound to its transactions.
+	staffCache *atomic.Pointer[StaffCache]
 }
 
 // New returns a store over an open pool.
-func New(pool *pgxpool.Pool) *Store { return &Store{pool: pool} }
+func New(pool *pgxpool.Pool) *Store {
+	return &Store{pool: pool, db: pool, staffCache: new(atomic.Pointer[StaffCache])}
+}
+
+// bound is a store whose statements run in tx. Its own InTx calls nest as
+// savepoints, so any store method can take part in a caller's transaction.
+func (s *Store) bound(tx pgx.Tx) *Store {
+	return &Store{pool: s.pool, db: tx, staffCache: s.staffCache}
+}
 
 // Pool exposes the pool for the parts that need it directly (sessions, river).
 func (s *Store) Pool() *pgxpool.Pool { return s.pool }
@@ -67,9 +85,10 @@ func Open(ctx context.Context, connString string) (*pgxpool.Pool, error) {
 	return pool, nil
 }
 
-// InTx runs fn in a transaction, committing when it returns nil.
+// InTx runs fn in a transaction, committing when it returns nil. On a store
+// bound to a transaction it is a savepoint of that transaction.
 func (s *Store) InTx(ctx context.Context, fn func(tx pgx.Tx) error) error {
-	tx, err := s.pool.Begin(ctx)
+	tx, err := s.db.Begin(ctx)
 	if err != nil {
 		return fmt.Errorf("store: begin: %w", err)
 	}
@@ -81,6 +100,12 @@ func (s *Store) InTx(ctx context.Context, fn func(tx pgx.Tx) error) error {
 		return fmt.Errorf("store: commit: %w", err)
 	}
 	return nil
+}
+
+// Tx runs fn with a store bound to one transaction, committing when fn
+// returns nil: every method fn calls on it commits or rolls back together.
+func (s *Store) Tx(ctx context.Context, fn func(tx *Store) error) error {
+	return s.InTx(ctx, func(tx pgx.Tx) error { return fn(s.bound(tx)) })
 }
 
 // isUniqueViolation reports whether err is PostgreSQL's unique_violation.

@@ -50,7 +50,7 @@ func (s *Store) SearchTreasuryRecipients(ctx context.Context, q string, limit in
 		return "$" + strconv.Itoa(len(args))
 	}
 	cond := employeeSearchCond(q, arg)
-	rows, err := s.pool.Query(ctx, `SELECT `+recipientColumns+` FROM employees
+	rows, err := s.db.Query(ctx, `SELECT `+recipientColumns+` FROM employees
 		WHERE `+recipientWhere+` AND `+cond+`
 		ORDER BY `+nameExpr+`, id LIMIT `+arg(limit), args...)
 	if err != nil {
@@ -69,7 +69,7 @@ func (s *Store) TreasuryRecipient(ctx context.Context, serviceUserID string) (r 
 	if serviceUserID == "" {
 		return Recipient{}, false, nil
 	}
-	r, err = scanRecipient(s.pool.QueryRow(ctx, `SELECT `+recipientColumns+` FROM employees
+	r, err = scanRecipient(s.db.QueryRow(ctx, `SELECT `+recipientColumns+` FROM employees
 		WHERE `+recipientWhere+` AND service_user_id = $1`, serviceUserID))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return Recipient{}, false, nil

@@ -47,6 +47,8 @@ type WebhookEvent struct {
 
 // NewDelivery is a verified delivery about to be stored.
 type NewDelivery struct {
+	// WebhookID is the key deliveries are deduplicated on: the signed
+	// body's id, never a header the signature does not cover.
 	WebhookID      string
 	SourceEventID  string
 	EventType      string
@@ -84,7 +86,7 @@ func scanEvent(row pgx.Row) (WebhookEvent, error) {
 	return e, err
 }
 
-// ReceiveDelivery stores a delivery keyed by its webhook id. A new delivery
+// ReceiveDelivery stores a delivery keyed by its WebhookID. A new delivery
 // that can be processed is enqueued by enqueue inside the same transaction,
 // so it is stored and queued together or not at all. A delivery already
 // stored only has its duplicate count raised: it returns (id, false).
@@ -128,7 +130,7 @@ func (s *Store) ReceiveDelivery(ctx context.Context, d NewDelivery, enqueue func
 
 // WebhookEventByID loads one event.
 func (s *Store) WebhookEventByID(ctx context.Context, id int64) (WebhookEvent, error) {
-	e, err := scanEvent(s.pool.QueryRow(ctx, `SELECT `+eventColumns+` FROM webhook_events WHERE id = $1`, id))
+	e, err := scanEvent(s.db.QueryRow(ctx, `SELECT `+eventColumns+` FROM webhook_events WHERE id = $1`, id))
 	if err != nil {
 		return WebhookEvent{}, fmt.Errorf("store: load webhook event %d: %w", id, notFound(err))
 	}
@@ -147,7 +149,7 @@ type EventOutcome struct {
 // final, marks a still queued event failed (a failed replay leaves the
 // event's state as it was, with the error shown).
 func (s *Store) RecordEventAttempt(ctx context.Context, id int64, errText string, final bool) error {
-	_, err := s.pool.Exec(ctx, `
+	_, err := s.db.Exec(ctx, `
 		UPDATE webhook_events SET attempts = attempts + 1, error = $2,
 			state = CASE WHEN $3 AND state = 'queued' THEN 'failed' ELSE state END
 		WHERE id = $1`, id, truncate(errText, 2000), final)
@@ -185,7 +187,7 @@ func (s *Store) ListWebhookEvents(ctx context.Context, f EventFilter) ([]Webhook
 		f.Limit = 100
 	}
 	where, args := f.where()
-	rows, err := s.pool.Query(ctx, `SELECT `+eventColumns+` FROM webhook_events WHERE `+where+`
+	rows, err := s.db.Query(ctx, `SELECT `+eventColumns+` FROM webhook_events WHERE `+where+`
 		ORDER BY id DESC LIMIT $6`, append(args, f.Limit)...)
 	if err != nil {
 		return nil, fmt.Errorf("store: list webhook events: %w", err)
@@ -201,7 +203,7 @@ func (s *Store) ListWebhookEvents(ctx context.Context, f EventFilter) ([]Webhook
 func (s *Store) CountWebhookEventsByState(ctx context.Context, f EventFilter) (map[string]int, error) {
 	f.BeforeID = 0
 	where, args := f.where()
-	rows, err := s.pool.Query(ctx, `SELECT state, count(*) FROM webhook_events WHERE `+where+` GROUP BY state`, args...)
+	rows, err := s.db.Query(ctx, `SELECT state, count(*) FROM webhook_events WHERE `+where+` GROUP BY state`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("store: count webhook events: %w", err)
 	}
@@ -220,7 +222,7 @@ func (s *Store) CountWebhookEventsByState(ctx context.Context, f EventFilter) (m
 
 // WebhookEventTypes lists the event types seen, for the filter.
 func (s *Store) WebhookEventTypes(ctx context.Context) ([]string, error) {
-	rows, err := s.pool.Query(ctx, `SELECT DISTINCT event_type FROM webhook_events WHERE event_type <> '' ORDER BY 1 LIMIT 200`)
+	rows, err := s.db.Query(ctx, `SELECT DISTINCT event_type FROM webhook_events WHERE event_type <> '' ORDER BY 1 LIMIT 200`)
 	if err != nil {
 		return nil, fmt.Errorf("store: list event types: %w", err)
 	}
@@ -263,7 +265,7 @@ func (s *Store) ReplayEvents(ctx context.Context, ids []int64, enqueue func(ctx 
 
 // DeferredEventIDs returns events kept for reconciliation, oldest first.
 func (s *Store) DeferredEventIDs(ctx context.Context, limit int) ([]int64, error) {
-	rows, err := s.pool.Query(ctx, `SELECT id FROM webhook_events WHERE state IN ('deferred', 'failed') ORDER BY id LIMIT $1`, limit)
+	rows, err := s.db.Query(ctx, `SELECT id FROM webhook_events WHERE state IN ('deferred', 'failed') ORDER BY id LIMIT $1`, limit)
 	if err != nil {
 		return nil, fmt.Errorf("store: deferred events: %w", err)
 	}
@@ -276,7 +278,7 @@ func (s *Store) DeferredEventIDs(ctx context.Context, limit int) ([]int64, error
 
 // StoredWebhookIDs returns which of the given webhook ids are stored.
 func (s *Store) StoredWebhookIDs(ctx context.Context, ids []string) (map[string]bool, error) {
-	rows, err := s.pool.Query(ctx, `SELECT webhook_id FROM webhook_events WHERE webhook_id = ANY($1)`, ids)
+	rows, err := s.db.Query(ctx, `SELECT webhook_id FROM webhook_events WHERE webhook_id = ANY($1)`, ids)
 	if err != nil {
 		return nil, fmt.Errorf("store: stored webhook ids: %w", err)
 	}
@@ -360,7 +362,7 @@ func (s *Store) ApplyEvent(ctx context.Context, a EventApplication) (bool, error
 	if err := queueApplication(b, a); err != nil {
 		return false, err
 	}
-	br := s.pool.SendBatch(ctx, b)
+	br := s.db.SendBatch(ctx, b)
 	applied, err := readApplication(br, a)
 	if cerr := br.Close(); err == nil && cerr != nil {
 		err = fmt.Errorf("store: apply webhook event %d: %w", a.EventID, cerr)

@@ -53,7 +53,7 @@ func scanSubscription(row pgx.Row) (WebhookSubscription, error) {
 
 // WebhookSubscription loads the subscription; ErrNotFound when none is kept.
 func (s *Store) WebhookSubscription(ctx context.Context) (WebhookSubscription, error) {
-	w, err := scanSubscription(s.pool.QueryRow(ctx, `SELECT `+subscriptionColumns+` FROM webhook_subscription WHERE id = 1`))
+	w, err := scanSubscription(s.db.QueryRow(ctx, `SELECT `+subscriptionColumns+` FROM webhook_subscription WHERE id = 1`))
 	if err != nil {
 		return WebhookSubscription{}, fmt.Errorf("store: load webhook subscription: %w", notFound(err))
 	}
@@ -73,9 +73,10 @@ type SubscriptionChange struct {
 	SecretSealed []byte
 }
 
-// SaveWebhookSubscription records the subscription as upstream now has it,
-// and its audit row, in one transaction.
-func (s *Store) SaveWebhookSubscription(ctx context.Context, c SubscriptionChange, audit AuditEntry) (WebhookSubscription, error) {
+// SaveWebhookSubscription records the subscription as upstream now has it.
+// Callers write its audit row in the same transaction (Tx, or an action's
+// finish).
+func (s *Store) SaveWebhookSubscription(ctx context.Context, c SubscriptionChange) (WebhookSubscription, error) {
 	var out WebhookSubscription
 	err := s.InTx(ctx, func(tx pgx.Tx) error {
 		_, err := tx.Exec(ctx, `INSERT INTO webhook_subscription (id) VALUES (1) ON CONFLICT (id) DO NOTHING`)
@@ -102,7 +103,7 @@ func (s *Store) SaveWebhookSubscription(ctx context.Context, c SubscriptionChang
 		if err != nil {
 			return fmt.Errorf("store: save webhook subscription: %w", err)
 		}
-		return writeAudit(ctx, tx, audit)
+		return nil
 	})
 	return out, err
 }
@@ -111,7 +112,7 @@ func (s *Store) SaveWebhookSubscription(ctx context.Context, c SubscriptionChang
 // secret is saved, a delivery that does not verify may be signed with it,
 // so the receiver answers 503 (retry) instead of 401.
 func (s *Store) MarkSecretRotating(ctx context.Context, rotating bool) error {
-	_, err := s.pool.Exec(ctx, `
+	_, err := s.db.Exec(ctx, `
 		UPDATE webhook_subscription SET rotating_since = CASE WHEN $1 THEN now() ELSE NULL END WHERE id = 1`, rotating)
 	if err != nil {
 		return fmt.Errorf("store: mark rotation: %w", err)
@@ -154,7 +155,7 @@ func (s *Store) RecordSignatureFailure(ctx context.Context, f SignatureFailure) 
 
 // ListSignatureFailures returns the most recent refused deliveries.
 func (s *Store) ListSignatureFailures(ctx context.Context, limit int) ([]SignatureFailure, error) {
-	rows, err := s.pool.Query(ctx, `
+	rows, err := s.db.Query(ctx, `
 		SELECT at, webhook_id, reason FROM webhook_signature_failures ORDER BY at DESC, id DESC LIMIT $1`, limit)
 	if err != nil {
 		return nil, fmt.Errorf("store: list signature failures: %w", err)

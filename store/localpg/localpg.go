@@ -3,8 +3,10 @@
 // no DATABASE_URL, and store/pgtest one per test binary.
 //
 // The cluster listens on 127.0.0.1 only, over TCP (no Unix socket, whose
-// path length is limited), with trust authentication for the superuser
-// postgres. When the caller is root, the server runs as the postgres user
+// path length is limited). Every connection must authenticate with
+// SCRAM-SHA-256 as the superuser postgres, whose password is generated with
+// the cluster and kept in the data directory (see PasswordFile); ConnString
+// carries it. When the caller is root, the server runs as the postgres user
 // (or nobody), because PostgreSQL refuses to run as root.
 //
 // The server is a child of the calling process rather than a daemon started
@@ -37,7 +39,7 @@ import (
 type Options struct {
 	// DataDir holds the cluster. It is created with initdb unless it
 	// already holds one (a PG_VERSION file), which is then reused with its
-	// data.
+	// data; one that does not require a password yet is made to.
 	DataDir string
 	// Port on 127.0.0.1; 0 picks a free one.
 	Port int
@@ -71,13 +73,14 @@ type Timings struct {
 
 // Cluster is a running server. Stop it when done.
 type Cluster struct {
-	dataDir string
-	port    int
-	logFile string
-	logFrom int64 // where this run's part of the server log begins
-	log     *slog.Logger
-	version string
-	timings Timings
+	dataDir  string
+	port     int
+	password string // the postgres role's
+	logFile  string
+	logFrom  int64 // where this run's part of the server log begins
+	log      *slog.Logger
+	version  string
+	timings  Timings
 
 	process *os.Process
 	exited  chan struct{} // closed once the server has exited and been reaped
@@ -152,9 +155,10 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 		return nil, err
 	}
 	var timings Timings
+	var password string
 	if major == 0 {
 		began := time.Now()
-		if err := initCluster(ctx, bins, dataDir, id, opts.ForTests, log); err != nil {
+		if password, err = initCluster(ctx, bins, dataDir, id, opts.ForTests, log); err != nil {
 			return nil, err
 		}
 		timings.InitDB = time.Since(began)
@@ -163,6 +167,9 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 			return nil, err
 		}
 		if err := id.own(dataDir, log); err != nil {
+			return nil, err
+		}
+		if password, err = ensurePassword(ctx, bins, dataDir, id, !opts.ForTests, log); err != nil {
 			return nil, err
 		}
 	}
@@ -182,7 +189,7 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 				return nil, err
 			}
 		}
-		c := &Cluster{dataDir: dataDir, port: port, logFile: logFile, log: log, version: bins.version, timings: timings}
+		c := &Cluster{dataDir: dataDir, port: port, password: password, logFile: logFile, log: log, version: bins.version, timings: timings}
 		err := c.start(ctx, bins, id, opts.ForTests, logf)
 		if err == nil {
 			log.Info("postgres ready",
@@ -201,30 +208,54 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 
 // initCluster runs initdb into a sibling directory and renames it into
 // place, so that an interrupted initdb never leaves a PG_VERSION over a
-// half-made cluster that the next Start would try to reuse.
-func initCluster(ctx context.Context, bins binaries, dataDir string, id identity, forTests bool, log *slog.Logger) error {
+// half-made cluster that the next Start would try to reuse. It returns the
+// postgres role's new password, kept in the cluster's PasswordFile.
+func initCluster(ctx context.Context, bins binaries, dataDir string, id identity, forTests bool, log *slog.Logger) (string, error) {
 	entries, err := os.ReadDir(dataDir)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 	case err != nil:
-		return fmt.Errorf("localpg: %w", err)
+		return "", fmt.Errorf("localpg: %w", err)
 	case len(entries) > 0:
-		return fmt.Errorf("localpg: %s is not empty but holds no cluster (no PG_VERSION): move it away or choose another data directory", dataDir)
+		return "", fmt.Errorf("localpg: %s is not empty but holds no cluster (no PG_VERSION): move it away or choose another data directory", dataDir)
 	}
 
 	tmp := dataDir + ".initdb"
 	if err := os.RemoveAll(tmp); err != nil {
-		return fmt.Errorf("localpg: remove unfinished initdb: %w", err)
+		return "", fmt.Errorf("localpg: remove unfinished initdb: %w", err)
 	}
 	if err := os.Mkdir(tmp, 0o700); err != nil {
-		return fmt.Errorf("localpg: %w", err)
+		return "", fmt.Errorf("localpg: %w", err)
 	}
 	if id.cred != nil {
 		if err := os.Chown(tmp, int(id.cred.Uid), int(id.cred.Gid)); err != nil {
-			return fmt.Errorf("localpg: chown %s to %s: %w", tmp, id.name, err)
+			return "", fmt.Errorf("localpg: chown %s to %s: %w", tmp, id.name, err)
 		}
 	}
-	args := []string{"-D", tmp, "-U", "postgres", "-A", "trust", "-E", "UTF8", "--no-locale", "--no-instructions"}
+	password, err := newPassword()
+	if err != nil {
+		return "", err
+	}
+	// initdb reads the password from a file, which its user must be able
+	// to read, and which must not outlive it.
+	pwfile, err := os.CreateTemp(filepath.Dir(dataDir), "."+filepath.Base(dataDir)+".pwfile.*")
+	if err != nil {
+		return "", fmt.Errorf("localpg: %w", err)
+	}
+	defer os.Remove(pwfile.Name())
+	_, err = pwfile.WriteString(password + "\n")
+	if err == nil && id.cred != nil {
+		err = pwfile.Chown(int(id.cred.Uid), int(id.cred.Gid))
+	}
+	if closeErr := pwfile.Close(); err == nil {
+		err = closeErr
+	}
+	if err != nil {
+		return "", fmt.Errorf("localpg: write password for initdb: %w", err)
+	}
+
+	args := []string{"-D", tmp, "-U", "postgres", "-A", "scram-sha-256", "--pwfile", pwfile.Name(),
+		"-E", "UTF8", "--no-locale", "--no-instructions"}
 	if forTests {
 		args = append(args, "--no-sync")
 	}
@@ -233,22 +264,26 @@ func initCluster(ctx context.Context, bins binaries, dataDir string, id identity
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		_ = os.RemoveAll(tmp)
-		return fmt.Errorf("localpg: initdb %s: %w\n%s", dataDir, err, lastLines(string(out), 15))
+		return "", fmt.Errorf("localpg: initdb %s: %w\n%s", dataDir, err, lastLines(string(out), 15))
 	}
 	log.Debug("localpg: initdb done", "output", string(out))
+	if err := writePrivateFile(filepath.Join(tmp, PasswordFile), []byte(password+"\n"), id, !forTests); err != nil {
+		_ = os.RemoveAll(tmp)
+		return "", err
+	}
 
 	if err := os.Remove(dataDir); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("localpg: %w", err)
+		return "", fmt.Errorf("localpg: %w", err)
 	}
 	if err := os.Rename(tmp, dataDir); err != nil {
-		return fmt.Errorf("localpg: move new cluster into place: %w", err)
+		return "", fmt.Errorf("localpg: move new cluster into place: %w", err)
 	}
 	if !forTests {
 		if err := syncDir(filepath.Dir(dataDir)); err != nil {
-			return err
+			return "", err
 		}
 	}
-	return nil
+	return password, nil
 }
 
 func syncDir(dir string) error {
@@ -305,7 +340,7 @@ func (c *Cluster) start(ctx context.Context, bins binaries, id identity, forTest
 	c.process = cmd.Process
 
 	began := time.Now()
-	err = waitReady(ctx, c.addr(), c.dataDir, c.exited)
+	err = waitReady(ctx, c.addr(), c.password, c.dataDir, c.exited)
 	if err == nil {
 		c.timings.Start = time.Since(began)
 		return nil
@@ -316,6 +351,11 @@ func (c *Cluster) start(ctx context.Context, bins binaries, id identity, forTest
 	tail := c.logSince()
 	if strings.Contains(tail, "Address already in use") {
 		return fmt.Errorf("localpg: start server on port %d: %w", c.port, errPortInUse)
+	}
+	var se *serverError
+	if errors.As(err, &se) && se.code == sqlstateInvalidPassword {
+		err = fmt.Errorf("%w (the password in %s is not the postgres role's: remove that file and a new one is set at the next start)",
+			err, filepath.Join(c.dataDir, PasswordFile))
 	}
 	return fmt.Errorf("localpg: start server in %s: %w\nserver log (%s):\n%s", c.dataDir, err, c.logFile, lastLines(tail, 15))
 }
@@ -351,7 +391,7 @@ var errServerExited = errors.New("server exited")
 // waitReady connects until the server in dataDir answers. Checking the
 // data directory makes sure the answer comes from our server, not from
 // another one that took the port first.
-func waitReady(ctx context.Context, addr, dataDir string, exited <-chan struct{}) error {
+func waitReady(ctx context.Context, addr, password, dataDir string, exited <-chan struct{}) error {
 	// A server that exits ends the wait at once, even mid-connection (to
 	// whatever else listens on the port).
 	ctx, cancel := context.WithCancel(ctx)
@@ -366,7 +406,7 @@ func waitReady(ctx context.Context, addr, dataDir string, exited <-chan struct{}
 	delay := 2 * time.Millisecond
 	for {
 		pingCtx, cancelPing := context.WithTimeout(ctx, pingTimeout)
-		err := ping(pingCtx, addr, dataDir)
+		err := ping(pingCtx, addr, password, dataDir)
 		cancelPing()
 		if err == nil {
 			return nil
@@ -391,8 +431,8 @@ func waitReady(ctx context.Context, addr, dataDir string, exited <-chan struct{}
 	}
 }
 
-func ping(ctx context.Context, addr, dataDir string) error {
-	conn, err := dial(ctx, addr, "postgres", "postgres")
+func ping(ctx context.Context, addr, password, dataDir string) error {
+	conn, err := dial(ctx, addr, "postgres", password, "postgres")
 	if err != nil {
 		return err
 	}
@@ -419,9 +459,10 @@ func freePort() (int, error) {
 	return port, nil
 }
 
-// ConnString is a URL for database dbname as the superuser postgres.
+// ConnString is a URL for database dbname as the superuser postgres, with
+// its password: treat it as a secret.
 func (c *Cluster) ConnString(dbname string) string {
-	return fmt.Sprintf("postgres://postgres@%s/%s?sslmode=disable", c.addr(), url.PathEscape(dbname))
+	return fmt.Sprintf("postgres://%s@%s/%s?sslmode=disable", url.UserPassword("postgres", c.password), c.addr(), url.PathEscape(dbname))
 }
 
 // Port is the TCP port on 127.0.0.1.
@@ -440,7 +481,7 @@ func (c *Cluster) addr() string { return net.JoinHostPort("127.0.0.1", strconv.I
 
 // EnsureDatabase creates database name unless it exists.
 func (c *Cluster) EnsureDatabase(ctx context.Context, name string) error {
-	conn, err := dial(ctx, c.addr(), "postgres", "postgres")
+	conn, err := dial(ctx, c.addr(), "postgres", c.password, "postgres")
 	if err != nil {
 		return fmt.Errorf("localpg: connect: %w", err)
 	}

@@ -56,7 +56,7 @@ func (w testWriter) Write(p []byte) (int, error) {
 // code.
 func query(t testing.TB, c *Cluster, db, sql string) [][]string {
 	t.Helper()
-	conn, err := dial(t.Context(), c.addr(), "postgres", db)
+	conn, err := dial(t.Context(), c.addr(), "postgres", c.password, db)
 	if err != nil {
 		t.Fatalf("connect to %s: %v", db, err)
 	}
@@ -76,7 +76,7 @@ func TestStartConnectStop(t *testing.T) {
 	if c.Timings().InitDB == 0 || c.Timings().Start == 0 {
 		t.Errorf("timings = %+v, want both measured for a new cluster", c.Timings())
 	}
-	want := fmt.Sprintf("postgres://postgres@127.0.0.1:%d/app?sslmode=disable", c.Port())
+	want := fmt.Sprintf("postgres://postgres:%s@127.0.0.1:%d/app?sslmode=disable", c.password, c.Port())
 	if got := c.ConnString("app"); got != want {
 		t.Errorf("ConnString = %q, want %q", got, want)
 	}

@@ -13,9 +13,9 @@ import (
 )
 
 // Just enough of the PostgreSQL frontend/backend protocol (version 3.0,
-// trust authentication, simple queries) to tell when the server accepts
-// connections and to create a database, so that this package needs no
-// driver.
+// SCRAM-SHA-256 authentication, simple queries) to tell when the server
+// accepts connections and to create a database, so that this package needs
+// no driver.
 
 // serverError is an ErrorResponse from the server.
 type serverError struct {
@@ -28,6 +28,7 @@ func (e *serverError) Error() string { return fmt.Sprintf("%s (SQLSTATE %s)", e.
 const (
 	sqlstateCannotConnectNow  = "57P03" // starting up, recovering, shutting down
 	sqlstateDuplicateDatabase = "42P04"
+	sqlstateInvalidPassword   = "28P01"
 	maxMessageLen             = 1 << 24
 )
 
@@ -37,8 +38,9 @@ type wireConn struct {
 	stopCancel func() bool
 }
 
-// dial opens a session as user on database db.
-func dial(ctx context.Context, addr, user, db string) (*wireConn, error) {
+// dial opens a session as user on database db, giving password when the
+// server asks for one.
+func dial(ctx context.Context, addr, user, password, db string) (*wireConn, error) {
 	var d net.Dialer
 	nc, err := d.DialContext(ctx, "tcp", addr)
 	if err != nil {
@@ -75,9 +77,9 @@ func dial(ctx context.Context, addr, user, db string) (*wireConn, error) {
 		}
 		switch typ {
 		case 'R':
-			if len(payload) < 4 || binary.BigEndian.Uint32(payload) != 0 {
+			if err := c.authenticate(payload, password); err != nil {
 				c.abort()
-				return nil, errors.New("server asks for a password; localpg clusters use trust authentication")
+				return nil, err
 			}
 		case 'E':
 			c.abort()
@@ -89,13 +91,34 @@ func dial(ctx context.Context, addr, user, db string) (*wireConn, error) {
 	}
 }
 
+// authenticate answers an authentication request: SCRAM-SHA-256 is the
+// only method localpg clusters use (no server should send the password in
+// clear or as MD5 to this client).
+func (c *wireConn) authenticate(payload []byte, password string) error {
+	if len(payload) < 4 {
+		return errors.New("protocol: short authentication request")
+	}
+	switch code := binary.BigEndian.Uint32(payload); code {
+	case authOK:
+		return nil
+	case authSASL:
+		return c.authenticateSCRAM(payload[4:], password)
+	default:
+		return fmt.Errorf("server asks for authentication method %d; localpg clusters use SCRAM-SHA-256", code)
+	}
+}
+
+// send writes one message of type typ.
+func (c *wireConn) send(typ byte, body []byte) error {
+	msg := []byte{typ}
+	msg = binary.BigEndian.AppendUint32(msg, uint32(4+len(body)))
+	_, err := c.nc.Write(append(msg, body...))
+	return err
+}
+
 // query runs one simple query and returns its rows as text (NULL as "").
 func (c *wireConn) query(sql string) ([][]string, error) {
-	msg := []byte{'Q'}
-	msg = binary.BigEndian.AppendUint32(msg, uint32(4+len(sql)+1))
-	msg = append(msg, sql...)
-	msg = append(msg, 0)
-	if _, err := c.nc.Write(msg); err != nil {
+	if err := c.send('Q', append([]byte(sql), 0)); err != nil {
 		return nil, err
 	}
 	var rows [][]string
