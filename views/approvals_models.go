@@ -32,6 +32,8 @@ type QueueFilterForm struct {
 	// Who matches the owner's or the recipient's name or email, anywhere
 	// in them (search as you type).
 	Who string
+	// Fields says which filter was not usable (it is then not applied).
+	Fields FieldErrors
 }
 
 // Choice is one option of a select on the approval pages.
@@ -48,13 +50,48 @@ type ProposalRow struct {
 	From        string
 	To          string
 	Description string
+	// Status is the proposal's state as the API spells it (it chooses the
+	// badge); StatusLabel says it in people's words.
 	Status      string
-	StatusClass string
-	Approvals   string // "1 of 2"
-	Signatures  string // "0 of 1"
-	Age         string
+	StatusLabel string
+	Approvals   string     // "1 of 2"
+	Signatures  string     // "0 of 1"
+	Age         string     // "5 min ago"
 	Deadline    *time.Time // while signing
 	NeedsMe     bool
+}
+
+// ProposalBadgeClass is the badge class of a proposal's state.
+func ProposalBadgeClass(status string) string {
+	switch status {
+	case "COMPLETED":
+		return "badge-completed"
+	case "FAILED", "REJECTED", "EXPIRED":
+		return "badge-failed"
+	}
+	return "badge-pending"
+}
+
+// ProposalStateAllows says what a proposal's state allows, after the
+// spec's proposal state table.
+func ProposalStateAllows(status string) string {
+	switch status {
+	case "PENDING_APPROVALS":
+		return "It waits for its wallet's admins to approve it; it may also be rejected."
+	case "PENDING_SIGNATURES":
+		return "It is approved and waits for the owner's signature on their device; it may also be rejected."
+	case "SUBMITTED", "READY_TO_EXECUTE", "EXECUTING":
+		return "The owner signed it and it is being executed: nothing is left to decide, and it can no longer be rejected. It completes once execution settles."
+	case "COMPLETED":
+		return "It was executed: nothing is left to decide."
+	case "FAILED":
+		return "It failed. Approving it again restarts its workflow (approvals and signatures are collected again); it may also be rejected."
+	case "REJECTED":
+		return "It was rejected and abandoned: nothing is left to decide."
+	case "EXPIRED":
+		return "It expired before it was signed: nothing is left to decide."
+	}
+	return "Nothing can be decided in this state."
 }
 
 // ProposalDetailView is one proposal with its timeline and actions.
@@ -70,15 +107,31 @@ type ProposalDetailView struct {
 	ApprovedBy   []string
 	Timeline     []TimelineEntry
 	Device       DeviceSummary
+	// PollURL re-reads the summary and the actions; it carries the
+	// version shown, so an unchanged proposal answers 204 and what is
+	// typed in its forms stays.
+	PollURL string
 	// Actions the viewer may take now, and why not when they may not.
 	CanApprove      bool
 	CanApproveAgain bool
 	CanReject       bool
 	CanSign         bool
-	BlockedReason   string
-	RejectForm      RejectForm
-	ActionError     string
-	Sign            *SignPanel // the latest sign request
+	// SignInFlight: the owner's signature is on its way to the API, so no
+	// new link is offered.
+	SignInFlight  bool
+	BlockedReason string
+	// One-time tokens of the forms (handlers.NewFormToken).
+	ApproveToken string
+	RejectToken  string
+	SignToken    string
+	RejectForm   RejectForm
+	ActionError  string
+	Sign         *SignPanel // the latest sign request
+}
+
+// Decides reports whether the viewer has any decision to make here.
+func (v ProposalDetailView) Decides() bool {
+	return v.CanApprove || v.CanApproveAgain || v.CanReject || v.CanSign
 }
 
 // DeviceSummary is what the owner sees on the device.
@@ -112,6 +165,9 @@ type ApproverLinkView struct {
 	Admins  []Choice
 	Fields  FieldErrors
 	Value   string
+	// Unavailable, when set, says why the admins cannot be listed; the
+	// form is not shown.
+	Unavailable string
 }
 
 // SignPanel shows a sign request on the approver's page: the QR code and
@@ -122,13 +178,39 @@ type SignPanel struct {
 	Link      string
 	QRDataURL string
 	ExpiresAt time.Time
-	State     string
-	Label     string
-	Class     string
-	Error     string
-	Final     bool
-	PollURL   string
-	Steps     []SignStep
+	// State is the sign request's state (store.SignState); it chooses the
+	// badge. Label says it in people's words.
+	State   string
+	Label   string
+	Error   string
+	Final   bool
+	PollURL string
+	Steps   []SignStep
+}
+
+// SignBadgeClass is the badge class of a sign request's state.
+func SignBadgeClass(state string) string {
+	switch state {
+	case "relay_pending":
+		return "badge-warn"
+	case "submitted":
+		return "badge-ok"
+	case "completed":
+		return "badge-completed"
+	case "expired", "superseded", "failed":
+		return "badge-failed"
+	case "refused":
+		return "badge-refused"
+	}
+	return "badge-pending"
+}
+
+// SignIssuedView is the page that shows a link just issued for a proposal:
+// its QR code, once.
+type SignIssuedView struct {
+	ProposalID string
+	Device     DeviceSummary
+	Panel      SignPanel
 }
 
 // SignStep is one step of the sign request's progress.
@@ -144,61 +226,4 @@ type SignDeviceView struct {
 	Kind     string
 	Summary  DeviceSummary
 	Deadline time.Time
-}
-
-// TreasuryView is the page that creates proposals from the treasury.
-type TreasuryView struct {
-	Wallets   []TreasuryWallet
-	Coins     []string
-	Transfer  TransferForm
-	Swap      SwapForm
-	Send      SendForm
-	NewWallet NewWalletForm
-	Error     string // an upstream failure, with the input kept
-	// OwnerProof is the sign request just issued for a new wallet.
-	OwnerProof *SignPanel
-}
-
-// NewWalletForm creates a treasury wallet whose owner key is on a device.
-type NewWalletForm struct {
-	Currency string
-	Owner    string
-	Fields   FieldErrors
-}
-
-// TreasuryWallet is a treasury wallet to move value from.
-type TreasuryWallet struct {
-	ID      string
-	Label   string // "USD (USDB) · balance 250,000.00 USD"
-	Balance Amount
-}
-
-// TransferForm is a transfer from a treasury wallet to an employee.
-type TransferForm struct {
-	WalletID    string
-	To          RecipientPicker // ToUserID chosen in it
-	ToUserID    string
-	Amount      string
-	Description string
-	Fields      FieldErrors
-}
-
-// SwapForm exchanges a treasury wallet's stablecoin for another.
-type SwapForm struct {
-	WalletID     string
-	ToStablecoin string
-	Amount       string
-	SlippageBps  string
-	Description  string
-	Fields       FieldErrors
-}
-
-// SendForm is account/send from the treasury user's account.
-type SendForm struct {
-	Currency string
-	To       RecipientPicker // ToUserID chosen in it
-	ToUserID string
-	Amount   string
-	Note     string
-	Fields   FieldErrors
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"io"
 	"net/url"
-	"strings"
 	"time"
 
 	"github.com/a-h/templ"
@@ -34,10 +33,12 @@ func (r *proposalRow) Render(_ context.Context, w io.Writer) error {
 	hw.text(r.To)
 	hw.raw(`</td><td>`)
 	hw.text(r.Description)
-	hw.raw(`</td><td><span class="`)
-	hw.text(strings.TrimSpace("badge " + r.StatusClass))
-	hw.raw(`" data-testid="proposal-status">`)
+	hw.raw(`</td><td><span class="badge `)
+	hw.text(ProposalBadgeClass(r.Status))
+	hw.raw(`" data-testid="proposal-status" data-status="`)
 	hw.text(r.Status)
+	hw.raw(`">`)
+	hw.text(r.StatusLabel)
 	hw.raw(`</span>`)
 	if r.NeedsMe {
 		hw.raw(` <span class="badge badge-warn" data-testid="needs-me">needs me</span>`)

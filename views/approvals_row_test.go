@@ -12,8 +12,8 @@ import (
 func TestProposalRowMarkup(t *testing.T) {
 	deadline := time.Date(2026, 11, 22, 14, 5, 0, 0, time.UTC)
 	row := ProposalRow{ID: "p/1?x", Type: "TRANSFER", Amount: Amount{Value: decimal.RequireFromString("1234.5"), Currency: "USD", Token: "USDB"},
-		From: "Treasury", To: `Ada <Lovelace>`, Description: `Bonus "Q4" & more`, Status: "PENDING_SIGNATURES", StatusClass: "badge-warn",
-		Approvals: "2 of 2", Signatures: "0 of 1", Age: "5 min", Deadline: &deadline, NeedsMe: true}
+		From: "Treasury", To: `Ada <Lovelace>`, Description: `Bonus "Q4" & more`, Status: "PENDING_SIGNATURES",
+		StatusLabel: "waiting for the owner's signature", Approvals: "2 of 2", Signatures: "0 of 1", Age: "5 min ago", Deadline: &deadline, NeedsMe: true}
 	var b strings.Builder
 	if err := ProposalRowView(row).Render(context.Background(), &b); err != nil {
 		t.Fatal(err)
@@ -21,18 +21,20 @@ func TestProposalRowMarkup(t *testing.T) {
 	want := `<tr data-testid="proposal-row" data-id="p/1?x"><td><a href="/approvals/p%2F1%3Fx" data-testid="proposal-link">TRANSFER</a></td>` +
 		`<td class="num" data-testid="proposal-amount">1,234.50 USD (USDB)</td>` +
 		`<td data-testid="proposal-parties">Treasury → Ada &lt;Lovelace&gt;</td><td>Bonus &#34;Q4&#34; &amp; more</td>` +
-		`<td><span class="badge badge-warn" data-testid="proposal-status">PENDING_SIGNATURES</span> <span class="badge badge-warn" data-testid="needs-me">needs me</span></td>` +
-		`<td data-testid="proposal-approvals">2 of 2</td><td data-testid="proposal-signatures">0 of 1</td><td>5 min</td>` +
+		`<td><span class="badge badge-pending" data-testid="proposal-status" data-status="PENDING_SIGNATURES">waiting for the owner&#39;s signature</span>` +
+		` <span class="badge badge-warn" data-testid="needs-me">needs me</span></td>` +
+		`<td data-testid="proposal-approvals">2 of 2</td><td data-testid="proposal-signatures">0 of 1</td><td>5 min ago</td>` +
 		`<td><time datetime="2026-11-22T14:05:00Z">14:05 UTC</time></td></tr>`
 	if b.String() != want {
 		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
 	}
-	row.NeedsMe, row.Deadline, row.StatusClass = false, nil, ""
+	row.NeedsMe, row.Deadline, row.Status = false, nil, "COMPLETED"
 	b.Reset()
 	if err := ProposalRowView(row).Render(context.Background(), &b); err != nil {
 		t.Fatal(err)
 	}
-	if got := b.String(); strings.Contains(got, "needs-me") || strings.Contains(got, "<time") || !strings.Contains(got, `<span class="badge" data-testid="proposal-status">`) {
-		t.Errorf("row without deadline, flag or class:\n%s", got)
+	if got := b.String(); strings.Contains(got, "needs-me") || strings.Contains(got, "<time") ||
+		!strings.Contains(got, `<span class="badge badge-completed" data-testid="proposal-status" data-status="COMPLETED">`) {
+		t.Errorf("completed row without deadline or flag:\n%s", got)
 	}
 }

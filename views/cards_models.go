@@ -1,13 +1,105 @@
 package views
 
-import "time"
+import (
+	"strings"
+	"time"
+)
 
-// CardBadge is a card's status as a badge: the status word, a badge class
-// and, for the live status, when it was read.
+// CardStatus is a card's status as the API reports it. spec: issuer
+// statuses are "read case-insensitively; the set is open"; RESERVED marks a
+// card requested but not issued yet.
+type CardStatus string
+
+// CardReserved is the status of a requested card not issued yet.
+const CardReserved CardStatus = "RESERVED"
+
+// Key is the status lower-cased, for comparing and for data attributes.
+func (s CardStatus) Key() string { return strings.ToLower(strings.TrimSpace(string(s))) }
+
+// Active: the card can be used.
+func (s CardStatus) Active() bool { return s.Key() == "active" }
+
+// Frozen: frozen by the partner (BLOCKED) or reported frozen by the issuer.
+func (s CardStatus) Frozen() bool { k := s.Key(); return k == "frozen" || k == "blocked" }
+
+// Canceled: cancelled permanently (PUT .../deactivate).
+func (s CardStatus) Canceled() bool {
+	k := s.Key()
+	return k == "canceled" || k == "cancelled" || k == "deactivated"
+}
+
+// LostOrStolen: reported lost or stolen.
+func (s CardStatus) LostOrStolen() bool { k := s.Key(); return k == "lost" || k == "stolen" }
+
+// Pending: issued, never activated.
+func (s CardStatus) Pending() bool { return s.Key() == "pending" }
+
+// Reserved: requested, not issued yet.
+func (s CardStatus) Reserved() bool { return s.Key() == "reserved" }
+
+// Label is the status in people's words.
+func (s CardStatus) Label() string {
+	switch {
+	case s.Key() == "":
+		return "unknown"
+	case s.Reserved():
+		return "requested"
+	case s.Frozen():
+		return "frozen"
+	case s.Canceled():
+		return "cancelled"
+	case s.Pending():
+		return "not activated"
+	}
+	return s.Key()
+}
+
+// BadgeClass is the badge's colour for the status.
+func (s CardStatus) BadgeClass() string {
+	switch {
+	case s.Active():
+		return "badge-active"
+	case s.Frozen():
+		return "badge-frozen"
+	case s.LostOrStolen() || s.Canceled():
+		return "badge-failed"
+	case s.Pending() || s.Reserved() || s.Key() == "restricted" || s.Key() == "inactive":
+		return "badge-pending"
+	}
+	return ""
+}
+
+// Meaning says what the status means for support, and what can be done.
+func (s CardStatus) Meaning() string {
+	switch k := s.Key(); {
+	case s.Active():
+		return "Active: the card can be used."
+	case s.Frozen():
+		return "Frozen: payments are declined until the card is unfrozen."
+	case s.Pending():
+		return "Issued but never activated. A physical card needs activation with a one-time code; unfreezing (ACTIVE) does not activate it."
+	case k == "inactive":
+		return "The issuer reports the card as inactive."
+	case k == "restricted":
+		return "The issuer has restricted this card. The partner cannot lift a restriction; the issuer decides."
+	case k == "lost":
+		return "Reported lost. A lost card cannot be unfrozen: cancel it and issue a replacement."
+	case k == "stolen":
+		return "Reported stolen. A stolen card cannot be unfrozen: cancel it and issue a replacement."
+	case s.Canceled():
+		return "Cancelled permanently. Nothing more can be done with this card."
+	case s.Reserved():
+		return "Requested, not issued yet: the issuance proposal must be approved and signed first."
+	case k == "":
+		return "The card's status is not known."
+	}
+	return "The issuer reports the status " + string(s) + "."
+}
+
+// CardBadge is a card's status as a badge and, for the live status, when it
+// was read.
 type CardBadge struct {
-	Status string // as the API spelled it
-	Label  string // in words ("frozen")
-	Class  string // "badge-frozen"
+	Status CardStatus
 	// Live is true when Status came from GET /cards/{cardId} just now;
 	// otherwise ReadAt says how old it is.
 	Live   bool
@@ -25,18 +117,19 @@ type CardControl struct {
 	CanWrite bool
 	// Action is "freeze", "unfreeze" or "" (no button for this status).
 	Action string
+	// FormToken is the form's one-time token.
+	FormToken string
 	// Message explains the last action's outcome; Error marks a refusal.
 	Message string
 	Error   bool
 	// Poll makes the fragment re-read the live status every 2 seconds
 	// (detail page only).
 	Poll bool
-	// Compact is the search-row form (no reason field).
+	// Compact is the search-row form (no reason field, no words for the
+	// status).
 	Compact bool
 	// Reason is what the user typed, kept when it was refused.
 	Reason string
-	// Note explains the status in words (detail page).
-	Note string
 }
 
 // CardSwatch is a card's colour, drawn as an SVG fill (CSP-safe).
@@ -69,29 +162,64 @@ type CardRow struct {
 	Type         string
 	Funded       bool
 	Reserved     bool
-	// ProposalID and ProposalStatus of a reserved entry.
-	ProposalID     string
-	ProposalStatus string
-	Control        CardControl
+	// Issuance of a reserved entry.
+	Issuance CardIssuance
+	Control  CardControl
+}
+
+// CardIssuance is where a requested card's issuance proposal stands. The
+// approval page is linked only for those who may open it; the others see
+// the state in words.
+type CardIssuance struct {
+	ProposalID string
+	// Status is the proposal's status (PENDING_SIGNATURES, …).
+	Status          string
+	CanOpenApproval bool
+	// RequestedBy and RequestedAt come from the action ledger, when the
+	// request was made from this app.
+	RequestedBy string
+	RequestedAt time.Time
+}
+
+// StateWords says where the issuance stands in people's words.
+func (i CardIssuance) StateWords() string {
+	switch strings.ToUpper(strings.TrimSpace(i.Status)) {
+	case "PENDING_APPROVALS":
+		return "Waiting for approval: a finance approver decides in the approval queue."
+	case "PENDING_SIGNATURES":
+		return "Approved; waiting for the wallet owner to sign on their device. A finance approver hands the signature over from the approval queue."
+	case "SUBMITTED", "READY_TO_EXECUTE", "EXECUTING":
+		return "Signed; the card is being issued."
+	case "COMPLETED":
+		return "Done: the card is issued. Re-read the card lists to see it."
+	case "FAILED":
+		return "The issuance failed; a finance approver can restart it from the approval queue."
+	case "REJECTED":
+		return "Rejected: no card will be issued."
+	case "EXPIRED":
+		return "Expired before it was signed: no card will be issued."
+	case "":
+		return "Its state is not known yet."
+	}
+	return "The proposal's state is " + i.Status + "."
 }
 
 // CardDetailView is /cards/{id}.
 type CardDetailView struct {
-	ID             string
-	Swatch         CardSwatch
-	CardName       string
-	EmployeeName   string
-	Email          string
-	Currency       string
-	Type           string
-	Last4          string
-	FundingPolicy  string
-	FundLifecycle  string
-	FundedAt       *time.Time
-	Reserved       bool
-	ProposalID     string
-	ProposalStatus string
-	Control        CardControl
+	ID            string
+	Swatch        CardSwatch
+	CardName      string
+	EmployeeName  string
+	Email         string
+	Currency      string
+	Type          string
+	Last4         string
+	FundingPolicy string
+	FundLifecycle string
+	FundedAt      *time.Time
+	Reserved      bool
+	Issuance      CardIssuance
+	Control       CardControl
 	// Balance from balanceMinor (minor units), nil when it could not be read.
 	Balance   *Amount
 	Ledger    []LedgerRow
@@ -119,17 +247,15 @@ type LedgerRow struct {
 
 // CardLimitsView is the limits panel and its form.
 type CardLimitsView struct {
-	CardID    string
-	Currency  string
-	Loaded    bool
-	Error     string
-	Current   CardLimitsNow
-	Form      CardLimitsForm
-	CanWrite  bool
-	Saved     bool
-	Disabled  bool // the card cannot take limits (cancelled, reserved)
-	ReadAt    time.Time
-	Unchanged bool
+	CardID   string
+	Currency string
+	Loaded   bool
+	Error    string
+	Current  CardLimitsNow
+	Form     CardLimitsForm
+	CanWrite bool
+	Disabled bool // the card cannot take limits (cancelled, reserved)
+	ReadAt   time.Time
 }
 
 // CardLimitsNow are the limits and caps read from GET /limits.
@@ -146,6 +272,7 @@ type CardLimitsForm struct {
 	TotalDaily string
 	MaxSingle  string
 	Fields     FieldErrors
+	FormToken  string
 }
 
 // CardTxnsView is the transactions panel: filters, a page, paging links.
@@ -195,13 +322,13 @@ type CardActivityView struct {
 
 // CardCancelForm is the cancel confirmation.
 type CardCancelForm struct {
-	CardID   string
-	CardName string
-	Typed    string
-	Reason   string
-	Fields   FieldErrors
-	Message  string
-	Done     bool
+	CardID    string
+	CardName  string
+	Typed     string
+	Reason    string
+	Fields    FieldErrors
+	Message   string
+	FormToken string
 }
 
 // CardActivationView is the physical card activation assistant.
@@ -215,8 +342,11 @@ type CardActivationView struct {
 	Fields           FieldErrors
 	Message          string
 	Error            bool
-	Done             bool
 	Available        bool // a physical card not yet activated
+	// RequestToken and ConfirmToken are the one-time tokens of the two
+	// forms.
+	RequestToken string
+	ConfirmToken string
 }
 
 // CardIssueView is the issue-a-card page: choose a wallet, then the form,
@@ -263,14 +393,14 @@ type CardIssueForm struct {
 	// NINEntered/PANEntered: the user typed one that was not echoed back.
 	NINEntered bool
 	PANEntered bool
+	FormToken  string
 }
 
 // CardIssueResult is the answer of the issuance.
 type CardIssueResult struct {
 	CardName          string
 	EmployeeName      string
-	ProposalID        string
-	ProposalStatus    string
+	Issuance          CardIssuance
 	Fee               *Amount
 	SignReady         bool
 	SignPending       bool
@@ -279,17 +409,8 @@ type CardIssueResult struct {
 	SignDeadline      time.Time
 	MigrationRequired bool
 	MigrationHint     string
-}
-
-// CardActionLabel is the button text of a status action.
-func CardActionLabel(action string) string {
-	switch action {
-	case "freeze":
-		return "Freeze"
-	case "unfreeze":
-		return "Unfreeze"
-	}
-	return action
+	// Message says this is what an earlier sending of the form did.
+	Message string
 }
 
 // CardTxnsLink is the address of a transactions page with its filter.

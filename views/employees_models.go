@@ -20,18 +20,17 @@ type EmployeeFilterView struct {
 
 // EmployeeListView is the employee list page.
 type EmployeeListView struct {
-	Filter           EmployeeFilterView
-	States           []Option
-	Currencies       []Option
-	Readiness        []Option
-	Sorts            []Option
-	Columns          []string // the readiness currencies, in order
-	Rows             []EmployeeRow
-	NextURL          string
-	SelfURL          string // this page's fragment URL, polled for live updates
-	CSVURL           string
-	CanWrite         bool
-	ReconcileMessage string
+	Filter     EmployeeFilterView
+	States     []Option
+	Currencies []Option
+	Readiness  []Option
+	Sorts      []Option
+	Columns    []string // the readiness currencies, in order
+	Rows       []EmployeeRow
+	NextURL    string
+	SelfURL    string // this page's fragment URL, polled for live updates
+	CSVURL     string
+	CanWrite   bool
 }
 
 // EmployeeRow is one employee in the list or the matrix.
@@ -137,6 +136,8 @@ type InviteForm struct {
 	Fields                 FieldErrors
 	// Problem is a message about the whole form (an upstream fault).
 	Problem string
+	// Token is the form's one-time token.
+	Token string
 }
 
 // InvitePageView is the invite page.
@@ -173,6 +174,9 @@ type InviteResultView struct {
 	SameLink     bool
 	PreviousLink string
 	Error        string
+	// Note says how the outcome was learned when the call itself did not
+	// say (a 409 for an earlier attempt, a read-back).
+	Note string
 }
 
 // EmployeeDetailView is one employee's page.
@@ -205,6 +209,18 @@ type EmployeeDetailView struct {
 	// ResolveError is the confirmation's message when "Mark as resolved"
 	// was sent without it.
 	ResolveError string
+	// Tokens are the one-time tokens of the page's forms.
+	Tokens DetailTokens
+}
+
+// DetailTokens are the one-time tokens of the employee page's forms, one
+// per form.
+type DetailTokens struct {
+	Reinvite   string
+	Resolve    string
+	Occupation string
+	RetryUSD   string
+	Reactivate string
 }
 
 // InviteRow is one invite call in the employee's history.
@@ -313,6 +329,7 @@ type DeleteCheckView struct {
 	Problem     string // the API's refusal in words
 	Retryable   bool   // 503: nothing deleted, retry
 	CanDelete   bool
+	FormToken   string
 }
 
 // ReactivateView answers a reactivation.
@@ -322,6 +339,7 @@ type ReactivateView struct {
 	DaysLeft      int
 	Problem       string
 	SupportNeeded bool
+	FormToken     string
 }
 
 // BulkUploadView is the bulk invite upload form.
@@ -352,22 +370,31 @@ type BulkRunView struct {
 	Invalid   int
 	Sent      int
 	Errors    int
+	Unknown   int
 	Done      int
 	Percent   int
 	Finished  bool
 	Rows      []BulkRowView
 	CanStart  bool
 	ResultURL string
+	FormToken string
+	// WithIDs counts the rows with identification numbers still to send;
+	// NeedsFile: the send form takes the file again for their numbers,
+	// which were not kept. FileError says what was wrong with it.
+	WithIDs   int
+	NeedsFile bool
+	FileError string
 }
 
 // BulkRowView is a row of the preview or result table.
 type BulkRowView struct {
-	Line      int
-	Name      string
-	Email     string
-	Country   string
-	Problems  []string
-	State     string
-	InviteURL string
-	Error     string
+	Line       int
+	Name       string
+	Email      string
+	Country    string
+	Problems   []string
+	State      string
+	StateLabel string
+	InviteURL  string
+	Error      string
 }

@@ -25,6 +25,8 @@ type WebhookSettingsView struct {
 	RecentFailures       []SignatureFailureRow
 	// Problem is a message about the API (unreachable, refused).
 	Problem string
+	// RotateToken is the rotation form's one-time token.
+	RotateToken string
 	// RotateError is shown next to the rotation's confirmation box.
 	RotateError     string
 	Reconciliations []ReconciliationRow
@@ -32,6 +34,8 @@ type WebhookSettingsView struct {
 
 // WebhookForm is the create and edit form.
 type WebhookForm struct {
+	// Token is the form's one-time token.
+	Token       string
 	CallbackURL string
 	Events      []EventChoice
 	Active      bool

@@ -54,6 +54,7 @@ type App struct {
 	static   *staticFiles
 	base     *handlers.Base
 	river    *river.Client[pgx.Tx]
+	actions  *handlers.Actions
 	handler  http.Handler
 	table    []Route
 	now      func() time.Time
@@ -66,9 +67,9 @@ type App struct {
 	dashboard *dashboard.Handler
 	staff     *staff.Handler
 	audit     *audit.Handler
-	employees *employees.Handler // issue 6: the HR admin's area
+	employees *employees.Handler
 	webhooks  *webhooks.Handler
-	cards     *cards.Handler // issue 8: the support card console
+	cards     *cards.Handler
 	approvals *approvals.Handler
 	sign      *sign.Handler
 	treasury  *treasury.Handler
@@ -106,41 +107,37 @@ func New(d Deps) (*App, error) {
 		return nil, err
 	}
 	a.base = &handlers.Base{Logger: d.Logger, Sessions: a.sessions, Assets: a.static.assets()}
-	if a.auth, err = auth.New(a.base, d.Store); err != nil {
+	// Handlers enqueue through an insert-only client; the working client
+	// below runs the jobs. Both are river clients over the same pool.
+	queue, err := river.NewClient(riverpgxv5.New(d.Store.Pool()), &river.Config{})
+	if err != nil {
+		return nil, fmt.Errorf("web: river insert client: %w", err)
+	}
+	a.actions = handlers.NewActions(d.Store, d.Logger)
+	hd := handlers.Deps{Base: a.base, Store: d.Store, API: d.API, Queue: queue, Clock: d.Now, Logger: d.Logger,
+		Config:  handlers.Config{PublicOrigin: d.Config.PublicOrigin, ApprovalSyncConcurrency: d.ApprovalSyncConcurrency},
+		Actions: a.actions}
+	if a.auth, err = auth.New(hd); err != nil {
 		return nil, err
 	}
-	a.auth.Now = d.Now
 	nav := navigation()
-	a.dashboard = &dashboard.Handler{Base: a.base, Store: d.Store, Upstream: d.Upstream, Areas: areaDescriptions(nav)}
-	a.staff = staff.New(a.base, d.Store)
-	a.audit = &audit.Handler{Base: a.base, Store: d.Store}
-	a.employees = employees.New(a.base, d.Store, d.API)
-	a.employees.Now = d.Now
-	a.cards = cards.New(a.base, d.Store, d.API)
-	a.cards.Now, a.cards.Indexer.Now = d.Now, d.Now
-	if a.webhooks, err = newWebhooks(d, a.base); err != nil {
-		return nil, err
-	}
-
-	// Approvals (issue 7): the queue reads the mirror a river job keeps fresh.
-	a.approvals = approvals.New(a.base, d.Store, d.API, d.ApprovalSyncConcurrency)
-	a.approvals.Now = d.Now
-	a.sign = sign.New(a.base, d.Store, d.API, a.approvals, d.Config.PublicOrigin)
-	a.sign.Now = d.Now
-	a.treasury = treasury.New(a.base, d.Store, d.API)
-	a.treasury.Sign = a.sign
-
-	if a.river, err = newRiver(d, a.webhooks, a.approvals, a.sign); err != nil {
-		return nil, err
-	}
-	a.webhooks.Queue = a.river
-	a.cards.Queue = a.river
-	a.employees.Queue = employees.RiverQueue{Client: a.river}
-	a.webhooks.Employees = employees.WebhookEmployees{H: a.employees}
+	a.dashboard = dashboard.New(hd, d.Upstream, areaDescriptions(nav))
+	a.staff = staff.New(hd)
+	a.audit = audit.New(hd)
+	a.employees = employees.New(hd)
+	a.cards = cards.New(hd)
 	// A lost employee.linked or onboarding event heals in the periodic
 	// reconciliation (onboarding: 25 employees read over an hour ago a run).
-	a.webhooks.Reconcilers = append(a.webhooks.Reconcilers, employees.InviteReconciler{H: a.employees},
-		employees.OnboardingReconciler{H: a.employees, MaxAge: time.Hour, Batch: 25})
+	if a.webhooks, err = newWebhooks(d, hd, employees.WebhookEmployees{H: a.employees},
+		employees.InviteReconciler{H: a.employees}, employees.OnboardingReconciler{H: a.employees, MaxAge: time.Hour, Batch: 25}); err != nil {
+		return nil, err
+	}
+	a.approvals = approvals.New(hd)
+	a.sign = sign.New(hd, a.approvals)
+	a.treasury = treasury.New(hd, a.sign)
+	if a.river, err = newRiver(d, a.webhooks, a.approvals, a.sign, a.actions); err != nil {
+		return nil, err
+	}
 	a.table = a.routes()
 	if a.handler, err = a.router(nav); err != nil {
 		return nil, err
@@ -150,8 +147,11 @@ func New(d Deps) (*App, error) {
 
 // newRiver builds the job client with every worker and periodic job.
 // Periodic jobs run once across replicas: river elects a leader for them.
-func newRiver(d Deps, wh *webhooks.Handler, ap *approvals.Handler, sg *sign.Handler) (*river.Client[pgx.Tx], error) {
+func newRiver(d Deps, wh *webhooks.Handler, ap *approvals.Handler, sg *sign.Handler, ac *handlers.Actions) (*river.Client[pgx.Tx], error) {
 	workers := river.NewWorkers()
+	if err := river.AddWorkerSafely(workers, &handlers.RecoverActionsWorker{Actions: ac, Clock: d.Now}); err != nil {
+		return nil, fmt.Errorf("web: add worker: %w", err)
+	}
 	if err := river.AddWorkerSafely(workers, &employees.BulkInviteWorker{Store: d.Store, API: d.API, Logger: d.Logger}); err != nil {
 		return nil, fmt.Errorf("web: add worker: %w", err)
 	}
@@ -177,12 +177,18 @@ func newRiver(d Deps, wh *webhooks.Handler, ap *approvals.Handler, sg *sign.Hand
 			webhooks.QueueName: webhooks.QueueConfig(),
 		},
 		Workers: workers,
+		// The jobs are short: one stuck "running" after a crash is run
+		// again within a minute, not after river's default hour.
+		RescueStuckJobsAfter: time.Minute,
 		PeriodicJobs: append([]*river.PeriodicJob{
 			river.NewPeriodicJob(river.PeriodicInterval(time.Hour),
 				func() (river.JobArgs, *river.InsertOpts) { return auth.PruneLoginFailuresArgs{}, nil },
 				&river.PeriodicJobOpts{RunOnStart: true}),
 			river.NewPeriodicJob(river.PeriodicInterval(approvals.SyncInterval),
 				func() (river.JobArgs, *river.InsertOpts) { return approvals.SyncArgs{}, nil },
+				&river.PeriodicJobOpts{RunOnStart: true}),
+			river.NewPeriodicJob(river.PeriodicInterval(handlers.RecoverActionsInterval),
+				func() (river.JobArgs, *river.InsertOpts) { return handlers.RecoverActionsArgs{}, nil },
 				&river.PeriodicJobOpts{RunOnStart: true}),
 			river.NewPeriodicJob(river.PeriodicInterval(sign.RelayInterval),
 				func() (river.JobArgs, *river.InsertOpts) { return sign.RelayArgs{}, nil }, nil),
@@ -204,7 +210,7 @@ func (a *App) router(nav []NavEntry) (http.Handler, error) {
 	}
 	authn := &Authenticator{Base: a.base, Store: a.staffCache, Nav: nav, Now: a.now}
 	r := chi.NewRouter()
-	r.Use(requestID, accessLog(a.logger), securityHeaders(a.cfg.SecureCookies()), recoverer(a.base), cop)
+	r.Use(requestID, clientAddress(a.cfg.TrustedProxies), accessLog(a.logger), securityHeaders(a.cfg.SecureCookies()), recoverer(a.base), cop, checkInput(a.base), readBudget(pageReadBudget))
 	seen := map[string]bool{}
 	for _, rt := range a.table {
 		if rt.Permission == "" {
@@ -231,6 +237,9 @@ func (a *App) router(nav []NavEntry) (http.Handler, error) {
 	})
 	return r, nil
 }
+
+// Actions is the action ledger's runner (for tests and tools).
+func (a *App) Actions() *handlers.Actions { return a.actions }
 
 // Sign is the sign request area (for tests and tools).
 func (a *App) Sign() *sign.Handler { return a.sign }

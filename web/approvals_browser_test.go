@@ -76,9 +76,9 @@ func TestBrowserApproveAndSignThroughTheQRCode(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	status, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`[data-testid="detail-status"]`)))
-	if err != nil || status != "PENDING_SIGNATURES" {
-		t.Fatalf("after approving: %q %v", status, err)
+	status, err := chromedp.Run(ctx, chromedp.AttributeValue(chromedp.CSS(`[data-testid="detail-status"]`), "data-status"))
+	if err != nil || status.Value != "PENDING_SIGNATURES" {
+		t.Fatalf("after approving: %q %v", status.Value, err)
 	}
 	err = chromedp.Do(ctx,
 		chromedp.Click(chromedp.CSS(`[data-testid="create-sign-request"]`)),

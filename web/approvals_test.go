@@ -20,6 +20,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"partneradmin/apiclient"
+	"partneradmin/handlers"
 	"partneradmin/store"
 	"partneradmin/web"
 	"partneradmin/web/webtest"
@@ -100,7 +101,7 @@ func TestApprovalQueueShowsEveryOpenStateFromTheMirror(t *testing.T) {
 			t.Errorf("%s: %d rows", desc, row.Length())
 			continue
 		}
-		if got := webtest.TestID(goquery.NewDocumentFromNode(row.Nodes[0]), "proposal-status"); !strings.HasPrefix(got, w[0]) {
+		if got, _ := row.Find(`[data-testid="proposal-status"]`).Attr("data-status"); got != w[0] {
 			t.Errorf("%s: state %q, want %s", desc, got, w[0])
 		}
 		if got := strings.TrimSpace(row.Find(`[data-testid="proposal-approvals"]`).Text()); got != w[1] {
@@ -131,7 +132,7 @@ func TestApprovalQueueShowsEveryOpenStateFromTheMirror(t *testing.T) {
 		t.Errorf("needs my approval: %d rows", mine.Length())
 	}
 	mine.Each(func(_ int, s *goquery.Selection) {
-		if st := strings.TrimSpace(s.Find(`[data-testid="proposal-status"]`).Text()); st != "PENDING_APPROVALS" {
+		if st, _ := s.Find(`[data-testid="proposal-status"]`).Attr("data-status"); st != "PENDING_APPROVALS" {
 			t.Errorf("needs my approval shows a %s proposal", st)
 		}
 	})
@@ -195,8 +196,36 @@ func TestApprovalQueueShowsEveryOpenStateFromTheMirror(t *testing.T) {
 	}
 }
 
+// postApprove approves with a fresh one-time token, as a page that offers
+// the form would (the server must refuse by itself what the page does not
+// offer).
 func postApprove(env *webtest.Env, c *http.Client, id string) *http.Response {
-	return env.PostForm(c, "/approvals/"+id+"/approve", url.Values{"confirm": {"1"}})
+	return env.PostForm(c, "/approvals/"+id+"/approve", freshToken(url.Values{"confirm": {"1"}}))
+}
+
+// freshToken is v with a new one-time token, made as the app makes them.
+func freshToken(v url.Values) url.Values {
+	out := url.Values{}
+	for k, vs := range v {
+		out[k] = vs
+	}
+	out.Set(handlers.FormTokenField, handlers.NewFormToken())
+	return out
+}
+
+// proposalFormToken reads the one-time token of a form on a proposal's page
+// ("" when the page does not offer the form).
+func proposalFormToken(t *testing.T, env *webtest.Env, c *http.Client, id, form string) string {
+	t.Helper()
+	doc := webtest.Doc(t, env.Get(c, "/approvals/"+id))
+	tok, _ := doc.Find(`[data-testid="` + form + `"] input[name="form_token"]`).Attr("value")
+	return tok
+}
+
+// detailStatus is the state a proposal's page shows, as the API spells it.
+func detailStatus(doc *goquery.Document) string {
+	st, _ := doc.Find(`[data-testid="detail-status"]`).Attr("data-status")
+	return st
 }
 
 func proposalID(t *testing.T, env *webtest.Env, desc string) string {
@@ -222,14 +251,27 @@ func TestApproveRecordsWhoActedAndReachesSigning(t *testing.T) {
 	syncQueue(t, env, first)
 	id := proposalID(t, env, "November stipend")
 
-	// No confirmation: 422, nothing sent.
-	resp := env.PostForm(first, "/approvals/"+id+"/approve", url.Values{})
+	// No confirmation: 422, nothing sent, and the form keeps its token.
+	tok := proposalFormToken(t, env, first, id, "approve-form")
+	if tok == "" {
+		t.Fatal("no approve form")
+	}
+	resp := env.PostForm(first, "/approvals/"+id+"/approve", url.Values{"form_token": {tok}})
 	doc := webtest.Doc(t, resp)
 	if resp.StatusCode != http.StatusUnprocessableEntity || webtest.TestID(doc, "approve-confirm-error") == "" {
 		t.Fatalf("unconfirmed: %d", resp.StatusCode)
 	}
+	if kept, _ := doc.Find(`[data-testid="approve-form"] input[name="form_token"]`).Attr("value"); kept != tok {
+		t.Fatalf("the form's token after a validation error: %q, want %q", kept, tok)
+	}
+	// No token: nothing sent either.
+	resp = env.PostForm(first, "/approvals/"+id+"/approve", url.Values{"confirm": {"1"}})
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusBadRequest {
+		t.Fatalf("no token: %d", resp.StatusCode)
+	}
 
-	resp = postApprove(env, first, id)
+	resp = env.PostForm(first, "/approvals/"+id+"/approve", url.Values{"form_token": {tok}, "confirm": {"1"}})
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusSeeOther {
 		t.Fatalf("approve: %d", resp.StatusCode)
@@ -254,8 +296,8 @@ func TestApproveRecordsWhoActedAndReachesSigning(t *testing.T) {
 		t.Fatalf("upstream: %+v %v", up, err)
 	}
 	doc = webtest.Doc(t, env.Get(first, "/approvals/"+id))
-	if got := webtest.TestID(doc, "detail-status"); got != "PENDING_SIGNATURES" {
-		t.Fatalf("detail status %q", got)
+	if got := detailStatus(doc); got != "PENDING_SIGNATURES" || webtest.TestID(doc, "detail-status") != "waiting for the owner's signature" {
+		t.Fatalf("detail status %q %q", got, webtest.TestID(doc, "detail-status"))
 	}
 	if got := webtest.TestID(doc, "detail-approvals"); !strings.Contains(got, "2 of 2") || !strings.Contains(got, firstStaff.Email) || !strings.Contains(got, secondStaff.Email) {
 		t.Fatalf("approvals %q", got)
@@ -296,6 +338,7 @@ func TestConcurrentApprovalsByTwoStaffMakeOneCallEach(t *testing.T) {
 	a2, _ := approver(t, env, admins[0])
 	syncQueue(t, env, a)
 	id := proposalID(t, env, "November stipend")
+	calls := env.Sandbox.RequestCount("POST", approveRoute)
 
 	var wg sync.WaitGroup
 	codes := make(chan int, 6)
@@ -310,24 +353,17 @@ func TestConcurrentApprovalsByTwoStaffMakeOneCallEach(t *testing.T) {
 	}
 	wg.Wait()
 	close(codes)
-	ok := 0
 	for code := range codes {
-		if code == http.StatusSeeOther {
-			ok++
+		// Sent, already sent (a redirect saying so), or refused here
+		// because the mirror already shows the approval.
+		if code != http.StatusSeeOther && code != http.StatusConflict {
+			t.Errorf("answer %d", code)
 		}
+	}
+	if n := env.Sandbox.RequestCount("POST", approveRoute) - calls; n != 2 {
+		t.Fatalf("%d approve calls upstream, want 2 (one per wallet admin)", n)
 	}
 	rows, _ := env.Store.ListAudit(context.Background(), store.AuditFilter{Action: "proposal.approve"})
-	if ok != 2 {
-		for _, r := range rows {
-			t.Logf("audit: %s %s %s", r.Actor.Email, r.Outcome, r.Detail)
-		}
-		for _, l := range strings.Split(env.Logs.String(), "\n") {
-			if strings.Contains(l, "level=ERROR") || strings.Contains(l, "level=WARN") {
-				t.Log(l)
-			}
-		}
-		t.Fatalf("%d approvals accepted, want 2 (one per wallet admin)", ok)
-	}
 	n := 0
 	for _, r := range rows {
 		if r.Outcome == store.OutcomeOK {
@@ -336,6 +372,10 @@ func TestConcurrentApprovalsByTwoStaffMakeOneCallEach(t *testing.T) {
 	}
 	if n != 2 {
 		t.Fatalf("%d approvals audited ok", n)
+	}
+	p, _ := env.Store.ProposalByID(context.Background(), id)
+	if up, _ := env.API.GetProposal(context.Background(), p.OwnerUserID, id); len(up.Approvals) != 2 || p.Status != store.ProposalPendingSignatures {
+		t.Fatalf("upstream approvals %v, mirror %s", up.Approvals, p.Status)
 	}
 }
 
@@ -381,7 +421,7 @@ func TestRejectNeedsAReasonAndApproveAgainRestartsAFailedProposal(t *testing.T) 
 	syncQueue(t, env, c)
 	id := proposalID(t, env, "Travel reimbursement")
 
-	resp := env.PostForm(c, "/approvals/"+id+"/reject", url.Values{"reason": {strings.Repeat("x", 501)}, "confirm": {"1"}})
+	resp := env.PostForm(c, "/approvals/"+id+"/reject", freshToken(url.Values{"reason": {strings.Repeat("x", 501)}, "confirm": {"1"}}))
 	doc := webtest.Doc(t, resp)
 	if resp.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(webtest.TestID(doc, "reject-reason-error"), "500") {
 		t.Fatalf("long reason: %d", resp.StatusCode)
@@ -389,28 +429,47 @@ func TestRejectNeedsAReasonAndApproveAgainRestartsAFailedProposal(t *testing.T) 
 	if got := doc.Find("#reject-reason").Text(); len(got) != 501 {
 		t.Fatalf("typed reason lost: %d chars", len(got))
 	}
-	resp = env.PostForm(c, "/approvals/"+id+"/reject", url.Values{"reason": {" "}})
+	resp = env.PostForm(c, "/approvals/"+id+"/reject", freshToken(url.Values{"reason": {" "}}))
 	doc = webtest.Doc(t, resp)
 	if resp.StatusCode != http.StatusUnprocessableEntity || webtest.TestID(doc, "reject-reason-error") == "" || webtest.TestID(doc, "reject-confirm-error") == "" {
 		t.Fatalf("empty reason: %d", resp.StatusCode)
+	}
+	// Text that is not text is refused before anything is sent: a line
+	// separator next to the field; bytes that are not UTF-8 or a control
+	// character before the form is read at all.
+	resp = env.PostForm(c, "/approvals/"+id+"/reject", freshToken(url.Values{"reason": {"Paid\u2028twice"}, "confirm": {"1"}}))
+	doc = webtest.Doc(t, resp)
+	if resp.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(webtest.TestID(doc, "reject-reason-error"), "control character") {
+		t.Fatalf("line separator: %d %q", resp.StatusCode, webtest.TestID(doc, "reject-reason-error"))
+	}
+	for _, bad := range []string{"Paid\x00twice", "Paid \xff twice", "Paid\x1btwice"} {
+		resp = env.PostForm(c, "/approvals/"+id+"/reject", freshToken(url.Values{"reason": {bad}, "confirm": {"1"}}))
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusBadRequest && resp.StatusCode != http.StatusUnprocessableEntity {
+			t.Fatalf("reason %q: %d", bad, resp.StatusCode)
+		}
+	}
+	if n := env.Sandbox.RequestCount("POST", rejectRoute); n != 0 {
+		t.Fatalf("bad input sent %d rejections", n)
 	}
 	p, _ := env.Store.ProposalByID(context.Background(), id)
 	if up, _ := env.API.GetProposal(context.Background(), p.OwnerUserID, id); up.Status != apiclient.ProposalPendingApprovals {
 		t.Fatalf("bad input changed upstream: %s", up.Status)
 	}
-	resp = env.PostForm(c, "/approvals/"+id+"/reject", url.Values{"reason": {"Paid twice"}, "confirm": {"1"}})
+	tok := proposalFormToken(t, env, c, id, "reject-form")
+	resp = env.PostForm(c, "/approvals/"+id+"/reject", url.Values{"form_token": {tok}, "reason": {"Paid twice\r\nonce in October"}, "confirm": {"1"}})
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusSeeOther {
 		t.Fatalf("reject: %d", resp.StatusCode)
 	}
-	if up, _ := env.API.GetProposal(context.Background(), p.OwnerUserID, id); up.Status != apiclient.ProposalRejected || up.RejectionReason != "Paid twice" {
+	if up, _ := env.API.GetProposal(context.Background(), p.OwnerUserID, id); up.Status != apiclient.ProposalRejected || up.RejectionReason != "Paid twice\r\nonce in October" {
 		t.Fatalf("upstream after reject: %+v", up)
 	}
 	if rows := queueRows(t, env, c, ""); rowByDescription(rows, "Travel reimbursement").Length() != 0 {
 		t.Fatal("rejected proposal still queued")
 	}
 	sup, _ := env.SignedIn(store.RoleSupport)
-	if resp := env.PostForm(sup, "/approvals/"+id+"/reject", url.Values{"reason": {"x"}, "confirm": {"1"}}); resp.StatusCode != http.StatusForbidden {
+	if resp := env.PostForm(sup, "/approvals/"+id+"/reject", freshToken(url.Values{"reason": {"x"}, "confirm": {"1"}})); resp.StatusCode != http.StatusForbidden {
 		t.Fatalf("support rejects: %d", resp.StatusCode)
 	}
 
@@ -442,7 +501,7 @@ func seedQueue(tb testing.TB, env *webtest.Env, n int) {
 			users = append(users, e.ServiceUserID)
 		}
 	}
-	statuses := []string{store.ProposalPendingApprovals, store.ProposalPendingSignatures, store.ProposalFailed}
+	statuses := []store.ProposalStatus{store.ProposalPendingApprovals, store.ProposalPendingSignatures, store.ProposalFailed}
 	base := time.Now().Add(-time.Hour)
 	for i := range n {
 		p := store.Proposal{
@@ -537,117 +596,197 @@ func BenchmarkApprovalQueuePage(b *testing.B) {
 	b.ReportMetric(0, "ns/op")
 }
 
+// proposalByDescription finds a demo proposal in the mirror, closed ones
+// included (the sync reads them all, though the queue does not show them).
+func proposalByDescription(t *testing.T, env *webtest.Env, desc string) string {
+	t.Helper()
+	var id string
+	if err := env.Store.Pool().QueryRow(context.Background(), `SELECT id FROM proposals WHERE description = $1`, desc).Scan(&id); err != nil {
+		t.Fatalf("no proposal %q in the mirror: %v", desc, err)
+	}
+	return id
+}
+
+// The proposal's page offers exactly what its state allows (spec, proposal
+// states): approve and reject while waiting for approvals; a signing link
+// and reject while waiting for signatures; approve again and reject when
+// failed; nothing once submitted, completed, rejected or expired — and then
+// no empty "Decide" card, but what the state means.
 func TestProposalDetailOffersWhatEachStateAllows(t *testing.T) {
 	env := webtest.New(t, webtest.Options{})
 	admins := treasuryAdmins(t, env)
 	c, _ := approver(t, env, admins[2])
 	syncQueue(t, env, c)
-	byDesc := func(desc string) string {
-		t.Helper()
-		// Closed proposals are in the mirror too (the sync reads them all),
-		// though the queue does not show them.
-		var id string
-		rows, err := env.Store.Pool().Query(context.Background(), `SELECT id FROM proposals WHERE description = $1`, desc)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer rows.Close()
-		for rows.Next() {
-			if err := rows.Scan(&id); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if id == "" {
-			t.Fatalf("no proposal %q in the mirror", desc)
-		}
-		return id
-	}
 	cases := []struct {
 		desc, status string
 		offered      []string
+		says         string
 	}{
-		{"November stipend", "PENDING_APPROVALS", []string{"approve", "reject"}},
-		{"Team lunch", "PENDING_SIGNATURES", []string{"create-sign-request", "reject"}},
-		{"Book allowance", "SUBMITTED", nil},
-		{"Mistyped amount", "FAILED", []string{"approve-again", "reject"}},
-		{"October bonus", "COMPLETED", nil},
-		{"Duplicate request", "REJECTED", nil},
-		{"Old request", "EXPIRED", nil},
+		{"November stipend", "PENDING_APPROVALS", []string{"approve", "reject"}, "waits for its wallet's admins"},
+		{"Team lunch", "PENDING_SIGNATURES", []string{"create-sign-request", "reject"}, "waits for the owner's signature"},
+		{"Book allowance", "SUBMITTED", nil, "can no longer be rejected"},
+		{"Mistyped amount", "FAILED", []string{"approve-again", "reject"}, "restarts its workflow"},
+		{"October bonus", "COMPLETED", nil, "nothing is left to decide"},
+		{"Duplicate request", "REJECTED", nil, "nothing is left to decide"},
+		{"Old request", "EXPIRED", nil, "nothing is left to decide"},
 	}
-	actions := []string{"approve", "approve-again", "reject", "create-sign-request"}
+	controls := []string{"approve", "approve-again", "reject", "create-sign-request"}
 	for _, tc := range cases {
 		t.Run(tc.status, func(t *testing.T) {
-			doc := webtest.Doc(t, env.Get(c, "/approvals/"+byDesc(tc.desc)))
-			if got := webtest.TestID(doc, "detail-status"); got != tc.status {
+			doc := webtest.Doc(t, env.Get(c, "/approvals/"+proposalByDescription(t, env, tc.desc)))
+			if got := detailStatus(doc); got != tc.status {
 				t.Fatalf("status %q, want %s", got, tc.status)
 			}
-			for _, a := range actions {
+			actions := doc.Find(`[data-testid="actions"]`)
+			for _, a := range controls {
 				want := slices.Contains(tc.offered, a)
-				if got := doc.Find(`[data-testid="`+a+`"]`).Length() == 1; got != want {
+				if got := actions.Find(`[data-testid="`+a+`"]`).Length() == 1; got != want {
 					t.Errorf("%s offered: %v, want %v", a, got, want)
 				}
+			}
+			if n := actions.Find("form").Length(); n != len(tc.offered) {
+				t.Errorf("%d forms, want %d", n, len(tc.offered))
+			}
+			if got := webtest.TestID(doc, "state-allows"); !strings.Contains(got, tc.says) {
+				t.Errorf("the state says %q, want %q", got, tc.says)
+			}
+			heading := strings.TrimSpace(actions.Find("h2").Text())
+			if (heading == "Decide") != (len(tc.offered) > 0) {
+				t.Errorf("heading %q with %d controls", heading, len(tc.offered))
 			}
 			if doc.Find(`[data-testid="timeline-entry"]`).Length() == 0 {
 				t.Error("empty timeline")
 			}
 		})
 	}
-	// A proposal in a closed state refuses actions with 409 and sends nothing.
-	done := byDesc("October bonus")
+	// A proposal in a closed state refuses actions and sends nothing.
+	done := proposalByDescription(t, env, "October bonus")
 	if resp := postApprove(env, c, done); resp.StatusCode != http.StatusConflict {
 		t.Fatalf("approve completed: %d", resp.StatusCode)
 	}
-	if resp := env.PostForm(c, "/approvals/"+done+"/reject", url.Values{"reason": {"late"}, "confirm": {"1"}}); resp.StatusCode != http.StatusConflict {
+	if resp := env.PostForm(c, "/approvals/"+done+"/reject", freshToken(url.Values{"reason": {"late"}, "confirm": {"1"}})); resp.StatusCode != http.StatusConflict {
 		t.Fatalf("reject completed: %d", resp.StatusCode)
 	}
-	if resp := env.PostForm(c, "/approvals/"+done+"/sign-requests", url.Values{}); resp.StatusCode != http.StatusConflict {
-		t.Fatalf("sign request for completed: %d", resp.StatusCode)
+	resp := env.PostForm(c, "/approvals/"+done+"/sign-requests", freshToken(url.Values{}))
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/approvals/"+done {
+		t.Fatalf("sign request for completed: %d %s", resp.StatusCode, resp.Header.Get("Location"))
+	}
+	if flash := webtest.TestID(webtest.Doc(t, env.Get(c, "/approvals/"+done)), "flash"); !strings.Contains(flash, "only a proposal waiting for the owner's signature") {
+		t.Fatalf("flash %q", flash)
+	}
+	if n := env.Sandbox.RequestCount("POST", approveRoute) + env.Sandbox.RequestCount("POST", rejectRoute); n != 0 {
+		t.Fatalf("%d writes sent upstream", n)
 	}
 	if resp := env.Get(c, "/approvals/no-such-proposal"); resp.StatusCode != http.StatusNotFound {
 		t.Fatalf("unknown: %d", resp.StatusCode)
 	}
 }
 
-func TestApproveWhenTheAPIDoesNotAnswerReadsBackAndKeepsNothingHalfDone(t *testing.T) {
+// A page left open follows its proposal: the live part re-reads itself,
+// answers 204 while nothing changed (what is typed stays), and once the
+// owner signed offers neither reject nor a new signing link.
+func TestProposalPageDropsControlsOnceTheStateMovesOn(t *testing.T) {
 	env := webtest.New(t, webtest.Options{})
 	admins := treasuryAdmins(t, env)
 	c, _ := approver(t, env, admins[0])
 	syncQueue(t, env, c)
-	id := proposalID(t, env, "November stipend")
-	p, _ := env.Store.ProposalByID(context.Background(), id)
+	id := proposalID(t, env, "Team lunch")
+	key := ownerKey(t, env, "treasury")
 
-	// The connection drops before the API handles the call: the app reads
-	// the proposal back, sees no approval, releases its claim and says so.
-	control(t, env, http.MethodPost, "/_sandbox/faults", map[string]any{"method": "POST",
-		"route": "/v1/users/{userId}/smart-wallets/proposals/{proposalId}/approve", "drop": true, "times": 1})
+	doc := webtest.Doc(t, env.Get(c, "/approvals/"+id))
+	poll, _ := doc.Find(`[data-testid="proposal-live"]`).Attr("hx-get")
+	if poll == "" || doc.Find(`[data-testid="proposal-live"] [data-testid="reject"]`).Length() != 1 {
+		t.Fatalf("live part: poll %q", poll)
+	}
+	htmx := http.Header{"HX-Request": {"true"}}
+	if resp := env.Do(c, http.MethodGet, poll, nil, htmx); resp.StatusCode != http.StatusNoContent {
+		t.Fatalf("unchanged proposal polled: %d, want 204", resp.StatusCode)
+	}
+
+	// The owner signs on the device: the proposal is submitted.
+	l := issueLink(t, env, c, id)
+	_, req := deviceGet(t, env, l.Path)
+	if code, ans := devicePost(t, env, l.Path, signHash(t, key, req["hashToSign"]).Hex()); code != http.StatusOK {
+		t.Fatalf("device post: %d %v", code, ans)
+	}
+	resp := env.Do(c, http.MethodGet, poll, nil, htmx)
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("poll after signing: %d", resp.StatusCode)
+	}
+	frag := webtest.Doc(t, resp)
+	if frag.Find("h1").Length() != 0 || detailStatus(frag) != "SUBMITTED" {
+		t.Fatalf("fragment: %d h1, status %q", frag.Find("h1").Length(), detailStatus(frag))
+	}
+	for _, gone := range []string{"reject", "create-sign-request", "approve"} {
+		if frag.Find(`[data-testid="`+gone+`"]`).Length() != 0 {
+			t.Errorf("a submitted proposal still offers %s", gone)
+		}
+	}
+	if got := webtest.TestID(frag, "state-allows"); !strings.Contains(got, "can no longer be rejected") {
+		t.Errorf("the state says %q", got)
+	}
+	if next, _ := frag.Find(`[data-testid="proposal-live"]`).Attr("hx-get"); next == poll || next == "" {
+		t.Errorf("the next poll %q carries the old version", next)
+	}
+}
+
+// The API does not answer an approval and never recorded it: the outcome
+// is unknown, no second POST is made, and the recovery job settles it as not
+// done, after which the approval can be sent again, once.
+func TestApproveWhenTheAPIDoesNotAnswerReadsBackAndKeepsNothingHalfDone(t *testing.T) {
+	env := webtest.New(t, webtest.Options{})
+	ctx := context.Background()
+	admins := treasuryAdmins(t, env)
+	c, _ := approver(t, env, admins[0])
+	syncQueue(t, env, c)
+	id := proposalID(t, env, "November stipend")
+	p, _ := env.Store.ProposalByID(ctx, id)
+
+	control(t, env, http.MethodPost, "/_sandbox/faults", map[string]any{"method": "POST", "route": approveRoute, "drop": true, "times": 1})
 	resp := postApprove(env, c, id)
 	doc := webtest.Doc(t, resp)
-	if resp.StatusCode != http.StatusBadGateway || !strings.Contains(webtest.TestID(doc, "action-error"), "did not answer") {
+	if resp.StatusCode != http.StatusAccepted || !strings.Contains(webtest.TestID(doc, "action-error"), "not known whether") {
 		t.Fatalf("dropped approve: %d %q", resp.StatusCode, webtest.TestID(doc, "action-error"))
 	}
-	if up, _ := env.API.GetProposal(context.Background(), p.OwnerUserID, id); len(up.Approvals) != 0 {
+	if up, _ := env.API.GetProposal(ctx, p.OwnerUserID, id); len(up.Approvals) != 0 {
 		t.Fatalf("upstream approvals %v", up.Approvals)
 	}
-	rows, _ := env.Store.ListAudit(context.Background(), store.AuditFilter{Action: "proposal.approve"})
-	if len(rows) != 1 || rows[0].Outcome != store.OutcomeFailed {
+	if rows, _ := env.Store.ListAudit(ctx, store.AuditFilter{Action: "proposal.approve"}); len(rows) != 1 || rows[0].Outcome != store.OutcomeUnknown {
 		t.Fatalf("audit %+v", rows)
 	}
-	// The claim was released: approving again works, once.
+	// Clicking again while the outcome is unknown sends nothing.
 	resp = postApprove(env, c, id)
 	resp.Body.Close()
-	if resp.StatusCode != http.StatusSeeOther {
-		t.Fatalf("approve after the fault: %d", resp.StatusCode)
+	if n := env.Sandbox.RequestCount("POST", approveRoute); resp.StatusCode != http.StatusSeeOther || n != 1 {
+		t.Fatalf("approve while unknown: %d, %d calls", resp.StatusCode, n)
 	}
-	if up, _ := env.API.GetProposal(context.Background(), p.OwnerUserID, id); len(up.Approvals) != 1 {
+	if flash := webtest.TestID(webtest.Doc(t, env.Get(c, "/approvals/"+id)), "flash"); !strings.Contains(flash, "already sent") {
+		t.Fatalf("flash %q", flash)
+	}
+	// The recovery job reads it back: not recorded, so not done.
+	if _, err := env.App.Actions().Recover(ctx, time.Now().Add(5*time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	a, err := env.Store.ActionByKey(ctx, "approve:"+id+":"+strconv.Itoa(p.Round)+":"+admins[0])
+	if err != nil || a.State != store.ActionRefused {
+		t.Fatalf("after recovery: %+v %v", a, err)
+	}
+	// Now it can be sent again: one more call, done.
+	resp = postApprove(env, c, id)
+	resp.Body.Close()
+	if n := env.Sandbox.RequestCount("POST", approveRoute); resp.StatusCode != http.StatusSeeOther || n != 2 {
+		t.Fatalf("approve after the fault: %d, %d calls", resp.StatusCode, n)
+	}
+	if up, _ := env.API.GetProposal(ctx, p.OwnerUserID, id); len(up.Approvals) != 1 {
 		t.Fatalf("upstream approvals %v", up.Approvals)
 	}
 
-	// The API refuses the reject with a 500: the typed reason is kept.
-	control(t, env, http.MethodPost, "/_sandbox/faults", map[string]any{"method": "POST",
-		"route": "/v1/users/{userId}/smart-wallets/proposals/{proposalId}/reject", "status": 503, "times": 1})
-	resp = env.PostForm(c, "/approvals/"+id+"/reject", url.Values{"reason": {"Wrong month"}, "confirm": {"1"}})
+	// The API fails the reject with a 503: unknown, the typed reason kept.
+	control(t, env, http.MethodPost, "/_sandbox/faults", map[string]any{"method": "POST", "route": rejectRoute, "status": 503, "times": 1})
+	resp = env.PostForm(c, "/approvals/"+id+"/reject", freshToken(url.Values{"reason": {"Wrong month"}, "confirm": {"1"}}))
 	doc = webtest.Doc(t, resp)
-	if resp.StatusCode != http.StatusBadGateway || doc.Find("#reject-reason").Text() != "Wrong month" {
+	if resp.StatusCode != http.StatusAccepted || doc.Find("#reject-reason").Text() != "Wrong month" {
 		t.Fatalf("reject during outage: %d %q", resp.StatusCode, doc.Find("#reject-reason").Text())
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"partneradmin/apiclient"
+	"partneradmin/handlers"
 	"partneradmin/handlers/mirror"
 	"partneradmin/store"
 	"partneradmin/web/webtest"
@@ -84,10 +85,31 @@ func setIssuerStatus(t *testing.T, env *webtest.Env, cardID, status string) {
 	sandboxControl(t, env, http.MethodPut, "/_sandbox/cards/"+cardID+"/issuer-status", map[string]string{"status": status})
 }
 
-// htmxPost posts a form as htmx does.
+// cardWithToken is a copy of form with a fresh one-time token, unless it has
+// one: what a page renders into each form.
+func cardWithToken(form url.Values) url.Values {
+	out := url.Values{}
+	for k, v := range form {
+		out[k] = v
+	}
+	if out.Get(handlers.FormTokenField) == "" {
+		out.Set(handlers.FormTokenField, handlers.NewFormToken())
+	}
+	return out
+}
+
+// postCard posts a card form with a fresh one-time token (unless it has
+// one).
+func postCard(env *webtest.Env, c *http.Client, path string, form url.Values) *http.Response {
+	env.T.Helper()
+	return env.PostForm(c, path, cardWithToken(form))
+}
+
+// htmxPost posts a form as htmx does, with a fresh one-time token (unless
+// it has one).
 func htmxPost(t *testing.T, env *webtest.Env, c *http.Client, path string, form url.Values) *goquery.Document {
 	t.Helper()
-	resp := env.Do(c, http.MethodPost, path, strings.NewReader(form.Encode()), http.Header{
+	resp := env.Do(c, http.MethodPost, path, strings.NewReader(cardWithToken(form).Encode()), http.Header{
 		"Content-Type": {"application/x-www-form-urlencoded"}, "Hx-Request": {"true"},
 	})
 	if resp.StatusCode != http.StatusOK {
@@ -147,15 +169,21 @@ func TestCardSearchFindsByNameEmailCardAndLastFour(t *testing.T) {
 			t.Errorf("search %q did not find Everyday", q)
 		}
 	}
-	// Reserved entries show their proposal state and link to the approval.
+	// Reserved entries show their proposal state; support, who may not
+	// open approvals, sees it in words and no link; the owner gets the link.
 	doc := webtest.Doc(t, env.Get(c, "/cards?q=subscriptions"))
 	row := doc.Find(`[data-testid="card-row"]`).First()
 	if st, _ := row.Find(`[data-testid="card-status"]`).Attr("data-status"); st != "reserved" {
 		t.Fatalf("reserved row status %q", st)
 	}
-	href, _ := row.Find(`[data-testid="card-approval-link"]`).Attr("href")
-	if !strings.HasPrefix(href, "/approvals/") || !strings.Contains(row.Text(), "PENDING_SIGNATURES") {
-		t.Fatalf("reserved row: link %q text %q", href, row.Text())
+	if row.Find(`[data-testid="card-approval-link"]`).Length() != 0 || !strings.Contains(row.Text(), "PENDING_SIGNATURES") ||
+		!strings.Contains(row.Find(`[data-testid="card-issuance-state"]`).Text(), "waiting for the wallet owner to sign") {
+		t.Fatalf("reserved row for support: %q", row.Text())
+	}
+	owner, _ := env.SignedIn(store.RoleOwner)
+	odoc := webtest.Doc(t, env.Get(owner, "/cards?q=subscriptions"))
+	if href, _ := odoc.Find(`[data-testid="card-row"] [data-testid="card-approval-link"]`).Attr("href"); !strings.HasPrefix(href, "/approvals/") {
+		t.Fatalf("owner's reserved row: link %q", href)
 	}
 	// CSV export of the search.
 	resp := env.Get(c, "/cards.csv?q=adaeze")
@@ -199,37 +227,43 @@ func TestCardFreezeAndUnfreezeInPlace(t *testing.T) {
 }
 
 // TestCardStatusTransitions drives every issuer status of the spec through
-// the sandbox and tries both actions: the allowed ones change the card,
-// the refused ones re-read the status, explain it and are audited as
-// refused, and nothing is retried.
+// the sandbox and tries both actions: the allowed ones change the card; a
+// card already in the wanted state gets nothing sent; the refused ones are
+// refused in the API's words, re-read the status and explain it, and
+// nothing is retried.
 func TestCardStatusTransitions(t *testing.T) {
 	env, c, _ := cardsEnv(t)
+	ctx := context.Background()
 	card := demoCard(t, env, "Everyday")
+	const statusRoute = "/v1/users/{userId}/cards/{cardId}/status"
 	cases := []struct {
 		status, action string
 		wantBadge      string
-		wantOutcome    string
+		wantOutcome    string // "" when nothing is sent
 		wantMessage    string
+		wantNote       string
 	}{
-		{"active", "freeze", "frozen", store.OutcomeOK, "Frozen"},
-		{"active", "unfreeze", "active", store.OutcomeOK, "already active"},
-		{"frozen", "freeze", "frozen", store.OutcomeOK, "already frozen"},
-		{"frozen", "unfreeze", "active", store.OutcomeOK, "Unfrozen"},
-		{"pending", "freeze", "pending", store.OutcomeRefused, "refused to freeze"},
-		{"pending", "unfreeze", "pending", store.OutcomeRefused, "ACTIVE does not activate a never-activated card"},
-		{"inactive", "freeze", "inactive", store.OutcomeRefused, "Nothing was retried"},
-		{"inactive", "unfreeze", "inactive", store.OutcomeRefused, "Nothing was retried"},
-		{"restricted", "freeze", "restricted", store.OutcomeRefused, "restricted by the issuer"},
-		{"restricted", "unfreeze", "restricted", store.OutcomeRefused, "restricted by the issuer"},
-		{"lost", "unfreeze", "lost", store.OutcomeRefused, "a lost card cannot be unfrozen"},
-		{"lost", "freeze", "lost", store.OutcomeRefused, "reported lost"},
-		{"stolen", "unfreeze", "stolen", store.OutcomeRefused, "a stolen card cannot be unfrozen"},
-		{"canceled", "unfreeze", "canceled", store.OutcomeRefused, "cancelled permanently"},
-		{"canceled", "freeze", "canceled", store.OutcomeRefused, "cancelled permanently"},
+		{"active", "freeze", "frozen", store.OutcomeOK, "Frozen: payments are declined", ""},
+		{"active", "unfreeze", "active", "", "already active; nothing was sent", "can be used"},
+		{"frozen", "freeze", "frozen", "", "already frozen; nothing was sent", "payments are declined"},
+		{"frozen", "unfreeze", "active", store.OutcomeOK, "Unfrozen", "can be used"},
+		{"pending", "freeze", "pending", store.OutcomeRefused, "does not allow", "never activated"},
+		{"pending", "unfreeze", "pending", store.OutcomeRefused, "does not allow", "unfreezing (ACTIVE) does not activate it"},
+		{"inactive", "freeze", "inactive", store.OutcomeRefused, "does not allow", "inactive"},
+		{"inactive", "unfreeze", "inactive", store.OutcomeRefused, "does not allow", "inactive"},
+		{"restricted", "freeze", "restricted", store.OutcomeRefused, "does not allow", "restricted this card"},
+		{"restricted", "unfreeze", "restricted", store.OutcomeRefused, "does not allow", "restricted this card"},
+		{"lost", "unfreeze", "lost", store.OutcomeRefused, "does not allow", "A lost card cannot be unfrozen"},
+		{"lost", "freeze", "lost", store.OutcomeRefused, "does not allow", "Reported lost"},
+		{"stolen", "unfreeze", "stolen", store.OutcomeRefused, "does not allow", "A stolen card cannot be unfrozen"},
+		{"canceled", "unfreeze", "canceled", store.OutcomeRefused, "does not allow", "Cancelled permanently"},
+		{"canceled", "freeze", "canceled", store.OutcomeRefused, "does not allow", "Cancelled permanently"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.status+" "+tc.action, func(t *testing.T) {
 			setIssuerStatus(t, env, card.ID, tc.status)
+			audits, _ := env.Store.ListAudit(ctx, store.AuditFilter{Action: "card." + tc.action})
+			puts := env.Sandbox.RequestCount("PUT", statusRoute)
 			doc := htmxPost(t, env, c, "/cards/"+card.ID+"/"+tc.action, nil)
 			if got := cardStatus(doc); got != tc.wantBadge {
 				t.Errorf("badge %q, want %q", got, tc.wantBadge)
@@ -237,11 +271,24 @@ func TestCardStatusTransitions(t *testing.T) {
 			if msg := webtest.TestID(doc, "card-control-message"); !strings.Contains(msg, tc.wantMessage) {
 				t.Errorf("message %q, want %q", msg, tc.wantMessage)
 			}
-			a := lastAudit(t, env, "card."+tc.action)
-			if a.Outcome != tc.wantOutcome || a.Target != "card:"+card.ID {
-				t.Errorf("audit %+v, want outcome %s", a, tc.wantOutcome)
+			if note := webtest.TestID(doc, "card-status-note"); tc.wantNote != "" && !strings.Contains(note, tc.wantNote) {
+				t.Errorf("note %q, want %q", note, tc.wantNote)
 			}
-			live, err := env.API.GetCard(context.Background(), card.ServiceUserID, card.ID)
+			after, _ := env.Store.ListAudit(ctx, store.AuditFilter{Action: "card." + tc.action})
+			sent := env.Sandbox.RequestCount("PUT", statusRoute) - puts
+			if tc.wantOutcome == "" {
+				if sent != 0 || len(after) != len(audits) {
+					t.Errorf("nothing to send: %d PUTs, %d new audit rows", sent, len(after)-len(audits))
+				}
+			} else {
+				if sent != 1 || len(after) != len(audits)+1 {
+					t.Fatalf("%d PUTs, %d new audit rows, want 1 and 1", sent, len(after)-len(audits))
+				}
+				if a := after[0]; a.Outcome != tc.wantOutcome || a.Target != "card:"+card.ID {
+					t.Errorf("audit %+v, want outcome %s", a, tc.wantOutcome)
+				}
+			}
+			live, err := env.API.GetCard(ctx, card.ServiceUserID, card.ID)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -255,8 +302,8 @@ func TestCardStatusTransitions(t *testing.T) {
 	// "unfreezing" it is refused with the reason.
 	office := demoCard(t, env, "Office card")
 	doc := htmxPost(t, env, c, "/cards/"+office.ID+"/unfreeze", nil)
-	if msg := webtest.TestID(doc, "card-control-message"); !strings.Contains(msg, "never activated") {
-		t.Fatalf("pending physical card: %q", msg)
+	if note := webtest.TestID(doc, "card-status-note"); !strings.Contains(note, "never activated") {
+		t.Fatalf("pending physical card: %q", note)
 	}
 
 	// A reserved entry (requested, not issued) has nothing to freeze.
@@ -270,11 +317,16 @@ func TestCardStatusTransitions(t *testing.T) {
 		t.Fatalf("reserved detail: %d", resp.StatusCode)
 	}
 	rdoc := webtest.Doc(t, resp)
-	if href, _ := rdoc.Find(`[data-testid="card-reserved"] [data-testid="card-approval-link"]`).Attr("href"); href != "/approvals/"+reserved.ID {
-		t.Fatalf("approval link %q", href)
+	if rdoc.Find(`[data-testid="card-reserved"] [data-testid="card-approval-link"]`).Length() != 0 {
+		t.Fatal("support is offered the approval, which they may not open")
 	}
 	if got := webtest.TestID(rdoc, "card-proposal-status"); got != "PENDING_SIGNATURES" {
 		t.Fatalf("proposal status %q", got)
+	}
+	owner, _ := env.SignedIn(store.RoleOwner)
+	odoc := webtest.Doc(t, env.Get(owner, "/cards/"+reserved.ID))
+	if href, _ := odoc.Find(`[data-testid="card-reserved"] [data-testid="card-approval-link"]`).Attr("href"); href != "/approvals/"+reserved.ID {
+		t.Fatalf("owner's approval link %q", href)
 	}
 }
 
@@ -286,7 +338,7 @@ func TestCardFreezeRolesAndRefusals(t *testing.T) {
 	for _, role := range []store.Role{store.RoleHRAdmin, store.RoleFinanceApprover} {
 		c, s := env.SignedIn(role)
 		for _, action := range []string{"freeze", "unfreeze", "limits", "cancel", "activation/request"} {
-			resp := env.PostForm(c, "/cards/"+card.ID+"/"+action, url.Values{"confirm_name": {"Everyday"}})
+			resp := postCard(env, c, "/cards/"+card.ID+"/"+action, url.Values{"confirm_name": {"Everyday"}})
 			resp.Body.Close()
 			if resp.StatusCode != http.StatusForbidden {
 				t.Fatalf("%s %s: %d, want 403", role, action, resp.StatusCode)
@@ -316,58 +368,67 @@ func TestCardFreezeRolesAndRefusals(t *testing.T) {
 	}
 }
 
-// TestCardFreezeInFlightAndUpstreamFailure: a second click while one is in
-// flight sends nothing; a failed write is never retried and the page says
-// where the card stands.
+// TestCardFreezeInFlightAndUpstreamFailure: a form whose first sending is
+// still in flight sends nothing; a failed write is never retried, and the
+// page says where the card stands.
 func TestCardFreezeInFlightAndUpstreamFailure(t *testing.T) {
-	env, c, _ := cardsEnv(t)
+	env, c, support := cardsEnv(t)
+	ctx := context.Background()
 	card := demoCard(t, env, "Everyday")
-	ok, err := env.Store.BeginCardAction(context.Background(), card.ID, "freeze", time.Minute)
-	if err != nil || !ok {
-		t.Fatalf("begin: %v %v", ok, err)
+	const statusRoute = "/v1/users/{userId}/cards/{cardId}/status"
+	token := handlers.NewFormToken()
+	if _, _, err := env.Store.BeginAction(ctx, store.NewAction{Key: "form:" + token, Kind: "card.freeze", Target: "card:" + card.ID,
+		Actor: store.Actor{StaffID: support.ID, Email: support.Email}}); err != nil {
+		t.Fatal(err)
 	}
-	doc := htmxPost(t, env, c, "/cards/"+card.ID+"/freeze", nil)
-	if !strings.Contains(webtest.TestID(doc, "card-control-message"), "already in progress") {
+	doc := htmxPost(t, env, c, "/cards/"+card.ID+"/freeze", url.Values{handlers.FormTokenField: {token}})
+	if !strings.Contains(webtest.TestID(doc, "card-control-message"), "still being processed") {
 		t.Fatalf("second click: %q", webtest.TestID(doc, "card-control-message"))
 	}
-	if live, _ := env.API.GetCard(context.Background(), card.ServiceUserID, card.ID); string(live.Status) != "active" {
-		t.Fatalf("second click sent something: %s", live.Status)
-	}
-	if err := env.Store.EndCardAction(context.Background(), card.ID); err != nil {
-		t.Fatal(err)
+	if n := env.Sandbox.RequestCount("PUT", statusRoute); n != 0 {
+		t.Fatalf("second click sent %d requests", n)
 	}
 
 	// One 503 on the status route: a retry would succeed, so a frozen card
 	// afterwards would mean the app retried blindly.
 	sandboxControl(t, env, http.MethodPost, "/_sandbox/faults", map[string]any{
-		"method": "PUT", "route": "/v1/users/{userId}/cards/{cardId}/status", "status": 503, "times": 1})
+		"method": "PUT", "route": statusRoute, "status": 503, "times": 1})
 	doc = htmxPost(t, env, c, "/cards/"+card.ID+"/freeze", url.Values{"reason": {"phone call"}})
 	msg := webtest.TestID(doc, "card-control-message")
-	if cardStatus(doc) != "active" || !strings.Contains(msg, "Nothing was retried") {
+	if cardStatus(doc) != "active" || !strings.Contains(msg, "Do not send it again meanwhile") {
 		t.Fatalf("after failure: %q %q", cardStatus(doc), msg)
 	}
-	if live, _ := env.API.GetCard(context.Background(), card.ServiceUserID, card.ID); string(live.Status) != "active" {
+	if n := env.Sandbox.RequestCount("PUT", statusRoute); n != 1 {
+		t.Fatalf("the write was retried: %d PUTs", n)
+	}
+	if live, _ := env.API.GetCard(ctx, card.ServiceUserID, card.ID); string(live.Status) != "active" {
 		t.Fatalf("the write was retried: %s", live.Status)
 	}
-	if a := lastAudit(t, env, "card.freeze"); a.Outcome != store.OutcomeFailed || !strings.Contains(a.Detail, "phone call") {
+	if a := lastAudit(t, env, "card.freeze"); a.Outcome != store.OutcomeUnknown || !strings.Contains(a.Detail, "not recorded so far") {
 		t.Fatalf("audit %+v", a)
 	}
 	// Without htmx, the whole page answers with the real status.
 	sandboxControl(t, env, http.MethodPost, "/_sandbox/faults", map[string]any{
-		"method": "PUT", "route": "/v1/users/{userId}/cards/{cardId}/status", "status": 503, "times": 1})
-	resp := env.PostForm(c, "/cards/"+card.ID+"/freeze", nil)
+		"method": "PUT", "route": statusRoute, "status": 503, "times": 1})
+	resp := postCard(env, c, "/cards/"+card.ID+"/freeze", nil)
 	if resp.StatusCode != http.StatusBadGateway {
 		t.Fatalf("plain form failure: %d", resp.StatusCode)
 	}
 	resp.Body.Close()
-	// A too-long reason is bad input: 422, nothing sent.
-	resp = env.PostForm(c, "/cards/"+card.ID+"/freeze", url.Values{"reason": {strings.Repeat("x", 201)}})
-	pdoc := webtest.Doc(t, resp)
-	if resp.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(webtest.TestID(pdoc, "card-control-message"), "200 characters") {
-		t.Fatalf("long reason: %d", resp.StatusCode)
+	// Bad input (too long, a control character) is refused with 422, kept,
+	// and nothing is sent.
+	for _, reason := range []string{strings.Repeat("x", 201), "bad\treason"} {
+		resp = postCard(env, c, "/cards/"+card.ID+"/freeze", url.Values{"reason": {reason}})
+		pdoc := webtest.Doc(t, resp)
+		if resp.StatusCode != http.StatusUnprocessableEntity || webtest.TestID(pdoc, "card-control-message") == "" {
+			t.Fatalf("reason %q: %d", reason[:5], resp.StatusCode)
+		}
+		if v, _ := pdoc.Find(`[data-testid="card-reason"]`).Attr("value"); len(reason) == 201 && v != reason {
+			t.Fatal("reason typed was lost")
+		}
 	}
-	if v, _ := pdoc.Find(`[data-testid="card-reason"]`).Attr("value"); len(v) != 201 {
-		t.Fatal("reason typed was lost")
+	if n := env.Sandbox.RequestCount("PUT", statusRoute); n != 2 {
+		t.Fatalf("%d PUTs, want 2", n)
 	}
 }
 
@@ -517,14 +578,15 @@ func TestCardLimits(t *testing.T) {
 	}{
 		{"", "100", "limit-daily-error", "Enter an amount"},
 		{"abc", "100", "limit-daily-error", "such as 1500"},
-		{"1000.555", "100", "limit-daily-error", "two decimal places"},
+		{"1000.555", "100", "limit-daily-error", "at most 2 decimal places"},
+		{"1,50", "100", "limit-daily-error", "comma only separates thousands"},
 		{"-5", "100", "limit-daily-error", "more than zero"},
 		{"6000000", "100", "limit-daily-error", "5,000,000.00 NGN"},
 		{"100000", "1000001", "limit-single-error", "1,000,000.00 NGN"},
 		{"1000", "2000", "limit-single-error", "more than the daily limit"},
 	}
 	for _, tc := range cases {
-		resp := env.PostForm(c, path, url.Values{"total_daily": {tc.daily}, "max_single": {tc.single}})
+		resp := postCard(env, c, path, url.Values{"total_daily": {tc.daily}, "max_single": {tc.single}})
 		doc := webtest.Doc(t, resp)
 		if resp.StatusCode != http.StatusUnprocessableEntity {
 			t.Fatalf("%s/%s: %d", tc.daily, tc.single, resp.StatusCode)
@@ -540,7 +602,7 @@ func TestCardLimits(t *testing.T) {
 	if limits.TotalDailyLimit.String() != "1000000" {
 		t.Fatalf("bad input changed the limits: %s", limits.TotalDailyLimit)
 	}
-	resp := env.PostForm(c, path, url.Values{"total_daily": {"250,000.50"}, "max_single": {"1234.56"}})
+	resp := postCard(env, c, path, url.Values{"total_daily": {"250,000.50"}, "max_single": {"1234.56"}})
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusSeeOther {
 		t.Fatalf("save: %d", resp.StatusCode)
@@ -553,12 +615,19 @@ func TestCardLimits(t *testing.T) {
 	if a.Outcome != store.OutcomeOK || a.Actor.StaffID != support.ID || !strings.Contains(a.Detail, "daily 250,000.50 NGN, single 1,234.56 NGN") {
 		t.Fatalf("audit %+v", a)
 	}
-	// Upstream refuses (a cancelled card): audited as refused, input kept.
-	setIssuerStatus(t, env, card.ID, "canceled")
-	resp = env.PostForm(c, path, url.Values{"total_daily": {"1000"}, "max_single": {"10"}})
+	// Upstream refuses: audited as refused, the API's words next to the
+	// fields it names, input kept.
+	sandboxControl(t, env, http.MethodPost, "/_sandbox/faults", map[string]any{"method": "PUT",
+		"route": "/v1/users/{userId}/cards/{cardId}/set-limit", "status": 400, "times": 1,
+		"message": "maxSingleTransactionAmount must not exceed the issuer's limit for this card"})
+	resp = postCard(env, c, path, url.Values{"total_daily": {"1000"}, "max_single": {"10"}})
 	doc := webtest.Doc(t, resp)
-	if resp.StatusCode != http.StatusConflict || !strings.Contains(webtest.TestID(doc, "limits-error"), "does not allow") {
-		t.Fatalf("cancelled card limits: %d %q", resp.StatusCode, webtest.TestID(doc, "limits-error"))
+	if resp.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(webtest.TestID(doc, "limit-single-error"), "issuer's limit") ||
+		!strings.Contains(webtest.TestID(doc, "limits-error"), "not changed") {
+		t.Fatalf("refused limits: %d %q %q", resp.StatusCode, webtest.TestID(doc, "limits-error"), webtest.TestID(doc, "limit-single-error"))
+	}
+	if v, _ := doc.Find("#limit-single").Attr("value"); v != "10" {
+		t.Fatalf("typed limit lost: %q", v)
 	}
 	if a := lastAudit(t, env, "card.limits"); a.Outcome != store.OutcomeRefused {
 		t.Fatalf("audit %+v", a)
@@ -569,7 +638,7 @@ func TestCardCancel(t *testing.T) {
 	env, c, support := cardsEnv(t)
 	card := demoCard(t, env, "Travel")
 	path := "/cards/" + card.ID + "/cancel"
-	resp := env.PostForm(c, path, url.Values{"confirm_name": {"travel"}, "reason": {"left the company"}})
+	resp := postCard(env, c, path, url.Values{"confirm_name": {"travel"}, "reason": {"left the company"}})
 	doc := webtest.Doc(t, resp)
 	if resp.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(webtest.TestID(doc, "cancel-name-error"), "Travel") {
 		t.Fatalf("wrong name: %d %q", resp.StatusCode, webtest.TestID(doc, "cancel-name-error"))
@@ -583,7 +652,7 @@ func TestCardCancel(t *testing.T) {
 	if live, _ := env.API.GetCard(context.Background(), card.ServiceUserID, card.ID); string(live.Status) != "frozen" {
 		t.Fatalf("wrong name cancelled the card: %s", live.Status)
 	}
-	resp = env.PostForm(c, path, url.Values{"confirm_name": {"Travel"}, "reason": {"left the company"}})
+	resp = postCard(env, c, path, url.Values{"confirm_name": {"Travel"}, "reason": {"left the company"}})
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusSeeOther {
 		t.Fatalf("cancel: %d", resp.StatusCode)
@@ -600,7 +669,7 @@ func TestCardCancel(t *testing.T) {
 		t.Fatal("a cancelled card still offers cancel or limits")
 	}
 	// Cancelling again: the issuer refuses, audited, not retried.
-	resp = env.PostForm(c, path, url.Values{"confirm_name": {"Travel"}})
+	resp = postCard(env, c, path, url.Values{"confirm_name": {"Travel"}})
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusConflict {
 		t.Fatalf("second cancel: %d", resp.StatusCode)
@@ -621,7 +690,7 @@ func TestCardActivation(t *testing.T) {
 	}
 	request := func() (otpID, expires string) {
 		t.Helper()
-		resp := env.PostForm(c, "/cards/"+card.ID+"/activation/request", url.Values{"channel": {"sms"}})
+		resp := postCard(env, c, "/cards/"+card.ID+"/activation/request", url.Values{"channel": {"sms"}})
 		doc := webtest.Doc(t, resp)
 		if resp.StatusCode != http.StatusOK {
 			t.Fatalf("request: %d %q", resp.StatusCode, webtest.TestID(doc, "activation-message"))
@@ -638,7 +707,7 @@ func TestCardActivation(t *testing.T) {
 		t.Fatalf("audit %+v", a)
 	}
 	for code, want := range map[string]string{"12345": "exactly 6 digits", "abcdef": "exactly 6 digits"} {
-		resp := env.PostForm(c, "/cards/"+card.ID+"/activation/confirm", url.Values{"otp_id": {otp}, "expires_at": {exp}, "code": {code}})
+		resp := postCard(env, c, "/cards/"+card.ID+"/activation/confirm", url.Values{"otp_id": {otp}, "expires_at": {exp}, "code": {code}})
 		doc := webtest.Doc(t, resp)
 		if resp.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(webtest.TestID(doc, "activation-code-error"), want) {
 			t.Fatalf("code %q: %d %q", code, resp.StatusCode, webtest.TestID(doc, "activation-code-error"))
@@ -646,7 +715,7 @@ func TestCardActivation(t *testing.T) {
 	}
 	// The page knows when the code expires (expiresInMinutes): past it, it
 	// says so without sending anything.
-	resp := env.PostForm(c, "/cards/"+card.ID+"/activation/confirm", url.Values{"otp_id": {otp}, "code": {"123456"},
+	resp := postCard(env, c, "/cards/"+card.ID+"/activation/confirm", url.Values{"otp_id": {otp}, "code": {"123456"},
 		"expires_at": {time.Now().Add(-time.Minute).UTC().Format(time.RFC3339)}})
 	doc = webtest.Doc(t, resp)
 	if resp.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(webtest.TestID(doc, "activation-code-error"), "expired") {
@@ -664,17 +733,17 @@ func TestCardActivation(t *testing.T) {
 	if issuer.Data.OTPCode == wrong {
 		wrong = "111111"
 	}
-	resp = env.PostForm(c, "/cards/"+card.ID+"/activation/confirm", url.Values{"otp_id": {otp}, "expires_at": {exp}, "code": {wrong}})
+	resp = postCard(env, c, "/cards/"+card.ID+"/activation/confirm", url.Values{"otp_id": {otp}, "expires_at": {exp}, "code": {wrong}})
 	doc = webtest.Doc(t, resp)
-	if resp.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(webtest.TestID(doc, "activation-code-error"), "not accepted") {
-		t.Fatalf("wrong code: %d %q", resp.StatusCode, webtest.TestID(doc, "activation-code-error"))
+	if resp.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(webtest.TestID(doc, "activation-message"), "Invalid activation code") {
+		t.Fatalf("wrong code: %d %q", resp.StatusCode, webtest.TestID(doc, "activation-message"))
 	}
 	if a := lastAudit(t, env, "card.activation_confirm"); a.Outcome != store.OutcomeRefused {
 		t.Fatalf("audit %+v", a)
 	}
 	// The issuer's clock passes the code's expiry: the API says so.
 	sandboxControl(t, env, http.MethodPost, "/_sandbox/clock/advance", map[string]any{"seconds": 11 * 60})
-	resp = env.PostForm(c, "/cards/"+card.ID+"/activation/confirm", url.Values{"otp_id": {otp}, "code": {issuer.Data.OTPCode}})
+	resp = postCard(env, c, "/cards/"+card.ID+"/activation/confirm", url.Values{"otp_id": {otp}, "code": {issuer.Data.OTPCode}})
 	doc = webtest.Doc(t, resp)
 	if resp.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(webtest.TestID(doc, "activation-message"), "expired") {
 		t.Fatalf("expired code: %d %q", resp.StatusCode, webtest.TestID(doc, "activation-message"))
@@ -686,7 +755,7 @@ func TestCardActivation(t *testing.T) {
 	if err := json.Unmarshal(sandboxControl(t, env, http.MethodGet, "/_sandbox/cards/"+card.ID, nil), &issuer); err != nil {
 		t.Fatal(err)
 	}
-	resp = env.PostForm(c, "/cards/"+card.ID+"/activation/confirm", url.Values{"otp_id": {otp}, "expires_at": {exp}, "code": {issuer.Data.OTPCode}})
+	resp = postCard(env, c, "/cards/"+card.ID+"/activation/confirm", url.Values{"otp_id": {otp}, "expires_at": {exp}, "code": {issuer.Data.OTPCode}})
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusSeeOther {
 		t.Fatalf("confirm: %d", resp.StatusCode)
@@ -698,14 +767,14 @@ func TestCardActivation(t *testing.T) {
 		t.Fatalf("audit %+v", a)
 	}
 	// Activating again: refused by the issuer, explained.
-	resp = env.PostForm(c, "/cards/"+card.ID+"/activation/request", url.Values{"channel": {"email"}})
+	resp = postCard(env, c, "/cards/"+card.ID+"/activation/request", url.Values{"channel": {"email"}})
 	doc = webtest.Doc(t, resp)
-	if resp.StatusCode != http.StatusConflict || !strings.Contains(webtest.TestID(doc, "activation-message"), "already be active") {
+	if resp.StatusCode != http.StatusConflict || !strings.Contains(webtest.TestID(doc, "activation-message"), "not waiting for activation") {
 		t.Fatalf("second activation: %d %q", resp.StatusCode, webtest.TestID(doc, "activation-message"))
 	}
 	// A virtual card needs none.
 	virtual := demoCard(t, env, "Everyday")
-	resp = env.PostForm(c, "/cards/"+virtual.ID+"/activation/request", url.Values{"channel": {"sms"}})
+	resp = postCard(env, c, "/cards/"+virtual.ID+"/activation/request", url.Values{"channel": {"sms"}})
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusConflict {
 		t.Fatalf("virtual activation: %d", resp.StatusCode)
@@ -748,12 +817,16 @@ func TestCardIssuance(t *testing.T) {
 	if doc.Find("#issue-nin").Length() != 1 {
 		t.Fatal("the NIN is not asked for an employee who never had a card")
 	}
+	token, _ := doc.Find(`[data-testid="issue-form"] input[name="form_token"]`).Attr("value")
+	if !handlers.ValidFormToken(token) {
+		t.Fatalf("the form carries no one-time token: %q", token)
+	}
 
 	// Every field rule, with what was typed kept (never the NIN or PAN).
 	nin, pan := "12345678901", "5399834711112222"
 	bad := url.Values{"wallet_id": {wallet.ID}, "card_name": {strings.Repeat("n", 51)}, "card_color": {"#12345"},
 		"type": {"physical"}, "nin": {"1234"}, "delivery_phone": {"+44 20 7946 0958"}, "delivery_address": {""}}
-	resp := env.PostForm(c, "/cards/issue", bad)
+	resp := postCard(env, c, "/cards/issue", bad)
 	body, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
 	doc, _ = goquery.NewDocumentFromReader(bytes.NewReader(body))
@@ -769,7 +842,7 @@ func TestCardIssuance(t *testing.T) {
 	if v, _ := doc.Find("#issue-color").Attr("value"); v != "#12345" {
 		t.Errorf("colour typed lost: %q", v)
 	}
-	resp = env.PostForm(c, "/cards/issue", url.Values{"wallet_id": {wallet.ID}, "card_name": {"Fuel"}, "card_color": {"#0a0"},
+	resp = postCard(env, c, "/cards/issue", url.Values{"wallet_id": {wallet.ID}, "card_name": {"Fuel"}, "card_color": {"#0a0"},
 		"type": {"virtual"}, "nin": {nin}, "pan": {pan}})
 	body, _ = io.ReadAll(resp.Body)
 	resp.Body.Close()
@@ -784,8 +857,8 @@ func TestCardIssuance(t *testing.T) {
 	}
 
 	// A good request: the fee after, the proposal in the approval queue.
-	resp = env.PostForm(c, "/cards/issue", url.Values{"wallet_id": {wallet.ID}, "card_name": {"Fuel"}, "card_color": {"#0a0"},
-		"type": {"virtual"}, "nin": {nin}})
+	resp = postCard(env, c, "/cards/issue", url.Values{"wallet_id": {wallet.ID}, "card_name": {"Fuel"}, "card_color": {"#0a0"},
+		"type": {"virtual"}, "nin": {nin}, "form_token": {token}})
 	doc = webtest.Doc(t, resp)
 	if resp.StatusCode != http.StatusCreated {
 		t.Fatalf("issue: %d %q", resp.StatusCode, webtest.TestID(doc, "issue-message"))
@@ -794,8 +867,8 @@ func TestCardIssuance(t *testing.T) {
 		t.Fatalf("fee %q", got)
 	}
 	proposalID := webtest.TestID(doc, "issue-proposal-id")
-	if link, _ := doc.Find(`[data-testid="issue-approval-link"]`).Attr("href"); link != "/approvals/"+proposalID || proposalID == "" {
-		t.Fatalf("approval link %q for %q", link, proposalID)
+	if link, _ := doc.Find(`[data-testid="issue-card-link"]`).Attr("href"); link != "/cards/"+proposalID || proposalID == "" {
+		t.Fatalf("requested card link %q for %q", link, proposalID)
 	}
 	if got := webtest.TestID(doc, "issue-sign-state"); !strings.Contains(got, "sign payload is ready") {
 		t.Fatalf("sign state %q", got)
@@ -832,14 +905,19 @@ func TestCardIssuanceRefusals(t *testing.T) {
 	if webtest.TestID(doc, "issue-legacy") == "" {
 		t.Fatal("legacy wallet not flagged on the form")
 	}
-	resp := env.PostForm(c, "/cards/issue", url.Values{"wallet_id": {legacy.ID}, "card_name": {"Old"}, "card_color": {"#000"},
+	resp := postCard(env, c, "/cards/issue", url.Values{"wallet_id": {legacy.ID}, "card_name": {"Old"}, "card_color": {"#000"},
 		"type": {"virtual"}, "nin": {"12345678901"}})
 	doc = webtest.Doc(t, resp)
 	if resp.StatusCode != http.StatusConflict || !strings.Contains(webtest.TestID(doc, "issue-migration-hint"), "legacy") {
 		t.Fatalf("legacy: %d %q", resp.StatusCode, webtest.TestID(doc, "issue-migration-hint"))
 	}
-	if a := lastAudit(t, env, "card.issue"); a.Outcome != store.OutcomeRefused || !strings.Contains(a.Detail, "migration") {
+	// The API answered (nothing is unknown) and issued nothing: the audit
+	// row says so, and no card is indexed.
+	if a := lastAudit(t, env, "card.issue"); !strings.Contains(a.Detail, "not issued: legacy wallet, migration required") {
 		t.Fatalf("audit %+v", a)
+	}
+	if ids, _ := env.Store.WalletCardIDs(ctx, legacy.ID); len(ids) != 0 {
+		t.Fatalf("a legacy wallet's refusal indexed cards: %v", ids)
 	}
 
 	// The index thinks Emily had a card (stale), the API says she is not
@@ -851,7 +929,7 @@ func TestCardIssuanceRefusals(t *testing.T) {
 		t.Fatal(err)
 	}
 	form := url.Values{"wallet_id": {usd.ID}, "card_name": {"Travel USD"}, "card_color": {"#123456"}, "type": {"virtual"}}
-	resp = env.PostForm(c, "/cards/issue", form)
+	resp = postCard(env, c, "/cards/issue", form)
 	doc = webtest.Doc(t, resp)
 	if resp.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(webtest.TestID(doc, "issue-nin-error"), "not enrolled") {
 		t.Fatalf("E101: %d %q", resp.StatusCode, webtest.TestID(doc, "issue-nin-error"))
@@ -860,14 +938,14 @@ func TestCardIssuanceRefusals(t *testing.T) {
 		t.Fatalf("name lost: %q", v)
 	}
 
-	// An upstream fault on the create: not retried, the user told to check
-	// before trying again, the input kept.
+	// An upstream fault on the create: not retried, read back (nothing
+	// there), the user told not to send it again meanwhile, the input kept.
 	sandboxControl(t, env, http.MethodPost, "/_sandbox/faults", map[string]any{
 		"method": "POST", "route": "/v1/users/{userId}/cards", "status": 503, "times": 1})
 	form.Set("nin", "12345678901")
-	resp = env.PostForm(c, "/cards/issue", form)
+	resp = postCard(env, c, "/cards/issue", form)
 	doc = webtest.Doc(t, resp)
-	if resp.StatusCode != http.StatusBadGateway || !strings.Contains(webtest.TestID(doc, "issue-message"), "not sent again") {
+	if resp.StatusCode != http.StatusBadGateway || !strings.Contains(webtest.TestID(doc, "issue-message"), "Do not send it again meanwhile") {
 		t.Fatalf("fault: %d %q", resp.StatusCode, webtest.TestID(doc, "issue-message"))
 	}
 	if v, _ := doc.Find("#issue-name").Attr("value"); v != "Travel USD" {
@@ -876,8 +954,11 @@ func TestCardIssuanceRefusals(t *testing.T) {
 	if cards, _ := env.API.ListCards(ctx, emp.ServiceUserID, usd.ID); len(cards) != 0 {
 		t.Fatalf("the create was retried: %d cards", len(cards))
 	}
-	if a := lastAudit(t, env, "card.issue"); a.Outcome != store.OutcomeFailed {
+	if a := lastAudit(t, env, "card.issue"); a.Outcome != store.OutcomeUnknown {
 		t.Fatalf("audit %+v", a)
+	}
+	if n := env.Sandbox.RequestCount("POST", "/v1/users/{userId}/cards"); n != 3 {
+		t.Fatalf("%d creates sent, want 3 (legacy, E101, the fault)", n)
 	}
 }
 
@@ -909,22 +990,22 @@ func TestCardPANCanary(t *testing.T) {
 		bad[k] = v
 	}
 	bad.Set("card_name", "")
-	keep(env.PostForm(c, "/cards/issue", bad))
+	keep(postCard(env, c, "/cards/issue", bad))
 	bad.Set("pan", pan+"123") // 19 digits + 3: too long
-	keep(env.PostForm(c, "/cards/issue", bad))
+	keep(postCard(env, c, "/cards/issue", bad))
 	bad.Set("type", "virtual")
 	bad.Set("pan", pan)
-	keep(env.PostForm(c, "/cards/issue", bad))
+	keep(postCard(env, c, "/cards/issue", bad))
 	// The real thing: an existing physical card, which skips delivery.
-	resp := env.PostForm(c, "/cards/issue", issue)
+	resp := postCard(env, c, "/cards/issue", issue)
 	if resp.StatusCode != http.StatusCreated {
 		t.Fatalf("issue with pan: %d", resp.StatusCode)
 	}
 	keep(resp)
 	// Activation of the demo's pending physical card with the number.
 	office := demoCard(t, env, "Office card")
-	keep(env.PostForm(c, "/cards/"+office.ID+"/activation/request", url.Values{"channel": {"sms"}, "pan": {pan}}))
-	keep(env.PostForm(c, "/cards/"+office.ID+"/activation/request", url.Values{"channel": {"sms"}, "pan": {pan + "0000"}}))
+	keep(postCard(env, c, "/cards/"+office.ID+"/activation/request", url.Values{"channel": {"sms"}, "pan": {pan}}))
+	keep(postCard(env, c, "/cards/"+office.ID+"/activation/request", url.Values{"channel": {"sms"}, "pan": {pan + "0000"}}))
 	// Every page that shows cards.
 	keep(env.PostForm(c, "/cards/refresh", nil))
 	for _, p := range []string{"/cards", "/cards?q=canary", "/cards?q=5556", "/cards.csv", "/cards/" + office.ID, "/cards/" + office.ID + "/transactions.csv"} {

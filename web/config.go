@@ -11,6 +11,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"net/netip"
 	"net/url"
 	"strings"
 )
@@ -41,6 +42,9 @@ type Config struct {
 	// empty a key is generated and kept in the data directory.
 	EncryptionKey Secret
 	LogLevel      slog.Level
+	// TrustedProxies are the reverse proxies whose X-Forwarded-For names
+	// the client; with none, forwarded headers are ignored.
+	TrustedProxies []netip.Prefix
 }
 
 // Local reports whether the app runs against its own PostgreSQL and sandbox.
@@ -70,6 +74,8 @@ func ParseConfig(args []string, getenv func(string) string, stderr io.Writer) (C
 	fs.StringVar(&c.DataDir, "data-dir", def("DATA_DIR", "./.data"), "directory for the private PostgreSQL and sandbox state (DATA_DIR)")
 	fs.StringVar(&c.PublicOrigin, "public-origin", def("PUBLIC_ORIGIN", ""), "origin used in links and QR codes (PUBLIC_ORIGIN); default http://ADDR")
 	fs.StringVar(&logLevel, "log-level", def("LOG_LEVEL", "info"), "debug, info, warn or error (LOG_LEVEL)")
+	var trustedProxies string
+	fs.StringVar(&trustedProxies, "trusted-proxies", def("TRUSTED_PROXIES", ""), "comma-separated addresses or CIDR blocks of the reverse proxies whose X-Forwarded-For names the client (TRUSTED_PROXIES)")
 	if len(args) > 0 {
 		args = args[1:]
 	}
@@ -108,8 +114,49 @@ func ParseConfig(args []string, getenv func(string) string, stderr io.Writer) (C
 			errs = append(errs, errors.New("ENCRYPTION_KEY must be 64 hex characters (32 bytes); leave it unset to have one generated into the data directory"))
 		}
 	}
+	var err error
+	if c.TrustedProxies, err = parseTrustedProxies(trustedProxies); err != nil {
+		errs = append(errs, err)
+	}
 	if c.OwnerPassword != "" && len(c.OwnerPassword) < 12 {
 		errs = append(errs, errors.New("OWNER_PASSWORD must have at least 12 characters"))
 	}
 	return c, errors.Join(errs...)
+}
+
+// parseTrustedProxies reads a comma-separated list of IP addresses and CIDR
+// blocks ("10.0.0.0/8, 192.0.2.7"). IPv4-mapped IPv6 forms are kept as IPv4,
+// the form client addresses are compared in.
+func parseTrustedProxies(list string) ([]netip.Prefix, error) {
+	var out []netip.Prefix
+	for _, item := range strings.Split(list, ",") {
+		item = strings.TrimSpace(item)
+		if item == "" {
+			continue
+		}
+		var p netip.Prefix
+		var err error
+		if strings.Contains(item, "/") {
+			p, err = netip.ParsePrefix(item)
+		} else {
+			var ip netip.Addr
+			if ip, err = netip.ParseAddr(item); err == nil && ip.Zone() != "" {
+				err = errors.New("zoned address")
+			} else if err == nil {
+				p = netip.PrefixFrom(ip, ip.BitLen())
+			}
+		}
+		if err == nil && p.Addr().Is4In6() {
+			if p.Bits() < 96 {
+				err = errors.New("mapped prefix shorter than /96")
+			} else {
+				p = netip.PrefixFrom(p.Addr().Unmap(), p.Bits()-96)
+			}
+		}
+		if err != nil || !p.IsValid() {
+			return nil, fmt.Errorf("TRUSTED_PROXIES %q: want IP addresses or CIDR blocks separated by commas, such as 10.0.0.0/8,192.0.2.7", item)
+		}
+		out = append(out, p.Masked())
+	}
+	return out, nil
 }

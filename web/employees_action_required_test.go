@@ -160,7 +160,7 @@ func TestResolveActionRequiredByHand(t *testing.T) {
 		if doc.Find(`[data-testid="resolve-action-form"]`).Length() != 0 {
 			t.Errorf("%s sees the resolve form", role)
 		}
-		resp := env.PostForm(c, resolve, confirmed)
+		resp := env.PostForm(c, resolve, fresh(confirmed))
 		resp.Body.Close()
 		if resp.StatusCode != http.StatusForbidden {
 			t.Fatalf("%s: %d, want 403", role, resp.StatusCode)
@@ -171,7 +171,7 @@ func TestResolveActionRequiredByHand(t *testing.T) {
 	}
 
 	// Without the confirmation: the page again with the box's message.
-	resp := env.PostForm(hr, resolve, url.Values{})
+	resp := env.PostForm(hr, resolve, fresh(url.Values{}))
 	doc = webtest.Doc(t, resp)
 	if resp.StatusCode != http.StatusUnprocessableEntity || webtest.TestID(doc, "resolve-confirm-error") == "" {
 		t.Fatalf("unconfirmed: %d %q", resp.StatusCode, webtest.TestID(doc, "resolve-confirm-error"))
@@ -183,7 +183,7 @@ func TestResolveActionRequiredByHand(t *testing.T) {
 		t.Fatalf("audit before clearing: %+v", rows)
 	}
 
-	resp = env.PostForm(hr, resolve, confirmed)
+	resp = env.PostForm(hr, resolve, fresh(confirmed))
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != page {
 		t.Fatalf("resolve: %d %q", resp.StatusCode, resp.Header.Get("Location"))
@@ -202,7 +202,7 @@ func TestResolveActionRequiredByHand(t *testing.T) {
 	}
 
 	// Not flagged any more (another admin, a webhook): said so, no error.
-	resp = env.PostForm(hr, resolve, confirmed)
+	resp = env.PostForm(hr, resolve, fresh(confirmed))
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != page {
 		t.Fatalf("resolve again: %d", resp.StatusCode)

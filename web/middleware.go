@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"runtime/debug"
 	"strings"
@@ -93,8 +94,12 @@ func accessLog(logger *slog.Logger) func(http.Handler) http.Handler {
 			rec := &statusRecorder{ResponseWriter: w}
 			next.ServeHTTP(rec, r)
 			path := r.URL.Path
-			if strings.HasPrefix(path, "/sign/") {
-				path = "/sign/[token]" // the token is a credential
+			// Link tokens are credentials: never logged.
+			switch {
+			case strings.HasPrefix(path, "/sign/"):
+				path = "/sign/[token]"
+			case strings.HasPrefix(path, "/set-password/"):
+				path = "/set-password/[token]"
 			}
 			logger.LogAttrs(r.Context(), slog.LevelInfo, "request",
 				slog.String("method", r.Method), slog.String("path", path),
@@ -120,6 +125,64 @@ func recoverer(base *handlers.Base) func(http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 		})
 	}
+}
+
+// clientAddress sets r.RemoteAddr to the client's address when the request
+// came through one of the trusted proxies: the rightmost address of
+// X-Forwarded-For that is not itself a trusted proxy (everything left of it
+// was written by the client, who may write anything). With no trusted
+// proxies, or from any other peer, forwarded headers are ignored and
+// RemoteAddr is the connection's peer. Rate limits count by RemoteAddr.
+func clientAddress(trusted []netip.Prefix) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler {
+		if len(trusted) == 0 {
+			return next
+		}
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if addr, ok := forwardedClient(r, trusted); ok {
+				r2 := *r
+				r2.RemoteAddr = addr
+				r = &r2
+			}
+			next.ServeHTTP(w, r)
+		})
+	}
+}
+
+// forwardedClient returns the client address of a request from a trusted
+// proxy, as host:port (the peer's port: the client's is not known).
+func forwardedClient(r *http.Request, trusted []netip.Prefix) (string, bool) {
+	isTrusted := func(ip netip.Addr) bool {
+		for _, p := range trusted {
+			if p.Contains(ip) {
+				return true
+			}
+		}
+		return false
+	}
+	peer, err := netip.ParseAddrPort(r.RemoteAddr)
+	if err != nil || !isTrusted(peer.Addr().Unmap()) {
+		return "", false
+	}
+	// Several X-Forwarded-For lines are one list, in order.
+	hops := strings.Split(strings.Join(r.Header.Values("X-Forwarded-For"), ","), ",")
+	client := netip.Addr{}
+	for i := len(hops) - 1; i >= 0; i-- {
+		ip, err := netip.ParseAddr(strings.TrimSpace(hops[i]))
+		if err != nil {
+			// Not an address (or no header): nothing from here leftwards
+			// can be believed; the last trusted hop is the client.
+			break
+		}
+		client = ip.Unmap().WithZone("")
+		if !isTrusted(client) {
+			break
+		}
+	}
+	if !client.IsValid() {
+		return "", false
+	}
+	return netip.AddrPortFrom(client, peer.Port()).String(), true
 }
 
 // contentSecurityPolicy allows scripts, styles and requests to this origin

@@ -31,6 +31,10 @@ func (a *App) routes() []Route {
 		{Method: "POST", Pattern: "/logout", Permission: store.PermSignedIn, Handler: a.auth.Logout},
 		{Method: "GET", Pattern: "/account/password", Permission: store.PermSignedIn, Handler: a.auth.PasswordForm},
 		{Method: "POST", Pattern: "/account/password", Permission: store.PermSignedIn, Handler: a.auth.ChangePassword},
+		// A one-time set-password link an owner issued: the token in the
+		// path is the credential.
+		{Method: "GET", Pattern: "/set-password/{token}", Permission: store.PermPublic, Handler: a.auth.SetPasswordForm},
+		{Method: "POST", Pattern: "/set-password/{token}", Permission: store.PermPublic, Handler: a.auth.SetPassword},
 
 		// Start page.
 		{Method: "GET", Pattern: "/", Permission: store.PermSignedIn, Handler: a.dashboard.Home},
@@ -42,8 +46,9 @@ func (a *App) routes() []Route {
 		{Method: "POST", Pattern: "/staff/{id}/role", Permission: store.PermStaffManage, Handler: a.staff.ChangeRole},
 		{Method: "POST", Pattern: "/staff/{id}/disable", Permission: store.PermStaffManage, Handler: a.staff.Disable},
 		{Method: "POST", Pattern: "/staff/{id}/enable", Permission: store.PermStaffManage, Handler: a.staff.Enable},
+		{Method: "POST", Pattern: "/staff/{id}/set-password-link", Permission: store.PermStaffManage, Handler: a.staff.IssueSetPasswordLink},
 
-		// Cards (issue 8): find, status, freeze and unfreeze, limits,
+		// Cards: find, status, freeze and unfreeze, limits,
 		// transactions, cancel, activation, issuance. Support and owner.
 		{Method: "GET", Pattern: "/cards", Permission: store.PermCardsRead, Handler: a.cards.Search},
 		{Method: "GET", Pattern: "/cards.csv", Permission: store.PermCardsRead, Handler: a.cards.ExportCSV},
@@ -65,6 +70,11 @@ func (a *App) routes() []Route {
 		// Audit log (owner).
 		{Method: "GET", Pattern: "/audit", Permission: store.PermAuditRead, Handler: a.audit.List},
 		{Method: "GET", Pattern: "/audit.csv", Permission: store.PermAuditRead, Handler: a.audit.ExportCSV},
+		// The requests sent to the Partner API, and settling by hand one
+		// whose outcome the app could not learn.
+		{Method: "GET", Pattern: "/actions", Permission: store.PermAuditRead, Handler: a.audit.Actions},
+		{Method: "GET", Pattern: "/actions.csv", Permission: store.PermAuditRead, Handler: a.audit.ActionsCSV},
+		{Method: "POST", Pattern: "/actions/{id}/resolve", Permission: store.PermSettings, Handler: a.audit.ResolveAction},
 
 		// Webhooks: the Partner API's deliveries (no session, no CSRF token:
 		// authenticated by their HMAC signature), the owner's subscription
@@ -117,7 +127,7 @@ func (a *App) routes() []Route {
 		{Method: "POST", Pattern: "/treasury/withdrawal/{id}/sign-request", Permission: store.PermTreasury, Handler: a.treasury.WithdrawalLink},
 		{Method: "GET", Pattern: "/sign-requests/{rid}", Permission: store.PermTreasury, Handler: a.sign.State},
 
-		// Employees (issue 6, HR admin): the list with search and readiness,
+		// Employees (HR admin): the list with search and readiness,
 		// single and bulk invites, linking, the employee page, the readiness
 		// matrix and the account lifecycle.
 		{Method: "GET", Pattern: "/employees", Permission: store.PermEmployeesRead, Handler: a.employees.List},

@@ -92,7 +92,7 @@ type signLink struct {
 // checking that the QR code carries the same link.
 func issueLink(t *testing.T, env *webtest.Env, c *http.Client, proposal string) signLink {
 	t.Helper()
-	resp := env.PostForm(c, "/approvals/"+proposal+"/sign-requests", url.Values{})
+	resp := env.PostForm(c, "/approvals/"+proposal+"/sign-requests", freshToken(url.Values{}))
 	if resp.StatusCode != http.StatusCreated {
 		b, _ := io.ReadAll(resp.Body)
 		t.Fatalf("create sign request: %d %s", resp.StatusCode, b)
@@ -274,9 +274,12 @@ func TestSignRequestFromQRToCompleted(t *testing.T) {
 	if len(rows) != 1 || rows[0].Outcome != store.OutcomeOK {
 		t.Fatalf("audit %+v", rows)
 	}
+	if n := env.Sandbox.RequestCount("POST", signRoute); n != 1 {
+		t.Fatalf("%d sign calls upstream", n)
+	}
 	// Only approvers create sign requests.
 	sup, _ := env.SignedIn(store.RoleSupport)
-	if resp := env.PostForm(sup, "/approvals/"+id+"/sign-requests", url.Values{}); resp.StatusCode != http.StatusForbidden {
+	if resp := env.PostForm(sup, "/approvals/"+id+"/sign-requests", freshToken(url.Values{})); resp.StatusCode != http.StatusForbidden {
 		t.Fatalf("support: %d", resp.StatusCode)
 	}
 }
@@ -373,7 +376,7 @@ func TestSignRequestRefusalsSendNothing(t *testing.T) {
 
 	t.Run("upstream refuses: words on both sides", func(t *testing.T) {
 		control(t, env, http.MethodPost, "/_sandbox/faults", map[string]any{"method": "POST",
-			"route": "/v1/users/{userId}/smart-wallets/proposals/{proposalId}/sign", "status": 500, "message": "Point is not on curve", "times": 1})
+			"route": signRoute, "status": 500, "message": "Point is not on curve", "times": 1})
 		l := issueLink(t, env, c, id)
 		_, req := deviceGet(t, env, l.Path)
 		code, ans := devicePost(t, env, l.Path, signHash(t, key, req["hashToSign"]).Hex())
@@ -384,31 +387,35 @@ func TestSignRequestRefusalsSendNothing(t *testing.T) {
 			t.Fatalf("approver sees %q %q", st, msg)
 		}
 	})
-	t.Run("upstream does not answer: kept, read back, sent once", func(t *testing.T) {
-		control(t, env, http.MethodPost, "/_sandbox/faults", map[string]any{"method": "POST",
-			"route": "/v1/users/{userId}/smart-wallets/proposals/{proposalId}/sign", "drop": true, "times": 1})
+	t.Run("upstream does not answer and recorded nothing: unknown, then not done", func(t *testing.T) {
+		calls := env.Sandbox.RequestCount("POST", signRoute)
+		control(t, env, http.MethodPost, "/_sandbox/faults", map[string]any{"method": "POST", "route": signRoute, "drop": true, "times": 1})
 		l := issueLink(t, env, c, id)
 		_, req := deviceGet(t, env, l.Path)
-		code, ans := devicePost(t, env, l.Path, signHash(t, key, req["hashToSign"]).Hex())
+		sig := signHash(t, key, req["hashToSign"]).Hex()
+		code, ans := devicePost(t, env, l.Path, sig)
 		if code != http.StatusBadGateway || ans["state"] != store.SignRelayPending {
 			t.Fatalf("post: %d %v", code, ans)
 		}
-		if n := collected(t, env, id); n != 0 {
-			t.Fatalf("dropped call recorded %d", n)
+		if st, _ := signState(t, env, c, l); st != store.SignRelayPending {
+			t.Fatalf("approver sees %q", st)
 		}
-		n, err := env.App.Sign().ResolveRelays(context.Background())
-		if err != nil || n != 1 {
-			t.Fatalf("resolve: %d %v", n, err)
+		// The device posting again sends nothing.
+		if code, _ := devicePost(t, env, l.Path, sig); code != http.StatusGone {
+			t.Fatalf("second post: %d", code)
 		}
-		if st, _ := signState(t, env, c, l); st != store.SignSubmitted && st != store.SignCompleted {
-			t.Fatalf("state after resolve %q", st)
+		if n := env.Sandbox.RequestCount("POST", signRoute) - calls; n != 1 || collected(t, env, id) != 0 {
+			t.Fatalf("%d sign calls, %d signatures upstream", n, collected(t, env, id))
 		}
-		if n := collected(t, env, id); n != 1 {
-			t.Fatalf("signatures upstream %d, want 1", n)
+		// The recovery job reads the proposal back: not recorded.
+		if _, err := env.App.Actions().Recover(context.Background(), now().Add(5*time.Minute)); err != nil {
+			t.Fatal(err)
 		}
-		// A second run finds nothing to send.
-		if n, _ := env.App.Sign().ResolveRelays(context.Background()); n != 0 {
-			t.Fatalf("second resolve sent %d", n)
+		if st, msg := signState(t, env, c, l); st != store.SignRefused || !strings.Contains(msg, "not recorded") {
+			t.Fatalf("after recovery: %q %q", st, msg)
+		}
+		if n := env.Sandbox.RequestCount("POST", signRoute) - calls; n != 1 {
+			t.Fatalf("%d sign calls after recovery", n)
 		}
 	})
 }
@@ -452,8 +459,8 @@ func TestParallelPostsToOneTokenMakeOneUpstreamCall(t *testing.T) {
 	if ok != 1 || gone != n-1 {
 		t.Fatalf("%d ok, %d gone", ok, gone)
 	}
-	if got := collected(t, env, id); got != 1 {
-		t.Fatalf("upstream signatures %d", got)
+	if got := collected(t, env, id); got != 1 || env.Sandbox.RequestCount("POST", signRoute) != 1 {
+		t.Fatalf("upstream signatures %d, sign calls %d", got, env.Sandbox.RequestCount("POST", signRoute))
 	}
 	rows, _ := env.Store.ListAudit(context.Background(), store.AuditFilter{Action: "sign_request.submit"})
 	if len(rows) != 1 {
@@ -468,7 +475,7 @@ func TestOwnerProofThroughTheDeviceCreatesATreasuryWallet(t *testing.T) {
 	owner := ethsig.KeyAddress(key).Hex()
 
 	// Bad input: messages at the fields, nothing asked upstream.
-	resp := env.PostForm(c, "/treasury/wallets", url.Values{"currency": {"USDB"}, "owner": {"0x12"}})
+	resp := env.PostForm(c, "/treasury/wallets", freshToken(url.Values{"currency": {"USDB"}, "owner": {"0x12"}}))
 	doc := webtest.Doc(t, resp)
 	if resp.StatusCode != http.StatusUnprocessableEntity || webtest.TestID(doc, "wallet-currency-error") == "" || webtest.TestID(doc, "wallet-owner-error") == "" {
 		t.Fatalf("bad wallet form: %d", resp.StatusCode)
@@ -476,7 +483,7 @@ func TestOwnerProofThroughTheDeviceCreatesATreasuryWallet(t *testing.T) {
 
 	issue := func() signLink {
 		t.Helper()
-		resp := env.PostForm(c, "/treasury/wallets", url.Values{"currency": {"EURe"}, "owner": {owner}})
+		resp := env.PostForm(c, "/treasury/wallets", freshToken(url.Values{"currency": {"EURe"}, "owner": {owner}}))
 		if resp.StatusCode != http.StatusCreated {
 			t.Fatalf("owner proof: %d", resp.StatusCode)
 		}
@@ -528,7 +535,7 @@ func TestOwnerProofThroughTheDeviceCreatesATreasuryWallet(t *testing.T) {
 	}
 	// Support may not ask for wallets.
 	sup, _ := env.SignedIn(store.RoleSupport)
-	if resp := env.PostForm(sup, "/treasury/wallets", url.Values{"currency": {"GBPe"}, "owner": {owner}}); resp.StatusCode != http.StatusForbidden {
+	if resp := env.PostForm(sup, "/treasury/wallets", freshToken(url.Values{"currency": {"GBPe"}, "owner": {owner}})); resp.StatusCode != http.StatusForbidden {
 		t.Fatalf("support: %d", resp.StatusCode)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"partneradmin/store"
 	"partneradmin/web/webtest"
@@ -31,6 +32,29 @@ func treasuryWallet(t *testing.T, env *webtest.Env, coin string) string {
 	return ""
 }
 
+// treasuryToken opens the treasury page and returns the one-time token of
+// one of its forms ("transfer", "swap", "send", "wallet").
+func treasuryToken(t *testing.T, env *webtest.Env, c *http.Client, form string) string {
+	t.Helper()
+	doc := webtest.Doc(t, env.Get(c, "/treasury"))
+	tok, _ := doc.Find(`[data-testid="` + form + `-form"] input[name="form_token"]`).Attr("value")
+	if tok == "" {
+		t.Fatalf("no token in the %s form", form)
+	}
+	return tok
+}
+
+// withToken is v with a fresh token of the form.
+func withToken(t *testing.T, env *webtest.Env, c *http.Client, form string, v url.Values) url.Values {
+	t.Helper()
+	out := url.Values{}
+	for k, vs := range v {
+		out[k] = vs
+	}
+	out.Set("form_token", treasuryToken(t, env, c, form))
+	return out
+}
+
 func demoUser(env *webtest.Env, first string) string {
 	for _, e := range env.Demo.Employees {
 		if e.FirstName == first {
@@ -52,8 +76,9 @@ func TestTreasuryTransferIsCreatedOnceAndItsCreatorCannotApprove(t *testing.T) {
 	}
 
 	// Bad input: messages next to the fields, typed values kept, nothing sent.
+	tok := treasuryToken(t, env, c, "transfer")
 	resp := env.PostForm(c, "/treasury/transfer", url.Values{"wallet_id": {usd}, "to_user_id": {""}, "amount": {"1e3"},
-		"description": {strings.Repeat("d", 501)}})
+		"description": {strings.Repeat("d", 501)}, "form_token": {tok}})
 	doc = webtest.Doc(t, resp)
 	if resp.StatusCode != http.StatusUnprocessableEntity {
 		t.Fatalf("bad transfer: %d", resp.StatusCode)
@@ -69,17 +94,24 @@ func TestTreasuryTransferIsCreatedOnceAndItsCreatorCannotApprove(t *testing.T) {
 	if v, _ := doc.Find("#transfer-amount").Attr("value"); v != "1e3" {
 		t.Errorf("amount lost: %q", v)
 	}
-	resp = env.PostForm(c, "/treasury/transfer", url.Values{"wallet_id": {usd}, "to_user_id": {demoUser(env, "Emily")}, "amount": {"250000.01"}})
+	// Nothing was begun with the token: the form shown again keeps it.
+	if v, _ := doc.Find(`[data-testid="transfer-form"] input[name="form_token"]`).Attr("value"); v != tok {
+		t.Errorf("the token changed after a validation error: %q, was %q", v, tok)
+	}
+	resp = env.PostForm(c, "/treasury/transfer", url.Values{"wallet_id": {usd}, "to_user_id": {demoUser(env, "Emily")}, "amount": {"250000.01"}, "form_token": {tok}})
 	doc = webtest.Doc(t, resp)
 	if resp.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(webtest.TestID(doc, "transfer-amount-error"), "More than the wallet holds") {
 		t.Fatalf("over balance: %d %q", resp.StatusCode, webtest.TestID(doc, "transfer-amount-error"))
 	}
 	// The recipient has no USDB account: the API's refusal is shown at the
 	// field, the recipient still chosen and named.
-	resp = env.PostForm(c, "/treasury/transfer", url.Values{"wallet_id": {usd}, "to_search": {"okafor"}, "to_user_id": {demoUser(env, "Adaeze")}, "amount": {"10"}})
+	resp = env.PostForm(c, "/treasury/transfer", url.Values{"wallet_id": {usd}, "to_search": {"okafor"}, "to_user_id": {demoUser(env, "Adaeze")}, "amount": {"10"}, "form_token": {tok}})
 	doc = webtest.Doc(t, resp)
 	if resp.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(webtest.TestID(doc, "transfer-to-error"), "no active account") {
 		t.Fatalf("no account: %d %q", resp.StatusCode, webtest.TestID(doc, "transfer-to-error"))
+	}
+	if v, _ := doc.Find(`[data-testid="transfer-form"] input[name="form_token"]`).Attr("value"); v == tok || v == "" {
+		t.Fatalf("the refused form offers its spent token again: %q", v)
 	}
 	chosen := doc.Find(`#transfer-to-results input[name=to_user_id][checked]`)
 	if chosen.Length() != 1 || chosen.AttrOr("value", "") != demoUser(env, "Adaeze") || !strings.Contains(chosen.Parent().Text(), "Adaeze Okafor") {
@@ -98,8 +130,8 @@ func TestTreasuryTransferIsCreatedOnceAndItsCreatorCannotApprove(t *testing.T) {
 	if emily.Length() != 1 || !strings.Contains(emily.Parent().Text(), "Emily Carter") {
 		t.Fatalf("search for Emily: %v", recipientOptions(doc.Selection))
 	}
-	resp = env.PostForm(c, "/treasury/transfer", url.Values{"wallet_id": {usd}, "to_search": {"emily car"}, "to_user_id": {emily.AttrOr("value", "")},
-		"amount": {"1,234.56"}, "description": {"Conference travel"}})
+	resp = env.PostForm(c, "/treasury/transfer", withToken(t, env, c, "transfer", url.Values{"wallet_id": {usd}, "to_search": {"emily car"},
+		"to_user_id": {emily.AttrOr("value", "")}, "amount": {"1,234.56"}, "description": {"Conference travel"}}))
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusSeeOther || !strings.HasPrefix(resp.Header.Get("Location"), "/approvals/") {
 		t.Fatalf("transfer: %d %s", resp.StatusCode, resp.Header.Get("Location"))
@@ -110,6 +142,9 @@ func TestTreasuryTransferIsCreatedOnceAndItsCreatorCannotApprove(t *testing.T) {
 		t.Fatalf("recorded: %+v %v", p, err)
 	}
 	doc = webtest.Doc(t, env.Get(c, "/approvals/"+id))
+	if !strings.Contains(webtest.TestID(doc, "flash"), "1,234.56 was read as 1234.56") {
+		t.Errorf("the flash does not say how the grouped amount was read: %q", webtest.TestID(doc, "flash"))
+	}
 	if doc.Find(`[data-testid="approve"]`).Length() != 0 || !strings.Contains(webtest.TestID(doc, "blocked-reason"), "someone else") {
 		t.Fatal("the creator is offered approve")
 	}
@@ -137,12 +172,12 @@ func TestTreasurySwapAndSend(t *testing.T) {
 	c, _ := env.SignedIn(store.RoleOwner)
 	usd := treasuryWallet(t, env, "USDB")
 
-	resp := env.PostForm(c, "/treasury/swap", url.Values{"wallet_id": {usd}, "to_stablecoin": {"USDB"}, "amount": {"10"}, "slippage_bps": {"501"}})
+	resp := env.PostForm(c, "/treasury/swap", withToken(t, env, c, "swap", url.Values{"wallet_id": {usd}, "to_stablecoin": {"USDB"}, "amount": {"10"}, "slippage_bps": {"501"}}))
 	doc := webtest.Doc(t, resp)
 	if resp.StatusCode != http.StatusUnprocessableEntity || webtest.TestID(doc, "swap-to-error") == "" || webtest.TestID(doc, "swap-slippage-error") == "" {
 		t.Fatalf("bad swap: %d", resp.StatusCode)
 	}
-	resp = env.PostForm(c, "/treasury/swap", url.Values{"wallet_id": {usd}, "to_stablecoin": {"CNGN"}, "amount": {"100.5"}, "slippage_bps": {"50"}})
+	resp = env.PostForm(c, "/treasury/swap", withToken(t, env, c, "swap", url.Values{"wallet_id": {usd}, "to_stablecoin": {"CNGN"}, "amount": {"100.5"}, "slippage_bps": {"50"}}))
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusSeeOther {
 		t.Fatalf("swap: %d", resp.StatusCode)
@@ -153,14 +188,14 @@ func TestTreasurySwapAndSend(t *testing.T) {
 	}
 
 	// A refused send keeps its recipient chosen in the send form's picker only.
-	resp = env.PostForm(c, "/treasury/send", url.Values{"currency": {"USDB"}, "to_search": {"oli"}, "to_user_id": {demoUser(env, "Oliver")}, "amount": {""}})
+	resp = env.PostForm(c, "/treasury/send", withToken(t, env, c, "send", url.Values{"wallet_id": {usd}, "to_search": {"oli"}, "to_user_id": {demoUser(env, "Oliver")}, "amount": {""}}))
 	doc = webtest.Doc(t, resp)
 	chosen := doc.Find(`#send-to-results input[name=to_user_id][checked]`)
 	if resp.StatusCode != http.StatusUnprocessableEntity || chosen.AttrOr("value", "") != demoUser(env, "Oliver") ||
 		!strings.Contains(chosen.Parent().Text(), "Oliver Smith") || doc.Find(`#transfer-to-results input`).Length() != 0 {
 		t.Fatalf("bad send: %d, chosen %d", resp.StatusCode, chosen.Length())
 	}
-	resp = env.PostForm(c, "/treasury/send", url.Values{"currency": {"USDB"}, "to_user_id": {demoUser(env, "Oliver")}, "amount": {"12.30"}, "note": {"Taxi"}})
+	resp = env.PostForm(c, "/treasury/send", withToken(t, env, c, "send", url.Values{"wallet_id": {usd}, "to_user_id": {demoUser(env, "Oliver")}, "amount": {"12.30"}, "note": {"Taxi"}}))
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusSeeOther {
 		t.Fatalf("send: %d", resp.StatusCode)
@@ -173,21 +208,24 @@ func TestTreasurySwapAndSend(t *testing.T) {
 
 func TestTreasuryCreateDuringAnOutageKeepsTheInputAndSendsOnce(t *testing.T) {
 	env := webtest.New(t, webtest.Options{})
+	ctx := context.Background()
 	c, _ := env.SignedIn(store.RoleFinanceApprover)
 	usd := treasuryWallet(t, env, "USDB")
 	control(t, env, http.MethodPost, "/_sandbox/faults", map[string]any{"method": "POST",
 		"route": "/v1/users/{userId}/smart-wallets/{smartWalletId}/proposals", "drop": true, "times": 1})
-	resp := env.PostForm(c, "/treasury/transfer", url.Values{"wallet_id": {usd}, "to_user_id": {demoUser(env, "Emily")},
+	form := withToken(t, env, c, "transfer", url.Values{"wallet_id": {usd}, "to_user_id": {demoUser(env, "Emily")},
 		"amount": {"42.00"}, "description": {"Lunch"}})
+	resp := env.PostForm(c, "/treasury/transfer", form)
 	doc := webtest.Doc(t, resp)
-	if resp.StatusCode != http.StatusBadGateway || !strings.Contains(webtest.TestID(doc, "treasury-error"), "may or may not") {
+	if resp.StatusCode != http.StatusBadGateway || !strings.Contains(webtest.TestID(doc, "treasury-error"), "not recorded so far") ||
+		!strings.Contains(webtest.TestID(doc, "treasury-error"), "approval queue") {
 		t.Fatalf("outage: %d %q", resp.StatusCode, webtest.TestID(doc, "treasury-error"))
 	}
 	if v, _ := doc.Find("#transfer-amount").Attr("value"); v != "42.00" || doc.Find("#transfer-description").Text() != "Lunch" {
 		t.Fatalf("input lost: %q", v)
 	}
 	// Not retried behind the user's back: no proposal exists upstream.
-	ps, err := env.API.ListProposals(context.Background(), env.Demo.TreasuryUserID, usd)
+	ps, err := env.API.ListProposals(ctx, env.Demo.TreasuryUserID, usd)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -196,9 +234,20 @@ func TestTreasuryCreateDuringAnOutageKeepsTheInputAndSendsOnce(t *testing.T) {
 			t.Fatalf("a proposal was created: %+v", p)
 		}
 	}
-	rows, _ := env.Store.ListAudit(context.Background(), store.AuditFilter{Action: "proposal.create"})
-	if len(rows) != 1 || rows[0].Outcome != store.OutcomeFailed {
+	rows, _ := env.Store.ListAudit(ctx, store.AuditFilter{Action: "proposal.create"})
+	if len(rows) != 1 || rows[0].Outcome != store.OutcomeUnknown {
 		t.Fatalf("audit %+v", rows)
+	}
+	// The recovery job reads it back once the call can no longer land, and
+	// concludes that nothing was done.
+	if _, err := env.App.Actions().Recover(ctx, time.Now().Add(5*time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	if a, err := env.Store.ActionByKey(ctx, "form:"+form.Get("form_token")); err != nil || a.State != store.ActionRefused {
+		t.Fatalf("after recovery: %+v %v", a, err)
+	}
+	if n := env.Sandbox.RequestCount("POST", "/v1/users/{userId}/smart-wallets/{smartWalletId}/proposals"); n != 1 {
+		t.Fatalf("%d create calls, want 1", n)
 	}
 }
 
@@ -219,7 +268,7 @@ func TestTreasuryRefusesARecipientThePickerWouldNotOffer(t *testing.T) {
 			vals url.Values
 		}{
 			{"/treasury/transfer", url.Values{"wallet_id": {usd}, "to_user_id": {to}, "amount": {"10"}, "to_search": {"oliv"}}},
-			{"/treasury/send", url.Values{"currency": {"USDB"}, "to_user_id": {to}, "amount": {"10"}, "to_search": {"oliv"}}},
+			{"/treasury/send", url.Values{"wallet_id": {usd}, "to_user_id": {to}, "amount": {"10"}, "to_search": {"oliv"}}},
 		} {
 			resp := env.PostForm(c, form.path, form.vals)
 			doc := webtest.Doc(t, resp)

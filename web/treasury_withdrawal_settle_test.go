@@ -130,7 +130,7 @@ func TestCryptoWithdrawalCompletesFromItsWebhook(t *testing.T) {
 	w := startSignedWithdrawal(t, env, c)
 
 	// Signed, not settled: the page and the panel say submitted.
-	if st, _, _, sst, _ := withdrawalPage(t, env, c, w.Page); st != store.WithdrawalAwaitingSignature || sst != store.SignSubmitted {
+	if st, _, _, sst, _ := withdrawalPage(t, env, c, w.Page); st != string(store.WithdrawalAwaitingSignature) || sst != store.SignSubmitted {
 		t.Fatalf("before settling: withdrawal %q, sign %q", st, sst)
 	}
 	if len(settleAudit(t, env)) != 0 {
@@ -158,7 +158,7 @@ func TestCryptoWithdrawalCompletesFromItsWebhook(t *testing.T) {
 
 	// The page and the sign panel say completed; the panel stops polling.
 	st, label, errText, sst, slabel := withdrawalPage(t, env, c, w.Page)
-	if st != store.WithdrawalCompleted || !strings.Contains(label, "completed") || errText != "" || sst != store.SignCompleted || slabel != "completed" {
+	if st != string(store.WithdrawalCompleted) || !strings.Contains(label, "completed") || errText != "" || sst != store.SignCompleted || slabel != "completed" {
 		t.Fatalf("page: %q %q %q, sign %q %q", st, label, errText, sst, slabel)
 	}
 	if sst, slabel, serr, polls := signFragment(t, env, c, w.Poll); sst != store.SignCompleted || slabel != "completed" || serr != "" || polls {
@@ -264,7 +264,7 @@ func TestCryptoWithdrawalFailsFromItsWebhook(t *testing.T) {
 	}
 
 	st, label, errText, sst, slabel := withdrawalPage(t, env, c, w.Page)
-	if st != store.WithdrawalRailFailed || !strings.Contains(label, "failed") || !strings.Contains(errText, "failed on the rail after it was signed: "+reason) ||
+	if st != string(store.WithdrawalRailFailed) || !strings.Contains(label, "failed") || !strings.Contains(errText, "failed on the rail after it was signed: "+reason) ||
 		sst != "failed" || slabel != "failed" {
 		t.Fatalf("page: %q %q %q, sign %q %q", st, label, errText, sst, slabel)
 	}

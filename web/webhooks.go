@@ -17,7 +17,7 @@ import (
 // (an ephemeral key, with a warning, when none is configured: only tests
 // and embedders that never restart should run like that; partner-admin
 // always passes one, generated into the data directory if need be).
-func newWebhooks(d Deps, base *handlers.Base) (*webhooks.Handler, error) {
+func newWebhooks(d Deps, hd handlers.Deps, emp webhooks.Employees, more ...webhooks.Reconciler) (*webhooks.Handler, error) {
 	var key []byte
 	if d.Config.EncryptionKey != "" {
 		k, err := webhooks.ParseKey(d.Config.EncryptionKey.Reveal())
@@ -36,13 +36,7 @@ func newWebhooks(d Deps, base *handlers.Base) (*webhooks.Handler, error) {
 	if err != nil {
 		return nil, err
 	}
-	var api webhooks.API
-	if d.API != nil {
-		api = d.API
-	}
-	h := webhooks.New(base, d.Store, api, box, d.Config.PublicOrigin)
-	h.Now = d.Now
-	return h, nil
+	return webhooks.New(hd, box, emp, more...), nil
 }
 
 // addWebhookWorkers registers the webhook processing and reconciliation
@@ -94,11 +88,16 @@ func (a *App) AdoptWebhookSecret(ctx context.Context, secret string) error {
 	if err != nil {
 		return err
 	}
-	_, err = a.store.SaveWebhookSubscription(ctx, store.SubscriptionChange{
-		UpstreamID: cfg.ID, PartnerID: cfg.PartnerID, CallbackURL: cfg.CallbackURL, Events: cfg.Events, Active: cfg.Active,
-		SecretSealed: sealed,
-	}, store.AuditEntry{Actor: store.Actor{Email: "bootstrap"}, Action: "webhooks.secret.adopt", Target: "webhook:" + cfg.ID,
-		Outcome: store.OutcomeOK, Detail: "secret of a subscription created at start"})
+	err = a.store.Tx(ctx, func(tx *store.Store) error {
+		if _, err := tx.SaveWebhookSubscription(ctx, store.SubscriptionChange{
+			UpstreamID: cfg.ID, PartnerID: cfg.PartnerID, CallbackURL: cfg.CallbackURL, Events: cfg.Events, Active: cfg.Active,
+			SecretSealed: sealed,
+		}); err != nil {
+			return err
+		}
+		return tx.Audit(ctx, store.AuditEntry{Actor: store.Actor{Email: "bootstrap"}, Action: "webhooks.secret.adopt", Target: "webhook:" + cfg.ID,
+			Outcome: store.OutcomeOK, Detail: "secret of a subscription created at start"})
+	})
 	if err != nil {
 		return err
 	}

@@ -173,8 +173,9 @@ func TestWebhookReceiverAnswers(t *testing.T) {
 		t.Fatalf("%d processing jobs enqueued, want 1", jobs)
 	}
 
-	// Valid signature, not an event: stored as unparseable, 200, shown.
-	garbage := []byte(`{"hello":"world"}`)
+	// Valid signature, not an event: stored as unparseable under the body's
+	// id, 200, shown.
+	garbage := []byte(`{"id":"wh-answers-garbage","hello":"world"}`)
 	if code := mustDeliver(t, env, secret, "wh-answers-garbage", garbage); code != http.StatusOK {
 		t.Fatalf("unparseable: %d", code)
 	}
@@ -225,12 +226,15 @@ func TestWebhookDatabaseDownAnswers503(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(dead.Close)
-	h := webhooks.New(base, store.New(dead), nil, env.App.Webhooks().Box, env.Config.PublicOrigin)
+	deps := handlers.Deps{Base: base, Store: store.New(dead), Clock: time.Now, Logger: base.Logger, Config: handlers.Config{PublicOrigin: env.Config.PublicOrigin}}
+	h := webhooks.New(deps, env.App.Webhooks().Box, nil)
 	if code := post(h); code != http.StatusServiceUnavailable {
 		t.Fatalf("database down: %d, want 503", code)
 	}
 	// The secret is read but the insert fails: 503 too, nothing stored.
-	h = webhooks.New(base, failingStore{Store: env.Store, failReceive: true}, nil, env.App.Webhooks().Box, env.Config.PublicOrigin)
+	deps.Store = env.Store
+	h = webhooks.New(deps, env.App.Webhooks().Box, nil)
+	h.Store = failingStore{Store: env.Store, failReceive: true} // a fake in place of the real store
 	if code := post(h); code != http.StatusServiceUnavailable {
 		t.Fatalf("insert failed: %d, want 503", code)
 	}
@@ -381,7 +385,8 @@ func TestWebhookSettingsRotateAndEdit(t *testing.T) {
 	}
 
 	// The owner rotates: the new secret is shown once and kept sealed.
-	resp = env.PostForm(owner, "/settings/webhooks/rotate", url.Values{"confirm": {"yes"}})
+	rotateToken := env.FormToken(owner, "/settings/webhooks", `[data-testid="rotate-form"]`)
+	resp = env.PostForm(owner, "/settings/webhooks/rotate", url.Values{"confirm": {"yes"}, "form_token": {rotateToken}})
 	if resp.StatusCode != http.StatusOK {
 		t.Fatalf("rotate: %d", resp.StatusCode)
 	}
@@ -432,7 +437,7 @@ func TestWebhookSettingsRotateAndEdit(t *testing.T) {
 
 	// A second creation is a 409 upstream: the edit form, with a message.
 	resp = env.PostForm(owner, "/settings/webhooks", url.Values{"callback_url": {"https://admin.example.com/webhooks/partner-api"},
-		"events": {apiclient.EventEmployeeLinked}})
+		"events": {apiclient.EventEmployeeLinked}, "form_token": {webhookFormToken(env, owner)}})
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/settings/webhooks" {
 		t.Fatalf("create over existing: %d %s", resp.StatusCode, resp.Header.Get("Location"))
@@ -459,7 +464,7 @@ func TestWebhookSettingsRotateAndEdit(t *testing.T) {
 
 	// A good edit: fewer events, inactive, saved upstream and audited.
 	resp = env.PostForm(owner, "/settings/webhooks/update", url.Values{"callback_url": {cfg.CallbackURL},
-		"events": {apiclient.EventEmployeeDepositCompleted, apiclient.EventCardTransactionCreated}})
+		"events": {apiclient.EventEmployeeDepositCompleted, apiclient.EventCardTransactionCreated}, "form_token": {webhookFormToken(env, owner)}})
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusSeeOther {
 		t.Fatalf("update: %d", resp.StatusCode)
@@ -830,6 +835,7 @@ func TestWebhookSubscriptionCreate(t *testing.T) {
 	if resp.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(webtest.TestID(webtest.Doc(t, resp), "events-error"), "at least one") {
 		t.Fatalf("no events: %d", resp.StatusCode)
 	}
+	form.Set("form_token", webhookFormToken(env, owner))
 	resp = env.PostForm(owner, "/settings/webhooks", form)
 	if resp.StatusCode != http.StatusCreated {
 		t.Fatalf("create: %d", resp.StatusCode)
@@ -963,4 +969,9 @@ func TestWebhookProcessingFailureIsShownAndReplayable(t *testing.T) {
 	if e := eventByWebhookID(t, env, "wh-fail-1"); e.State != store.EventProcessed || !strings.Contains(e.Outcome, "card card-f") {
 		t.Fatalf("after the replay: %+v", e)
 	}
+}
+
+// webhookFormToken is the one-time token of the subscription form.
+func webhookFormToken(env *webtest.Env, c *http.Client) string {
+	return env.FormToken(c, "/settings/webhooks", `[data-testid="webhook-form"]`)
 }

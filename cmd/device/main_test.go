@@ -89,7 +89,10 @@ func issue(t *testing.T, env *webtest.Env, c *http.Client) (string, []byte) {
 	if id == "" {
 		t.Fatal("no Team lunch proposal")
 	}
-	resp := env.PostForm(c, "/approvals/"+id+"/sign-requests", url.Values{})
+	// The proposal's page carries the form's one-time token.
+	page := webtest.Doc(t, env.Get(c, "/approvals/"+id))
+	tok, _ := page.Find(`[data-testid="sign-request-form"] input[name="form_token"]`).Attr("value")
+	resp := env.PostForm(c, "/approvals/"+id+"/sign-requests", url.Values{"form_token": {tok}})
 	if resp.StatusCode != http.StatusCreated {
 		t.Fatalf("issue: %d", resp.StatusCode)
 	}

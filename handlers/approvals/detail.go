@@ -3,13 +3,19 @@ package approvals
 import (
 	"context"
 	"errors"
+	"fmt"
+	"hash/fnv"
 	"net/http"
+	"net/url"
+	"slices"
+	"sort"
 	"strconv"
-	"time"
+	"strings"
 
 	"github.com/go-chi/chi/v5"
 
 	"partneradmin/handlers"
+	"partneradmin/handlers/mirror"
 	"partneradmin/store"
 	"partneradmin/views"
 )
@@ -19,24 +25,21 @@ type detailState struct {
 	status      int
 	actionError string
 	reject      views.RejectForm
-	sign        *views.SignPanel // overrides the latest request (carries the link right after creation)
+	// A posted form that failed validation began nothing, so it keeps its
+	// one-time token.
+	approveToken, rejectToken string
 }
 
-// Detail shows one proposal with its timeline and the actions the viewer
-// may take.
+// Detail shows one proposal with its timeline and what its state allows.
+// The live part polls with the version it shows: while the proposal is
+// unchanged the answer is 204 (nothing swapped, typed text kept).
 func (h *Handler) Detail(w http.ResponseWriter, r *http.Request) {
 	h.renderDetail(w, r, chi.URLParam(r, "id"), detailState{status: http.StatusOK})
 }
 
-// RenderDetail renders the detail page with a sign panel (the sign area
-// uses it right after creating a request).
-func (h *Handler) RenderDetail(w http.ResponseWriter, r *http.Request, id string, status int, actionError string, sign *views.SignPanel) {
-	h.renderDetail(w, r, id, detailState{status: status, actionError: actionError, sign: sign})
-}
-
 func (h *Handler) renderDetail(w http.ResponseWriter, r *http.Request, id string, st detailState) {
 	ctx := r.Context()
-	p, err := h.Store.ProposalByID(ctx, id)
+	p, err := h.store.ProposalByID(ctx, id)
 	if errors.Is(err, store.ErrNotFound) {
 		h.NotFound(w, r)
 		return
@@ -45,39 +48,67 @@ func (h *Handler) renderDetail(w http.ResponseWriter, r *http.Request, id string
 		h.ServerError(w, r, err)
 		return
 	}
-	view, err := h.detailView(ctx, p)
+	sr, err := h.store.LatestSignRequest(ctx, p.ID)
+	hasSign := err == nil
+	if err != nil && !errors.Is(err, store.ErrNotFound) {
+		h.ServerError(w, r, err)
+		return
+	}
+	version := detailVersion(p, sr, hasSign)
+	if r.Method == http.MethodGet && handlers.IsFragmentRequest(r) && r.URL.Query().Get("v") == version {
+		w.WriteHeader(http.StatusNoContent)
+		return
+	}
+	view, err := h.detailView(ctx, p, sr, hasSign)
 	if err != nil {
 		h.ServerError(w, r, err)
 		return
 	}
+	view.PollURL = "/approvals/" + url.PathEscape(p.ID) + "?v=" + version
 	view.ActionError = st.actionError
-	if st.reject.Fields != nil {
+	if st.reject.Fields != nil || st.reject.Reason != "" {
 		view.RejectForm = st.reject
+		if view.RejectForm.Fields == nil {
+			view.RejectForm.Fields = views.FieldErrors{}
+		}
 	}
-	if st.sign != nil {
-		view.Sign = st.sign
+	if st.approveToken != "" && view.ApproveToken != "" {
+		view.ApproveToken = st.approveToken
 	}
-	h.Render(w, r, st.status, view.Row.Type+" proposal", views.ProposalDetailPage(view), views.ProposalSummary(view))
+	if st.rejectToken != "" && view.RejectToken != "" {
+		view.RejectToken = st.rejectToken
+	}
+	h.Render(w, r, st.status, view.Row.Type+" proposal", views.ProposalDetailPage(view), views.ProposalLive(view))
 }
 
-func (h *Handler) detailView(ctx context.Context, p store.Proposal) (views.ProposalDetailView, error) {
+// detailVersion names what the live part shows of a proposal.
+func detailVersion(p store.Proposal, sr store.SignRequest, hasSign bool) string {
+	f := fnv.New64a()
+	fmt.Fprintf(f, "%s|%s|%d|%d|%d|%d|%s|%s|%v", p.Status, strings.Join(p.Approvals, ","), p.RequiredApprovals,
+		p.CollectedSignatures, p.RequiredSignatures, p.Round, p.RejectionReason, p.FailureReason, p.SignDeadline)
+	if hasSign {
+		fmt.Fprintf(f, "|%d|%s", sr.ID, sr.State)
+	}
+	return strconv.FormatUint(f.Sum64(), 36)
+}
+
+func (h *Handler) detailView(ctx context.Context, p store.Proposal, sr store.SignRequest, hasSign bool) (views.ProposalDetailView, error) {
 	viewer := handlers.ViewerFrom(ctx)
-	linked, err := h.Store.ApproverLink(ctx, viewer.Staff.ID)
+	linked, err := h.store.ApproverLink(ctx, viewer.Staff.ID)
 	if err != nil {
 		return views.ProposalDetailView{}, err
 	}
-	names, err := LoadNames(ctx, h.Store, p)
+	names, err := mirror.LoadNames(ctx, h.store, p)
 	if err != nil {
 		return views.ProposalDetailView{}, err
 	}
-	now := h.now()
-	row := Row(p, names, now, linked, viewer.Staff.ID)
+	now := h.clock()
 	v := views.ProposalDetailView{
-		Row: row, WalletID: p.WalletID, OwnerUserID: p.OwnerUserID, ToAddress: p.ToAddress, ToStablecoin: p.ToStablecoin,
-		SlippageBps: p.SlippageBps, Rejection: p.RejectionReason, Failure: p.FailureReason,
+		Row: row(p, names, now, linked, viewer.Staff.ID), WalletID: p.WalletID, OwnerUserID: p.OwnerUserID, ToAddress: p.ToAddress,
+		ToStablecoin: p.ToStablecoin, SlippageBps: p.SlippageBps, Rejection: p.RejectionReason, Failure: p.FailureReason,
 		RejectForm: views.RejectForm{Fields: views.FieldErrors{}},
 	}
-	staffBy, err := h.Store.ApprovalStaff(ctx, p.ID)
+	staffBy, err := h.store.ApprovalStaff(ctx, p.ID)
 	if err != nil {
 		return v, err
 	}
@@ -88,36 +119,42 @@ func (h *Handler) detailView(ctx context.Context, p store.Proposal) (views.Propo
 		}
 		v.ApprovedBy = append(v.ApprovedBy, label)
 	}
-	events, err := h.Store.ProposalEvents(ctx, p.ID)
-	if err != nil {
+	if v.Timeline, err = h.timeline(ctx, p.ID); err != nil {
 		return v, err
 	}
-	for _, e := range events {
-		v.Timeline = append(v.Timeline, views.TimelineEntry{At: e.At, Kind: e.Kind, Actor: e.Actor, Detail: e.Detail})
-	}
 	owner := ""
-	if wlt, err := h.Store.WalletByID(ctx, p.WalletID); err == nil {
+	if wlt, err := h.store.WalletByID(ctx, p.WalletID); err == nil {
 		owner = wlt.OwnerAddress
 	} else if !errors.Is(err, store.ErrNotFound) {
 		return v, err
 	}
-	v.Device = DeviceSummaryOf(p, names, owner)
-	if sr, err := h.Store.LatestSignRequest(ctx, p.ID); err == nil {
-		panel := SignPanelOf(sr, now)
+	v.Device = mirror.DeviceSummaryOf(p, names, owner)
+	if hasSign {
+		panel := mirror.SignPanelOf(sr, now)
 		v.Sign = &panel
-	} else if !errors.Is(err, store.ErrNotFound) {
-		return v, err
+		v.SignInFlight = p.Status == store.ProposalPendingSignatures &&
+			(sr.State == store.SignRelaying || sr.State == store.SignRelayPending)
 	}
+	decideActions(&v, p, viewer.Can(store.PermApprovalsAct), viewer.Staff.ID, linked)
+	return v, nil
+}
 
-	canAct := viewer.Can(store.PermApprovalsAct)
+// decideActions sets what the viewer may do now: exactly what the state
+// allows (spec, proposal states: approve while PENDING_APPROVALS and again
+// when FAILED, sign while PENDING_SIGNATURES, reject in any open state),
+// narrowed by the viewer's role, link and part in the proposal.
+func decideActions(v *views.ProposalDetailView, p store.Proposal, canAct bool, viewerID int64, linked string) {
 	switch {
+	case !p.Status.Open():
+		return
 	case !canAct:
 		v.BlockedReason = "Your role may read the queue but not decide."
-	case p.CreatedByStaffID == viewer.Staff.ID && (p.Status == store.ProposalPendingApprovals || p.Status == store.ProposalFailed):
+		return
+	case p.CreatedByStaffID == viewerID && (p.Status == store.ProposalPendingApprovals || p.Status == store.ProposalFailed):
 		v.BlockedReason = "You created this proposal, so someone else must approve it."
 	case p.Status == store.ProposalPendingApprovals && needsLink(p) && linked == "":
 		v.BlockedReason = "Link your account to a wallet admin before approving (Approval queue → link your account)."
-	case p.Status == store.ProposalPendingApprovals && contains(p.Approvals, actingIdentity(p, linked)):
+	case p.Status == store.ProposalPendingApprovals && slices.Contains(p.Approvals, actingIdentity(p, linked)):
 		v.BlockedReason = "You have approved this proposal; it waits for the other approvers."
 	case p.Status == store.ProposalPendingApprovals:
 		v.CanApprove = true
@@ -127,13 +164,41 @@ func (h *Handler) detailView(ctx context.Context, p store.Proposal) (views.Propo
 			v.BlockedReason = "Link your account to a wallet admin before approving again."
 		}
 	}
-	if canAct && (p.Status == store.ProposalPendingApprovals || p.Status == store.ProposalPendingSignatures || p.Status == store.ProposalFailed) {
-		v.CanReject = true
+	v.CanReject = true
+	v.CanSign = p.Status == store.ProposalPendingSignatures && !v.SignInFlight
+	if v.CanApprove || v.CanApproveAgain {
+		v.ApproveToken = handlers.NewFormToken()
 	}
-	if canAct && p.Status == store.ProposalPendingSignatures {
-		v.CanSign = true
+	v.RejectToken = handlers.NewFormToken()
+	if v.CanSign {
+		v.SignToken = handlers.NewFormToken()
 	}
-	return v, nil
+}
+
+// timeline is the proposal's timeline: what the mirror recorded, and the
+// writes about it that did not take effect (refused) or whose outcome is
+// still open, from the action ledger.
+func (h *Handler) timeline(ctx context.Context, proposalID string) ([]views.TimelineEntry, error) {
+	events, err := h.store.ProposalEvents(ctx, proposalID)
+	if err != nil {
+		return nil, err
+	}
+	var out []views.TimelineEntry
+	for _, e := range events {
+		out = append(out, views.TimelineEntry{At: e.At, Kind: e.Kind, Actor: e.Actor, Detail: e.Detail})
+	}
+	actions, err := h.store.ListActions(ctx, store.ActionFilter{Target: "proposal:" + proposalID, Limit: 50})
+	if err != nil {
+		return nil, err
+	}
+	for _, a := range actions {
+		if a.State == store.ActionDone {
+			continue // the mirror's own entry says it
+		}
+		out = append(out, views.TimelineEntry{At: a.UpdatedAt, Kind: a.Kind + " " + a.State.Label(), Actor: a.Actor.Email, Detail: a.Message})
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].At.Before(out[j].At) })
+	return out, nil
 }
 
 // needsLink reports whether approving needs an acting wallet admin: every
@@ -142,7 +207,7 @@ func needsLink(p store.Proposal) bool {
 	return p.ApprovalMode != "" && p.ApprovalMode != "OWNER_APPROVAL"
 }
 
-// partnerIdentity is the claim key when the partner itself approves.
+// partnerIdentity is the acting identity when the partner itself approves.
 const partnerIdentity = "partner"
 
 // actingIdentity is whom an approval is recorded against.
@@ -152,64 +217,3 @@ func actingIdentity(p store.Proposal, linked string) string {
 	}
 	return partnerIdentity
 }
-
-// DeviceSummaryOf is what the owner's device shows for a proposal.
-func DeviceSummaryOf(p store.Proposal, names Names, ownerAddress string) views.DeviceSummary {
-	return views.DeviceSummary{
-		Title: "Approve " + typeLabel(p) + " " + p.ID, Amount: Money(p).String(), From: names.Of(p.OwnerUserID),
-		To: names.Recipient(p), Description: p.Description, OwnerAddress: ownerAddress,
-	}
-}
-
-// SignPanelOf is the approver's view of a sign request (without its link,
-// which only exists in the answer that created it).
-func SignPanelOf(sr store.SignRequest, now time.Time) views.SignPanel {
-	p := views.SignPanel{ID: sr.ID, ExpiresAt: sr.ExpiresAt, State: sr.State, Error: sr.Error, Final: sr.Final()}
-	if sr.Open(time.Time{}) && !now.Before(sr.ExpiresAt) {
-		p.State, p.Final, p.Error = store.SignExpired, true, "the link expired before it was used"
-	}
-	p.PollURL = "/approvals/" + sr.ProposalID + "/sign-requests/" + itoa(sr.ID)
-	if sr.ProposalID == "" {
-		p.PollURL = "/sign-requests/" + itoa(sr.ID)
-	}
-	p.Label, p.Class = signLabel(p.State)
-	order := map[string]int{store.SignWaiting: 0, store.SignOpened: 1, store.SignChecking: 1, store.SignRelaying: 2,
-		store.SignRelayPending: 2, store.SignSubmitted: 3, store.SignCompleted: 4}
-	reached, ok := order[p.State]
-	if !ok {
-		reached = -1
-		if sr.OpenedAt != nil {
-			reached = 1
-		}
-	}
-	for i, label := range []string{"Waiting for the device", "Opened on the device", "Signature checked", "Submitted to the API", "Completed"} {
-		p.Steps = append(p.Steps, views.SignStep{Label: label, Done: i <= reached && (i > 0 || reached >= 0)})
-	}
-	return p
-}
-
-func signLabel(state string) (string, string) {
-	switch state {
-	case store.SignWaiting:
-		return "waiting for the device", "badge-pending"
-	case store.SignOpened:
-		return "opened on the device", "badge-pending"
-	case store.SignChecking, store.SignRelaying:
-		return "signature checked, sending", "badge-pending"
-	case store.SignRelayPending:
-		return "the API did not answer: the signature is kept and will be resolved", "badge-warn"
-	case store.SignSubmitted:
-		return "submitted", "badge-ok"
-	case store.SignCompleted:
-		return "completed", "badge-completed"
-	case store.SignExpired:
-		return "expired", "badge-failed"
-	case store.SignRefused:
-		return "refused", "badge-refused"
-	case store.SignSuperseded:
-		return "replaced by a newer link", "badge-failed"
-	}
-	return state, "badge-pending"
-}
-
-func itoa(n int64) string { return strconv.FormatInt(n, 10) }

@@ -3,6 +3,7 @@ package approvals
 import (
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -10,6 +11,7 @@ import (
 
 	"partneradmin/apiclient"
 	"partneradmin/handlers"
+	"partneradmin/handlers/mirror"
 	"partneradmin/store"
 	"partneradmin/views"
 )
@@ -19,24 +21,43 @@ const PageSize = 50
 
 var queueTypes = []string{string(apiclient.ProposalTransfer), string(apiclient.ProposalSwap), "CARD_ISSUANCE", "NIGERIAN_OFFRAMP"}
 
+// maxWho is the longest person search the queue takes.
+const maxWho = 100
+
+// parseQueueFilter reads the queue's filters. A filter that is not usable
+// (not a known value, or text that is not valid) is not applied; the
+// person search says why next to its field.
 func parseQueueFilter(q url.Values) views.QueueFilterForm {
 	f := views.QueueFilterForm{Mine: q.Get("mine") == "1", Type: q.Get("type"), Employee: strings.TrimSpace(q.Get("employee")),
-		Who: strings.TrimSpace(q.Get("who"))}
-	if r := []rune(f.Who); len(r) > 100 {
-		f.Who = string(r[:100])
+		Who: strings.TrimSpace(q.Get("who")), Fields: views.FieldErrors{}}
+	if msg := handlers.CheckText(f.Who, maxWho, false); msg != "" {
+		f.Fields["who"], f.Who = msg, ""
 	}
-	switch s := q.Get("status"); s {
+	if handlers.CheckText(f.Employee, maxWho, false) != "" {
+		f.Employee = ""
+	}
+	switch s := store.ProposalStatus(q.Get("status")); s {
 	case store.ProposalPendingApprovals, store.ProposalPendingSignatures, store.ProposalFailed:
-		f.Status = s
+		f.Status = string(s)
 	}
-	ok := false
-	for _, t := range queueTypes {
-		ok = ok || t == f.Type
-	}
-	if !ok {
+	if !slices.Contains(queueTypes, f.Type) {
 		f.Type = ""
 	}
 	return f
+}
+
+// parseBefore reads the keyset cursor of an older page ("" or bad: the
+// newest page).
+func parseBefore(before string) (time.Time, string, bool) {
+	at, id, ok := strings.Cut(before, "|")
+	if !ok || handlers.CheckText(id, maxWho, false) != "" {
+		return time.Time{}, "", false
+	}
+	t, err := time.Parse(time.RFC3339Nano, at)
+	if err != nil {
+		return time.Time{}, "", false
+	}
+	return t, id, true
 }
 
 func (f queueQuery) values() url.Values {
@@ -55,7 +76,7 @@ func (f queueQuery) values() url.Values {
 type queueQuery struct{ views.QueueFilterForm }
 
 func (h *Handler) storeFilter(f views.QueueFilterForm, linkedAs string, viewerID int64) store.QueueFilter {
-	sf := store.QueueFilter{Status: f.Status, Type: f.Type, UserID: f.Employee, Person: f.Who}
+	sf := store.QueueFilter{Status: store.ProposalStatus(f.Status), Type: f.Type, UserID: f.Employee, Person: f.Who}
 	if f.Mine {
 		sf.NeedsApprovalBy = linkedAs
 		sf.ExcludeCreator = viewerID
@@ -78,20 +99,21 @@ func (h *Handler) Queue(w http.ResponseWriter, r *http.Request) {
 	sf := h.storeFilter(f, linked, v.Staff.ID)
 	sf.Limit = PageSize
 	before := r.URL.Query().Get("before")
-	if at, id, ok := strings.Cut(before, "|"); ok {
-		if t, err := time.Parse(time.RFC3339Nano, at); err == nil {
-			sf.BeforeAt, sf.BeforeID = t, id
-		}
+	if t, id, ok := parseBefore(before); ok {
+		sf.BeforeAt, sf.BeforeID = t, id
+	} else {
+		before = ""
 	}
-	// Real time, not the handler's clock: this is how old a count is.
+	// The cache's own elapsed time, not the app's clock (which tests may
+	// stop): it measures how old a count is, not a time of the domain.
 	cached, fresh := h.totals.get(sf, time.Now())
 	sf.SkipCount = fresh
-	page, err := h.Store.ListQueuePage(ctx, sf)
+	page, err := h.store.ListQueuePage(ctx, sf)
 	if err != nil {
 		h.ServerError(w, r, err)
 		return
 	}
-	rows, names, total := page.Rows, Names(page.Names), page.Total
+	rows, names, total := page.Rows, mirror.Names(page.Names), page.Total
 	switch {
 	case sf.BeforeAt.IsZero() && len(rows) < PageSize:
 		total = len(rows) // one page holds them all: exact, whatever was cached
@@ -108,13 +130,13 @@ func (h *Handler) Queue(w http.ResponseWriter, r *http.Request) {
 			last = p.SyncedAt
 		}
 	}
-	now := h.now()
+	now := h.clock()
 	q := queueQuery{f}.values()
 	view := views.ApprovalQueueView{
 		Filter: f, Types: queueTypes, LinkedAs: linked, CanAct: v.Can(store.PermApprovalsAct),
 		PollURL: "/approvals?" + q.Encode(), CSVURL: "/approvals.csv?" + q.Encode(), SyncedAgo: "never", Total: total,
 	}
-	if !sf.BeforeAt.IsZero() {
+	if before != "" {
 		pq := queueQuery{f}.values()
 		pq.Set("before", before)
 		view.PollURL = "/approvals?" + pq.Encode()
@@ -127,13 +149,10 @@ func (h *Handler) Queue(w http.ResponseWriter, r *http.Request) {
 		view.OlderURL = "/approvals?" + oq.Encode()
 	}
 	if !last.IsZero() {
-		view.SyncedAgo = Age(now, last) + " ago"
-		if view.SyncedAgo == "just now ago" {
-			view.SyncedAgo = "just now"
-		}
+		view.SyncedAgo = views.Ago(last, now)
 	}
 	for _, p := range rows {
-		view.Rows = append(view.Rows, Row(p, names, now, linked, v.Staff.ID))
+		view.Rows = append(view.Rows, row(p, names, now, linked, v.Staff.ID))
 	}
 	if f.Employee != "" {
 		view.EmployeeName = names.Of(f.Employee)
@@ -151,7 +170,7 @@ func (h *Handler) ExportCSV(w http.ResponseWriter, r *http.Request) {
 	sf.Limit = 1000
 	var all []store.Proposal
 	for {
-		rows, err := h.Store.ListQueue(ctx, sf)
+		rows, err := h.store.ListQueue(ctx, sf)
 		if err != nil {
 			h.ServerError(w, r, err)
 			return
@@ -163,7 +182,7 @@ func (h *Handler) ExportCSV(w http.ResponseWriter, r *http.Request) {
 		last := rows[len(rows)-1]
 		sf.BeforeAt, sf.BeforeID = last.CreatedAt, last.ID
 	}
-	names, err := LoadNames(ctx, h.Store, all...)
+	names, err := mirror.LoadNames(ctx, h.store, all...)
 	if err != nil {
 		h.ServerError(w, r, err)
 		return
@@ -171,9 +190,9 @@ func (h *Handler) ExportCSV(w http.ResponseWriter, r *http.Request) {
 	cw := handlers.NewCSV(w, "approval-queue.csv", "id", "type", "amount", "currency", "token", "from", "to",
 		"description", "state", "approvals", "required_approvals", "signatures", "required_signatures", "created_at")
 	for _, p := range all {
-		m := Money(p)
+		m := mirror.Money(p)
 		cw.Row(p.ID, p.Type, p.Amount.String(), m.Currency, p.Currency, names.Of(p.OwnerUserID), names.Recipient(p),
-			p.Description, p.Status, strconv.Itoa(len(p.Approvals)), strconv.Itoa(p.RequiredApprovals),
+			p.Description, string(p.Status), strconv.Itoa(len(p.Approvals)), strconv.Itoa(p.RequiredApprovals),
 			strconv.Itoa(p.CollectedSignatures), strconv.Itoa(p.RequiredSignatures), p.CreatedAt.UTC().Format(time.RFC3339))
 	}
 	cw.Close(h.Logger, r)
@@ -194,10 +213,9 @@ func (h *Handler) Refresh(w http.ResponseWriter, r *http.Request) {
 }
 
 // queueTotals keeps the queue's total per filter for totalTTL. Counting
-// 2,000 open proposals reads them all (0.3 ms of the database per page
-// load), while every open queue page polls every 2 seconds and the rows
-// themselves are read fresh each time; so a total (shown only when there
-// is more than one page) may be up to totalTTL old.
+// reads every matching row, while every open queue page polls every 2
+// seconds and the rows themselves are read fresh each time; so a total
+// (shown only when there is more than one page) may be up to totalTTL old.
 type queueTotals struct {
 	mu sync.Mutex
 	m  map[store.QueueFilter]queueTotal

@@ -1,6 +1,7 @@
 package approvals
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"strings"
@@ -9,6 +10,7 @@ import (
 
 	"partneradmin/apiclient"
 	"partneradmin/handlers"
+	"partneradmin/handlers/mirror"
 	"partneradmin/store"
 	"partneradmin/views"
 )
@@ -16,12 +18,22 @@ import (
 // MaxReasonLength is the longest rejection reason (spec: 500 characters).
 const MaxReasonLength = 500
 
-// Reject abandons an open proposal with a required reason.
+// rejectRequest is what the ledger keeps of a rejection.
+type rejectRequest struct {
+	ProposalID  string `json:"proposalId"`
+	OwnerUserID string `json:"ownerUserId"`
+	Reason      string `json:"reason"`
+	// ActingAs is the wallet admin the rejection is sent as ("" when none).
+	ActingAs string `json:"actingAs,omitempty"`
+}
+
+// Reject abandons an open proposal with a required reason. The form's
+// one-time token is the action's key.
 func (h *Handler) Reject(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	id := chi.URLParam(r, "id")
 	actor := handlers.ActorFrom(ctx)
-	p, err := h.Store.ProposalByID(ctx, id)
+	p, err := h.store.ProposalByID(ctx, id)
 	if errors.Is(err, store.ErrNotFound) {
 		h.NotFound(w, r)
 		return
@@ -30,57 +42,85 @@ func (h *Handler) Reject(w http.ResponseWriter, r *http.Request) {
 		h.ServerError(w, r, err)
 		return
 	}
+	key, ok := handlers.FormKey(r)
+	if !ok {
+		h.StaleForm(w, r)
+		return
+	}
 	form := views.RejectForm{Reason: r.PostFormValue("reason"), Fields: views.FieldErrors{}}
 	reason := strings.TrimSpace(form.Reason)
-	switch {
+	switch msg := handlers.CheckText(reason, MaxReasonLength, true); {
+	case msg != "":
+		form.Fields["reason"] = msg
 	case reason == "":
 		form.Fields["reason"] = "Say why the proposal is rejected; approvers and the requester see it."
-	case len([]rune(reason)) > MaxReasonLength:
-		form.Fields["reason"] = "Keep the reason to 500 characters (it has " + itoa(int64(len([]rune(reason)))) + ")."
 	}
 	if r.PostFormValue("confirm") != "1" {
 		form.Fields["confirm"] = "Tick the box to confirm the proposal is abandoned."
 	}
 	if form.Fields.Any() {
-		h.renderDetail(w, r, id, detailState{status: http.StatusUnprocessableEntity, reject: form})
+		h.renderDetail(w, r, id, detailState{status: http.StatusUnprocessableEntity, reject: form,
+			rejectToken: r.PostFormValue(handlers.FormTokenField)})
 		return
 	}
-	if !apiclient.ProposalStatus(p.Status).IsOpen() {
-		msg := "This proposal is " + p.Status + " and can no longer be rejected."
-		if err := h.Store.Audit(ctx, store.AuditEntry{Actor: actor, Action: "proposal.reject", Target: "proposal:" + id, Outcome: store.OutcomeRefused, Detail: msg}); err != nil {
+	if !p.Status.Open() {
+		msg := "This proposal is " + p.Status.Label() + ": it can no longer be rejected."
+		if err := h.store.Audit(ctx, store.AuditEntry{Actor: actor, Action: kindReject, Target: "proposal:" + id, Outcome: store.OutcomeRefused, Detail: msg}); err != nil {
 			h.ServerError(w, r, err)
 			return
 		}
 		h.renderDetail(w, r, id, detailState{status: http.StatusConflict, actionError: msg, reject: form})
 		return
 	}
-	callCtx := ctx
-	if linked, err := h.Store.ApproverLink(ctx, actor.StaffID); err == nil && linked != "" && needsLink(p) {
-		callCtx = apiclient.WithActingUser(ctx, linked)
-	}
-	after, err := h.API.RejectProposal(callCtx, p.OwnerUserID, p.ID, apiclient.RejectProposalRequest{Reason: reason})
-	if err != nil {
-		msg := upstreamWords(err)
-		outcome := store.OutcomeRefused
-		if apiclient.StatusCode(err) == 0 || apiclient.StatusCode(err) >= 500 {
-			outcome = store.OutcomeFailed
-		}
-		if aerr := h.Store.Audit(ctx, store.AuditEntry{Actor: actor, Action: "proposal.reject", Target: "proposal:" + id, Outcome: outcome, Detail: msg}); aerr != nil {
-			h.ServerError(w, r, aerr)
+	req := rejectRequest{ProposalID: p.ID, OwnerUserID: p.OwnerUserID, Reason: reason}
+	if needsLink(p) {
+		linked, err := h.store.ApproverLink(ctx, actor.StaffID)
+		if err != nil {
+			h.ServerError(w, r, err)
 			return
 		}
-		h.Logger.WarnContext(ctx, "reject proposal failed", "proposal", id, "err", err)
-		if err := h.Sync.SyncWallet(ctx, p.WalletID, p.OwnerUserID); err != nil {
-			h.Logger.WarnContext(ctx, "re-read the wallet's proposals", "wallet", p.WalletID, "err", err)
-		}
-		h.renderDetail(w, r, id, detailState{status: http.StatusBadGateway, actionError: msg, reject: form})
-		return
+		req.ActingAs = linked
 	}
-	if err := h.Store.RecordRejection(ctx, FromAPI(*after, p.OwnerUserID), actor, reason); err != nil {
+	done, err := h.actions.Run(ctx, handlers.Write{Key: key, Kind: kindReject, Target: "proposal:" + p.ID, Actor: actor, Request: req,
+		Call: func(ctx context.Context) (handlers.Effect, error) {
+			if req.ActingAs != "" {
+				ctx = apiclient.WithActingUser(ctx, req.ActingAs)
+			}
+			after, err := h.api.RejectProposal(ctx, p.OwnerUserID, p.ID, apiclient.RejectProposalRequest{Reason: reason})
+			if err != nil {
+				return handlers.Effect{}, err
+			}
+			return h.rejectionEffect(req, actor, *after), nil
+		}})
+	if err != nil {
 		h.ServerError(w, r, err)
 		return
 	}
-	h.totals.forget()
-	h.Flash(r, "ok", "Proposal rejected.")
-	h.Redirect(w, r, "/approvals/"+id)
+	h.finished(w, r, p, done, form, "This rejection was already sent", func(store.Proposal) string { return "Proposal rejected." })
+}
+
+// rejectionEffect is what a rejection the API recorded changes here.
+func (h *Handler) rejectionEffect(req rejectRequest, by store.Actor, after apiclient.Proposal) handlers.Effect {
+	p := mirror.FromAPI(after, req.OwnerUserID, h.clock())
+	return handlers.Effect{Target: "proposal:" + req.ProposalID, Detail: "reason: " + req.Reason,
+		Result: map[string]any{"status": p.Status},
+		Apply:  func(ctx context.Context, tx *store.Store) error { return tx.RecordRejection(ctx, p, by, req.Reason) }}
+}
+
+// readBackRejection reads the proposal: the rejection was recorded when it
+// is REJECTED with this reason (another person's rejection is not this
+// one).
+func (h *Handler) readBackRejection(ctx context.Context, a store.Action) (handlers.Effect, bool, error) {
+	var req rejectRequest
+	if err := a.DecodeRequest(&req); err != nil {
+		return handlers.Effect{}, false, err
+	}
+	cur, err := h.api.GetProposal(ctx, req.OwnerUserID, req.ProposalID)
+	if err != nil {
+		return handlers.Effect{}, false, err
+	}
+	if cur.Status != apiclient.ProposalRejected || cur.RejectionReason != req.Reason {
+		return handlers.Effect{}, false, nil
+	}
+	return h.rejectionEffect(req, a.Actor, *cur), true, nil
 }

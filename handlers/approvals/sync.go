@@ -12,6 +12,7 @@ import (
 	"github.com/riverqueue/river"
 
 	"partneradmin/apiclient"
+	"partneradmin/handlers/mirror"
 	"partneradmin/store"
 )
 
@@ -21,13 +22,7 @@ const DefaultSyncConcurrency = 48
 // SyncInterval is how often the queue is re-read from the API.
 const SyncInterval = 20 * time.Second
 
-// SyncStore is what the sync needs.
-type SyncStore interface {
-	WalletOwners(ctx context.Context) (map[string]string, error)
-	UpsertProposal(ctx context.Context, p store.Proposal) (store.ProposalChange, error)
-}
-
-// SyncAPI is what the sync reads.
+// SyncAPI is what the sync reads (a test counts the calls in flight).
 type SyncAPI interface {
 	ListProposals(ctx context.Context, userID, walletID string) ([]apiclient.Proposal, error)
 }
@@ -36,9 +31,10 @@ type SyncAPI interface {
 // never more than Concurrency calls at once.
 type Syncer struct {
 	API         SyncAPI
-	Store       SyncStore
+	Store       *store.Store
 	Concurrency int
 	Logger      *slog.Logger
+	Clock       func() time.Time
 }
 
 // SyncResult is what one sync read.
@@ -113,7 +109,7 @@ func (s *Syncer) syncWallets(ctx context.Context, wallets []string, owners map[s
 				if p.WalletID == "" {
 					p.WalletID = walletID
 				}
-				ch, err := s.Store.UpsertProposal(ctx, FromAPI(p, owner))
+				ch, err := s.Store.UpsertProposal(ctx, mirror.FromAPI(p, owner, s.Clock()))
 				if err != nil {
 					fail(err)
 					return

@@ -129,7 +129,7 @@ func BenchmarkMirrorRefresh(b *testing.B) {
 	control(b, base, http.MethodPost, "/_sandbox/faults", map[string]any{"method": "GET",
 		"route": "/v1/users/{userId}/smart-wallets/{smartWalletId}/proposals", "latencyMs": 50})
 	counting := &countingAPI{api: api}
-	s := &approvals.Syncer{API: counting, Store: st, Concurrency: concurrency}
+	s := &approvals.Syncer{API: counting, Store: st, Concurrency: concurrency, Clock: time.Now}
 	b.ResetTimer()
 	var total time.Duration
 	for range b.N {
@@ -154,7 +154,7 @@ func TestSyncNeverExceedsItsConcurrency(t *testing.T) {
 	control(t, base, http.MethodPost, "/_sandbox/faults", map[string]any{"method": "GET",
 		"route": "/v1/users/{userId}/smart-wallets/{smartWalletId}/proposals", "latencyMs": 20})
 	counting := &countingAPI{api: api}
-	s := &approvals.Syncer{API: counting, Store: st, Concurrency: 4}
+	s := &approvals.Syncer{API: counting, Store: st, Concurrency: 4, Clock: time.Now}
 	res, err := s.SyncAll(context.Background())
 	if err != nil || res.Wallets != 30 || res.Failed != 0 {
 		t.Fatalf("sync: %+v %v", res, err)

@@ -1,4 +1,5 @@
-// Package audit shows the audit log to the owner, with paging and CSV export.
+// Package audit shows the audit log and the requests sent to the Partner API
+// (the action ledger) to the owner, with paging and CSV export.
 package audit
 
 import (
@@ -14,6 +15,9 @@ import (
 // Store is what the audit pages need.
 type Store interface {
 	ListAudit(ctx context.Context, f store.AuditFilter) ([]store.AuditEntry, error)
+	ListActions(ctx context.Context, f store.ActionFilter) ([]store.Action, error)
+	ActionByID(ctx context.Context, id int64) (store.Action, error)
+	FinishAction(ctx context.Context, key string, f store.Finish) (store.Action, error)
 }
 
 // Handler serves the audit log.
@@ -21,6 +25,9 @@ type Handler struct {
 	*handlers.Base
 	Store Store
 }
+
+// New builds the audit log area.
+func New(d handlers.Deps) *Handler { return &Handler{Base: d.Base, Store: d.Store} }
 
 const pageSize = 50
 

@@ -1,33 +1,24 @@
-// Package auth handles signing in, signing out and changing one's own
-// password.
+// Package auth handles signing in, signing out, changing one's own password
+// and setting it through a one-time link.
 package auth
 
 import (
 	"context"
-	"net"
-	"net/http"
-	"strings"
 	"time"
 
 	"partneradmin/handlers"
 	"partneradmin/store"
 )
 
-// Limits on failed sign-ins within Window: per account and per client address.
-const (
-	Window             = 15 * time.Minute
-	MaxAccountFailures = 5
-	MaxAddressFailures = 20
-)
-
 // Store is what the auth handlers need from the store.
 type Store interface {
 	StaffByEmail(ctx context.Context, email string) (store.Staff, error)
 	StaffByID(ctx context.Context, id int64) (store.Staff, error)
-	CountLoginFailures(ctx context.Context, since time.Time, keys ...string) (map[string]int, error)
-	RecordLoginFailure(ctx context.Context, e store.AuditEntry, keys ...string) error
-	ClearLoginFailures(ctx context.Context, key string, e store.AuditEntry) error
-	SetStaffPassword(ctx context.Context, id int64, hash string, by store.Actor) error
+	BeginLoginAttempt(ctx context.Context, window time.Duration, limits ...store.LoginLimit) (store.LoginAttempt, error)
+	FinishLoginAttempt(ctx context.Context, a store.LoginAttempt, outcome store.LoginOutcome, e store.AuditEntry, clear ...string) error
+	ChangeStaffPassword(ctx context.Context, id int64, hash string, keep string, by store.Actor) (int64, error)
+	SetPasswordLinkByTokenHash(ctx context.Context, hash []byte) (store.SetPasswordLink, error)
+	UseSetPasswordLink(ctx context.Context, tokenHash []byte, passwordHash string) (store.SetPasswordLink, error)
 }
 
 // Handler serves the auth routes.
@@ -35,34 +26,17 @@ type Handler struct {
 	*handlers.Base
 	Store Store
 	Now   func() time.Time
-	// dummyHash is checked when the account does not exist, so a missing
-	// account costs the same time as a wrong password.
+	// dummyHash is checked when the account does not exist or is
+	// disabled, so such an account costs the same time as a wrong password.
 	dummyHash string
 }
 
 // New returns the auth handler.
-func New(base *handlers.Base, st Store) (*Handler, error) {
+func New(d handlers.Deps) (*Handler, error) {
+	base, st := d.Base, d.Store
 	dummy, err := handlers.HashPassword(handlers.GeneratePassword())
 	if err != nil {
 		return nil, err
 	}
-	return &Handler{Base: base, Store: st, Now: time.Now, dummyHash: dummy}, nil
-}
-
-func accountKey(email string) string { return "account:" + strings.ToLower(strings.TrimSpace(email)) }
-
-func addressKey(r *http.Request) string {
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		host = r.RemoteAddr
-	}
-	return "addr:" + host
-}
-
-// safeNext keeps a post-login redirect on this site: a local path only.
-func safeNext(next string) string {
-	if next == "" || !strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") || strings.HasPrefix(next, "/\\") {
-		return "/"
-	}
-	return next
+	return &Handler{Base: base, Store: st, Now: d.Clock, dummyHash: dummy}, nil
 }

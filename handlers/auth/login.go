@@ -13,6 +13,10 @@ import (
 
 const msgBadCredentials = "That email and password do not match an active account."
 
+// maxEmailLength is the longest address mail allows; a longer one is no
+// account's, and is not made into a limit key.
+const maxEmailLength = 254
+
 // LoginForm shows the sign-in form.
 func (h *Handler) LoginForm(w http.ResponseWriter, r *http.Request) {
 	if handlers.ViewerFrom(r.Context()) != nil {
@@ -23,8 +27,8 @@ func (h *Handler) LoginForm(w http.ResponseWriter, r *http.Request) {
 	h.Render(w, r, http.StatusOK, "Sign in", views.LoginPage(v), nil)
 }
 
-// Login checks the credentials, within the rate limits, and starts a session
-// with a fresh token.
+// Login counts the attempt against the limits, checks the credentials and
+// starts a session with a fresh token.
 func (h *Handler) Login(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	v := views.LoginView{
@@ -33,8 +37,11 @@ func (h *Handler) Login(w http.ResponseWriter, r *http.Request) {
 		Fields: views.FieldErrors{},
 	}
 	password := r.PostFormValue("password")
-	if v.Email == "" {
+	switch {
+	case v.Email == "":
 		v.Fields["email"] = "Enter your work email."
+	case len(v.Email) > maxEmailLength:
+		v.Fields["email"] = fmt.Sprintf("An email address has at most %d characters.", maxEmailLength)
 	}
 	if password == "" {
 		v.Fields["password"] = "Enter your password."
@@ -44,42 +51,49 @@ func (h *Handler) Login(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
-	acct, addr := accountKey(v.Email), addressKey(r)
-	counts, err := h.Store.CountLoginFailures(ctx, h.Now().Add(-Window), acct, addr)
+	// The attempt is counted (as a failure until it succeeds) before the
+	// password is checked, so attempts sent at once cannot all pass.
+	limits := loginLimits(v.Email, r)
+	attempt, err := h.Store.BeginLoginAttempt(ctx, Window, limits...)
 	if err != nil {
 		h.ServerError(w, r, err)
 		return
 	}
-	if counts[acct] >= MaxAccountFailures || counts[addr] >= MaxAddressFailures {
-		who := "this account"
-		if counts[addr] >= MaxAddressFailures {
-			who = "your network address"
-		}
-		v.Error = fmt.Sprintf("Too many failed sign-ins for %s. Wait %d minutes and try again, or ask an owner to reset your password.", who, int(Window.Minutes()))
+	if attempt.Limited != "" {
+		v.Error = limitMessage(attempt.Limited)
 		h.Render(w, r, http.StatusTooManyRequests, "Sign in", views.LoginPage(v), nil)
 		return
 	}
 
 	staff, err := h.Store.StaffByEmail(ctx, v.Email)
-	switch {
-	case errors.Is(err, store.ErrNotFound):
-		_, _ = handlers.CheckPassword(h.dummyHash, password)
-	case err != nil:
+	if err != nil && !errors.Is(err, store.ErrNotFound) {
 		h.ServerError(w, r, err)
 		return
 	}
-	ok := false
-	if err == nil && !staff.Disabled {
-		ok, err = handlers.CheckPassword(staff.PasswordHash, password)
-		if err != nil {
+	active := err == nil && !staff.Disabled
+	hash := h.dummyHash
+	if active {
+		hash = staff.PasswordHash
+	}
+	ok, err := handlers.CheckPassword(ctx, hash, password)
+	if errors.Is(err, handlers.ErrPasswordBusy) {
+		if err := h.Store.FinishLoginAttempt(ctx, attempt, store.LoginNotChecked, store.AuditEntry{}); err != nil {
 			h.ServerError(w, r, err)
 			return
 		}
+		v.Error = msgBusy
+		w.Header().Set("Retry-After", "2")
+		h.Render(w, r, http.StatusServiceUnavailable, "Sign in", views.LoginPage(v), nil)
+		return
 	}
-	if !ok {
+	if err != nil {
+		h.ServerError(w, r, err)
+		return
+	}
+	if !ok || !active {
 		entry := store.AuditEntry{Actor: store.Actor{StaffID: staff.ID, Email: v.Email}, Action: "auth.login",
 			Target: "staff:" + v.Email, Outcome: store.OutcomeFailed, Detail: "wrong email or password, or account disabled"}
-		if err := h.Store.RecordLoginFailure(ctx, entry, acct, addr); err != nil {
+		if err := h.Store.FinishLoginAttempt(ctx, attempt, store.LoginFailed, entry); err != nil {
 			h.ServerError(w, r, err)
 			return
 		}
@@ -95,8 +109,10 @@ func (h *Handler) Login(w http.ResponseWriter, r *http.Request) {
 	}
 	h.Sessions.Put(ctx, handlers.SessionStaffID, staff.ID)
 	h.Sessions.Put(ctx, handlers.SessionLastSeen, h.Now().Unix())
+	// Success forgets this address's failures for the account, not the
+	// account's failures from elsewhere.
 	entry := store.AuditEntry{Actor: staff.Actor(), Action: "auth.login", Target: fmt.Sprintf("staff:%d", staff.ID), Outcome: store.OutcomeOK}
-	if err := h.Store.ClearLoginFailures(ctx, acct, entry); err != nil {
+	if err := h.Store.FinishLoginAttempt(ctx, attempt, store.LoginSucceeded, entry, limits[0].Key); err != nil {
 		h.ServerError(w, r, err)
 		return
 	}

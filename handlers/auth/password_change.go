@@ -1,10 +1,12 @@
 package auth
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
 
 	"partneradmin/handlers"
+	"partneradmin/store"
 	"partneradmin/views"
 )
 
@@ -13,45 +15,92 @@ func (h *Handler) PasswordForm(w http.ResponseWriter, r *http.Request) {
 	h.Render(w, r, http.StatusOK, "Change password", views.PasswordPage(views.PasswordView{}), nil)
 }
 
-// ChangePassword checks the current password and sets a new one.
+// ChangePassword checks the current password, within a limit of wrong
+// guesses, sets the new one and signs the staff member out everywhere else.
 func (h *Handler) ChangePassword(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	viewer := handlers.ViewerFrom(ctx)
 	current, next, confirm := r.PostFormValue("current"), r.PostFormValue("new"), r.PostFormValue("confirm")
 	v := views.PasswordView{Fields: views.FieldErrors{}}
+	if current == "" {
+		v.Fields["current"] = "Enter your current password."
+	}
+	newPasswordRules(v.Fields, next, confirm)
+	if next != "" && next == current {
+		v.Fields["new"] = "Choose a password different from the current one."
+	}
+	if v.Fields.Has("current") {
+		h.Render(w, r, http.StatusUnprocessableEntity, "Change password", views.PasswordPage(v), nil)
+		return
+	}
+
+	// Whoever holds this session may guess the current password only a
+	// few times; the guess is counted before it is checked.
+	key := passwordKey(viewer.Staff.ID)
+	attempt, err := h.Store.BeginLoginAttempt(ctx, Window, store.LoginLimit{Key: key, Max: MaxPasswordFailures})
+	if err != nil {
+		h.ServerError(w, r, err)
+		return
+	}
+	if attempt.Limited != "" {
+		v.Fields["current"] = limitMessage(attempt.Limited)
+		h.Render(w, r, http.StatusTooManyRequests, "Change password", views.PasswordPage(v), nil)
+		return
+	}
 	// The viewer comes from the staff cache, which keeps no password hash.
 	staff, err := h.Store.StaffByID(ctx, viewer.Staff.ID)
 	if err != nil {
 		h.ServerError(w, r, err)
 		return
 	}
-	ok, err := handlers.CheckPassword(staff.PasswordHash, current)
+	ok, err := handlers.CheckPassword(ctx, staff.PasswordHash, current)
+	if errors.Is(err, handlers.ErrPasswordBusy) {
+		if err := h.Store.FinishLoginAttempt(ctx, attempt, store.LoginNotChecked, store.AuditEntry{}); err != nil {
+			h.ServerError(w, r, err)
+			return
+		}
+		v.Fields["current"] = "Too many passwords are being checked right now. Try again in a moment."
+		w.Header().Set("Retry-After", "2")
+		h.Render(w, r, http.StatusServiceUnavailable, "Change password", views.PasswordPage(v), nil)
+		return
+	}
 	if err != nil {
 		h.ServerError(w, r, err)
 		return
 	}
 	if !ok {
+		entry := store.AuditEntry{Actor: viewer.Staff.Actor(), Action: "auth.password_change",
+			Target: fmt.Sprintf("staff:%d", viewer.Staff.ID), Outcome: store.OutcomeFailed, Detail: "wrong current password"}
+		if err := h.Store.FinishLoginAttempt(ctx, attempt, store.LoginFailed, entry); err != nil {
+			h.ServerError(w, r, err)
+			return
+		}
 		v.Fields["current"] = "That is not your current password."
+		h.Render(w, r, http.StatusUnprocessableEntity, "Change password", views.PasswordPage(v), nil)
+		return
 	}
-	switch {
-	case len([]rune(next)) < handlers.MinPasswordLength:
-		v.Fields["new"] = fmt.Sprintf("Use at least %d characters.", handlers.MinPasswordLength)
-	case next == current:
-		v.Fields["new"] = "Choose a password different from the current one."
-	}
-	if confirm != next {
-		v.Fields["confirm"] = "The two new passwords differ."
+	if err := h.Store.FinishLoginAttempt(ctx, attempt, store.LoginSucceeded, store.AuditEntry{}, key); err != nil {
+		h.ServerError(w, r, err)
+		return
 	}
 	if v.Fields.Any() {
 		h.Render(w, r, http.StatusUnprocessableEntity, "Change password", views.PasswordPage(v), nil)
 		return
 	}
-	hash, err := handlers.HashPassword(next)
+	hash, err := handlers.HashPasswordContext(ctx, next)
+	if errors.Is(err, handlers.ErrPasswordBusy) {
+		v.Fields["new"] = "Too many passwords are being checked right now. Try again in a moment."
+		w.Header().Set("Retry-After", "2")
+		h.Render(w, r, http.StatusServiceUnavailable, "Change password", views.PasswordPage(v), nil)
+		return
+	}
 	if err != nil {
 		h.ServerError(w, r, err)
 		return
 	}
-	if err := h.Store.SetStaffPassword(ctx, viewer.Staff.ID, hash, viewer.Staff.Actor()); err != nil {
+	// Every other session of this staff member ends; this one stays, under
+	// a new token.
+	if _, err := h.Store.ChangeStaffPassword(ctx, viewer.Staff.ID, hash, h.Sessions.Token(ctx), viewer.Staff.Actor()); err != nil {
 		h.ServerError(w, r, err)
 		return
 	}
@@ -59,6 +108,17 @@ func (h *Handler) ChangePassword(w http.ResponseWriter, r *http.Request) {
 		h.ServerError(w, r, err)
 		return
 	}
-	h.Flash(r, "ok", "Your password was changed.")
+	h.Flash(r, "ok", "Your password was changed, and your other sessions were signed out.")
 	http.Redirect(w, r, "/account/password", http.StatusSeeOther)
+}
+
+// newPasswordRules checks a new password and its confirmation, the rules
+// for every password a person chooses.
+func newPasswordRules(fields views.FieldErrors, next, confirm string) {
+	if len([]rune(next)) < handlers.MinPasswordLength {
+		fields["new"] = fmt.Sprintf("Use at least %d characters.", handlers.MinPasswordLength)
+	}
+	if confirm != next {
+		fields["confirm"] = "The two new passwords differ."
+	}
 }

@@ -9,7 +9,7 @@ import (
 
 // PruneLoginFailuresArgs is the periodic job that forgets old failed
 // sign-ins and old rate-limit hits, long after they stopped counting towards
-// their limits, and deletes expired sessions.
+// their limits, and deletes expired sessions and set-password links.
 type PruneLoginFailuresArgs struct{}
 
 // Kind names the job in river's table.
@@ -22,17 +22,23 @@ type PruneLoginFailuresWorker struct {
 		PruneLoginFailures(ctx context.Context, before time.Time) (int64, error)
 		PruneRateLimitHits(ctx context.Context, before time.Time) (int64, error)
 		PruneSessions(ctx context.Context) (int64, error)
+		PruneSetPasswordLinks(ctx context.Context, before time.Time) (int64, error)
 	}
 	Now func() time.Time
 }
 
-// Work deletes failures and hits older than a day, and expired sessions.
+// Work deletes failures and hits older than a day, and expired sessions and
+// set-password links.
 func (w *PruneLoginFailuresWorker) Work(ctx context.Context, job *river.Job[PruneLoginFailuresArgs]) error {
-	before := w.Now().Add(-24 * time.Hour)
+	now := w.Now()
+	before := now.Add(-24 * time.Hour)
 	if _, err := w.Store.PruneLoginFailures(ctx, before); err != nil {
 		return err
 	}
 	if _, err := w.Store.PruneRateLimitHits(ctx, before); err != nil {
+		return err
+	}
+	if _, err := w.Store.PruneSetPasswordLinks(ctx, now); err != nil {
 		return err
 	}
 	_, err := w.Store.PruneSessions(ctx)

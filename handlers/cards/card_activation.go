@@ -1,6 +1,7 @@
 package cards
 
 import (
+	"context"
 	"net/http"
 	"strings"
 	"time"
@@ -11,6 +12,65 @@ import (
 	"partneradmin/views"
 )
 
+// activationAsk is a request for an activation code as the ledger keeps
+// it. A card number typed with it is sent once and never kept.
+type activationAsk struct {
+	CardID   string `json:"cardId"`
+	UserID   string `json:"userId"`
+	Channel  string `json:"channel"`
+	PANGiven bool   `json:"panGiven,omitempty"`
+}
+
+// challenge is what the API answered to a code request: the code's id and
+// how long it is valid.
+type challenge struct {
+	OTPID            string `json:"otpId"`
+	ExpiresInMinutes int    `json:"expiresInMinutes"`
+}
+
+// activationConfirm is a confirmation as the ledger keeps it (never the
+// code).
+type activationConfirm struct {
+	CardID string `json:"cardId"`
+	UserID string `json:"userId"`
+	OTPID  string `json:"otpId"`
+}
+
+func (h *Handler) activatedEffect(c activationConfirm, status string) handlers.Effect {
+	return handlers.Effect{
+		Detail: "activated",
+		Apply: func(ctx context.Context, tx *store.Store) error {
+			return tx.RecordCardStatus(ctx, c.CardID, status, h.Clock())
+		},
+	}
+}
+
+// readBackActivation learns from GET /cards/{cardId} whether the card was
+// activated.
+func (h *Handler) readBackActivation(ctx context.Context, a store.Action) (handlers.Effect, bool, error) {
+	var c activationConfirm
+	if err := a.DecodeRequest(&c); err != nil {
+		return handlers.Effect{}, false, err
+	}
+	live, err := h.API.GetCard(ctx, c.UserID, c.CardID)
+	if err != nil {
+		return handlers.Effect{}, false, err
+	}
+	if !live.Activated && views.CardStatus(live.Status).Pending() {
+		return handlers.Effect{}, false, nil
+	}
+	return h.activatedEffect(c, string(live.Status)), true, nil
+}
+
+// activationField is the form field of a request field the API named.
+func activationField(apiField string) string {
+	switch apiField {
+	case "channel", "pan", "code":
+		return apiField
+	}
+	return ""
+}
+
 // RequestActivation asks the API to send the cardholder a one-time code by
 // sms or email (physical cards; virtual cards need no activation).
 func (h *Handler) RequestActivation(w http.ResponseWriter, r *http.Request) {
@@ -19,12 +79,19 @@ func (h *Handler) RequestActivation(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	av := views.CardActivationView{CardID: hit.ID, Channel: r.PostFormValue("channel"), Available: true, Fields: views.FieldErrors{}}
+	key, ok := handlers.FormKey(r)
+	if !ok {
+		h.StaleForm(w, r)
+		return
+	}
+	av := views.CardActivationView{CardID: hit.ID, Channel: r.PostFormValue("channel"), Available: true, Fields: views.FieldErrors{},
+		RequestToken: formToken(r), ConfirmToken: handlers.NewFormToken()}
 	pan := strings.NewReplacer(" ", "", "-", "").Replace(r.PostFormValue("pan"))
 	again := func(status int) {
 		h.showDetail(w, r, hit, status, nil, func(v *views.CardDetailView) { v.Activate = av })
 	}
 	if av.Channel != "sms" && av.Channel != "email" {
+		av.Channel = ""
 		av.Fields["channel"] = "Choose sms or email."
 	}
 	if pan != "" && (len(pan) < 13 || len(pan) > 19 || !isDigits(pan)) {
@@ -40,39 +107,65 @@ func (h *Handler) RequestActivation(w http.ResponseWriter, r *http.Request) {
 		again(http.StatusUnprocessableEntity)
 		return
 	}
-	entry := store.AuditEntry{Actor: handlers.ActorFrom(ctx), Action: "card.activation_request", Target: target(hit.ID)}
-	wctx, cancel := h.writeContext(r)
-	defer cancel()
-	ch, err := h.API.RequestCardActivation(wctx, hit.ServiceUserID, hit.ID, apiclient.CardActivationRequest{Channel: av.Channel, PAN: pan})
+	// Only a card issued and never activated takes a code: read where it
+	// stands before asking for one.
+	live, err := h.API.GetCard(ctx, hit.ServiceUserID, hit.ID)
 	if err != nil {
-		h.Logger.WarnContext(ctx, "card activation request", "card", hit.ID, "err", err)
-		entry.Outcome, entry.Detail = store.OutcomeFailed, "channel "+av.Channel
-		av.Message, av.Error = upstreamWords(err)+" No code was sent; nothing was retried.", true
-		status := http.StatusBadGateway
-		switch {
-		case statusNotAllowed(err):
-			entry.Outcome = store.OutcomeRefused
-			av.Message, status = "The issuer does not allow activation in the card's current status (it may already be active).", http.StatusConflict
-		case apiclient.IsValidation(err) || apiclient.StatusCode(err) == http.StatusBadRequest:
-			entry.Outcome = store.OutcomeRefused
-			av.Message, status = "The API refused the request: check the channel and the card number.", http.StatusUnprocessableEntity
-		}
-		if aerr := h.Store.Audit(wctx, entry); aerr != nil {
-			h.ServerError(w, r, aerr)
-			return
-		}
-		again(status)
+		h.Logger.WarnContext(ctx, "card status before activation", "card", hit.ID, "err", err)
+		av.Message, av.Error = "The card's status could not be read, so no code was asked for: "+readWords(err), true
+		again(http.StatusBadGateway)
 		return
 	}
-	entry.Outcome, entry.Detail = store.OutcomeOK, "code sent by "+av.Channel
-	if aerr := h.Store.Audit(wctx, entry); aerr != nil {
-		h.ServerError(w, r, aerr)
+	if st := views.CardStatus(live.Status); live.Activated || !st.Pending() {
+		av.Message, av.Error = "This card is not waiting for activation (it is "+st.Label()+"), so no code was asked for.", true
+		again(http.StatusConflict)
 		return
 	}
-	av.OTPID, av.ExpiresInMinutes = ch.OTPID, ch.ExpiresInMinutes
-	av.ExpiresAt = h.Now().Add(time.Duration(ch.ExpiresInMinutes) * time.Minute)
-	av.Message = "A 6-digit code was sent to the cardholder by " + av.Channel + "."
-	again(http.StatusOK)
+	ask := activationAsk{CardID: hit.ID, UserID: hit.ServiceUserID, Channel: av.Channel, PANGiven: pan != ""}
+	d, ok := h.runWrite(w, r, handlers.Write{Key: key, Kind: kindActivationRequest, Target: target(hit.ID), Actor: handlers.ActorFrom(ctx),
+		Request: ask,
+		Call: func(ctx context.Context) (handlers.Effect, error) {
+			ch, err := h.API.RequestCardActivation(ctx, ask.UserID, ask.CardID, apiclient.CardActivationRequest{Channel: ask.Channel, PAN: pan})
+			if err != nil {
+				return handlers.Effect{}, err
+			}
+			return handlers.Effect{Detail: "code sent by " + ask.Channel,
+				Result: challenge{OTPID: ch.OTPID, ExpiresInMinutes: ch.ExpiresInMinutes}}, nil
+		}})
+	if !ok {
+		return
+	}
+	av.RequestToken = handlers.NewFormToken()
+	var ch challenge
+	if d.State() == store.ActionDone && d.Action.DecodeResult(&ch) == nil {
+		sent := d.Action.BegunAt
+		if d.Action.FinishedAt != nil {
+			sent = *d.Action.FinishedAt
+		}
+		av.OTPID, av.ExpiresInMinutes = ch.OTPID, ch.ExpiresInMinutes
+		av.ExpiresAt = sent.Add(time.Duration(ch.ExpiresInMinutes) * time.Minute)
+		av.Message = "A 6-digit code was sent to the cardholder by " + ask.Channel + "."
+		if d.Repeat {
+			av.Message = repeatWords(d.Action) + " " + av.Message
+		}
+		again(http.StatusOK)
+		return
+	}
+	av.Error = true
+	switch {
+	case d.Repeat:
+		av.Message = repeatWords(d.Action)
+	case d.State() == store.ActionRefused:
+		av.Message = "No code was sent: " + d.Problem.Summary
+		for k, m := range d.Problem.Fields {
+			if f := activationField(k); f != "" {
+				av.Fields[f] = m
+			}
+		}
+	default:
+		av.Message = d.Problem.Summary + " Ask the cardholder whether a code arrived; if none did, send a new one."
+	}
+	again(failedStatus(d))
 }
 
 // ConfirmActivation sends the 6-digit code the cardholder read out.
@@ -82,8 +175,17 @@ func (h *Handler) ConfirmActivation(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
+	key, ok := handlers.FormKey(r)
+	if !ok {
+		h.StaleForm(w, r)
+		return
+	}
 	av := views.CardActivationView{CardID: hit.ID, Channel: r.PostFormValue("channel"), Available: true,
-		OTPID: r.PostFormValue("otp_id"), Fields: views.FieldErrors{}}
+		OTPID: strings.TrimSpace(r.PostFormValue("otp_id")), Fields: views.FieldErrors{},
+		RequestToken: handlers.NewFormToken(), ConfirmToken: formToken(r)}
+	if av.Channel != "sms" && av.Channel != "email" {
+		av.Channel = ""
+	}
 	if t, err := time.Parse(time.RFC3339, r.PostFormValue("expires_at")); err == nil {
 		av.ExpiresAt = t
 	}
@@ -91,64 +193,52 @@ func (h *Handler) ConfirmActivation(w http.ResponseWriter, r *http.Request) {
 	again := func(status int) {
 		h.showDetail(w, r, hit, status, nil, func(v *views.CardDetailView) { v.Activate = av })
 	}
-	if av.OTPID == "" {
-		av.Message, av.Error = "Request a code first.", true
+	if av.OTPID == "" || checkText(av.OTPID, 100, "The code's id") != "" {
+		av.OTPID, av.Message, av.Error = "", "Request a code first.", true
 		again(http.StatusUnprocessableEntity)
 		return
 	}
-	if len(code) != 6 || !isDigits(code) {
+	switch {
+	case len(code) != 6 || !isDigits(code):
 		av.Fields["code"] = "The code is exactly 6 digits."
-		again(http.StatusUnprocessableEntity)
-		return
-	}
-	if !av.ExpiresAt.IsZero() && h.Now().After(av.ExpiresAt) {
+	case !av.ExpiresAt.IsZero() && h.Clock().After(av.ExpiresAt):
 		av.Fields["code"] = "This code has expired. Request a new one."
+	}
+	if av.Fields.Any() {
 		again(http.StatusUnprocessableEntity)
 		return
 	}
-	entry := store.AuditEntry{Actor: handlers.ActorFrom(ctx), Action: "card.activation_confirm", Target: target(hit.ID)}
-	wctx, cancel := h.writeContext(r)
-	defer cancel()
-	err := h.API.ConfirmCardActivation(wctx, hit.ServiceUserID, hit.ID, apiclient.ConfirmCardActivationRequest{OTPID: av.OTPID, Code: code})
-	if err != nil {
-		h.Logger.WarnContext(ctx, "card activation confirm", "card", hit.ID, "err", err)
-		entry.Outcome = store.OutcomeFailed
-		status := http.StatusBadGateway
-		msg := upstreamWords(err) + " The card may not be activated; nothing was retried."
-		if apiclient.StatusCode(err) == http.StatusBadRequest || apiclient.IsValidation(err) {
-			entry.Outcome, status = store.OutcomeRefused, http.StatusUnprocessableEntity
-			var e *apiclient.Error
-			lower := ""
-			if asErr(err, &e) {
-				lower = strings.ToLower(e.Message())
+	c := activationConfirm{CardID: hit.ID, UserID: hit.ServiceUserID, OTPID: av.OTPID}
+	d, ok := h.runWrite(w, r, handlers.Write{Key: key, Kind: kindActivationConfirm, Target: target(hit.ID), Actor: handlers.ActorFrom(ctx),
+		Request: c,
+		Call: func(ctx context.Context) (handlers.Effect, error) {
+			if err := h.API.ConfirmCardActivation(ctx, c.UserID, c.CardID, apiclient.ConfirmCardActivationRequest{OTPID: c.OTPID, Code: code}); err != nil {
+				return handlers.Effect{}, err
 			}
-			switch {
-			case strings.Contains(lower, "expired"):
-				av.OTPID, av.Message, av.Error = "", "The code has expired. Request a new one.", true
-			case strings.Contains(lower, "unknown otp") || strings.Contains(lower, "request a new"):
-				av.OTPID, av.Message, av.Error = "", "This code request is no longer valid. Request a new code.", true
-			default:
-				av.Fields["code"] = "The code was not accepted. Check it with the cardholder and try again."
-			}
-		} else {
-			av.Message, av.Error = msg, true
-		}
-		entry.Detail = "code not accepted"
-		if entry.Outcome == store.OutcomeFailed {
-			entry.Detail = "confirmation failed"
-		}
-		if aerr := h.Store.Audit(wctx, entry); aerr != nil {
-			h.ServerError(w, r, aerr)
-			return
-		}
-		again(status)
+			return h.activatedEffect(c, "active"), nil
+		}})
+	if !ok {
 		return
 	}
-	entry.Outcome, entry.Detail = store.OutcomeOK, "activated"
-	if aerr := h.Store.CardAuditChange(wctx, entry, hit.ID, "active", h.Now()); aerr != nil {
-		h.ServerError(w, r, aerr)
+	switch {
+	case d.Repeat:
+		h.Flash(r, "info", repeatWords(d.Action))
+		h.Redirect(w, r, "/cards/"+hit.ID)
 		return
+	case d.State() == store.ActionDone:
+		h.Flash(r, "ok", "Card "+hit.CardName+" is activated.")
+		h.Redirect(w, r, "/cards/"+hit.ID)
+		return
+	case d.State() == store.ActionRefused:
+		av.Message = "The card was not activated: " + d.Problem.Summary
+		for k, m := range d.Problem.Fields {
+			if f := activationField(k); f != "" {
+				av.Fields[f] = m
+			}
+		}
+	default:
+		av.Message = d.Problem.Summary
 	}
-	h.Flash(r, "ok", "Card "+hit.CardName+" is activated.")
-	h.Redirect(w, r, "/cards/"+hit.ID)
+	av.Error, av.ConfirmToken = true, handlers.NewFormToken()
+	again(failedStatus(d))
 }

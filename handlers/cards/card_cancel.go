@@ -1,25 +1,67 @@
 package cards
 
 import (
+	"context"
 	"net/http"
 	"strings"
-	"unicode/utf8"
 
 	"partneradmin/handlers"
 	"partneradmin/store"
 	"partneradmin/views"
 )
 
+// cancellation is a cancel as the ledger keeps it.
+type cancellation struct {
+	CardID string `json:"cardId"`
+	UserID string `json:"userId"`
+	Reason string `json:"reason,omitempty"`
+}
+
+func (h *Handler) cancelEffect(c cancellation, status string) handlers.Effect {
+	reason := ""
+	if c.Reason != "" {
+		reason = "reason: " + c.Reason
+	}
+	return handlers.Effect{
+		Detail: auditDetail("cancelled permanently", reason),
+		Apply: func(ctx context.Context, tx *store.Store) error {
+			return tx.RecordCardStatus(ctx, c.CardID, status, h.Clock())
+		},
+	}
+}
+
+// readBackCancel learns from GET /cards/{cardId} whether a cancel took
+// effect.
+func (h *Handler) readBackCancel(ctx context.Context, a store.Action) (handlers.Effect, bool, error) {
+	var c cancellation
+	if err := a.DecodeRequest(&c); err != nil {
+		return handlers.Effect{}, false, err
+	}
+	live, err := h.API.GetCard(ctx, c.UserID, c.CardID)
+	if err != nil {
+		return handlers.Effect{}, false, err
+	}
+	if !views.CardStatus(live.Status).Canceled() {
+		return handlers.Effect{}, false, nil
+	}
+	return h.cancelEffect(c, string(live.Status)), true, nil
+}
+
 // Cancel deactivates a card permanently (PUT .../deactivate). The user must
-// type the card's name; the request is sent once and never retried.
+// type the card's name; the request is sent once, through the ledger.
 func (h *Handler) Cancel(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	hit, ok := h.loadCard(w, r)
 	if !ok {
 		return
 	}
+	key, ok := handlers.FormKey(r)
+	if !ok {
+		h.StaleForm(w, r)
+		return
+	}
 	form := views.CardCancelForm{CardID: hit.ID, CardName: hit.CardName, Typed: r.PostFormValue("confirm_name"),
-		Reason: strings.TrimSpace(r.PostFormValue("reason")), Fields: views.FieldErrors{}}
+		Reason: strings.TrimSpace(r.PostFormValue("reason")), Fields: views.FieldErrors{}, FormToken: formToken(r)}
 	again := func(status int, msg string) {
 		h.showDetail(w, r, hit, status, nil, func(v *views.CardDetailView) {
 			form.Message = msg
@@ -30,76 +72,41 @@ func (h *Handler) Cancel(w http.ResponseWriter, r *http.Request) {
 		again(http.StatusConflict, "This card is not issued yet. A request is withdrawn by rejecting its proposal in the approval queue.")
 		return
 	}
-	if strings.TrimSpace(form.Typed) != strings.TrimSpace(hit.CardName) {
+	if msg := checkText(form.Typed, 100, "The name"); msg != "" {
+		form.Fields["confirm_name"] = msg
+	} else if strings.TrimSpace(form.Typed) != strings.TrimSpace(hit.CardName) {
 		form.Fields["confirm_name"] = "Type the card's name exactly, " + hit.CardName + ", to confirm."
 	}
-	if utf8.RuneCountInString(form.Reason) > maxReasonLength {
-		form.Fields["reason"] = "The reason must be at most 200 characters."
+	if msg := checkText(form.Reason, maxReasonLength, "The reason"); msg != "" {
+		form.Fields["reason"] = msg
 	}
 	if form.Fields.Any() {
 		again(http.StatusUnprocessableEntity, "")
 		return
 	}
-	started, err := h.Store.BeginCardAction(ctx, hit.ID, "cancel", inFlightStale)
-	if err != nil {
-		h.ServerError(w, r, err)
+	c := cancellation{CardID: hit.ID, UserID: hit.ServiceUserID, Reason: form.Reason}
+	d, ok := h.runWrite(w, r, handlers.Write{Key: key, Kind: kindCancel, Target: target(hit.ID), Actor: handlers.ActorFrom(ctx), Request: c,
+		Call: func(ctx context.Context) (handlers.Effect, error) {
+			if err := h.API.DeactivateCard(ctx, c.UserID, c.CardID); err != nil {
+				return handlers.Effect{}, err
+			}
+			return h.cancelEffect(c, "canceled"), nil
+		}})
+	if !ok {
 		return
 	}
-	if !started {
-		again(http.StatusConflict, "A change to this card is already in progress; wait for it to finish.")
-		return
+	switch {
+	case d.Repeat:
+		h.Flash(r, "info", repeatWords(d.Action))
+		h.Redirect(w, r, "/cards/"+hit.ID)
+	case d.State() == store.ActionDone:
+		h.Flash(r, "ok", "Card "+hit.CardName+" is cancelled permanently.")
+		h.Redirect(w, r, "/cards/"+hit.ID)
+	case d.State() == store.ActionRefused:
+		form.FormToken = handlers.NewFormToken()
+		again(failedStatus(d), "The card was not cancelled: "+d.Problem.Summary)
+	default:
+		form.FormToken = handlers.NewFormToken()
+		again(failedStatus(d), d.Problem.Summary)
 	}
-	wctx, cancel := h.writeContext(r)
-	defer cancel()
-	defer func() {
-		if err := h.Store.EndCardAction(wctx, hit.ID); err != nil {
-			h.Logger.ErrorContext(wctx, "end card action", "card", hit.ID, "err", err)
-		}
-	}()
-	entry := store.AuditEntry{Actor: handlers.ActorFrom(ctx), Action: "card.cancel", Target: target(hit.ID)}
-	reason := ""
-	if form.Reason != "" {
-		reason = "reason: " + form.Reason
-	}
-	if err := h.API.DeactivateCard(wctx, hit.ServiceUserID, hit.ID); err != nil {
-		h.Logger.WarnContext(ctx, "cancel card", "card", hit.ID, "err", err)
-		live, rerr := h.API.GetCard(wctx, hit.ServiceUserID, hit.ID)
-		status, now := "", "unknown"
-		if rerr == nil {
-			status, now = string(live.Status), statusKey(live.Status)
-		}
-		msg := upstreamWords(err) + " The card may not be cancelled; nothing was retried."
-		entry.Outcome = store.OutcomeFailed
-		switch {
-		case statusNotAllowed(err) && isCanceled(now):
-			entry.Outcome, msg = store.OutcomeRefused, "The card was already cancelled. Nothing was retried."
-		case statusNotAllowed(err):
-			entry.Outcome, msg = store.OutcomeRefused, "The issuer refused to cancel the card in its current status ("+now+"). Nothing was retried."
-		case rerr == nil && isCanceled(now):
-			entry.Outcome, msg = store.OutcomeOK, "The answer was lost, but the card now reads cancelled."
-		}
-		entry.Detail = auditDetail("now "+now, reason)
-		if aerr := h.Store.CardAuditChange(wctx, entry, hit.ID, status, h.Now()); aerr != nil {
-			h.ServerError(w, r, aerr)
-			return
-		}
-		if entry.Outcome == store.OutcomeOK {
-			h.Flash(r, "ok", msg)
-			h.Redirect(w, r, "/cards/"+hit.ID)
-			return
-		}
-		code := http.StatusBadGateway
-		if entry.Outcome == store.OutcomeRefused {
-			code = http.StatusConflict
-		}
-		again(code, msg)
-		return
-	}
-	entry.Outcome, entry.Detail = store.OutcomeOK, auditDetail("cancelled permanently", reason)
-	if aerr := h.Store.CardAuditChange(wctx, entry, hit.ID, "canceled", h.Now()); aerr != nil {
-		h.ServerError(w, r, aerr)
-		return
-	}
-	h.Flash(r, "ok", "Card "+hit.CardName+" is cancelled permanently.")
-	h.Redirect(w, r, "/cards/"+hit.ID)
 }

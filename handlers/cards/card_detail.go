@@ -1,11 +1,13 @@
 package cards
 
 import (
+	"errors"
 	"net/http"
 	"strings"
 	"sync"
 
 	"partneradmin/apiclient"
+	"partneradmin/handlers"
 	"partneradmin/store"
 	"partneradmin/views"
 )
@@ -29,22 +31,26 @@ type detailEdit func(*views.CardDetailView)
 // control (after a freeze or unfreeze without htmx).
 func (h *Handler) showDetail(w http.ResponseWriter, r *http.Request, hit store.CardHit, status int, ctl *views.CardControl, edits ...detailEdit) {
 	ctx := r.Context()
-	now := h.Now()
+	now := h.Clock()
 	canWrite := h.canWrite(r)
 	c := hit.CardEntry
 	v := views.CardDetailView{
 		ID: c.ID, Swatch: swatch(c.CardColor, c.CardName), CardName: c.CardName, EmployeeName: hit.EmployeeName,
 		Email: hit.EmployeeEmail, Currency: c.Currency, Type: c.Type, Last4: c.Last4, FundedAt: c.FundedAt,
-		Reserved: c.Reserved, ProposalID: c.ProposalID, ProposalStatus: c.ProposalStatus, CanWrite: canWrite,
-		Physical: c.Type == "physical",
-		Cancel:   views.CardCancelForm{CardID: c.ID, CardName: c.CardName},
-		Activate: views.CardActivationView{CardID: c.ID, Channel: "sms"},
+		Reserved: c.Reserved, CanWrite: canWrite, Physical: c.Type == "physical",
+		Cancel:   views.CardCancelForm{CardID: c.ID, CardName: c.CardName, FormToken: handlers.NewFormToken()},
+		Activate: views.CardActivationView{CardID: c.ID, Channel: "sms", RequestToken: handlers.NewFormToken(), ConfirmToken: handlers.NewFormToken()},
 		Limits:   views.CardLimitsView{CardID: c.ID, Currency: c.Currency, CanWrite: canWrite},
 		Txns:     views.CardTxnsView{CardID: c.ID},
 	}
 	if c.Reserved {
-		v.Control = views.CardControl{CardID: c.ID, CardName: c.CardName, Badge: badge("RESERVED", false, c.StatusReadAt, now),
-			Note: explainStatus("reserved")}
+		issuance, err := h.issuanceOf(r, hit)
+		if err != nil {
+			h.ServerError(w, r, err)
+			return
+		}
+		v.Issuance = issuance
+		v.Control = views.CardControl{CardID: c.ID, CardName: c.CardName, Badge: lastSeen(hit, now)}
 		v.Limits.Disabled = true
 		h.finishDetail(w, r, status, v, edits)
 		return
@@ -79,37 +85,39 @@ func (h *Handler) showDetail(w http.ResponseWriter, r *http.Request, hit store.C
 
 	if liveErr != nil {
 		h.Logger.WarnContext(ctx, "card live status", "card", c.ID, "err", liveErr)
-		v.UpstreamErr = upstreamWords(liveErr) + " The status below is the last one seen, not the live one."
+		v.UpstreamErr = readWords(liveErr) + " The status below is the last one seen, not the live one."
 		v.Control = views.CardControl{CardID: c.ID, CardName: c.CardName, CanWrite: canWrite, Poll: true,
-			Badge: badge(c.Status, false, c.StatusReadAt, now), Action: actionFor(c.Status), Note: explainStatus(c.Status)}
+			Badge: lastSeen(hit, now), Action: actionFor(views.CardStatus(c.Status)), FormToken: handlers.NewFormToken()}
 	} else {
-		st := string(live.Status)
-		if err := h.Store.RecordCardStatus(ctx, c.ID, st, now); err != nil {
+		st := views.CardStatus(live.Status)
+		if err := h.Store.RecordCardStatus(ctx, c.ID, string(st), now); err != nil {
 			h.ServerError(w, r, err)
 			return
 		}
 		v.Control = views.CardControl{CardID: c.ID, CardName: c.CardName, CanWrite: canWrite, Poll: true,
-			Badge: badge(st, true, now, now), Action: actionFor(st), Note: explainStatus(st)}
-		v.Activated = live.Activated || statusKey(live.Status) == "active" || isFrozen(statusKey(live.Status))
-		v.Canceled = isCanceled(statusKey(live.Status))
+			Badge: views.CardBadge{Status: st, Live: true, ReadAt: now, Now: now}, Action: actionFor(st),
+			FormToken: handlers.NewFormToken()}
+		v.Activated = live.Activated || st.Active() || st.Frozen()
+		v.Canceled = st.Canceled()
 		if live.FundingPolicy != "" {
 			v.FundingPolicy, v.FundLifecycle = live.FundingPolicy, live.FundLifecycle
 		}
 		if live.FundedAt != nil {
 			v.FundedAt = live.FundedAt
 		}
-		v.Activate.Available = v.Physical && statusKey(live.Status) == "pending" && !live.Activated
+		v.Activate.Available = v.Physical && st.Pending() && !live.Activated
 	}
 	if v.Canceled {
 		v.Limits.Disabled = true
 	}
 	if detErr != nil {
-		v.LedgerErr = upstreamWords(detErr) + " Balance and ledger could not be read."
+		v.LedgerErr = readWords(detErr) + " Balance and ledger could not be read."
 	} else {
 		// spec: "balanceMinor | detail route only, minor units"; ledger
 		// "amount is a minor-unit string". Minor units become a display
 		// amount here, and only here.
-		bal := views.Amount{Value: detail.BalanceMinor.Major(minorPlaces), Currency: c.Currency}
+		places := minorUnits(c.Currency)
+		bal := views.Amount{Value: detail.BalanceMinor.Major(places), Currency: c.Currency}
 		v.Balance = &bal
 		for _, e := range detail.Ledger {
 			cur := string(e.Currency)
@@ -117,7 +125,7 @@ func (h *Handler) showDetail(w http.ResponseWriter, r *http.Request, hit store.C
 				cur = c.Currency
 			}
 			v.Ledger = append(v.Ledger, views.LedgerRow{At: e.CreatedAt, Type: e.Type, Description: e.Description,
-				Amount: views.Amount{Value: e.Amount.Major(minorPlaces), Currency: cur}})
+				Amount: views.Amount{Value: e.Amount.Major(places), Currency: cur}})
 		}
 	}
 	if ctl != nil {
@@ -144,31 +152,32 @@ func (h *Handler) Status(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.Header().Set("Cache-Control", "no-store")
-	now := h.Now()
-	ctl := views.CardControl{CardID: hit.ID, CardName: hit.CardName, CanWrite: h.canWrite(r), Poll: true}
+	now := h.Clock()
+	ctl := views.CardControl{CardID: hit.ID, CardName: hit.CardName, CanWrite: h.canWrite(r), Poll: true,
+		FormToken: handlers.NewFormToken()}
 	if hit.Reserved {
-		ctl.Badge, ctl.Poll, ctl.Note = badge("RESERVED", false, hit.StatusReadAt, now), false, explainStatus("reserved")
+		ctl.Badge, ctl.Poll = lastSeen(hit, now), false
 		h.RenderFragment(w, r, http.StatusOK, views.CardControlView(ctl))
 		return
 	}
 	live, err := h.API.GetCard(r.Context(), hit.ServiceUserID, hit.ID)
 	if err != nil {
 		h.Logger.WarnContext(r.Context(), "card live status", "card", hit.ID, "err", err)
-		ctl.Badge, ctl.Action, ctl.Note = badge(hit.Status, false, hit.StatusReadAt, now), actionFor(hit.Status), explainStatus(hit.Status)
-		ctl.Message, ctl.Error = upstreamWords(err)+" Showing the last status seen.", true
+		ctl.Badge, ctl.Action = lastSeen(hit, now), actionFor(views.CardStatus(hit.Status))
+		ctl.Message, ctl.Error = readWords(err)+" Showing the last status seen.", true
 		h.RenderFragment(w, r, http.StatusOK, views.CardControlView(ctl))
 		return
 	}
-	st := string(live.Status)
-	if err := h.Store.RecordCardStatus(r.Context(), hit.ID, st, now); err != nil {
+	st := views.CardStatus(live.Status)
+	if err := h.Store.RecordCardStatus(r.Context(), hit.ID, string(st), now); err != nil {
 		h.ServerError(w, r, err)
 		return
 	}
-	if seen := r.URL.Query().Get("seen"); seen != "" && strings.EqualFold(seen, st) {
+	if seen := r.URL.Query().Get("seen"); seen != "" && strings.EqualFold(seen, string(st)) {
 		w.WriteHeader(http.StatusNoContent)
 		return
 	}
-	ctl.Badge, ctl.Action, ctl.Note = badge(st, true, now, now), actionFor(st), explainStatus(st)
+	ctl.Badge, ctl.Action = views.CardBadge{Status: st, Live: true, ReadAt: now, Now: now}, actionFor(st)
 	h.RenderFragment(w, r, http.StatusOK, views.CardControlView(ctl))
 }
 
@@ -185,6 +194,36 @@ func (h *Handler) Activity(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Cache-Control", "no-store")
 	h.RenderFragment(w, r, http.StatusOK, views.CardActivityFeed(views.CardActivityView{CardID: hit.ID, Rows: activityRows(list)}))
+}
+
+// issuanceOf is where a requested card's issuance stands: its proposal's
+// status from the approvals mirror (kept fresh by the sync) or, failing
+// that, from the card list; who asked for it from the action ledger.
+func (h *Handler) issuanceOf(r *http.Request, hit store.CardHit) (views.CardIssuance, error) {
+	ctx := r.Context()
+	id := hit.ProposalID
+	if id == "" {
+		id = hit.ID
+	}
+	out := views.CardIssuance{ProposalID: id, Status: hit.ProposalStatus, CanOpenApproval: canOpenApproval(r)}
+	p, err := h.Store.ProposalByID(ctx, id)
+	switch {
+	case err == nil && p.Status != "":
+		out.Status = string(p.Status)
+	case err != nil && !errors.Is(err, store.ErrNotFound):
+		return out, err
+	}
+	acts, err := h.Store.ListActions(ctx, store.ActionFilter{Target: target(hit.ID), Limit: 20})
+	if err != nil {
+		return out, err
+	}
+	for _, a := range acts {
+		if a.Kind == kindIssue && a.State == store.ActionDone {
+			out.RequestedBy, out.RequestedAt = a.Actor.Email, a.BegunAt
+			break
+		}
+	}
+	return out, nil
 }
 
 func activityRows(list []store.CardActivity) []views.CardActivityRow {

@@ -1,10 +1,15 @@
 package cards
 
 import (
+	"context"
 	"errors"
 	"net/http"
+	"slices"
 	"strings"
+	"time"
 	"unicode/utf8"
+
+	"github.com/shopspring/decimal"
 
 	"partneradmin/apiclient"
 	"partneradmin/handlers"
@@ -13,20 +18,13 @@ import (
 )
 
 // nigerianStates are the delivery states offered (36 states and the FCT).
-func nigerianStates() [37]string {
-	return [37]string{"Abia", "Adamawa", "Akwa Ibom", "Anambra", "Bauchi", "Bayelsa", "Benue", "Borno",
-		"Cross River", "Delta", "Ebonyi", "Edo", "Ekiti", "Enugu", "FCT", "Gombe", "Imo", "Jigawa", "Kaduna", "Kano",
-		"Katsina", "Kebbi", "Kogi", "Kwara", "Lagos", "Nasarawa", "Niger", "Ogun", "Ondo", "Osun", "Oyo", "Plateau",
-		"Rivers", "Sokoto", "Taraba", "Yobe", "Zamfara"}
-}
+var nigerianStates = []string{"Abia", "Adamawa", "Akwa Ibom", "Anambra", "Bauchi", "Bayelsa", "Benue", "Borno",
+	"Cross River", "Delta", "Ebonyi", "Edo", "Ekiti", "Enugu", "FCT", "Gombe", "Imo", "Jigawa", "Kaduna", "Kano",
+	"Katsina", "Kebbi", "Kogi", "Kwara", "Lagos", "Nasarawa", "Niger", "Ogun", "Ondo", "Osun", "Oyo", "Plateau",
+	"Rivers", "Sokoto", "Taraba", "Yobe", "Zamfara"}
 
 func knownState(s string) bool {
-	for _, x := range nigerianStates() {
-		if strings.EqualFold(x, s) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(nigerianStates, func(x string) bool { return strings.EqualFold(x, s) })
 }
 
 // NormalizeNigerianPhone turns a Nigerian number given with a +234, 234 or
@@ -56,15 +54,15 @@ func cardCurrencyOf(w store.Wallet) (string, bool) {
 // IssueForm is /cards/issue: choose an employee's wallet, then the form.
 func (h *Handler) IssueForm(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
-	q := strings.TrimSpace(r.URL.Query().Get("q"))
+	q := searchQuery(r)
 	v := views.CardIssueView{Query: q}
 	if id := r.URL.Query().Get("wallet"); id != "" {
-		f, status, ok := h.issueFormFor(w, r, id)
+		f, ok := h.issueFormFor(w, r, id)
 		if !ok {
 			return
 		}
-		v.Form = &f
-		h.render(w, r, status, "Issue a card", views.CardIssuePage(v), nil)
+		v.Form = &f.form
+		h.render(w, r, http.StatusOK, "Issue a card", views.CardIssuePage(v), nil)
 		return
 	}
 	list, err := h.Store.SearchWallets(ctx, q, 50)
@@ -83,31 +81,41 @@ func (h *Handler) IssueForm(w http.ResponseWriter, r *http.Request) {
 	h.render(w, r, http.StatusOK, "Issue a card", views.CardIssuePage(v), nil)
 }
 
-// issueFormFor builds the empty form for a wallet.
-func (h *Handler) issueFormFor(w http.ResponseWriter, r *http.Request, walletID string) (views.CardIssueForm, int, bool) {
+// issueTarget is the wallet and employee a card is issued to, and its
+// empty form.
+type issueTarget struct {
+	wallet   store.Wallet
+	employee store.Employee
+	form     views.CardIssueForm
+}
+
+// issueFormFor builds the empty form for a wallet. Cards are issued on
+// employees' wallets only, never on the treasury's.
+func (h *Handler) issueFormFor(w http.ResponseWriter, r *http.Request, walletID string) (issueTarget, bool) {
 	ctx := r.Context()
 	wallet, err := h.Store.WalletByID(ctx, walletID)
 	if errors.Is(err, store.ErrNotFound) {
 		h.NotFound(w, r)
-		return views.CardIssueForm{}, 0, false
+		return issueTarget{}, false
 	}
 	if err != nil {
 		h.ServerError(w, r, err)
-		return views.CardIssueForm{}, 0, false
+		return issueTarget{}, false
 	}
 	emp, err := h.Store.EmployeeByID(ctx, wallet.EmployeeID)
 	if err != nil {
 		h.ServerError(w, r, err)
-		return views.CardIssueForm{}, 0, false
+		return issueTarget{}, false
 	}
 	cur, ok := cardCurrencyOf(wallet)
-	if !ok || emp.ServiceUserID == "" {
-		h.ErrorPage(w, r, http.StatusConflict, "No cards on this wallet", "Cards are issued in NGN or USD, on an employee's CNGN or USDB wallet.")
-		return views.CardIssueForm{}, 0, false
+	if !ok || emp.ServiceUserID == "" || emp.Kind != store.KindEmployee || emp.DeletedAt != nil {
+		h.ErrorPage(w, r, http.StatusConflict, "No cards on this wallet",
+			"Cards are issued in NGN or USD, on an employee's CNGN or USDB wallet: never on the treasury's wallets.")
+		return issueTarget{}, false
 	}
 	// Re-read the employee's card lists first, so "never had a card" (and
 	// with it the NIN question) is decided on what the API says now.
-	if h.Indexer != nil && h.Indexer.API != nil {
+	if h.Indexer.API != nil {
 		if ws, err := h.Store.WalletsByEmployee(ctx, emp.ID); err == nil {
 			for _, w := range ws {
 				if cardWallet(w) {
@@ -121,175 +129,129 @@ func (h *Handler) issueFormFor(w http.ResponseWriter, r *http.Request, walletID 
 	had, err := h.Store.EmployeeHasHadCard(ctx, emp.ID)
 	if err != nil {
 		h.ServerError(w, r, err)
-		return views.CardIssueForm{}, 0, false
+		return issueTarget{}, false
 	}
-	states := nigerianStates()
-	return views.CardIssueForm{WalletID: wallet.ID, EmployeeName: emp.Name(), Currency: cur, Token: wallet.Currency,
-		Legacy: wallet.Legacy, NeedsNIN: !had, CardColor: "#1E88E5", Type: "virtual", Fields: views.FieldErrors{},
-		States: states[:]}, http.StatusOK, true
+	return issueTarget{wallet: wallet, employee: emp, form: views.CardIssueForm{WalletID: wallet.ID, EmployeeName: emp.Name(),
+		Currency: cur, Token: wallet.Currency, FormToken: handlers.NewFormToken(), Legacy: wallet.Legacy, NeedsNIN: !had,
+		CardColor: "#1E88E5", Type: "virtual", Fields: views.FieldErrors{}, States: nigerianStates}}, true
 }
 
-// Issue requests a card (POST /cards). Nothing is ever sent twice: an
-// unclear failure says so and keeps the form, minus the NIN and PAN.
-func (h *Handler) Issue(w http.ResponseWriter, r *http.Request) {
-	ctx := r.Context()
-	walletID := r.PostFormValue("wallet_id")
-	if walletID == "" {
-		h.ErrorPage(w, r, http.StatusUnprocessableEntity, "Choose a wallet", "Choose the employee's wallet the card is issued on.")
-		return
-	}
-	f, _, ok := h.issueFormFor(w, r, walletID)
-	if !ok {
-		return
-	}
-	wallet, _ := h.Store.WalletByID(ctx, walletID)
-	emp, _ := h.Store.EmployeeByID(ctx, wallet.EmployeeID)
-	f.CardName = strings.TrimSpace(r.PostFormValue("card_name"))
-	f.CardColor = strings.TrimSpace(r.PostFormValue("card_color"))
-	f.Type = r.PostFormValue("type")
-	f.State = strings.TrimSpace(r.PostFormValue("state"))
-	f.Address = strings.TrimSpace(r.PostFormValue("delivery_address"))
-	f.DeliveryState = strings.TrimSpace(r.PostFormValue("delivery_state"))
-	f.Phone = strings.TrimSpace(r.PostFormValue("delivery_phone"))
-	f.OTPChannel = r.PostFormValue("otp_channel")
-	nin := strings.TrimSpace(r.PostFormValue("nin"))
-	pan := strings.NewReplacer(" ", "", "-", "").Replace(r.PostFormValue("pan"))
-	f.NINEntered, f.PANEntered = nin != "", pan != ""
-	if nin != "" {
-		f.NeedsNIN = true // asked for it: keep asking after a re-render
-	}
-	page := func(status int) {
-		h.render(w, r, status, "Issue a card", views.CardIssuePage(views.CardIssueView{Form: &f}), nil)
-	}
+// cardRequest is a card request as the ledger keeps it: never the NIN, the
+// card number, or the delivery address and phone.
+type cardRequest struct {
+	WalletID      string `json:"walletId"`
+	EmployeeID    int64  `json:"employeeId"`
+	UserID        string `json:"userId"`
+	CardName      string `json:"cardName"`
+	CardColor     string `json:"cardColor"`
+	Currency      string `json:"currency"`
+	Type          string `json:"type"`
+	DeliveryState string `json:"deliveryState,omitempty"`
+	NINGiven      bool   `json:"ninGiven,omitempty"`
+	PANGiven      bool   `json:"panGiven,omitempty"`
+	// Known are the ids of the wallet's cards and requests in the index
+	// when the request was sent: a read-back looks for one not among them.
+	Known []string `json:"known"`
+}
 
-	if n := utf8.RuneCountInString(f.CardName); n < 1 || n > apiclient.MaxCardNameLength {
-		f.Fields["card_name"] = "The card name is 1 to 50 characters."
-	}
-	if !colorPattern.MatchString(f.CardColor) {
-		f.Fields["card_color"] = "A colour is #RGB or #RRGGBB in hex digits, such as #1E88E5."
-	}
-	if f.Type != "virtual" && f.Type != "physical" {
-		f.Fields["type"] = "Choose virtual or physical."
-	}
-	if f.NeedsNIN && nin == "" {
-		f.Fields["nin"] = "This employee has never had a card: their 11-digit NIN is required."
-	} else if nin != "" && (len(nin) != 11 || !isDigits(nin)) {
-		f.Fields["nin"] = "The NIN is exactly 11 digits. Type it again."
-	}
-	if f.State != "" && !knownState(f.State) {
-		f.Fields["state"] = "Choose a Nigerian state from the list."
-	}
-	if f.OTPChannel != "" && f.OTPChannel != "sms" && f.OTPChannel != "email" {
-		f.Fields["otp_channel"] = "Choose sms or email."
-	}
-	phone := ""
-	switch {
-	case f.Type == "virtual" && pan != "":
-		f.Fields["pan"] = "A card number applies only to an existing physical card. Leave it empty for a virtual card."
-	case pan != "":
-		if len(pan) < 13 || len(pan) > 19 || !isDigits(pan) {
-			f.Fields["pan"] = "A card number is 13 to 19 digits. Type it again."
-		}
-	case f.Type == "physical":
-		if f.Address == "" {
-			f.Fields["delivery_address"] = "Enter the delivery address, or the number of an existing card."
-		}
-		if f.DeliveryState == "" || !knownState(f.DeliveryState) {
-			f.Fields["delivery_state"] = "Choose the delivery state."
-		}
-		p, ok := NormalizeNigerianPhone(f.Phone)
-		if !ok {
-			f.Fields["delivery_phone"] = "Enter a Nigerian number: +234, 234 or 0 followed by 10 digits."
-		}
-		phone = p
-	}
-	if f.Fields.Any() {
-		page(http.StatusUnprocessableEntity)
-		return
-	}
-	req := apiclient.CreateCardRequest{CardName: f.CardName, CardColor: f.CardColor, Currency: apiclient.Fiat(f.Currency),
-		Type: f.Type, SmartWalletID: wallet.ID, NIN: nin, State: f.State, OTPChannel: f.OTPChannel, PAN: pan}
-	if f.Type == "physical" && pan == "" {
-		req.DeliveryAddress, req.DeliveryState, req.DeliveryPhoneNumber = f.Address, f.DeliveryState, phone
-		f.Phone = phone
-	}
-	entry := store.AuditEntry{Actor: handlers.ActorFrom(ctx), Action: "card.issue", Target: "wallet:" + wallet.ID}
-	what := f.Currency + " " + f.Type + " card " + f.CardName
-	wctx, cancel := h.writeContext(r)
-	defer cancel()
-	res, err := h.API.CreateCard(wctx, emp.ServiceUserID, req)
-	if err != nil {
-		h.Logger.WarnContext(ctx, "issue card", "wallet", wallet.ID, "err", err)
-		entry.Outcome, entry.Detail = store.OutcomeRefused, what
-		status := http.StatusUnprocessableEntity
-		var e *apiclient.Error
-		switch {
-		case asErr(err, &e) && e.StatusCode == http.StatusBadRequest && e.Code == "E101":
-			// spec: "omitting nin for an owner never issued a card returns
-			// 400 code E101 ('not enrolled for cards')"
-			f.NeedsNIN = true
-			f.Fields["nin"] = "This employee is not enrolled for cards yet: their 11-digit NIN is required."
-		case apiclient.ValidationFields(err) != nil:
-			for k, m := range apiclient.ValidationFields(err) {
-				f.Fields[issueField(k)] = issueMessage(k, m)
-			}
-			if !f.Fields.Any() {
-				f.Message = "The API refused the request as invalid."
-			}
-		case apiclient.StatusCode(err) == http.StatusBadRequest:
-			f.Message = "The API refused the request: " + safeMessage(e) + "."
-		default:
-			entry.Outcome = store.OutcomeFailed
-			status = http.StatusBadGateway
-			f.Message = upstreamWords(err) + " The request may or may not have reached the API, and it was not sent again. " +
-				"Check this employee's cards (Cards page, re-read the card lists) before submitting again."
-		}
-		if aerr := h.Store.Audit(wctx, entry); aerr != nil {
-			h.ServerError(w, r, aerr)
-			return
-		}
-		page(status)
-		return
-	}
-	result := views.CardIssueResult{CardName: f.CardName, EmployeeName: f.EmployeeName, ProposalID: res.ProposalID,
-		ProposalStatus: string(res.ProposalStatus), SignReady: res.SignPayload != nil, SignPending: res.SignPayloadPending,
+func (c cardRequest) words() string { return c.Currency + " " + c.Type + " card " + c.CardName }
+
+// cardIssued is what the API answered, as the ledger keeps it.
+type cardIssued struct {
+	ProposalID        string          `json:"proposalId"`
+	ProposalStatus    string          `json:"proposalStatus"`
+	FeeAmount         decimal.Decimal `json:"feeAmount"`
+	FeeCurrency       string          `json:"feeCurrency,omitempty"`
+	SignReady         bool            `json:"signReady,omitempty"`
+	SignPending       bool            `json:"signPending,omitempty"`
+	SignHint          string          `json:"signHint,omitempty"`
+	SignError         string          `json:"signError,omitempty"`
+	SignDeadline      time.Time       `json:"signDeadline"`
+	MigrationRequired bool            `json:"migrationRequired,omitempty"`
+	MigrationHint     string          `json:"migrationHint,omitempty"`
+	// ReadBack: learnt from the card list after the answer was lost (no
+	// fee or sign payload known).
+	ReadBack bool `json:"readBack,omitempty"`
+}
+
+func issuedFrom(res *apiclient.CardIssuance) cardIssued {
+	out := cardIssued{ProposalID: res.ProposalID, ProposalStatus: string(res.ProposalStatus), FeeAmount: res.FeeAmount,
+		FeeCurrency: res.FeeCurrency, SignReady: res.SignPayload != nil, SignPending: res.SignPayloadPending,
 		SignHint: res.SignPayloadHint, SignError: res.SignPayloadError,
 		MigrationRequired: res.MigrationRequired, MigrationHint: res.MigrationHint}
 	if res.SignPayload != nil {
-		result.SignDeadline = res.SignPayload.Deadline
+		out.SignDeadline = res.SignPayload.Deadline
 	}
-	if res.FeeCurrency != "" {
-		cur := res.FeeCurrency
-		if fiat, ok := apiclient.Stablecoin(res.FeeCurrency).Fiat(); ok {
-			cur = string(fiat)
-		}
-		result.Fee = &views.Amount{Value: res.FeeAmount, Currency: cur, Token: res.FeeCurrency}
-	}
-	if res.MigrationRequired || res.ProposalID == "" {
-		entry.Outcome, entry.Detail = store.OutcomeRefused, auditDetail(what, "legacy wallet: migration required")
-		if aerr := h.Store.Audit(wctx, entry); aerr != nil {
-			h.ServerError(w, r, aerr)
-			return
-		}
-		h.render(w, r, http.StatusConflict, "Issue a card", views.CardIssuePage(views.CardIssueView{Form: &f, Result: &result}), nil)
-		return
-	}
-	fee := ""
-	if result.Fee != nil {
-		fee = "fee " + result.Fee.String()
-	}
-	entry.Outcome, entry.Detail = store.OutcomeOK, auditDetail(what, "proposal "+res.ProposalID+" "+string(res.ProposalStatus), fee)
-	reserved := store.CardEntry{ID: res.ProposalID, WalletID: wallet.ID, EmployeeID: emp.ID, CardName: f.CardName,
-		CardColor: f.CardColor, Currency: f.Currency, Type: f.Type, Status: string(apiclient.CardReserved), Reserved: true,
-		ProposalID: res.ProposalID, ProposalStatus: string(res.ProposalStatus)}
-	if err := h.Store.CardIssued(wctx, reserved, entry, h.Now()); err != nil {
-		h.ServerError(w, r, err)
-		return
-	}
-	h.render(w, r, http.StatusCreated, "Card requested", views.CardIssuePage(views.CardIssueView{Result: &result}), nil)
+	return out
 }
 
-func issueField(apiField string) string {
+// fee is the creation fee on screen, in the fiat of its stablecoin.
+func (c cardIssued) fee() *views.Amount {
+	if c.FeeCurrency == "" {
+		return nil
+	}
+	cur := c.FeeCurrency
+	if fiat, ok := apiclient.Stablecoin(c.FeeCurrency).Fiat(); ok {
+		cur = string(fiat)
+	}
+	return &views.Amount{Value: c.FeeAmount, Currency: cur, Token: c.FeeCurrency}
+}
+
+// issueEffect is what an issuance changes here: the requested card's
+// reserved entry in the index (its id is the proposal id), and the audit
+// row. A legacy wallet's answer issues nothing and changes nothing.
+func (h *Handler) issueEffect(c cardRequest, res cardIssued) handlers.Effect {
+	if res.MigrationRequired || res.ProposalID == "" {
+		return handlers.Effect{Result: res, Detail: auditDetail(c.words(), "not issued: legacy wallet, migration required")}
+	}
+	fee := "fee not known"
+	if f := res.fee(); f != nil {
+		fee = "fee " + f.String()
+	}
+	entry := store.CardEntry{ID: res.ProposalID, WalletID: c.WalletID, EmployeeID: c.EmployeeID, CardName: c.CardName,
+		CardColor: c.CardColor, Currency: c.Currency, Type: c.Type, Status: string(apiclient.CardReserved), Reserved: true,
+		ProposalID: res.ProposalID, ProposalStatus: res.ProposalStatus}
+	return handlers.Effect{Target: target(res.ProposalID), Result: res,
+		Detail: auditDetail(c.words(), "proposal "+res.ProposalID+" "+res.ProposalStatus, fee),
+		Apply: func(ctx context.Context, tx *store.Store) error {
+			return tx.UpsertCard(ctx, entry, h.Clock())
+		}}
+}
+
+// readBackIssue looks for the request in the wallet's card list: a
+// requested (or issued) card with the name, colour and type asked for that
+// was not listed before the request was sent.
+func (h *Handler) readBackIssue(ctx context.Context, a store.Action) (handlers.Effect, bool, error) {
+	var c cardRequest
+	if err := a.DecodeRequest(&c); err != nil {
+		return handlers.Effect{}, false, err
+	}
+	list, err := h.API.ListCards(ctx, c.UserID, c.WalletID)
+	if err != nil {
+		return handlers.Effect{}, false, err
+	}
+	for _, card := range list {
+		if card.ID == "" || slices.Contains(c.Known, card.ID) || card.CardName != c.CardName ||
+			!strings.EqualFold(card.CardColor, c.CardColor) || (card.Type != "" && card.Type != c.Type) {
+			continue
+		}
+		res := cardIssued{ProposalID: card.ProposalID, ProposalStatus: string(card.ProposalStatus), ReadBack: true}
+		if res.ProposalID == "" {
+			res.ProposalID = card.ID
+		}
+		eff := h.issueEffect(c, res)
+		entry := entryFrom(card)
+		entry.WalletID, entry.EmployeeID = c.WalletID, c.EmployeeID
+		eff.Target = target(entry.ID)
+		eff.Apply = func(ctx context.Context, tx *store.Store) error { return tx.UpsertCard(ctx, entry, h.Clock()) }
+		return eff, true, nil
+	}
+	return handlers.Effect{}, false, nil
+}
+
+// issueFieldOf is the form field of a request field the API named; "" for
+// the message above the form.
+func issueFieldOf(apiField string) string {
 	switch apiField {
 	case "cardName":
 		return "card_name"
@@ -306,7 +268,178 @@ func issueField(apiField string) string {
 	case "nin", "pan", "type", "state":
 		return apiField
 	}
-	return "card_name"
+	return ""
+}
+
+// Issue requests a card (POST /cards), once per form: the form's token is
+// the action's key. The NIN and card number are sent once and never kept or
+// shown again.
+func (h *Handler) Issue(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	key, ok := handlers.FormKey(r)
+	if !ok {
+		h.StaleForm(w, r)
+		return
+	}
+	walletID := r.PostFormValue("wallet_id")
+	if walletID == "" || checkText(walletID, 100, "") != "" {
+		h.ErrorPage(w, r, http.StatusUnprocessableEntity, "Choose a wallet", "Choose the employee's wallet the card is issued on.")
+		return
+	}
+	t, ok := h.issueFormFor(w, r, walletID)
+	if !ok {
+		return
+	}
+	f, wallet, emp := t.form, t.wallet, t.employee
+	f.FormToken = formToken(r)
+	f.CardName = strings.TrimSpace(r.PostFormValue("card_name"))
+	f.CardColor = strings.TrimSpace(r.PostFormValue("card_color"))
+	f.Type = r.PostFormValue("type")
+	f.State = strings.TrimSpace(r.PostFormValue("state"))
+	f.Address = strings.TrimSpace(r.PostFormValue("delivery_address"))
+	f.DeliveryState = strings.TrimSpace(r.PostFormValue("delivery_state"))
+	f.Phone = strings.TrimSpace(r.PostFormValue("delivery_phone"))
+	f.OTPChannel = r.PostFormValue("otp_channel")
+	nin := strings.TrimSpace(r.PostFormValue("nin"))
+	pan := strings.NewReplacer(" ", "", "-", "").Replace(r.PostFormValue("pan"))
+	f.NINEntered, f.PANEntered = nin != "", pan != ""
+	if nin != "" {
+		f.NeedsNIN = true // asked for it: keep asking after a re-render
+	}
+	page := func(status int, result *views.CardIssueResult) {
+		h.render(w, r, status, "Issue a card", views.CardIssuePage(views.CardIssueView{Form: &f, Result: result}), nil)
+	}
+
+	if msg := checkText(f.CardName, 0, "The card name"); msg != "" {
+		f.Fields["card_name"] = msg
+	} else if n := utf8.RuneCountInString(f.CardName); n < 1 || n > apiclient.MaxCardNameLength {
+		f.Fields["card_name"] = "The card name is 1 to 50 characters."
+	}
+	if !colorPattern.MatchString(f.CardColor) {
+		f.Fields["card_color"] = "A colour is #RGB or #RRGGBB in hex digits, such as #1E88E5."
+	}
+	if f.Type != "virtual" && f.Type != "physical" {
+		f.Type = "virtual"
+		f.Fields["type"] = "Choose virtual or physical."
+	}
+	if f.NeedsNIN && nin == "" {
+		f.Fields["nin"] = "This employee has never had a card: their 11-digit NIN is required."
+	} else if nin != "" && (len(nin) != 11 || !isDigits(nin)) {
+		f.Fields["nin"] = "The NIN is exactly 11 digits. Type it again."
+	}
+	if f.State != "" && !knownState(f.State) {
+		f.State, f.Fields["state"] = "", "Choose a Nigerian state from the list."
+	}
+	if f.OTPChannel != "" && f.OTPChannel != "sms" && f.OTPChannel != "email" {
+		f.OTPChannel, f.Fields["otp_channel"] = "", "Choose sms or email."
+	}
+	phone := ""
+	switch {
+	case f.Type == "virtual" && pan != "":
+		f.Fields["pan"] = "A card number applies only to an existing physical card. Leave it empty for a virtual card."
+	case pan != "":
+		if len(pan) < 13 || len(pan) > 19 || !isDigits(pan) {
+			f.Fields["pan"] = "A card number is 13 to 19 digits. Type it again."
+		}
+	case f.Type == "physical":
+		if msg := checkText(f.Address, 200, "The delivery address"); msg != "" {
+			f.Fields["delivery_address"] = msg
+		} else if f.Address == "" {
+			f.Fields["delivery_address"] = "Enter the delivery address, or the number of an existing card."
+		}
+		if f.DeliveryState == "" || !knownState(f.DeliveryState) {
+			f.DeliveryState, f.Fields["delivery_state"] = "", "Choose the delivery state."
+		}
+		p, ok := NormalizeNigerianPhone(f.Phone)
+		if !ok {
+			f.Fields["delivery_phone"] = "Enter a Nigerian number: +234, 234 or 0 followed by 10 digits."
+		}
+		phone = p
+	}
+	if msg := checkText(f.Phone, 30, "The phone number"); msg != "" {
+		f.Phone, f.Fields["delivery_phone"] = "", msg
+	}
+	if f.Fields.Any() {
+		page(http.StatusUnprocessableEntity, nil)
+		return
+	}
+	req := apiclient.CreateCardRequest{CardName: f.CardName, CardColor: f.CardColor, Currency: apiclient.Fiat(f.Currency),
+		Type: f.Type, SmartWalletID: wallet.ID, NIN: nin, State: f.State, OTPChannel: f.OTPChannel, PAN: pan}
+	if f.Type == "physical" && pan == "" {
+		req.DeliveryAddress, req.DeliveryState, req.DeliveryPhoneNumber = f.Address, f.DeliveryState, phone
+		f.Phone = phone
+	}
+	known, err := h.Store.WalletCardIDs(ctx, wallet.ID)
+	if err != nil {
+		h.ServerError(w, r, err)
+		return
+	}
+	c := cardRequest{WalletID: wallet.ID, EmployeeID: emp.ID, UserID: emp.ServiceUserID, CardName: f.CardName,
+		CardColor: f.CardColor, Currency: f.Currency, Type: f.Type, DeliveryState: req.DeliveryState,
+		NINGiven: nin != "", PANGiven: pan != "", Known: known}
+	d, ok := h.runWrite(w, r, handlers.Write{Key: key, Kind: kindIssue, Target: "wallet:" + wallet.ID, Actor: handlers.ActorFrom(ctx),
+		Request: c,
+		Call: func(ctx context.Context) (handlers.Effect, error) {
+			res, err := h.API.CreateCard(ctx, c.UserID, req)
+			if err != nil {
+				return handlers.Effect{}, err
+			}
+			return h.issueEffect(c, issuedFrom(res)), nil
+		}})
+	if !ok {
+		return
+	}
+	f.FormToken = handlers.NewFormToken()
+	var res cardIssued
+	if d.State() == store.ActionDone && d.Action.DecodeResult(&res) == nil {
+		result := h.issueResult(r, c, emp, res)
+		if d.Repeat {
+			result.Message = repeatWords(d.Action)
+		}
+		if res.MigrationRequired || res.ProposalID == "" {
+			page(http.StatusConflict, &result)
+			return
+		}
+		h.render(w, r, http.StatusCreated, "Card requested", views.CardIssuePage(views.CardIssueView{Result: &result}), nil)
+		return
+	}
+	switch {
+	case d.Repeat:
+		f.Message = repeatWords(d.Action)
+	case d.State() == store.ActionRefused:
+		p := d.Problem
+		for k, m := range p.Fields {
+			if fld := issueFieldOf(k); fld != "" {
+				f.Fields[fld] = issueMessage(fld, maskDigits(m))
+			}
+		}
+		if p.Status == http.StatusBadRequest && !f.Fields.Any() {
+			// spec: "omitting nin for an owner never issued a card returns
+			// 400 code E101 ('not enrolled for cards')": the API's
+			// explanation goes next to the NIN, which is asked for again.
+			f.NeedsNIN = true
+			f.Fields["nin"] = maskDigits(p.Summary)
+		} else {
+			f.Message = "No card was requested: " + maskDigits(p.Summary)
+		}
+	default:
+		f.Message = maskDigits(d.Problem.Summary) + " Check this employee's cards (Cards page, re-read the card lists) before requesting it again."
+	}
+	status := failedStatus(d)
+	if d.State() == store.ActionRefused && f.Fields.Any() {
+		status = http.StatusUnprocessableEntity
+	}
+	page(status, nil)
+}
+
+// issueResult is the issuance's outcome on screen. The approval page is
+// linked only for those who may open it; everyone sees where it stands.
+func (h *Handler) issueResult(r *http.Request, c cardRequest, emp store.Employee, res cardIssued) views.CardIssueResult {
+	return views.CardIssueResult{CardName: c.CardName, EmployeeName: emp.Name(),
+		Issuance: views.CardIssuance{ProposalID: res.ProposalID, Status: res.ProposalStatus, CanOpenApproval: canOpenApproval(r)},
+		Fee:      res.fee(), SignReady: res.SignReady, SignPending: res.SignPending, SignHint: res.SignHint,
+		SignError: res.SignError, SignDeadline: res.SignDeadline,
+		MigrationRequired: res.MigrationRequired, MigrationHint: res.MigrationHint}
 }
 
 // issueMessage keeps the API's words for a field, except for the NIN and
@@ -322,15 +455,12 @@ func issueMessage(field, msg string) string {
 	return msg
 }
 
-// safeMessage is an upstream message with any long digit run (a card or
-// identity number) masked.
-func safeMessage(e *apiclient.Error) string {
-	if e == nil {
-		return "no reason given"
-	}
+// maskDigits hides any run of more than six digits (a card or identity
+// number) in text from upstream before it is shown.
+func maskDigits(s string) string {
 	var b strings.Builder
 	run := 0
-	for _, r := range e.Message() {
+	for _, r := range s {
 		if r >= '0' && r <= '9' {
 			run++
 			if run > 6 {
@@ -342,5 +472,5 @@ func safeMessage(e *apiclient.Error) string {
 		}
 		b.WriteRune(r)
 	}
-	return strings.TrimSuffix(b.String(), ".")
+	return b.String()
 }

@@ -3,6 +3,8 @@ package cards
 import (
 	"context"
 	"net/http"
+	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/shopspring/decimal"
@@ -19,12 +21,13 @@ func (h *Handler) limitsView(ctx context.Context, hit store.CardHit, canWrite bo
 	l, err := h.API.GetCardLimits(ctx, hit.ServiceUserID, hit.ID)
 	if err != nil {
 		h.Logger.WarnContext(ctx, "card limits", "card", hit.ID, "err", err)
-		v.Error = upstreamWords(err) + " Limits could not be read, so they cannot be changed now."
+		v.Error = readWords(err) + " Limits could not be read, so they cannot be changed now."
 		return v
 	}
 	fillLimits(&v, l, hit.Currency)
-	v.ReadAt = h.Now()
-	v.Form = views.CardLimitsForm{TotalDaily: l.TotalDailyLimit.String(), MaxSingle: l.MaxSingleTransactionAmount.String()}
+	v.ReadAt = h.Clock()
+	v.Form = views.CardLimitsForm{TotalDaily: l.TotalDailyLimit.String(), MaxSingle: l.MaxSingleTransactionAmount.String(),
+		FormToken: handlers.NewFormToken()}
 	return v
 }
 
@@ -41,36 +44,113 @@ func fillLimits(v *views.CardLimitsView, l *apiclient.CardLimits, cardCurrency s
 	}
 }
 
-// parseLimit reads a major-unit amount typed by a person: digits with at
-// most two decimals, thousands separators allowed.
-func parseLimit(s string) (decimal.Decimal, string) {
-	s = strings.ReplaceAll(strings.TrimSpace(s), ",", "")
-	if s == "" {
+var (
+	// plainAmount is digits with an optional decimal point: 1500, 1500.50.
+	plainAmount = regexp.MustCompile(`^[0-9]+(\.[0-9]+)?$`)
+	// groupedAmount has commas between groups of three digits: 1,500.50.
+	groupedAmount = regexp.MustCompile(`^[0-9]{1,3}(,[0-9]{3})+(\.[0-9]+)?$`)
+)
+
+// parseLimit reads a limit typed by a person, in major units of the card
+// currency (spec: limits are numbers in major units, never minor units). A
+// comma is accepted only as a thousands separator (1,500.50); "1,50" is
+// refused, not read as 150. No more decimals than the currency's minor
+// units are accepted.
+func parseLimit(s, currency string) (decimal.Decimal, string) {
+	s = strings.TrimSpace(s)
+	places := minorUnits(currency)
+	switch {
+	case s == "":
 		return decimal.Zero, "Enter an amount."
+	case len(s) > 32:
+		return decimal.Zero, "Enter an amount such as 1500 or 1,500.50."
+	case strings.HasPrefix(s, "-"):
+		return decimal.Zero, "The amount must be more than zero."
 	}
-	d, err := decimal.NewFromString(s)
-	if err != nil || strings.ContainsAny(s, "eE") {
-		return decimal.Zero, "Enter an amount such as 1500 or 1500.50."
+	plain := s
+	if strings.Contains(s, ",") {
+		if !groupedAmount.MatchString(s) {
+			return decimal.Zero, "“" + s + "” is not an amount: a comma only separates thousands, as in 1,500.50, and decimals follow a point, as in 1.50."
+		}
+		plain = strings.ReplaceAll(s, ",", "")
+	}
+	if !plainAmount.MatchString(plain) {
+		return decimal.Zero, "Enter an amount such as 1500 or 1,500.50."
+	}
+	if _, frac, ok := strings.Cut(plain, "."); ok && int32(len(frac)) > places {
+		return decimal.Zero, currency + " amounts have at most " + strconv.Itoa(int(places)) + " decimal places."
+	}
+	d, err := decimal.NewFromString(plain)
+	if err != nil {
+		return decimal.Zero, "Enter an amount such as 1500 or 1,500.50."
 	}
 	if !d.IsPositive() {
 		return decimal.Zero, "The amount must be more than zero."
 	}
-	if d.Exponent() < -minorPlaces && !d.Equal(d.Round(minorPlaces)) {
-		return decimal.Zero, "Use at most two decimal places."
-	}
 	return d, ""
 }
 
+// limitsChange is a change of limits as the ledger keeps it.
+type limitsChange struct {
+	CardID     string          `json:"cardId"`
+	UserID     string          `json:"userId"`
+	Currency   string          `json:"currency"`
+	TotalDaily decimal.Decimal `json:"totalDaily"`
+	MaxSingle  decimal.Decimal `json:"maxSingle"`
+	WasDaily   decimal.Decimal `json:"wasDaily"`
+	WasSingle  decimal.Decimal `json:"wasSingle"`
+}
+
+func (c limitsChange) words() string {
+	amt := func(d decimal.Decimal) string { return views.Amount{Value: d, Currency: c.Currency}.String() }
+	return "daily " + amt(c.TotalDaily) + ", single " + amt(c.MaxSingle) +
+		" (was daily " + amt(c.WasDaily) + ", single " + amt(c.WasSingle) + ")"
+}
+
+// readBackLimits learns from GET /limits whether the limits were set.
+func (h *Handler) readBackLimits(ctx context.Context, a store.Action) (handlers.Effect, bool, error) {
+	var c limitsChange
+	if err := a.DecodeRequest(&c); err != nil {
+		return handlers.Effect{}, false, err
+	}
+	l, err := h.API.GetCardLimits(ctx, c.UserID, c.CardID)
+	if err != nil {
+		return handlers.Effect{}, false, err
+	}
+	if !l.TotalDailyLimit.Equal(c.TotalDaily) || !l.MaxSingleTransactionAmount.Equal(c.MaxSingle) {
+		return handlers.Effect{}, false, nil
+	}
+	return handlers.Effect{Detail: c.words()}, true, nil
+}
+
+// limitField is the form field of a request field the API named; "" for
+// the message above the form.
+func limitField(apiField string) string {
+	switch apiField {
+	case "totalDailyLimit":
+		return "total_daily"
+	case "maxSingleTransactionAmount":
+		return "max_single"
+	}
+	return ""
+}
+
 // SetLimits changes totalDailyLimit and maxSingleTransactionAmount after
-// reading the provider caps (spec: "read before setting limits").
+// reading the provider caps (spec: "read before setting limits"). Every
+// field is checked and every mistake shown at once, as the API does.
 func (h *Handler) SetLimits(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	hit, ok := h.loadCard(w, r)
 	if !ok {
 		return
 	}
-	form := views.CardLimitsForm{TotalDaily: r.PostFormValue("total_daily"), MaxSingle: r.PostFormValue("max_single"), Fields: views.FieldErrors{}}
-	entry := store.AuditEntry{Actor: handlers.ActorFrom(ctx), Action: "card.limits", Target: target(hit.ID)}
+	key, ok := handlers.FormKey(r)
+	if !ok {
+		h.StaleForm(w, r)
+		return
+	}
+	form := views.CardLimitsForm{TotalDaily: r.PostFormValue("total_daily"), MaxSingle: r.PostFormValue("max_single"),
+		Fields: views.FieldErrors{}, FormToken: formToken(r)}
 	again := func(status int, msg string) {
 		h.showDetail(w, r, hit, status, nil, func(v *views.CardDetailView) {
 			v.Limits.Form = form
@@ -81,95 +161,83 @@ func (h *Handler) SetLimits(w http.ResponseWriter, r *http.Request) {
 		again(http.StatusConflict, "This card is not issued yet: it has no limits.")
 		return
 	}
-	daily, dmsg := parseLimit(form.TotalDaily)
-	single, smsg := parseLimit(form.MaxSingle)
+	daily, dmsg := parseLimit(form.TotalDaily, hit.Currency)
+	single, smsg := parseLimit(form.MaxSingle, hit.Currency)
 	if dmsg != "" {
 		form.Fields["total_daily"] = dmsg
 	}
 	if smsg != "" {
 		form.Fields["max_single"] = smsg
 	}
-	if form.Fields.Any() {
-		again(http.StatusUnprocessableEntity, "")
-		return
-	}
 	caps, err := h.API.GetCardLimits(ctx, hit.ServiceUserID, hit.ID)
 	if err != nil {
 		h.Logger.WarnContext(ctx, "card limits before set", "card", hit.ID, "err", err)
-		again(http.StatusBadGateway, upstreamWords(err)+" The provider caps could not be read, so nothing was sent. Try again.")
+		if form.Fields.Any() {
+			again(http.StatusUnprocessableEntity, "The provider caps could not be read, so the amounts were not checked against them.")
+			return
+		}
+		again(http.StatusBadGateway, readWords(err)+" The provider caps could not be read, so nothing was sent. Try again.")
 		return
-	}
-	req := apiclient.SetCardLimitsRequest{
-		TotalDailyLimit: apiclient.NewDecimalNumber(daily), MaxSingleTransactionAmount: apiclient.NewDecimalNumber(single), Caps: caps,
 	}
 	cur := string(caps.Currency)
 	if cur == "" {
 		cur = hit.Currency
 	}
-	if capD := caps.MaxTotalDailyLimit.Decimal; capD.IsPositive() && daily.GreaterThan(capD) {
+	if capD := caps.MaxTotalDailyLimit.Decimal; dmsg == "" && capD.IsPositive() && daily.GreaterThan(capD) {
 		form.Fields["total_daily"] = "The provider allows at most " + views.Amount{Value: capD, Currency: cur}.String() + " a day."
 	}
-	if capS := caps.MaxSingleTransactionLimitCap.Decimal; capS.IsPositive() && single.GreaterThan(capS) {
+	if capS := caps.MaxSingleTransactionLimitCap.Decimal; smsg == "" && capS.IsPositive() && single.GreaterThan(capS) {
 		form.Fields["max_single"] = "The provider allows at most " + views.Amount{Value: capS, Currency: cur}.String() + " per transaction."
 	}
-	if !form.Fields.Has("max_single") && single.GreaterThan(daily) {
+	if dmsg == "" && !form.Fields.Has("max_single") && single.GreaterThan(daily) {
 		form.Fields["max_single"] = "A single transaction cannot be more than the daily limit."
+	}
+	req := apiclient.SetCardLimitsRequest{TotalDailyLimit: apiclient.NewDecimalNumber(daily),
+		MaxSingleTransactionAmount: apiclient.NewDecimalNumber(single), Caps: caps}
+	if !form.Fields.Any() {
+		// The client's own check, the same rules as the API's.
+		for k, m := range apiclient.ValidationFields(req.Validate()) {
+			f := limitField(k)
+			if f == "" {
+				f = "total_daily"
+			}
+			form.Fields[f] = m
+		}
 	}
 	if form.Fields.Any() {
 		again(http.StatusUnprocessableEntity, "")
 		return
 	}
-	if err := req.Validate(); err != nil {
-		for k, m := range apiclient.ValidationFields(err) {
-			form.Fields[limitField(k)] = m
-		}
-		again(http.StatusUnprocessableEntity, "")
-		return
-	}
-	detail := "daily " + views.Amount{Value: daily, Currency: cur}.String() + ", single " + views.Amount{Value: single, Currency: cur}.String() +
-		" (was daily " + views.Amount{Value: caps.TotalDailyLimit.Decimal, Currency: cur}.String() + ", single " +
-		views.Amount{Value: caps.MaxSingleTransactionAmount.Decimal, Currency: cur}.String() + ")"
-	wctx, cancel := h.writeContext(r)
-	defer cancel()
-	err = h.API.SetCardLimits(wctx, hit.ServiceUserID, hit.ID, req)
-	if err != nil {
-		h.Logger.WarnContext(ctx, "set card limits", "card", hit.ID, "err", err)
-		entry.Outcome, entry.Detail = store.OutcomeFailed, auditDetail(detail, "not applied")
-		msg := upstreamWords(err) + " The limits may not have changed; they were not sent again."
-		status := http.StatusBadGateway
-		switch {
-		case apiclient.IsValidation(err):
-			entry.Outcome = store.OutcomeRefused
-			for k, m := range apiclient.ValidationFields(err) {
-				form.Fields[limitField(k)] = m
+	c := limitsChange{CardID: hit.ID, UserID: hit.ServiceUserID, Currency: cur, TotalDaily: daily, MaxSingle: single,
+		WasDaily: caps.TotalDailyLimit.Decimal, WasSingle: caps.MaxSingleTransactionAmount.Decimal}
+	d, ok := h.runWrite(w, r, handlers.Write{Key: key, Kind: kindLimits, Target: target(hit.ID), Actor: handlers.ActorFrom(ctx), Request: c,
+		Call: func(ctx context.Context) (handlers.Effect, error) {
+			if err := h.API.SetCardLimits(ctx, c.UserID, c.CardID, req); err != nil {
+				return handlers.Effect{}, err
 			}
-			msg, status = "The API refused these limits.", http.StatusUnprocessableEntity
-		case statusNotAllowed(err):
-			entry.Outcome = store.OutcomeRefused
-			msg, status = "The issuer does not allow limits on this card in its current status.", http.StatusConflict
-		}
-		if aerr := h.Store.Audit(wctx, entry); aerr != nil {
-			h.ServerError(w, r, aerr)
-			return
-		}
-		again(status, msg)
+			return handlers.Effect{Detail: c.words()}, nil
+		}})
+	if !ok {
 		return
 	}
-	entry.Outcome, entry.Detail = store.OutcomeOK, detail
-	if aerr := h.Store.Audit(wctx, entry); aerr != nil {
-		h.ServerError(w, r, aerr)
-		return
+	switch {
+	case d.Repeat:
+		h.Flash(r, "info", repeatWords(d.Action))
+		h.Redirect(w, r, "/cards/"+hit.ID+"#limits")
+	case d.State() == store.ActionDone:
+		h.Flash(r, "ok", "Limits saved: "+c.words()+".")
+		h.Redirect(w, r, "/cards/"+hit.ID+"#limits")
+	default:
+		msg := d.Problem.Summary
+		if d.State() == store.ActionRefused {
+			msg = "The limits were not changed: " + msg
+			for k, m := range d.Problem.Fields {
+				if f := limitField(k); f != "" {
+					form.Fields[f] = m
+				}
+			}
+		}
+		form.FormToken = handlers.NewFormToken()
+		again(failedStatus(d), msg)
 	}
-	h.Flash(r, "ok", "Limits saved: "+detail+".")
-	h.Redirect(w, r, "/cards/"+hit.ID+"#limits")
-}
-
-func limitField(apiField string) string {
-	switch apiField {
-	case "totalDailyLimit":
-		return "total_daily"
-	case "maxSingleTransactionAmount":
-		return "max_single"
-	}
-	return "total_daily"
 }

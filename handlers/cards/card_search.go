@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"partneradmin/handlers"
 	"partneradmin/store"
@@ -17,10 +19,7 @@ const searchPageSize = 50
 // four or id, from the local index (the store alone answers).
 func (h *Handler) Search(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
-	q := strings.TrimSpace(r.URL.Query().Get("q"))
-	if len(q) > 100 {
-		q = q[:100]
-	}
+	q := searchQuery(r)
 	hits, next, err := h.Store.SearchCards(ctx, store.CardSearch{
 		Query: q, AfterKey: r.URL.Query().Get("after"), AfterID: r.URL.Query().Get("after_id"), Limit: searchPageSize,
 	})
@@ -29,9 +28,9 @@ func (h *Handler) Search(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	v := views.CardSearchView{Query: q, CanWrite: h.canWrite(r), NextKey: next}
-	now := h.Now()
+	now, approvals := h.Clock(), canOpenApproval(r)
 	for _, hit := range hits {
-		v.Rows = append(v.Rows, row(hit, v.CanWrite, now))
+		v.Rows = append(v.Rows, row(hit, v.CanWrite, approvals, now))
 	}
 	if next != "" && len(hits) > 0 {
 		v.NextID = hits[len(hits)-1].ID
@@ -39,19 +38,33 @@ func (h *Handler) Search(w http.ResponseWriter, r *http.Request) {
 	h.render(w, r, http.StatusOK, "Cards", views.CardSearchPage(v), views.CardResults(v))
 }
 
-func row(hit store.CardHit, canWrite bool, now time.Time) views.CardRow {
+// searchQuery is the typed search: text only, at most 100 characters.
+func searchQuery(r *http.Request) string {
+	q := strings.TrimSpace(r.URL.Query().Get("q"))
+	if !utf8.ValidString(q) || strings.ContainsFunc(q, unicode.IsControl) {
+		return ""
+	}
+	if rs := []rune(q); len(rs) > 100 {
+		q = string(rs[:100])
+	}
+	return q
+}
+
+func row(hit store.CardHit, canWrite, canOpenApproval bool, now time.Time) views.CardRow {
 	c := hit.CardEntry
-	status := c.Status
-	if c.Reserved {
-		status = "RESERVED"
+	b := lastSeen(hit, now)
+	proposal := c.ProposalID
+	if proposal == "" {
+		proposal = c.ID
 	}
 	return views.CardRow{
 		ID: c.ID, Swatch: swatch(c.CardColor, c.CardName), EmployeeName: hit.EmployeeName, Email: hit.EmployeeEmail,
 		CardName: c.CardName, Last4: c.Last4, Currency: c.Currency, Type: c.Type, Funded: c.FundedAt != nil,
-		Reserved: c.Reserved, ProposalID: c.ProposalID, ProposalStatus: c.ProposalStatus,
+		Reserved: c.Reserved,
+		Issuance: views.CardIssuance{ProposalID: proposal, Status: c.ProposalStatus, CanOpenApproval: canOpenApproval},
 		Control: views.CardControl{
-			CardID: c.ID, CardName: c.CardName, Badge: badge(status, false, c.StatusReadAt, now),
-			CanWrite: canWrite, Action: actionFor(status), Compact: true,
+			CardID: c.ID, CardName: c.CardName, Badge: b, CanWrite: canWrite, Action: actionFor(b.Status), Compact: true,
+			FormToken: handlers.NewFormToken(),
 		},
 	}
 }
@@ -59,7 +72,7 @@ func row(hit store.CardHit, canWrite bool, now time.Time) views.CardRow {
 // ExportCSV downloads every card matching the search.
 func (h *Handler) ExportCSV(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
-	q := strings.TrimSpace(r.URL.Query().Get("q"))
+	q := searchQuery(r)
 	cw := handlers.NewCSV(w, "cards.csv", "card_id", "employee", "email", "card_name", "last4", "currency", "type",
 		"last_seen_status", "status_read_at", "funded", "reserved", "proposal_id", "proposal_status")
 	defer cw.Close(h.Logger, r)

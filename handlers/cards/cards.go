@@ -3,10 +3,16 @@
 // transactions, freeze and unfreeze it, set limits, cancel it, help activate
 // a physical card, and issue a new one.
 //
+// Every change sent to the Partner API goes through the action ledger
+// (handlers.Actions): each form carries a one-time token that is the
+// action's key, so a double click, a second tab or a retry sends one
+// request; an answer that never came is read back, never sent again.
+//
 // The app never calls the sensitive-data endpoints, and never stores, logs
 // or caches a PAN, CVV or NIN: card pages are sent with Cache-Control:
 // no-store and turn off htmx's history cache, and a PAN or NIN typed into a
-// form is passed to the API once and never echoed back.
+// form is passed to the API once, never kept in the ledger and never echoed
+// back.
 package cards
 
 import (
@@ -14,10 +20,14 @@ import (
 	"errors"
 	"net/http"
 	"regexp"
+	"strconv"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/a-h/templ"
+	"github.com/go-chi/chi/v5"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/rivertype"
 
@@ -27,29 +37,12 @@ import (
 	"partneradmin/views"
 )
 
-// Store is what the card handlers need from the store.
-type Store interface {
-	SearchCards(ctx context.Context, f store.CardSearch) ([]store.CardHit, string, error)
-	CardByID(ctx context.Context, id string) (store.CardHit, error)
-	RecordCardStatus(ctx context.Context, id, status string, readAt time.Time) error
-	CardAuditChange(ctx context.Context, e store.AuditEntry, cardID, status string, readAt time.Time) error
-	CardIssued(ctx context.Context, c store.CardEntry, e store.AuditEntry, readAt time.Time) error
-	Audit(ctx context.Context, e store.AuditEntry) error
-	BeginCardAction(ctx context.Context, cardID, action string, stale time.Duration) (bool, error)
-	EndCardAction(ctx context.Context, cardID string) error
-	CardActivityFeed(ctx context.Context, cardID string, limit int) ([]store.CardActivity, error)
-	EmployeeHasHadCard(ctx context.Context, employeeID int64) (bool, error)
-	SearchWallets(ctx context.Context, query string, limit int) ([]store.WalletOwner, error)
-	WalletByID(ctx context.Context, id string) (store.Wallet, error)
-	WalletsByEmployee(ctx context.Context, employeeID int64) ([]store.Wallet, error)
-	EmployeeByID(ctx context.Context, id int64) (store.Employee, error)
-}
-
 // API is what the card handlers call upstream. It deliberately has no
 // sensitive-data method.
 type API interface {
 	GetCard(ctx context.Context, userID, cardID string) (*apiclient.Card, error)
 	GetWalletCard(ctx context.Context, userID, walletID, cardID string) (*apiclient.CardDetail, error)
+	ListCards(ctx context.Context, userID, walletID string) ([]apiclient.Card, error)
 	SetCardStatus(ctx context.Context, userID, cardID string, req apiclient.SetCardStatusRequest) error
 	GetCardLimits(ctx context.Context, userID, cardID string) (*apiclient.CardLimits, error)
 	SetCardLimits(ctx context.Context, userID, cardID string, req apiclient.SetCardLimitsRequest) error
@@ -68,36 +61,58 @@ type Queue interface {
 // Handler serves the card routes.
 type Handler struct {
 	*handlers.Base
-	Store   Store
+	Store   *store.Store
 	API     API
 	Indexer *Indexer
-	Now     func() time.Time
-	// Queue, once river's client exists, takes refreshes of a large index
-	// into the background.
-	Queue Queue
-	// WriteTimeout bounds an upstream write. Writes run detached from the
-	// request's context, so a browser that goes away mid-freeze does not
-	// leave the card in an unknown state without an audit row.
-	WriteTimeout time.Duration
+	Clock   func() time.Time
+	// Queue takes refreshes of a large index into the background.
+	Queue   Queue
+	Actions *handlers.Actions
 }
 
-// New returns the card handler over the store and the Partner API client.
-func New(base *handlers.Base, st *store.Store, api *apiclient.Client) *Handler {
-	h := &Handler{Base: base, Store: st, Now: time.Now, WriteTimeout: 30 * time.Second,
-		Indexer: NewIndexer(st, api, base.Logger, nil)}
-	if api != nil {
-		h.API = api
+// The kinds of action the area sends; each is also the audit row's action.
+const (
+	kindFreeze            = "card.freeze"
+	kindUnfreeze          = "card.unfreeze"
+	kindLimits            = "card.limits"
+	kindCancel            = "card.cancel"
+	kindActivationRequest = "card.activation_request"
+	kindActivationConfirm = "card.activation_confirm"
+	kindIssue             = "card.issue"
+)
+
+// New returns the card handler. It registers how each kind of card action
+// is read back when its answer was lost (an activation request cannot be:
+// whether a code reached the cardholder is not readable).
+func New(d handlers.Deps) *Handler {
+	h := &Handler{Base: d.Base, Store: d.Store, Clock: d.Clock, Queue: d.Queue, Actions: d.Actions,
+		Indexer: NewIndexer(d.Store, d.API, d.Logger, d.Clock)}
+	if d.API != nil {
+		h.API = d.API
 	}
+	d.Actions.ReadBackFor(kindFreeze, h.readBackStatus)
+	d.Actions.ReadBackFor(kindUnfreeze, h.readBackStatus)
+	d.Actions.ReadBackFor(kindLimits, h.readBackLimits)
+	d.Actions.ReadBackFor(kindCancel, h.readBackCancel)
+	d.Actions.ReadBackFor(kindActivationConfirm, h.readBackActivation)
+	d.Actions.ReadBackFor(kindIssue, h.readBackIssue)
 	return h
 }
 
-// minorPlaces is the minor-unit exponent of the card currencies (NGN kobo,
-// USD cents).
-const minorPlaces = 2
+// cardMinorUnits is the minor-unit exponent of each card currency (NGN
+// kobo, USD cents). spec: cards are "NGN or USD".
+var cardMinorUnits = map[string]int32{"NGN": 2, "USD": 2}
 
-// inFlightStale is how long an unfinished action keeps a card locked
-// against a second one (a crashed replica's lock expires).
-const inFlightStale = time.Minute
+// minorUnits is the minor-unit exponent of a card currency.
+func minorUnits(currency string) int32 {
+	if n, ok := cardMinorUnits[strings.ToUpper(currency)]; ok {
+		return n
+	}
+	return 2
+}
+
+// maxReasonLength bounds the optional reason kept in the audit log.
+const maxReasonLength = 200
 
 // render writes a card page with no caching anywhere: Cache-Control:
 // no-store, and htmx's history snapshot off (DESIGN.md: historyCacheSize=0
@@ -128,117 +143,33 @@ func (h *Handler) canWrite(r *http.Request) bool {
 	return handlers.ViewerFrom(r.Context()).Can(store.PermCardsWrite)
 }
 
-// writeContext detaches an upstream write from the request, with a bound.
-func (h *Handler) writeContext(r *http.Request) (context.Context, context.CancelFunc) {
-	return context.WithTimeout(context.WithoutCancel(r.Context()), h.WriteTimeout)
-}
-
-// Status words. spec: issuer statuses are "read case-insensitively; the set
-// is open".
-func statusKey(s apiclient.CardStatus) string { return strings.ToLower(strings.TrimSpace(string(s))) }
-
-func isFrozen(s string) bool   { return s == "frozen" || s == "blocked" }
-func isCanceled(s string) bool { return s == "canceled" || s == "cancelled" || s == "deactivated" }
-func isLostOrStolen(s string) bool {
-	return s == "lost" || s == "stolen"
-}
-
-// badge builds the status badge.
-func badge(status string, live bool, readAt, now time.Time) views.CardBadge {
-	k := strings.ToLower(status)
-	label := k
-	switch {
-	case k == "reserved":
-		label = "requested"
-	case k == "blocked":
-		label = "frozen"
-	case isCanceled(k):
-		label = "cancelled"
-	case k == "":
-		label = "unknown"
-	}
-	class := "badge-" + k
-	switch {
-	case k == "active":
-		class = "badge-active"
-	case isFrozen(k):
-		class = "badge-frozen"
-	case isLostOrStolen(k) || isCanceled(k):
-		class = "badge-failed"
-	case k == "pending" || k == "reserved" || k == "restricted" || k == "inactive":
-		class = "badge-pending"
-	default:
-		class = "badge"
-	}
-	return views.CardBadge{Status: status, Label: label, Class: class, Live: live, ReadAt: readAt, Now: now}
+// canOpenApproval reports whether the viewer may open an approval page
+// (GET /approvals/{id}); others are not offered the link.
+func canOpenApproval(r *http.Request) bool {
+	return handlers.ViewerFrom(r.Context()).Can(store.PermApprovalsRead)
 }
 
 // actionFor is the one button a status offers: freeze for a card that can
 // still be used, unfreeze for a frozen one, none for a lost, stolen,
 // cancelled or reserved card. The issuer still decides: no transition
 // matrix is published, so a refused change is explained, never assumed.
-func actionFor(status string) string {
-	k := strings.ToLower(status)
+func actionFor(s views.CardStatus) string {
 	switch {
-	case isFrozen(k):
+	case s.Frozen():
 		return "unfreeze"
-	case isLostOrStolen(k) || isCanceled(k) || k == "reserved" || k == "":
+	case s.LostOrStolen() || s.Canceled() || s.Reserved() || s.Key() == "":
 		return ""
-	default:
-		return "freeze"
 	}
+	return "freeze"
 }
 
-// explainStatus says in words what a status means for support.
-func explainStatus(status string) string {
-	k := strings.ToLower(status)
-	switch {
-	case k == "active":
-		return "Active: the card can be used."
-	case isFrozen(k):
-		return "Frozen: payments are declined until the card is unfrozen."
-	case k == "pending":
-		return "Issued but never activated. A physical card needs activation with a one-time code; unfreezing (ACTIVE) does not activate it."
-	case k == "inactive":
-		return "The issuer reports the card as inactive."
-	case k == "restricted":
-		return "The issuer has restricted this card. The partner cannot lift a restriction; the issuer decides."
-	case k == "lost":
-		return "Reported lost. A lost card cannot be unfrozen: cancel it and issue a replacement."
-	case k == "stolen":
-		return "Reported stolen. A stolen card cannot be unfrozen: cancel it and issue a replacement."
-	case isCanceled(k):
-		return "Cancelled permanently. Nothing more can be done with this card."
-	case k == "reserved":
-		return "Requested, not issued yet: the issuance proposal must be approved and signed first."
+// lastSeen is a badge of the status the index last saw.
+func lastSeen(hit store.CardHit, now time.Time) views.CardBadge {
+	st := views.CardStatus(hit.Status)
+	if hit.Reserved {
+		st = views.CardReserved
 	}
-	return "The issuer reports the status " + status + "."
-}
-
-// explainRefusal says why the issuer refused a freeze or unfreeze, from the
-// status re-read after the refusal. spec: "retrying cannot succeed, read the
-// status first".
-func explainRefusal(action, status string) string {
-	k := strings.ToLower(status)
-	verb, done := "freeze", "frozen"
-	if action == "unfreeze" {
-		verb, done = "unfreeze", "unfrozen"
-	}
-	switch {
-	case action == "unfreeze" && k == "pending":
-		return "The issuer refused to unfreeze: this card was never activated, and ACTIVE does not activate a never-activated card. Use physical card activation instead. Nothing was retried."
-	case isLostOrStolen(k):
-		return "The issuer refused to " + verb + ": the card is reported " + k + ", and a " + k + " card cannot be " + done + ". Cancel it and issue a replacement. Nothing was retried."
-	case isCanceled(k):
-		return "The issuer refused to " + verb + ": the card is cancelled permanently. Nothing was retried."
-	case k == "restricted":
-		return "The issuer refused to " + verb + ": the card is restricted by the issuer, which only the issuer can change. Nothing was retried."
-	case action == "freeze" && isFrozen(k):
-		return "The card is already frozen."
-	case action == "unfreeze" && k == "active":
-		return "The card is already active."
-	}
-	return "The issuer refused to " + verb + " the card in its current status (" + status + "). Nothing was retried."
+	return views.CardBadge{Status: st, ReadAt: hit.StatusReadAt, Now: now}
 }
 
 // colorPattern is the spec's card colour: "#RGB or #RRGGBB".
@@ -253,19 +184,6 @@ func swatch(color, name string) views.CardSwatch {
 
 func target(cardID string) string { return "card:" + cardID }
 
-// upstreamWords explains an upstream failure without its raw text.
-func upstreamWords(err error) string {
-	switch {
-	case apiclient.IsNotFound(err):
-		return "The API does not know this card (any more)."
-	case apiclient.IsForbidden(err):
-		return "The API refused: this card does not belong to this partner."
-	case apiclient.StatusCode(err) == 0:
-		return "The API could not be reached."
-	}
-	return "The API answered with an error."
-}
-
 // auditDetail joins the parts of an audit detail that are set.
 func auditDetail(parts ...string) string {
 	var out []string
@@ -277,5 +195,97 @@ func auditDetail(parts ...string) string {
 	return strings.Join(out, "; ")
 }
 
-// asErr is errors.As for the API's error type.
-func asErr(err error, target **apiclient.Error) bool { return errors.As(err, target) }
+// checkText checks typed text before anything is sent or kept: valid UTF-8,
+// no control characters, at most max characters (no limit when max is 0).
+// It returns what is wrong in words ("" when it is fine); what names the
+// field ("The reason").
+func checkText(s string, max int, what string) string {
+	switch {
+	case !utf8.ValidString(s):
+		return what + " contains characters that are not text. Type it again."
+	case strings.ContainsFunc(s, unicode.IsControl):
+		return what + " contains control characters (such as tabs or line breaks). Type it on one line."
+	case max > 0 && utf8.RuneCountInString(s) > max:
+		return what + " must be at most " + strconv.Itoa(max) + " characters."
+	}
+	return ""
+}
+
+// readWords says why a read of the API failed. Explain speaks of writes
+// ("whether it recorded the request"), which a read has none of.
+func readWords(err error) string {
+	p := apiclient.Explain(err)
+	switch {
+	case p.Kind != apiclient.Unknown:
+		return p.Summary
+	case p.Status != 0:
+		return "The Partner API failed (" + http.StatusText(p.Status) + ")."
+	}
+	return "The Partner API did not answer."
+}
+
+// runWrite sends one change through the action ledger. It answers the
+// request itself, and returns false, when the token was used for another
+// form or the ledger could not be written.
+func (h *Handler) runWrite(w http.ResponseWriter, r *http.Request, wr handlers.Write) (handlers.Done, bool) {
+	d, err := h.Actions.Run(r.Context(), wr)
+	if errors.Is(err, handlers.ErrKeyReused) {
+		h.StaleForm(w, r)
+		return d, false
+	}
+	if err != nil {
+		h.ServerError(w, r, err)
+		return d, false
+	}
+	return d, true
+}
+
+// repeatWords tells the person what the first sending of a form did:
+// nothing was sent now.
+func repeatWords(a store.Action) string {
+	switch a.State {
+	case store.ActionBegun:
+		return "This form was already sent and is still being processed. Nothing was sent again; reload in a moment to see the outcome."
+	case store.ActionDone:
+		return "This form was already sent: done. Nothing was sent again."
+	}
+	return "This form was already sent: " + a.State.Label() + ". " + a.Message + " Nothing was sent again."
+}
+
+// failedStatus is the HTTP status of a change that did not end done: the
+// API refused invalid input (422), refused it otherwise (409), or its
+// outcome is unknown (502).
+func failedStatus(d handlers.Done) int {
+	switch {
+	case d.Repeat && d.State() == store.ActionDone:
+		return http.StatusOK
+	case d.Repeat:
+		return http.StatusConflict
+	case d.State() == store.ActionRefused && len(d.Problem.Fields) > 0:
+		return http.StatusUnprocessableEntity
+	case d.State() == store.ActionRefused:
+		return http.StatusConflict
+	}
+	return http.StatusBadGateway
+}
+
+// formToken is the posted form's token, kept when the form is shown again
+// after a validation error (nothing was begun with it).
+func formToken(r *http.Request) string { return r.PostFormValue(handlers.FormTokenField) }
+
+// loadCard finds the card of the {id} path parameter in the index, or
+// answers 404.
+func (h *Handler) loadCard(w http.ResponseWriter, r *http.Request) (store.CardHit, bool) {
+	id := chi.URLParam(r, "id")
+	hit, err := h.Store.CardByID(r.Context(), id)
+	if errors.Is(err, store.ErrNotFound) {
+		h.ErrorPage(w, r, http.StatusNotFound, "Card not found",
+			"No card with this id is in the card index. Search again, or re-read the card lists from the Cards page.")
+		return store.CardHit{}, false
+	}
+	if err != nil {
+		h.ServerError(w, r, err)
+		return store.CardHit{}, false
+	}
+	return hit, true
+}

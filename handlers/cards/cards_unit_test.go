@@ -1,14 +1,13 @@
 package cards
 
 import (
-	"errors"
 	"net/url"
 	"reflect"
 	"strings"
 	"testing"
-	"time"
 
 	"partneradmin/apiclient"
+	"partneradmin/views"
 )
 
 func TestNormalizeNigerianPhone(t *testing.T) {
@@ -31,46 +30,51 @@ func TestNormalizeNigerianPhone(t *testing.T) {
 }
 
 func TestParseLimit(t *testing.T) {
-	for in, want := range map[string]string{"1500": "1500", "1,500.50": "1500.5", " 10.00 ": "10", "0.01": "0.01"} {
-		d, msg := parseLimit(in)
+	for in, want := range map[string]string{"1500": "1500", "1,500.50": "1500.5", " 10.00 ": "10", "0.01": "0.01",
+		"1,000,000": "1000000", "250,000.5": "250000.5"} {
+		d, msg := parseLimit(in, "NGN")
 		if msg != "" || d.String() != want {
 			t.Errorf("%q: %s %q", in, d, msg)
 		}
 	}
-	for _, in := range []string{"", "abc", "1e3", "-1", "0", "10.001", "NaN"} {
-		if _, msg := parseLimit(in); msg == "" {
-			t.Errorf("%q accepted", in)
+	// A comma that does not group thousands is refused, never stripped
+	// ("1,50" is not 150); no more decimals than the currency's kobo or
+	// cents.
+	for in, want := range map[string]string{"": "Enter an amount", "abc": "such as 1500", "1e3": "such as 1500",
+		"-1": "more than zero", "0": "more than zero", "0.00": "more than zero", "NaN": "such as 1500",
+		"1,50": "comma only separates thousands", "1,5000": "comma", "12,34,567": "comma", ",500": "comma", "1,500,": "comma",
+		"1.500,50": "comma", "10.001": "at most 2 decimal places", "10.000": "at most 2 decimal places", "1.": "such as 1500",
+		".5": "such as 1500", "1 500": "such as 1500", "١٥٠٠": "such as 1500"} {
+		if _, msg := parseLimit(in, "NGN"); !strings.Contains(msg, want) {
+			t.Errorf("%q: %q, want %q", in, msg, want)
 		}
+	}
+	if _, msg := parseLimit("1.234", "USD"); !strings.Contains(msg, "USD amounts have at most 2 decimal places") {
+		t.Errorf("USD: %q", msg)
 	}
 }
 
-func TestActionsAndExplanations(t *testing.T) {
-	for status, want := range map[string]string{"active": "freeze", "ACTIVE": "freeze", "pending": "freeze", "restricted": "freeze",
-		"inactive": "freeze", "frozen": "unfreeze", "BLOCKED": "unfreeze", "lost": "", "stolen": "", "canceled": "", "RESERVED": "", "something-new": "freeze"} {
+func TestActionsForStatuses(t *testing.T) {
+	for status, want := range map[views.CardStatus]string{"active": "freeze", "ACTIVE": "freeze", "pending": "freeze", "restricted": "freeze",
+		"inactive": "freeze", "frozen": "unfreeze", "BLOCKED": "unfreeze", "lost": "", "stolen": "", "canceled": "", "RESERVED": "",
+		"": "", "something-new": "freeze"} {
 		if got := actionFor(status); got != want {
 			t.Errorf("actionFor(%q) = %q, want %q", status, got, want)
 		}
 	}
-	if !strings.Contains(explainRefusal("unfreeze", "pending"), "ACTIVE does not activate") {
-		t.Error("pending unfreeze explanation")
-	}
-	if !strings.Contains(explainRefusal("unfreeze", "lost"), "cannot be unfrozen") || !strings.Contains(explainRefusal("freeze", "stolen"), "cannot be frozen") {
-		t.Error("lost/stolen explanation")
-	}
-	for _, s := range []string{"pending", "active", "frozen", "inactive", "restricted", "lost", "stolen", "canceled", "reserved", "new"} {
-		if explainStatus(s) == "" || badge(s, true, nowForTest, nowForTest).Label == "" {
-			t.Errorf("%s: no words", s)
+	for _, s := range []views.CardStatus{"pending", "active", "frozen", "BLOCKED", "inactive", "restricted", "lost", "stolen", "canceled", "RESERVED", "new"} {
+		if s.Label() == "" || s.Meaning() == "" || strings.Contains(s.Meaning(), "reports the status") != (s == "new") {
+			t.Errorf("%s: no words (%q, %q)", s, s.Label(), s.Meaning())
 		}
 	}
 }
 
-func TestStatusNotAllowed(t *testing.T) {
-	refusal := &apiclient.Error{StatusCode: 500, Messages: []string{"The current status does not allow it"}}
-	if !statusNotAllowed(refusal) || !statusNotAllowed(errors.Join(errors.New("wrapped"), refusal)) {
-		t.Error("refusal not recognised")
-	}
-	if statusNotAllowed(&apiclient.Error{StatusCode: 500, Messages: []string{"Internal server error"}}) || statusNotAllowed(errors.New("timeout")) {
-		t.Error("other failures taken for a refusal")
+func TestCheckText(t *testing.T) {
+	for in, want := range map[string]string{"fine": "", "bad\x00": "control", "tab\there": "control", "\xff\xfe": "not text",
+		strings.Repeat("é", 201): "at most 200"} {
+		if got := checkText(in, 200, "The reason"); (want == "") != (got == "") || !strings.Contains(got, want) {
+			t.Errorf("%q: %q, want %q", in, got, want)
+		}
 	}
 }
 
@@ -97,8 +101,6 @@ func TestTxnQuery(t *testing.T) {
 		t.Fatalf("%+v", v.Fields)
 	}
 }
-
-var nowForTest = time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
 
 // TestAPINeverReachesSensitiveData: the area's API interface has no method
 // for the sensitive-data endpoints, so no card page can call them.

@@ -75,11 +75,9 @@ type Indexer struct {
 	Now    func() time.Time
 }
 
-// NewIndexer returns an indexer; now may be nil (time.Now).
+// NewIndexer returns an indexer over the store and the Partner API (nil when
+// the app runs without one).
 func NewIndexer(st IndexStore, api *apiclient.Client, logger *slog.Logger, now func() time.Time) *Indexer {
-	if now == nil {
-		now = time.Now
-	}
 	ix := &Indexer{Store: st, Logger: logger, Now: now}
 	if api != nil {
 		ix.API = api

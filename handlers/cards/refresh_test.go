@@ -73,7 +73,8 @@ func TestRefreshBeyondTheInlineLimitGoesToTheJob(t *testing.T) {
 	}{{3, false}, {301, true}} {
 		idx := &manyWallets{n: tc.wallets}
 		q := &fakeQueue{}
-		h := cards.New(&handlers.Base{Logger: logger}, st, nil)
+		h := cards.New(handlers.Deps{Base: &handlers.Base{Logger: logger}, Store: st, Clock: time.Now, Logger: logger,
+			Actions: handlers.NewActions(st, logger)})
 		h.Queue = q
 		h.Indexer = &cards.Indexer{Store: idx, API: noCards{}, Logger: logger, Now: time.Now}
 		rec := httptest.NewRecorder()

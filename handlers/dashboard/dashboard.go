@@ -30,6 +30,12 @@ type Handler struct {
 	Areas map[string]string
 }
 
+// New builds the dashboard. upstream says whether the Partner API answers;
+// areas describes the tiles by path.
+func New(d handlers.Deps, upstream Upstream, areas map[string]string) *Handler {
+	return &Handler{Base: d.Base, Store: d.Store, Upstream: upstream, Areas: areas}
+}
+
 // Home shows the dashboard.
 func (h *Handler) Home(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()

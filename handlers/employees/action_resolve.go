@@ -12,15 +12,25 @@ import (
 
 // ResolveAction is "Mark as resolved" on a flagged employee: the HR admin
 // confirms the employee did what the API asked (or it is no longer needed)
-// and the action-required flag is cleared, with its audit row. An employee
-// no longer flagged (cleared meanwhile by a webhook or another admin) is
-// said so, not treated as an error.
+// and the action-required flag is cleared. It calls no API: the form's
+// one-time token is the action's key, and the flag, the ledger row and the
+// audit row commit together. An employee no longer flagged (cleared
+// meanwhile by a webhook or another admin) is said so, not treated as an
+// error.
 func (h *Handler) ResolveAction(w http.ResponseWriter, r *http.Request) {
+	key, ok := handlers.FormKey(r)
+	if !ok {
+		h.StaleForm(w, r)
+		return
+	}
 	e, ok := h.employeeFromPath(w, r)
 	if !ok {
 		return
 	}
 	page := fmt.Sprintf("/employees/%d", e.ID)
+	if h.seen(w, r, key, kindResolve, page) {
+		return
+	}
 	if e.InviteState != store.InviteActionRequired && e.ActionRequired == "" {
 		h.Flash(r, "info", "No action is required from "+e.Name()+" any more: nothing to mark as resolved.")
 		h.Redirect(w, r, page)
@@ -29,16 +39,33 @@ func (h *Handler) ResolveAction(w http.ResponseWriter, r *http.Request) {
 	if r.PostFormValue("confirm") != "1" {
 		h.renderDetailWith(w, r, http.StatusUnprocessableEntity, e, func(v *views.EmployeeDetailView) {
 			v.ResolveError = "Tick the box to confirm the employee has done what was asked."
+			v.Tokens.Resolve = r.PostFormValue(handlers.FormTokenField)
 		})
 		return
 	}
+	what := e.ActionRequired
+	if what == "" {
+		what = "an action (not described)"
+	}
 	by := handlers.ActorFrom(r.Context())
-	cleared, err := h.Store.ClearActionRequired(context.WithoutCancel(r.Context()), e.ID, by, "marked as resolved by hand on the employee's page")
+	a, repeat, err := h.runLocal(r.Context(), key, kindResolve, employeeTarget(e.ID), by, map[string]int64{"employeeId": e.ID},
+		"no longer required: "+what+"; marked as resolved by hand on the employee's page",
+		func(ctx context.Context, tx *store.Store) error {
+			cleared, err := tx.ResolveActionRequired(ctx, e.ID)
+			if err == nil && !cleared {
+				return refusal("no action is required any more")
+			}
+			return err
+		})
+	if repeat {
+		h.repeated(w, r, a, err, page)
+		return
+	}
 	if err != nil {
 		h.ServerError(w, r, err)
 		return
 	}
-	if !cleared {
+	if a.State != store.ActionDone {
 		h.Flash(r, "info", "No action is required from "+e.Name()+" any more: nothing to mark as resolved.")
 		h.Redirect(w, r, page)
 		return

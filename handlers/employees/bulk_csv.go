@@ -9,24 +9,26 @@ import (
 	"sort"
 	"strings"
 	"time"
-	"unicode/utf8"
 
+	"partneradmin/apiclient"
+	"partneradmin/handlers"
 	"partneradmin/views"
 )
 
 // bulkColumns are the columns of a bulk invite file, in the template's
-// order. There is deliberately no column for identification numbers or BVN:
-// they would have to be kept between the preview and the background send,
-// which DESIGN.md decision 8 forbids.
+// order: every field of the single invite form. Identification numbers
+// are read from the file when the rows are checked and again when they
+// are sent, and never kept in between (DESIGN.md decision 8): the stored
+// row keeps which kinds of number it has, not the numbers.
 var bulkColumns = []string{
 	"name", "email", "first_name", "middle_name", "last_name", "date_of_birth", "nationality", "phone_number", "gender",
 	"street_line1", "city", "state", "postal_code", "country_code", "employment_status", "occupation_code", "employer_name",
-	"source_of_funds", "estimated_monthly_volume", "account_purpose",
+	"source_of_funds", "estimated_monthly_volume", "account_purpose", "acting_as_intermediary", "ssn", "nino", "rfc", "curp", "bvn",
 }
 
-// forbiddenColumns would carry identification numbers.
-var forbiddenColumns = map[string]bool{"ssn": true, "nino": true, "bvn": true, "nin": true, "rfc": true, "curp": true,
-	"identification_number": true, "identification_numbers": true, "passport": true, "document_number": true}
+// forbiddenColumns would carry numbers the invite does not take.
+var forbiddenColumns = map[string]bool{"nin": true, "identification_number": true, "identification_numbers": true,
+	"passport": true, "document_number": true}
 
 // Limits of a bulk file.
 const (
@@ -66,11 +68,11 @@ func parseBulkCSV(r io.Reader, now time.Time) ([]bulkLine, error) {
 	var unknown []string
 	for i, h := range header {
 		name := strings.ToLower(strings.TrimSpace(strings.TrimPrefix(h, "\ufeff")))
-		if !utf8.ValidString(name) {
-			return nil, fmt.Errorf("%w: the header is not UTF-8 text", ErrBulkFile)
+		if msg := handlers.CheckText(name, 100, false); msg != "" {
+			return nil, fmt.Errorf("%w: column %d of the header is not a column name (%s) Save the file as CSV UTF-8 from the template", ErrBulkFile, i+1, msg)
 		}
 		if forbiddenColumns[name] {
-			return nil, fmt.Errorf("%w: the column %q holds identification numbers; remove it. Identification numbers are entered per employee, never uploaded in bulk", ErrBulkFile, name)
+			return nil, fmt.Errorf("%w: the column %q holds a number the invite does not take; remove it", ErrBulkFile, name)
 		}
 		if !known[name] {
 			unknown = append(unknown, name)
@@ -113,13 +115,7 @@ func parseBulkCSV(r io.Reader, now time.Time) ([]bulkLine, error) {
 		}
 		f := readInviteForm(get)
 		var problems []string
-		for _, v := range rec {
-			if !utf8.ValidString(v) {
-				problems = append(problems, "The row is not UTF-8 text: save the file as CSV UTF-8.")
-				break
-			}
-		}
-		validateInvite(&f, false, now)
+		validateInvite(&f, now)
 		keys := make([]string, 0, len(f.Fields))
 		for k := range f.Fields {
 			keys = append(keys, k)
@@ -128,7 +124,7 @@ func parseBulkCSV(r io.Reader, now time.Time) ([]bulkLine, error) {
 		for _, k := range keys {
 			problems = append(problems, strings.ReplaceAll(k, "_", " ")+": "+f.Fields[k])
 		}
-		if f.Email != "" {
+		if f.Email != "" && !f.Fields.Has("email") {
 			key := strings.ToLower(f.Email)
 			if first, dup := seen[key]; dup {
 				problems = append(problems, fmt.Sprintf("email: the same email is on line %d of this file.", first))
@@ -162,10 +158,58 @@ func csvProblem(err error) string {
 }
 
 // bulkProfile is the employer-held profile of a valid line, kept until the
-// line is sent (no identification numbers: the file has none).
+// line is sent: an identification number is kept as its type and issuing
+// country with an empty number (the BVN too, as an entry of type bvn), so
+// the sender knows to read it from the file again.
 func bulkProfile(f views.InviteForm) json.RawMessage {
-	req := inviteRequest(f)
-	return mustJSON(req.KYC.Profile)
+	p := inviteRequest(f).KYC.Profile
+	ids := make([]apiclient.IdentificationNumber, 0, len(p.IdentificationNumbers)+1)
+	for _, id := range p.IdentificationNumbers {
+		ids = append(ids, apiclient.IdentificationNumber{Type: id.Type, IssuingCountryCode: id.IssuingCountryCode})
+	}
+	if p.BVN != "" {
+		ids = append(ids, apiclient.IdentificationNumber{Type: "bvn", IssuingCountryCode: "NGA"})
+		p.BVN = ""
+	}
+	p.IdentificationNumbers = ids
+	if len(ids) == 0 {
+		p.IdentificationNumbers = nil
+	}
+	b, _ := json.Marshal(p) // the API's own types: cannot fail
+	return b
+}
+
+// idNumbersOf is a valid line's identification numbers by type, as sent.
+func idNumbersOf(f views.InviteForm) map[string]string {
+	out := map[string]string{}
+	p := inviteRequest(f).KYC.Profile
+	for _, id := range p.IdentificationNumbers {
+		out[id.Type] = id.Number
+	}
+	if p.BVN != "" {
+		out["bvn"] = p.BVN
+	}
+	return out
+}
+
+// withIDNumbers puts the numbers back into a stored profile for sending;
+// false when one it needs is missing.
+func withIDNumbers(p apiclient.KYCProfile, numbers map[string]string) (apiclient.KYCProfile, bool) {
+	var ids []apiclient.IdentificationNumber
+	for _, id := range p.IdentificationNumbers {
+		n := numbers[id.Type]
+		if n == "" {
+			return p, false
+		}
+		if id.Type == "bvn" {
+			p.BVN = n
+			continue
+		}
+		id.Number = n
+		ids = append(ids, id)
+	}
+	p.IdentificationNumbers = ids
+	return p, true
 }
 
 // templateRows is the downloadable template: the header and two examples.
@@ -173,8 +217,8 @@ func templateRows() [][]string {
 	return [][]string{
 		bulkColumns,
 		{"Ada Obi", "ada.obi@example.com", "Ada", "", "Obi", "1992-03-14", "GB", "+447700900123", "female", "10 Example Way", "London",
-			"", "SW1A 1AA", "GBR", "employed", "", "Example Ltd", "salary", "1500", "personal"},
+			"", "SW1A 1AA", "GBR", "employed", "", "Example Ltd", "salary", "1500", "personal", "false", "", "QQ123456C", "", "", ""},
 		{"Sam Lee", "sam.lee@example.com", "Sam", "", "Lee", "1988-11-02", "US", "+14155550100", "", "1 Market St", "San Francisco",
-			"CA", "94105", "USA", "employed", "", "Example Inc", "salary", "", "personal"},
+			"CA", "94105", "USA", "employed", "", "Example Inc", "salary", "", "personal", "false", "123-45-6789", "", "", "", ""},
 	}
 }

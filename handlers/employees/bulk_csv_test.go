@@ -3,11 +3,14 @@ package employees
 import (
 	"bytes"
 	"encoding/csv"
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	"partneradmin/apiclient"
 )
 
 var testNow = time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
@@ -38,9 +41,9 @@ func TestTemplateRowsAreValid(t *testing.T) {
 }
 
 func TestParseBulkCSVRules(t *testing.T) {
-	head := "name,email,first_name,last_name,date_of_birth,nationality,street_line1,city,postal_code,country_code,employment_status,source_of_funds\n"
+	head := "name,email,first_name,last_name,date_of_birth,nationality,street_line1,city,postal_code,country_code,employment_status,source_of_funds,nino\n"
 	row := func(email, postal, country string) string {
-		return "A B," + email + ",A,B,1990-01-01,GB,1 Road,London," + postal + "," + country + ",employed,salary\n"
+		return "A B," + email + ",A,B,1990-01-01,GB,1 Road,London," + postal + "," + country + ",employed,salary,QQ123456C\n"
 	}
 	cases := []struct {
 		name     string
@@ -50,8 +53,19 @@ func TestParseBulkCSVRules(t *testing.T) {
 	}{
 		{name: "empty", file: "", fileErr: "empty"},
 		{name: "header only", file: head, fileErr: "no rows"},
-		{name: "ssn column refused", file: "name,email,ssn\nA,a@x.example,123\n", fileErr: "identification numbers"},
-		{name: "bvn column refused", file: "email,BVN\na@x.example,22222222222\n", fileErr: "identification numbers"},
+		{name: "nin column refused", file: "name,email,nin\nA,a@x.example,123\n", fileErr: "does not take"},
+		{name: "header not text", file: "name,em\x00ail\nA,a@x.example\n", fileErr: "not a column name"},
+		{name: "bvn column checked", file: "name,email,first_name,last_name,date_of_birth,nationality,phone_number,street_line1,city,state," +
+			"postal_code,country_code,employment_status,occupation_code,source_of_funds,estimated_monthly_volume,BVN\n" +
+			"A B,a@x.example,A,B,1990-01-01,NG,08031234567,1 Road,Lagos,Lagos,100001,NGA,employed,OCC-1,salary,1000,2222\n",
+			problems: map[int]string{2: "11 digits"}},
+		{name: "uk row without nino", file: strings.ReplaceAll(head, ",nino", "") + "A B,a@x.example,A,B,1990-01-01,GB,1 Road,London,SW1A 1AA,GBR,employed,salary\n",
+			problems: map[int]string{2: "National Insurance"}},
+		{name: "nul in a cell", file: head + row("a@x.example", "SW1A\x001AA", "GBR"), problems: map[int]string{2: "control character"}},
+		{name: "invalid utf-8 in a cell", file: head + strings.Replace(row("a@x.example", "SW1A 1AA", "GBR"), "London", "Lon\xffdon", 1),
+			problems: map[int]string{2: "UTF-8"}},
+		{name: "a huge first name", file: head + strings.Replace(row("a@x.example", "SW1A 1AA", "GBR"), ",A,B,", ","+strings.Repeat("A", 1<<20)+",B,", 1),
+			problems: map[int]string{2: "Keep it to 100"}},
 		{name: "unknown column", file: "email,shoe_size\na@x.example,42\n", fileErr: "unknown columns shoe_size"},
 		{name: "no email column", file: "name\nA\n", fileErr: "email column"},
 		{name: "duplicate column", file: "email,email\na,b\n", fileErr: "twice"},
@@ -107,6 +121,8 @@ func FuzzParseBulkCSV(f *testing.F) {
 	f.Add(templateCSV(f))
 	f.Add([]byte("email\n"))
 	f.Add([]byte("name,email,ssn\nA,a@x,1\n"))
+	f.Add([]byte("name,email,first_name,last_name,date_of_birth,nationality,street_line1,city,state,postal_code,country_code,employment_status,source_of_funds,ssn\n" +
+		"A B,a@x.example,A,B,1990-01-01,US,1 Road,X,CA,1,USA,employed,salary,123-45-6789\n"))
 	f.Add([]byte("\ufeffemail,name\n\"a@x.example\",\"A \"\"B\"\"\"\n"))
 	f.Add([]byte("email,country_code,postal_code\na@x.example,NGA,12345\n"))
 	f.Add([]byte{0xff, 0xfe, 'e', 'm', 'a', 'i', 'l', '\n'})
@@ -137,8 +153,24 @@ func FuzzParseBulkCSV(f *testing.F) {
 				t.Fatalf("duplicate email %q passed", key)
 			}
 			seen[key] = true
-			if p := bulkProfile(l.Form); len(p) == 0 {
+			p := bulkProfile(l.Form)
+			if len(p) == 0 {
 				t.Fatalf("line %d: no profile", l.Line)
+			}
+			var kept apiclient.KYCProfile
+			if err := json.Unmarshal(p, &kept); err != nil {
+				t.Fatal(err)
+			}
+			if kept.BVN != "" {
+				t.Fatalf("line %d: the stored profile keeps the BVN: %s", l.Line, p)
+			}
+			for _, id := range kept.IdentificationNumbers {
+				if id.Number != "" {
+					t.Fatalf("line %d: the stored profile keeps the %s number: %s", l.Line, id.Type, p)
+				}
+			}
+			if len(kept.IdentificationNumbers) != len(idNumbersOf(l.Form)) {
+				t.Fatalf("line %d: %d kinds of number kept, %d given", l.Line, len(kept.IdentificationNumbers), len(idNumbersOf(l.Form)))
 			}
 		}
 	})

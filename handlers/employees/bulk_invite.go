@@ -6,19 +6,23 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
+	"mime/multipart"
 	"net/http"
+	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/go-chi/chi/v5"
 	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"
-	"github.com/riverqueue/river/rivertype"
 
 	"partneradmin/apiclient"
 	"partneradmin/handlers"
+	"partneradmin/handlers/mirror"
 	"partneradmin/store"
 	"partneradmin/views"
 )
@@ -36,33 +40,46 @@ func (h *Handler) BulkTemplate(w http.ResponseWriter, r *http.Request) {
 	_ = cw.WriteAll(templateRows())
 }
 
-// BulkUpload checks the whole file (every row, duplicates inside the file
-// and against existing employees) and stores it for preview. Nothing is
-// sent.
-func (h *Handler) BulkUpload(w http.ResponseWriter, r *http.Request) {
+// bulkFileProblem is a whole-file problem in words.
+func bulkFileProblem(err error) string {
+	return "The file was not accepted: " + strings.TrimPrefix(err.Error(), ErrBulkFile.Error()+": ") + "."
+}
+
+// openBulkFile reads the uploaded CSV file of a multipart form, capped in
+// size; the words say what is wrong when there is none.
+func openBulkFile(w http.ResponseWriter, r *http.Request) (multipart.File, *multipart.FileHeader, int, string) {
 	r.Body = http.MaxBytesReader(w, r.Body, MaxBulkBytes+64<<10)
-	fail := func(status int, msg string) {
-		h.Render(w, r, status, "Invite from a CSV file", views.BulkUploadPage(views.BulkUploadView{Columns: bulkColumns, Error: msg}), nil)
-	}
 	if err := r.ParseMultipartForm(1 << 20); err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
-			fail(http.StatusRequestEntityTooLarge, "The file is larger than 5 MB: split it.")
-			return
+			return nil, nil, http.StatusRequestEntityTooLarge, "The file is larger than 5 MB: split it."
 		}
-		fail(http.StatusUnprocessableEntity, "Choose a CSV file to upload.")
+		return nil, nil, http.StatusUnprocessableEntity, "Choose a CSV file to upload."
+	}
+	file, fh, err := r.FormFile("file")
+	if err != nil {
+		return nil, nil, http.StatusUnprocessableEntity, "Choose a CSV file to upload."
+	}
+	return file, fh, 0, ""
+}
+
+// BulkUpload checks the whole file (every row with the single invite's
+// rules, duplicates inside the file and against existing employees) and
+// stores it for preview, without identification numbers. Nothing is sent.
+func (h *Handler) BulkUpload(w http.ResponseWriter, r *http.Request) {
+	fail := func(status int, msg string) {
+		h.Render(w, r, status, "Invite from a CSV file", views.BulkUploadPage(views.BulkUploadView{Columns: bulkColumns, Error: msg}), nil)
+	}
+	file, fh, status, msg := openBulkFile(w, r)
+	if msg != "" {
+		fail(status, msg)
 		return
 	}
 	defer func() { _ = r.MultipartForm.RemoveAll() }()
-	file, fh, err := r.FormFile("file")
-	if err != nil {
-		fail(http.StatusUnprocessableEntity, "Choose a CSV file to upload.")
-		return
-	}
 	defer file.Close()
-	lines, err := parseBulkCSV(file, h.Now())
+	lines, err := parseBulkCSV(file, h.Clock())
 	if errors.Is(err, ErrBulkFile) {
-		fail(http.StatusUnprocessableEntity, "The file was not accepted: "+strings.TrimPrefix(err.Error(), ErrBulkFile.Error()+": ")+".")
+		fail(http.StatusUnprocessableEntity, bulkFileProblem(err))
 		return
 	}
 	if err != nil {
@@ -71,7 +88,7 @@ func (h *Handler) BulkUpload(w http.ResponseWriter, r *http.Request) {
 	}
 	var emails []string
 	for _, l := range lines {
-		if l.Form.Email != "" {
+		if l.Form.Email != "" && !l.Form.Fields.Has("email") {
 			emails = append(emails, strings.ToLower(l.Form.Email))
 		}
 	}
@@ -82,7 +99,7 @@ func (h *Handler) BulkUpload(w http.ResponseWriter, r *http.Request) {
 	}
 	occupations, err := h.checkOccupationCodes(r.Context(), lines)
 	if errors.Is(err, ErrBulkFile) {
-		fail(http.StatusUnprocessableEntity, "The file was not accepted: "+strings.TrimPrefix(err.Error(), ErrBulkFile.Error()+": ")+".")
+		fail(http.StatusUnprocessableEntity, bulkFileProblem(err))
 		return
 	}
 	if err != nil {
@@ -97,15 +114,17 @@ func (h *Handler) BulkUpload(w http.ResponseWriter, r *http.Request) {
 		if msg := occupations[l.Form.OccupationCode]; l.Form.OccupationCode != "" && msg != "" {
 			l.Problems = append(l.Problems, "occupation code: "+msg)
 		}
+		// A name or email that failed the text checks was made printable
+		// by the validator: only text is stored.
 		row := store.BulkRow{Line: l.Line, Name: l.Form.Name, Email: l.Form.Email, Problems: l.Problems}
 		if len(l.Problems) == 0 {
 			row.Profile = bulkProfile(l.Form)
 		}
 		rows = append(rows, row)
 	}
-	name := fh.Filename
-	if len(name) > 200 {
-		name = name[:200]
+	name := printable(fh.Filename)
+	if r := []rune(name); len(r) > 200 {
+		name = string(r[:200])
 	}
 	run, err := h.Store.CreateBulkRun(r.Context(), name, rows, handlers.ActorFrom(r.Context()))
 	if err != nil {
@@ -133,39 +152,56 @@ func (h *Handler) runFromPath(w http.ResponseWriter, r *http.Request) (store.Bul
 	return run, true
 }
 
+// bulkKey is the action key of a run's row: a retried job, a second
+// sender or a resumed run never sends a row twice.
+func bulkKey(runID int64, line int) string { return fmt.Sprintf("bulk:%d:%d", runID, line) }
+
+// needsIDs reports whether a stored row carries identification numbers,
+// which are read from the file when it is sent.
+func needsIDs(row store.BulkRow) bool {
+	var p apiclient.KYCProfile
+	return len(row.Profile) > 0 && json.Unmarshal(row.Profile, &p) == nil && len(p.IdentificationNumbers) > 0
+}
+
 func (h *Handler) bulkView(ctx context.Context, run store.BulkRun, withRows bool) (views.BulkRunView, error) {
 	p, err := h.Store.BulkRunProgress(ctx, run.ID)
 	if err != nil {
 		return views.BulkRunView{}, err
 	}
 	v := views.BulkRunView{ID: run.ID, Filename: run.Filename, State: run.State, Total: p.Total, Valid: p.Valid(), Invalid: p.Invalid,
-		Sent: p.Sent, Errors: p.Errors, Done: p.Done(), Percent: p.Percent(), Finished: run.State == store.BulkDone,
-		CanStart: run.State == store.BulkPreview && p.Valid() > 0, ResultURL: fmt.Sprintf("/employees/invite/bulk/%d/result.csv", run.ID)}
-	if !withRows {
-		rows, err := h.Store.BulkRows(ctx, run.ID)
-		if err != nil {
-			return v, err
-		}
-		for _, row := range rows {
-			if row.State == store.BulkRowError {
-				v.Rows = append(v.Rows, views.BulkRowView{Line: row.Line, Name: row.Name, Email: row.Email, State: row.State, Error: row.Error})
-			}
-		}
-		return v, nil
-	}
+		Sent: p.Sent, Errors: p.Errors, Unknown: p.Unknown, Done: p.Done(), Percent: p.Percent(), Finished: run.State == store.BulkDone,
+		CanStart: run.State == store.BulkPreview && p.Valid() > 0, ResultURL: fmt.Sprintf("/employees/invite/bulk/%d/result.csv", run.ID),
+		FormToken: handlers.NewFormToken()}
 	rows, err := h.Store.BulkRows(ctx, run.ID)
 	if err != nil {
 		return v, err
 	}
 	for _, row := range rows {
+		waiting := needsIDs(row) && (row.State == store.BulkRowQueued || row.State == store.BulkRowSending)
+		if waiting {
+			v.WithIDs++
+		}
+		if row.State == store.BulkRowUnknown {
+			if a, err := h.Store.ActionByKey(ctx, bulkKey(run.ID, row.Line)); err == nil && a.State.Finished() {
+				row.Error = a.State.Label() + ": " + a.Message
+			} else {
+				row.Error = "the Partner API did not confirm it; the app keeps checking"
+			}
+		}
+		if !withRows && row.State != store.BulkRowError && row.State != store.BulkRowUnknown {
+			continue
+		}
 		rv := views.BulkRowView{Line: row.Line, Name: row.Name, Email: row.Email, Problems: row.Problems, State: row.State,
-			InviteURL: row.InviteURL, Error: row.Error}
-		var p apiclient.KYCProfile
-		if len(row.Profile) > 0 && json.Unmarshal(row.Profile, &p) == nil && p.Address != nil {
-			rv.Country = p.Address.CountryCode
+			StateLabel: bulkStateLabel(row.State), InviteURL: row.InviteURL, Error: row.Error}
+		var prof apiclient.KYCProfile
+		if len(row.Profile) > 0 && json.Unmarshal(row.Profile, &prof) == nil && prof.Address != nil {
+			rv.Country = prof.Address.CountryCode
 		}
 		v.Rows = append(v.Rows, rv)
 	}
+	// Rows with identification numbers are sent while the file is at hand:
+	// at the start, or, when the app stopped meanwhile, from the file again.
+	v.NeedsFile = v.WithIDs > 0 && (v.CanStart || run.State == store.BulkSending)
 	return v, nil
 }
 
@@ -203,33 +239,148 @@ func (h *Handler) BulkProgress(w http.ResponseWriter, r *http.Request) {
 	h.Render(w, r, http.StatusOK, "Bulk invite", views.BulkRunPage(v), views.BulkProgressView(v))
 }
 
-// BulkStart sends the valid rows in the background (a river job enqueued
-// in the transaction that starts the run: a second click sends nothing).
+// BulkStart is the "send" form, once per token. A previewed run starts: the
+// rows without identification numbers go to a background job enqueued in
+// the same transaction; the rows with numbers are sent from the file chosen
+// again with the form (the numbers were not kept), by this process. A run
+// already sending whose numbered rows were left unsent (the app stopped)
+// takes the file again to send them.
 func (h *Handler) BulkStart(w http.ResponseWriter, r *http.Request) {
 	run, ok := h.runFromPath(w, r)
 	if !ok {
 		return
 	}
-	by := handlers.ActorFrom(r.Context())
-	if h.Queue == nil {
-		h.ServerError(w, r, errors.New("employees: no job queue"))
+	page := fmt.Sprintf("/employees/invite/bulk/%d", run.ID)
+	v, err := h.bulkView(r.Context(), run, true)
+	if err != nil {
+		h.ServerError(w, r, err)
 		return
 	}
-	_, err := h.Store.StartBulkRun(r.Context(), run.ID, by, func(ctx context.Context, tx pgx.Tx) error {
-		return h.Queue.InsertBulkRun(ctx, tx, run.ID)
-	})
-	if errors.Is(err, store.ErrConflict) {
-		_ = h.Store.Audit(r.Context(), store.AuditEntry{Actor: by, Action: "employee.bulk_invite.start", Target: fmt.Sprintf("bulk_invite:%d", run.ID),
-			Outcome: store.OutcomeRefused, Detail: "already started"})
-		h.Flash(r, "info", "This file is already being sent; nothing was sent twice.")
-		h.Redirect(w, r, fmt.Sprintf("/employees/invite/bulk/%d", run.ID))
+	var file multipart.File
+	status, msg := 0, ""
+	if v.NeedsFile {
+		file, _, status, msg = openBulkFile(w, r)
+		if file != nil {
+			defer func() { _ = r.MultipartForm.RemoveAll() }()
+			defer file.Close()
+		}
+	}
+	key, ok := handlers.FormKey(r)
+	if !ok {
+		h.StaleForm(w, r)
+		return
+	}
+	if h.seen(w, r, key, kindBulkStart, page) {
+		return
+	}
+	var numbers map[int]map[string]string
+	if v.NeedsFile {
+		if msg == "" {
+			numbers, msg = h.numbersFromFile(r.Context(), run, file)
+			status = http.StatusUnprocessableEntity
+		}
+		if msg != "" {
+			v.FormToken = r.PostFormValue(handlers.FormTokenField) // nothing was begun: the form keeps its token
+			v.FileError = msg
+			h.Render(w, r, status, "Bulk invite", views.BulkRunPage(v), nil)
+			return
+		}
+	}
+	by := handlers.ActorFrom(r.Context())
+	target := fmt.Sprintf("bulk_invite:%d", run.ID)
+	var a store.Action
+	var repeat bool
+	if run.State == store.BulkPreview {
+		a, repeat, err = h.runLocal(r.Context(), key, kindBulkStart, target, by, map[string]int64{"runId": run.ID},
+			fmt.Sprintf("sending %d invites from %s", run.ValidRows, run.Filename),
+			func(ctx context.Context, tx *store.Store) error {
+				_, err := tx.StartBulkRun(ctx, run.ID, func(ctx context.Context, ptx pgx.Tx) error {
+					_, err := h.Queue.InsertTx(ctx, ptx, BulkInviteArgs{RunID: run.ID}, nil)
+					return err
+				})
+				if errors.Is(err, store.ErrConflict) {
+					return refusal("this file is already being sent; nothing was sent twice")
+				}
+				return err
+			})
+	} else {
+		detail := "nothing to send"
+		if numbers != nil {
+			detail = fmt.Sprintf("sending the %d rows with identification numbers from the file chosen again", v.WithIDs)
+		}
+		a, repeat, err = h.runLocal(r.Context(), key, kindBulkStart, target, by, map[string]int64{"runId": run.ID}, detail,
+			func(context.Context, *store.Store) error {
+				if numbers == nil {
+					return refusal("this file is already being sent; nothing was sent twice")
+				}
+				return nil
+			})
+	}
+	if repeat {
+		h.repeated(w, r, a, err, page)
 		return
 	}
 	if err != nil {
 		h.ServerError(w, r, err)
 		return
 	}
-	h.Redirect(w, r, fmt.Sprintf("/employees/invite/bulk/%d", run.ID))
+	if a.State != store.ActionDone {
+		h.Flash(r, "info", "This file is already being sent; nothing was sent twice.")
+		h.Redirect(w, r, page)
+		return
+	}
+	if numbers != nil {
+		go h.sendWithNumbers(context.WithoutCancel(r.Context()), run, numbers)
+	}
+	h.Redirect(w, r, page)
+}
+
+// numbersFromFile reads the identification numbers of a run's rows from the
+// file chosen again: it must be the file that was checked (every row that
+// has numbers on the same line, with the same email, valid).
+func (h *Handler) numbersFromFile(ctx context.Context, run store.BulkRun, file io.Reader) (map[int]map[string]string, string) {
+	lines, err := parseBulkCSV(file, h.Clock())
+	if errors.Is(err, ErrBulkFile) {
+		return nil, bulkFileProblem(err)
+	}
+	if err != nil {
+		return nil, "The file could not be read: choose it again."
+	}
+	byLine := make(map[int]bulkLine, len(lines))
+	for _, l := range lines {
+		byLine[l.Line] = l
+	}
+	rows, err := h.Store.BulkRows(ctx, run.ID)
+	if err != nil {
+		return nil, "The checked rows could not be read: try again."
+	}
+	numbers := map[int]map[string]string{}
+	for _, row := range rows {
+		if !needsIDs(row) {
+			continue
+		}
+		l, ok := byLine[row.Line]
+		if !ok || !strings.EqualFold(l.Form.Email, row.Email) {
+			return nil, fmt.Sprintf("This is not the file that was checked: line %d should be %s. Choose %s.", row.Line, row.Email, run.Filename)
+		}
+		if len(l.Problems) > 0 {
+			return nil, fmt.Sprintf("Line %d of this file has problems (%s): choose the file that was checked.", row.Line, strings.Join(l.Problems, " "))
+		}
+		numbers[row.Line] = idNumbersOf(l.Form)
+	}
+	return numbers, ""
+}
+
+// sendWithNumbers sends a run's rows that carry identification numbers,
+// with the numbers read from the file, then finishes the run if nothing
+// is left. The numbers live only in this call.
+func (h *Handler) sendWithNumbers(ctx context.Context, run store.BulkRun, numbers map[int]map[string]string) {
+	ctx, cancel := context.WithTimeout(ctx, time.Hour)
+	defer cancel()
+	s := bulkSender{store: h.Store, api: h.API, actions: h.Actions, logger: h.Logger}
+	if err := s.sendRun(ctx, run, numbers); err != nil {
+		h.Logger.ErrorContext(ctx, "bulk invite: rows with identification numbers", "run", run.ID, "err", err)
+	}
 }
 
 // BulkResultCSV downloads every row with its outcome.
@@ -238,14 +389,14 @@ func (h *Handler) BulkResultCSV(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	rows, err := h.Store.BulkRows(r.Context(), run.ID)
+	v, err := h.bulkView(r.Context(), run, true)
 	if err != nil {
 		h.ServerError(w, r, err)
 		return
 	}
 	cw := handlers.NewCSV(w, fmt.Sprintf("bulk-invite-%d-result.csv", run.ID), "line", "name", "email", "outcome", "invite_url", "error", "problems")
-	for _, row := range rows {
-		cw.Row(strconv.Itoa(row.Line), row.Name, row.Email, bulkStateLabel(row.State), row.InviteURL, row.Error, strings.Join(row.Problems, "; "))
+	for _, row := range v.Rows {
+		cw.Row(strconv.Itoa(row.Line), row.Name, row.Email, row.StateLabel, row.InviteURL, row.Error, strings.Join(row.Problems, "; "))
 	}
 	cw.Close(h.Logger, r)
 }
@@ -262,11 +413,14 @@ func bulkStateLabel(s string) string {
 		return "sent"
 	case store.BulkRowError:
 		return "error"
+	case store.BulkRowUnknown:
+		return "outcome unknown"
 	}
 	return s
 }
 
-// BulkInviteArgs is the background job that sends a run's valid rows.
+// BulkInviteArgs is the background job that sends a run's rows without
+// identification numbers.
 type BulkInviteArgs struct {
 	RunID int64 `json:"run_id"`
 }
@@ -277,110 +431,137 @@ func (BulkInviteArgs) Kind() string { return "employees_bulk_invite" }
 // InsertOpts: a run is one job; a failed job resumes where it stopped.
 func (BulkInviteArgs) InsertOpts() river.InsertOpts { return river.InsertOpts{MaxAttempts: 5} }
 
-// BulkInviteWorker sends a run's rows one at a time, each invite stored
-// before its call and completed with its outcome (the same path as a single
-// invite), so progress is visible row by row and a crash resumes. A row left
-// 'sending' by a crash is sent again: spec "Re-inviting the same email
-// reissues the same link".
+// BulkInviteWorker sends a run's rows without identification numbers, one
+// at a time, each an action keyed by run and line, so progress is visible
+// row by row and a retried job never sends a row twice.
 type BulkInviteWorker struct {
 	river.WorkerDefaults[BulkInviteArgs]
-	Store  Store
-	API    API
+	Store  *store.Store
+	API    *apiclient.Client
 	Logger *slog.Logger
+
+	once    sync.Once
+	actions *handlers.Actions
 }
 
-// Timeout allows a large file (about 5 ms a row against the sandbox).
+// Timeout allows a large file.
 func (w *BulkInviteWorker) Timeout(*river.Job[BulkInviteArgs]) time.Duration { return time.Hour }
 
 // Work sends the rows.
 func (w *BulkInviteWorker) Work(ctx context.Context, job *river.Job[BulkInviteArgs]) error {
+	w.once.Do(func() {
+		// The worker is built apart from the handlers: it runs the same
+		// ledger with the area's read-backs.
+		w.actions = handlers.NewActions(w.Store, w.Logger)
+		registerReadBacks(w.actions, w.API)
+	})
 	run, err := w.Store.BulkRunByID(ctx, job.Args.RunID)
 	if err != nil {
 		return err
 	}
+	s := bulkSender{store: w.Store, api: w.API, actions: w.actions, logger: w.Logger}
+	return s.sendRun(ctx, run, nil)
+}
+
+// bulkSender sends a run's rows: those without identification numbers
+// (numbers nil) or those with them.
+type bulkSender struct {
+	store   *store.Store
+	api     *apiclient.Client
+	actions *handlers.Actions
+	logger  *slog.Logger
+}
+
+func (s bulkSender) sendRun(ctx context.Context, run store.BulkRun, numbers map[int]map[string]string) error {
 	by := store.Actor{Email: run.CreatedBy}
+	var done []int
 	for {
-		row, err := w.Store.NextBulkRow(ctx, run.ID)
+		row, err := s.store.NextBulkRow(ctx, run.ID, numbers != nil, done)
 		if errors.Is(err, store.ErrNotFound) {
 			break
 		}
 		if err != nil {
 			return err
 		}
-		if err := w.sendRow(ctx, run, row, by); err != nil {
+		done = append(done, row.Line)
+		if err := s.sendRow(ctx, run, row, numbers[row.Line], by); err != nil {
 			return err
 		}
 	}
-	return w.Store.FinishBulkRun(ctx, run.ID, by)
+	return s.store.FinishBulkRun(context.WithoutCancel(ctx), run.ID, by)
 }
 
-func (w *BulkInviteWorker) sendRow(ctx context.Context, run store.BulkRun, row store.BulkRow, by store.Actor) error {
+func (s bulkSender) sendRow(ctx context.Context, run store.BulkRun, row store.BulkRow, numbers map[string]string, by store.Actor) error {
 	var profile apiclient.KYCProfile
 	if err := json.Unmarshal(row.Profile, &profile); err != nil {
-		return w.Store.FinishBulkRow(ctx, run.ID, row.Line, store.BulkRowError, "", "the stored row could not be read")
+		return s.store.FinishBulkRow(ctx, run.ID, row.Line, store.BulkRowError, "", "the stored row could not be read")
 	}
-	first, last := "", ""
-	country := ""
-	if profile.Profile != nil && profile.Profile.PersonalInfo != nil {
-		first, last = profile.Profile.PersonalInfo.FirstName, profile.Profile.PersonalInfo.LastName
+	req := invited{Email: row.Email, Name: row.Name, BulkRunID: run.ID, Line: row.Line}
+	for _, id := range profile.IdentificationNumbers {
+		req.IDTypes = append(req.IDTypes, id.Type)
 	}
-	occupation := ""
+	profile, ok := withIDNumbers(profile, numbers)
+	if !ok {
+		return s.store.FinishBulkRow(ctx, run.ID, row.Line, store.BulkRowError, "", "its identification numbers were not at hand: choose the file again")
+	}
+	if pi := profile.Profile; pi != nil && pi.PersonalInfo != nil {
+		req.FirstName, req.LastName = pi.PersonalInfo.FirstName, pi.PersonalInfo.LastName
+	}
 	if profile.Address != nil {
-		country = profile.Address.CountryCode
+		req.Country = profile.Address.CountryCode
 	}
 	if profile.Employment != nil {
-		occupation = profile.Employment.OccupationCode
+		req.OccupationCode = profile.Employment.OccupationCode
 	}
-	inv, _, err := w.Store.BeginInvite(ctx, store.NewInvite{Email: row.Email, FirstName: first, LastName: last, Country: country,
-		OccupationCode: occupation, BulkRunID: run.ID}, by)
-	if errors.Is(err, store.ErrConflict) {
-		return w.Store.FinishBulkRow(ctx, run.ID, row.Line, store.BulkRowError, "", "already invited since the file was checked")
-	}
+	send := apiclient.InviteEmployeeRequest{Name: row.Name, Email: row.Email, KYC: &apiclient.InviteKYC{Profile: profile}}
+	d, err := s.actions.Run(ctx, handlers.Write{Key: bulkKey(run.ID, row.Line), Kind: kindBulkRow, Target: inviteTarget(req), Actor: by,
+		Request: req, Call: callInvite(s.api, send, req, by)})
 	if err != nil {
 		return err
 	}
-	res, callErr := w.API.InviteEmployee(ctx, apiclient.InviteEmployeeRequest{Name: row.Name, Email: row.Email, KYC: &apiclient.InviteKYC{Profile: profile}})
-	outcome := inviteOutcome(res, callErr)
-	if _, err := w.Store.FinishInvite(context.WithoutCancel(ctx), inv.ID, outcome, by); err != nil {
-		return err
-	}
-	if callErr != nil && ctx.Err() != nil {
-		return ctx.Err() // stopping: the row stays 'sending' and is sent again on resume
-	}
-	state, errText := store.BulkRowSent, ""
-	switch outcome.State {
-	case store.InviteCallSent:
-	case store.InviteCallNotSent:
-		state, errText = store.BulkRowError, "not sent: "+outcome.Error
-	default:
-		state, errText = store.BulkRowError, outcome.Error
-		if fe := apiclient.ValidationFields(callErr); len(fe) > 0 {
-			var parts []string
-			for k, m := range fe {
-				parts = append(parts, sentence(FieldInWords(strings.TrimPrefix(k, "kyc.profile.")), strings.TrimSpace(strings.TrimPrefix(m, k))))
-			}
-			errText = strings.Join(parts, " ")
+	ctx = context.WithoutCancel(ctx)
+	switch d.State() {
+	case store.ActionBegun:
+		return nil // another sender is sending it now: its outcome will be recorded
+	case store.ActionDone:
+		if !d.Repeat {
+			return nil // the finish recorded the row with the invite
 		}
-		if w.Logger != nil {
-			w.Logger.WarnContext(ctx, "bulk invite row failed", "run", run.ID, "line", row.Line, "status", apiclient.StatusCode(callErr))
+		var ans inviteAnswer
+		if err := d.Action.DecodeResult(&ans); err != nil {
+			return err
 		}
+		if !ans.Sent {
+			return s.store.FinishBulkRow(ctx, run.ID, row.Line, store.BulkRowError, ans.InviteURL, "not sent: "+ans.Error)
+		}
+		return s.store.FinishBulkRow(ctx, run.ID, row.Line, store.BulkRowSent, ans.InviteURL, "")
+	case store.ActionRefused:
+		return s.store.FinishBulkRow(ctx, run.ID, row.Line, store.BulkRowError, "", refusedRow(d, send))
 	}
-	return w.Store.FinishBulkRow(context.WithoutCancel(ctx), run.ID, row.Line, state, outcome.InviteURL, errText)
+	if s.logger != nil {
+		s.logger.WarnContext(ctx, "bulk invite row: outcome unknown", "run", run.ID, "line", row.Line)
+	}
+	return s.store.FinishBulkRow(ctx, run.ID, row.Line, store.BulkRowUnknown, "", d.Action.Message)
 }
 
-// RiverQueue inserts the bulk job with river's client.
-type RiverQueue struct {
-	Client interface {
-		InsertTx(ctx context.Context, tx pgx.Tx, args river.JobArgs, opts *river.InsertOpts) (*rivertype.JobInsertResult, error)
+// refusedRow says why the API refused a row: its per-field messages in the
+// HR team's words, else its summary.
+func refusedRow(d handlers.Done, send apiclient.InviteEmployeeRequest) string {
+	if len(d.Problem.Fields) == 0 {
+		return d.Action.Message
 	}
-}
-
-// InsertBulkRun implements Queue.
-func (q RiverQueue) InsertBulkRun(ctx context.Context, tx pgx.Tx, runID int64) error {
-	if _, err := q.Client.InsertTx(ctx, tx, BulkInviteArgs{RunID: runID}, nil); err != nil {
-		return fmt.Errorf("employees: enqueue bulk run %d: %w", runID, err)
+	fields := views.FieldErrors{}
+	rest := mapAPIFields(d.Problem.Fields, send, fields)
+	keys := make([]string, 0, len(fields))
+	for k := range fields {
+		keys = append(keys, k)
 	}
-	return nil
+	sort.Strings(keys)
+	parts := make([]string, 0, len(keys)+len(rest))
+	for _, k := range keys {
+		parts = append(parts, fields[k])
+	}
+	return strings.Join(append(parts, rest...), " ")
 }
 
 // maxBulkOccupations bounds the lookups one file may cause.
@@ -413,7 +594,7 @@ func (h *Handler) checkOccupationCodes(ctx context.Context, lines []bulkLine) (m
 	for c := range codes {
 		list, err := h.API.SearchOccupations(ctx, userID, c)
 		if err != nil {
-			codes[c] = "could not be checked against the occupations lookup (" + apiMessage(err) + "); upload the file again"
+			codes[c] = "could not be checked against the occupations lookup (" + mirror.ReadError(err) + "); upload the file again"
 			continue
 		}
 		found := false

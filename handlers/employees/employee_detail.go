@@ -9,6 +9,7 @@ import (
 
 	"partneradmin/apiclient"
 	"partneradmin/handlers"
+	"partneradmin/handlers/mirror"
 	"partneradmin/store"
 	"partneradmin/views"
 )
@@ -33,7 +34,7 @@ func (h *Handler) Detail(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	h.renderDetail(w, r, http.StatusOK, e, "", views.OccupationFixForm{Fields: views.FieldErrors{}})
+	h.renderDetailWith(w, r, http.StatusOK, e, func(*views.EmployeeDetailView) {})
 }
 
 // RefreshDetail re-reads the employee from the API (one click) and shows
@@ -50,13 +51,6 @@ func (h *Handler) RefreshDetail(w http.ResponseWriter, r *http.Request) {
 	h.Redirect(w, r, fmt.Sprintf("/employees/%d", e.ID))
 }
 
-func (h *Handler) renderDetail(w http.ResponseWriter, r *http.Request, status int, e store.Employee, message string, fix views.OccupationFixForm) {
-	h.renderDetailWith(w, r, status, e, func(v *views.EmployeeDetailView) {
-		v.Message = message
-		v.Occupation = fix
-	})
-}
-
 // renderDetailWith renders the employee's page after set adds what one
 // action shows (a message, a form's errors).
 func (h *Handler) renderDetailWith(w http.ResponseWriter, r *http.Request, status int, e store.Employee, set func(v *views.EmployeeDetailView)) {
@@ -67,12 +61,16 @@ func (h *Handler) renderDetailWith(w http.ResponseWriter, r *http.Request, statu
 	}
 	v.CanWrite = canWrite(r)
 	v.Occupation = views.OccupationFixForm{Fields: views.FieldErrors{}}
+	if v.CanWrite {
+		v.Tokens = views.DetailTokens{Reinvite: handlers.NewFormToken(), Resolve: handlers.NewFormToken(),
+			Occupation: handlers.NewFormToken(), RetryUSD: handlers.NewFormToken(), Reactivate: handlers.NewFormToken()}
+	}
 	set(&v)
 	h.Render(w, r, status, e.Name(), views.EmployeeDetailPage(v), nil)
 }
 
 func (h *Handler) detailView(ctx context.Context, e store.Employee) (views.EmployeeDetailView, error) {
-	now := h.Now()
+	now := h.Clock()
 	v := views.EmployeeDetailView{ID: e.ID, Name: e.Name(), Email: e.Email, ServiceUserID: e.ServiceUserID, InviteState: e.InviteState,
 		InviteLabel: inviteStateLabel(e.InviteState), ActionRequired: e.ActionRequired, LinkedAt: e.LinkedAt, KYCSubmitted: e.KYCSubmitted,
 		DeletedAt: e.DeletedAt, Now: now}
@@ -103,9 +101,9 @@ func (h *Handler) detailView(ctx context.Context, e store.Employee) (views.Emplo
 	}
 	v.Profile = profileView(snaps)
 
-	onb, onbSnap := decodeSnap[apiclient.OnboardingStatus](snaps, snapOnboarding)
-	kr, krSnap := decodeSnap[apiclient.KYCReadiness](snaps, snapKYCReadiness)
-	ur, urSnap := decodeSnap[apiclient.USDReadiness](snaps, snapUSDReadiness)
+	onb, onbSnap := decodeSnap[apiclient.OnboardingStatus](snaps, mirror.SnapOnboarding)
+	kr, krSnap := decodeSnap[apiclient.KYCReadiness](snaps, mirror.SnapKYCReadiness)
+	ur, urSnap := decodeSnap[apiclient.USDReadiness](snaps, mirror.SnapUSDReadiness)
 	for _, cur := range store.ReadinessCurrencies() {
 		c, ok := readiness[e.ID][cur]
 		card := views.CurrencyCardView{Currency: cur, Cell: cellView(cur, c, ok)}
@@ -143,7 +141,7 @@ func (h *Handler) detailView(ctx context.Context, e store.Employee) (views.Emplo
 		v.Currencies = append(v.Currencies, card)
 	}
 
-	vba, vbaSnap := decodeSnap[apiclient.VirtualAccount](snaps, snapVBAUSD)
+	vba, vbaSnap := decodeSnap[apiclient.VirtualAccount](snaps, mirror.SnapVBAUSD)
 	if vbaSnap != nil {
 		at := vbaSnap.ReadAt
 		v.USDAccount.ReadAt, v.USDAccount.Error = &at, vbaSnap.Error
@@ -163,7 +161,7 @@ func (h *Handler) detailView(ctx context.Context, e store.Employee) (views.Emplo
 			}
 		}
 	}
-	for _, kind := range []string{snapDepositNGN, snapDepositMXN} {
+	for _, kind := range []string{mirror.SnapDepositNGN, mirror.SnapDepositMXN} {
 		list, sn := decodeSnap[[]apiclient.DepositAccount](snaps, kind)
 		d := views.DepositAccountsView{Currency: strings.TrimPrefix(kind, "deposit_")}
 		if sn == nil {
@@ -189,7 +187,7 @@ func (h *Handler) detailView(ctx context.Context, e store.Employee) (views.Emplo
 			v.WalletsReadAt = w.BalanceReadAt
 		}
 	}
-	if _, sn := decodeSnap[[]apiclient.Wallet](snaps, snapWallets); sn != nil && sn.Error != "" {
+	if _, sn := decodeSnap[[]apiclient.Wallet](snaps, mirror.SnapWallets); sn != nil && sn.Error != "" {
 		v.WalletsError = sn.Error
 	}
 	return v, nil
@@ -210,7 +208,7 @@ func walletView(w store.Wallet) views.WalletView {
 }
 
 func profileView(snaps map[string]store.Snapshot) views.ProfileView {
-	s, sn := decodeSnap[kycSummary](snaps, snapKYCSummary)
+	s, sn := decodeSnap[mirror.KYCSummary](snaps, mirror.SnapKYCSummary)
 	var p views.ProfileView
 	if sn == nil {
 		return p
@@ -250,24 +248,39 @@ func daysLeft(deletedAt, now time.Time) int {
 }
 
 // FixOccupation sends the occupationCode chosen from the lookup with
-// PATCH /kyc, then confirms with GET /kyc that it landed (spec: the silent
-// drop of employment).
+// PATCH /kyc, once per form, then confirms with GET /kyc that it landed
+// (spec: the silent drop of employment).
 func (h *Handler) FixOccupation(w http.ResponseWriter, r *http.Request) {
+	key, ok := handlers.FormKey(r)
+	if !ok {
+		h.StaleForm(w, r)
+		return
+	}
 	e, ok := h.employeeFromPath(w, r)
 	if !ok {
 		return
 	}
-	fix := views.OccupationFixForm{Code: strings.TrimSpace(r.PostFormValue("occupation_code")), Fields: views.FieldErrors{}}
-	if fix.Code == "" || !occupationPattern.MatchString(fix.Code) {
-		fix.Fields["occupation_code"] = "Search and choose the occupation from the list."
-		h.renderDetail(w, r, http.StatusUnprocessableEntity, e, "", fix)
+	if h.seen(w, r, key, kindOccupation, fmt.Sprintf("/employees/%d", e.ID)) {
 		return
 	}
-	by := handlers.ActorFrom(r.Context())
-	target := fmt.Sprintf("employee:%d", e.ID)
+	token := r.PostFormValue(handlers.FormTokenField)
+	fix := views.OccupationFixForm{Code: strings.TrimSpace(r.PostFormValue("occupation_code")), Fields: views.FieldErrors{}}
+	refuse := func(status int, msg string, newToken bool) {
+		fix.Fields["occupation_code"] = msg
+		fix.Code = printable(fix.Code)
+		h.renderDetailWith(w, r, status, e, func(v *views.EmployeeDetailView) {
+			v.Occupation = fix
+			if !newToken {
+				v.Tokens.Occupation = token
+			}
+		})
+	}
+	if fix.Code == "" || handlers.CheckText(fix.Code, 40, false) != "" || !occupationPattern.MatchString(fix.Code) {
+		refuse(http.StatusUnprocessableEntity, "Search and choose the occupation from the list.", false)
+		return
+	}
 	if e.ServiceUserID == "" {
-		fix.Fields["occupation_code"] = "The employee has not linked yet: the occupation goes with the invite's profile."
-		h.renderDetail(w, r, http.StatusUnprocessableEntity, e, "", fix)
+		refuse(http.StatusUnprocessableEntity, "The employee has not linked yet: the occupation goes with the invite's profile.", false)
 		return
 	}
 	snaps, err := h.Store.SnapshotsOf(r.Context(), e.ID)
@@ -275,58 +288,83 @@ func (h *Handler) FixOccupation(w http.ResponseWriter, r *http.Request) {
 		h.ServerError(w, r, err)
 		return
 	}
-	status := "employed"
-	if s, _ := decodeSnap[kycSummary](snaps, snapKYCSummary); s != nil && s.EmploymentStatus != "" {
-		status = s.EmploymentStatus
+	req := onUser{EmployeeID: e.ID, ServiceUserID: e.ServiceUserID, OccupationCode: fix.Code, EmploymentStatus: "employed"}
+	if s, _ := decodeSnap[mirror.KYCSummary](snaps, mirror.SnapKYCSummary); s != nil && s.EmploymentStatus != "" {
+		req.EmploymentStatus = s.EmploymentStatus
 	}
-	err = h.API.UpdateKYC(r.Context(), e.ServiceUserID, apiclient.KYCProfile{Employment: &apiclient.KYCEmployment{EmploymentStatus: status, OccupationCode: fix.Code}})
-	if err == nil {
-		var p *apiclient.KYCProfile
-		p, err = h.API.GetKYC(r.Context(), e.ServiceUserID)
-		if err == nil && (p.Employment == nil || p.Employment.OccupationCode != fix.Code) {
-			err = fmt.Errorf("employees: occupationCode did not land: %w", apiclient.ErrValidation)
-			_ = h.Store.Audit(r.Context(), store.AuditEntry{Actor: by, Action: "employee.kyc.occupation", Target: target, Outcome: store.OutcomeFailed,
-				Detail: "the API accepted the update but GET /kyc shows no occupationCode"})
-			fix.Fields["occupation_code"] = "The Partner API accepted the update but the occupation did not land. Choose another occupation or contact support."
-			h.renderDetail(w, r, http.StatusBadGateway, e, "", fix)
-			return
-		}
+	by := handlers.ActorFrom(r.Context())
+	d, err := h.Actions.Run(r.Context(), handlers.Write{Key: key, Kind: kindOccupation, Target: employeeTarget(e.ID), Actor: by, Request: req,
+		Call: func(ctx context.Context) (handlers.Effect, error) {
+			err := h.API.UpdateKYC(ctx, req.ServiceUserID, apiclient.KYCProfile{
+				Employment: &apiclient.KYCEmployment{EmploymentStatus: req.EmploymentStatus, OccupationCode: req.OccupationCode}})
+			if err != nil {
+				return handlers.Effect{}, err
+			}
+			// The write is done; the read says whether it landed.
+			p, err := h.API.GetKYC(ctx, req.ServiceUserID)
+			switch {
+			case err != nil:
+				return occupationEffect(req, false, "confirming it with GET /kyc failed: "+mirror.ReadError(err)), nil
+			case p.Employment == nil || p.Employment.OccupationCode != req.OccupationCode:
+				return occupationEffect(req, false, "GET /kyc shows no occupationCode"), nil
+			}
+			return occupationEffect(req, true, "GET /kyc shows it"), nil
+		}})
+	if d.Repeat {
+		h.repeated(w, r, d.Action, err, fmt.Sprintf("/employees/%d", e.ID))
+		return
 	}
 	if err != nil {
-		_ = h.Store.Audit(r.Context(), store.AuditEntry{Actor: by, Action: "employee.kyc.occupation", Target: target, Outcome: store.OutcomeFailed, Detail: apiMessage(err)})
-		if apiclient.IsValidation(err) {
-			fix.Fields["occupation_code"] = "The Partner API refused the occupation: " + apiMessage(err)
-			h.renderDetail(w, r, http.StatusUnprocessableEntity, e, "", fix)
-			return
-		}
-		fix.Fields["occupation_code"] = readError(err) + ". Nothing changed; try again."
-		h.renderDetail(w, r, http.StatusBadGateway, e, "", fix)
-		return
-	}
-	if err := h.Store.Audit(r.Context(), store.AuditEntry{Actor: by, Action: "employee.kyc.occupation", Target: target, Outcome: store.OutcomeOK,
-		Detail: "occupationCode " + fix.Code + " sent and confirmed"}); err != nil {
 		h.ServerError(w, r, err)
 		return
 	}
-	if err := h.Refresh(r.Context(), e, handlers.ActorFrom(r.Context())); err != nil {
+	switch d.State() {
+	case store.ActionRefused:
+		refuse(problemStatus(d), "The Partner API refused the occupation: "+d.Problem.Summary, true)
+		return
+	case store.ActionUnknown, store.ActionBegun:
+		refuse(problemStatus(d), "The Partner API did not confirm the update, so it is not known whether it landed; the app keeps checking. "+
+			"Refresh the page before sending it again.", true)
+		return
+	}
+	var ans occupationAnswer
+	if err := d.Action.DecodeResult(&ans); err != nil {
 		h.ServerError(w, r, err)
+		return
+	}
+	if err := h.Refresh(r.Context(), e, by); err != nil {
+		h.ServerError(w, r, err)
+		return
+	}
+	if !ans.Landed {
+		refuse(http.StatusBadGateway, "The Partner API accepted the update but the occupation did not land. Choose another occupation or contact support.", true)
 		return
 	}
 	h.Flash(r, "ok", "Occupation saved and confirmed by the Partner API.")
 	h.Redirect(w, r, fmt.Sprintf("/employees/%d", e.ID))
 }
 
-// RetryUSD restarts a failed USD account set-up. spec: "failed | start-usa
-// retry (safe)"; start-usa is idempotent. A rejected account is never retried.
+// RetryUSD restarts a failed USD account set-up, once per form. spec:
+// "failed | start-usa retry (safe)"; a rejected account is never retried.
 func (h *Handler) RetryUSD(w http.ResponseWriter, r *http.Request) {
+	key, ok := handlers.FormKey(r)
+	if !ok {
+		h.StaleForm(w, r)
+		return
+	}
 	e, ok := h.employeeFromPath(w, r)
 	if !ok {
 		return
 	}
 	by := handlers.ActorFrom(r.Context())
-	target := fmt.Sprintf("employee:%d", e.ID)
+	page := fmt.Sprintf("/employees/%d", e.ID)
+	if h.seen(w, r, key, kindRetryUSD, page) {
+		return
+	}
 	refuse := func(status int, msg string) {
-		_ = h.Store.Audit(r.Context(), store.AuditEntry{Actor: by, Action: "employee.onboarding.retry_usd", Target: target, Outcome: store.OutcomeRefused, Detail: msg})
+		if h.refuse(w, r, key, kindRetryUSD, employeeTarget(e.ID), msg, page) {
+			return
+		}
 		h.ErrorPage(w, r, status, "USD account not retried", msg)
 	}
 	if e.ServiceUserID == "" {
@@ -335,7 +373,7 @@ func (h *Handler) RetryUSD(w http.ResponseWriter, r *http.Request) {
 	}
 	vba, err := h.API.GetUSDVirtualAccount(r.Context(), e.ServiceUserID)
 	if err != nil {
-		refuse(http.StatusBadGateway, "The USD account state could not be read: "+readError(err)+". Nothing was retried.")
+		refuse(http.StatusBadGateway, "The USD account state could not be read: "+mirror.ReadError(err)+". Nothing was retried.")
 		return
 	}
 	if vba.Status != "failed" {
@@ -347,30 +385,44 @@ func (h *Handler) RetryUSD(w http.ResponseWriter, r *http.Request) {
 		h.ServerError(w, r, err)
 		return
 	}
-	walletID := ""
+	req := onUser{EmployeeID: e.ID, ServiceUserID: e.ServiceUserID}
 	for _, wl := range wallets {
 		if wl.Currency == string(apiclient.USDB) {
-			walletID = wl.ID
+			req.WalletID = wl.ID
 		}
 	}
-	if walletID == "" {
+	if req.WalletID == "" {
 		refuse(http.StatusConflict, "The employee has no USDB wallet to attach the USD account to.")
 		return
 	}
-	if _, err := h.API.StartUSA(r.Context(), e.ServiceUserID, apiclient.StartUSARequest{SmartWalletID: walletID}); err != nil {
-		_ = h.Store.Audit(r.Context(), store.AuditEntry{Actor: by, Action: "employee.onboarding.retry_usd", Target: target, Outcome: store.OutcomeFailed, Detail: apiMessage(err)})
-		h.ErrorPage(w, r, http.StatusBadGateway, "USD account not retried", readError(err)+". Retrying again is safe.")
+	d, err := h.Actions.Run(r.Context(), handlers.Write{Key: key, Kind: kindRetryUSD, Target: employeeTarget(e.ID), Actor: by, Request: req,
+		Call: func(ctx context.Context) (handlers.Effect, error) {
+			if _, err := h.API.StartUSA(ctx, req.ServiceUserID, apiclient.StartUSARequest{SmartWalletID: req.WalletID}); err != nil {
+				return handlers.Effect{}, err
+			}
+			return handlers.Effect{Target: employeeTarget(e.ID), Detail: "start-usa sent again"}, nil
+		}})
+	if d.Repeat {
+		h.repeated(w, r, d.Action, err, page)
 		return
 	}
-	if err := h.Store.Audit(r.Context(), store.AuditEntry{Actor: by, Action: "employee.onboarding.retry_usd", Target: target, Outcome: store.OutcomeOK,
-		Detail: "start-usa sent again"}); err != nil {
+	if err != nil {
 		h.ServerError(w, r, err)
 		return
 	}
-	if err := h.Refresh(r.Context(), e, handlers.ActorFrom(r.Context())); err != nil {
+	switch d.State() {
+	case store.ActionRefused:
+		h.ErrorPage(w, r, problemStatus(d), "USD account not retried", d.Problem.Summary)
+		return
+	case store.ActionUnknown, store.ActionBegun:
+		h.ErrorPage(w, r, problemStatus(d), "USD account retry not confirmed",
+			"The Partner API did not confirm the retry; the app keeps checking. Retrying again is safe (start-usa is idempotent), but refresh the page first.")
+		return
+	}
+	if err := h.Refresh(r.Context(), e, by); err != nil {
 		h.ServerError(w, r, err)
 		return
 	}
 	h.Flash(r, "ok", "USD account set-up restarted.")
-	h.Redirect(w, r, fmt.Sprintf("/employees/%d", e.ID))
+	h.Redirect(w, r, page)
 }

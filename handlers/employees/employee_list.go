@@ -1,9 +1,11 @@
 package employees
 
 import (
+	"encoding/base64"
 	"errors"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -12,36 +14,39 @@ import (
 	"partneradmin/views"
 )
 
-// listFilter reads the list's filter from the query string; unknown values
-// are dropped rather than refused (a stale bookmark still opens).
-func listFilter(r *http.Request) (store.EmployeeFilter, views.EmployeeFilterView) {
+// maxSearch is the longest search the list accepts, in characters.
+const maxSearch = 100
+
+// listFilter reads the list's and the matrix's filter from the query
+// string. Unknown choices are dropped rather than refused (a stale bookmark
+// still opens); a search or page cursor that is not text is refused with
+// the words of the problem.
+func listFilter(r *http.Request) (store.EmployeeFilter, views.EmployeeFilterView, string) {
 	q := r.URL.Query()
 	f := store.EmployeeFilter{Search: strings.TrimSpace(q.Get("q")), Sort: store.SortName, After: q.Get("after")}
-	if len([]rune(f.Search)) > 100 {
-		f.Search = string([]rune(f.Search)[:100])
+	if msg := handlers.CheckText(f.Search, maxSearch, false); msg != "" {
+		return f, views.EmployeeFilterView{}, "The search was not understood: " + msg
 	}
-	if s := q.Get("state"); contains(inviteStates(), s) {
+	if f.After != "" {
+		// A cursor is base64 of text this app made; anything else is a
+		// link that was not.
+		if b, err := base64.RawURLEncoding.DecodeString(f.After); err == nil && handlers.CheckText(string(b), 1000, false) != "" {
+			return f, views.EmployeeFilterView{}, "This page link is not valid any more. Start again from the first page."
+		}
+	}
+	if s := q.Get("state"); slices.Contains(inviteStates(), s) {
 		f.InviteState = s
 	}
-	if c := q.Get("currency"); contains(store.ReadinessCurrencies(), c) {
+	if c := q.Get("currency"); slices.Contains(store.ReadinessCurrencies(), c) {
 		f.Currency = c
 	}
-	if s := q.Get("readiness"); contains(readinessStates(), s) {
+	if s := q.Get("readiness"); slices.Contains(readinessStates(), s) {
 		f.Readiness = s
 	}
 	if q.Get("sort") == store.SortActivity {
 		f.Sort = store.SortActivity
 	}
-	return f, views.EmployeeFilterView{Q: f.Search, State: f.InviteState, Currency: f.Currency, Readiness: f.Readiness, Sort: f.Sort}
-}
-
-func contains(list []string, v string) bool {
-	for _, x := range list {
-		if x == v {
-			return true
-		}
-	}
-	return false
+	return f, views.EmployeeFilterView{Q: f.Search, State: f.InviteState, Currency: f.Currency, Readiness: f.Readiness, Sort: f.Sort}, ""
 }
 
 // filterQuery encodes a filter as a query string (without the cursor).
@@ -80,9 +85,10 @@ func filterOptions(fv views.EmployeeFilterView) (states, currencies, readiness, 
 	}
 	readiness = []views.Option{{Value: "", Label: "Any readiness"}}
 	for _, s := range readinessStates() {
-		label := readinessLabel(s, 2)
-		if s == store.ReadyMissing {
-			label = "missing fields"
+		label := chartLabel(s)
+		if s == store.ReadyNotStarted {
+			// The filter also finds currencies not read yet.
+			label = "not started or not read yet"
 		}
 		readiness = append(readiness, views.Option{Value: s, Label: label, Selected: s == fv.Readiness})
 	}
@@ -91,54 +97,77 @@ func filterOptions(fv views.EmployeeFilterView) (states, currencies, readiness, 
 	return
 }
 
-// List shows the employee list: search as you type, filters, keyset pages.
-// htmx asks for the results fragment alone (search, filters, polling).
-func (h *Handler) List(w http.ResponseWriter, r *http.Request) {
+// listed is one page of the list or the matrix, as both read it.
+type listed struct {
+	filter views.EmployeeFilterView
+	rows   []views.EmployeeRow
+	self   string
+	next   string
+	csv    string
+}
+
+// listPage reads one filtered page for path (the list or the matrix):
+// the poll short-cut, the filter, the page with its readiness and its
+// links. It answers the request itself when it returns false.
+func (h *Handler) listPage(w http.ResponseWriter, r *http.Request, path string, limit int) (listed, bool) {
 	same, err := h.unchanged(w, r)
 	if err != nil {
 		h.ServerError(w, r, err)
-		return
+		return listed{}, false
 	}
 	if same {
-		return
+		return listed{}, false
 	}
-	f, fv := listFilter(r)
-	f.Limit = listPageSize
+	f, fv, bad := listFilter(r)
+	if bad != "" {
+		h.ErrorPage(w, r, http.StatusBadRequest, "Search not understood", bad)
+		return listed{}, false
+	}
+	f.Limit = limit
 	page, err := h.Store.ListEmployeesWithReadiness(r.Context(), f)
 	if errors.Is(err, store.ErrBadCursor) {
 		h.ErrorPage(w, r, http.StatusBadRequest, "Page not found", "This page link is not valid any more. Start again from the first page.")
-		return
+		return listed{}, false
 	}
 	if err != nil {
 		h.ServerError(w, r, err)
+		return listed{}, false
+	}
+	out := listed{filter: fv, rows: employeeRows(page.Employees, page.Readiness), csv: withQuery(path+".csv", filterQuery(fv))}
+	out.self, out.next = pageLinks(path, fv, f.After, page.Next, changeStamp(page.ChangedAt))
+	return out, true
+}
+
+// List shows the employee list: search as you type, filters, keyset pages.
+// htmx asks for the results fragment alone (search, filters, polling).
+func (h *Handler) List(w http.ResponseWriter, r *http.Request) {
+	p, ok := h.listPage(w, r, "/employees", listPageSize)
+	if !ok {
 		return
 	}
-	stamp := changeStamp(page.ChangedAt)
-	readiness := page.Readiness
-	v := views.EmployeeListView{Filter: fv, Columns: store.ReadinessCurrencies(), Rows: employeeRows(page.Employees, readiness),
-		CanWrite: canWrite(r)}
-	v.States, v.Currencies, v.Readiness, v.Sorts = filterOptions(fv)
-	v.CSVURL = withQuery("/employees.csv", filterQuery(fv))
-	v.SelfURL, v.NextURL = pageLinks("/employees", fv, f.After, page.Next, stamp)
-	if h.Sessions != nil {
-		v.ReconcileMessage = h.Sessions.PopString(r.Context(), sessionReconcile)
-	}
+	v := views.EmployeeListView{Filter: p.filter, Columns: store.ReadinessCurrencies(), Rows: p.rows, CanWrite: canWrite(r),
+		CSVURL: p.csv, SelfURL: p.self, NextURL: p.next}
+	v.States, v.Currencies, v.Readiness, v.Sorts = filterOptions(p.filter)
 	h.Render(w, r, http.StatusOK, "Employees", views.EmployeeListPage(v), views.EmployeeResults(v))
 }
 
-const sessionReconcile = "employees_reconcile"
-
-// ExportCSV streams the filtered list, page by page, as CSV.
-func (h *Handler) ExportCSV(w http.ResponseWriter, r *http.Request) {
-	f, _ := listFilter(r)
-	f.After, f.Limit = "", 500
-	header := []string{"id", "name", "email", "service_user_id", "invite_state", "action_required", "last_activity_at"}
-	for _, c := range store.ReadinessCurrencies() {
-		header = append(header, strings.ToLower(c)+"_readiness")
+// eachPage walks every page of the filtered list, 500 employees at a time,
+// with their readiness, for the CSV exports. It answers the request itself
+// when the first page fails; a later failure is logged and ends the file.
+func (h *Handler) eachPage(w http.ResponseWriter, r *http.Request, open func() *handlers.CSVWriter, row func(cw *handlers.CSVWriter, e views.EmployeeRow)) {
+	f, _, bad := listFilter(r)
+	if bad != "" {
+		h.ErrorPage(w, r, http.StatusBadRequest, "Search not understood", bad)
+		return
 	}
+	f.After, f.Limit = "", 500
 	var cw *handlers.CSVWriter
 	for {
 		page, err := h.Store.ListEmployees(r.Context(), f)
+		var readiness map[int64]map[string]store.ReadinessCell
+		if err == nil {
+			readiness, err = h.Store.ReadinessOf(r.Context(), idsOf(page.Employees))
+		}
 		if err != nil {
 			if cw == nil {
 				h.ServerError(w, r, err)
@@ -147,25 +176,11 @@ func (h *Handler) ExportCSV(w http.ResponseWriter, r *http.Request) {
 			h.Logger.ErrorContext(r.Context(), "employees csv: next page", "err", err)
 			break
 		}
-		readiness, err := h.Store.ReadinessOf(r.Context(), idsOf(page.Employees))
-		if err != nil {
-			if cw == nil {
-				h.ServerError(w, r, err)
-				return
-			}
-			h.Logger.ErrorContext(r.Context(), "employees csv: readiness", "err", err)
-			break
-		}
 		if cw == nil {
-			cw = handlers.NewCSV(w, "employees.csv", header...)
+			cw = open()
 		}
-		for _, row := range employeeRows(page.Employees, readiness) {
-			cells := []string{strconv.FormatInt(row.ID, 10), row.Name, row.Email, row.ServiceUserID, row.InviteLabel, row.ActionRequired,
-				views.ISO(row.LastActivity)}
-			for _, c := range row.Cells {
-				cells = append(cells, c.Label)
-			}
-			cw.Row(cells...)
+		for _, e := range employeeRows(page.Employees, readiness) {
+			row(cw, e)
 		}
 		if page.Next == "" {
 			break
@@ -178,9 +193,25 @@ func (h *Handler) ExportCSV(w http.ResponseWriter, r *http.Request) {
 	cw.Close(h.Logger, r)
 }
 
+// ExportCSV streams the filtered list as CSV.
+func (h *Handler) ExportCSV(w http.ResponseWriter, r *http.Request) {
+	header := []string{"id", "name", "email", "service_user_id", "invite_state", "action_required", "last_activity_at"}
+	for _, c := range store.ReadinessCurrencies() {
+		header = append(header, strings.ToLower(c)+"_readiness")
+	}
+	h.eachPage(w, r, func() *handlers.CSVWriter { return handlers.NewCSV(w, "employees.csv", header...) },
+		func(cw *handlers.CSVWriter, row views.EmployeeRow) {
+			cells := []string{strconv.FormatInt(row.ID, 10), row.Name, row.Email, row.ServiceUserID, row.InviteLabel, row.ActionRequired,
+				views.ISO(row.LastActivity)}
+			for _, c := range row.Cells {
+				cells = append(cells, c.Label)
+			}
+			cw.Row(cells...)
+		})
+}
+
 // listPageSize is the list's page: 25 rows of 5 readiness cells, the page
-// size of the invite consoles users compare with, and what keeps the page
-// cheap to render under load (see the README's figures).
+// size of the invite consoles users compare with.
 const listPageSize = 25
 
 // pageLinks builds a filtered page's links: itself (with its keyset cursor

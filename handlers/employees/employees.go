@@ -1,18 +1,17 @@
 // Package employees is the HR admin's area: the employee list with search
 // and per-currency readiness, single and bulk invites, linking, the employee
 // page with its onboarding snapshots, the readiness matrix and the account
-// lifecycle (delete, reactivate).
+// lifecycle (delete, reactivate). Every invite, re-invite, bulk row,
+// deletion, reactivation and KYC change goes to the Partner API once,
+// through the action ledger (handlers.Actions).
 package employees
 
 import (
-	"context"
-	"encoding/json"
 	"net/http"
 	"strconv"
 	"time"
 
 	"github.com/go-chi/chi/v5"
-	"github.com/jackc/pgx/v5"
 
 	"partneradmin/apiclient"
 	"partneradmin/handlers"
@@ -20,84 +19,24 @@ import (
 	"partneradmin/views"
 )
 
-// Store is what the employees area needs from the store.
-type Store interface {
-	ListEmployees(ctx context.Context, f store.EmployeeFilter) (store.EmployeePage, error)
-	ListEmployeesWithReadiness(ctx context.Context, f store.EmployeeFilter) (store.EmployeePageWithReadiness, error)
-	EmployeesChangedAt(ctx context.Context) (time.Time, error)
-	EmployeeByID(ctx context.Context, id int64) (store.Employee, error)
-	EmployeeByEmail(ctx context.Context, email string) (store.Employee, error)
-	EmployeeByServiceUserID(ctx context.Context, serviceUserID string) (store.Employee, error)
-	TreasuryUsers(ctx context.Context) ([]store.Employee, error)
-	WalletsByEmployee(ctx context.Context, employeeID int64) ([]store.Wallet, error)
-	UpsertWallet(ctx context.Context, w store.Wallet) error
-	BeginInvite(ctx context.Context, n store.NewInvite, by store.Actor) (store.Invite, store.Employee, error)
-	FinishInvite(ctx context.Context, inviteID int64, o store.InviteOutcome, by store.Actor) (store.Invite, error)
-	InvitesOf(ctx context.Context, employeeID int64) ([]store.Invite, error)
-	InviteExtrasOf(ctx context.Context, employeeID int64) (store.InviteExtras, error)
-	InvitedEmployees(ctx context.Context, limit int) ([]store.Employee, error)
-	StaleOnboarding(ctx context.Context, olderThan time.Time, limit int) ([]store.Employee, error)
-	LinkInvite(ctx context.Context, in store.LinkInput, by store.Actor) (store.Employee, bool, error)
-	FlagActionRequired(ctx context.Context, serviceUserID, what string, by store.Actor) (store.Employee, error)
-	ClearActionRequired(ctx context.Context, employeeID int64, by store.Actor, reason string) (bool, error)
-	ClearActionRequiredAsOf(ctx context.Context, employeeID int64, asOf time.Time, by store.Actor, reason string) (bool, error)
-	DatabaseNow(ctx context.Context) (time.Time, error)
-	SaveOnboarding(ctx context.Context, employeeID int64, snaps []store.Snapshot, cells []store.ReadinessCell) error
-	SnapshotsOf(ctx context.Context, employeeID int64) (map[string]store.Snapshot, error)
-	ReadinessOf(ctx context.Context, employeeIDs []int64) (map[int64]map[string]store.ReadinessCell, error)
-	ReadinessCounts(ctx context.Context, currencies []string) (map[string]map[string]int, error)
-	MarkDeleted(ctx context.Context, employeeID int64, at time.Time, by store.Actor, detail string) error
-	MarkReactivated(ctx context.Context, employeeID int64, by store.Actor, detail string) error
-	Audit(ctx context.Context, e store.AuditEntry) error
-	CreateBulkRun(ctx context.Context, filename string, rows []store.BulkRow, by store.Actor) (store.BulkRun, error)
-	BulkRunByID(ctx context.Context, id int64) (store.BulkRun, error)
-	StartBulkRun(ctx context.Context, id int64, by store.Actor, enqueue func(ctx context.Context, tx pgx.Tx) error) (store.BulkRun, error)
-	BulkRows(ctx context.Context, runID int64) ([]store.BulkRow, error)
-	BulkRunProgress(ctx context.Context, runID int64) (store.BulkProgress, error)
-	NextBulkRow(ctx context.Context, runID int64) (store.BulkRow, error)
-	FinishBulkRow(ctx context.Context, runID int64, line int, state, inviteURL, errText string) error
-	FinishBulkRun(ctx context.Context, runID int64, by store.Actor) error
-	ExistingEmails(ctx context.Context, emails []string) (map[string]bool, error)
-}
-
-// API is what the employees area calls on the Partner API.
-type API interface {
-	InviteEmployee(ctx context.Context, req apiclient.InviteEmployeeRequest) (*apiclient.InviteResult, error)
-	SearchOccupations(ctx context.Context, userID, search string) ([]apiclient.Occupation, error)
-	LookupUserByEmail(ctx context.Context, email string) (*apiclient.User, error)
-	GetKYC(ctx context.Context, userID string) (*apiclient.KYCProfile, error)
-	UpdateKYC(ctx context.Context, userID string, p apiclient.KYCProfile) error
-	GetKYCReadiness(ctx context.Context, userID string) (*apiclient.KYCReadiness, error)
-	GetUSDReadiness(ctx context.Context, userID string) (*apiclient.USDReadiness, error)
-	GetOnboardingStatus(ctx context.Context, userID string) (*apiclient.OnboardingStatus, error)
-	GetUSDVirtualAccount(ctx context.Context, userID string) (*apiclient.VirtualAccount, error)
-	StartUSA(ctx context.Context, userID string, req apiclient.StartUSARequest) (*apiclient.OnboardingStarted, error)
-	GetDepositAccounts(ctx context.Context, userID string, currency apiclient.Fiat) ([]apiclient.DepositAccount, error)
-	ListWallets(ctx context.Context, userID string) ([]apiclient.Wallet, error)
-	ListBalances(ctx context.Context, userID string) ([]apiclient.WalletBalance, error)
-	ListCards(ctx context.Context, userID, walletID string) ([]apiclient.Card, error)
-	ListProposals(ctx context.Context, userID, walletID string) ([]apiclient.Proposal, error)
-	DeleteUser(ctx context.Context, userID string) (*apiclient.StatusMessage, error)
-	ReactivateUser(ctx context.Context, userID string) (*apiclient.StatusMessage, error)
-}
-
-// Queue inserts background jobs inside a transaction (river's client).
-type Queue interface {
-	InsertBulkRun(ctx context.Context, tx pgx.Tx, runID int64) error
-}
-
 // Handler serves the employees routes.
 type Handler struct {
 	*handlers.Base
-	Store Store
-	API   API
-	Queue Queue
-	Now   func() time.Time
+	Store   *store.Store
+	API     *apiclient.Client
+	Queue   handlers.JobQueue
+	Actions *handlers.Actions
+	Clock   func() time.Time
 }
 
-// New returns the employees handler.
-func New(base *handlers.Base, st Store, api API) *Handler {
-	return &Handler{Base: base, Store: st, API: api, Now: time.Now}
+// New returns the employees handler and registers how its actions are read
+// back when their outcome is unknown.
+func New(d handlers.Deps) *Handler {
+	h := &Handler{Base: d.Base, Store: d.Store, API: d.API, Queue: d.Queue, Actions: d.Actions, Clock: d.Clock}
+	if d.Actions != nil {
+		registerReadBacks(d.Actions, d.API)
+	}
+	return h
 }
 
 // ReactivationWindow is the spec's "Reactivation window | 90 days from
@@ -160,7 +99,9 @@ func readinessStates() []string {
 // readinessLabel is a readiness state in words ("missing 3 fields").
 func readinessLabel(state string, missing int) string {
 	switch state {
-	case store.ReadyNotStarted, "":
+	case store.ReadyNotRead:
+		return "not read yet"
+	case store.ReadyNotStarted:
 		return "not started"
 	case store.ReadyMissing:
 		if missing == 1 {
@@ -181,9 +122,19 @@ func readinessLabel(state string, missing int) string {
 	return state
 }
 
+// chartLabel is a readiness state in words for totals and the chart's key.
+func chartLabel(state string) string {
+	if state == store.ReadyMissing {
+		return "missing fields"
+	}
+	return readinessLabel(state, 2)
+}
+
+// cellView is one currency's cell; a currency no read has answered for
+// says so rather than "not started".
 func cellView(currency string, c store.ReadinessCell, ok bool) views.ReadinessCellView {
 	if !ok {
-		return views.ReadinessCellView{Currency: currency, State: store.ReadyNotStarted, Label: readinessLabel(store.ReadyNotStarted, 0)}
+		return views.ReadinessCellView{Currency: currency, State: store.ReadyNotRead, Label: readinessLabel(store.ReadyNotRead, 0)}
 	}
 	v := views.ReadinessCellView{Currency: currency, State: c.State, Label: readinessLabel(c.State, len(c.Missing)), Detail: c.Detail}
 	for _, m := range c.Missing {
@@ -218,18 +169,6 @@ func idsOf(list []store.Employee) []int64 {
 		ids[i] = e.ID
 	}
 	return ids
-}
-
-func isNotFound(err error) bool { return errorsIs(err, store.ErrNotFound) }
-
-// mustJSON encodes v for a snapshot; the values are the API's own types, so
-// encoding cannot fail short of a bug, which is reported as an empty body.
-func mustJSON(v any) json.RawMessage {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return nil
-	}
-	return b
 }
 
 // unchanged answers a poll with 204 (htmx keeps the page as it is) when no

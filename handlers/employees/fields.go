@@ -4,9 +4,11 @@ import (
 	"errors"
 	"regexp"
 	"strings"
+
+	"partneradmin/store"
 )
 
-func errorsIs(err, target error) bool { return errors.Is(err, target) }
+func isNotFound(err error) bool { return errors.Is(err, store.ErrNotFound) }
 
 // fieldWords names the KYC profile's fields (the spec's PATCH /kyc paths,
 // which readiness "missing" arrays use) in the HR team's words.
@@ -54,7 +56,7 @@ var fieldWords = map[string]string{
 	"documents.biometric":                      "selfie (taken by the employee in the app)",
 }
 
-// lastSegment matches the final path segment of a field ("a.b[0].c" → "c").
+// indexPart matches an index in a field path ("a.b[0].c").
 var indexPart = regexp.MustCompile(`\[\d+\]`)
 
 // FieldInWords turns a field path the API reports ("employment.occupationCode")

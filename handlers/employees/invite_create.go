@@ -13,6 +13,7 @@ import (
 
 	"partneradmin/apiclient"
 	"partneradmin/handlers"
+	"partneradmin/handlers/mirror"
 	"partneradmin/store"
 	"partneradmin/views"
 )
@@ -35,18 +36,47 @@ func invitePage(f views.InviteForm) views.InvitePageView {
 
 // InviteForm shows the single-invite form.
 func (h *Handler) InviteForm(w http.ResponseWriter, r *http.Request) {
-	h.Render(w, r, http.StatusOK, "Invite an employee", views.InvitePage(invitePage(views.InviteForm{AccountPurpose: "personal", Fields: views.FieldErrors{}})), nil)
+	f := views.InviteForm{AccountPurpose: "personal", Fields: views.FieldErrors{}, Token: handlers.NewFormToken()}
+	h.Render(w, r, http.StatusOK, "Invite an employee", views.InvitePage(invitePage(f)), nil)
 }
 
 func (h *Handler) renderInviteForm(w http.ResponseWriter, r *http.Request, status int, f views.InviteForm) {
 	h.Render(w, r, status, "Invite an employee", views.InvitePage(invitePage(f)), views.InviteFormView(invitePage(f)))
 }
 
-// Invite validates the form, stores the invite, then calls the API once and
-// records its answer. Bad input changes nothing (422, the form as typed).
+// invitedOf is what the ledger keeps of a valid form.
+func invitedOf(f views.InviteForm) invited {
+	req := invited{Email: f.Email, Name: f.Name, FirstName: f.FirstName, LastName: f.LastName, Country: f.CountryCode,
+		OccupationCode: f.OccupationCode}
+	for _, id := range inviteRequest(f).KYC.Profile.IdentificationNumbers {
+		req.IDTypes = append(req.IDTypes, id.Type)
+	}
+	if f.BVN != "" {
+		req.IDTypes = append(req.IDTypes, "bvn")
+	}
+	return req
+}
+
+// unknownInvite says what an invite whose outcome is not known means.
+const unknownInvite = "The Partner API did not confirm the invite, so it is not known whether it was sent; the app keeps " +
+	"checking, and the employee appears in the list once it is known. Sending it again is safe: re-inviting the same email " +
+	"reissues the same link. Your input is kept below."
+
+// Invite validates the form, then sends the invite once (its one-time
+// token is the action's key) and records the employee and the invite with
+// the API's answer. Bad input changes nothing (422, the form as typed).
 func (h *Handler) Invite(w http.ResponseWriter, r *http.Request) {
+	key, ok := handlers.FormKey(r)
+	if !ok {
+		h.StaleForm(w, r)
+		return
+	}
 	f := readInviteForm(r.PostFormValue)
-	validateInvite(&f, true, h.Now())
+	f.Token = r.PostFormValue(handlers.FormTokenField)
+	if h.seen(w, r, key, kindInvite, "/employees") {
+		return
+	}
+	validateInvite(&f, h.Clock())
 	if !f.Fields.Any() {
 		if existing, err := h.Store.EmployeeByEmail(r.Context(), f.Email); err == nil {
 			x, xerr := h.Store.InviteExtrasOf(r.Context(), existing.ID)
@@ -68,99 +98,73 @@ func (h *Handler) Invite(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	by := handlers.ActorFrom(r.Context())
-	req := inviteRequest(f)
-	inv, emp, err := h.Store.BeginInvite(r.Context(), store.NewInvite{Email: f.Email, FirstName: f.FirstName, LastName: f.LastName,
-		Country: f.CountryCode, OccupationCode: f.OccupationCode}, by)
-	if errors.Is(err, store.ErrConflict) {
-		f.Fields["email"] = "This email was already invited. Re-invite them from their page."
-		h.renderInviteForm(w, r, http.StatusUnprocessableEntity, f)
+	send, req := inviteRequest(f), invitedOf(f)
+	d, err := h.Actions.Run(r.Context(), handlers.Write{Key: key, Kind: kindInvite, Target: inviteTarget(req), Actor: by, Request: req,
+		Call: callInvite(h.API, send, req, by)})
+	if d.Repeat {
+		h.repeated(w, r, d.Action, err, h.pageOfEmail(r.Context(), f.Email))
 		return
 	}
 	if err != nil {
 		h.ServerError(w, r, err)
 		return
 	}
-	res, callErr := h.API.InviteEmployee(r.Context(), req)
-	outcome := inviteOutcome(res, callErr)
-	if _, err := h.Store.FinishInvite(context.WithoutCancel(r.Context()), inv.ID, outcome, by); err != nil {
-		h.ServerError(w, r, err)
+	if d.State() == store.ActionDone {
+		var ans inviteAnswer
+		if err := d.Action.DecodeResult(&ans); err != nil {
+			h.ServerError(w, r, err)
+			return
+		}
+		e, err := h.Store.EmployeeByEmail(r.Context(), f.Email)
+		if err != nil {
+			h.ServerError(w, r, err)
+			return
+		}
+		h.renderInviteResult(w, r, e, ans, false, "")
 		return
 	}
-	switch {
-	case callErr == nil:
-		h.renderInviteResult(w, r, http.StatusOK, emp, res, false, "")
-	case apiclient.IsValidation(callErr):
-		for _, msg := range mapAPIFields(apiclient.ValidationFields(callErr), req, f.Fields) {
-			f.Problem = strings.TrimSpace(f.Problem + " " + msg)
-		}
-		if !f.Fields.Any() && f.Problem == "" {
-			f.Problem = "The Partner API refused the invite as invalid."
-		}
-		h.renderInviteForm(w, r, http.StatusUnprocessableEntity, f)
-	case apiclient.IsConflict(callErr):
-		// spec: a 409 on user creation is "success of a prior attempt": the
-		// invite is recorded as sent, and the link is one re-invite away.
-		h.renderInviteResult(w, r, http.StatusOK, emp, &apiclient.InviteResult{Sent: true,
-			Error: "an earlier attempt already invited this employee (409); use “Send the invite again” on their page to see the link"}, false, "")
-	default:
-		h.Logger.WarnContext(r.Context(), "invite failed upstream", "employee", emp.ID, "status", apiclient.StatusCode(callErr), "err", callErr)
-		f.Problem = upstreamProblem(callErr)
-		h.renderInviteForm(w, r, http.StatusBadGateway, f)
+	// Refused or unknown: the form again, as typed, with a new token (the
+	// old one is spent).
+	f.Token = handlers.NewFormToken()
+	if d.State() == store.ActionRefused {
+		rest := mapAPIFields(d.Problem.Fields, send, f.Fields)
+		f.Problem = strings.TrimSpace(d.Problem.Summary + " " + strings.Join(rest, " "))
+	} else {
+		f.Problem = unknownInvite
 	}
+	h.renderInviteForm(w, r, problemStatus(d), f)
 }
 
-// inviteOutcome turns the API's answer into the stored outcome.
-func inviteOutcome(res *apiclient.InviteResult, err error) store.InviteOutcome {
-	switch {
-	case err == nil && res.Sent:
-		return store.InviteOutcome{State: store.InviteCallSent, InviteURL: res.InviteURL}
-	case err == nil:
-		return store.InviteOutcome{State: store.InviteCallNotSent, InviteURL: res.InviteURL, Error: res.Error}
-	case apiclient.IsConflict(err):
-		return store.InviteOutcome{State: store.InviteCallSent, Error: "409 from the API: an earlier attempt created this employee"}
-	case apiclient.StatusCode(err) == 0 && !apiclient.IsValidation(err):
-		return store.InviteOutcome{State: store.InviteCallUnknown, Error: "no answer from the Partner API"}
+// pageOfEmail is the employee's page when one has the email, else the list.
+func (h *Handler) pageOfEmail(ctx context.Context, email string) string {
+	if e, err := h.Store.EmployeeByEmail(ctx, email); err == nil {
+		return fmt.Sprintf("/employees/%d", e.ID)
 	}
-	return store.InviteOutcome{State: store.InviteCallFailed, Error: apiMessage(err)}
-}
-
-// apiMessage is the API's message in words, never a request body.
-func apiMessage(err error) string {
-	var e *apiclient.Error
-	if errors.As(err, &e) {
-		if m := e.Message(); m != "" {
-			return fmt.Sprintf("%d: %s", e.StatusCode, m)
-		}
-		return fmt.Sprintf("status %d", e.StatusCode)
-	}
-	var fe apiclient.FieldErrors
-	if errors.As(err, &fe) {
-		return fe.Error()
-	}
-	return "no answer from the Partner API"
-}
-
-// upstreamProblem tells the admin what happened when the API failed, and
-// that their input is kept.
-func upstreamProblem(err error) string {
-	if apiclient.StatusCode(err) == 0 {
-		return "The Partner API did not answer in time. The invite is saved here and your input is kept below; it may or may not have been sent. Sending again is safe: the same email always gets the same link."
-	}
-	return "The Partner API failed (" + apiMessage(err) + ") and did not confirm the invite. It is saved here and your input is kept below; sending again is safe (the same email always gets the same link)."
+	return "/employees"
 }
 
 // Reinvite sends the invite call again for an employee (spec: "Re-inviting
 // the same email reissues the same link") and shows whether the link is
 // unchanged.
 func (h *Handler) Reinvite(w http.ResponseWriter, r *http.Request) {
+	key, ok := handlers.FormKey(r)
+	if !ok {
+		h.StaleForm(w, r)
+		return
+	}
 	e, ok := h.employeeFromPath(w, r)
 	if !ok {
 		return
 	}
+	page := fmt.Sprintf("/employees/%d", e.ID)
 	by := handlers.ActorFrom(r.Context())
+	if h.seen(w, r, key, kindReinvite, page) {
+		return
+	}
 	if e.InviteState == store.InviteDeleted {
-		_ = h.Store.Audit(r.Context(), store.AuditEntry{Actor: by, Action: "employee.reinvite", Target: fmt.Sprintf("employee:%d", e.ID),
-			Outcome: store.OutcomeRefused, Detail: "the account is deleted"})
+		if h.refuse(w, r, key, kindReinvite, employeeTarget(e.ID), "the account is deleted", page) {
+			return
+		}
 		h.ErrorPage(w, r, http.StatusConflict, "Account deleted", "This employee's account is deleted: reactivate it before inviting again.")
 		return
 	}
@@ -169,33 +173,46 @@ func (h *Handler) Reinvite(w http.ResponseWriter, r *http.Request) {
 		h.ServerError(w, r, err)
 		return
 	}
-	inv, _, err := h.Store.BeginInvite(r.Context(), store.NewInvite{Email: e.Email, FirstName: e.FirstName, LastName: e.LastName, Reinvite: true}, by)
+	// The same call without a profile: the employer-held profile the API
+	// already holds is kept (identification numbers are not kept here to
+	// send again).
+	req := invited{Email: e.Email, Name: e.Name(), FirstName: e.FirstName, LastName: e.LastName, Country: e.Country, EmployeeID: e.ID}
+	d, err := h.Actions.Run(r.Context(), handlers.Write{Key: key, Kind: kindReinvite, Target: inviteTarget(req), Actor: by, Request: req,
+		Call: callInvite(h.API, apiclient.InviteEmployeeRequest{Name: e.Name(), Email: e.Email}, req, by)})
+	if d.Repeat {
+		h.repeated(w, r, d.Action, err, page)
+		return
+	}
 	if err != nil {
 		h.ServerError(w, r, err)
 		return
 	}
-	// The same call: the employer-held profile the API already holds is kept
-	// (identification numbers are not stored here to send again).
-	res, callErr := h.API.InviteEmployee(r.Context(), apiclient.InviteEmployeeRequest{Name: e.Name(), Email: e.Email})
-	if _, err := h.Store.FinishInvite(context.WithoutCancel(r.Context()), inv.ID, inviteOutcome(res, callErr), by); err != nil {
-		h.ServerError(w, r, err)
-		return
+	switch d.State() {
+	case store.ActionDone:
+		var ans inviteAnswer
+		if err := d.Action.DecodeResult(&ans); err != nil {
+			h.ServerError(w, r, err)
+			return
+		}
+		h.renderInviteResult(w, r, e, ans, true, before.InviteURL)
+	case store.ActionRefused:
+		h.Flash(r, "error", "The invite was not sent again: "+d.Problem.Summary)
+		h.Redirect(w, r, page)
+	default:
+		h.Flash(r, "warn", "The Partner API did not confirm the invite, so it is not known whether it was sent again; the app keeps checking. "+
+			"Sending it again is safe: re-inviting the same email reissues the same link.")
+		h.Redirect(w, r, page)
 	}
-	if callErr != nil {
-		h.ErrorPage(w, r, http.StatusBadGateway, "Invite not sent again", upstreamProblem(callErr))
-		return
-	}
-	h.renderInviteResult(w, r, http.StatusOK, e, res, true, before.InviteURL)
 }
 
-func (h *Handler) renderInviteResult(w http.ResponseWriter, r *http.Request, status int, e store.Employee, res *apiclient.InviteResult, reinvite bool, previous string) {
-	v := views.InviteResultView{EmployeeID: e.ID, Name: e.Name(), Email: e.Email, Sent: res.Sent, Error: res.Error, Reinvite: reinvite,
-		PreviousLink: previous, SameLink: previous != "" && previous == res.InviteURL}
-	if safeLink(res.InviteURL) {
-		v.InviteURL = res.InviteURL
-		v.QR = qrDataURL(res.InviteURL)
+func (h *Handler) renderInviteResult(w http.ResponseWriter, r *http.Request, e store.Employee, ans inviteAnswer, reinvite bool, previous string) {
+	v := views.InviteResultView{EmployeeID: e.ID, Name: e.Name(), Email: e.Email, Sent: ans.Sent, Error: ans.Error, Note: ans.Note,
+		Reinvite: reinvite, PreviousLink: previous, SameLink: previous != "" && previous == ans.InviteURL}
+	if safeLink(ans.InviteURL) {
+		v.InviteURL = ans.InviteURL
+		v.QR = qrDataURL(ans.InviteURL)
 	}
-	h.Render(w, r, status, "Invite", views.InviteResultPage(v), nil)
+	h.Render(w, r, http.StatusOK, "Invite", views.InviteResultPage(v), nil)
 }
 
 // safeLink accepts only http(s) links for showing and encoding.
@@ -219,6 +236,13 @@ func qrDataURL(link string) string {
 func (h *Handler) Occupations(w http.ResponseWriter, r *http.Request) {
 	q := strings.TrimSpace(r.URL.Query().Get("occupation_search"))
 	v := views.OccupationResultsView{Query: q, Selected: r.URL.Query().Get("occupation_code")}
+	if msg := handlers.CheckText(q, 100, false); msg != "" || handlers.CheckText(v.Selected, 40, false) != "" {
+		if msg == "" {
+			msg = "The chosen occupation is not a code from the list."
+		}
+		h.RenderFragment(w, r, http.StatusBadRequest, views.OccupationResults(views.OccupationResultsView{Problem: "The search was not understood: " + msg}))
+		return
+	}
 	if len([]rune(q)) < 2 {
 		v.Query = ""
 		h.RenderFragment(w, r, http.StatusOK, views.OccupationResults(v))
@@ -234,7 +258,7 @@ func (h *Handler) Occupations(w http.ResponseWriter, r *http.Request) {
 	list, err := h.API.SearchOccupations(r.Context(), userID, q)
 	if err != nil {
 		h.Logger.WarnContext(r.Context(), "occupations lookup failed", "status", apiclient.StatusCode(err), "err", err)
-		v.Problem = "The occupations lookup did not answer (" + apiMessage(err) + "). Try again; an occupation cannot be typed in freely."
+		v.Problem = "The occupations lookup failed: " + mirror.ReadError(err) + ". Try again; an occupation cannot be typed in freely."
 		h.RenderFragment(w, r, http.StatusOK, views.OccupationResults(v))
 		return
 	}

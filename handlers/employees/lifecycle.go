@@ -2,13 +2,13 @@ package employees
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/http"
 	"strings"
 
 	"partneradmin/apiclient"
 	"partneradmin/handlers"
+	"partneradmin/handlers/mirror"
 	"partneradmin/store"
 	"partneradmin/views"
 )
@@ -29,10 +29,10 @@ func (h *Handler) DeleteCheck(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *Handler) deleteCheck(ctx context.Context, e store.Employee) views.DeleteCheckView {
-	v := views.DeleteCheckView{ID: e.ID, Name: e.Name(), Email: e.Email, ReadAt: h.Now(), CanDelete: true}
+	v := views.DeleteCheckView{ID: e.ID, Name: e.Name(), Email: e.Email, ReadAt: h.Clock(), CanDelete: true, FormToken: handlers.NewFormToken()}
 	balances, err := h.API.ListBalances(ctx, e.ServiceUserID)
 	if err != nil {
-		v.BalancesErr = "Balances could not be read: " + readError(err) + "."
+		v.BalancesErr = "Balances could not be read: " + mirror.ReadError(err) + "."
 	}
 	for _, b := range balances {
 		fiat := string(b.DisplayCurrency)
@@ -49,14 +49,14 @@ func (h *Handler) deleteCheck(ctx context.Context, e store.Employee) views.Delet
 	}
 	wallets, err := h.API.ListWallets(ctx, e.ServiceUserID)
 	if err != nil {
-		v.CardsErr = "Wallets could not be read: " + readError(err) + "."
+		v.CardsErr = "Wallets could not be read: " + mirror.ReadError(err) + "."
 		v.ProposalErr = v.CardsErr
 		return v
 	}
 	for _, wl := range wallets {
 		cards, err := h.API.ListCards(ctx, e.ServiceUserID, wl.ID)
 		if err != nil {
-			v.CardsErr = "Cards could not be read: " + readError(err) + "."
+			v.CardsErr = "Cards could not be read: " + mirror.ReadError(err) + "."
 		}
 		for _, c := range cards {
 			st := strings.ToLower(string(c.Status))
@@ -74,7 +74,7 @@ func (h *Handler) deleteCheck(ctx context.Context, e store.Employee) views.Delet
 		}
 		proposals, err := h.API.ListProposals(ctx, e.ServiceUserID, wl.ID)
 		if err != nil {
-			v.ProposalErr = "Proposals could not be read: " + readError(err) + "."
+			v.ProposalErr = "Proposals could not be read: " + mirror.ReadError(err) + "."
 		}
 		for _, p := range proposals {
 			if !p.Status.IsOpen() {
@@ -94,107 +94,129 @@ func (h *Handler) deleteCheck(ctx context.Context, e store.Employee) views.Delet
 	return v
 }
 
-// Delete asks the API to delete (deactivate) the account. spec: 400 E101
-// when a wallet holds a balance; 503 when balances could not be verified
-// (nothing deleted, retry). Each answer gets its own message.
+// Delete asks the API to delete (deactivate) the account, once per form.
+// spec: 400 E101 when a wallet holds a balance; 503 when balances could not
+// be verified (nothing deleted, retry). An unknown outcome is read back:
+// a deleted user's endpoints answer 404.
 func (h *Handler) Delete(w http.ResponseWriter, r *http.Request) {
+	key, ok := handlers.FormKey(r)
+	if !ok {
+		h.StaleForm(w, r)
+		return
+	}
 	e, ok := h.employeeFromPath(w, r)
 	if !ok {
 		return
 	}
 	by := handlers.ActorFrom(r.Context())
-	target := fmt.Sprintf("employee:%d", e.ID)
+	page := fmt.Sprintf("/employees/%d", e.ID)
+	if h.seen(w, r, key, kindDelete, page) {
+		return
+	}
 	if e.ServiceUserID == "" || e.InviteState == store.InviteDeleted {
-		_ = h.Store.Audit(r.Context(), store.AuditEntry{Actor: by, Action: "employee.delete", Target: target, Outcome: store.OutcomeRefused,
-			Detail: "not a linked, active account"})
+		if h.refuse(w, r, key, kindDelete, employeeTarget(e.ID), "not a linked, active account", page) {
+			return
+		}
 		h.ErrorPage(w, r, http.StatusConflict, "Nothing to delete", "Only a linked, active account can be deleted.")
 		return
 	}
-	res, err := h.API.DeleteUser(r.Context(), e.ServiceUserID)
-	if err == nil {
-		msg := "deleted"
-		if res != nil && res.Message != "" {
-			msg = res.Message
-		}
-		if err := h.Store.MarkDeleted(context.WithoutCancel(r.Context()), e.ID, h.Now(), by, "the Partner API answered: "+msg); err != nil {
-			h.ServerError(w, r, err)
-			return
-		}
+	req := onUser{EmployeeID: e.ID, ServiceUserID: e.ServiceUserID}
+	d, err := h.Actions.Run(r.Context(), handlers.Write{Key: key, Kind: kindDelete, Target: employeeTarget(e.ID), Actor: by, Request: req,
+		Call: func(ctx context.Context) (handlers.Effect, error) {
+			res, err := h.API.DeleteUser(ctx, req.ServiceUserID)
+			if err != nil {
+				return handlers.Effect{}, err
+			}
+			return deleteEffect(req, "the Partner API answered: "+answered(res, "deleted"), h.Clock()), nil
+		}})
+	if d.Repeat {
+		h.repeated(w, r, d.Action, err, page)
+		return
+	}
+	if err != nil {
+		h.ServerError(w, r, err)
+		return
+	}
+	if d.State() == store.ActionDone {
 		h.Flash(r, "ok", e.Name()+"'s account is deleted. It can be reactivated within 90 days.")
-		h.Redirect(w, r, fmt.Sprintf("/employees/%d", e.ID))
+		h.Redirect(w, r, page)
 		return
 	}
 	v := h.deleteCheck(r.Context(), e)
-	status := http.StatusBadGateway
-	outcome := store.OutcomeFailed
-	var apiErr *apiclient.Error
-	switch {
-	case errors.As(err, &apiErr) && apiErr.StatusCode == http.StatusBadRequest:
-		// spec: "400 E101 | balances exist in wallets | account deletion".
-		status, outcome = http.StatusConflict, store.OutcomeRefused
-		v.Problem = "Not deleted: the Partner API says money is still in this employee's wallets (E101). Move or withdraw every balance, then delete."
-	case apiclient.StatusCode(err) == http.StatusServiceUnavailable:
-		// spec: "503 | balances could not be verified | account deletion; retry, nothing deleted".
-		status, v.Retryable = http.StatusServiceUnavailable, true
-		v.Problem = "Not deleted: the Partner API could not verify the balances just now. Nothing was deleted. Try again in a moment."
-	case apiclient.IsNotFound(err):
-		v.Problem = "The Partner API does not know this account any more (404): it may already be deleted. Refresh the employee's page."
-	case apiclient.StatusCode(err) == 0:
-		v.Problem = "The Partner API did not answer. The account may or may not be deleted: refresh the employee's page before trying again."
-	default:
-		v.Problem = "The Partner API failed (" + apiMessage(err) + "). Nothing is recorded as deleted."
-		v.Retryable = true
+	v.Problem = "Not deleted: " + d.Problem.Summary
+	if d.State() != store.ActionRefused {
+		v.Problem = "The Partner API did not confirm the deletion, so it is not known whether the account is deleted; the app keeps " +
+			"checking and the employee's page shows the outcome. Do not delete it again meanwhile."
 	}
-	if aerr := h.Store.Audit(r.Context(), store.AuditEntry{Actor: by, Action: "employee.delete", Target: target, Outcome: outcome, Detail: apiMessage(err)}); aerr != nil {
-		h.ServerError(w, r, aerr)
-		return
-	}
-	h.Render(w, r, status, "Delete "+e.Name(), views.DeleteCheckPage(v), nil)
+	// spec: "503 | balances could not be verified | account deletion; retry,
+	// nothing deleted".
+	v.Retryable = d.Problem.Status == http.StatusServiceUnavailable
+	h.Render(w, r, problemStatus(d), "Delete "+e.Name(), views.DeleteCheckPage(v), nil)
 }
 
-// Reactivate restores a deleted account within 90 days. spec: over 90 days
-// is a 400 "with a support-handoff message; not retryable".
+// answered is the API's message, or what to say when it gave none.
+func answered(res *apiclient.StatusMessage, otherwise string) string {
+	if res != nil && res.Message != "" {
+		return res.Message
+	}
+	return otherwise
+}
+
+// Reactivate restores a deleted account within 90 days, once per form.
+// spec: over 90 days is a 400 "with a support-handoff message; not
+// retryable".
 func (h *Handler) Reactivate(w http.ResponseWriter, r *http.Request) {
+	key, ok := handlers.FormKey(r)
+	if !ok {
+		h.StaleForm(w, r)
+		return
+	}
 	e, ok := h.employeeFromPath(w, r)
 	if !ok {
 		return
 	}
 	by := handlers.ActorFrom(r.Context())
-	target := fmt.Sprintf("employee:%d", e.ID)
-	v := views.ReactivateView{ID: e.ID, Name: e.Name()}
+	page := fmt.Sprintf("/employees/%d", e.ID)
+	if h.seen(w, r, key, kindReactivate, page) {
+		return
+	}
 	if e.InviteState != store.InviteDeleted || e.ServiceUserID == "" {
-		_ = h.Store.Audit(r.Context(), store.AuditEntry{Actor: by, Action: "employee.reactivate", Target: target, Outcome: store.OutcomeRefused,
-			Detail: "the account is not deleted"})
+		if h.refuse(w, r, key, kindReactivate, employeeTarget(e.ID), "the account is not deleted", page) {
+			return
+		}
 		h.ErrorPage(w, r, http.StatusConflict, "Not deleted", "This account is not deleted: there is nothing to reactivate.")
 		return
 	}
-	res, err := h.API.ReactivateUser(r.Context(), e.ServiceUserID)
-	if err == nil {
-		msg := "reactivated"
-		if res != nil && res.Message != "" {
-			msg = res.Message
-		}
-		if err := h.Store.MarkReactivated(context.WithoutCancel(r.Context()), e.ID, by, "the Partner API answered: "+msg); err != nil {
-			h.ServerError(w, r, err)
-			return
-		}
+	req := onUser{EmployeeID: e.ID, ServiceUserID: e.ServiceUserID}
+	d, err := h.Actions.Run(r.Context(), handlers.Write{Key: key, Kind: kindReactivate, Target: employeeTarget(e.ID), Actor: by, Request: req,
+		Call: func(ctx context.Context) (handlers.Effect, error) {
+			res, err := h.API.ReactivateUser(ctx, req.ServiceUserID)
+			if err != nil {
+				return handlers.Effect{}, err
+			}
+			return reactivateEffect(req, "the Partner API answered: "+answered(res, "reactivated")), nil
+		}})
+	if d.Repeat {
+		h.repeated(w, r, d.Action, err, page)
+		return
+	}
+	if err != nil {
+		h.ServerError(w, r, err)
+		return
+	}
+	if d.State() == store.ActionDone {
 		h.Flash(r, "ok", e.Name()+"'s account is active again.")
-		h.Redirect(w, r, fmt.Sprintf("/employees/%d", e.ID))
+		h.Redirect(w, r, page)
 		return
 	}
-	status, outcome := http.StatusBadGateway, store.OutcomeFailed
+	v := views.ReactivateView{ID: e.ID, Name: e.Name(), Problem: d.Problem.Summary, FormToken: handlers.NewFormToken()}
 	switch {
-	case apiclient.StatusCode(err) == http.StatusBadRequest:
-		status, outcome, v.SupportNeeded = http.StatusConflict, store.OutcomeRefused, true
-		v.Problem = "The Partner API refused: " + apiMessage(err)
-	case apiclient.StatusCode(err) == 0:
-		v.Problem = "The Partner API did not answer. Reactivating again is safe: an active account answers that it is already active."
-	default:
-		v.Problem = "The Partner API failed (" + apiMessage(err) + "). Nothing changed; try again."
+	case d.State() != store.ActionRefused:
+		v.Problem = "The Partner API did not confirm the reactivation, so it is not known whether the account is active again; " +
+			"the app keeps checking and the employee's page shows the outcome."
+	case d.Problem.Status == http.StatusBadRequest:
+		// spec: "over 90 days | 400 with a support-handoff message; not retryable".
+		v.SupportNeeded = true
 	}
-	if aerr := h.Store.Audit(r.Context(), store.AuditEntry{Actor: by, Action: "employee.reactivate", Target: target, Outcome: outcome, Detail: apiMessage(err)}); aerr != nil {
-		h.ServerError(w, r, aerr)
-		return
-	}
-	h.Render(w, r, status, "Reactivate "+e.Name(), views.ReactivateResultPage(v), nil)
+	h.Render(w, r, problemStatus(d), "Reactivate "+e.Name(), views.ReactivateResultPage(v), nil)
 }

@@ -9,6 +9,7 @@ import (
 
 	"partneradmin/apiclient"
 	"partneradmin/handlers"
+	"partneradmin/handlers/mirror"
 	"partneradmin/store"
 )
 
@@ -31,8 +32,7 @@ type LinkResult struct {
 // employee's onboarding is read. Idempotent; an unknown invite is
 // LinkResult{Known: false} with no error, so the webhooks area can keep the
 // event for reconciliation.
-//
-// For the webhooks area: call it from the employee.linked processor.
+
 func (h *Handler) LinkEmployee(ctx context.Context, p apiclient.EmployeeLinkedPayload) (LinkResult, error) {
 	e, changed, err := h.Store.LinkInvite(ctx, store.LinkInput{InvitationID: p.InvitationID, Email: p.CompanyEmail,
 		ServiceUserID: p.ServiceUserID, LinkedAt: p.LinkedAt, KYCSubmitted: p.KYCSubmitted, Source: "webhook"}, webhookActor)
@@ -53,8 +53,7 @@ func (h *Handler) LinkEmployee(ctx context.Context, p apiclient.EmployeeLinkedPa
 // FlagKYCAction applies a kyc.action_required event (payload fields are not
 // shown in the spec; what is the words to show, "" for a generic message).
 // Known is false when no employee has the serviceUserId.
-//
-// For the webhooks area: call it from the kyc.action_required processor.
+
 func (h *Handler) FlagKYCAction(ctx context.Context, serviceUserID, what string) (LinkResult, error) {
 	e, err := h.Store.FlagActionRequired(ctx, serviceUserID, what, webhookActor)
 	if errors.Is(err, store.ErrNotFound) {
@@ -72,8 +71,7 @@ func (h *Handler) FlagKYCAction(ctx context.Context, serviceUserID, what string)
 // the database's clock), so a late run or a replay of an older completion
 // never clears a newer flag. Idempotent; false when nothing changed or no
 // employee has the serviceUserId.
-//
-// Called by WebhookEmployees.RefreshOnboarding for onboarding.completed.
+
 func (h *Handler) ClearKYCActionOnCompletion(ctx context.Context, serviceUserID string, eventID int64, receivedAt time.Time) (bool, error) {
 	if serviceUserID == "" {
 		return false, nil
@@ -132,9 +130,7 @@ func (h *Handler) Reconcile(w http.ResponseWriter, r *http.Request) {
 	if res.Failed > 0 {
 		msg += fmt.Sprintf(" %d could not be checked; try again later.", res.Failed)
 	}
-	if h.Sessions != nil {
-		h.Sessions.Put(r.Context(), sessionReconcile, msg)
-	}
+	h.Flash(r, "info", msg)
 	h.Redirect(w, r, "/employees")
 }
 
@@ -149,12 +145,12 @@ type InviteReconciliation struct {
 // "refresh links" action and the periodic reconciliation job share.
 func (h *Handler) ReconcileInvites(ctx context.Context, by store.Actor, source string) (InviteReconciliation, error) {
 	var res InviteReconciliation
-	invited, err := h.Store.InvitedEmployees(ctx, reconcileBatch)
+	pending, err := h.Store.InvitedEmployees(ctx, reconcileBatch)
 	if err != nil {
 		return res, err
 	}
-	res.Checked = len(invited)
-	for _, e := range invited {
+	res.Checked = len(pending)
+	for _, e := range pending {
 		u, err := h.API.LookupUserByEmail(ctx, e.Email)
 		if apiclient.IsNotFound(err) {
 			continue
@@ -166,7 +162,7 @@ func (h *Handler) ReconcileInvites(ctx context.Context, by store.Actor, source s
 		}
 		kycSubmitted := false
 		if p, err := h.API.GetKYC(ctx, u.ServiceUserID); err == nil {
-			kycSubmitted = !summarise(p).Empty
+			kycSubmitted = !mirror.Summarise(p).Empty
 		}
 		le, changed, err := h.Store.LinkInvite(ctx, store.LinkInput{Email: e.Email, ServiceUserID: u.ServiceUserID,
 			LinkedAt: time.Time{}, KYCSubmitted: kycSubmitted, Source: source}, by)

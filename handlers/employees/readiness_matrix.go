@@ -1,9 +1,9 @@
 package employees
 
 import (
-	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -15,44 +15,23 @@ import (
 // Matrix shows employees × currencies, each cell the readiness state with
 // the missing fields on expand, with the list's filters.
 func (h *Handler) Matrix(w http.ResponseWriter, r *http.Request) {
-	same, err := h.unchanged(w, r)
-	if err != nil {
-		h.ServerError(w, r, err)
+	p, ok := h.listPage(w, r, "/employees/readiness", 100)
+	if !ok {
 		return
 	}
-	if same {
-		return
-	}
-	f, fv := listFilter(r)
-	f.Limit = 100
-	page, err := h.Store.ListEmployeesWithReadiness(r.Context(), f)
-	if errors.Is(err, store.ErrBadCursor) {
-		h.ErrorPage(w, r, http.StatusBadRequest, "Page not found", "This page link is not valid any more. Start again from the first page.")
-		return
-	}
-	if err != nil {
-		h.ServerError(w, r, err)
-		return
-	}
-	stamp := changeStamp(page.ChangedAt)
-	readiness := page.Readiness
-	v := views.ReadinessMatrixView{Filter: fv, Columns: store.ReadinessCurrencies(), Rows: employeeRows(page.Employees, readiness)}
-	v.States, v.Currencies, v.Readiness, _ = filterOptions(fv)
-	v.CSVURL = withQuery("/employees/readiness.csv", filterQuery(fv))
-	v.SelfURL, v.NextURL = pageLinks("/employees/readiness", fv, f.After, page.Next, stamp)
+	v := views.ReadinessMatrixView{Filter: p.filter, Columns: store.ReadinessCurrencies(), Rows: p.rows, CSVURL: p.csv,
+		SelfURL: p.self, NextURL: p.next}
+	v.States, v.Currencies, v.Readiness, _ = filterOptions(p.filter)
+	states := append(readinessStates(), store.ReadyNotRead)
 	for i, cur := range v.Columns {
 		counts := map[string]int{}
 		for _, row := range v.Rows {
 			counts[row.Cells[i].State]++
 		}
 		t := views.ReadinessTotal{Currency: cur}
-		for _, s := range readinessStates() {
+		for _, s := range states {
 			if counts[s] > 0 {
-				label := readinessLabel(s, 2)
-				if s == store.ReadyMissing {
-					label = "missing fields"
-				}
-				t.Counts = append(t.Counts, views.Option{Value: strconv.Itoa(counts[s]), Label: label})
+				t.Counts = append(t.Counts, views.Option{Value: strconv.Itoa(counts[s]), Label: chartLabel(s)})
 			}
 		}
 		v.Totals = append(v.Totals, t)
@@ -75,7 +54,8 @@ const chartWidth = 1000
 // counts, each state's width in proportion to its count.
 func readinessChart(currencies []string, counts map[string]map[string]int) *views.ReadinessChart {
 	c := &views.ReadinessChart{}
-	for _, st := range readinessStates() {
+	states := append(readinessStates(), store.ReadyNotRead)
+	for _, st := range states {
 		c.Legend = append(c.Legend, views.ReadinessSegment{State: st, Label: chartLabel(st)})
 	}
 	for _, cur := range currencies {
@@ -87,7 +67,7 @@ func readinessChart(currencies []string, counts map[string]map[string]int) *view
 		bar := views.ReadinessBar{Currency: cur}
 		var words []string
 		x := 0
-		for _, st := range readinessStates() {
+		for _, st := range states {
 			n := counts[cur][st]
 			if n == 0 {
 				continue
@@ -110,65 +90,27 @@ func readinessChart(currencies []string, counts map[string]map[string]int) *view
 	return c
 }
 
-// chartLabel is a readiness state in words for the chart's key.
-func chartLabel(state string) string {
-	if state == store.ReadyMissing {
-		return "missing fields"
-	}
-	return readinessLabel(state, 2)
-}
-
 // MatrixCSV streams what is missing per employee and currency: one row per
 // employee, one column per currency listing the missing fields in words,
 // and a column with every distinct missing field to collect.
 func (h *Handler) MatrixCSV(w http.ResponseWriter, r *http.Request) {
-	f, _ := listFilter(r)
-	f.After, f.Limit = "", 500
 	header := []string{"id", "name", "email", "invite_state"}
 	for _, c := range store.ReadinessCurrencies() {
 		header = append(header, strings.ToLower(c)+"_state", strings.ToLower(c)+"_missing")
 	}
 	header = append(header, "to_collect")
-	var cw *handlers.CSVWriter
-	for {
-		page, err := h.Store.ListEmployees(r.Context(), f)
-		if err == nil {
-			var readiness map[int64]map[string]store.ReadinessCell
-			readiness, err = h.Store.ReadinessOf(r.Context(), idsOf(page.Employees))
-			if err == nil {
-				if cw == nil {
-					cw = handlers.NewCSV(w, "missing-by-employee.csv", header...)
-				}
-				for _, row := range employeeRows(page.Employees, readiness) {
-					cells := []string{strconv.FormatInt(row.ID, 10), row.Name, row.Email, row.InviteLabel}
-					var all []string
-					seen := map[string]bool{}
-					for _, c := range row.Cells {
-						cells = append(cells, c.Label, strings.Join(c.Missing, "; "))
-						for _, m := range c.Missing {
-							if !seen[m] {
-								seen[m] = true
-								all = append(all, m)
-							}
-						}
+	h.eachPage(w, r, func() *handlers.CSVWriter { return handlers.NewCSV(w, "missing-by-employee.csv", header...) },
+		func(cw *handlers.CSVWriter, row views.EmployeeRow) {
+			cells := []string{strconv.FormatInt(row.ID, 10), row.Name, row.Email, row.InviteLabel}
+			var all []string
+			for _, c := range row.Cells {
+				cells = append(cells, c.Label, strings.Join(c.Missing, "; "))
+				for _, m := range c.Missing {
+					if !slices.Contains(all, m) {
+						all = append(all, m)
 					}
-					cells = append(cells, strings.Join(all, "; "))
-					cw.Row(cells...)
 				}
 			}
-		}
-		if err != nil {
-			if cw == nil {
-				h.ServerError(w, r, err)
-				return
-			}
-			h.Logger.ErrorContext(r.Context(), "readiness csv", "err", err)
-			break
-		}
-		if page.Next == "" {
-			break
-		}
-		f.After = page.Next
-	}
-	cw.Close(h.Logger, r)
+			cw.Row(append(cells, strings.Join(all, "; "))...)
+		})
 }

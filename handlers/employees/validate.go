@@ -4,12 +4,15 @@ import (
 	"net/mail"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/shopspring/decimal"
 
 	"partneradmin/apiclient"
+	"partneradmin/handlers"
 	"partneradmin/views"
 )
 
@@ -145,11 +148,73 @@ func readInviteForm(get formGetter) views.InviteForm {
 	return f
 }
 
-// validateInvite checks the form the way the spec and its region table
-// would, so nothing invalid is sent. withIDs is false for bulk files, which
-// carry no identification numbers (they are never kept between preview and
-// sending). It fills f.Fields, keyed by form field name.
-func validateInvite(f *views.InviteForm, withIDs bool, now time.Time) {
+// inviteText lists every text field of an invite with its length limit
+// (characters), for the checks every text input gets before anything is
+// stored or sent.
+var inviteText = []struct {
+	field string
+	max   int
+	value func(f *views.InviteForm) *string
+}{
+	{"name", 100, func(f *views.InviteForm) *string { return &f.Name }},
+	{"email", 254, func(f *views.InviteForm) *string { return &f.Email }},
+	{"first_name", 100, func(f *views.InviteForm) *string { return &f.FirstName }},
+	{"middle_name", 100, func(f *views.InviteForm) *string { return &f.MiddleName }},
+	{"last_name", 100, func(f *views.InviteForm) *string { return &f.LastName }},
+	{"date_of_birth", 10, func(f *views.InviteForm) *string { return &f.DateOfBirth }},
+	{"nationality", 2, func(f *views.InviteForm) *string { return &f.Nationality }},
+	{"phone_number", 32, func(f *views.InviteForm) *string { return &f.PhoneNumber }},
+	{"gender", 20, func(f *views.InviteForm) *string { return &f.Gender }},
+	{"street_line1", 200, func(f *views.InviteForm) *string { return &f.StreetLine1 }},
+	{"city", 100, func(f *views.InviteForm) *string { return &f.City }},
+	{"state", 100, func(f *views.InviteForm) *string { return &f.State }},
+	{"postal_code", 20, func(f *views.InviteForm) *string { return &f.PostalCode }},
+	{"country_code", 3, func(f *views.InviteForm) *string { return &f.CountryCode }},
+	{"employment_status", 40, func(f *views.InviteForm) *string { return &f.EmploymentStatus }},
+	{"occupation_code", 40, func(f *views.InviteForm) *string { return &f.OccupationCode }},
+	{"occupation_label", 200, func(f *views.InviteForm) *string { return &f.OccupationLabel }},
+	{"employer_name", 200, func(f *views.InviteForm) *string { return &f.EmployerName }},
+	{"source_of_funds", 40, func(f *views.InviteForm) *string { return &f.SourceOfFunds }},
+	{"estimated_monthly_volume", 30, func(f *views.InviteForm) *string { return &f.EstimatedMonthlyVolume }},
+	{"account_purpose", 40, func(f *views.InviteForm) *string { return &f.AccountPurpose }},
+	{"ssn", 20, func(f *views.InviteForm) *string { return &f.SSN }},
+	{"nino", 20, func(f *views.InviteForm) *string { return &f.NINO }},
+	{"rfc", 20, func(f *views.InviteForm) *string { return &f.RFC }},
+	{"curp", 30, func(f *views.InviteForm) *string { return &f.CURP }},
+	{"bvn", 20, func(f *views.InviteForm) *string { return &f.BVN }},
+}
+
+// printable is s as it can be shown again: valid UTF-8, control characters
+// replaced.
+func printable(s string) string {
+	s = strings.ToValidUTF8(s, "\uFFFD")
+	return strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return '\uFFFD'
+		}
+		return r
+	}, s)
+}
+
+// validateInvite checks an invite the way the spec and its region table
+// would, so nothing invalid is sent. The single form and every row of a
+// bulk file go through it: one set of rules. It fills f.Fields, keyed by
+// form field name; a text that fails the text checks is made printable for
+// showing again.
+func validateInvite(f *views.InviteForm, now time.Time) {
+	defer func() {
+		for _, t := range inviteText {
+			p := t.value(f)
+			if msg := handlers.CheckText(*p, t.max, false); msg != "" {
+				if t.field == "occupation_label" {
+					f.Fields["occupation_code"] = msg
+				} else {
+					f.Fields[t.field] = msg
+				}
+				*p = printable(*p)
+			}
+		}
+	}()
 	e := f.Fields
 	req := func(field, v, msg string) bool {
 		if v == "" {
@@ -158,9 +223,7 @@ func validateInvite(f *views.InviteForm, withIDs bool, now time.Time) {
 		}
 		return true
 	}
-	if req("name", f.Name, "Enter the employee's name.") && len([]rune(f.Name)) > 100 {
-		e["name"] = "Keep the name to 100 characters."
-	}
+	req("name", f.Name, "Enter the employee's name.")
 	if req("email", f.Email, "Enter the work email the invite goes to.") {
 		if a, err := mail.ParseAddress(f.Email); err != nil || a.Address != f.Email {
 			e["email"] = "Enter an email address like name@company.com."
@@ -251,32 +314,30 @@ func validateInvite(f *views.InviteForm, withIDs bool, now time.Time) {
 	if !optionValid(purposes, f.AccountPurpose) {
 		e["account_purpose"] = "Choose an account purpose from the list."
 	}
-	if !withIDs {
-		return
+	// spec, region table: "USA | identificationNumbers entry type: ssn,
+	// issuingCountryCode: USA"; "GBR | entry type: nino". A number given
+	// for someone living elsewhere is checked all the same.
+	if c.Alpha3 == "USA" {
+		req("ssn", f.SSN, "Enter the Social Security number: US residents need it.")
 	}
-	switch c.Alpha3 {
-	case "USA":
-		// spec, region table: "USA | identificationNumbers entry type: ssn,
-		// issuingCountryCode: USA".
-		if req("ssn", f.SSN, "Enter the Social Security number: US residents need it.") && len(digitsOf(f.SSN)) != 9 {
-			e["ssn"] = "A Social Security number has 9 digits, like 123-45-6789."
-		}
-	case "GBR":
-		if req("nino", f.NINO, "Enter the National Insurance number: UK residents need it.") && !ninoPattern.MatchString(f.NINO) {
-			e["nino"] = "A National Insurance number looks like QQ123456C."
-		}
-	case "MEX":
-		if f.RFC != "" && !rfcPattern.MatchString(f.RFC) {
-			e["rfc"] = "An RFC has 12 or 13 characters, like GODE561231GR8."
-		}
-		if f.CURP != "" && !curpPattern.MatchString(f.CURP) {
-			e["curp"] = "A CURP has 18 characters."
-		}
-	case "NGA":
-		if f.BVN != "" && (len(f.BVN) != 11 || digitsOf(f.BVN) != f.BVN) {
-			// spec: "BVN must be exactly 11 digits".
-			e["bvn"] = "A BVN is exactly 11 digits."
-		}
+	if c.Alpha3 == "GBR" {
+		req("nino", f.NINO, "Enter the National Insurance number: UK residents need it.")
+	}
+	if f.SSN != "" && (len(digitsOf(f.SSN)) != 9 || strings.Trim(f.SSN, "0123456789- ") != "") {
+		e["ssn"] = "A Social Security number has 9 digits, like 123-45-6789."
+	}
+	if f.NINO != "" && !ninoPattern.MatchString(f.NINO) {
+		e["nino"] = "A National Insurance number looks like QQ123456C."
+	}
+	if f.RFC != "" && !rfcPattern.MatchString(f.RFC) {
+		e["rfc"] = "An RFC has 12 or 13 characters, like GODE561231GR8."
+	}
+	if f.CURP != "" && !curpPattern.MatchString(f.CURP) {
+		e["curp"] = "A CURP has 18 characters."
+	}
+	if f.BVN != "" && (len(f.BVN) != 11 || digitsOf(f.BVN) != f.BVN) {
+		// spec: "BVN must be exactly 11 digits".
+		e["bvn"] = "A BVN is exactly 11 digits."
 	}
 }
 
@@ -370,16 +431,12 @@ func idFieldOf(path string, req apiclient.InviteEmployeeRequest) string {
 	}
 	var i int
 	for _, id := range req.KYC.Profile.IdentificationNumbers {
-		if strings.HasPrefix(path, "identificationNumbers["+itoa(i)+"]") {
+		if strings.HasPrefix(path, "identificationNumbers["+strconv.Itoa(i)+"]") {
 			return id.Type
 		}
 		i++
 	}
 	return ""
-}
-
-func itoa(i int) string {
-	return decimal.NewFromInt(int64(i)).String()
 }
 
 // sentence turns "must be 6 digits" into "Postal code: must be 6 digits."

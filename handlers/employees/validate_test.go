@@ -55,7 +55,7 @@ func TestValidateInviteRegionRules(t *testing.T) {
 		}
 	}
 	f := readInviteForm(get(nil))
-	validateInvite(&f, true, testNow)
+	validateInvite(&f, testNow)
 	if f.Fields.Any() || f.State != "Lagos" {
 		t.Fatalf("valid Nigerian invite refused: %v (state %q)", f.Fields, f.State)
 	}
@@ -63,22 +63,59 @@ func TestValidateInviteRegionRules(t *testing.T) {
 		t.Fatalf("occupation must travel as a code only: %+v", p.Employment)
 	}
 	for over, field := range map[[2]string]string{
-		{"state", "FCT"}:                          "",
-		{"estimated_monthly_volume", "-1"}:        "estimated_monthly_volume",
-		{"estimated_monthly_volume", "1e3x"}:      "estimated_monthly_volume",
-		{"date_of_birth", "2020-01-01"}:           "date_of_birth",
-		{"nationality", "XX"}:                     "nationality",
-		{"employment_status", "astronaut"}:        "employment_status",
-		{"occupation_code", "Software developer"}: "occupation_code",
-		{"phone_number", "0803-abc"}:              "phone_number",
+		{"state", "FCT"}:                            "",
+		{"estimated_monthly_volume", "-1"}:          "estimated_monthly_volume",
+		{"estimated_monthly_volume", "1e3x"}:        "estimated_monthly_volume",
+		{"date_of_birth", "2020-01-01"}:             "date_of_birth",
+		{"nationality", "XX"}:                       "nationality",
+		{"employment_status", "astronaut"}:          "employment_status",
+		{"occupation_code", "Software developer"}:   "occupation_code",
+		{"phone_number", "0803-abc"}:                "phone_number",
+		{"first_name", "Ad\x00a"}:                   "first_name",
+		{"last_name", "Ob\xffi"}:                    "last_name",
+		{"city", "Lag\u0007os"}:                     "city",
+		{"employer_name", strings.Repeat("x", 201)}: "employer_name",
+		{"first_name", strings.Repeat("é", 1<<20)}:  "first_name",
 	} {
 		f := readInviteForm(get(map[string]string{over[0]: over[1]}))
-		validateInvite(&f, true, testNow)
+		validateInvite(&f, testNow)
 		if field == "" && f.Fields.Any() {
 			t.Errorf("%v refused: %v", over, f.Fields)
 		}
 		if field != "" && f.Fields[field] == "" {
 			t.Errorf("%v: no message on %s (%v)", over, field, f.Fields)
+		}
+	}
+}
+
+// TestValidateInviteOneRuleForBothForms: a US or UK resident needs their
+// SSN or National Insurance number, on the single form and in a bulk file
+// alike (one validator).
+func TestValidateInviteOneRuleForBothForms(t *testing.T) {
+	for _, tc := range []struct{ country, field, number string }{{"USA", "ssn", "123-45-6789"}, {"GBR", "nino", "QQ123456C"}} {
+		values := map[string]string{"name": "A B", "email": "a@x.example", "first_name": "A", "last_name": "B", "date_of_birth": "1990-01-01",
+			"nationality": "GB", "street_line1": "1 Road", "city": "X", "state": "CA", "postal_code": "1", "country_code": tc.country,
+			"employment_status": "employed", "source_of_funds": "salary"}
+		f := readInviteForm(func(n string) string { return values[n] })
+		validateInvite(&f, testNow)
+		if f.Fields[tc.field] == "" {
+			t.Errorf("%s resident without %s accepted: %v", tc.country, tc.field, f.Fields)
+		}
+		header := "name,email,first_name,last_name,date_of_birth,nationality,street_line1,city,state,postal_code,country_code,employment_status,source_of_funds\n"
+		row := "A B,a@x.example,A,B,1990-01-01,GB,1 Road,X,CA,1," + tc.country + ",employed,salary\n"
+		lines, err := parseBulkCSV(strings.NewReader(header+row), testNow)
+		if err != nil || len(lines) != 1 || !strings.Contains(strings.Join(lines[0].Problems, " "), tc.field) {
+			t.Errorf("bulk row of a %s resident without %s: %v %v", tc.country, tc.field, lines, err)
+		}
+		values[tc.field] = tc.number
+		f = readInviteForm(func(n string) string { return values[n] })
+		validateInvite(&f, testNow)
+		if f.Fields.Any() {
+			t.Errorf("%s resident with %s refused: %v", tc.country, tc.field, f.Fields)
+		}
+		lines, err = parseBulkCSV(strings.NewReader(strings.TrimSuffix(header, "\n")+","+tc.field+"\n"+strings.TrimSuffix(row, "\n")+","+tc.number+"\n"), testNow)
+		if err != nil || len(lines) != 1 || len(lines[0].Problems) != 0 {
+			t.Errorf("bulk row of a %s resident with %s: %v %v", tc.country, tc.field, lines, err)
 		}
 	}
 }

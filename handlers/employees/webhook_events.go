@@ -1,194 +1,86 @@
 package employees
 
+// This file is the only one of the area that names the webhooks area, and
+// only to convert types: web/app.go builds WebhookEmployees, InviteReconciler
+// and OnboardingReconciler. Once handlers/webhooks declares its event,
+// outcome and reconcile-result types as aliases of handlers/mirror's
+// (EmployeeEvent, EventOutcome, ReconcileResult), Events, InviteChecker and
+// OnboardingChecker satisfy its interfaces as they are, and this file goes.
+
 import (
 	"context"
-	"encoding/json"
-	"fmt"
-	"sort"
-	"strings"
 	"time"
 
 	"partneradmin/apiclient"
+	"partneradmin/handlers/mirror"
 	"partneradmin/handlers/webhooks"
-	"partneradmin/store"
 )
 
-// WebhookEmployees hands the webhooks area's employee events to this area
-// (it implements webhooks.Employees). Every method is idempotent: events
-// may repeat, arrive out of order and be replayed.
-type WebhookEmployees struct {
-	H *Handler
-}
+// WebhookEmployees adapts Events to webhooks.Employees.
+type WebhookEmployees struct{ H *Handler }
 
 var _ webhooks.Employees = WebhookEmployees{}
 
-func known(userID string, r LinkResult, format string, args ...any) webhooks.Outcome {
-	if !r.Known {
-		return webhooks.NoLocalEmployee(userID)
-	}
-	return webhooks.Outcome{State: store.EventProcessed, ServiceUserID: userID, Note: fmt.Sprintf(format, args...)}
+func eventOf(e webhooks.EmployeeEvent) mirror.EmployeeEvent {
+	return mirror.EmployeeEvent{EventID: e.EventID, EventType: e.EventType, ServiceUserID: e.ServiceUserID, Payload: e.Payload,
+		At: e.At, ReceivedAt: e.ReceivedAt}
 }
 
-// LinkInvite applies employee.linked.
-func (a WebhookEmployees) LinkInvite(ctx context.Context, p apiclient.EmployeeLinkedPayload, _ webhooks.EmployeeEvent) (webhooks.Outcome, error) {
-	r, err := a.H.LinkEmployee(ctx, p)
-	if err != nil {
-		return webhooks.Outcome{}, err
-	}
-	if !r.Known {
-		o := webhooks.NoLocalEmployee(p.ServiceUserID)
-		o.Note = "no local invite for " + p.CompanyEmail + " (invitationId " + p.InvitationID + "); kept for reconciliation"
-		return o, nil
-	}
-	if !r.Changed {
-		return known(p.ServiceUserID, r, "employee %d was already linked", r.EmployeeID), nil
-	}
-	return known(p.ServiceUserID, r, "employee %d linked", r.EmployeeID), nil
+func outcomeOf(o mirror.EventOutcome, err error) (webhooks.Outcome, error) {
+	return webhooks.Outcome{State: o.State, Note: o.Note, ServiceUserID: o.ServiceUserID}, err
 }
 
-// Unlink applies employee.unlinked: the spec says nothing of what follows,
-// so the employee's onboarding is read again and the event recorded.
+// LinkInvite implements webhooks.Employees.
+func (a WebhookEmployees) LinkInvite(ctx context.Context, p apiclient.EmployeeLinkedPayload, e webhooks.EmployeeEvent) (webhooks.Outcome, error) {
+	return outcomeOf(Events(a).LinkInvite(ctx, p, eventOf(e)))
+}
+
+// Unlink implements webhooks.Employees.
 func (a WebhookEmployees) Unlink(ctx context.Context, e webhooks.EmployeeEvent) (webhooks.Outcome, error) {
-	r, err := a.H.RefreshOnboardingOf(ctx, e.ServiceUserID)
-	if err != nil {
-		return webhooks.Outcome{}, err
-	}
-	return known(e.ServiceUserID, r, "employee %d unlinked upstream; onboarding read again", r.EmployeeID), nil
+	return outcomeOf(Events(a).Unlink(ctx, eventOf(e)))
 }
 
-// RecordVBA applies employee.vba.registered by reading the accounts again.
+// RecordVBA implements webhooks.Employees.
 func (a WebhookEmployees) RecordVBA(ctx context.Context, e webhooks.EmployeeEvent) (webhooks.Outcome, error) {
-	r, err := a.H.RefreshOnboardingOf(ctx, e.ServiceUserID)
-	if err != nil {
-		return webhooks.Outcome{}, err
-	}
-	return known(e.ServiceUserID, r, "employee %d: virtual account read", r.EmployeeID), nil
+	return outcomeOf(Events(a).RecordVBA(ctx, eventOf(e)))
 }
 
-// RefreshOnboarding applies onboarding.completed and onboarding.failed;
-// onboarding.completed first clears the action-required flag.
+// RefreshOnboarding implements webhooks.Employees.
 func (a WebhookEmployees) RefreshOnboarding(ctx context.Context, e webhooks.EmployeeEvent) (webhooks.Outcome, error) {
-	cleared := false
-	if e.EventType == apiclient.EventOnboardingCompleted {
-		var err error
-		if cleared, err = a.H.ClearKYCActionOnCompletion(ctx, e.ServiceUserID, e.EventID, e.ReceivedAt); err != nil {
-			return webhooks.Outcome{}, err
-		}
-	}
-	r, err := a.H.RefreshOnboardingOf(ctx, e.ServiceUserID)
-	if err != nil {
-		return webhooks.Outcome{}, err
-	}
-	if cleared {
-		return known(e.ServiceUserID, r, "employee %d: action-required flag cleared; onboarding read again", r.EmployeeID), nil
-	}
-	return known(e.ServiceUserID, r, "employee %d: onboarding read again", r.EmployeeID), nil
+	return outcomeOf(Events(a).RefreshOnboarding(ctx, eventOf(e)))
 }
 
-// FlagKYCAction applies kyc.action_required. Its payload fields are not
-// shown in the spec: a message-like field is used when present.
+// FlagKYCAction implements webhooks.Employees.
 func (a WebhookEmployees) FlagKYCAction(ctx context.Context, e webhooks.EmployeeEvent) (webhooks.Outcome, error) {
-	r, err := a.H.FlagKYCAction(ctx, e.ServiceUserID, actionWords(e.Payload))
-	if err != nil {
-		return webhooks.Outcome{}, err
-	}
-	return known(e.ServiceUserID, r, "employee %d flagged: action required", r.EmployeeID), nil
+	return outcomeOf(Events(a).FlagKYCAction(ctx, eventOf(e)))
 }
 
-// actionWords picks what the API says is needed from a payload whose shape
-// the spec does not show.
-func actionWords(raw json.RawMessage) string {
-	var m map[string]any
-	if json.Unmarshal(raw, &m) != nil {
-		return ""
-	}
-	for _, k := range []string{"message", "reason", "requiredAction", "action", "required"} {
-		switch v := m[k].(type) {
-		case string:
-			if s := strings.TrimSpace(v); s != "" && len(s) <= 300 {
-				return s
-			}
-		case []any:
-			var parts []string
-			for _, x := range v {
-				if s, ok := x.(string); ok {
-					parts = append(parts, FieldInWords(s))
-				}
-			}
-			if len(parts) > 0 {
-				return strings.Join(parts, ", ")
-			}
-		}
-	}
-	return ""
+func resultOf(r mirror.ReconcileResult, err error) (webhooks.ReconcileResult, error) {
+	return webhooks.ReconcileResult{Checked: r.Checked, Corrected: r.Corrected, Notes: r.Notes}, err
 }
 
-// InviteReconciler is the reconciliation job's check of invites against
-// the API's users: an employee.linked event that was lost for good (a
-// permanent delivery failure is never redelivered) heals here.
+// InviteReconciler adapts InviteChecker to webhooks.Reconciler.
 type InviteReconciler struct{ H *Handler }
 
-// Name names the check in the reconciliation log.
-func (InviteReconciler) Name() string { return "invites" }
+// Name implements webhooks.Reconciler.
+func (r InviteReconciler) Name() string { return InviteChecker(r).Name() }
 
-// Reconcile links every invite whose employee the API already knows.
+// Reconcile implements webhooks.Reconciler.
 func (r InviteReconciler) Reconcile(ctx context.Context) (webhooks.ReconcileResult, error) {
-	res, err := r.H.ReconcileInvites(ctx, reconciliationActor, "reconciliation job")
-	if err != nil {
-		return webhooks.ReconcileResult{}, err
-	}
-	notes := res.Notes
-	if res.Failed > 0 {
-		notes = append(notes, fmt.Sprintf("%d invites could not be checked; retried next run", res.Failed))
-	}
-	return webhooks.ReconcileResult{Checked: res.Checked, Corrected: res.Linked, Notes: notes}, nil
+	return resultOf(InviteChecker(r).Reconcile(ctx))
 }
 
-// OnboardingReconciler re-reads the onboarding of the linked employees read
-// longest ago (never, or more than MaxAge before), at most Batch a run, and
-// records every readiness cell that changed: a lost onboarding.* or
-// employee.vba.registered event heals here.
+// OnboardingReconciler adapts OnboardingChecker to webhooks.Reconciler.
 type OnboardingReconciler struct {
 	H      *Handler
 	MaxAge time.Duration
 	Batch  int
 }
 
-// Name names the check in the reconciliation log.
-func (OnboardingReconciler) Name() string { return "onboarding" }
+// Name implements webhooks.Reconciler.
+func (r OnboardingReconciler) Name() string { return OnboardingChecker(r).Name() }
 
-// Reconcile refreshes the stalest snapshots.
+// Reconcile implements webhooks.Reconciler.
 func (r OnboardingReconciler) Reconcile(ctx context.Context) (webhooks.ReconcileResult, error) {
-	var res webhooks.ReconcileResult
-	stale, err := r.H.Store.StaleOnboarding(ctx, r.H.Now().Add(-r.MaxAge), r.Batch)
-	if err != nil {
-		return res, err
-	}
-	for _, e := range stale {
-		before, err := r.H.Store.ReadinessOf(ctx, []int64{e.ID})
-		if err != nil {
-			return res, err
-		}
-		if err := r.H.Refresh(ctx, e, reconciliationActor); err != nil {
-			res.Notes = append(res.Notes, fmt.Sprintf("employee %d: could not be read; retried next run", e.ID))
-			continue
-		}
-		res.Checked++
-		after, err := r.H.Store.ReadinessOf(ctx, []int64{e.ID})
-		if err != nil {
-			return res, err
-		}
-		var changes []string
-		for cur, was := range before[e.ID] {
-			if now, ok := after[e.ID][cur]; ok && now.State != was.State {
-				changes = append(changes, fmt.Sprintf("%s %s → %s", cur, was.State, now.State))
-			}
-		}
-		if len(changes) > 0 {
-			sort.Strings(changes)
-			res.Corrected++
-			res.Notes = append(res.Notes, fmt.Sprintf("employee %d (%s): %s", e.ID, e.Email, strings.Join(changes, ", ")))
-		}
-	}
-	return res, nil
+	return resultOf(OnboardingChecker(r).Reconcile(ctx))
 }

@@ -1,11 +1,13 @@
 // Package mirror keeps the local mirror of the partner's users and wallets
 // fresh from the API (DESIGN.md decision 7): the API has no list of users,
-// so the store remembers them, and wallets and balances are re-read here.
+// so the store remembers them, and wallets, balances and onboarding are
+// re-read here.
 package mirror
 
 import (
 	"context"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/shopspring/decimal"
@@ -14,22 +16,25 @@ import (
 	"partneradmin/store"
 )
 
-// API is what the mirror reads.
+// API is what the mirror reads (GETs only).
 type API interface {
-	ListWallets(ctx context.Context, userID string) ([]apiclient.Wallet, error)
+	OnboardingAPI
 }
 
 // Store is what the mirror writes.
 type Store interface {
 	UpsertEmployee(ctx context.Context, e store.Employee) (store.Employee, error)
-	UpsertWallet(ctx context.Context, w store.Wallet) error
+	OnboardingStore
 }
 
-// Syncer re-reads users' wallets from the API into the store.
+// Syncer re-reads users' wallets and onboarding from the API into the store.
 type Syncer struct {
 	API   API
 	Store Store
 	Now   func() time.Time
+	// ImportConcurrency bounds how many employees Import reads at once
+	// (each read is eight GETs in parallel); 0 means 4.
+	ImportConcurrency int
 }
 
 // SyncWallets reads an employee's wallets and balances and records them
@@ -57,19 +62,71 @@ func (s *Syncer) SyncWallets(ctx context.Context, e store.Employee) error {
 }
 
 // Import records users the partner already has upstream (the sandbox's demo
-// company on a fresh database) and reads their wallets. It is idempotent:
-// running it again refreshes the same rows.
+// company on a fresh database), reads the treasury users' wallets, and reads
+// every linked employee's onboarding (wallets, snapshots, readiness), a few
+// employees at a time, so the lists show what the API says from the start.
+// It is idempotent: running it again refreshes the same rows. An employee
+// whose reads fail keeps the failure in its snapshots (the page says so);
+// only a failure to store is an error.
 func (s *Syncer) Import(ctx context.Context, people []store.Employee) (int, error) {
+	var linked []store.Employee
 	n := 0
 	for _, p := range people {
 		e, err := s.Store.UpsertEmployee(ctx, p)
 		if err != nil {
 			return n, err
 		}
-		if err := s.SyncWallets(ctx, e); err != nil {
-			return n, err
-		}
 		n++
+		switch {
+		case e.ServiceUserID == "" || e.InviteState == store.InviteDeleted:
+		case e.Kind == store.KindEmployee:
+			linked = append(linked, e)
+		default:
+			if err := s.SyncWallets(ctx, e); err != nil {
+				return n, err
+			}
+		}
 	}
-	return n, nil
+	return n, s.readOnboarding(ctx, linked)
 }
+
+// readOnboarding reads and records the onboarding of employees with at most
+// ImportConcurrency in flight; it returns the first store error.
+func (s *Syncer) readOnboarding(ctx context.Context, list []store.Employee) error {
+	limit := s.ImportConcurrency
+	if limit <= 0 {
+		limit = 4
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var (
+		wg    sync.WaitGroup
+		mu    sync.Mutex
+		first error
+		slots = make(chan struct{}, limit)
+	)
+	for _, e := range list {
+		slots <- struct{}{}
+		if ctx.Err() != nil {
+			break
+		}
+		wg.Add(1)
+		go func() {
+			defer func() { <-slots; wg.Done() }()
+			rd := ReadOnboarding(ctx, s.API, e.ServiceUserID, s.Now())
+			if _, err := RecordOnboarding(ctx, s.Store, e.ID, rd); err != nil {
+				mu.Lock()
+				if first == nil {
+					first = err
+					cancel()
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	return first
+}
+
+// ensure the client satisfies what the mirror reads.
+var _ API = (*apiclient.Client)(nil)

@@ -1,8 +1,10 @@
 package sign
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"mime"
 	"net/http"
@@ -13,7 +15,8 @@ import (
 
 	"partneradmin/apiclient"
 	"partneradmin/apiclient/ethsig"
-	"partneradmin/handlers/approvals"
+	"partneradmin/handlers"
+	"partneradmin/handlers/mirror"
 	"partneradmin/store"
 	"partneradmin/views"
 )
@@ -63,6 +66,17 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	_ = json.NewEncoder(w).Encode(v)
 }
 
+// expire marks an unused request whose time is up (what the expiry job
+// would do later); a failure only delays that.
+func (h *Handler) expire(ctx context.Context, sr store.SignRequest) {
+	if sr.State != store.SignWaiting && sr.State != store.SignOpened {
+		return
+	}
+	if err := h.store.ExpireSignRequest(ctx, sr.ID); err != nil {
+		h.Logger.ErrorContext(ctx, "expire sign request", "sign_request", sr.ID, "err", err)
+	}
+}
+
 func goneWords(sr store.SignRequest, now time.Time) string {
 	switch {
 	case sr.State == store.SignSuperseded:
@@ -86,7 +100,7 @@ func (h *Handler) DeviceGet(w http.ResponseWriter, r *http.Request) {
 		h.deviceError(w, r, asJSON, http.StatusTooManyRequests, "Too many requests; wait a minute.")
 		return
 	}
-	sr, err := h.Store.SignRequestByTokenHash(ctx, HashToken(chi.URLParam(r, "token")))
+	sr, err := h.store.SignRequestByTokenHash(ctx, HashToken(chi.URLParam(r, "token")))
 	if errors.Is(err, store.ErrNotFound) {
 		if asJSON {
 			writeJSON(w, http.StatusNotFound, DeviceAnswer{Error: "Unknown signing link."})
@@ -99,20 +113,18 @@ func (h *Handler) DeviceGet(w http.ResponseWriter, r *http.Request) {
 		h.deviceServerError(w, r, asJSON, err)
 		return
 	}
-	now := h.now()
+	now := h.clock()
 	if !sr.Open(now) {
-		if sr.State == store.SignWaiting || sr.State == store.SignOpened {
-			h.logged(ctx, "ExpireSignRequest", h.Store.ExpireSignRequest(ctx, sr.ID))
-		}
+		h.expire(ctx, sr)
 		msg := goneWords(sr, now)
 		if asJSON {
-			writeJSON(w, http.StatusGone, DeviceAnswer{Error: msg, State: sr.State})
+			writeJSON(w, http.StatusGone, DeviceAnswer{Error: msg, State: string(sr.State)})
 			return
 		}
 		h.Render(w, r, http.StatusGone, "Signing request", views.SignDevicePage(views.SignDeviceView{Known: true, Gone: msg}), nil)
 		return
 	}
-	p, err := h.Store.ProposalByID(ctx, sr.ProposalID)
+	p, err := h.store.ProposalByID(ctx, sr.ProposalID)
 	if err != nil && sr.Kind == store.SignKindProposal {
 		h.deviceServerError(w, r, asJSON, err)
 		return
@@ -138,16 +150,16 @@ func (h *Handler) DeviceGet(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	out := DeviceRequest{Kind: sr.Kind, Deadline: sr.ExpiresAt, OwnerAddress: sr.OwnerAddress, WalletID: sr.WalletID,
-		Summary: DeviceSummary{Title: summary.Title, Amount: p.Amount.String(), Currency: approvals.Money(p).Currency,
+		Summary: DeviceSummary{Title: summary.Title, Amount: p.Amount.String(), Currency: mirror.Money(p).Currency,
 			From: summary.From, To: summary.To, Description: summary.Description}}
 	switch sr.Kind {
 	case store.SignKindProposal:
 		// spec: "Fetch a fresh sign payload right before signing and do not
 		// cache it."
-		payload, err := h.API.GetSignPayload(ctx, sr.UserID, sr.ProposalID)
+		payload, err := h.api.GetSignPayload(ctx, sr.UserID, sr.ProposalID)
 		if err != nil {
 			h.Logger.WarnContext(ctx, "device: sign payload", "proposal", sr.ProposalID, "err", err)
-			writeJSON(w, http.StatusBadGateway, DeviceAnswer{Error: "The wallet service did not give the request to sign: " + UpstreamWords(err)})
+			writeJSON(w, http.StatusBadGateway, DeviceAnswer{Error: "The wallet service did not give the request to sign. " + readWords(err)})
 			return
 		}
 		out.HashToSign = payload.HashToSign
@@ -161,7 +173,7 @@ func (h *Handler) DeviceGet(w http.ResponseWriter, r *http.Request) {
 		out.HashToSign = sr.HashToSign
 		out.Summary = DeviceSummary{Title: summary.Title, Description: summary.Description}
 	}
-	if err := h.Store.MarkSignOpened(ctx, sr.ID); err != nil {
+	if err := h.store.MarkSignOpened(ctx, sr.ID); err != nil {
 		h.deviceServerError(w, r, asJSON, err)
 		return
 	}
@@ -181,10 +193,34 @@ func (h *Handler) deviceServerError(w http.ResponseWriter, r *http.Request, asJS
 	h.deviceError(w, r, asJSON, http.StatusInternalServerError, "Something went wrong on the server; try again in a moment.")
 }
 
-// DevicePost checks a signature and relays it upstream exactly once.
+// submitRequest is what the ledger keeps of a relayed signature: enough to
+// read it back after a restart (never the signature or the link).
+type submitRequest struct {
+	SignRequestID int64  `json:"signRequestId"`
+	Kind          string `json:"kind"`
+	UserID        string `json:"userId"`
+	ProposalID    string `json:"proposalId,omitempty"`
+	WorkflowID    string `json:"workflowId,omitempty"`
+	Currency      string `json:"currency,omitempty"`
+	OwnerAddress  string `json:"ownerAddress"`
+	// CollectedBefore is the proposal's signature count the API showed
+	// before the call.
+	CollectedBefore int `json:"collectedBefore"`
+}
+
+// submitResult is what a relayed signature did, for the device's answer.
+type submitResult struct {
+	State          store.SignState `json:"state"`
+	ProposalStatus string          `json:"proposalStatus,omitempty"`
+}
+
+// DevicePost checks a signature and relays it upstream once. The relay is
+// an action keyed by the sign request: of two devices or a double submit,
+// one makes the call and the others are answered 410, having sent nothing.
+// A signature the checks here refuse is that action too, refused with
+// nothing sent, so the link is used up either way.
 func (h *Handler) DevicePost(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
-	now := h.now()
 	if ok, err := h.allowed(r); err != nil {
 		h.Logger.ErrorContext(ctx, "device rate limit", "err", err)
 		writeJSON(w, http.StatusServiceUnavailable, DeviceAnswer{Error: "The signing service is busy; try again in a moment."})
@@ -201,163 +237,242 @@ func (h *Handler) DevicePost(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusBadRequest, DeviceAnswer{Error: `Send JSON: {"signature": "0x…"}.`})
 		return
 	}
-	hash := HashToken(chi.URLParam(r, "token"))
-	// The claim is the lock: of two devices or a double submit, one gets
-	// the row, the others a 410, and only the winner may call upstream.
-	sr, err := h.Store.ClaimSignRequest(ctx, hash, now)
-	switch {
-	case errors.Is(err, store.ErrNotFound):
+	sr, err := h.store.SignRequestByTokenHash(ctx, HashToken(chi.URLParam(r, "token")))
+	if errors.Is(err, store.ErrNotFound) {
 		writeJSON(w, http.StatusNotFound, DeviceAnswer{Error: "Unknown signing link."})
 		return
-	case errors.Is(err, store.ErrSignRequestGone):
-		writeJSON(w, http.StatusGone, DeviceAnswer{Error: goneWords(sr, now), State: sr.State})
-		return
-	case err != nil:
+	}
+	if err != nil {
 		h.deviceServerError(w, r, true, err)
 		return
 	}
-	refuse := func(msg string) {
-		if err := h.Store.RefuseSignRequest(ctx, sr.ID, msg); err != nil {
+	now := h.clock()
+	if !sr.Open(now) {
+		h.expire(ctx, sr)
+		writeJSON(w, http.StatusGone, DeviceAnswer{Error: goneWords(sr, now), State: string(sr.State)})
+		return
+	}
+	req := submitRequest{SignRequestID: sr.ID, Kind: sr.Kind, UserID: sr.UserID, ProposalID: sr.ProposalID,
+		WorkflowID: sr.WorkflowID, Currency: sr.Currency, OwnerAddress: sr.OwnerAddress}
+	var verdict string // why the signature is refused here ("" when it may be sent)
+	sig, err := ethsig.ParseSignature(strings.TrimSpace(in.Signature))
+	if err != nil {
+		verdict = "The signature is not 0x plus 130 hex characters (r, s, v with v of 27 or 28): " + strings.TrimPrefix(err.Error(), "ethsig: ") + "."
+	}
+	var call func(ctx context.Context) (handlers.Effect, error)
+	switch sr.Kind {
+	case store.SignKindProposal:
+		// Reads before the action: when the API cannot be read, nothing is
+		// decided and the device may post again.
+		var ok bool
+		if verdict == "" {
+			if verdict, req.CollectedBefore, ok = h.checkProposal(w, r, sr, sig); !ok {
+				return
+			}
+		}
+		call = func(ctx context.Context) (handlers.Effect, error) {
+			after, err := h.api.SignProposal(ctx, sr.UserID, sr.ProposalID, apiclient.SignProposalRequest{Signature: sig.Hex()})
+			if err != nil {
+				return handlers.Effect{}, err
+			}
+			return h.proposalSigned(req, *after), nil
+		}
+	case store.SignKindWorkflow:
+		if verdict == "" {
+			verdict = h.checkWorkflow(sr, sig)
+		}
+		call = func(ctx context.Context) (handlers.Effect, error) {
+			res, err := h.api.SubmitSignature(ctx, sr.UserID, apiclient.SubmitSignatureRequest{WorkflowID: sr.WorkflowID, Signature: sig.Hex()})
+			if err != nil {
+				return handlers.Effect{}, err
+			}
+			return h.workflowSigned(req, res.Status), nil
+		}
+	case store.SignKindOwnerProof:
+		if verdict == "" {
+			verdict = h.checkOwnerProof(sr, sig)
+		}
+		call = func(ctx context.Context) (handlers.Effect, error) {
+			wallet, err := h.api.CreateManagedWallet(ctx, sr.UserID, apiclient.CreateManagedWalletRequest{
+				Currency: apiclient.Stablecoin(sr.Currency), UserOwnerAddress: sr.OwnerAddress,
+				OwnerProofChallengeID: sr.ChallengeID, OwnerProofSignature: sig.Hex(),
+			})
+			if err != nil {
+				return handlers.Effect{}, err
+			}
+			return h.walletCreated(req, *wallet), nil
+		}
+	default:
+		verdict = "This kind of request cannot be completed here."
+	}
+	done, err := h.actions.Run(ctx, handlers.Write{Key: store.SignActionKey(sr.ID), Kind: kindSubmit, Target: store.SignTarget(sr),
+		Actor: deviceActor, Request: req, Call: func(ctx context.Context) (handlers.Effect, error) {
+			if verdict != "" {
+				return handlers.Effect{}, refusal(verdict)
+			}
+			return call(ctx)
+		}})
+	if err != nil {
+		h.deviceServerError(w, r, true, err)
+		return
+	}
+	switch {
+	case done.Repeat:
+		writeJSON(w, http.StatusGone, DeviceAnswer{State: string(relayState(done.Action.State)),
+			Error: "This link was already used. Ask the finance approver for a new one if the signature is still needed."})
+	case done.State() == store.ActionDone:
+		var res submitResult
+		if err := done.Action.DecodeResult(&res); err != nil {
 			h.deviceServerError(w, r, true, err)
 			return
 		}
-		writeJSON(w, http.StatusUnprocessableEntity, DeviceAnswer{Error: msg, State: store.SignRefused})
-	}
-	sig, err := ethsig.ParseSignature(strings.TrimSpace(in.Signature))
-	if err != nil {
-		refuse("The signature is not 0x plus 130 hex characters (r, s, v with v of 27 or 28): " + strings.TrimPrefix(err.Error(), "ethsig: "))
-		return
-	}
-	switch sr.Kind {
-	case store.SignKindProposal:
-		h.relayProposal(w, r, sr, sig, refuse)
-	case store.SignKindWorkflow:
-		h.relayWorkflow(w, r, sr, sig, refuse)
-	case store.SignKindOwnerProof:
-		h.relayOwnerProof(w, r, sr, sig, refuse)
+		writeJSON(w, http.StatusOK, DeviceAnswer{State: string(res.State), ProposalStatus: res.ProposalStatus})
+	case verdict != "":
+		writeJSON(w, http.StatusUnprocessableEntity, DeviceAnswer{Error: verdict, State: store.SignRefused})
+	case done.State() == store.ActionRefused:
+		writeJSON(w, http.StatusBadGateway, DeviceAnswer{Error: done.Problem.Summary, State: store.SignRefused})
 	default:
-		refuse("This kind of request cannot be completed here.")
+		h.Logger.WarnContext(ctx, "device: relay outcome unknown", "sign_request", sr.ID, "err", done.Err)
+		writeJSON(w, http.StatusBadGateway, DeviceAnswer{Error: done.Problem.Summary + " Do not sign again.", State: store.SignRelayPending})
 	}
 }
 
-func (h *Handler) relayProposal(w http.ResponseWriter, r *http.Request, sr store.SignRequest, sig ethsig.Signature, refuse func(string)) {
+// relayState is a request's state while its relay action is in s.
+func relayState(s store.ActionState) store.SignState {
+	switch s {
+	case store.ActionBegun:
+		return store.SignRelaying
+	case store.ActionUnknown:
+		return store.SignRelayPending
+	case store.ActionRefused:
+		return store.SignRefused
+	}
+	return store.SignSubmitted
+}
+
+// checkProposal reads a fresh sign payload (what the signature must cover,
+// and until when) and the proposal's signature count, then checks the
+// signature. It returns the refusal ("" when it may be sent) and the
+// count; false when the API could not be read (answered already).
+func (h *Handler) checkProposal(w http.ResponseWriter, r *http.Request, sr store.SignRequest, sig ethsig.Signature) (string, int, bool) {
 	ctx := r.Context()
-	// A fresh payload: what the signature must cover, and until when.
-	payload, err := h.API.GetSignPayload(ctx, sr.UserID, sr.ProposalID)
+	payload, err := h.api.GetSignPayload(ctx, sr.UserID, sr.ProposalID)
+	if apiclient.IsNotReady(err) {
+		// The API answered: the proposal no longer waits for a signature.
+		return "The proposal no longer waits for a signature; nothing was sent.", 0, true
+	}
 	if err != nil {
-		if apiclient.IsNotReady(err) {
-			// The API answered: the proposal no longer waits for a signature.
-			refuse("The proposal no longer waits for a signature; nothing was sent.")
-			return
-		}
-		// Nothing was sent: give the token back so the device can retry.
-		h.logged(ctx, "ReopenSignRequest", h.Store.ReopenSignRequest(ctx, sr.ID))
 		h.Logger.WarnContext(ctx, "device: sign payload before relay", "proposal", sr.ProposalID, "err", err)
 		writeJSON(w, http.StatusBadGateway, DeviceAnswer{Error: "The wallet service could not be read just now; nothing was sent. Try again."})
-		return
+		return "", 0, false
 	}
-	now := h.now()
+	before, err := h.api.GetProposal(ctx, sr.UserID, sr.ProposalID)
+	if err != nil {
+		h.Logger.WarnContext(ctx, "device: proposal before relay", "proposal", sr.ProposalID, "err", err)
+		writeJSON(w, http.StatusBadGateway, DeviceAnswer{Error: "The wallet service could not be read just now; nothing was sent. Try again."})
+		return "", 0, false
+	}
 	deadline := sr.ExpiresAt
 	if !payload.Deadline.IsZero() && payload.Deadline.Before(deadline) {
 		deadline = payload.Deadline
 	}
-	if !now.Before(deadline) {
-		refuse("The signing deadline has passed; nothing was sent. Ask for a new link.")
-		return
+	if !h.clock().Before(deadline) {
+		return "The signing deadline has passed; nothing was sent. Ask for a new link.", before.CollectedSignatures, true
 	}
 	hash, err := payload.Hash()
 	if err != nil {
-		refuse("The wallet service gave a hash that cannot be signed.")
-		return
+		return "The wallet service gave a hash that cannot be signed; nothing was sent.", before.CollectedSignatures, true
 	}
 	if ok, why := ownerMatches(hash, sig, sr.OwnerAddress); !ok {
-		refuse(why + " Nothing was sent to the wallet service.")
-		return
+		return why + " Nothing was sent to the wallet service.", before.CollectedSignatures, true
 	}
-	before, err := h.API.GetProposal(ctx, sr.UserID, sr.ProposalID)
-	if err != nil {
-		h.logged(ctx, "ReopenSignRequest", h.Store.ReopenSignRequest(ctx, sr.ID))
-		writeJSON(w, http.StatusBadGateway, DeviceAnswer{Error: "The wallet service could not be read just now; nothing was sent. Try again."})
-		return
-	}
-	if err := h.Store.MarkSignRelaying(ctx, sr.ID, sig.Hex(), before.CollectedSignatures); err != nil {
-		h.deviceServerError(w, r, true, err)
-		return
-	}
-	h.sendProposal(w, r, sr, sig.Hex())
+	return "", before.CollectedSignatures, true
 }
 
-// sendProposal makes the one upstream call and records what came of it.
-func (h *Handler) sendProposal(w http.ResponseWriter, r *http.Request, sr store.SignRequest, sig string) {
-	ctx := r.Context()
-	after, err := h.API.SignProposal(ctx, sr.UserID, sr.ProposalID, apiclient.SignProposalRequest{Signature: sig})
-	if err != nil {
-		if apiclient.StatusCode(err) == 0 {
-			// Unsure whether the API recorded it: keep the signature for the
-			// retry job, which reads the proposal before sending again.
-			msg := "The wallet service did not answer. The signature is kept and will be resolved before the deadline; do not sign again."
-			if err := h.Store.MarkSignRelayUnsure(ctx, sr.ID, msg); err != nil {
-				h.deviceServerError(w, r, true, err)
-				return
-			}
-			writeJSON(w, http.StatusBadGateway, DeviceAnswer{Error: msg, State: store.SignRelayPending})
-			return
-		}
-		msg := UpstreamWords(err)
-		if err := h.Store.RefuseSignRequest(ctx, sr.ID, msg); err != nil {
-			h.deviceServerError(w, r, true, err)
-			return
-		}
-		writeJSON(w, http.StatusBadGateway, DeviceAnswer{Error: msg, State: store.SignRefused})
-		return
-	}
-	state := store.SignSubmitted
-	if after.Status == apiclient.ProposalCompleted {
-		state = store.SignCompleted
-	}
-	p := approvals.FromAPI(*after, sr.UserID)
-	if err := h.Store.FinishSignRelay(ctx, sr.ID, state, &p); err != nil {
-		h.deviceServerError(w, r, true, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, DeviceAnswer{State: state, ProposalStatus: string(after.Status)})
-}
-
-func (h *Handler) relayWorkflow(w http.ResponseWriter, r *http.Request, sr store.SignRequest, sig ethsig.Signature, refuse func(string)) {
-	ctx := r.Context()
-	if !h.now().Before(sr.ExpiresAt) {
-		refuse("The signing deadline has passed; nothing was sent.")
-		return
+// checkWorkflow checks a rail's signature against the stored hash and the
+// wallet's registered owner.
+func (h *Handler) checkWorkflow(sr store.SignRequest, sig ethsig.Signature) string {
+	if !h.clock().Before(sr.ExpiresAt) {
+		return "The signing deadline has passed; nothing was sent."
 	}
 	hash, err := ethsig.ParseHash(sr.HashToSign)
 	if err != nil {
-		refuse("The stored hash cannot be signed.")
-		return
+		return "The stored hash cannot be signed; nothing was sent."
 	}
 	if ok, why := ownerMatches(hash, sig, sr.OwnerAddress); !ok {
-		refuse(why + " Nothing was sent to the wallet service.")
-		return
+		return why + " Nothing was sent to the wallet service."
 	}
-	if err := h.Store.MarkSignRelaying(ctx, sr.ID, sig.Hex(), 0); err != nil {
-		h.deviceServerError(w, r, true, err)
-		return
+	return ""
+}
+
+// proposalSigned is what a signature the API took on a proposal changes
+// here.
+func (h *Handler) proposalSigned(req submitRequest, after apiclient.Proposal) handlers.Effect {
+	state := store.SignState(store.SignSubmitted)
+	if after.Status == apiclient.ProposalCompleted {
+		state = store.SignCompleted
 	}
-	res, err := h.API.SubmitSignature(ctx, sr.UserID, apiclient.SubmitSignatureRequest{WorkflowID: sr.WorkflowID, Signature: sig.Hex()})
-	if err != nil {
-		msg := UpstreamWords(err)
-		if apiclient.StatusCode(err) == 0 {
-			msg = "The wallet service did not answer; the workflow's state must be checked before signing again."
-			h.logged(ctx, "MarkSignRelayUnsure", h.Store.MarkSignRelayUnsure(ctx, sr.ID, msg))
-			writeJSON(w, http.StatusBadGateway, DeviceAnswer{Error: msg, State: store.SignRelayPending})
-			return
+	p := mirror.FromAPI(after, req.UserID, h.clock())
+	return handlers.Effect{Detail: store.SignRelayedDetail(&p), Result: submitResult{State: state, ProposalStatus: string(after.Status)},
+		Apply: func(ctx context.Context, tx *store.Store) error {
+			return tx.RecordSignRelayed(ctx, req.SignRequestID, state, &p)
+		}}
+}
+
+// workflowSigned is what a rail's signature the API took changes here.
+func (h *Handler) workflowSigned(req submitRequest, status string) handlers.Effect {
+	return handlers.Effect{Detail: store.SignRelayedDetail(nil), Result: submitResult{State: store.SignSubmitted, ProposalStatus: status},
+		Apply: func(ctx context.Context, tx *store.Store) error {
+			return tx.RecordSignRelayed(ctx, req.SignRequestID, store.SignSubmitted, nil)
+		}}
+}
+
+// errNoEvidenceYet: a rail's signature cannot be read back from the API;
+// only its withdrawal's outcome (a webhook) shows that it landed.
+var errNoEvidenceYet = errors.New("sign: the rail has not reported the withdrawal yet")
+
+// readBackSubmit reads whether a relayed signature landed: a proposal with
+// more signatures than before (or past signing); a new wallet of the
+// currency with this owner; a rail's withdrawal that reached its outcome.
+func (h *Handler) readBackSubmit(ctx context.Context, a store.Action) (handlers.Effect, bool, error) {
+	var req submitRequest
+	if err := a.DecodeRequest(&req); err != nil {
+		return handlers.Effect{}, false, err
+	}
+	switch req.Kind {
+	case store.SignKindProposal:
+		cur, err := h.api.GetProposal(ctx, req.UserID, req.ProposalID)
+		if err != nil {
+			return handlers.Effect{}, false, err
 		}
-		h.logged(ctx, "RefuseSignRequest", h.Store.RefuseSignRequest(ctx, sr.ID, msg))
-		writeJSON(w, http.StatusBadGateway, DeviceAnswer{Error: msg, State: store.SignRefused})
-		return
+		switch cur.Status {
+		case apiclient.ProposalSubmitted, apiclient.ProposalReadyToExecute, apiclient.ProposalExecuting, apiclient.ProposalCompleted:
+		default:
+			if cur.CollectedSignatures <= req.CollectedBefore {
+				return handlers.Effect{}, false, nil
+			}
+		}
+		return h.proposalSigned(req, *cur), true, nil
+	case store.SignKindOwnerProof:
+		ws, err := h.api.ListWallets(ctx, req.UserID)
+		if err != nil {
+			return handlers.Effect{}, false, err
+		}
+		for _, w := range ws {
+			if string(w.Currency) == req.Currency && strings.EqualFold(w.UserOwnerAddress, req.OwnerAddress) {
+				return h.walletCreated(req, w), true, nil
+			}
+		}
+		return handlers.Effect{}, false, nil
+	case store.SignKindWorkflow:
+		cw, err := h.store.CryptoWithdrawalBySignRequest(ctx, req.SignRequestID)
+		if err != nil && !errors.Is(err, store.ErrNotFound) {
+			return handlers.Effect{}, false, err
+		}
+		if err != nil || !cw.Settled() {
+			return handlers.Effect{}, false, errNoEvidenceYet
+		}
+		return h.workflowSigned(req, string(cw.State)), true, nil
 	}
-	if err := h.Store.FinishSignRelay(ctx, sr.ID, store.SignSubmitted, nil); err != nil {
-		h.deviceServerError(w, r, true, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, DeviceAnswer{State: store.SignSubmitted, ProposalStatus: res.Status})
+	return handlers.Effect{}, false, fmt.Errorf("sign: read back a %q request", req.Kind)
 }

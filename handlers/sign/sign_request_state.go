@@ -7,7 +7,8 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
-	"partneradmin/handlers/approvals"
+	"partneradmin/apiclient"
+	"partneradmin/handlers/mirror"
 	"partneradmin/store"
 	"partneradmin/views"
 )
@@ -23,7 +24,7 @@ func (h *Handler) State(w http.ResponseWriter, r *http.Request) {
 		h.NotFound(w, r)
 		return
 	}
-	sr, err := h.Store.SignRequestByID(ctx, id)
+	sr, err := h.store.SignRequestByID(ctx, id)
 	if errors.Is(err, store.ErrNotFound) || (err == nil && sr.ProposalID != chi.URLParam(r, "id")) {
 		// /sign-requests/{rid} (no proposal id) serves the requests of no
 		// proposal: owner proofs and workflows.
@@ -38,12 +39,12 @@ func (h *Handler) State(w http.ResponseWriter, r *http.Request) {
 		if err := h.follow(r, sr); err != nil {
 			h.Logger.WarnContext(ctx, "follow submitted proposal", "proposal", sr.ProposalID, "err", err)
 		}
-		if sr, err = h.Store.SignRequestByID(ctx, id); err != nil {
+		if sr, err = h.store.SignRequestByID(ctx, id); err != nil {
 			h.ServerError(w, r, err)
 			return
 		}
 	}
-	panel := approvals.SignPanelOf(sr, h.now())
+	panel := mirror.SignPanelOf(sr, h.clock())
 	if sr.Kind == store.SignKindWorkflow {
 		// A withdrawal's request ends with the withdrawal's outcome on the
 		// rail, which its webhook records.
@@ -59,18 +60,18 @@ func (h *Handler) State(w http.ResponseWriter, r *http.Request) {
 // to refused with the failure reason.
 func (h *Handler) follow(r *http.Request, sr store.SignRequest) error {
 	ctx := r.Context()
-	p, err := h.API.GetProposal(ctx, sr.UserID, sr.ProposalID)
+	p, err := h.api.GetProposal(ctx, sr.UserID, sr.ProposalID)
 	if err != nil {
 		return err
 	}
-	if _, err := h.Store.UpsertProposal(ctx, approvals.FromAPI(*p, sr.UserID)); err != nil {
+	if _, err := h.store.UpsertProposal(ctx, mirror.FromAPI(*p, sr.UserID, h.clock())); err != nil {
 		return err
 	}
 	switch p.Status {
-	case "COMPLETED":
-		_, err = h.Store.SetSignState(ctx, sr.ID, store.SignSubmitted, store.SignCompleted, "")
-	case "FAILED":
-		_, err = h.Store.SetSignState(ctx, sr.ID, store.SignSubmitted, store.SignRefused, "The proposal failed after submission: "+p.FailureReason)
+	case apiclient.ProposalCompleted:
+		_, err = h.store.SetSignState(ctx, sr.ID, store.SignSubmitted, store.SignCompleted, "")
+	case apiclient.ProposalFailed:
+		_, err = h.store.SetSignState(ctx, sr.ID, store.SignSubmitted, store.SignRefused, "The proposal failed after submission: "+p.FailureReason)
 	}
 	return err
 }

@@ -1,11 +1,9 @@
 package sign
 
 import (
-	"errors"
 	"strings"
 	"testing"
 
-	"partneradmin/apiclient"
 	"partneradmin/apiclient/ethsig"
 )
 
@@ -17,24 +15,6 @@ func TestTokensAreRandomAndOnlyTheirHashIsKept(t *testing.T) {
 	b, _, _ := NewToken()
 	if a == b || len(a) != 43 || len(ha) != 32 || string(HashToken(a)) != string(ha) || strings.Contains(string(ha), a) {
 		t.Fatalf("tokens %q %q", a, b)
-	}
-}
-
-func TestUpstreamRefusalsInWords(t *testing.T) {
-	cases := []struct {
-		err  error
-		want string
-	}{
-		{&apiclient.Error{StatusCode: 500, Messages: []string{"Point is not on curve"}}, "65 bytes"},
-		{&apiclient.Error{StatusCode: 500, Messages: []string{"Invalid yParityOrV"}}, "27 or 28"},
-		{&apiclient.Error{StatusCode: 400, Messages: []string{"Signature deadline exceeded: fetch a fresh sign payload"}}, "deadline passed"},
-		{&apiclient.Error{StatusCode: 403, Messages: []string{"Signer not authorised: 0x… is not on the snapshot"}}, "not authorised"},
-		{errors.New("connection reset"), "did not answer"},
-	}
-	for _, tc := range cases {
-		if got := UpstreamWords(tc.err); !strings.Contains(got, tc.want) {
-			t.Errorf("%v → %q, want %q", tc.err, got, tc.want)
-		}
 	}
 }
 

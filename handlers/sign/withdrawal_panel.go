@@ -5,7 +5,7 @@ import (
 	"errors"
 	"time"
 
-	"partneradmin/handlers/approvals"
+	"partneradmin/handlers/mirror"
 	"partneradmin/store"
 	"partneradmin/views"
 )
@@ -17,14 +17,14 @@ const (
 	PanelFailed    = "failed"
 )
 
-// WithdrawalPanel is approvals.SignPanelOf for the sign request that
+// WithdrawalPanel is mirror.SignPanelOf for the sign request that
 // carries a crypto withdrawal's signature. Once the withdrawal's outcome on
 // the rail is recorded, the panel shows it — completed, or failed with the
 // rail's reason in words — whatever step the request itself last recorded
 // (the relay's answer may land after the webhook, or never, when the API
 // did not answer it). cw is the withdrawal of sr (nil: none).
 func WithdrawalPanel(sr store.SignRequest, cw *store.CryptoWithdrawal, now time.Time) views.SignPanel {
-	p := approvals.SignPanelOf(sr, now)
+	p := mirror.SignPanelOf(sr, now)
 	if cw == nil || cw.SignRequestID != sr.ID || !cw.Settled() {
 		return p
 	}
@@ -33,25 +33,25 @@ func WithdrawalPanel(sr store.SignRequest, cw *store.CryptoWithdrawal, now time.
 		p.Steps[i].Done = true
 	}
 	if cw.State == store.WithdrawalCompleted {
-		p.State, p.Label, p.Class, p.Error = PanelCompleted, "completed", "badge-completed", ""
+		p.State, p.Label, p.Error = PanelCompleted, "completed", ""
 		return p
 	}
 	if n := len(p.Steps); n > 0 {
 		p.Steps[n-1].Done = false
 	}
-	p.State, p.Label, p.Class, p.Error = PanelFailed, "failed", "badge-failed", views.WithdrawalFailureWords(cw.FailureReason)
+	p.State, p.Label, p.Error = PanelFailed, "failed", views.WithdrawalFailureWords(cw.FailureReason)
 	return p
 }
 
 // workflowPanel is the panel of a workflow request: it reads the
 // withdrawal whose signature the request carries, if any.
 func (h *Handler) workflowPanel(ctx context.Context, sr store.SignRequest) (views.SignPanel, error) {
-	cw, err := h.Store.CryptoWithdrawalBySignRequest(ctx, sr.ID)
+	cw, err := h.store.CryptoWithdrawalBySignRequest(ctx, sr.ID)
 	if errors.Is(err, store.ErrNotFound) {
-		return approvals.SignPanelOf(sr, h.now()), nil
+		return mirror.SignPanelOf(sr, h.clock()), nil
 	}
 	if err != nil {
 		return views.SignPanel{}, err
 	}
-	return WithdrawalPanel(sr, &cw, h.now()), nil
+	return WithdrawalPanel(sr, &cw, h.clock()), nil
 }

@@ -4,6 +4,7 @@ package staff
 
 import (
 	"context"
+	"time"
 
 	"partneradmin/handlers"
 	"partneradmin/store"
@@ -16,16 +17,21 @@ type Store interface {
 	StaffByID(ctx context.Context, id int64) (store.Staff, error)
 	CreateStaff(ctx context.Context, n store.NewStaff, by store.Actor) (store.Staff, error)
 	UpdateStaffAccess(ctx context.Context, id int64, role store.Role, disabled bool, by store.Actor) (store.Staff, error)
+	IssueSetPasswordLink(ctx context.Context, staffID int64, tokenHash []byte, ttl time.Duration, by store.Actor) (time.Time, error)
 }
 
 // Handler serves the staff routes.
 type Handler struct {
 	*handlers.Base
 	Store Store
+	// PublicOrigin begins the set-password links.
+	PublicOrigin string
 }
 
 // New returns the staff handler.
-func New(base *handlers.Base, st Store) *Handler { return &Handler{Base: base, Store: st} }
+func New(d handlers.Deps) *Handler {
+	return &Handler{Base: d.Base, Store: d.Store, PublicOrigin: d.Config.PublicOrigin}
+}
 
 func roleOptions() []views.RoleOption {
 	var opts []views.RoleOption

@@ -2,21 +2,19 @@ package treasury
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/base64"
 	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/go-chi/chi/v5"
+	"github.com/shopspring/decimal"
 
 	"partneradmin/apiclient"
 	"partneradmin/apiclient/ethsig"
 	"partneradmin/handlers"
-	"partneradmin/handlers/sign"
+	"partneradmin/handlers/mirror"
 	"partneradmin/store"
 	"partneradmin/views"
 )
@@ -24,31 +22,42 @@ import (
 // A crypto withdrawal (spec: POST /withdrawal/smart-wallet/crypto) sends a
 // treasury wallet's whole balance (the body has no amount) to an external
 // address, and answers with a signatureRequest that the wallet owner signs
-// on their device. The form carries a one-time token; the withdrawal is
-// stored under it before the call (store.BeginCryptoWithdrawal), so the
-// same form posted twice sends one withdrawal, and the call is never
-// retried.
+// on their device. It is one action of the ledger under the form's token.
+// The spec has no endpoint that reads a withdrawal back, so one the API did
+// not answer stays unknown until a person settles it; nothing moves without
+// the owner's signature, and an unsigned request expires by itself.
 
-// duplicateWait bounds how long a second post of a form waits for the
-// first one's answer before showing the withdrawal as it stands.
-const duplicateWait = 10 * time.Second
+// kindCryptoWithdrawal is the ledger's kind (and the audit row's action) of
+// a crypto withdrawal.
+const kindCryptoWithdrawal = "crypto_withdrawal.create"
 
 const withdrawalTitle = "Crypto withdrawal"
 
-// newFormToken returns 16 random bytes, base64url: the form's one-time key.
-func newFormToken() (string, error) {
-	b := make([]byte, 16)
-	if _, err := rand.Read(b); err != nil {
-		return "", fmt.Errorf("treasury: form token: %w", err)
-	}
-	return base64.RawURLEncoding.EncodeToString(b), nil
+// maxRouteLength bounds the posted "chain:TOKEN" before it is read.
+const maxRouteLength = 100
+
+// withdrawalRequest is what the withdrawal form asks, as the ledger keeps
+// it. ID is the withdrawal's id if the API opens it, reserved before the
+// call so that the action names its withdrawal from the start.
+type withdrawalRequest struct {
+	ID          int64               `json:"id"`
+	UserID      string              `json:"userId"`
+	WalletID    string              `json:"walletId"`
+	Currency    string              `json:"currency"`
+	BalanceSeen decimal.NullDecimal `json:"balanceSeen"`
+	Chain       string              `json:"destinationChain"`
+	Token       string              `json:"destinationCurrency"`
+	Address     string              `json:"destinationAddress"`
 }
 
-// validFormToken reports whether s has the shape newFormToken gives.
-func validFormToken(s string) bool {
-	b, err := base64.RawURLEncoding.DecodeString(s)
-	return err == nil && len(b) == 16
+func (q withdrawalRequest) detail() string {
+	return fmt.Sprintf("crypto withdrawal of the whole %s balance of wallet %s to %s (%s)", q.Currency, q.WalletID, q.Address,
+		routeLabel(q.Chain, q.Token))
 }
+
+func withdrawalTarget(id int64) string { return "crypto_withdrawal:" + strconv.FormatInt(id, 10) }
+
+func withdrawalPage(id int64) string { return "/treasury/withdrawal/" + strconv.FormatInt(id, 10) }
 
 // checkAddress checks a destination address: 0x and 40 hex characters, and,
 // when it mixes upper and lower case, its EIP-55 checksum. It returns the
@@ -76,6 +85,9 @@ func checkAddress(s string) (ethsig.Address, string) {
 
 // parseRoute splits a route value "chain:TOKEN".
 func parseRoute(s string) (chain, token string, ok bool) {
+	if handlers.CheckText(s, maxRouteLength, false) != "" {
+		return "", "", false
+	}
 	chain, token, ok = strings.Cut(s, ":")
 	return chain, token, ok && chain != "" && token != ""
 }
@@ -90,10 +102,10 @@ func (h *Handler) routes(ctx context.Context, t treasury, walletID, selected str
 		out.Unavailable = "Choose a treasury wallet first."
 		return out
 	}
-	sup, err := h.API.GetCryptoWithdrawalSupport(ctx, t.user.ServiceUserID, wallet.Currency)
+	sup, err := h.api.GetCryptoWithdrawalSupport(ctx, t.user.ServiceUserID, wallet.Currency)
 	if err != nil {
 		h.Logger.WarnContext(ctx, "treasury: crypto withdrawal routes", "currency", wallet.Currency, "err", err)
-		out.Unavailable = "The API did not list the routes for " + wallet.Currency + " (" + apiWords(err) + "). Reload the page to try again."
+		out.Unavailable = "The API did not list the routes for " + wallet.Currency + ". " + readFailed(err) + " Reload the page to try again."
 		return out
 	}
 	for _, rt := range sup.Routes {
@@ -105,15 +117,14 @@ func (h *Handler) routes(ctx context.Context, t treasury, walletID, selected str
 	return out
 }
 
-func apiWords(err error) string {
-	var ae *apiclient.Error
-	if errors.As(err, &ae) {
-		if msg := ae.Message(); msg != "" {
-			return msg
-		}
-		return http.StatusText(ae.StatusCode)
+// readFailed says why a read of the API failed: the API's refusal in
+// words, or that it did not answer (apiclient's words of an unanswered
+// call speak of writes).
+func readFailed(err error) string {
+	if p := apiclient.Explain(err); p.Kind == apiclient.Refused {
+		return p.Summary
 	}
-	return "no answer"
+	return "The API did not answer."
 }
 
 // renderWithdrawal shows the form with what was typed.
@@ -132,12 +143,7 @@ func (h *Handler) WithdrawalForm(w http.ResponseWriter, r *http.Request) {
 		h.ServerError(w, r, err)
 		return
 	}
-	tok, err := newFormToken()
-	if err != nil {
-		h.ServerError(w, r, err)
-		return
-	}
-	f := views.CryptoWithdrawalForm{Token: tok, WalletID: r.URL.Query().Get("wallet_id"), Fields: views.FieldErrors{}}
+	f := views.CryptoWithdrawalForm{Token: handlers.NewFormToken(), WalletID: r.URL.Query().Get("wallet_id"), Fields: views.FieldErrors{}}
 	if _, ok := t.wallet(f.WalletID); !ok {
 		f.WalletID = ""
 		if len(t.wallets) > 0 {
@@ -158,8 +164,8 @@ func (h *Handler) WithdrawalRoutes(w http.ResponseWriter, r *http.Request) {
 	h.RenderFragment(w, r, http.StatusOK, views.CryptoRouteField(h.routes(r.Context(), t, r.URL.Query().Get("wallet_id"), "")))
 }
 
-// Withdraw checks the form, stores the withdrawal under the form's token,
-// asks the API once, and hands its signatureRequest to the owner's device.
+// Withdraw checks the form, asks the API once under the form's token, and
+// hands the withdrawal's signatureRequest to the owner's device.
 func (h *Handler) Withdraw(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	t, err := h.load(ctx)
@@ -167,16 +173,8 @@ func (h *Handler) Withdraw(w http.ResponseWriter, r *http.Request) {
 		h.ServerError(w, r, err)
 		return
 	}
-	f := views.CryptoWithdrawalForm{Token: strings.TrimSpace(r.PostFormValue("form_token")), WalletID: r.PostFormValue("wallet_id"),
-		Route: r.PostFormValue("route"), Address: strings.TrimSpace(r.PostFormValue("address")), Fields: views.FieldErrors{}}
-	formMsg := ""
-	if !validFormToken(f.Token) {
-		formMsg = "This form was not loaded from this page (or has expired): check the fields and send it again."
-		if f.Token, err = newFormToken(); err != nil {
-			h.ServerError(w, r, err)
-			return
-		}
-	}
+	f := views.CryptoWithdrawalForm{Token: postedToken(r), WalletID: r.PostFormValue("wallet_id"), Route: r.PostFormValue("route"),
+		Address: strings.TrimSpace(r.PostFormValue("address")), Fields: views.FieldErrors{}}
 	wallet, ok := t.wallet(f.WalletID)
 	switch {
 	case !ok:
@@ -195,15 +193,16 @@ func (h *Handler) Withdraw(w http.ResponseWriter, r *http.Request) {
 	case ok && wallet.Address != "" && strings.EqualFold(wallet.Address, addr.Hex()):
 		f.Fields["address"] = "This is the treasury wallet's own address."
 	}
-	if f.Fields.Any() || formMsg != "" {
-		h.renderWithdrawal(w, r, t, http.StatusUnprocessableEntity, f, formMsg)
+	if f.Fields.Any() {
+		h.renderWithdrawal(w, r, t, http.StatusUnprocessableEntity, f, "")
 		return
 	}
 	// The pair must be one the API withdraws this token to, read now.
-	sup, err := h.API.GetCryptoWithdrawalSupport(ctx, t.user.ServiceUserID, wallet.Currency)
+	sup, err := h.api.GetCryptoWithdrawalSupport(ctx, t.user.ServiceUserID, wallet.Currency)
 	if err != nil {
+		h.Logger.WarnContext(ctx, "treasury: crypto withdrawal routes", "currency", wallet.Currency, "err", err)
 		h.renderWithdrawal(w, r, t, http.StatusBadGateway, f,
-			"The API did not list the withdrawal routes ("+apiWords(err)+"); nothing was sent. Your input is kept: try again.")
+			"The API did not list the withdrawal routes. "+readFailed(err)+" Nothing was sent. Your input is kept: try again.")
 		return
 	}
 	if !sup.Supports(chain, token) {
@@ -211,132 +210,114 @@ func (h *Handler) Withdraw(w http.ResponseWriter, r *http.Request) {
 		h.renderWithdrawal(w, r, t, http.StatusUnprocessableEntity, f, "")
 		return
 	}
-
-	by := handlers.ActorFrom(ctx)
-	rec, fresh, err := h.Store.BeginCryptoWithdrawal(ctx, store.NewCryptoWithdrawal{FormToken: f.Token, UserID: t.user.ServiceUserID,
-		WalletID: wallet.ID, Currency: wallet.Currency, BalanceSeen: wallet.Balance, DestinationChain: chain,
-		DestinationCurrency: token, DestinationAddress: addr.Hex()}, by)
+	key, ok := handlers.FormKey(r)
+	if !ok {
+		h.StaleForm(w, r)
+		return
+	}
+	id, err := h.store.ReserveCryptoWithdrawalID(ctx)
 	if err != nil {
 		h.ServerError(w, r, err)
 		return
 	}
-	if !fresh {
-		h.duplicate(w, r, rec)
-		return
-	}
-	cw, err := h.API.CreateCryptoWithdrawal(ctx, t.user.ServiceUserID, apiclient.CryptoWithdrawalRequest{
-		SourceSmartWalletID: wallet.ID, DestinationChain: chain, DestinationCurrency: token, DestinationAddress: addr.Hex(),
-	})
-	if err != nil {
-		h.withdrawalFailed(w, r, t, rec, f, err)
-		return
-	}
-	o := store.CryptoWithdrawalOutcome{State: store.WithdrawalCreated, UpstreamID: cw.ID}
-	if sr := cw.SignatureRequest; sr != nil {
-		o.State, o.WorkflowID, o.HashToSign = store.WithdrawalAwaitingSignature, sr.WorkflowID, sr.HashToSign
-		if !sr.Deadline.IsZero() {
-			d := sr.Deadline
-			o.Deadline = &d
-		}
-	}
-	rec, err = h.Store.FinishCryptoWithdrawal(ctx, rec.ID, o, by)
-	if err != nil {
-		// The API opened it; its record says 'sending' and offers no link.
-		h.Logger.ErrorContext(ctx, "treasury: crypto withdrawal opened upstream but not recorded",
-			"withdrawal", rec.ID, "upstream", cw.ID, "err", err)
-		h.ServerError(w, r, err)
-		return
-	}
-	if cw.SignatureRequest == nil {
-		h.showRecord(w, r, rec, http.StatusCreated, "The API opened the withdrawal without asking for a signature.", nil, "")
-		return
-	}
-	h.issueLink(w, r, rec, http.StatusCreated)
-}
-
-// withdrawalFailed records the API's refusal or failure (with its audit
-// row) and shows the form again with everything typed and a new token: the
-// old one is spent, so posting it again sends nothing.
-func (h *Handler) withdrawalFailed(w http.ResponseWriter, r *http.Request, t treasury, rec store.CryptoWithdrawal, f views.CryptoWithdrawalForm, err error) {
-	ctx := r.Context()
-	field, msg, state := withdrawalWords(err)
-	h.Logger.WarnContext(ctx, "treasury: crypto withdrawal not opened", "withdrawal", rec.ID, "state", state, "err", err)
-	if _, ferr := h.Store.FinishCryptoWithdrawal(ctx, rec.ID, store.CryptoWithdrawalOutcome{State: state, Error: msg}, handlers.ActorFrom(ctx)); ferr != nil {
-		h.ServerError(w, r, ferr)
-		return
-	}
-	tok, terr := newFormToken()
-	if terr != nil {
-		h.ServerError(w, r, terr)
-		return
-	}
-	f.Token = tok
-	status := http.StatusBadGateway
-	if field != "" {
-		f.Fields[field], status, msg = msg, http.StatusUnprocessableEntity, ""
-	}
-	h.renderWithdrawal(w, r, t, status, f, msg)
-}
-
-// withdrawalWords maps the API's answer to the field it concerns (if any),
-// words for the staff member, and the record's state.
-func withdrawalWords(err error) (field, msg, state string) {
-	var ae *apiclient.Error
-	var fe apiclient.FieldErrors
+	q := withdrawalRequest{ID: id, UserID: t.user.ServiceUserID, WalletID: wallet.ID, Currency: wallet.Currency,
+		BalanceSeen: wallet.Balance, Chain: chain, Token: token, Address: addr.Hex()}
+	actor := handlers.ActorFrom(ctx)
+	done, err := h.actions.Run(ctx, handlers.Write{Key: key, Kind: kindCryptoWithdrawal, Target: withdrawalTarget(id), Actor: actor,
+		Request: q, Call: func(ctx context.Context) (handlers.Effect, error) {
+			cw, err := h.api.CreateCryptoWithdrawal(ctx, q.UserID, apiclient.CryptoWithdrawalRequest{SourceSmartWalletID: q.WalletID,
+				DestinationChain: q.Chain, DestinationCurrency: q.Token, DestinationAddress: q.Address})
+			if err != nil {
+				return handlers.Effect{}, err
+			}
+			return withdrawalEffect(key, q, *cw, actor), nil
+		}})
 	switch {
-	case errors.As(err, &fe):
-		return "", "The withdrawal was not sent: " + fe.Error(), store.WithdrawalRefused
-	case errors.As(err, &ae) && ae.StatusCode < 500:
-		low := strings.ToLower(ae.Message())
-		switch {
-		case strings.Contains(low, "destinationaddress"):
-			return "address", "The API refused the address: " + ae.Message(), store.WithdrawalRefused
-		case strings.Contains(low, "destinationchain") || strings.Contains(low, "destinationcurrency"):
-			return "route", "The API does not take this chain and token for the wallet: " + ae.Message(), store.WithdrawalRefused
-		case strings.Contains(low, "balance"):
-			return "wallet", "The API says the wallet cannot cover it: " + ae.Message(), store.WithdrawalRefused
-		case ae.StatusCode == http.StatusNotFound:
-			return "wallet", "The API does not know this wallet (removed, or another partner's).", store.WithdrawalRefused
-		case ae.StatusCode == http.StatusForbidden:
-			return "", "The API does not allow this partner to withdraw from this wallet.", store.WithdrawalRefused
-		}
-		return "", "The API refused the withdrawal: " + ae.Message(), store.WithdrawalRefused
-	case errors.As(err, &ae):
-		return "", "The API failed (" + apiWords(err) + "); no withdrawal was opened and nothing was sent again. Your input is kept: send it once more when the API is back.",
-			store.WithdrawalFailed
-	}
-	return "", "The API did not answer. A withdrawal may have been opened upstream, but nothing moves without the owner's signature and an unsigned request expires by itself. Your input is kept: sending again opens a new request.",
-		store.WithdrawalUnknown
-}
-
-// duplicate answers a form posted again (a double click, a reload): nothing
-// is sent; it waits briefly for the first post's answer and then shows the
-// withdrawal that the first post started.
-func (h *Handler) duplicate(w http.ResponseWriter, r *http.Request, rec store.CryptoWithdrawal) {
-	ctx := r.Context()
-	until := time.Now().Add(duplicateWait)
-	for pending(rec) && time.Now().Before(until) {
-		select {
-		case <-ctx.Done():
-			return
-		case <-time.After(150 * time.Millisecond):
-		}
-		next, err := h.Store.CryptoWithdrawalByID(ctx, rec.ID)
+	case errors.Is(err, handlers.ErrKeyReused):
+		h.StaleForm(w, r)
+		return
+	case err != nil:
+		h.ServerError(w, r, err)
+		return
+	case done.Repeat:
+		h.Flash(r, "info", repeated(done.Action))
+		h.Redirect(w, r, withdrawalPage(idOf(done.Action)))
+		return
+	case done.State() == store.ActionDone:
+		rec, err := h.store.CryptoWithdrawalByID(ctx, id)
 		if err != nil {
 			h.ServerError(w, r, err)
 			return
 		}
-		rec = next
+		if rec.State != store.WithdrawalAwaitingSignature {
+			h.showRecord(w, r, rec, http.StatusCreated, "The API opened the withdrawal without asking for a signature.", nil, "")
+			return
+		}
+		h.issueLink(w, r, rec, http.StatusCreated)
+		return
 	}
-	h.Flash(r, "info", "This form was sent already: nothing was sent again. Here is the withdrawal it started.")
-	h.Redirect(w, r, "/treasury/withdrawal/"+strconv.FormatInt(rec.ID, 10))
+	// Refused, or not known: the form again with everything typed and a new
+	// token, since this one is spent.
+	f.Token = handlers.NewFormToken()
+	if done.State() != store.ActionRefused {
+		h.renderWithdrawal(w, r, t, http.StatusBadGateway, f, done.Action.Message+" "+unsignedExpires)
+		return
+	}
+	for apiField, m := range done.Problem.Fields {
+		if field := withdrawalField(apiField); field != "" {
+			f.Fields[field] = m
+		}
+	}
+	status := http.StatusBadGateway
+	if f.Fields.Any() {
+		status = http.StatusUnprocessableEntity
+	}
+	h.renderWithdrawal(w, r, t, status, f, done.Problem.Summary)
 }
 
-// pending reports whether the first post is still working: waiting for the
-// API, or issuing the signing link.
-func pending(rec store.CryptoWithdrawal) bool {
-	return rec.State == store.WithdrawalSending || (rec.State == store.WithdrawalAwaitingSignature && rec.SignRequestID == 0 &&
-		rec.FinishedAt != nil && time.Since(*rec.FinishedAt) < duplicateWait)
+// unsignedExpires is what a person should know of a withdrawal whose
+// opening is not known.
+const unsignedExpires = "Nothing moves without the owner's signature, and an unsigned withdrawal request expires by itself: if you still want the withdrawal, start it again."
+
+// withdrawalField is the form's field of a request field the API named.
+func withdrawalField(apiField string) string {
+	switch apiField {
+	case "destinationAddress":
+		return "address"
+	case "destinationChain", "destinationCurrency":
+		return "route"
+	case "sourceSmartWalletId":
+		return "wallet"
+	}
+	return ""
+}
+
+// idOf is the withdrawal id an action of this kind names.
+func idOf(a store.Action) int64 {
+	id, _ := strconv.ParseInt(strings.TrimPrefix(a.Target, "crypto_withdrawal:"), 10, 64)
+	return id
+}
+
+// withdrawalEffect records the withdrawal the API opened, in the
+// transaction that finishes its action.
+func withdrawalEffect(key string, q withdrawalRequest, cw apiclient.CryptoWithdrawal, by store.Actor) handlers.Effect {
+	rec := store.CryptoWithdrawal{ID: q.ID, ActionKey: key, UserID: q.UserID, WalletID: q.WalletID, Currency: q.Currency,
+		BalanceSeen: q.BalanceSeen, DestinationChain: q.Chain, DestinationCurrency: q.Token, DestinationAddress: q.Address,
+		State: store.WithdrawalCreated, UpstreamID: cw.ID, CreatedByStaffID: by.StaffID, CreatedBy: by.Email}
+	detail := q.detail() + ": created, no signature asked"
+	if sr := cw.SignatureRequest; sr != nil {
+		rec.State, rec.WorkflowID, rec.HashToSign = store.WithdrawalAwaitingSignature, sr.WorkflowID, sr.HashToSign
+		if !sr.Deadline.IsZero() {
+			d := sr.Deadline
+			rec.Deadline = &d
+		}
+		detail = q.detail() + ": awaiting the owner's signature (workflow " + sr.WorkflowID + ")"
+	}
+	return handlers.Effect{Target: withdrawalTarget(q.ID), Result: cw, Detail: detail,
+		Apply: func(ctx context.Context, tx *store.Store) error {
+			_, err := tx.InsertCryptoWithdrawal(ctx, rec)
+			return err
+		}}
 }
 
 // what is the line the device shows for the withdrawal.
@@ -356,14 +337,14 @@ func (h *Handler) issueLink(w http.ResponseWriter, r *http.Request, rec store.Cr
 	if rec.Deadline != nil {
 		req.Deadline = *rec.Deadline
 	}
-	panel, err := h.Sign.IssueWorkflow(ctx, handlers.ActorFrom(ctx), rec.UserID, rec.WalletID, req, what(rec))
+	panel, err := h.sign.IssueWorkflow(ctx, handlers.ActorFrom(ctx), rec.UserID, rec.WalletID, req, what(rec))
 	if err != nil {
 		h.Logger.ErrorContext(ctx, "treasury: issue the withdrawal's signing link", "withdrawal", rec.ID, "err", err)
 		h.showRecord(w, r, rec, http.StatusBadGateway, "",
 			nil, "The withdrawal was opened, but its signing link could not be issued. Try \"Issue a new signing link\".")
 		return
 	}
-	if err := h.Store.SetCryptoWithdrawalSignRequest(ctx, rec.ID, panel.ID); err != nil {
+	if err := h.store.SetCryptoWithdrawalSignRequest(ctx, rec.ID, panel.ID); err != nil {
 		h.ServerError(w, r, err)
 		return
 	}
@@ -372,20 +353,40 @@ func (h *Handler) issueLink(w http.ResponseWriter, r *http.Request, rec store.Cr
 }
 
 // WithdrawalDetail shows one withdrawal and the live state of its owner
-// signature.
+// signature; before the API opened it (or when it refused or did not
+// answer), the state of the request that asked for it.
 func (h *Handler) WithdrawalDetail(w http.ResponseWriter, r *http.Request) {
-	rec, ok := h.withdrawalOf(w, r)
-	if !ok {
+	id, err := strconv.ParseInt(chi.URLParam(r, "id"), 10, 64)
+	if err != nil {
+		h.NotFound(w, r)
 		return
 	}
-	h.showRecord(w, r, rec, http.StatusOK, "", nil, "")
+	rec, err := h.store.CryptoWithdrawalByID(r.Context(), id)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		h.showRequest(w, r, id)
+	case err != nil:
+		h.ServerError(w, r, err)
+	default:
+		h.showRecord(w, r, rec, http.StatusOK, "", nil, "")
+	}
 }
 
 // WithdrawalLink issues a new signing link for a withdrawal that still
 // waits for its signature (the earlier link is replaced).
 func (h *Handler) WithdrawalLink(w http.ResponseWriter, r *http.Request) {
-	rec, ok := h.withdrawalOf(w, r)
-	if !ok {
+	id, err := strconv.ParseInt(chi.URLParam(r, "id"), 10, 64)
+	if err != nil {
+		h.NotFound(w, r)
+		return
+	}
+	rec, err := h.store.CryptoWithdrawalByID(r.Context(), id)
+	if errors.Is(err, store.ErrNotFound) {
+		h.NotFound(w, r)
+		return
+	}
+	if err != nil {
+		h.ServerError(w, r, err)
 		return
 	}
 	sr, err := h.signRequestOf(r.Context(), rec)
@@ -400,29 +401,11 @@ func (h *Handler) WithdrawalLink(w http.ResponseWriter, r *http.Request) {
 	h.issueLink(w, r, rec, http.StatusCreated)
 }
 
-func (h *Handler) withdrawalOf(w http.ResponseWriter, r *http.Request) (store.CryptoWithdrawal, bool) {
-	id, err := strconv.ParseInt(chi.URLParam(r, "id"), 10, 64)
-	if err != nil {
-		h.NotFound(w, r)
-		return store.CryptoWithdrawal{}, false
-	}
-	rec, err := h.Store.CryptoWithdrawalByID(r.Context(), id)
-	if errors.Is(err, store.ErrNotFound) {
-		h.NotFound(w, r)
-		return rec, false
-	}
-	if err != nil {
-		h.ServerError(w, r, err)
-		return rec, false
-	}
-	return rec, true
-}
-
 func (h *Handler) signRequestOf(ctx context.Context, rec store.CryptoWithdrawal) (*store.SignRequest, error) {
 	if rec.SignRequestID == 0 {
 		return nil, nil
 	}
-	sr, err := h.Store.SignRequestByID(ctx, rec.SignRequestID)
+	sr, err := h.store.SignRequestByID(ctx, rec.SignRequestID)
 	if err != nil {
 		return nil, err
 	}
@@ -436,44 +419,58 @@ func (h *Handler) cannotIssue(rec store.CryptoWithdrawal, sr *store.SignRequest)
 	if rec.State != store.WithdrawalAwaitingSignature {
 		return "This withdrawal does not wait for a signature."
 	}
-	if rec.Deadline != nil && !h.now().Before(*rec.Deadline) {
+	if rec.Deadline != nil && !h.clock().Before(*rec.Deadline) {
 		return "The rail's signing deadline has passed: the withdrawal expired unsigned. Start a new one."
 	}
-	if sr != nil {
-		switch sr.State {
-		case store.SignChecking, store.SignRelaying, store.SignRelayPending, store.SignSubmitted, store.SignCompleted:
-			return "The owner's signature is already on its way or accepted: no new link is needed."
-		}
+	if sr != nil && signatureOnItsWay(sr.State) {
+		return "The owner's signature is already on its way or accepted: no new link is needed."
 	}
 	return ""
 }
 
-// showRecord renders a withdrawal's page. panel is a just-issued sign
-// request (with its QR code); otherwise the stored one's state is shown.
+func signatureOnItsWay(state store.SignState) bool {
+	switch state {
+	case store.SignRelaying, store.SignRelayPending, store.SignSubmitted, store.SignCompleted:
+		return true
+	}
+	return false
+}
+
+// recordOf is the page's description of what a withdrawal sends.
+func recordOf(id int64, currency, walletID string, balance decimal.NullDecimal, chain, token, address string) views.CryptoWithdrawalRecord {
+	from := views.Amount{Value: balance.Decimal, Currency: currency}
+	walletName := currency
+	if fiat, ok := apiclient.Stablecoin(currency).Fiat(); ok {
+		from.Currency, from.Token = string(fiat), currency
+		walletName = string(fiat) + " (" + currency + ")"
+	}
+	amount := "The wallet's whole balance"
+	if balance.Valid {
+		amount += " (last read before sending: " + from.String() + ")"
+	}
+	return views.CryptoWithdrawalRecord{ID: id, From: walletName + " wallet " + walletID, Amount: amount, To: address,
+		Route: routeLabel(chain, token)}
+}
+
+// showRecord renders a withdrawal the API opened. panel is a just-issued
+// sign request (with its QR code); otherwise the stored one's state is
+// shown.
 func (h *Handler) showRecord(w http.ResponseWriter, r *http.Request, rec store.CryptoWithdrawal, status int, note string, panel *views.SignPanel, errMsg string) {
-	ctx := r.Context()
-	sr, err := h.signRequestOf(ctx, rec)
+	sr, err := h.signRequestOf(r.Context(), rec)
 	if err != nil {
 		h.ServerError(w, r, err)
 		return
 	}
 	if panel == nil && sr != nil {
-		p := sign.WithdrawalPanel(*sr, &rec, h.now())
+		p := mirror.WithdrawalPanel(*sr, &rec, h.clock())
 		panel = &p
 	}
-	from := views.Amount{Value: rec.BalanceSeen.Decimal, Currency: rec.Currency}
-	walletName := rec.Currency
-	if fiat, ok := apiclient.Stablecoin(rec.Currency).Fiat(); ok {
-		from.Currency, from.Token = string(fiat), rec.Currency
-		walletName = string(fiat) + " (" + rec.Currency + ")"
+	v := recordOf(rec.ID, rec.Currency, rec.WalletID, rec.BalanceSeen, rec.DestinationChain, rec.DestinationCurrency, rec.DestinationAddress)
+	v.State, v.StateLabel, v.UpstreamID, v.CreatedBy, v.CreatedAt, v.Note, v.Sign =
+		string(rec.State), rec.State.Label(), rec.UpstreamID, rec.CreatedBy, rec.CreatedAt, note, panel
+	if rec.State == store.WithdrawalAwaitingSignature && sr != nil && (sr.State == store.SignSubmitted || sr.State == store.SignCompleted) {
+		v.Signed, v.StateLabel = true, "signed: the rail is moving it"
 	}
-	amount := "The wallet's whole balance"
-	if rec.BalanceSeen.Valid {
-		amount += " (last read before sending: " + from.String() + ")"
-	}
-	v := views.CryptoWithdrawalRecord{ID: rec.ID, State: rec.State, From: walletName + " wallet " + rec.WalletID, Amount: amount,
-		To: rec.DestinationAddress, Route: routeLabel(rec.DestinationChain, rec.DestinationCurrency), UpstreamID: rec.UpstreamID,
-		CreatedBy: rec.CreatedBy, CreatedAt: rec.CreatedAt, Error: rec.Error, Note: note, Sign: panel}
 	if rec.Settled() {
 		v.SettledAt = rec.SettledAt
 	}
@@ -483,30 +480,38 @@ func (h *Handler) showRecord(w http.ResponseWriter, r *http.Request, rec store.C
 	if errMsg != "" {
 		v.Error = errMsg
 	}
-	v.StateLabel, v.StateClass = withdrawalLabel(rec, sr)
 	v.CanIssueLink = h.cannotIssue(rec, sr) == "" && (panel == nil || panel.Link == "")
-	h.Render(w, r, status, withdrawalTitle, views.CryptoWithdrawalRecordPage(v), nil)
+	h.Render(w, r, status, withdrawalTitle, views.CryptoWithdrawalRecordPage(v), views.CryptoWithdrawalRecordBody(v))
 }
 
-func withdrawalLabel(rec store.CryptoWithdrawal, sr *store.SignRequest) (string, string) {
-	switch rec.State {
-	case store.WithdrawalSending:
-		return "sending to the API", "badge-pending"
-	case store.WithdrawalAwaitingSignature:
-		if sr != nil && (sr.State == store.SignSubmitted || sr.State == store.SignCompleted) {
-			return "signed: the rail is moving it", "badge-ok"
-		}
-		return "waiting for the owner's signature", "badge-pending"
-	case store.WithdrawalCreated:
-		return "opened", "badge-ok"
-	case store.WithdrawalRefused:
-		return "refused by the API", "badge-refused"
-	case store.WithdrawalFailed:
-		return "not opened: the API failed", "badge-failed"
-	case store.WithdrawalCompleted:
-		return "completed: settled at the destination", "badge-completed"
-	case store.WithdrawalRailFailed:
-		return "failed: the rail did not complete it", "badge-failed"
+// showRequest renders a withdrawal the API has not opened: the request that
+// asks for it, as the ledger has it — still being sent, refused, or with
+// no known outcome.
+func (h *Handler) showRequest(w http.ResponseWriter, r *http.Request, id int64) {
+	as, err := h.store.ListActions(r.Context(), store.ActionFilter{Target: withdrawalTarget(id), Limit: 1})
+	if err != nil {
+		h.ServerError(w, r, err)
+		return
 	}
-	return "no answer from the API", "badge-warn"
+	if len(as) == 0 || as[0].Kind != kindCryptoWithdrawal {
+		h.NotFound(w, r)
+		return
+	}
+	a := as[0]
+	var q withdrawalRequest
+	if err := a.DecodeRequest(&q); err != nil {
+		h.ServerError(w, r, err)
+		return
+	}
+	v := recordOf(id, q.Currency, q.WalletID, q.BalanceSeen, q.Chain, q.Token, q.Address)
+	v.State, v.StateLabel, v.CreatedBy, v.CreatedAt = string(a.State), a.State.Label(), a.Actor.Email, a.BegunAt
+	switch a.State {
+	case store.ActionBegun:
+		v.PollURL = withdrawalPage(id)
+	case store.ActionUnknown:
+		v.Error = a.Message + " " + unsignedExpires
+	default:
+		v.Error = a.Message
+	}
+	h.Render(w, r, http.StatusOK, withdrawalTitle, views.CryptoWithdrawalRecordPage(v), views.CryptoWithdrawalRecordBody(v))
 }

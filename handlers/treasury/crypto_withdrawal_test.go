@@ -1,14 +1,8 @@
 package treasury
 
 import (
-	"context"
-	"fmt"
-	"net/http"
 	"strings"
 	"testing"
-
-	"partneradmin/apiclient"
-	"partneradmin/store"
 )
 
 func TestCheckAddress(t *testing.T) {
@@ -40,36 +34,5 @@ func TestCheckAddress(t *testing.T) {
 		if !strings.Contains(msg, tc.want) {
 			t.Errorf("%q: message %q, want it to say %q", tc.in, msg, tc.want)
 		}
-	}
-}
-
-func TestWithdrawalWords(t *testing.T) {
-	for _, tc := range []struct {
-		err          error
-		field, state string
-	}{
-		{&apiclient.Error{StatusCode: http.StatusBadRequest, Messages: []string{"destinationAddress must be a 0x-prefixed 20-byte address"}}, "address", store.WithdrawalRefused},
-		{&apiclient.Error{StatusCode: http.StatusBadRequest, Messages: []string{"destinationChain and destinationCurrency must be a supported pair for USDB"}}, "route", store.WithdrawalRefused},
-		{&apiclient.Error{StatusCode: http.StatusBadRequest, Messages: []string{"Wallet has no balance to withdraw"}}, "wallet", store.WithdrawalRefused},
-		{&apiclient.Error{StatusCode: http.StatusNotFound, Messages: []string{"Item not found"}}, "wallet", store.WithdrawalRefused},
-		{&apiclient.Error{StatusCode: http.StatusForbidden}, "", store.WithdrawalRefused},
-		{&apiclient.Error{StatusCode: http.StatusServiceUnavailable, Messages: []string{"Service Unavailable"}}, "", store.WithdrawalFailed},
-		{fmt.Errorf("apiclient: CreateCryptoWithdrawal: %w", context.DeadlineExceeded), "", store.WithdrawalUnknown},
-	} {
-		field, msg, state := withdrawalWords(tc.err)
-		if field != tc.field || state != tc.state || msg == "" {
-			t.Errorf("%v: field %q state %q msg %q, want %q %q", tc.err, field, state, msg, tc.field, tc.state)
-		}
-	}
-}
-
-func TestFormToken(t *testing.T) {
-	a, err := newFormToken()
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, _ := newFormToken()
-	if a == b || !validFormToken(a) || validFormToken("") || validFormToken(a+"x") || validFormToken("not a token at all!!!") {
-		t.Fatalf("tokens %q %q", a, b)
 	}
 }

@@ -5,8 +5,15 @@ import (
 	"net/http"
 	"strings"
 
+	"partneradmin/handlers"
 	"partneradmin/store"
 	"partneradmin/views"
+)
+
+// Limits of what the recipient field takes before it is read.
+const (
+	maxSearchLength = 200 // the search typed
+	maxIDLength     = 100 // a serviceUserId chosen
 )
 
 // The recipient fields, one per form that sends to an employee.
@@ -20,8 +27,8 @@ const (
 // stays chosen and named whatever the search finds.
 func (h *Handler) picker(ctx context.Context, id, search, chosen string) (views.RecipientPicker, error) {
 	p := views.RecipientPicker{ID: id, Search: search}
-	if chosen != "" {
-		r, ok, err := h.Store.TreasuryRecipient(ctx, chosen)
+	if chosen != "" && handlers.CheckText(chosen, maxIDLength, false) == "" {
+		r, ok, err := h.store.TreasuryRecipient(ctx, chosen)
 		if err != nil {
 			return p, err
 		}
@@ -32,11 +39,11 @@ func (h *Handler) picker(ctx context.Context, id, search, chosen string) (views.
 		p.Chosen = &c
 	}
 	q := strings.TrimSpace(search)
-	if len([]rune(q)) < views.RecipientMinQuery {
+	if len([]rune(q)) < views.RecipientMinQuery || handlers.CheckText(q, maxSearchLength, false) != "" {
 		return p, nil
 	}
 	p.Query = q
-	found, err := h.Store.SearchTreasuryRecipients(ctx, q, store.RecipientSearchLimit+1)
+	found, err := h.store.SearchTreasuryRecipients(ctx, q, store.RecipientSearchLimit+1)
 	if err != nil {
 		return p, err
 	}

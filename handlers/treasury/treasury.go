@@ -1,72 +1,42 @@
-// Package treasury creates proposals from the partner's treasury wallets: a
-// transfer to an employee, a swap with slippage, and account/send. Amounts
-// are parsed as decimals and checked against the wallet balance in the
-// mirror before anything is sent; a proposal is created upstream once (no
-// retry of the POST) and recorded with its creator, who then may not
-// approve it. It also starts crypto withdrawals, whose signature request
-// goes to the owner's device through the sign area.
+// Package treasury moves value from the partner's treasury wallets: it
+// proposes a transfer to an employee, a swap and an account/send, starts a
+// crypto withdrawal, and asks the owner's device to prove a new wallet's key.
+// Every one of these is one upstream write through the action ledger
+// (handlers.Actions): the form's one-time token is the action's key, so a
+// form posted twice sends once. Input is checked before anything is begun;
+// a created proposal is mirrored with its creator, who then may not approve
+// it.
 package treasury
 
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net/http"
-	"strings"
+	"slices"
 	"time"
-
-	"github.com/shopspring/decimal"
 
 	"partneradmin/apiclient"
 	"partneradmin/handlers"
-	"partneradmin/handlers/approvals"
 	"partneradmin/store"
 	"partneradmin/views"
 )
 
-// API is what the treasury area calls.
-type API interface {
-	CreateTransferProposal(ctx context.Context, userID, walletID string, p apiclient.TransferProposal) (*apiclient.Proposal, error)
-	CreateSwapProposal(ctx context.Context, userID, walletID string, p apiclient.SwapProposal) (*apiclient.Proposal, error)
-	Send(ctx context.Context, userID string, req apiclient.SendRequest) (*apiclient.Proposal, error)
-	GetCryptoWithdrawalSupport(ctx context.Context, userID, currency string) (*apiclient.CryptoWithdrawalSupport, error)
-	CreateCryptoWithdrawal(ctx context.Context, userID string, req apiclient.CryptoWithdrawalRequest) (*apiclient.CryptoWithdrawal, error)
-}
-
-// Store is what the treasury area reads and writes.
-type Store interface {
-	TreasuryUsers(ctx context.Context) ([]store.Employee, error)
-	WalletsByEmployee(ctx context.Context, employeeID int64) ([]store.Wallet, error)
-	SearchTreasuryRecipients(ctx context.Context, q string, limit int) ([]store.Recipient, error)
-	TreasuryRecipient(ctx context.Context, serviceUserID string) (store.Recipient, bool, error)
-	RecordCreatedProposal(ctx context.Context, p store.Proposal, by store.Actor, detail string) error
-	Audit(ctx context.Context, e store.AuditEntry) error
-	BeginCryptoWithdrawal(ctx context.Context, n store.NewCryptoWithdrawal, by store.Actor) (store.CryptoWithdrawal, bool, error)
-	FinishCryptoWithdrawal(ctx context.Context, id int64, o store.CryptoWithdrawalOutcome, by store.Actor) (store.CryptoWithdrawal, error)
-	SetCryptoWithdrawalSignRequest(ctx context.Context, id, signRequestID int64) error
-	CryptoWithdrawalByID(ctx context.Context, id int64) (store.CryptoWithdrawal, error)
-	SignRequestByID(ctx context.Context, id int64) (store.SignRequest, error)
-}
-
 // Handler serves the treasury routes.
 type Handler struct {
 	*handlers.Base
-	Store Store
-	API   API
-	Sign  SignRequests
-	Now   func() time.Time
+	store   *store.Store
+	api     *apiclient.Client
+	actions *handlers.Actions
+	sign    SignRequests
+	clock   func() time.Time
 }
 
-// New returns the treasury handler.
-func New(base *handlers.Base, st Store, api API) *Handler {
-	return &Handler{Base: base, Store: st, API: api, Now: time.Now}
-}
-
-func (h *Handler) now() time.Time {
-	if h.Now == nil {
-		return time.Now()
-	}
-	return h.Now()
+// New returns the treasury handler and registers how its writes are read
+// back when their outcome is unknown.
+func New(d handlers.Deps, sign SignRequests) *Handler {
+	h := &Handler{Base: d.Base, store: d.Store, api: d.API, actions: d.Actions, sign: sign, clock: d.Clock}
+	d.Actions.ReadBackFor(kindProposalCreate, h.readBackProposal)
+	return h
 }
 
 // treasury is the partner's treasury user and its wallets.
@@ -76,25 +46,19 @@ type treasury struct {
 }
 
 func (t treasury) wallet(id string) (store.Wallet, bool) {
-	for _, w := range t.wallets {
-		if w.ID == id {
-			return w, true
-		}
+	i := slices.IndexFunc(t.wallets, func(w store.Wallet) bool { return w.ID == id })
+	if i < 0 {
+		return store.Wallet{}, false
 	}
-	return store.Wallet{}, false
+	return t.wallets[i], true
 }
 
-func (t treasury) walletOf(coin string) (store.Wallet, bool) {
-	for _, w := range t.wallets {
-		if w.Currency == coin {
-			return w, true
-		}
-	}
-	return store.Wallet{}, false
+func (t treasury) has(coin apiclient.Stablecoin) bool {
+	return slices.ContainsFunc(t.wallets, func(w store.Wallet) bool { return w.Currency == string(coin) })
 }
 
 func (h *Handler) load(ctx context.Context) (treasury, error) {
-	users, err := h.Store.TreasuryUsers(ctx)
+	users, err := h.store.TreasuryUsers(ctx)
 	if err != nil {
 		return treasury{}, err
 	}
@@ -102,7 +66,7 @@ func (h *Handler) load(ctx context.Context) (treasury, error) {
 		if u.ServiceUserID == "" {
 			continue
 		}
-		ws, err := h.Store.WalletsByEmployee(ctx, u.ID)
+		ws, err := h.store.WalletsByEmployee(ctx, u.ID)
 		if err != nil {
 			return treasury{}, err
 		}
@@ -143,13 +107,15 @@ func walletLabel(w store.Wallet) string {
 	return label
 }
 
-// view is the page: the forms as fill leaves them (what was typed, the
-// messages; nil for empty forms), with their recipient fields.
+// view is the page: every form with a fresh one-time token, then as fill
+// leaves them (what was typed, the messages, the token kept), with their
+// recipient fields.
 func (h *Handler) view(ctx context.Context, t treasury, fill func(*views.TreasuryView)) (views.TreasuryView, error) {
 	v := views.TreasuryView{
-		Transfer: views.TransferForm{Fields: views.FieldErrors{}},
-		Swap:     views.SwapForm{Fields: views.FieldErrors{}},
-		Send:     views.SendForm{Fields: views.FieldErrors{}},
+		Transfer:  views.ProposalForm{Token: handlers.NewFormToken(), Fields: views.FieldErrors{}},
+		Swap:      views.ProposalForm{Token: handlers.NewFormToken(), Fields: views.FieldErrors{}},
+		Send:      views.ProposalForm{Token: handlers.NewFormToken(), Fields: views.FieldErrors{}},
+		NewWallet: views.NewWalletForm{Token: handlers.NewFormToken(), Fields: views.FieldErrors{}},
 	}
 	v.Wallets = treasuryWallets(t)
 	for _, c := range apiclient.Stablecoins() {
@@ -163,86 +129,49 @@ func (h *Handler) view(ctx context.Context, t treasury, fill func(*views.Treasur
 	return v, h.pickers(ctx, &v)
 }
 
-// Form shows the three proposal forms.
+// render shows the page with the forms as fill leaves them.
+func (h *Handler) render(w http.ResponseWriter, r *http.Request, t treasury, status int, fill func(*views.TreasuryView)) {
+	v, err := h.view(r.Context(), t, fill)
+	if err != nil {
+		h.ServerError(w, r, err)
+		return
+	}
+	h.Render(w, r, status, "New treasury proposal", views.TreasuryPage(v), nil)
+}
+
+// Form shows the treasury's forms.
 func (h *Handler) Form(w http.ResponseWriter, r *http.Request) {
 	t, err := h.load(r.Context())
 	if err != nil {
 		h.ServerError(w, r, err)
 		return
 	}
-	v, err := h.view(r.Context(), t, nil)
-	if err != nil {
-		h.ServerError(w, r, err)
-		return
-	}
-	h.Render(w, r, http.StatusOK, "New treasury proposal", views.TreasuryPage(v), nil)
+	h.render(w, r, t, http.StatusOK, nil)
 }
 
-// parseAmount checks a typed amount: a positive decimal with at most 18
-// places, not more than the wallet's last known balance.
-func parseAmount(s string, w *store.Wallet) (decimal.Decimal, string) {
-	s = strings.TrimSpace(strings.ReplaceAll(s, ",", ""))
-	if s == "" {
-		return decimal.Zero, "Enter an amount."
+// postedToken is the posted form's one-time token when it is one the app
+// makes, else a new one: a form shown again after a validation error keeps
+// its token (nothing was begun with it).
+func postedToken(r *http.Request) string {
+	if t := r.PostFormValue(handlers.FormTokenField); handlers.ValidFormToken(t) {
+		return t
 	}
-	if strings.ContainsAny(s, "eE+") {
-		return decimal.Zero, "Write the amount as plain digits, like 1250.50."
-	}
-	d, err := decimal.NewFromString(s)
-	if err != nil {
-		return decimal.Zero, "Write the amount as plain digits, like 1250.50."
-	}
-	if !d.IsPositive() {
-		return decimal.Zero, "The amount must be more than zero."
-	}
-	if -d.Exponent() > 18 {
-		return decimal.Zero, "Use at most 18 decimal places."
-	}
-	if w != nil && w.Balance.Valid && d.GreaterThan(w.Balance.Decimal) {
-		return decimal.Zero, "More than the wallet holds (" + money(*w).String() + ")."
-	}
-	return d, ""
+	return handlers.NewFormToken()
 }
 
-func checkText(s string, max int) string {
-	if n := len([]rune(s)); n > max {
-		return fmt.Sprintf("Keep it to %d characters (it has %d).", max, n)
+// checkText is handlers.CheckText for a field, into fields.
+func checkText(fields views.FieldErrors, field, s string, max int, multiline bool) {
+	if msg := handlers.CheckText(s, max, multiline); msg != "" {
+		fields[field] = msg
 	}
-	return ""
 }
 
-// created records a proposal the API created, with its creator, and opens it.
-func (h *Handler) created(w http.ResponseWriter, r *http.Request, t treasury, p *apiclient.Proposal, walletID, detail string) {
-	sp := approvals.FromAPI(*p, t.user.ServiceUserID)
-	if sp.WalletID == "" {
-		sp.WalletID = walletID
+// repeated tells the person that the form was sent before and what became
+// of it: nothing was sent now.
+func repeated(a store.Action) string {
+	msg := "This form was already sent: " + a.State.Label() + ". Nothing was sent again."
+	if a.Message != "" && (!a.State.Finished() || a.State == store.ActionRefused) {
+		msg += " " + a.Message
 	}
-	if err := h.Store.RecordCreatedProposal(r.Context(), sp, handlers.ActorFrom(r.Context()), detail); err != nil {
-		h.ServerError(w, r, err)
-		return
-	}
-	h.Flash(r, "ok", "Proposal created. Another approver must approve it.")
-	h.Redirect(w, r, "/approvals/"+p.ID)
-}
-
-// upstreamFailed audits a refused or failed create and maps the API's
-// answer to a field message where it names one, keeping the input.
-func (h *Handler) upstreamFailed(ctx context.Context, action string, err error) (field, msg string, auditErr error) {
-	var ae *apiclient.Error
-	outcome := store.OutcomeRefused
-	switch {
-	case errors.As(err, &ae) && strings.Contains(strings.ToLower(ae.Message()), "no active account"):
-		field, msg = "to", "This employee has no active account in this currency, so nothing can be sent to them yet."
-	case errors.As(err, &ae) && ae.StatusCode == http.StatusNotFound:
-		field, msg = "to", "The API does not know this employee (deleted, or another partner's)."
-	case errors.As(err, &ae) && ae.StatusCode < 500:
-		msg = "The API refused the proposal: " + ae.Message()
-	case errors.As(err, &ae):
-		outcome, msg = store.OutcomeFailed, "The API failed ("+ae.Message()+"); nothing was created. Your input is kept: try again."
-	default:
-		outcome, msg = store.OutcomeFailed, "The API did not answer; a proposal may or may not have been created. Check the approval queue (refresh it) before trying again."
-	}
-	auditErr = h.Store.Audit(ctx, store.AuditEntry{Actor: handlers.ActorFrom(ctx), Action: action, Target: "treasury",
-		Outcome: outcome, Detail: msg})
-	return field, msg, auditErr
+	return msg
 }

@@ -2,7 +2,9 @@ package treasury
 
 import (
 	"context"
+	"errors"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"partneradmin/apiclient"
@@ -11,6 +13,10 @@ import (
 	"partneradmin/views"
 )
 
+// kindOwnerProof is the ledger's kind of an owner-proof challenge asked for
+// a new treasury wallet.
+const kindOwnerProof = "wallet.owner_proof"
+
 // SignRequests issues sign requests for the owner's device (the sign area):
 // an owner proof for a new wallet, and a rail's signatureRequest.
 type SignRequests interface {
@@ -18,9 +24,17 @@ type SignRequests interface {
 	IssueWorkflow(ctx context.Context, by store.Actor, userID, walletID string, req apiclient.SignatureRequest, what string) (views.SignPanel, error)
 }
 
+// ownerProofRequest is what the new wallet form asks, as the ledger keeps
+// it.
+type ownerProofRequest struct {
+	UserID   string               `json:"userId"`
+	Currency apiclient.Stablecoin `json:"currency"`
+	Owner    string               `json:"ownerAddress"`
+}
+
 // CreateWallet asks the owner's device to prove it holds the key of a new
 // treasury wallet; the wallet is created when the device's signature
-// checks out.
+// checks out. The challenge is asked for once per form.
 func (h *Handler) CreateWallet(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	t, err := h.load(ctx)
@@ -28,15 +42,14 @@ func (h *Handler) CreateWallet(w http.ResponseWriter, r *http.Request) {
 		h.ServerError(w, r, err)
 		return
 	}
-	f := views.NewWalletForm{Currency: r.PostFormValue("currency"), Owner: strings.TrimSpace(r.PostFormValue("owner")), Fields: views.FieldErrors{}}
+	f := views.NewWalletForm{Token: postedToken(r), Currency: r.PostFormValue("currency"), Owner: strings.TrimSpace(r.PostFormValue("owner")),
+		Fields: views.FieldErrors{}}
 	coin, err := apiclient.ParseStablecoin(f.Currency)
 	switch {
 	case err != nil || coin.IsLegacy():
 		f.Fields["currency"] = "Choose one of the listed stablecoins."
-	default:
-		if _, has := t.walletOf(string(coin)); has {
-			f.Fields["currency"] = "The treasury already has a " + string(coin) + " wallet."
-		}
+	case t.has(coin):
+		f.Fields["currency"] = "The treasury already has a " + string(coin) + " wallet."
 	}
 	if !apiclient.IsAddress(f.Owner) {
 		f.Fields["owner"] = "Give the owner key's address: 0x and 40 hex characters."
@@ -45,15 +58,41 @@ func (h *Handler) CreateWallet(w http.ResponseWriter, r *http.Request) {
 		h.render(w, r, t, http.StatusUnprocessableEntity, func(v *views.TreasuryView) { v.NewWallet = f })
 		return
 	}
-	panel, err := h.Sign.IssueOwnerProof(ctx, handlers.ActorFrom(ctx), t.user.ServiceUserID, coin, f.Owner)
-	if err != nil {
-		_, msg, aerr := h.upstreamFailed(ctx, "sign_request.create", err)
-		if aerr != nil {
-			h.ServerError(w, r, aerr)
-			return
-		}
-		h.render(w, r, t, http.StatusBadGateway, func(v *views.TreasuryView) { v.NewWallet, v.Error = f, msg })
+	key, ok := handlers.FormKey(r)
+	if !ok {
+		h.StaleForm(w, r)
 		return
 	}
-	h.render(w, r, t, http.StatusCreated, func(v *views.TreasuryView) { v.NewWallet, v.OwnerProof = f, &panel })
+	actor := handlers.ActorFrom(ctx)
+	q := ownerProofRequest{UserID: t.user.ServiceUserID, Currency: coin, Owner: f.Owner}
+	var panel views.SignPanel
+	done, err := h.actions.Run(ctx, handlers.Write{Key: key, Kind: kindOwnerProof, Target: "user:" + q.UserID, Actor: actor,
+		Request: q, Call: func(ctx context.Context) (handlers.Effect, error) {
+			p, err := h.sign.IssueOwnerProof(ctx, actor, q.UserID, q.Currency, q.Owner)
+			if err != nil {
+				return handlers.Effect{}, err
+			}
+			panel = p
+			id := strconv.FormatInt(p.ID, 10)
+			return handlers.Effect{Target: "sign_request:" + id, Result: map[string]string{"signRequestId": id},
+				Detail: "owner proof asked for a new " + string(q.Currency) + " wallet of owner " + q.Owner}, nil
+		}})
+	switch {
+	case errors.Is(err, handlers.ErrKeyReused):
+		h.StaleForm(w, r)
+		return
+	case err != nil:
+		h.ServerError(w, r, err)
+		return
+	case done.Repeat:
+		h.Flash(r, "info", repeated(done.Action)+" The device's QR code was shown in answer to the first send; if it is lost, send the form again for a new one.")
+		h.Redirect(w, r, "/treasury")
+		return
+	}
+	f.Token = handlers.NewFormToken()
+	if done.State() == store.ActionDone {
+		h.render(w, r, t, http.StatusCreated, func(v *views.TreasuryView) { v.NewWallet, v.OwnerProof = f, &panel })
+		return
+	}
+	h.render(w, r, t, http.StatusBadGateway, func(v *views.TreasuryView) { v.NewWallet, v.Error = f, done.Problem.Summary })
 }

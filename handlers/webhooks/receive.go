@@ -2,8 +2,7 @@ package webhooks
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -30,8 +29,11 @@ var errNoQueue = errors.New("webhooks: job queue not set")
 
 // deliveryHeaders are the delivery's headers, checked.
 type deliveryHeaders struct {
-	Signature     string
+	Signature string
+	// WebhookID is for logs and for the check against the body's id: the
+	// signature does not cover it, so it never keys a delivery.
 	WebhookID     string // "" when absent or unusable
+	HasWebhookID  bool   // the header was sent, usable or not
 	SourceEventID string
 }
 
@@ -52,12 +54,15 @@ func validID(s string) bool {
 	return true
 }
 
-// parseHeaders reads the delivery headers. Unusable ids are dropped (the
-// body's id or a hash of the body stands in); nothing here rejects.
+// parseHeaders reads the delivery headers. Unusable ids are dropped;
+// nothing here rejects.
 func parseHeaders(h http.Header) deliveryHeaders {
 	d := deliveryHeaders{Signature: h.Get(apiclient.HeaderWebhookSignature)}
-	if id := strings.TrimSpace(h.Get(apiclient.HeaderWebhookID)); validID(id) {
-		d.WebhookID = id
+	if id := strings.TrimSpace(h.Get(apiclient.HeaderWebhookID)); id != "" {
+		d.HasWebhookID = true
+		if validID(id) {
+			d.WebhookID = id
+		}
 	}
 	if id := strings.TrimSpace(h.Get(apiclient.HeaderSourceEventID)); validID(id) {
 		d.SourceEventID = id
@@ -65,11 +70,35 @@ func parseHeaders(h http.Header) deliveryHeaders {
 	return d
 }
 
-// envelope turns a verified body into the delivery to store. A body that is
-// not an event envelope is kept as unparseable, keyed by the header id, or
-// by a hash of the body so its retries still deduplicate.
-func envelope(body []byte, hd deliveryHeaders) store.NewDelivery {
-	d := store.NewDelivery{WebhookID: hd.WebhookID, SourceEventID: hd.SourceEventID, Body: body}
+// Why a verified delivery is refused (400: the sender does not retry).
+var (
+	errNoBodyID     = errors.New("the body has no usable id")
+	errIDMismatched = errors.New(apiclient.HeaderWebhookID + " does not match the body's id")
+)
+
+// deliveryKey is the key a verified delivery is stored under: the signed
+// body's id. spec: "X-Webhook-Id: same value as the body id; use for
+// deduplication". The header is not covered by the signature, so a sender
+// of a captured body could choose it: a header that disagrees with the
+// body is refused rather than trusted or ignored.
+func deliveryKey(body []byte, hd deliveryHeaders) (string, error) {
+	// encoding/json, as apiclient.ParseEvent reads the id processing sees.
+	var idOnly struct {
+		ID *string `json:"id"`
+	}
+	if json.Unmarshal(body, &idOnly) != nil || idOnly.ID == nil || !validID(*idOnly.ID) {
+		return "", errNoBodyID
+	}
+	if hd.HasWebhookID && hd.WebhookID != *idOnly.ID {
+		return "", errIDMismatched
+	}
+	return *idOnly.ID, nil
+}
+
+// envelope turns a verified body into the delivery to store under key. A
+// body that is not an event envelope is kept as unparseable.
+func envelope(body []byte, key string, hd deliveryHeaders) store.NewDelivery {
+	d := store.NewDelivery{WebhookID: key, SourceEventID: hd.SourceEventID, Body: body}
 	ev, err := apiclient.ParseEvent(body)
 	if err != nil {
 		d.Unparseable = true
@@ -80,13 +109,6 @@ func envelope(body []byte, hd deliveryHeaders) store.NewDelivery {
 			d.EventType = d.EventType[:maxIDLen]
 		}
 		d.EventTimestamp = ev.Timestamp
-		if d.WebhookID == "" && validID(ev.ID) {
-			d.WebhookID = ev.ID
-		}
-	}
-	if d.WebhookID == "" {
-		sum := sha256.Sum256(body)
-		d.WebhookID = "sha256:" + hex.EncodeToString(sum[:])
 	}
 	return d
 }
@@ -147,7 +169,14 @@ func (h *Handler) Receive(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 
-		d := envelope(body, hd)
+		key, err := deliveryKey(body, hd)
+		if err != nil {
+			h.Logger.WarnContext(ctx, "webhook: verified delivery refused", "webhook_id", hd.WebhookID, "reason", err)
+			// err is one of the refusals above, written for the sender.
+			answer(w, http.StatusBadRequest, "Delivery refused: "+err.Error())
+			return
+		}
+		d := envelope(body, key, hd)
 		d.SecretVersion = sub.SecretVersion
 		_, inserted, err := h.Store.ReceiveDelivery(ctx, d, h.enqueue(false))
 		if errors.Is(err, store.ErrStaleSecret) && attempt < 2 {

@@ -122,22 +122,54 @@ func TestSecretBox(t *testing.T) {
 }
 
 func TestEnvelope(t *testing.T) {
-	hd := deliveryHeaders{WebhookID: "wh_1", SourceEventID: "src_1"}
-	d := envelope([]byte(katBody), hd)
-	if d.Unparseable || d.EventType != apiclient.EventEmployeeDepositCompleted || d.WebhookID != "wh_1" || d.SourceEventID != "src_1" {
+	hd := deliveryHeaders{WebhookID: "evt_kat_1", HasWebhookID: true, SourceEventID: "src_1"}
+	d := envelope([]byte(katBody), "evt_kat_1", hd)
+	if d.Unparseable || d.EventType != apiclient.EventEmployeeDepositCompleted || d.WebhookID != "evt_kat_1" || d.SourceEventID != "src_1" {
 		t.Fatalf("delivery %+v", d)
 	}
-	// Without the header the body's id is the key.
-	if d := envelope([]byte(katBody), deliveryHeaders{}); d.WebhookID != "evt_kat_1" {
-		t.Fatalf("key %q", d.WebhookID)
-	}
-	for _, body := range []string{`not json`, `{"id":"x"}`, `{"eventType":"a"}`, `[]`, `{"id":"x","eventType":"y","payload":[1]}`} {
-		d := envelope([]byte(body), deliveryHeaders{})
-		if !d.Unparseable || !strings.HasPrefix(d.WebhookID, "sha256:") || d.Reason == "" {
+	for _, body := range []string{`{"id":"x"}`, `{"id":"x","eventType":"y","payload":[1]}`, `{"id":"x","eventType":7}`} {
+		d := envelope([]byte(body), "x", deliveryHeaders{})
+		if !d.Unparseable || d.WebhookID != "x" || d.Reason == "" {
 			t.Errorf("%s: %+v", body, d)
 		}
-		if again := envelope([]byte(body), deliveryHeaders{}); again.WebhookID != d.WebhookID {
-			t.Errorf("%s: key not stable", body)
+	}
+}
+
+// The key is the signed body's id; the header, which the signature does not
+// cover, must agree with it when sent.
+func TestDeliveryKey(t *testing.T) {
+	header := func(v string) deliveryHeaders {
+		h := http.Header{}
+		h.Set(apiclient.HeaderWebhookID, v)
+		return parseHeaders(h)
+	}
+	cases := []struct {
+		name string
+		body string
+		hd   deliveryHeaders
+		key  string
+		err  error
+	}{
+		{"header equals the body's id", katBody, header("evt_kat_1"), "evt_kat_1", nil},
+		{"no header", katBody, deliveryHeaders{}, "evt_kat_1", nil},
+		{"empty header", katBody, header(" "), "evt_kat_1", nil},
+		{"another header id", katBody, header("evt_kat_2"), "", errIDMismatched},
+		{"header differs in case", katBody, header("EVT_KAT_1"), "", errIDMismatched},
+		{"unusable header id", katBody, header(strings.Repeat("e", 300)), "", errIDMismatched},
+		{"id but not an event", `{"id":"evt_x"}`, header("evt_x"), "evt_x", nil},
+		{"no id", `{"eventType":"a"}`, header("evt_x"), "", errNoBodyID},
+		{"no id, no header", `{"hello":"world"}`, deliveryHeaders{}, "", errNoBodyID},
+		{"empty id", `{"id":"","eventType":"a"}`, header("evt_x"), "", errNoBodyID},
+		{"numeric id", `{"id":7,"eventType":"a"}`, header("7"), "", errNoBodyID},
+		{"id with a space", `{"id":"a b","eventType":"a"}`, header("a"), "", errNoBodyID},
+		{"id too long", `{"id":"` + strings.Repeat("e", 201) + `","eventType":"a"}`, deliveryHeaders{}, "", errNoBodyID},
+		{"not JSON", `not json`, header("evt_x"), "", errNoBodyID},
+		{"array", `[{"id":"evt_x"}]`, header("evt_x"), "", errNoBodyID},
+	}
+	for _, c := range cases {
+		key, err := deliveryKey([]byte(c.body), c.hd)
+		if key != c.key || err != c.err {
+			t.Errorf("%s: key %q, err %v; want %q, %v", c.name, key, err, c.key, c.err)
 		}
 	}
 }
@@ -162,19 +194,32 @@ func FuzzParseHeaders(f *testing.F) {
 }
 
 func FuzzEnvelope(f *testing.F) {
+	f.Add([]byte(katBody), "evt_kat_1")
 	f.Add([]byte(katBody), "wh_1")
 	f.Add([]byte(`{}`), "")
 	f.Add([]byte(`{"id":"a","eventType":"b","payload":null}`), "")
-	f.Add([]byte(`{"id":"a","eventType":"employee.linked","payload":{"linkedAt":"nope"}}`), "h")
+	f.Add([]byte(`{"id":"a","ID":"b","eventType":"employee.linked","payload":{"linkedAt":"nope"}}`), "a")
 	f.Add([]byte("\xff\xfe"), "")
 	f.Fuzz(func(t *testing.T, body []byte, headerID string) {
-		hd := deliveryHeaders{}
-		if validID(headerID) {
-			hd.WebhookID = headerID
+		h := http.Header{}
+		h.Set(apiclient.HeaderWebhookID, headerID)
+		hd := parseHeaders(h)
+		key, err := deliveryKey(body, hd)
+		if err != nil {
+			if key != "" {
+				t.Fatalf("refused with a key %q", key)
+			}
+			return
 		}
-		d := envelope(body, hd)
-		if !validID(d.WebhookID) && !strings.HasPrefix(d.WebhookID, "sha256:") {
-			t.Fatalf("unusable key %q", d.WebhookID)
+		if !validID(key) {
+			t.Fatalf("unusable key %q", key)
+		}
+		if hd.HasWebhookID && hd.WebhookID != key {
+			t.Fatalf("header %q accepted for key %q", headerID, key)
+		}
+		d := envelope(body, key, hd)
+		if d.WebhookID != key {
+			t.Fatalf("stored under %q, key %q", d.WebhookID, key)
 		}
 		if !d.Unparseable && d.EventType == "" {
 			t.Fatal("parsed event without a type")
@@ -182,10 +227,14 @@ func FuzzEnvelope(f *testing.F) {
 		if d.Unparseable && (d.Reason == "" || !utf8.ValidString(prettyBody(body)) && utf8.Valid(body)) {
 			t.Fatal("unparseable without a reason")
 		}
-		// Processing's view of the same bytes must agree with the receiver.
-		if ev, err := apiclient.ParseEvent(body); (err == nil) == d.Unparseable {
-			t.Fatalf("receiver and processing disagree: %v %+v", err, ev)
+		// Processing's view of the same bytes must agree with the receiver,
+		// and the id it sees is the key.
+		ev, perr := apiclient.ParseEvent(body)
+		if (perr == nil) == d.Unparseable {
+			t.Fatalf("receiver and processing disagree: %v %+v", perr, ev)
 		}
-		_ = prettyBody(body)
+		if perr == nil && ev.ID != key {
+			t.Fatalf("processing sees id %q, stored under %q", ev.ID, key)
+		}
 	})
 }

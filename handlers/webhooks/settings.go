@@ -56,6 +56,7 @@ func allEventNames() []string {
 
 // subscriptionForm is the parsed create or edit form.
 type subscriptionForm struct {
+	Token       string
 	CallbackURL string
 	Events      []string
 	Active      bool
@@ -63,7 +64,7 @@ type subscriptionForm struct {
 }
 
 func (f subscriptionForm) view() views.WebhookForm {
-	return views.WebhookForm{CallbackURL: f.CallbackURL, Events: eventChoices(f.Events), Active: f.Active, Fields: f.Fields}
+	return views.WebhookForm{Token: f.Token, CallbackURL: f.CallbackURL, Events: eventChoices(f.Events), Active: f.Active, Fields: f.Fields}
 }
 
 // parseSubscriptionForm reads the form. current is the callback URL the
@@ -72,6 +73,7 @@ func (f subscriptionForm) view() views.WebhookForm {
 func parseSubscriptionForm(r *http.Request, edit bool, current string) subscriptionForm {
 	_ = r.ParseForm()
 	f := subscriptionForm{
+		Token:       r.PostFormValue(handlers.FormTokenField),
 		CallbackURL: strings.TrimSpace(r.PostFormValue("callback_url")),
 		Events:      r.PostForm["events"],
 		Active:      !edit || r.PostFormValue("active") == "true",
@@ -79,6 +81,8 @@ func parseSubscriptionForm(r *http.Request, edit bool, current string) subscript
 	}
 	u, err := url.Parse(f.CallbackURL)
 	switch {
+	case handlers.CheckText(f.CallbackURL, 2048, false) != "":
+		f.Fields["callback_url"] = "The URL: " + handlers.CheckText(f.CallbackURL, 2048, false)
 	case f.CallbackURL == "":
 		f.Fields["callback_url"] = "Enter the callback URL; this app's receiver is " + ReceiverPath + " on its public origin."
 	case current != "" && f.CallbackURL == current:
@@ -164,7 +168,11 @@ func (h *Handler) settingsView(ctx context.Context, form *subscriptionForm) (vie
 	if form != nil {
 		f = *form
 	}
+	if !handlers.ValidFormToken(f.Token) {
+		f.Token = handlers.NewFormToken()
+	}
 	v.Form = f.view()
+	v.RotateToken = handlers.NewFormToken()
 	failures, err := h.Store.ListSignatureFailures(ctx, 10)
 	if err != nil {
 		return v, err
@@ -203,36 +211,86 @@ func (h *Handler) refuse(w http.ResponseWriter, r *http.Request, status int, for
 
 const noAPI = "No Partner API is connected, so nothing was changed."
 
-// apiFields puts the API's validation messages next to the form's fields.
-func apiFields(err error, f *subscriptionForm) bool {
-	var apiErr *apiclient.Error
-	var local apiclient.FieldErrors
-	var fields apiclient.FieldErrors
-	switch {
-	case errors.As(err, &apiErr) && apiclient.IsValidation(err):
-		fields = apiErr.Fields()
-	case errors.As(err, &local):
-		fields = local
-	default:
-		return false
-	}
-	for k, msg := range fields {
+// apiFields puts the API's refusal next to the form's fields (or above the
+// form when it names none).
+func apiFields(p apiclient.Problem, f *subscriptionForm) {
+	placed := false
+	for k, msg := range p.Fields {
 		switch {
 		case strings.HasPrefix(k, "callbackUrl"):
-			f.Fields["callback_url"] = "The API refused the URL: " + msg
+			f.Fields["callback_url"], placed = "The API refused the URL: "+msg, true
 		case strings.HasPrefix(k, "events"):
-			f.Fields["events"] = "The API refused the events: " + msg
-		default:
-			f.Fields[""] = "The API refused the request: " + msg
+			f.Fields["events"], placed = "The API refused the events: "+msg, true
 		}
 	}
-	return true
+	if !placed {
+		f.Fields[""] = p.Summary
+	}
+}
+
+// subscriptionResult is what the ledger keeps of a subscription the API
+// returned: never its secret.
+type subscriptionResult struct {
+	ID          string   `json:"id"`
+	CallbackURL string   `json:"callbackUrl"`
+	Events      []string `json:"events"`
+	Active      bool     `json:"active"`
+}
+
+func resultOf(cfg *apiclient.WebhookConfig) subscriptionResult {
+	return subscriptionResult{ID: cfg.ID, CallbackURL: cfg.CallbackURL, Events: cfg.Events, Active: cfg.Active}
+}
+
+// saved is the effect of a subscription the API returned: recorded here (its
+// secret sealed, when it came with one) in the action's finish.
+func (h *Handler) saved(cfg *apiclient.WebhookConfig, sealed []byte, detail string) handlers.Effect {
+	change := changeOf(cfg, sealed)
+	return handlers.Effect{Target: "webhook:" + cfg.ID, Result: resultOf(cfg), Detail: detail,
+		Apply: func(ctx context.Context, tx *store.Store) error {
+			_, err := tx.SaveWebhookSubscription(ctx, change)
+			return err
+		}}
+}
+
+// runSettingsWrite sends one subscription change through the action
+// ledger. It answers the request itself unless the change is done, and
+// then returns true.
+func (h *Handler) runSettingsWrite(w http.ResponseWriter, r *http.Request, f subscriptionForm, write handlers.Write) bool {
+	key, ok := handlers.FormKey(r)
+	if !ok {
+		h.StaleForm(w, r)
+		return false
+	}
+	write.Key, write.Actor, write.Target = key, handlers.ActorFrom(r.Context()), "webhook"
+	done, err := h.actions.Run(r.Context(), write)
+	h.subCache.Store(nil)
+	switch {
+	case errors.Is(err, handlers.ErrKeyReused):
+		h.StaleForm(w, r)
+		return false
+	case err != nil:
+		h.ServerError(w, r, err)
+		return false
+	case done.Repeat:
+		h.Flash(r, "info", "This form was already sent ("+done.Action.State.Label()+"); nothing was sent again. "+done.Action.Message)
+		h.Redirect(w, r, "/settings/webhooks")
+		return false
+	case done.State() == store.ActionDone:
+		return true
+	}
+	f.Token = handlers.NewFormToken()
+	if done.Problem.Kind == apiclient.Refused {
+		apiFields(done.Problem, &f)
+		h.refuse(w, r, http.StatusUnprocessableEntity, f, "")
+		return false
+	}
+	h.refuse(w, r, http.StatusBadGateway, f, done.Action.Message)
+	return false
 }
 
 // CreateSubscription creates the subscription upstream, keeps its secret
 // sealed and shows it once.
 func (h *Handler) CreateSubscription(w http.ResponseWriter, r *http.Request) {
-	ctx := r.Context()
 	f := parseSubscriptionForm(r, false, "")
 	if f.Fields.Any() {
 		h.refuse(w, r, http.StatusUnprocessableEntity, f, "")
@@ -242,40 +300,44 @@ func (h *Handler) CreateSubscription(w http.ResponseWriter, r *http.Request) {
 		h.refuse(w, r, http.StatusUnprocessableEntity, f, noAPI)
 		return
 	}
-	actor := handlers.ActorFrom(ctx)
-	cfg, err := h.API.CreateWebhookConfig(ctx, apiclient.CreateWebhookConfigRequest{CallbackURL: f.CallbackURL, Events: f.Events})
-	switch {
-	case err == nil:
-	case apiclient.IsConflict(err):
-		// spec: "A second POST for the same partner scope returns 409": show
-		// the existing one in the edit form.
-		h.adoptExisting(w, r, actor)
-		return
-	case apiFields(err, &f):
-		h.auditFailure(ctx, actor, "webhooks.subscription.create", "refused by the API")
-		h.refuse(w, r, http.StatusUnprocessableEntity, f, "")
-		return
-	default:
-		h.Logger.ErrorContext(ctx, "webhook settings: create", "err", err)
-		h.auditFailure(ctx, actor, "webhooks.subscription.create", apiStatus(err))
-		h.refuse(w, r, http.StatusBadGateway, f, "The API did not create the subscription ("+apiStatus(err)+"). Nothing was saved; try again.")
-		return
-	}
-	sealed, err := h.Box.Seal(cfg.SecretKey)
-	if err != nil {
-		h.ServerError(w, r, err)
-		return
-	}
-	h.subCache.Store(nil)
-	_, err = h.Store.SaveWebhookSubscription(ctx, changeOf(cfg, sealed), store.AuditEntry{
-		Actor: actor, Action: "webhooks.subscription.create", Target: "webhook:" + cfg.ID, Outcome: store.OutcomeOK,
-		Detail: "callback " + cfg.CallbackURL + ", " + strings.Join(cfg.Events, " "),
-	})
-	if err != nil {
-		h.ServerError(w, r, err)
+	var secret string
+	var exists bool
+	req := apiclient.CreateWebhookConfigRequest{CallbackURL: f.CallbackURL, Events: f.Events}
+	if !h.runSettingsWrite(w, r, f, handlers.Write{Kind: "webhooks.subscription.create", Request: req,
+		Call: func(ctx context.Context) (handlers.Effect, error) {
+			cfg, err := h.API.CreateWebhookConfig(ctx, req)
+			if apiclient.IsConflict(err) {
+				// spec: "A second POST for the same partner scope returns
+				// 409": keep the existing one (without its secret, which
+				// the API never shows again) and lead to the edit form.
+				if cfg, err = h.API.GetWebhookConfig(ctx); err != nil {
+					return handlers.Effect{}, err
+				}
+				exists = true
+				return h.saved(cfg, nil, "a subscription already existed (409); kept it"), nil
+			}
+			if err != nil {
+				return handlers.Effect{}, err
+			}
+			sealed, err := h.Box.Seal(cfg.SecretKey)
+			if err != nil {
+				return handlers.Effect{}, err
+			}
+			secret = cfg.SecretKey
+			return h.saved(cfg, sealed, "callback "+cfg.CallbackURL+", "+strings.Join(cfg.Events, " ")), nil
+		}}) {
 		return
 	}
-	h.showSecret(w, r, http.StatusCreated, cfg.SecretKey, "created")
+	if exists {
+		msg := "A subscription already exists for this partner: edit it below."
+		if sub, err := h.Store.WebhookSubscription(r.Context()); err == nil && !sub.HasSecret() {
+			msg += " This app does not know its secret, so rotate it to verify deliveries."
+		}
+		h.Flash(r, "info", msg)
+		h.Redirect(w, r, "/settings/webhooks")
+		return
+	}
+	h.showSecret(w, r, http.StatusCreated, secret, "created")
 }
 
 func changeOf(cfg *apiclient.WebhookConfig, sealed []byte) store.SubscriptionChange {
@@ -291,35 +353,6 @@ func (h *Handler) showSecret(w http.ResponseWriter, r *http.Request, status int,
 	}
 	v.Secret, v.SecretReason = secret, reason
 	h.renderSettings(w, r, status, v)
-}
-
-// adoptExisting records the subscription that already exists upstream
-// (without its secret, which the API never shows again) and leads to the
-// edit form.
-func (h *Handler) adoptExisting(w http.ResponseWriter, r *http.Request, actor store.Actor) {
-	ctx := r.Context()
-	cfg, err := h.API.GetWebhookConfig(ctx)
-	if err != nil {
-		h.Logger.ErrorContext(ctx, "webhook settings: read existing config", "err", err)
-		h.refuse(w, r, http.StatusBadGateway, subscriptionForm{Fields: views.FieldErrors{}},
-			"A subscription already exists, but the API did not return it ("+apiStatus(err)+"). Try again.")
-		return
-	}
-	h.subCache.Store(nil)
-	_, err = h.Store.SaveWebhookSubscription(ctx, changeOf(cfg, nil), store.AuditEntry{
-		Actor: actor, Action: "webhooks.subscription.adopt", Target: "webhook:" + cfg.ID, Outcome: store.OutcomeOK,
-		Detail: "a subscription already existed (409); kept it",
-	})
-	if err != nil {
-		h.ServerError(w, r, err)
-		return
-	}
-	msg := "A subscription already exists for this partner: edit it below."
-	if sub, err := h.Store.WebhookSubscription(ctx); err == nil && !sub.HasSecret() {
-		msg += " This app does not know its secret, so rotate it to verify deliveries."
-	}
-	h.Flash(r, "info", msg)
-	h.Redirect(w, r, "/settings/webhooks")
 }
 
 // UpdateSubscription changes the events, callback URL and active flag.
@@ -338,40 +371,23 @@ func (h *Handler) UpdateSubscription(w http.ResponseWriter, r *http.Request) {
 		h.refuse(w, r, http.StatusUnprocessableEntity, f, noAPI)
 		return
 	}
-	actor := handlers.ActorFrom(ctx)
 	active := f.Active
 	req := apiclient.UpdateWebhookConfigRequest{CallbackURL: f.CallbackURL, Events: f.Events, Active: &active, PartnerScoped: true}
 	if f.CallbackURL == current {
 		req.CallbackURL = "" // unchanged: not sent
 	}
-	cfg, err := h.API.UpdateWebhookConfig(ctx, req)
-	switch {
-	case err == nil:
-	case apiclient.IsNotFound(err):
-		h.auditFailure(ctx, actor, "webhooks.subscription.update", "no subscription upstream")
-		h.refuse(w, r, http.StatusConflict, f, "The API has no subscription for this partner: create it first.")
-		return
-	case apiFields(err, &f):
-		h.auditFailure(ctx, actor, "webhooks.subscription.update", "refused by the API")
-		h.refuse(w, r, http.StatusUnprocessableEntity, f, "")
-		return
-	default:
-		h.Logger.ErrorContext(ctx, "webhook settings: update", "err", err)
-		h.auditFailure(ctx, actor, "webhooks.subscription.update", apiStatus(err))
-		h.refuse(w, r, http.StatusBadGateway, f, "The API did not save the change ("+apiStatus(err)+"). Nothing was changed; try again.")
-		return
-	}
-	state := "active"
-	if !cfg.Active {
-		state = "inactive"
-	}
-	h.subCache.Store(nil)
-	_, err = h.Store.SaveWebhookSubscription(ctx, changeOf(cfg, nil), store.AuditEntry{
-		Actor: actor, Action: "webhooks.subscription.update", Target: "webhook:" + cfg.ID, Outcome: store.OutcomeOK,
-		Detail: state + ", callback " + cfg.CallbackURL + ", " + strings.Join(cfg.Events, " "),
-	})
-	if err != nil {
-		h.ServerError(w, r, err)
+	if !h.runSettingsWrite(w, r, f, handlers.Write{Kind: "webhooks.subscription.update", Request: req,
+		Call: func(ctx context.Context) (handlers.Effect, error) {
+			cfg, err := h.API.UpdateWebhookConfig(ctx, req)
+			if err != nil {
+				return handlers.Effect{}, err
+			}
+			state := "active"
+			if !cfg.Active {
+				state = "inactive"
+			}
+			return h.saved(cfg, nil, state+", callback "+cfg.CallbackURL+", "+strings.Join(cfg.Events, " ")), nil
+		}}) {
 		return
 	}
 	h.Flash(r, "ok", "Saved the subscription.")
@@ -384,7 +400,6 @@ func (h *Handler) UpdateSubscription(w http.ResponseWriter, r *http.Request) {
 // with the new secret) rather than 401 (lost).
 func (h *Handler) RotateSecret(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
-	empty := subscriptionForm{Fields: views.FieldErrors{}}
 	if r.PostFormValue("confirm") != "yes" {
 		v, err := h.settingsView(ctx, nil)
 		if err != nil {
@@ -392,59 +407,47 @@ func (h *Handler) RotateSecret(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		v.RotateError = "Tick the box to confirm: the old secret stops working at once."
+		if handlers.ValidFormToken(r.PostFormValue(handlers.FormTokenField)) {
+			v.RotateToken = r.PostFormValue(handlers.FormTokenField)
+		}
 		h.renderSettings(w, r, http.StatusUnprocessableEntity, v)
 		return
 	}
 	if h.API == nil {
-		h.refuse(w, r, http.StatusUnprocessableEntity, empty, noAPI)
+		h.refuse(w, r, http.StatusUnprocessableEntity, subscriptionForm{Fields: views.FieldErrors{}}, noAPI)
 		return
 	}
-	actor := handlers.ActorFrom(ctx)
-	h.subCache.Store(nil)
+	if _, ok := handlers.FormKey(r); !ok {
+		h.StaleForm(w, r)
+		return
+	}
 	if err := h.Store.MarkSecretRotating(ctx, true); err != nil {
 		h.ServerError(w, r, err)
 		return
 	}
-	cfg, err := h.API.RotateWebhookSecret(ctx)
-	if err != nil {
-		if rerr := h.Store.MarkSecretRotating(context.WithoutCancel(ctx), false); rerr != nil {
-			h.Logger.ErrorContext(ctx, "webhook settings: clear rotation mark", "err", rerr)
+	var secret string
+	ok := h.runSettingsWrite(w, r, subscriptionForm{Fields: views.FieldErrors{}}, handlers.Write{Kind: "webhooks.secret.rotate",
+		Call: func(ctx context.Context) (handlers.Effect, error) {
+			cfg, err := h.API.RotateWebhookSecret(ctx)
+			if err != nil {
+				return handlers.Effect{}, err
+			}
+			sealed, err := h.Box.Seal(cfg.SecretKey)
+			if err != nil {
+				return handlers.Effect{}, err
+			}
+			secret = cfg.SecretKey
+			return h.saved(cfg, sealed, "new secret issued; the old one stopped verifying"), nil
+		}})
+	if !ok {
+		// Saving the new secret clears the mark; without one, the old
+		// secret still verifies.
+		if err := h.Store.MarkSecretRotating(context.WithoutCancel(ctx), false); err != nil {
+			h.Logger.ErrorContext(ctx, "webhook settings: clear rotation mark", "err", err)
 		}
-		h.auditFailure(ctx, actor, "webhooks.secret.rotate", apiStatus(err))
-		if apiclient.IsNotFound(err) {
-			h.refuse(w, r, http.StatusConflict, empty, "The API has no subscription for this partner: create it first.")
-			return
-		}
-		h.Logger.ErrorContext(ctx, "webhook settings: rotate", "err", err)
-		h.refuse(w, r, http.StatusBadGateway, empty, "The API did not rotate the secret ("+apiStatus(err)+"). The current secret still works; try again.")
 		return
 	}
-	sealed, err := h.Box.Seal(cfg.SecretKey)
-	if err != nil {
-		h.ServerError(w, r, err)
-		return
-	}
-	// Saved even if the owner's request was cancelled: upstream already
-	// signs with the new secret.
-	h.subCache.Store(nil)
-	_, err = h.Store.SaveWebhookSubscription(context.WithoutCancel(ctx), changeOf(cfg, sealed), store.AuditEntry{
-		Actor: actor, Action: "webhooks.secret.rotate", Target: "webhook:" + cfg.ID, Outcome: store.OutcomeOK,
-		Detail: "new secret issued; the old one stopped verifying",
-	})
-	if err != nil {
-		h.ServerError(w, r, err)
-		return
-	}
-	h.showSecret(w, r, http.StatusOK, cfg.SecretKey, "rotated")
-}
-
-func (h *Handler) auditFailure(ctx context.Context, actor store.Actor, action, detail string) {
-	err := h.Store.InTx(ctx, func(tx pgx.Tx) error {
-		return store.AuditInTx(ctx, tx, store.AuditEntry{Actor: actor, Action: action, Target: "webhook", Outcome: store.OutcomeFailed, Detail: detail})
-	})
-	if err != nil {
-		h.Logger.ErrorContext(ctx, "audit webhook failure", "err", err)
-	}
+	h.showSecret(w, r, http.StatusOK, secret, "rotated")
 }
 
 // ReconcileNow queues a reconciliation run.
@@ -477,4 +480,37 @@ func isLoopback(host string) bool {
 	}
 	ip := net.ParseIP(host)
 	return ip != nil && ip.IsLoopback()
+}
+
+// readBackCreate: a subscription that exists upstream was created (by this
+// action or before it). Its secret is not readable, so it is kept without
+// one and the page asks for a rotation.
+func (h *Handler) readBackCreate(ctx context.Context, a store.Action) (handlers.Effect, bool, error) {
+	cfg, err := h.API.GetWebhookConfig(ctx)
+	if apiclient.IsNotFound(err) {
+		return handlers.Effect{}, false, nil
+	}
+	if err != nil {
+		return handlers.Effect{}, false, err
+	}
+	return h.saved(cfg, nil, "created; its secret was not received, rotate it to verify deliveries"), true, nil
+}
+
+// readBackUpdate: the update took effect when the subscription upstream
+// has what was asked.
+func (h *Handler) readBackUpdate(ctx context.Context, a store.Action) (handlers.Effect, bool, error) {
+	var req apiclient.UpdateWebhookConfigRequest
+	if err := a.DecodeRequest(&req); err != nil {
+		return handlers.Effect{}, false, err
+	}
+	cfg, err := h.API.GetWebhookConfig(ctx)
+	if err != nil {
+		return handlers.Effect{}, false, err
+	}
+	same := slices.Equal(slices.Sorted(slices.Values(cfg.Events)), slices.Sorted(slices.Values(req.Events))) &&
+		(req.CallbackURL == "" || req.CallbackURL == cfg.CallbackURL) && (req.Active == nil || *req.Active == cfg.Active)
+	if !same {
+		return handlers.Effect{}, false, nil
+	}
+	return h.saved(cfg, nil, "saved"), true, nil
 }

@@ -28,7 +28,7 @@ const ReceiverPath = "/webhooks/partner-api"
 // Store is what this area needs from the store.
 type Store interface {
 	WebhookSubscription(ctx context.Context) (store.WebhookSubscription, error)
-	SaveWebhookSubscription(ctx context.Context, c store.SubscriptionChange, audit store.AuditEntry) (store.WebhookSubscription, error)
+	SaveWebhookSubscription(ctx context.Context, c store.SubscriptionChange) (store.WebhookSubscription, error)
 	MarkSecretRotating(ctx context.Context, rotating bool) error
 	RecordSignatureFailure(ctx context.Context, f store.SignatureFailure) error
 	ListSignatureFailures(ctx context.Context, limit int) ([]store.SignatureFailure, error)
@@ -71,6 +71,10 @@ type Queue interface {
 type Handler struct {
 	*handlers.Base
 	Store Store
+	// db is the store itself, for transactions; actions is the one path of
+	// upstream writes.
+	db      *store.Store
+	actions *handlers.Actions
 	// API is nil when no Partner API is wired in; settings then say so and
 	// processing records what it could not read.
 	API API
@@ -92,9 +96,25 @@ type Handler struct {
 }
 
 // New returns the handler with the defaults for what is not built yet.
-func New(base *handlers.Base, st Store, api API, box *SecretBox, publicOrigin string) *Handler {
-	h := &Handler{Base: base, Store: st, API: api, Box: box, PublicOrigin: publicOrigin, Employees: NoEmployees{}, Now: time.Now}
-	h.Reconcilers = []Reconciler{&BalanceReconciler{Store: st, API: api, Now: h.now}, &DeferredEventReconciler{H: h}, &DeliveryHistoryReconciler{Store: st, API: api}}
+// employees is the employees area seen through what this area needs of it
+// (NoEmployees when there is none); more are checks the reconciliation job
+// runs besides this area's own.
+func New(d handlers.Deps, box *SecretBox, employees Employees, more ...Reconciler) *Handler {
+	var st Store = d.Store
+	h := &Handler{Base: d.Base, Store: st, db: d.Store, actions: d.Actions, Box: box, PublicOrigin: d.Config.PublicOrigin, Employees: employees, Now: d.Clock,
+		Queue: d.Queue}
+	if d.API != nil {
+		h.API = d.API
+	}
+	if h.Employees == nil {
+		h.Employees = NoEmployees{}
+	}
+	if h.actions != nil && h.API != nil {
+		h.actions.ReadBackFor("webhooks.subscription.create", h.readBackCreate)
+		h.actions.ReadBackFor("webhooks.subscription.update", h.readBackUpdate)
+	}
+	h.Reconcilers = append([]Reconciler{&BalanceReconciler{Store: st, API: h.API, Now: h.now}, &DeferredEventReconciler{H: h},
+		&DeliveryHistoryReconciler{Store: st, API: h.API}}, more...)
 	return h
 }
 

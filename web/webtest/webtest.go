@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"net/http/cookiejar"
 	"net/http/httptest"
+	"net/netip"
 	"net/url"
 	"strings"
 	"sync"
@@ -63,6 +64,8 @@ type Options struct {
 	// SkipDemoImport leaves the store without the demo company (by default
 	// it is imported into the mirror, as partner-admin does at start).
 	SkipDemoImport bool
+	// TrustedProxies is the app's TRUSTED_PROXIES setting.
+	TrustedProxies []netip.Prefix
 }
 
 // MigratedDatabase returns a connection string to a fresh database with the
@@ -92,7 +95,8 @@ func New(t testing.TB, opts Options) *Env {
 	logs := &LogBuffer{}
 	logger := web.NewLogger(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	srv := httptest.NewUnstartedServer(nil)
-	cfg := web.Config{Addr: srv.Listener.Addr().String(), PublicOrigin: "http://" + srv.Listener.Addr().String()}
+	cfg := web.Config{Addr: srv.Listener.Addr().String(), PublicOrigin: "http://" + srv.Listener.Addr().String(),
+		TrustedProxies: opts.TrustedProxies}
 
 	sbOpts := opts.SandboxOptions
 	sbOpts.Control, sbOpts.Local = true, true
@@ -255,6 +259,18 @@ func Doc(t testing.TB, resp *http.Response) *goquery.Document {
 		t.Fatal(err)
 	}
 	return doc
+}
+
+// FormToken returns the one-time token of the form matched by selector on
+// the page at path, as the browser would post it.
+func (e *Env) FormToken(c *http.Client, path, selector string) string {
+	e.T.Helper()
+	doc := Doc(e.T, e.Get(c, path))
+	tok, ok := doc.Find(selector).Find(`input[name="form_token"]`).Attr("value")
+	if !ok || tok == "" {
+		e.T.Fatalf("no form token in %q on %s", selector, path)
+	}
+	return tok
 }
 
 // TestID returns the text of the element with a data-testid.

@@ -1,0 +1,132 @@
+package audit
+
+import (
+	"errors"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/go-chi/chi/v5"
+
+	"partneradmin/handlers"
+	"partneradmin/store"
+	"partneradmin/views"
+)
+
+const maxNote = 500
+
+func actionFilterFrom(r *http.Request) store.ActionFilter {
+	before, _ := strconv.ParseInt(r.URL.Query().Get("before"), 10, 64)
+	return store.ActionFilter{Open: r.URL.Query().Get("all") == "", BeforeID: before, Limit: pageSize}
+}
+
+func actionRows(as []store.Action) []views.ActionRow {
+	rows := make([]views.ActionRow, 0, len(as))
+	for _, a := range as {
+		actor := a.Actor.Email
+		if actor == "" {
+			actor = "system"
+		}
+		rows = append(rows, views.ActionRow{ID: a.ID, BegunAt: a.BegunAt, Actor: actor, Kind: a.Kind, Target: a.Target,
+			State: string(a.State), StateLabel: a.State.Label(), Message: a.Message, Open: !a.State.Finished()})
+	}
+	return rows
+}
+
+// Actions lists the requests sent to the Partner API (the action ledger):
+// by default those whose outcome is not settled, for a person to check.
+func (h *Handler) Actions(w http.ResponseWriter, r *http.Request) {
+	h.renderActions(w, r, http.StatusOK, "")
+}
+
+func (h *Handler) renderActions(w http.ResponseWriter, r *http.Request, status int, msg string) {
+	f := actionFilterFrom(r)
+	as, err := h.Store.ListActions(r.Context(), f)
+	if err != nil {
+		h.ServerError(w, r, err)
+		return
+	}
+	v := views.ActionsView{Open: f.Open, Rows: actionRows(as), Error: msg,
+		CanResolve: handlers.ViewerFrom(r.Context()).Can(store.PermSettings)}
+	if len(as) == pageSize {
+		v.NextBefore = as[len(as)-1].ID
+	}
+	h.Render(w, r, status, "Requests to the Partner API", views.ActionsPage(v), nil)
+}
+
+// ActionsCSV exports the listed actions.
+func (h *Handler) ActionsCSV(w http.ResponseWriter, r *http.Request) {
+	f := actionFilterFrom(r)
+	f.Limit = 500
+	cw := handlers.NewCSV(w, "partner-api-requests.csv", "id", "begun_at", "actor", "kind", "target", "state", "message")
+	for {
+		as, err := h.Store.ListActions(r.Context(), f)
+		if err != nil {
+			h.Logger.ErrorContext(r.Context(), "actions export", "err", err)
+			break
+		}
+		for _, a := range as {
+			cw.Row(strconv.FormatInt(a.ID, 10), a.BegunAt.UTC().Format("2006-01-02T15:04:05Z"), a.Actor.Email, a.Kind, a.Target, string(a.State), a.Message)
+		}
+		if len(as) < f.Limit {
+			break
+		}
+		f.BeforeID = as[len(as)-1].ID
+	}
+	cw.Close(h.Logger, r)
+}
+
+// ResolveAction records what a person found when they checked a request
+// whose outcome the app could not learn. It changes nothing upstream; the
+// mirror catches up on its next read.
+func (h *Handler) ResolveAction(w http.ResponseWriter, r *http.Request) {
+	id, err := strconv.ParseInt(chi.URLParam(r, "id"), 10, 64)
+	if err != nil || id <= 0 {
+		h.NotFound(w, r)
+		return
+	}
+	a, err := h.Store.ActionByID(r.Context(), id)
+	if errors.Is(err, store.ErrNotFound) {
+		h.NotFound(w, r)
+		return
+	}
+	if err != nil {
+		h.ServerError(w, r, err)
+		return
+	}
+	var state store.ActionState
+	switch r.PostFormValue("outcome") {
+	case "done":
+		state = store.ActionDone
+	case "refused":
+		state = store.ActionRefused
+	default:
+		h.renderActions(w, r, http.StatusUnprocessableEntity, "Choose whether the request happened or not.")
+		return
+	}
+	note := strings.TrimSpace(r.PostFormValue("note"))
+	if msg := handlers.CheckText(note, maxNote, false); msg != "" {
+		h.renderActions(w, r, http.StatusUnprocessableEntity, "What you checked: "+msg)
+		return
+	}
+	if note == "" {
+		h.renderActions(w, r, http.StatusUnprocessableEntity, "Say what you checked (for example what the Partner API's dashboard shows).")
+		return
+	}
+	by := handlers.ActorFrom(r.Context())
+	words := "Resolved by hand: it did not happen. " + note
+	if state == store.ActionDone {
+		words = "Resolved by hand: it happened. " + note
+	}
+	_, err = h.Store.FinishAction(r.Context(), a.Key, store.Finish{State: state, Message: words, By: &by})
+	if errors.Is(err, store.ErrActionFinished) {
+		h.renderActions(w, r, http.StatusConflict, "That request's outcome was settled meanwhile; the list shows it now.")
+		return
+	}
+	if err != nil {
+		h.ServerError(w, r, err)
+		return
+	}
+	h.Flash(r, "ok", "Recorded.")
+	h.Redirect(w, r, "/actions")
+}

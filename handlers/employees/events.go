@@ -1,0 +1,192 @@
+package employees
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"partneradmin/apiclient"
+	"partneradmin/handlers/mirror"
+	"partneradmin/store"
+)
+
+// Events applies webhook events about employees, handed over by the webhooks
+// area with the types both share (handlers/mirror). Every method is
+// idempotent: events may repeat, arrive out of order and be replayed.
+type Events struct {
+	H *Handler
+}
+
+func known(userID string, r LinkResult, format string, args ...any) mirror.EventOutcome {
+	if !r.Known {
+		return mirror.NoLocalEmployee(userID)
+	}
+	return mirror.EventOutcome{State: store.EventProcessed, ServiceUserID: userID, Note: fmt.Sprintf(format, args...)}
+}
+
+// LinkInvite applies employee.linked.
+func (a Events) LinkInvite(ctx context.Context, p apiclient.EmployeeLinkedPayload, _ mirror.EmployeeEvent) (mirror.EventOutcome, error) {
+	r, err := a.H.LinkEmployee(ctx, p)
+	if err != nil {
+		return mirror.EventOutcome{}, err
+	}
+	if !r.Known {
+		o := mirror.NoLocalEmployee(p.ServiceUserID)
+		o.Note = "no local invite for " + p.CompanyEmail + " (invitationId " + p.InvitationID + "); kept for reconciliation"
+		return o, nil
+	}
+	if !r.Changed {
+		return known(p.ServiceUserID, r, "employee %d was already linked", r.EmployeeID), nil
+	}
+	return known(p.ServiceUserID, r, "employee %d linked", r.EmployeeID), nil
+}
+
+// Unlink applies employee.unlinked: the spec says nothing of what follows,
+// so the employee's onboarding is read again and the event recorded.
+func (a Events) Unlink(ctx context.Context, e mirror.EmployeeEvent) (mirror.EventOutcome, error) {
+	r, err := a.H.RefreshOnboardingOf(ctx, e.ServiceUserID)
+	if err != nil {
+		return mirror.EventOutcome{}, err
+	}
+	return known(e.ServiceUserID, r, "employee %d unlinked upstream; onboarding read again", r.EmployeeID), nil
+}
+
+// RecordVBA applies employee.vba.registered by reading the accounts again.
+func (a Events) RecordVBA(ctx context.Context, e mirror.EmployeeEvent) (mirror.EventOutcome, error) {
+	r, err := a.H.RefreshOnboardingOf(ctx, e.ServiceUserID)
+	if err != nil {
+		return mirror.EventOutcome{}, err
+	}
+	return known(e.ServiceUserID, r, "employee %d: virtual account read", r.EmployeeID), nil
+}
+
+// RefreshOnboarding applies onboarding.completed and onboarding.failed;
+// onboarding.completed first clears the action-required flag.
+func (a Events) RefreshOnboarding(ctx context.Context, e mirror.EmployeeEvent) (mirror.EventOutcome, error) {
+	cleared := false
+	if e.EventType == apiclient.EventOnboardingCompleted {
+		var err error
+		if cleared, err = a.H.ClearKYCActionOnCompletion(ctx, e.ServiceUserID, e.EventID, e.ReceivedAt); err != nil {
+			return mirror.EventOutcome{}, err
+		}
+	}
+	r, err := a.H.RefreshOnboardingOf(ctx, e.ServiceUserID)
+	if err != nil {
+		return mirror.EventOutcome{}, err
+	}
+	if cleared {
+		return known(e.ServiceUserID, r, "employee %d: action-required flag cleared; onboarding read again", r.EmployeeID), nil
+	}
+	return known(e.ServiceUserID, r, "employee %d: onboarding read again", r.EmployeeID), nil
+}
+
+// FlagKYCAction applies kyc.action_required. Its payload fields are not
+// shown in the spec: a message-like field is used when present.
+func (a Events) FlagKYCAction(ctx context.Context, e mirror.EmployeeEvent) (mirror.EventOutcome, error) {
+	r, err := a.H.FlagKYCAction(ctx, e.ServiceUserID, actionWords(e.Payload))
+	if err != nil {
+		return mirror.EventOutcome{}, err
+	}
+	return known(e.ServiceUserID, r, "employee %d flagged: action required", r.EmployeeID), nil
+}
+
+// actionWords picks what the API says is needed from a payload whose shape
+// the spec does not show.
+func actionWords(raw json.RawMessage) string {
+	var m map[string]any
+	if json.Unmarshal(raw, &m) != nil {
+		return ""
+	}
+	for _, k := range []string{"message", "reason", "requiredAction", "action", "required"} {
+		switch v := m[k].(type) {
+		case string:
+			if s := strings.TrimSpace(v); s != "" && len(s) <= 300 {
+				return s
+			}
+		case []any:
+			var parts []string
+			for _, x := range v {
+				if s, ok := x.(string); ok {
+					parts = append(parts, FieldInWords(s))
+				}
+			}
+			if len(parts) > 0 {
+				return strings.Join(parts, ", ")
+			}
+		}
+	}
+	return ""
+}
+
+// InviteChecker is the reconciliation job's check of invites against
+// the API's users: an employee.linked event that was lost for good (a
+// permanent delivery failure is never redelivered) heals here.
+type InviteChecker struct{ H *Handler }
+
+// Name names the check in the reconciliation log.
+func (InviteChecker) Name() string { return "invites" }
+
+// Reconcile links every invite whose employee the API already knows.
+func (r InviteChecker) Reconcile(ctx context.Context) (mirror.ReconcileResult, error) {
+	res, err := r.H.ReconcileInvites(ctx, reconciliationActor, "reconciliation job")
+	if err != nil {
+		return mirror.ReconcileResult{}, err
+	}
+	notes := res.Notes
+	if res.Failed > 0 {
+		notes = append(notes, fmt.Sprintf("%d invites could not be checked; retried next run", res.Failed))
+	}
+	return mirror.ReconcileResult{Checked: res.Checked, Corrected: res.Linked, Notes: notes}, nil
+}
+
+// OnboardingChecker re-reads the onboarding of the linked employees read
+// longest ago (never, or more than MaxAge before), at most Batch a run, and
+// records every readiness cell that changed: a lost onboarding.* or
+// employee.vba.registered event heals here.
+type OnboardingChecker struct {
+	H      *Handler
+	MaxAge time.Duration
+	Batch  int
+}
+
+// Name names the check in the reconciliation log.
+func (OnboardingChecker) Name() string { return "onboarding" }
+
+// Reconcile refreshes the stalest snapshots.
+func (r OnboardingChecker) Reconcile(ctx context.Context) (mirror.ReconcileResult, error) {
+	var res mirror.ReconcileResult
+	stale, err := r.H.Store.StaleOnboarding(ctx, r.H.Clock().Add(-r.MaxAge), r.Batch)
+	if err != nil {
+		return res, err
+	}
+	for _, e := range stale {
+		before, err := r.H.Store.ReadinessOf(ctx, []int64{e.ID})
+		if err != nil {
+			return res, err
+		}
+		if err := r.H.Refresh(ctx, e, reconciliationActor); err != nil {
+			res.Notes = append(res.Notes, fmt.Sprintf("employee %d: could not be read; retried next run", e.ID))
+			continue
+		}
+		res.Checked++
+		after, err := r.H.Store.ReadinessOf(ctx, []int64{e.ID})
+		if err != nil {
+			return res, err
+		}
+		var changes []string
+		for cur, was := range before[e.ID] {
+			if now, ok := after[e.ID][cur]; ok && now.State != was.State {
+				changes = append(changes, fmt.Sprintf("%s %s → %s", cur, was.State, now.State))
+			}
+		}
+		if len(changes) > 0 {
+			sort.Strings(changes)
+			res.Corrected++
+			res.Notes = append(res.Notes, fmt.Sprintf("employee %d (%s): %s", e.ID, e.Email, strings.Join(changes, ", ")))
+		}
+	}
+	return res, nil
+}
