@@ -1,6 +1,7 @@
 package views
 
 import (
+	"strconv"
 	"strings"
 	"time"
 )
@@ -424,7 +425,7 @@ func CardTxnsLink(v CardTxnsView, page int, csv bool) string {
 		if q != "" {
 			q += "&"
 		}
-		q += "page=" + itoa(page)
+		q += "page=" + strconv.Itoa(page)
 	}
 	if q != "" {
 		p += "?" + q

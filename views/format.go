@@ -1,6 +1,7 @@
 package views
 
 import (
+	"strconv"
 	"strings"
 	"time"
 
@@ -74,24 +75,10 @@ func Ago(t, now time.Time) string {
 	case d < time.Minute:
 		return "just now"
 	case d < time.Hour:
-		return itoa(int(d.Minutes())) + " min ago"
+		return strconv.Itoa(int(d.Minutes())) + " min ago"
 	case d < 48*time.Hour:
-		return itoa(int(d.Hours())) + " h ago"
+		return strconv.Itoa(int(d.Hours())) + " h ago"
 	default:
-		return itoa(int(d.Hours()/24)) + " days ago"
+		return strconv.Itoa(int(d.Hours()/24)) + " days ago"
 	}
-}
-
-func itoa(n int) string {
-	if n == 0 {
-		return "0"
-	}
-	var b [20]byte
-	i := len(b)
-	for n > 0 {
-		i--
-		b[i] = byte('0' + n%10)
-		n /= 10
-	}
-	return string(b[i:])
 }

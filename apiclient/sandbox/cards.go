@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net/http"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -118,10 +119,10 @@ func (c *call) createCard() (any, error) {
 	if in.Type == "physical" && in.PAN == "" && strings.TrimSpace(in.DeliveryAddress) == "" {
 		msgs = append(msgs, "deliveryAddress should not be empty for a physical card without pan")
 	}
-	if in.FundingPolicy != "" && !contains([]string{"SAFE", "PERSONAL", "BOTH"}, in.FundingPolicy) {
+	if in.FundingPolicy != "" && !slices.Contains([]string{"SAFE", "PERSONAL", "BOTH"}, in.FundingPolicy) {
 		msgs = append(msgs, "fundingPolicy must be one of the following values: SAFE, PERSONAL, BOTH")
 	}
-	if in.FundLifecycle != "" && !contains([]string{"ONE_TIME", "REPEATABLE"}, in.FundLifecycle) {
+	if in.FundLifecycle != "" && !slices.Contains([]string{"ONE_TIME", "REPEATABLE"}, in.FundLifecycle) {
 		msgs = append(msgs, "fundLifecycle must be one of the following values: ONE_TIME, REPEATABLE")
 	}
 	if len(msgs) > 0 {

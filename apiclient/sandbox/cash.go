@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"net/http"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -56,7 +57,7 @@ func (c *call) newCashOrder(typ string) (*cashOrder, *wallet, error) {
 		msgs = append(msgs, "smartWalletId should not be empty")
 	}
 	cc := strings.ToUpper(strings.TrimSpace(in.Country))
-	if !contains(cashCountries, cc) {
+	if !slices.Contains(cashCountries, cc) {
 		msgs = append(msgs, "country must be an ISO 3166-1 alpha-2 code of a cash country ("+strings.Join(cashCountries, ", ")+")")
 	}
 	price := positiveAmount("price", in.Price, &msgs)
@@ -124,7 +125,7 @@ func (c *call) listCashOrders() (any, error) {
 	}
 	var os []*cashOrder
 	for _, o := range c.s.rails().CashOrders {
-		if o.UserID == c.user.ID && o.Type == typ && !contains(cashClosed, o.Status) {
+		if o.UserID == c.user.ID && o.Type == typ && !slices.Contains(cashClosed, o.Status) {
 			os = append(os, o)
 		}
 	}
@@ -220,7 +221,7 @@ func (s *Server) payCashFund(o *cashOrder) error {
 	if o.Type != "FUND" {
 		return badRequest("Only FUND orders are paid by the payer")
 	}
-	if contains(cashClosed, o.Status) {
+	if slices.Contains(cashClosed, o.Status) {
 		return conflict("Order is closed (status " + o.Status + ")")
 	}
 	w := s.st.Wallets[o.WalletID]

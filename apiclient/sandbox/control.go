@@ -3,6 +3,7 @@ package sandbox
 import (
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -190,7 +191,7 @@ func (c *call) ctlIssuerStatus() (any, error) {
 		return nil, err
 	}
 	st := strings.ToLower(in.Status)
-	if !contains(issuerStatuses, st) {
+	if !slices.Contains(issuerStatuses, st) {
 		return nil, validation([]string{"status must be one of " + strings.Join(issuerStatuses, ", ")})
 	}
 	cd, err := c.ctlCardByID()

@@ -76,7 +76,7 @@ func (c *call) typeFailure(handlerErr error) error {
 	if errors.As(handlerErr, &ae) && ae.Status == http.StatusBadRequest {
 		if more, ok := ae.Message.([]string); ok {
 			for _, m := range more {
-				if !c.aboutMistyped(m) && !contains(msgs, m) {
+				if !c.aboutMistyped(m) && !slices.Contains(msgs, m) {
 					msgs = append(msgs, m)
 				}
 			}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -412,7 +413,7 @@ func (s *Server) describeDemo(info *DemoInfo) {
 			seen[strings.ToLower(u.Email)] = true
 		}
 		e.Country = demoCountry(u.Email)
-		if t := s.st.Users[info.TreasuryUserID]; t != nil && contains(t.Policy.Admins, u.ID) {
+		if t := s.st.Users[info.TreasuryUserID]; t != nil && slices.Contains(t.Policy.Admins, u.ID) {
 			e.Roles = []string{"treasury_admin"}
 		}
 		info.Employees = append(info.Employees, e)

@@ -9,6 +9,7 @@ import (
 	"mime/multipart"
 	"net/http"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -219,7 +220,7 @@ func (c *call) uploadIdentification() (any, error) {
 	}
 	var msgs []string
 	typ := fields["type"]
-	if !contains(identificationTypes, typ) {
+	if !slices.Contains(identificationTypes, typ) {
 		msgs = append(msgs, "type must be one of passport, drivers_license, national_id, government_id")
 	}
 	if fields["documentNumber"] == "" {
@@ -859,7 +860,7 @@ func (c *call) kycReadiness() (any, error) {
 	if cur == "" {
 		cur = k.defaultReadinessCurrency()
 	}
-	if !contains(onboardingCurrencies, cur) {
+	if !slices.Contains(onboardingCurrencies, cur) {
 		return nil, validation([]string{"currency must be one of USD, EUR, NGN, MXN, CAD"})
 	}
 	now := c.s.now()
@@ -900,7 +901,7 @@ func (c *call) activateKYC() (any, error) {
 	level := ""
 	raw, has := in["identityLevelName"]
 	if has && string(raw) != "null" {
-		if err := json.Unmarshal(raw, &level); err != nil || !contains(identityLevels, level) {
+		if err := json.Unmarshal(raw, &level); err != nil || !slices.Contains(identityLevels, level) {
 			return nil, validation([]string{"identityLevelName must be one of id-only, id-and-liveness, idv-and-phone-verification"})
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"html"
 	"net/http"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -186,7 +187,7 @@ func (c *call) mxStatus() (any, error) {
 	k := c.s.kycFor(c.user)
 	st := k.MXStatus
 	if st == "" {
-		if v := c.user.Onboarding["MXN"]; contains(mxStatuses, v) {
+		if v := c.user.Onboarding["MXN"]; slices.Contains(mxStatuses, v) {
 			st = v
 		} else {
 			return nil, notFound("Mexico KYC has not been activated")

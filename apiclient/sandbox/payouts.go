@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -188,7 +189,7 @@ func payoutDestination(country, currency, bankID, account string) (payoutBank, [
 	cur := strings.ToUpper(strings.TrimSpace(currency))
 	if len(cur) != 3 {
 		msgs = append(msgs, "currency must be an ISO 4217 code")
-	} else if ok && !contains(pc.Currencies, cur) {
+	} else if ok && !slices.Contains(pc.Currencies, cur) {
 		msgs = append(msgs, fmt.Sprintf("currency must be one of %s for %s", strings.Join(pc.Currencies, ", "), cc))
 	}
 	b, bok := payoutBankByID(strings.TrimSpace(bankID))

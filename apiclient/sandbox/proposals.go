@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -395,7 +396,7 @@ func (c *call) approveProposal() (any, error) {
 			return nil, forbidden("Only the wallet owner may approve under OWNER_APPROVAL")
 		}
 	default:
-		if identity != c.partner.ID && !contains(p.Policy.Admins, identity) {
+		if identity != c.partner.ID && !slices.Contains(p.Policy.Admins, identity) {
 			return nil, forbidden("Acting user is not an admin of this wallet")
 		}
 	}
@@ -414,7 +415,7 @@ func (c *call) approveProposal() (any, error) {
 	if p.Status != statusPendingApprovals {
 		return nil, conflict(fmt.Sprintf("Proposal is not awaiting approvals (status %s)", p.Status))
 	}
-	if !contains(p.Approvals, identity) {
+	if !slices.Contains(p.Approvals, identity) {
 		p.Approvals = append(p.Approvals, identity)
 	}
 	p.UpdatedAt = now
@@ -432,15 +433,6 @@ func (s *Server) enterSigning(p *proposal) {
 	p.Status = statusPendingSignatures
 	p.SignDeadline = &d
 	p.UpdatedAt = now
-}
-
-func contains(xs []string, x string) bool {
-	for _, y := range xs {
-		if y == x {
-			return true
-		}
-	}
-	return false
 }
 
 // proposalHash is the digest the owner signs: it binds the proposal, its

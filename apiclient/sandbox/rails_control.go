@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"sort"
 	"strings"
 
@@ -159,7 +160,7 @@ func (c *call) ctlFailNext() (any, error) {
 	if err := c.decode(&in); err != nil {
 		return nil, err
 	}
-	if !contains(railFailNames, in.Rail) {
+	if !slices.Contains(railFailNames, in.Rail) {
 		return nil, validation([]string{"rail must be one of " + strings.Join(railFailNames, ", ")})
 	}
 	if in.Times < 0 {
@@ -214,7 +215,7 @@ func (c *call) ctlBankDeposit() (any, error) {
 	}
 	var msgs []string
 	fiat := strings.ToUpper(strings.TrimSpace(in.Currency))
-	if !contains(onboardingCurrencies, fiat) {
+	if !slices.Contains(onboardingCurrencies, fiat) {
 		msgs = append(msgs, "currency must be one of USD, EUR, NGN, MXN, CAD")
 	}
 	amount := positiveAmount("amount", in.Amount, &msgs)
@@ -306,7 +307,7 @@ func (c *call) ctlUSDVBAStatus() (any, error) {
 	if err := c.decode(&in); err != nil {
 		return nil, err
 	}
-	if !contains([]string{vbaFailed, vbaRejected, vbaPending, vbaActive}, in.Status) {
+	if !slices.Contains([]string{vbaFailed, vbaRejected, vbaPending, vbaActive}, in.Status) {
 		return nil, validation([]string{"status must be one of failed, rejected, pending, active"})
 	}
 	a := c.s.usdAccount(u)
@@ -346,7 +347,7 @@ func (c *call) ctlMXStatus() (any, error) {
 	if err := c.decode(&in); err != nil {
 		return nil, err
 	}
-	if !contains(mxStatuses, in.Status) {
+	if !slices.Contains(mxStatuses, in.Status) {
 		return nil, validation([]string{"status must be one of " + strings.Join(mxStatuses, ", ")})
 	}
 	c.s.setMXStatus(u, c.s.kycFor(u), in.Status)

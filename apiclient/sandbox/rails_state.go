@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -612,7 +613,7 @@ func (s *Server) isActiveAdmin(caller *user, w *wallet) bool {
 	if w.Status != "active" {
 		return false
 	}
-	return owner.ID == caller.ID || contains(owner.Policy.Admins, caller.ID)
+	return owner.ID == caller.ID || slices.Contains(owner.Policy.Admins, caller.ID)
 }
 
 // partnerWallet finds a wallet of the caller's partner (404 otherwise).

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/big"
 	"net/http"
+	"slices"
 	"strings"
 )
 
@@ -371,7 +372,7 @@ func (c *call) listDepositAccounts() (any, error) {
 // getDepositAccounts implements GET .../bank-accounts/deposit-accounts/{currency}.
 func (c *call) getDepositAccounts() (any, error) {
 	fiat := strings.ToUpper(c.param("currency"))
-	if !contains([]string{"USD", "NGN", "EUR", "MXN", "CAD", "GBP"}, fiat) {
+	if !slices.Contains([]string{"USD", "NGN", "EUR", "MXN", "CAD", "GBP"}, fiat) {
 		return nil, validation([]string{"currency must be one of USD, NGN, EUR, MXN, CAD, GBP"})
 	}
 	return map[string]any{"data": map[string]any{"accounts": c.depositAccountsOf(fiat)}}, nil

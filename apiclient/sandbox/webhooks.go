@@ -13,6 +13,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -45,7 +46,7 @@ func knownEvent(name string) bool {
 			return true
 		}
 	}
-	return contains(otherEvents, name)
+	return slices.Contains(otherEvents, name)
 }
 
 func webhookJSON(w *webhookConfig) map[string]any {
@@ -181,7 +182,7 @@ func (c *call) createWebhook() (any, error) {
 func dedupe(xs []string) []string {
 	out := []string{}
 	for _, x := range xs {
-		if !contains(out, x) {
+		if !slices.Contains(out, x) {
 			out = append(out, x)
 		}
 	}
@@ -313,11 +314,11 @@ func (s *Server) emit(partnerID, name string, payload map[string]any) {
 		}
 		eventType := ""
 		switch {
-		case w.PartnerID != "" && w.PartnerID == partnerID && contains(w.Events, name):
+		case w.PartnerID != "" && w.PartnerID == partnerID && slices.Contains(w.Events, name):
 			// spec: "money-movement events are renamed to employee.* and
 			// delivered only for that partner's users"
 			eventType = name
-		case w.PartnerID == "" && original != "" && contains(w.Events, original):
+		case w.PartnerID == "" && original != "" && slices.Contains(w.Events, original):
 			// spec: "Legacy global subscription (no partnerId): receives the
 			// original wallet.* names for every user."
 			eventType = original
