@@ -133,7 +133,7 @@ func New(d Deps) (*App, error) {
 		return nil, err
 	}
 	a.approvals = approvals.New(hd)
-	a.sign = sign.New(hd, a.approvals)
+	a.sign = sign.New(hd)
 	a.treasury = treasury.New(hd, a.sign)
 	if a.river, err = newRiver(d, a.webhooks, a.approvals, a.sign, a.actions); err != nil {
 		return nil, err

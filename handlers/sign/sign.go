@@ -57,9 +57,8 @@ type Handler struct {
 }
 
 // New returns the sign handler and registers how a relayed signature is
-// read back. Arguments after d are ignored: they are accepted only until
-// web/app.go calls New(d) alone, and will be removed then.
-func New(d handlers.Deps, _ ...any) *Handler {
+// read back.
+func New(d handlers.Deps) *Handler {
 	h := &Handler{Base: d.Base, store: d.Store, api: d.API, actions: d.Actions,
 		publicOrigin: strings.TrimRight(d.Config.PublicOrigin, "/"), clock: d.Clock}
 	d.Actions.ReadBackFor(kindSubmit, h.readBackSubmit)
