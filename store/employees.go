@@ -190,16 +190,20 @@ type Wallet struct {
 	Balance         decimal.NullDecimal
 	BalanceReadAt   *time.Time
 	UpdatedAt       time.Time
+	// BalanceStaleSince is when value moved in or out of the wallet after
+	// Balance was read (a proposal completed); nil when nothing is known
+	// to have changed since.
+	BalanceStaleSince *time.Time
 }
 
 const walletColumns = `id, employee_id, currency, display_currency, address, chain, status, owner_address, legacy,
-	balance::text, balance_read_at, updated_at`
+	balance::text, balance_read_at, updated_at, balance_stale_since`
 
 func scanWallet(row pgx.Row) (Wallet, error) {
 	var w Wallet
 	var balance *string
 	err := row.Scan(&w.ID, &w.EmployeeID, &w.Currency, &w.DisplayCurrency, &w.Address, &w.Chain, &w.Status,
-		&w.OwnerAddress, &w.Legacy, &balance, &w.BalanceReadAt, &w.UpdatedAt)
+		&w.OwnerAddress, &w.Legacy, &balance, &w.BalanceReadAt, &w.UpdatedAt, &w.BalanceStaleSince)
 	if err != nil {
 		return w, err
 	}

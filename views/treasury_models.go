@@ -1,10 +1,14 @@
 package views
 
-import "time"
+import (
+	"strconv"
+	"time"
+)
 
 // TreasuryView is the page that moves value from the treasury: the three
 // proposal forms and the new wallet form.
 type TreasuryView struct {
+	Balances  TreasuryBalances
 	Wallets   []TreasuryWallet
 	Coins     []string
 	Transfer  ProposalForm
@@ -133,4 +137,67 @@ func WithdrawalFailureWords(reason string) string {
 		return "The withdrawal failed on the rail after it was signed; the API gave no reason."
 	}
 	return "The withdrawal failed on the rail after it was signed: " + reason
+}
+
+// TreasuryBalances is the treasury overview: each treasury wallet's
+// balance, how old that figure is, and the value leaving it in proposals
+// not yet completed.
+type TreasuryBalances struct {
+	// TreasuryUserID is the treasury user's serviceUserId (the approval
+	// queue's filter for its proposals).
+	TreasuryUserID string
+	Rows           []TreasuryBalanceRow
+	Now            time.Time
+	// Error says why the balances could not be read just now (the figures
+	// shown are the last ones read).
+	Error string
+}
+
+// TreasuryBalanceRow is one treasury wallet.
+type TreasuryBalanceRow struct {
+	WalletID        string
+	Token           string // USDB
+	DisplayCurrency string // USD
+	// Balance is nil until the balance was read once.
+	Balance    *Amount
+	ReadAt     *time.Time
+	StaleSince *time.Time // value moved after ReadAt
+	Leaving    Amount     // in proposals not yet completed
+	LeavingN   int
+	// Available is Balance less Leaving; nil with Balance.
+	Available *Amount
+	// LegacyToken: MXNe, replaced by MEXe.
+	LegacyToken bool
+	// LegacyWallet: a pre-multi-signature wallet (it cannot hold cards).
+	LegacyWallet bool
+}
+
+// proposalCount is "1 proposal", "3 proposals".
+func proposalCount(n int) string {
+	if n == 1 {
+		return "1 proposal"
+	}
+	return strconv.Itoa(n) + " proposals"
+}
+
+// staleAfter is how old a balance may be before the overview says it may be
+// out of date.
+const staleAfter = 15 * time.Minute
+
+// Freshness says how current the row's balance is, in words.
+func (r TreasuryBalanceRow) Freshness(now time.Time) string {
+	switch {
+	case r.ReadAt == nil:
+		return "never read from the Partner API"
+	case r.StaleSince != nil:
+		return "read " + Ago(*r.ReadAt, now) + "; a proposal completed since, so it is being read again"
+	case now.Sub(*r.ReadAt) > staleAfter:
+		return "read " + Ago(*r.ReadAt, now) + ": it may have changed since; refresh to read it now"
+	}
+	return "as of " + DateTime(*r.ReadAt) + " (" + Ago(*r.ReadAt, now) + ")"
+}
+
+// Outdated reports whether the figure may no longer be the truth.
+func (r TreasuryBalanceRow) Outdated(now time.Time) bool {
+	return r.ReadAt == nil || r.StaleSince != nil || now.Sub(*r.ReadAt) > staleAfter
 }

@@ -22,6 +22,7 @@ import (
 	"partneradmin/handlers/cards"
 	"partneradmin/handlers/dashboard"
 	"partneradmin/handlers/employees"
+	"partneradmin/handlers/mirror"
 	"partneradmin/handlers/sign"
 	"partneradmin/handlers/staff"
 	"partneradmin/handlers/treasury"
@@ -170,6 +171,13 @@ func newRiver(d Deps, wh *webhooks.Handler, ap *approvals.Handler, sg *sign.Hand
 	if err := river.AddWorkerSafely(workers, &sign.RelayWorker{H: sg}); err != nil {
 		return nil, fmt.Errorf("web: add worker: %w", err)
 	}
+	stale := &mirror.StaleBalancesWorker{Store: d.Store, Clock: d.Now, Logger: d.Logger}
+	if d.API != nil {
+		stale.API = d.API
+	}
+	if err := river.AddWorkerSafely(workers, stale); err != nil {
+		return nil, fmt.Errorf("web: add worker: %w", err)
+	}
 	client, err := river.NewClient(riverpgxv5.New(d.Store.Pool()), &river.Config{
 		Logger: slog.New(minLevelHandler{d.Logger.Handler(), slog.LevelWarn}).With("component", "river"),
 		Queues: map[string]river.QueueConfig{
@@ -192,6 +200,8 @@ func newRiver(d Deps, wh *webhooks.Handler, ap *approvals.Handler, sg *sign.Hand
 				&river.PeriodicJobOpts{RunOnStart: true}),
 			river.NewPeriodicJob(river.PeriodicInterval(sign.RelayInterval),
 				func() (river.JobArgs, *river.InsertOpts) { return sign.RelayArgs{}, nil }, nil),
+			river.NewPeriodicJob(river.PeriodicInterval(mirror.StaleBalancesInterval),
+				func() (river.JobArgs, *river.InsertOpts) { return mirror.StaleBalancesArgs{}, nil }, nil),
 		}, append(webhookPeriodicJobs(), cards.PeriodicJobs()...)...),
 	})
 	if err != nil {

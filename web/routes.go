@@ -115,6 +115,9 @@ func (a *App) routes() []Route {
 		// account/send from the partner's treasury wallets, their recipient
 		// found by search; crypto withdrawals, signed on the owner's device.
 		{Method: "GET", Pattern: "/treasury", Permission: store.PermTreasury, Handler: a.treasury.Form},
+		{Method: "GET", Pattern: "/treasury/balances", Permission: store.PermTreasury, Handler: a.treasury.BalancesPanel},
+		{Method: "GET", Pattern: "/treasury/balances.csv", Permission: store.PermTreasury, Handler: a.treasury.BalancesCSV},
+		{Method: "POST", Pattern: "/treasury/balances/refresh", Permission: store.PermTreasury, Handler: a.treasury.RefreshBalances},
 		{Method: "POST", Pattern: "/treasury/transfer", Permission: store.PermTreasury, Handler: a.treasury.Transfer},
 		{Method: "GET", Pattern: "/treasury/recipients", Permission: store.PermTreasury, Handler: a.treasury.Recipients},
 		{Method: "POST", Pattern: "/treasury/swap", Permission: store.PermTreasury, Handler: a.treasury.Swap},

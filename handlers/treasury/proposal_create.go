@@ -117,7 +117,7 @@ func (h *Handler) propose(w http.ResponseWriter, r *http.Request, form proposalF
 		return
 	}
 	if f.Fields.Any() {
-		h.render(w, r, t, http.StatusUnprocessableEntity, func(v *views.TreasuryView) { *formOf(v, form) = f })
+		h.render(w, r, http.StatusUnprocessableEntity, func(v *views.TreasuryView) { *formOf(v, form) = f })
 		return
 	}
 	key, ok := handlers.FormKey(r)
@@ -158,7 +158,7 @@ func (h *Handler) propose(w http.ResponseWriter, r *http.Request, form proposalF
 	// token, since this one is spent.
 	f.Token = handlers.NewFormToken()
 	status, summary := problemAt(form, done, f.Fields)
-	h.render(w, r, t, status, func(v *views.TreasuryView) { *formOf(v, form), v.Error = f, summary })
+	h.render(w, r, status, func(v *views.TreasuryView) { *formOf(v, form), v.Error = f, summary })
 }
 
 // proposalPage is where an action's proposal is shown: its approval page
@@ -220,8 +220,21 @@ func (h *Handler) readProposal(r *http.Request, t treasury, form proposalForm) (
 	switch {
 	case msg != "":
 		f.Fields["amount"] = msg
-	case ok && wallet.Balance.Valid && amount.Value.GreaterThan(wallet.Balance.Decimal):
-		f.Fields["amount"] = "More than the wallet holds (" + money(wallet).String() + ")."
+	case ok && !f.Fields.Any():
+		// Checked against the balance the API holds now, not the last
+		// figure read: a transfer that completed since has taken its share.
+		bal, read, err := h.liveBalance(r.Context(), t, wallet.ID)
+		if err != nil {
+			return f, q, "", err
+		}
+		held := money(wallet)
+		held.Value = bal
+		switch {
+		case !read:
+			f.Fields["amount"] = "The wallet's balance could not be read from the Partner API just now, so the amount cannot be checked. Nothing was sent; try again in a moment."
+		case amount.Value.GreaterThan(bal):
+			f.Fields["amount"] = "More than the wallet holds now (" + held.String() + ", read just now)."
+		}
 	}
 	q.Amount = amount.Value
 	checkText(f.Fields, form.textField(), f.Description, apiclient.MaxDescriptionLength, true)

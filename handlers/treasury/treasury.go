@@ -118,6 +118,11 @@ func (h *Handler) view(ctx context.Context, t treasury, fill func(*views.Treasur
 		NewWallet: views.NewWalletForm{Token: handlers.NewFormToken(), Fields: views.FieldErrors{}},
 	}
 	v.Wallets = treasuryWallets(t)
+	bal, err := h.balances(ctx, t, "")
+	if err != nil {
+		return v, err
+	}
+	v.Balances = bal
 	for _, c := range apiclient.Stablecoins() {
 		if !c.IsLegacy() {
 			v.Coins = append(v.Coins, string(c))
@@ -130,23 +135,25 @@ func (h *Handler) view(ctx context.Context, t treasury, fill func(*views.Treasur
 }
 
 // render shows the page with the forms as fill leaves them.
-func (h *Handler) render(w http.ResponseWriter, r *http.Request, t treasury, status int, fill func(*views.TreasuryView)) {
-	v, err := h.view(r.Context(), t, fill)
-	if err != nil {
-		h.ServerError(w, r, err)
-		return
-	}
-	h.Render(w, r, status, "New treasury proposal", views.TreasuryPage(v), nil)
-}
-
-// Form shows the treasury's forms.
-func (h *Handler) Form(w http.ResponseWriter, r *http.Request) {
+// The treasury is loaded afresh: its balances may have been read since the
+// handler loaded it (a form's amount is checked against a fresh read).
+func (h *Handler) render(w http.ResponseWriter, r *http.Request, status int, fill func(*views.TreasuryView)) {
 	t, err := h.load(r.Context())
 	if err != nil {
 		h.ServerError(w, r, err)
 		return
 	}
-	h.render(w, r, t, http.StatusOK, nil)
+	v, err := h.view(r.Context(), t, fill)
+	if err != nil {
+		h.ServerError(w, r, err)
+		return
+	}
+	h.Render(w, r, status, "Treasury", views.TreasuryPage(v), nil)
+}
+
+// Form shows the treasury: its balances and its forms.
+func (h *Handler) Form(w http.ResponseWriter, r *http.Request) {
+	h.render(w, r, http.StatusOK, nil)
 }
 
 // postedToken is the posted form's one-time token when it is one the app

@@ -55,7 +55,7 @@ func (h *Handler) CreateWallet(w http.ResponseWriter, r *http.Request) {
 		f.Fields["owner"] = "Give the owner key's address: 0x and 40 hex characters."
 	}
 	if f.Fields.Any() {
-		h.render(w, r, t, http.StatusUnprocessableEntity, func(v *views.TreasuryView) { v.NewWallet = f })
+		h.render(w, r, http.StatusUnprocessableEntity, func(v *views.TreasuryView) { v.NewWallet = f })
 		return
 	}
 	key, ok := handlers.FormKey(r)
@@ -91,8 +91,8 @@ func (h *Handler) CreateWallet(w http.ResponseWriter, r *http.Request) {
 	}
 	f.Token = handlers.NewFormToken()
 	if done.State() == store.ActionDone {
-		h.render(w, r, t, http.StatusCreated, func(v *views.TreasuryView) { v.NewWallet, v.OwnerProof = f, &panel })
+		h.render(w, r, http.StatusCreated, func(v *views.TreasuryView) { v.NewWallet, v.OwnerProof = f, &panel })
 		return
 	}
-	h.render(w, r, t, http.StatusBadGateway, func(v *views.TreasuryView) { v.NewWallet, v.Error = f, done.Problem.Summary })
+	h.render(w, r, http.StatusBadGateway, func(v *views.TreasuryView) { v.NewWallet, v.Error = f, done.Problem.Summary })
 }

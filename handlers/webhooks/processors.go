@@ -11,6 +11,7 @@ import (
 	"github.com/riverqueue/river"
 
 	"partneradmin/apiclient"
+	"partneradmin/handlers/mirror"
 	"partneradmin/store"
 )
 
@@ -199,7 +200,7 @@ func (w *RefreshBalancesWorker) Work(ctx context.Context, job *river.Job[Refresh
 	if w.H.API == nil {
 		return nil
 	}
-	_, _, err := refreshUserBalances(ctx, w.H.Store, w.H.API, job.Args.ServiceUserID, w.H.now())
+	_, _, err := mirror.RefreshBalances(ctx, w.H.Store, w.H.API, job.Args.ServiceUserID, w.H.now())
 	if apiclient.IsNotFound(err) || apiclient.IsForbidden(err) {
 		w.H.Logger.InfoContext(ctx, "balances not refreshed", "service_user_id", job.Args.ServiceUserID, "status", apiclient.StatusCode(err))
 		return nil
@@ -208,23 +209,6 @@ func (w *RefreshBalancesWorker) Work(ctx context.Context, job *river.Job[Refresh
 		return fmt.Errorf("webhooks: refresh balances of %s: %w", job.Args.ServiceUserID, err)
 	}
 	return nil
-}
-
-// refreshUserBalances reads a user's balances and stores them in the
-// mirror's wallets; it returns what changed and how many wallets the API
-// reported.
-func refreshUserBalances(ctx context.Context, st Store, api API, user string, now time.Time) ([]store.BalanceChange, int, error) {
-	bals, err := api.ListBalances(ctx, user)
-	if err != nil {
-		return nil, 0, err
-	}
-	rows := make([]store.WalletBalance, 0, len(bals))
-	for _, b := range bals {
-		rows = append(rows, store.WalletBalance{SmartWalletID: b.SmartWalletID, Currency: string(b.Currency),
-			DisplayCurrency: string(b.DisplayCurrency), Balance: b.Balance})
-	}
-	changes, err := st.SaveBalances(ctx, rows, now)
-	return changes, len(rows), err
 }
 
 func apiStatus(err error) string {

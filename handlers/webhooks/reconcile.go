@@ -8,6 +8,7 @@ import (
 	"github.com/riverqueue/river"
 
 	"partneradmin/apiclient"
+	"partneradmin/handlers/mirror"
 	"partneradmin/store"
 )
 
@@ -98,7 +99,7 @@ func (b *BalanceReconciler) Reconcile(ctx context.Context) (ReconcileResult, err
 		return res, err
 	}
 	for _, u := range users {
-		changes, _, err := refreshUserBalances(ctx, b.Store, b.API, u, b.Now())
+		changes, _, err := mirror.RefreshBalances(ctx, b.Store, b.API, u, b.Now())
 		if err != nil {
 			if apiclient.IsNotFound(err) || apiclient.IsForbidden(err) {
 				res.Notes = append(res.Notes, "user "+u+": "+apiStatus(err))

@@ -19,6 +19,7 @@ import (
 
 	"partneradmin/apiclient"
 	"partneradmin/handlers"
+	"partneradmin/handlers/mirror"
 	"partneradmin/store"
 )
 
@@ -44,7 +45,7 @@ type Store interface {
 	DeferredEventIDs(ctx context.Context, limit int) ([]int64, error)
 	StoredWebhookIDs(ctx context.Context, ids []string) (map[string]bool, error)
 	KnownServiceUserIDs(ctx context.Context, limit int) ([]string, error)
-	SaveBalances(ctx context.Context, balances []store.WalletBalance, readAt time.Time) ([]store.BalanceChange, error)
+	mirror.BalanceStore
 	ListActivity(ctx context.Context, serviceUserID string, limit int) ([]store.Activity, error)
 	RecordReconciliation(ctx context.Context, r store.ReconciliationRun) error
 	ListReconciliations(ctx context.Context, limit int) ([]store.ReconciliationRun, error)
