@@ -22,6 +22,10 @@ func TestBrowserTreasuryTransferRecipientIsPickedBySearch(t *testing.T) {
 	browserLogin(t, env, ctx, owner)
 
 	found := `#transfer-to-results input[name="to_user_id"]`
+	if err := chromedp.Do(ctx, chromedp.Navigate(env.URL("/treasury")), chromedp.WaitVisible(chromedp.CSS(`[data-testid="balances-table"]`))); err != nil {
+		t.Fatal(err)
+	}
+	webtest.Screenshot(t, ctx, "treasury")
 	err := chromedp.Do(ctx,
 		chromedp.Navigate(env.URL("/treasury")),
 		chromedp.WaitVisible(chromedp.ID("transfer-to")),
