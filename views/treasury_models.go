@@ -40,6 +40,18 @@ type ProposalForm struct {
 	SlippageBps  string // a swap's
 	Description  string // a send's note
 	Fields       FieldErrors
+	// Quote is a swap's firm quote, shown before it is proposed.
+	Quote *SwapQuote
+}
+
+// SwapQuote is a firm exchange quote and the conversion it previews.
+type SwapQuote struct {
+	ID        string
+	From, To  Amount
+	Preview   Amount // what a conversion at the quote delivers now
+	Rate      string
+	ExpiresAt time.Time
+	Expired   bool
 }
 
 // NewWalletForm creates a treasury wallet whose owner key is on a device.

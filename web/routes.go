@@ -121,6 +121,7 @@ func (a *App) routes() []Route {
 		{Method: "POST", Pattern: "/treasury/transfer", Permission: store.PermTreasury, Handler: a.treasury.Transfer},
 		{Method: "GET", Pattern: "/treasury/recipients", Permission: store.PermTreasury, Handler: a.treasury.Recipients},
 		{Method: "POST", Pattern: "/treasury/swap", Permission: store.PermTreasury, Handler: a.treasury.Swap},
+		{Method: "POST", Pattern: "/treasury/swap/quote", Permission: store.PermTreasury, Handler: a.treasury.SwapQuote},
 		{Method: "POST", Pattern: "/treasury/send", Permission: store.PermTreasury, Handler: a.treasury.Send},
 		{Method: "POST", Pattern: "/treasury/wallets", Permission: store.PermTreasury, Handler: a.treasury.CreateWallet},
 		{Method: "GET", Pattern: "/treasury/withdrawal", Permission: store.PermTreasury, Handler: a.treasury.WithdrawalForm},

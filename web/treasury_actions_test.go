@@ -44,7 +44,7 @@ func treasuryWrites(t *testing.T, env *webtest.Env, c *http.Client) []treasuryWr
 				"description": {"Team lunch"}})
 		}},
 		{"swap", "/treasury/swap", proposalsRoute, "proposal.create", func() url.Values {
-			return withToken(t, env, c, "swap", url.Values{"wallet_id": {usd}, "to_stablecoin": {"CNGN"}, "amount": {"20"}})
+			return quotedSwap(t, env, c, url.Values{"wallet_id": {usd}, "to_stablecoin": {"CNGN"}, "amount": {"20"}})
 		}},
 		{"send", "/treasury/send", sendRoute, "proposal.create", func() url.Values {
 			return withToken(t, env, c, "send", url.Values{"wallet_id": {usd}, "to_user_id": {emily}, "amount": {"7"}, "note": {"Taxi"}})
@@ -124,6 +124,7 @@ func TestTreasuryFormsSendOnceForOneToken(t *testing.T) {
 			t.Fatalf("%s: a new form: %d, %d upstream calls", w.name, resp.StatusCode, n)
 		}
 		// Without a token nothing is sent.
+		form = w.form()
 		form.Del("form_token")
 		resp = env.PostForm(c, w.path, form)
 		resp.Body.Close()

@@ -55,6 +55,21 @@ func withToken(t *testing.T, env *webtest.Env, c *http.Client, form string, v ur
 	return out
 }
 
+// quotedSwap is a swap form with a fresh token and the quote the page gave
+// for it (a swap is proposed only at a quote).
+func quotedSwap(t *testing.T, env *webtest.Env, c *http.Client, v url.Values) url.Values {
+	t.Helper()
+	form := withToken(t, env, c, "swap", v)
+	resp := env.PostForm(c, "/treasury/swap/quote", form)
+	doc := webtest.Doc(t, resp)
+	id, _ := doc.Find(`[data-testid="swap-quote"] input[name="quote_id"]`).Attr("value")
+	if resp.StatusCode != http.StatusOK || id == "" {
+		t.Fatalf("quote: %d %q", resp.StatusCode, webtest.TestID(doc, "swap-quote-error"))
+	}
+	form.Set("quote_id", id)
+	return form
+}
+
 func demoUser(env *webtest.Env, first string) string {
 	for _, e := range env.Demo.Employees {
 		if e.FirstName == first {
@@ -177,7 +192,7 @@ func TestTreasurySwapAndSend(t *testing.T) {
 	if resp.StatusCode != http.StatusUnprocessableEntity || webtest.TestID(doc, "swap-to-error") == "" || webtest.TestID(doc, "swap-slippage-error") == "" {
 		t.Fatalf("bad swap: %d", resp.StatusCode)
 	}
-	resp = env.PostForm(c, "/treasury/swap", withToken(t, env, c, "swap", url.Values{"wallet_id": {usd}, "to_stablecoin": {"CNGN"}, "amount": {"100.5"}, "slippage_bps": {"50"}}))
+	resp = env.PostForm(c, "/treasury/swap", quotedSwap(t, env, c, url.Values{"wallet_id": {usd}, "to_stablecoin": {"CNGN"}, "amount": {"100.5"}, "slippage_bps": {"50"}}))
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusSeeOther {
 		t.Fatalf("swap: %d", resp.StatusCode)

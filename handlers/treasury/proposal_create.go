@@ -58,6 +58,17 @@ type proposalRequest struct {
 	ToStablecoin apiclient.Stablecoin   `json:"toStablecoin,omitempty"`
 	SlippageBps  *int                   `json:"slippageBps,omitempty"`
 	Description  string                 `json:"description,omitempty"`
+	// A swap's quote, shown to the proposer before it was proposed.
+	QuoteID        string `json:"quoteId,omitempty"`
+	QuotedToAmount string `json:"quotedToAmount,omitempty"`
+}
+
+// joinWords joins two notes with "; ", either may be empty.
+func joinWords(a, b string) string {
+	if a == "" || b == "" {
+		return a + b
+	}
+	return a + "; " + b
 }
 
 // detail is the audit row's words.
@@ -115,6 +126,15 @@ func (h *Handler) propose(w http.ResponseWriter, r *http.Request, form proposalF
 	if err != nil {
 		h.ServerError(w, r, err)
 		return
+	}
+	if form == swapForm && !f.Fields.Any() {
+		q, msg := h.quoteFor(r, req)
+		if msg != "" {
+			f.Fields["quote"] = msg
+		} else {
+			req.QuoteID, req.QuotedToAmount = q.QuoteID, q.ToAmount.String()
+			understood = joinWords(understood, "quoted to deliver "+q.view(h.clock()).To.String())
+		}
 	}
 	if f.Fields.Any() {
 		h.render(w, r, http.StatusUnprocessableEntity, func(v *views.TreasuryView) { *formOf(v, form) = f })
