@@ -69,6 +69,23 @@ type CryptoWithdrawalView struct {
 	Routes  CryptoRoutes
 	Form    CryptoWithdrawalForm
 	Error   string // the API's refusal or an unknown outcome, with the input kept
+	// Review, when set, is shown instead of the form: what will be sent,
+	// confirmed before anything is.
+	Review *CryptoWithdrawalReview
+}
+
+// CryptoWithdrawalReview is a checked withdrawal shown for confirmation:
+// the person retypes the end of the address before it is sent.
+type CryptoWithdrawalReview struct {
+	From   string // "USD (USDB) wallet"
+	Amount string // the whole balance, read just now
+	Route  string // "USDC on base"
+	// Address is the destination in its EIP-55 form.
+	Address string
+	// NoChecksum: the address was given in one case, so no checksum
+	// caught a mistyped character.
+	NoChecksum bool
+	Tail       int // how many final characters to retype
 }
 
 // CryptoRoutes is the destination chain and token field of the chosen

@@ -56,6 +56,7 @@ func treasuryWrites(t *testing.T, env *webtest.Env, c *http.Client) []treasuryWr
 			form, _ := withdrawalForm(t, env, c, usd)
 			form.Set("route", "base:USDC")
 			form.Set("address", withdrawalDestination)
+			form.Set("confirm_tail", addressTail(form.Get("address")))
 			return form
 		}},
 	}

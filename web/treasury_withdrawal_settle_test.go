@@ -31,6 +31,7 @@ func startSignedWithdrawal(t *testing.T, env *webtest.Env, c *http.Client) signe
 	form, _ := withdrawalForm(t, env, c, treasuryWallet(t, env, "USDB"))
 	form.Set("route", "base:USDC")
 	form.Set("address", withdrawalDestination)
+	form.Set("confirm_tail", addressTail(form.Get("address")))
 	resp := env.PostForm(c, "/treasury/withdrawal", form)
 	if resp.StatusCode != http.StatusCreated {
 		t.Fatalf("withdraw: %d", resp.StatusCode)

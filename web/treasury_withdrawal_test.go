@@ -61,6 +61,10 @@ func withdrawalRows(t *testing.T, env *webtest.Env) int {
 
 const withdrawalDestination = "0x2c7536E3605D9C16a7a3D7b1898e529396a65c23"
 
+// addressTail is what a person retypes to confirm a withdrawal to address:
+// its last six characters (any case).
+func addressTail(address string) string { return address[len(address)-6:] }
+
 // TestCryptoWithdrawalFromTheTreasuryIsSignedOnTheDevice: an owner starts a
 // crypto withdrawal of the treasury's USDB wallet; bad input is refused at
 // the fields with nothing sent; the API's signatureRequest becomes a QR code;
@@ -129,9 +133,47 @@ func TestCryptoWithdrawalFromTheTreasuryIsSignedOnTheDevice(t *testing.T) {
 		t.Fatalf("bad input sent %d withdrawals upstream, stored %d", n, withdrawalRows(t, env))
 	}
 
-	// The happy path: 201 with the QR code of the device link.
+	// A good form is shown for review first: the whole balance read now,
+	// the address in its checksummed form, and a warning that an address
+	// in one case carries no checksum. Nothing is sent.
 	form.Set("route", "base:USDC")
+	form.Set("address", "0x"+strings.ToUpper(withdrawalDestination[2:]))
+	resp = env.PostForm(c, "/treasury/withdrawal", form)
+	doc = webtest.Doc(t, resp)
+	if resp.StatusCode != http.StatusOK || doc.Find(`[data-testid="withdrawal-review"]`).Length() != 1 {
+		t.Fatalf("review: %d", resp.StatusCode)
+	}
+	if got := webtest.TestID(doc, "review-amount"); !strings.HasPrefix(got, "249,500.00 USD (USDB) (read just now)") {
+		t.Errorf("review amount %q", got)
+	}
+	if webtest.TestID(doc, "review-address") != withdrawalDestination || webtest.TestID(doc, "review-route") != "USDC on base" ||
+		webtest.TestID(doc, "review-no-checksum") == "" {
+		t.Errorf("review: %q %q no-checksum %q", webtest.TestID(doc, "review-address"), webtest.TestID(doc, "review-route"),
+			webtest.TestID(doc, "review-no-checksum"))
+	}
+	// The wrong end of the address: refused at the field, nothing sent.
+	form.Set("confirm_tail", "c23abc")
+	resp = env.PostForm(c, "/treasury/withdrawal", form)
+	doc = webtest.Doc(t, resp)
+	if resp.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(webtest.TestID(doc, "withdrawal-confirm-error"), "not the address's last 6") {
+		t.Fatalf("wrong tail: %d %q", resp.StatusCode, webtest.TestID(doc, "withdrawal-confirm-error"))
+	}
+	// "Change something" brings the form back as typed.
+	edit := url.Values{"edit": {"1"}}
+	for k, v := range form {
+		edit[k] = v
+	}
+	doc = webtest.Doc(t, env.PostForm(c, "/treasury/withdrawal", edit))
+	if doc.Find("#withdrawal-address").AttrOr("value", "") != form.Get("address") {
+		t.Fatalf("edit lost the address: %q", doc.Find("#withdrawal-address").AttrOr("value", ""))
+	}
+	if n := len(cryptoWorkflows(t, env)); n != 0 || withdrawalRows(t, env) != 0 {
+		t.Fatalf("review sent %d withdrawals upstream, stored %d", n, withdrawalRows(t, env))
+	}
+
+	// Confirmed (the tail in any case): 201 with the QR code of the device link.
 	form.Set("address", strings.ToLower(withdrawalDestination))
+	form.Set("confirm_tail", strings.ToUpper(addressTail(form.Get("address"))))
 	resp = env.PostForm(c, "/treasury/withdrawal", form)
 	if resp.StatusCode != http.StatusCreated {
 		t.Fatalf("withdraw: %d", resp.StatusCode)
@@ -252,6 +294,7 @@ func TestCryptoWithdrawalUpstreamFailuresKeepTheInputAndSendOnce(t *testing.T) {
 		form, _ := withdrawalForm(t, env, c, usd)
 		form.Set("route", "ethereum:USDT")
 		form.Set("address", withdrawalDestination)
+		form.Set("confirm_tail", addressTail(form.Get("address")))
 		sandboxControl(t, env, http.MethodPost, "/_sandbox/faults", fault)
 		resp := env.PostForm(c, "/treasury/withdrawal", form)
 		doc := webtest.Doc(t, resp)
@@ -299,6 +342,7 @@ func TestCryptoWithdrawalUpstreamFailuresKeepTheInputAndSendOnce(t *testing.T) {
 	form, _ := withdrawalForm(t, env, c, usd)
 	form.Set("route", "ethereum:USDT")
 	form.Set("address", withdrawalDestination)
+	form.Set("confirm_tail", addressTail(form.Get("address")))
 	resp := env.PostForm(c, "/treasury/withdrawal", form)
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusCreated || len(cryptoWorkflows(t, env)) != 1 {
@@ -316,6 +360,7 @@ func TestCryptoWithdrawalDoubleClickSendsOne(t *testing.T) {
 	form, _ := withdrawalForm(t, env, c, usd)
 	form.Set("route", "base:USDB")
 	form.Set("address", withdrawalDestination)
+	form.Set("confirm_tail", addressTail(form.Get("address")))
 	sandboxControl(t, env, http.MethodPost, "/_sandbox/faults", map[string]any{"method": "POST",
 		"route": "/v1/users/{userId}/withdrawal/smart-wallet/crypto", "latencyMs": 400, "times": 1})
 

@@ -135,6 +135,22 @@ func (h *Handler) renderWithdrawal(w http.ResponseWriter, r *http.Request, t tre
 	h.Render(w, r, status, withdrawalTitle, views.CryptoWithdrawalPage(v), nil)
 }
 
+// confirmTail is how many final characters of the address the person types
+// again to confirm a withdrawal.
+const confirmTail = 6
+
+// addressTail is the end of the address the person retypes.
+func addressTail(a ethsig.Address) string {
+	h := a.Hex()
+	return h[len(h)-confirmTail:]
+}
+
+// renderWithdrawalReview shows what will be sent, for confirmation.
+func (h *Handler) renderWithdrawalReview(w http.ResponseWriter, r *http.Request, t treasury, status int, f views.CryptoWithdrawalForm, rv views.CryptoWithdrawalReview) {
+	v := views.CryptoWithdrawalView{Wallets: treasuryWallets(t), Form: f, Review: &rv}
+	h.Render(w, r, status, withdrawalTitle, views.CryptoWithdrawalPage(v), nil)
+}
+
 // WithdrawalForm shows the crypto withdrawal form (?wallet_id= chooses the
 // wallet).
 func (h *Handler) WithdrawalForm(w http.ResponseWriter, r *http.Request) {
@@ -208,6 +224,41 @@ func (h *Handler) Withdraw(w http.ResponseWriter, r *http.Request) {
 	if !sup.Supports(chain, token) {
 		f.Fields["route"] = "The API does not withdraw " + wallet.Currency + " as " + routeLabel(chain, token) + ": choose one of the listed routes."
 		h.renderWithdrawal(w, r, t, http.StatusUnprocessableEntity, f, "")
+		return
+	}
+	if r.PostFormValue("edit") != "" {
+		h.renderWithdrawal(w, r, t, http.StatusOK, f, "")
+		return
+	}
+	// Nothing is sent before the person saw what will be and retyped the
+	// end of the address.
+	tail := strings.TrimSpace(r.PostFormValue("confirm_tail"))
+	if !strings.EqualFold(tail, addressTail(addr)) {
+		bal, read, err := h.liveBalance(ctx, t, wallet.ID)
+		if err != nil {
+			h.ServerError(w, r, err)
+			return
+		}
+		if read && !bal.IsPositive() {
+			f.Fields["wallet"] = "This wallet holds nothing to withdraw (balance read just now: 0)."
+			h.renderWithdrawal(w, r, t, http.StatusUnprocessableEntity, f, "")
+			return
+		}
+		amount := "the whole balance (it could not be read just now; last read " + money(wallet).String() + ")"
+		if read {
+			m := money(wallet)
+			m.Value = bal
+			amount = m.String() + " (read just now)"
+		}
+		status := http.StatusOK
+		if tail != "" {
+			f.Fields["confirm_tail"] = "These are not the address's last " + strconv.Itoa(confirmTail) + " characters. Compare the address above with what the recipient sent."
+			status = http.StatusUnprocessableEntity
+		}
+		hexPart := f.Address[2:]
+		rv := views.CryptoWithdrawalReview{From: walletLabel(wallet), Amount: amount, Route: routeLabel(chain, token),
+			Address: addr.Hex(), NoChecksum: hexPart == strings.ToLower(hexPart) || hexPart == strings.ToUpper(hexPart), Tail: confirmTail}
+		h.renderWithdrawalReview(w, r, t, status, f, rv)
 		return
 	}
 	key, ok := handlers.FormKey(r)
