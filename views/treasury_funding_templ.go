@@ -407,7 +407,7 @@ func fundingUSD(v FundingView) templ.Component {
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
-					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 27, "<p>Put it in the transfer's reference (memo) field exactly as shown. A transfer without it is returned to the sender.</p></div>")
+					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 27, "<p>Put it in the transfer's reference (memo) field exactly as shown: the bank needs it to credit the treasury, and a transfer without it may not arrive.</p></div>")
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}

@@ -209,18 +209,36 @@ func cryptoDeposits(t treasury, rd fundingReads) views.FundingCrypto {
 		default:
 			d.Note = "The Partner API lists no crypto deposit of " + w.Currency + " on " + w.Chain + ": fund this wallet another way (a bank account above, or a swap)."
 		}
-		qr, err := qrDataURL(w.Address)
-		if err == nil {
-			d.QR = qr
+		// No QR code to scan for an address the API says takes no
+		// deposit: scanning is how a wrong transfer starts.
+		if d.Note == "" || rd.assetsErr != nil {
+			if qr, err := qrDataURL(w.Address); err == nil {
+				d.QR = qr
+			}
 		}
 		c.Wallets = append(c.Wallets, d)
 	}
+	// The wallets that receive crypto first.
+	slices.SortStableFunc(c.Wallets, func(a, b views.FundingDepositWallet) int {
+		return cmpBool(a.Accepts == "", b.Accepts == "")
+	})
 	for _, a := range rd.assets {
 		if !held[apiclient.CryptoRoute{Chain: strings.ToLower(a.Chain), Currency: strings.ToUpper(a.Currency)}] {
 			c.Others = append(c.Others, a.Currency+" on "+a.Chain)
 		}
 	}
 	return c
+}
+
+// cmpBool orders false before true.
+func cmpBool(a, b bool) int {
+	switch {
+	case a == b:
+		return 0
+	case a:
+		return 1
+	}
+	return -1
 }
 
 func sameRoute(a, b apiclient.CryptoRoute) bool {
