@@ -29,11 +29,10 @@ type FundingUSD struct {
 	// Account is set when the account is active.
 	Account *FundingUSDAccount
 	// CanStart offers start-usa (not started, or failed: a safe retry),
-	// with the form's one-time token and the USDB wallet it pays into.
+	// with the form's one-time token.
 	CanStart bool
 	Retry    bool
 	Token    string
-	WalletID string
 	// StartBlocked says why start-usa is not offered when it would be.
 	StartBlocked string
 }
@@ -93,7 +92,7 @@ type FundingDepositWallet struct {
 	Fiat    string
 	Chain   string
 	Address string
-	Status  string
+	Status  string // the wallet's state upstream, as last read
 	QR      string // PNG data: URL of the address
 	Accepts string // "USDB on base", when the API lists it
 	Note    string // otherwise, what to do

@@ -31,7 +31,7 @@ type fundingReads struct {
 	assetsErr error
 }
 
-// read makes the page's three reads at once, so that together they take
+// readFunding makes the page's three reads at once, so that together they take
 // no longer than the slowest: the request's read budget bounds each.
 func (h *Handler) readFunding(ctx context.Context, userID string) fundingReads {
 	var rd fundingReads
@@ -60,7 +60,7 @@ func (h *Handler) Funding(w http.ResponseWriter, r *http.Request) {
 	t, err := h.load(ctx)
 	if errors.Is(err, errNoTreasury) {
 		h.ErrorPage(w, r, http.StatusNotFound, fundingTitle,
-			"The app does not know the partner's treasury user yet, so there is nothing to fund. An owner can connect the Partner API in the settings; the treasury is imported from it.")
+			"The app does not know the partner's treasury user yet, so there is nothing to fund here.")
 		return
 	}
 	if err != nil {
@@ -82,11 +82,10 @@ func (h *Handler) Funding(w http.ResponseWriter, r *http.Request) {
 // fundingView turns the reads into the page.
 func (h *Handler) fundingView(t treasury, rd fundingReads) views.FundingView {
 	v := views.FundingView{TreasuryName: t.user.Name(), ServiceUserID: t.user.ServiceUserID, ReadAt: h.clock()}
-	usdb, hasUSDB := t.walletIn(apiclient.USDB)
+	_, hasUSDB := t.walletIn(apiclient.USDB)
 	v.USD = usdRail(rd, hasUSDB)
 	if v.USD.CanStart {
 		v.USD.Token = handlers.NewFormToken()
-		v.USD.WalletID = usdb.ID
 	}
 	v.NGN, v.MXN = bankRails(rd)
 	v.Crypto = cryptoDeposits(t, rd)
