@@ -13,15 +13,29 @@
     form.querySelectorAll("button[type=submit]").forEach(function (b) { b.setAttribute("aria-disabled", "true"); });
   });
 
-  // Copy buttons: <button data-copy="#id">.
+  // Copy buttons: <button data-copy="#id">. Buttons marked hidden are shown
+  // only here, so that without JavaScript no button does nothing (the text
+  // stays selectable). Without the clipboard API the text is selected, for
+  // the person to copy.
+  function selectText(el) {
+    var range = document.createRange();
+    range.selectNodeContents(el);
+    var sel = window.getSelection();
+    sel.removeAllRanges();
+    sel.addRange(range);
+  }
   document.addEventListener("click", function (ev) {
     var btn = ev.target.closest ? ev.target.closest("[data-copy]") : null;
     if (!btn) return;
     var el = document.querySelector(btn.getAttribute("data-copy"));
-    if (!el || !navigator.clipboard) return;
+    if (!el) return;
+    if (!navigator.clipboard) { selectText(el); return; }
     navigator.clipboard.writeText(el.value || el.textContent.trim()).then(function () {
       btn.textContent = "Copied";
-    });
+    }, function () { selectText(el); });
+  });
+  document.addEventListener("DOMContentLoaded", function () {
+    document.querySelectorAll("[data-copy][hidden]").forEach(function (b) { b.hidden = false; });
   });
 
   // Countdowns: <time data-countdown="2026-11-22T12:00:00Z">.

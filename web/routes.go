@@ -130,6 +130,10 @@ func (a *App) routes() []Route {
 		{Method: "GET", Pattern: "/treasury/withdrawal/{id}", Permission: store.PermTreasury, Handler: a.treasury.WithdrawalDetail},
 		{Method: "POST", Pattern: "/treasury/withdrawal/{id}/sign-request", Permission: store.PermTreasury, Handler: a.treasury.WithdrawalLink},
 		{Method: "GET", Pattern: "/sign-requests/{rid}", Permission: store.PermTreasury, Handler: a.sign.State},
+		// Funding the treasury: its bank accounts and deposit addresses
+		// (reads), and starting its USD account (one upstream write).
+		{Method: "GET", Pattern: "/treasury/funding", Permission: store.PermTreasury, Handler: a.treasury.Funding},
+		{Method: "POST", Pattern: "/treasury/funding/usd/start", Permission: store.PermTreasury, Handler: a.treasury.StartUSD},
 
 		// Employees (HR admin): the list with search and readiness,
 		// single and bulk invites, linking, the employee page, the readiness

@@ -36,6 +36,7 @@ type Handler struct {
 func New(d handlers.Deps, sign SignRequests) *Handler {
 	h := &Handler{Base: d.Base, store: d.Store, api: d.API, actions: d.Actions, sign: sign, clock: d.Clock}
 	d.Actions.ReadBackFor(kindProposalCreate, h.readBackProposal)
+	d.Actions.ReadBackFor(kindUSDStart, h.readBackUSDStart)
 	return h
 }
 
@@ -72,8 +73,11 @@ func (h *Handler) load(ctx context.Context) (treasury, error) {
 		}
 		return treasury{user: u, wallets: ws}, nil
 	}
-	return treasury{}, errors.New("treasury: the partner has no treasury user in the mirror")
+	return treasury{}, errNoTreasury
 }
+
+// errNoTreasury: the mirror holds no treasury user known upstream.
+var errNoTreasury = errors.New("treasury: the partner has no treasury user in the mirror")
 
 func money(w store.Wallet) views.Amount {
 	fiat, ok := apiclient.Stablecoin(w.Currency).Fiat()
