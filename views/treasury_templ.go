@@ -85,7 +85,7 @@ func TreasuryPage(v TreasuryView) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 5, "<button type=\"submit\" class=\"primary\" data-testid=\"transfer-submit\">Propose transfer</button></form></section><section class=\"panel\"><h2>Swap</h2><form method=\"post\" action=\"/treasury/swap\" class=\"stack\" data-testid=\"swap-form\" novalidate>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 5, "<button type=\"submit\" class=\"primary\" data-testid=\"transfer-submit\">Propose transfer</button></form></section><section class=\"panel\" id=\"swap\"><h2>Swap</h2><form method=\"post\" action=\"/treasury/swap\" class=\"stack\" data-testid=\"swap-form\" novalidate>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

@@ -23,6 +23,7 @@ import (
 	"partneradmin/handlers/dashboard"
 	"partneradmin/handlers/employees"
 	"partneradmin/handlers/mirror"
+	"partneradmin/handlers/moneyout"
 	"partneradmin/handlers/sign"
 	"partneradmin/handlers/staff"
 	"partneradmin/handlers/treasury"
@@ -74,6 +75,7 @@ type App struct {
 	approvals *approvals.Handler
 	sign      *sign.Handler
 	treasury  *treasury.Handler
+	moneyout  *moneyout.Handler
 }
 
 // New builds the app: sessions in PostgreSQL, handlers, the route table,
@@ -136,6 +138,7 @@ func New(d Deps) (*App, error) {
 	a.approvals = approvals.New(hd)
 	a.sign = sign.New(hd)
 	a.treasury = treasury.New(hd, a.sign)
+	a.moneyout = moneyout.New(hd, a.sign)
 	if a.river, err = newRiver(d, a.webhooks, a.approvals, a.sign, a.actions); err != nil {
 		return nil, err
 	}

@@ -114,6 +114,15 @@ func (a *App) routes() []Route {
 		// Treasury proposals (finance approver, owner): transfer, swap and
 		// account/send from the partner's treasury wallets, their recipient
 		// found by search; crypto withdrawals, signed on the owner's device.
+		// Money out: every rail value leaves the treasury by. Each rail's
+		// routes are in its own block.
+		{Method: "GET", Pattern: "/money-out", Permission: store.PermTreasury, Handler: a.moneyout.Index},
+		// Money out: Nigerian bank withdrawal.
+		// Money out: bank payout.
+		// Money out: EUR SEPA payout.
+		// Money out: Mexican offramp.
+		// Money out: LATAM cash.
+		// Money out: crypto offramp.
 		{Method: "GET", Pattern: "/treasury", Permission: store.PermTreasury, Handler: a.treasury.Form},
 		{Method: "GET", Pattern: "/treasury/balances", Permission: store.PermTreasury, Handler: a.treasury.BalancesPanel},
 		{Method: "GET", Pattern: "/treasury/balances.csv", Permission: store.PermTreasury, Handler: a.treasury.BalancesCSV},

@@ -1,0 +1,20 @@
+package views
+
+// Rail is one way value leaves the treasury.
+type Rail struct {
+	Name        string
+	Href        string
+	Description string
+}
+
+// MoneyOutView is the index of the rails.
+type MoneyOutView struct {
+	Rails    []Rail
+	Balances []MoneyOutBalance
+}
+
+// MoneyOutBalance is a treasury wallet's balance as last read.
+type MoneyOutBalance struct {
+	Amount Amount
+	Read   bool
+}
