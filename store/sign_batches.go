@@ -118,16 +118,30 @@ func (b SignBatch) EarliestDeadline() time.Time {
 // SignBatchTarget is a batch's audit target.
 func SignBatchTarget(id int64) string { return "sign_batch:" + strconv.FormatInt(id, 10) }
 
+// NewSignBatchID reserves the id of a batch about to be stored, so the
+// action that creates it can name it before its transaction commits.
+func (s *Store) NewSignBatchID(ctx context.Context) (int64, error) {
+	var id int64
+	if err := s.db.QueryRow(ctx, `SELECT nextval(pg_get_serial_sequence('sign_batches', 'id'))`).Scan(&id); err != nil {
+		return 0, fmt.Errorf("store: new sign batch id: %w", err)
+	}
+	return id, nil
+}
+
 // AddSignBatch stores a batch and its items under the token's hash, with a
-// timeline entry on each proposal. It writes no audit row: it runs in the
+// timeline entry on each proposal; b.ID is the id NewSignBatchID reserved
+// (0: a new one). It writes no audit row: it runs in the
 // transaction of the action that creates the batch, which writes it.
 func (s *Store) AddSignBatch(ctx context.Context, b SignBatch, tokenHash []byte, by Actor) (SignBatch, error) {
 	if len(b.Items) == 0 || len(b.Items) > MaxSignBatchItems {
 		return SignBatch{}, fmt.Errorf("store: sign batch of %d items: want 1 to %d", len(b.Items), MaxSignBatchItems)
 	}
-	var createdBy *int64
+	var createdBy, batchID *int64
 	if by.StaffID != 0 {
 		createdBy = &by.StaffID
+	}
+	if b.ID != 0 {
+		batchID = &b.ID
 	}
 	n := len(b.Items)
 	ids, users, wallets, deadlines := make([]string, n), make([]string, n), make([]string, n), make([]time.Time, n)
@@ -135,9 +149,10 @@ func (s *Store) AddSignBatch(ctx context.Context, b SignBatch, tokenHash []byte,
 		ids[i], users[i], wallets[i], deadlines[i] = it.ProposalID, it.UserID, it.WalletID, it.Deadline
 	}
 	err := s.InTx(ctx, func(tx pgx.Tx) error {
-		if err := tx.QueryRow(ctx, `INSERT INTO sign_batches (token_hash, owner_user_id, owner_address, return_to, expires_at, created_by_staff_id)
-			VALUES ($1, $2, $3, $4, $5, $6) RETURNING id, created_at`,
-			tokenHash, b.OwnerUserID, b.OwnerAddress, b.ReturnTo, b.ExpiresAt, createdBy).Scan(&b.ID, &b.CreatedAt); err != nil {
+		if err := tx.QueryRow(ctx, `INSERT INTO sign_batches (id, token_hash, owner_user_id, owner_address, return_to, expires_at, created_by_staff_id)
+			OVERRIDING SYSTEM VALUE
+			VALUES (coalesce($1, nextval(pg_get_serial_sequence('sign_batches', 'id'))), $2, $3, $4, $5, $6, $7) RETURNING id, created_at`,
+			batchID, tokenHash, b.OwnerUserID, b.OwnerAddress, b.ReturnTo, b.ExpiresAt, createdBy).Scan(&b.ID, &b.CreatedAt); err != nil {
 			return fmt.Errorf("store: create sign batch: %w", err)
 		}
 		if _, err := tx.Exec(ctx, `INSERT INTO sign_batch_items (batch_id, position, proposal_id, user_id, wallet_id, deadline)

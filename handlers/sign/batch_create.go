@@ -235,16 +235,18 @@ func (h *Handler) CreateBatch(w http.ResponseWriter, r *http.Request) {
 			if err != nil {
 				return handlers.Effect{}, refusal("No link could be made; try again")
 			}
+			id, err := h.store.NewSignBatchID(ctx)
+			if err != nil {
+				return handlers.Effect{}, refusal("No link could be made; try again")
+			}
 			link = h.publicOrigin + PathPrefix + tok
-			b := store.SignBatch{OwnerUserID: owner.OwnerUserID, OwnerAddress: ownerAddress, ReturnTo: form.ReturnTo,
+			b := store.SignBatch{ID: id, OwnerUserID: owner.OwnerUserID, OwnerAddress: ownerAddress, ReturnTo: form.ReturnTo,
 				ExpiresAt: expires, Items: items}
-			res := &batchCreateResult{}
-			return handlers.Effect{Result: res,
+			return handlers.Effect{Target: store.SignBatchTarget(id), Result: batchCreateResult{BatchID: id},
 				Detail: fmt.Sprintf("batch of %d proposals for owner %s, expires %s", len(items), ownerAddress, expires.UTC().Format(time.RFC3339)),
 				Apply: func(ctx context.Context, tx *store.Store) error {
 					var err error
 					created, err = tx.AddSignBatch(ctx, b, hash, actor)
-					res.BatchID = created.ID
 					return err
 				}}, nil
 		}})
