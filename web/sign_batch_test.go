@@ -417,3 +417,65 @@ func BenchmarkBatchRelay200(b *testing.B) {
 			got.Round(time.Millisecond), post.Round(time.Millisecond), (got + post).Round(time.Millisecond))
 	}
 }
+
+func TestBatchItemWithoutAnAnswerIsReadBackNeverSentAgain(t *testing.T) {
+	env := webtest.New(t, webtest.Options{})
+	c, _ := env.SignedIn(store.RoleFinanceApprover)
+	ids := env.ProposalsAwaitingSignature(2, "4.00")
+	key := ownerKey(t, env, "treasury")
+	path, page := createBatch(t, env, c, ids...)
+	_, items := batchGet(t, env, path)
+	// The first sign call to arrive is dropped before the sandbox handles
+	// it: no answer, nothing recorded.
+	control(t, env, http.MethodPost, "/_sandbox/faults", map[string]any{"method": "POST", "route": signRoute, "drop": true, "times": 1})
+	code, ans := batchPost(t, env, path, signBatch(t, key, items))
+	if code != http.StatusOK || len(ans) != 2 {
+		t.Fatalf("post: %d %+v", code, ans)
+	}
+	states := map[string]int{}
+	for _, a := range ans {
+		states[a.State]++
+	}
+	if states[store.SignSubmitted] != 1 || states[store.SignRelayPending] != 1 {
+		t.Fatalf("answers %+v", ans)
+	}
+	if _, err := env.App.Actions().Recover(context.Background(), time.Now().Add(5*time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	doc := webtest.Doc(t, env.Get(c, page))
+	if got := webtest.TestID(doc, "sign-batch-counts"); !strings.HasPrefix(got, "1 relayed, 1 refused") ||
+		!strings.Contains(webtest.TestID(doc, "sign-batch-item-error"), "not recorded") {
+		t.Fatalf("after recovery: %q %q", got, webtest.TestID(doc, "sign-batch-item-error"))
+	}
+	if n := env.Sandbox.RequestCount("POST", signRoute); n != 2 {
+		t.Fatalf("%d sign calls upstream, want 2", n)
+	}
+}
+
+func TestBatchQueueOffersCheckboxesOnRowsAwaitingSignatures(t *testing.T) {
+	env := webtest.New(t, webtest.Options{})
+	c, _ := env.SignedIn(store.RoleFinanceApprover)
+	syncQueue(t, env, c)
+	doc := webtest.Doc(t, env.Get(c, "/approvals"))
+	if doc.Find(`[data-testid="sign-batch-form"]`).Length() != 1 {
+		t.Fatal("no sign-selected form")
+	}
+	doc.Find(`[data-testid="proposal-row"]`).Each(func(_ int, row *goquery.Selection) {
+		st, _ := row.Find(`[data-testid="proposal-status"]`).Attr("data-status")
+		box := row.Find(`[data-testid="proposal-select"]`)
+		if (st == "PENDING_SIGNATURES") != (box.Length() == 1) {
+			t.Errorf("row %s in %s has %d checkboxes", row.AttrOr("data-id", ""), st, box.Length())
+		}
+		if box.Length() == 1 && (box.AttrOr("form", "") != "sign-batch-form" || box.AttrOr("value", "") != row.AttrOr("data-id", "")) {
+			t.Errorf("checkbox %v", box.Nodes[0].Attr)
+		}
+	})
+	if doc.Find(`[data-testid="proposal-select"]`).Length() == 0 {
+		t.Fatal("no row awaiting signatures offers a checkbox")
+	}
+	// The table's poll keeps the ticks (hx-preserve) and carries no form.
+	frag := webtest.Doc(t, env.Do(c, http.MethodGet, "/approvals", nil, http.Header{"HX-Request": {"true"}}))
+	if frag.Find(`[data-testid="sign-batch-form"]`).Length() != 0 || frag.Find(`[data-testid="proposal-select"][hx-preserve]`).Length() == 0 {
+		t.Fatal("polled table")
+	}
+}
