@@ -103,18 +103,6 @@ func (b SignBatch) Unsent() []SignBatchItem {
 	return out
 }
 
-// EarliestDeadline is the first deadline among the items still to sign
-// (the batch's expiry when none is left).
-func (b SignBatch) EarliestDeadline() time.Time {
-	d := b.ExpiresAt
-	for _, it := range b.Items {
-		if !it.Sent() && it.Deadline.Before(d) {
-			d = it.Deadline
-		}
-	}
-	return d
-}
-
 // SignBatchTarget is a batch's audit target.
 func SignBatchTarget(id int64) string { return "sign_batch:" + strconv.FormatInt(id, 10) }
 

@@ -1,6 +1,9 @@
 package views
 
-import "time"
+import (
+	"strconv"
+	"time"
+)
 
 // SignBatchView is the page of a batch sign request: one QR code for many
 // proposals of one owner. The QR code and link appear only in the answer
@@ -28,7 +31,9 @@ type SignBatchTable struct {
 	Refused   int
 	Expired   int
 	Waiting   int
-	Items     []SignBatchRow
+	// Sending: relayed but the API's answer is not known yet.
+	Sending int
+	Items   []SignBatchRow
 }
 
 // SignBatchRow is one proposal of a batch.
@@ -59,4 +64,14 @@ type SignBatchDeviceView struct {
 	OwnerAddress string
 	Deadline     time.Time
 	Items        []DeviceSummary
+}
+
+// Counts says how many items stand where, in words.
+func (t SignBatchTable) Counts() string {
+	s := strconv.Itoa(t.Relayed) + " relayed, " + strconv.Itoa(t.Refused) + " refused, " + strconv.Itoa(t.Expired) +
+		" expired, " + strconv.Itoa(t.Waiting) + " waiting"
+	if t.Sending > 0 {
+		s += ", " + strconv.Itoa(t.Sending) + " sent without an answer from the API yet"
+	}
+	return s + "."
 }

@@ -328,7 +328,7 @@ func (h *Handler) batchView(ctx context.Context, id int64) (views.SignBatchView,
 	}
 	now := h.clock()
 	t := views.SignBatchTable{PollURL: BatchPathPrefix + strconv.FormatInt(b.ID, 10), ExpiresAt: b.ExpiresAt,
-		Deadline: b.EarliestDeadline(), Final: true}
+		Deadline: b.ExpiresAt, Final: true}
 	for _, it := range b.Items {
 		p := byID[it.ProposalID]
 		st, why := it.StateAt(now, b.ExpiresAt, b.OpenedAt != nil)
@@ -339,8 +339,14 @@ func (h *Handler) batchView(ctx context.Context, id int64) (views.SignBatchView,
 			t.Refused++
 		case store.SignExpired:
 			t.Expired++
+		case store.SignRelaying, store.SignRelayPending:
+			t.Sending++
 		default:
 			t.Waiting++
+			// The countdown is to the first deadline still ahead.
+			if it.Deadline.Before(t.Deadline) {
+				t.Deadline = it.Deadline
+			}
 		}
 		// A submitted item follows its proposal to completed.
 		if !st.Final() {
