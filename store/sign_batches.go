@@ -117,7 +117,8 @@ func (s *Store) NewSignBatchID(ctx context.Context) (int64, error) {
 }
 
 // AddSignBatch stores a batch and its items under the token's hash, with a
-// timeline entry on each proposal; b.ID is the id NewSignBatchID reserved
+// timeline entry on each proposal, and supersedes the proposals' open
+// single links; b.ID is the id NewSignBatchID reserved
 // (0: a new one). It writes no audit row: it runs in the
 // transaction of the action that creates the batch, which writes it.
 func (s *Store) AddSignBatch(ctx context.Context, b SignBatch, tokenHash []byte, by Actor) (SignBatch, error) {
@@ -148,6 +149,12 @@ func (s *Store) AddSignBatch(ctx context.Context, b SignBatch, tokenHash []byte,
 			FROM unnest($2::text[], $3::text[], $4::text[], $5::timestamptz[]) WITH ORDINALITY AS t(pid, uid, wid, dl, ord)`,
 			b.ID, ids, users, wallets, deadlines); err != nil {
 			return fmt.Errorf("store: create sign batch %d items: %w", b.ID, err)
+		}
+		// The batch replaces the proposals' open single links, as a newer
+		// single link would.
+		if _, err := tx.Exec(ctx, `UPDATE sign_requests sr SET state = 'superseded', error = 'a newer link was issued (batch sign request ' || $2 || ')',
+			updated_at = now() WHERE proposal_id = ANY($1) AND state IN ('waiting', 'opened') AND `+noRelay, ids, strconv.FormatInt(b.ID, 10)); err != nil {
+			return fmt.Errorf("store: supersede sign requests: %w", err)
 		}
 		// Lock the proposals in one order before their timelines grow
 		// (addProposalEvent explains the deadlock this avoids).

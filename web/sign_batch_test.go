@@ -479,3 +479,20 @@ func TestBatchQueueOffersCheckboxesOnRowsAwaitingSignatures(t *testing.T) {
 		t.Fatal("polled table")
 	}
 }
+
+func TestBatchReplacesOpenSingleLinksOfItsProposals(t *testing.T) {
+	env := webtest.New(t, webtest.Options{})
+	c, _ := env.SignedIn(store.RoleFinanceApprover)
+	ids := env.ProposalsAwaitingSignature(2, "2.00")
+	key := ownerKey(t, env, "treasury")
+	single := issueLink(t, env, c, ids[0])
+	_, req := deviceGet(t, env, single.Path)
+	createBatch(t, env, c, ids...)
+	code, ans := devicePost(t, env, single.Path, signHash(t, key, req["hashToSign"]).Hex())
+	if code != http.StatusGone || !strings.Contains(ans["error"].(string), "replaced") {
+		t.Fatalf("single link after the batch: %d %v", code, ans)
+	}
+	if n := env.Sandbox.RequestCount("POST", signRoute); n != 0 {
+		t.Fatalf("%d sign calls upstream", n)
+	}
+}
