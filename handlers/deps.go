@@ -39,6 +39,9 @@ type Config struct {
 	// ApprovalSyncConcurrency bounds the upstream calls of one approvals
 	// sync (0: the area's default).
 	ApprovalSyncConcurrency int
+	// SignLinkTemplate is what a sign link's QR code carries
+	// (sign.CheckLinkTemplate); "" is the link itself.
+	SignLinkTemplate string
 }
 
 // JobQueue inserts background jobs; river's client is one.

@@ -21,6 +21,11 @@ type ApprovalQueueView struct {
 	Total     int
 	OlderURL  string
 	NewestURL string
+	// SignBatchToken is the one-time token of the "Sign selected from one
+	// QR code" form (outside the polled table, so it stays); ReturnTo is
+	// the queue as shown, for the batch page's way back.
+	SignBatchToken string
+	ReturnTo       string
 }
 
 // QueueFilterForm is the queue's filter form, as the user set it.
@@ -59,6 +64,12 @@ type ProposalRow struct {
 	Age         string     // "5 min ago"
 	Deadline    *time.Time // while signing
 	NeedsMe     bool
+	// Selectable: the row waits for signatures and the viewer may send it
+	// to the owner's device with others of the same owner (a checkbox of
+	// the queue's "Sign selected" form). Owner is the owner's
+	// serviceUserId.
+	Selectable bool
+	Owner      string
 }
 
 // ProposalBadgeClass is the badge class of a proposal's state.

@@ -21,7 +21,19 @@ func (r *proposalRow) Render(_ context.Context, w io.Writer) error {
 	hw := htmlWriter{w: w}
 	hw.raw(`<tr data-testid="proposal-row" data-id="`)
 	hw.text(r.ID)
-	hw.raw(`"><td><a href="/approvals/`)
+	hw.raw(`"><td>`)
+	if r.Selectable {
+		// Outside the form, by its form attribute; hx-preserve keeps
+		// the tick across the table's 2-second swaps.
+		hw.raw(`<input type="checkbox" name="proposal_id" form="sign-batch-form" value="`)
+		hw.text(r.ID)
+		hw.raw(`" id="select-`)
+		hw.text(r.ID)
+		hw.raw(`" hx-preserve="true" data-testid="proposal-select" data-owner="`)
+		hw.text(r.Owner)
+		hw.raw(`" aria-label="Select for signing from one QR code"> `)
+	}
+	hw.raw(`<a href="/approvals/`)
 	hw.text(url.PathEscape(r.ID))
 	hw.raw(`" data-testid="proposal-link">`)
 	hw.text(r.Type)

@@ -37,4 +37,16 @@ func TestProposalRowMarkup(t *testing.T) {
 		!strings.Contains(got, `<span class="badge badge-completed" data-testid="proposal-status" data-status="COMPLETED">`) {
 		t.Errorf("completed row without deadline or flag:\n%s", got)
 	}
+	// A row that may be signed with others carries its checkbox, escaped.
+	row.Status, row.Selectable, row.Owner = "PENDING_SIGNATURES", true, `u"1&<`
+	b.Reset()
+	if err := ProposalRowView(row).Render(context.Background(), &b); err != nil {
+		t.Fatal(err)
+	}
+	wantBox := `<tr data-testid="proposal-row" data-id="p/1?x"><td><input type="checkbox" name="proposal_id" form="sign-batch-form" value="p/1?x" ` +
+		`id="select-p/1?x" hx-preserve="true" data-testid="proposal-select" data-owner="u&#34;1&amp;&lt;" ` +
+		`aria-label="Select for signing from one QR code"> <a href="/approvals/p%2F1%3Fx" data-testid="proposal-link">TRANSFER</a></td>`
+	if got := b.String(); !strings.HasPrefix(got, wantBox) {
+		t.Errorf("selectable row:\n%s\nwant prefix\n%s", got, wantBox)
+	}
 }

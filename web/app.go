@@ -118,7 +118,8 @@ func New(d Deps) (*App, error) {
 	}
 	a.actions = handlers.NewActions(d.Store, d.Logger)
 	hd := handlers.Deps{Base: a.base, Store: d.Store, API: d.API, Queue: queue, Clock: d.Now, Logger: d.Logger,
-		Config:  handlers.Config{PublicOrigin: d.Config.PublicOrigin, ApprovalSyncConcurrency: d.ApprovalSyncConcurrency},
+		Config: handlers.Config{PublicOrigin: d.Config.PublicOrigin, ApprovalSyncConcurrency: d.ApprovalSyncConcurrency,
+			SignLinkTemplate: d.Config.SignLinkTemplate},
 		Actions: a.actions}
 	if a.auth, err = auth.New(hd); err != nil {
 		return nil, err

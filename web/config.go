@@ -14,6 +14,8 @@ import (
 	"net/netip"
 	"net/url"
 	"strings"
+
+	"partneradmin/handlers/sign"
 )
 
 // Secret is a configuration value that must never be printed or logged.
@@ -45,6 +47,10 @@ type Config struct {
 	// TrustedProxies are the reverse proxies whose X-Forwarded-For names
 	// the client; with none, forwarded headers are ignored.
 	TrustedProxies []netip.Prefix
+	// SignLinkTemplate is what a sign link's QR code carries: {link} alone
+	// is the link itself; in anything else {link} is the link URL-encoded
+	// (myapp://sign?link={link}), for a wallet app's own scheme.
+	SignLinkTemplate string
 }
 
 // Local reports whether the app runs against its own PostgreSQL and sandbox.
@@ -76,6 +82,7 @@ func ParseConfig(args []string, getenv func(string) string, stderr io.Writer) (C
 	fs.StringVar(&logLevel, "log-level", def("LOG_LEVEL", "info"), "debug, info, warn or error (LOG_LEVEL)")
 	var trustedProxies string
 	fs.StringVar(&trustedProxies, "trusted-proxies", def("TRUSTED_PROXIES", ""), "comma-separated addresses or CIDR blocks of the reverse proxies whose X-Forwarded-For names the client (TRUSTED_PROXIES)")
+	fs.StringVar(&c.SignLinkTemplate, "sign-link-template", def("SIGN_LINK_TEMPLATE", sign.DefaultLinkTemplate), "what a sign link's QR code carries, with {link} for the link (SIGN_LINK_TEMPLATE), e.g. myapp://sign?link={link}")
 	if len(args) > 0 {
 		args = args[1:]
 	}
@@ -113,6 +120,9 @@ func ParseConfig(args []string, getenv func(string) string, stderr io.Writer) (C
 		if k, err := hex.DecodeString(c.EncryptionKey.Reveal()); err != nil || len(k) != 32 {
 			errs = append(errs, errors.New("ENCRYPTION_KEY must be 64 hex characters (32 bytes); leave it unset to have one generated into the data directory"))
 		}
+	}
+	if err := sign.CheckLinkTemplate(c.SignLinkTemplate); err != nil {
+		errs = append(errs, fmt.Errorf("SIGN_LINK_TEMPLATE %q: %w", c.SignLinkTemplate, err))
 	}
 	var err error
 	if c.TrustedProxies, err = parseTrustedProxies(trustedProxies); err != nil {

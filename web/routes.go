@@ -108,6 +108,10 @@ func (a *App) routes() []Route {
 		// (the token in the path is the credential; rate-limited).
 		{Method: "POST", Pattern: "/approvals/{id}/sign-requests", Permission: store.PermApprovalsAct, Handler: a.sign.Create},
 		{Method: "GET", Pattern: "/approvals/{id}/sign-requests/{rid}", Permission: store.PermApprovalsRead, Handler: a.sign.State},
+		// One link for many proposals of one owner (the queue's selection,
+		// a payroll run): proposal_id (repeated), form_token, return_to.
+		{Method: "POST", Pattern: "/approvals/sign-batch", Permission: store.PermApprovalsAct, Handler: a.sign.CreateBatch},
+		{Method: "GET", Pattern: "/approvals/sign-batch/{rid}", Permission: store.PermApprovalsRead, Handler: a.sign.BatchPage},
 		{Method: "GET", Pattern: "/sign/{token}", Permission: store.PermPublic, Stateless: true, Handler: a.sign.DeviceGet},
 		{Method: "POST", Pattern: "/sign/{token}", Permission: store.PermPublic, Stateless: true, Handler: a.sign.DevicePost},
 

@@ -32,7 +32,7 @@ import (
 
 // ownerKey reads the demo treasury's owner key from the device keystore the
 // sandbox writes.
-func ownerKey(t *testing.T, env *webtest.Env, label string) *secp256k1.PrivateKey {
+func ownerKey(t testing.TB, env *webtest.Env, label string) *secp256k1.PrivateKey {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "device-keys.json")
 	if _, err := sandbox.SeedDemo(env.Sandbox, sandbox.DemoOptions{KeystorePath: path}); err != nil {
@@ -116,7 +116,7 @@ func issueLink(t *testing.T, env *webtest.Env, c *http.Client, proposal string) 
 }
 
 // device is a minimal device: GET as JSON, POST a signature.
-func deviceGet(t *testing.T, env *webtest.Env, path string) (int, map[string]any) {
+func deviceGet(t testing.TB, env *webtest.Env, path string) (int, map[string]any) {
 	t.Helper()
 	req, _ := http.NewRequest(http.MethodGet, env.URL(path), nil)
 	req.Header.Set("Accept", "application/json")
@@ -143,7 +143,7 @@ func devicePost(t *testing.T, env *webtest.Env, path, signature string) (int, ma
 	return resp.StatusCode, m
 }
 
-func signHash(t *testing.T, k *secp256k1.PrivateKey, hashHex any) ethsig.Signature {
+func signHash(t testing.TB, k *secp256k1.PrivateKey, hashHex any) ethsig.Signature {
 	t.Helper()
 	s, _ := hashHex.(string)
 	h, err := ethsig.ParseHash(s)
@@ -174,7 +174,7 @@ func signState(t *testing.T, env *webtest.Env, c *http.Client, l signLink) (stri
 	return st, webtest.TestID(doc, "sign-error")
 }
 
-func control(t *testing.T, env *webtest.Env, method, path string, body any) {
+func control(t testing.TB, env *webtest.Env, method, path string, body any) {
 	t.Helper()
 	b, _ := json.Marshal(body)
 	req, _ := http.NewRequest(method, env.SandboxURL+path, bytes.NewReader(b))

@@ -1,12 +1,15 @@
 // Command device stands in for the on-device SDK (DESIGN.md, Processes): it
 // keeps owner keys in a local keystore file, opens a sign link (or decodes
 // its QR code from an image), shows what will be signed, asks, signs and
-// posts the signature back.
+// posts the signature back. A batch link covers many proposals: each is
+// shown, the device asks once, signs each and posts them together. A
+// wallet app's own link carrying the https link URL-encoded in a query
+// parameter (partner-admin's SIGN_LINK_TEMPLATE) is taken too.
 //
 //	device keys list                     the keys in the keystore
 //	device keys create [--label L]       a new owner key
 //	device keys import <file>            merge another keystore (the sandbox demo keys)
-//	device sign [--yes] [--wrong-prefix] <link>
+//	device sign [--yes] [--wrong-prefix] <link>    a single or batch link, or an app link carrying one
 //	device sign [--yes] --qr <png>
 //
 // The keystore is --keystore, or $DEVICE_KEYSTORE, or ./.data/device-keys.json
@@ -14,7 +17,8 @@
 //
 // Exit codes, for scripts:
 //
-//	0 signed and accepted (or the command succeeded)
+//	0 signed and accepted (or the command succeeded); for a batch, every item
+//	(otherwise the worst of its items' codes below)
 //	1 usage, file or network error
 //	2 the link is unknown, expired, used or replaced (nothing was signed)
 //	3 no key in the keystore for the request's owner address

@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"sort"
 	"strings"
 	"time"
 
@@ -37,7 +38,9 @@ type signRequest struct {
 		To          string `json:"to"`
 		Description string `json:"description"`
 	} `json:"summary"`
-	Error string `json:"error"`
+	// Items are a batch's proposals (kind "batch").
+	Items []batchItem `json:"items"`
+	Error string      `json:"error"`
 }
 
 type signAnswer struct {
@@ -59,24 +62,26 @@ func (e *env) sign(ctx context.Context, args []string) int {
 	if err != nil {
 		return exitError
 	}
-	var link string
+	var raw string
 	switch {
 	case *qr != "" && len(pos) == 0:
-		if link, err = decodeQRFile(*qr); err != nil {
+		if raw, err = decodeQRFile(*qr); err != nil {
 			fmt.Fprintln(e.stderr, "device:", err)
 			return exitError
 		}
-		fmt.Fprintf(e.stdout, "QR code: %s\n", redactLink(link))
 	case *qr == "" && len(pos) == 1:
-		link = pos[0]
+		raw = pos[0]
 	default:
 		fmt.Fprintln(e.stderr, "device: give a link, or --qr with an image of its QR code")
 		return exitError
 	}
-	u, err := url.Parse(link)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || !strings.HasPrefix(u.Path, "/sign/") {
-		fmt.Fprintf(e.stderr, "device: %q is not a signing link (want http(s)://host/sign/<token>)\n", redactLink(link))
+	link, ok := signLink(raw)
+	if !ok {
+		fmt.Fprintf(e.stderr, "device: %q is not a signing link (want http(s)://host/sign/<token>, or an app link carrying one)\n", redactLink(raw))
 		return exitError
+	}
+	if *qr != "" {
+		fmt.Fprintf(e.stdout, "QR code: %s\n", redactLink(link))
 	}
 	ks, err := loadKeystore(*path)
 	if err != nil {
@@ -87,6 +92,9 @@ func (e *env) sign(ctx context.Context, args []string) int {
 	req, code := e.fetch(ctx, link)
 	if code != exitOK {
 		return code
+	}
+	if req.Kind == "batch" {
+		return e.signBatch(ctx, link, req, ks, *path, *yes, *wrongPrefix)
 	}
 	fmt.Fprintf(e.stdout, "%s\n", req.Summary.Title)
 	if req.Summary.Amount != "" {
@@ -194,6 +202,40 @@ func (e *env) post(ctx context.Context, link string, sig ethsig.Signature) int {
 	}
 	fmt.Fprintf(e.stderr, "device: the wallet service did not accept it (%d): %s\n", resp.StatusCode, ans.Error)
 	return exitUpstream
+}
+
+// signLink finds the http(s) sign link in what was scanned or given: the
+// link itself, or a wallet app's own link carrying it URL-encoded in a
+// query parameter (partner-admin's SIGN_LINK_TEMPLATE, such as
+// myapp://sign?link=<link>).
+func signLink(raw string) (string, bool) {
+	raw = strings.TrimSpace(raw)
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "", false
+	}
+	if isSignURL(u) {
+		return raw, true
+	}
+	q := u.Query()
+	keys := make([]string, 0, len(q))
+	for k := range q {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		for _, v := range q[k] {
+			if inner, err := url.Parse(v); err == nil && isSignURL(inner) {
+				return v, true
+			}
+		}
+	}
+	return "", false
+}
+
+func isSignURL(u *url.URL) bool {
+	return (u.Scheme == "http" || u.Scheme == "https") && u.Host != "" && strings.HasPrefix(u.Path, "/sign/") &&
+		len(u.Path) > len("/sign/")
 }
 
 // decodeQRFile reads the text of a QR code in an image.

@@ -65,6 +65,7 @@ func row(p store.Proposal, names mirror.Names, now time.Time, linkedAs string, v
 	}
 	if p.Status == store.ProposalPendingSignatures {
 		r.Deadline = p.SignDeadline
+		r.Owner = p.OwnerUserID
 	}
 	r.NeedsMe = p.Status == store.ProposalPendingApprovals && linkedAs != "" && !slices.Contains(p.Approvals, linkedAs) &&
 		p.CreatedByStaffID != viewerID

@@ -152,7 +152,12 @@ func (h *Handler) Queue(w http.ResponseWriter, r *http.Request) {
 		view.SyncedAgo = views.Ago(last, now)
 	}
 	for _, p := range rows {
-		view.Rows = append(view.Rows, row(p, names, now, linked, v.Staff.ID))
+		pr := row(p, names, now, linked, v.Staff.ID)
+		pr.Selectable = view.CanAct && p.Status == store.ProposalPendingSignatures
+		view.Rows = append(view.Rows, pr)
+	}
+	if view.CanAct && !handlers.IsFragmentRequest(r) {
+		view.SignBatchToken, view.ReturnTo = handlers.NewFormToken(), view.PollURL
 	}
 	if f.Employee != "" {
 		view.EmployeeName = names.Of(f.Employee)

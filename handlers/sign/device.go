@@ -100,8 +100,16 @@ func (h *Handler) DeviceGet(w http.ResponseWriter, r *http.Request) {
 		h.deviceError(w, r, asJSON, http.StatusTooManyRequests, "Too many requests; wait a minute.")
 		return
 	}
-	sr, err := h.store.SignRequestByTokenHash(ctx, HashToken(chi.URLParam(r, "token")))
+	tokenHash := HashToken(chi.URLParam(r, "token"))
+	sr, err := h.store.SignRequestByTokenHash(ctx, tokenHash)
 	if errors.Is(err, store.ErrNotFound) {
+		if b, err := h.store.SignBatchByTokenHash(ctx, tokenHash); err == nil {
+			h.batchDeviceGet(w, r, asJSON, b)
+			return
+		} else if !errors.Is(err, store.ErrNotFound) {
+			h.deviceServerError(w, r, asJSON, err)
+			return
+		}
 		if asJSON {
 			writeJSON(w, http.StatusNotFound, DeviceAnswer{Error: "Unknown signing link."})
 			return
@@ -196,13 +204,16 @@ func (h *Handler) deviceServerError(w http.ResponseWriter, r *http.Request, asJS
 // submitRequest is what the ledger keeps of a relayed signature: enough to
 // read it back after a restart (never the signature or the link).
 type submitRequest struct {
-	SignRequestID int64  `json:"signRequestId"`
-	Kind          string `json:"kind"`
-	UserID        string `json:"userId"`
-	ProposalID    string `json:"proposalId,omitempty"`
-	WorkflowID    string `json:"workflowId,omitempty"`
-	Currency      string `json:"currency,omitempty"`
-	OwnerAddress  string `json:"ownerAddress"`
+	SignRequestID int64 `json:"signRequestId"`
+	// BatchID is set for an item of a batch sign request (SignRequestID
+	// is then 0).
+	BatchID      int64  `json:"batchId,omitempty"`
+	Kind         string `json:"kind"`
+	UserID       string `json:"userId"`
+	ProposalID   string `json:"proposalId,omitempty"`
+	WorkflowID   string `json:"workflowId,omitempty"`
+	Currency     string `json:"currency,omitempty"`
+	OwnerAddress string `json:"ownerAddress"`
 	// CollectedBefore is the proposal's signature count the API showed
 	// before the call.
 	CollectedBefore int `json:"collectedBefore"`
@@ -232,13 +243,22 @@ func (h *Handler) DevicePost(w http.ResponseWriter, r *http.Request) {
 	var in struct {
 		Signature string `json:"signature"`
 	}
-	body, err := io.ReadAll(io.LimitReader(r.Body, 4096))
+	// A batch's body carries up to store.MaxSignBatchItems signatures.
+	body, err := io.ReadAll(io.LimitReader(r.Body, maxBatchBody))
 	if err != nil || json.Unmarshal(body, &in) != nil {
 		writeJSON(w, http.StatusBadRequest, DeviceAnswer{Error: `Send JSON: {"signature": "0x…"}.`})
 		return
 	}
-	sr, err := h.store.SignRequestByTokenHash(ctx, HashToken(chi.URLParam(r, "token")))
+	tokenHash := HashToken(chi.URLParam(r, "token"))
+	sr, err := h.store.SignRequestByTokenHash(ctx, tokenHash)
 	if errors.Is(err, store.ErrNotFound) {
+		if b, err := h.store.SignBatchByTokenHash(ctx, tokenHash); err == nil {
+			h.batchDevicePost(w, r, b, body)
+			return
+		} else if !errors.Is(err, store.ErrNotFound) {
+			h.deviceServerError(w, r, true, err)
+			return
+		}
 		writeJSON(w, http.StatusNotFound, DeviceAnswer{Error: "Unknown signing link."})
 		return
 	}
@@ -355,38 +375,48 @@ func relayState(s store.ActionState) store.SignState {
 // signature. It returns the refusal ("" when it may be sent) and the
 // count; false when the API could not be read (answered already).
 func (h *Handler) checkProposal(w http.ResponseWriter, r *http.Request, sr store.SignRequest, sig ethsig.Signature) (string, int, bool) {
-	ctx := r.Context()
-	payload, err := h.api.GetSignPayload(ctx, sr.UserID, sr.ProposalID)
+	verdict, collected, err := h.checkProposalSignature(r.Context(), sr.UserID, sr.ProposalID, sr.ExpiresAt, sr.OwnerAddress, sig)
+	if err != nil {
+		writeJSON(w, http.StatusBadGateway, DeviceAnswer{Error: "The wallet service could not be read just now; nothing was sent. Try again."})
+		return "", 0, false
+	}
+	return verdict, collected, true
+}
+
+// checkProposalSignature is checkProposal's work for one proposal of a
+// link that expires at expires: the refusal ("" when the signature may be
+// sent) and the proposal's signature count, or an error when the API could
+// not be read (nothing is decided then).
+func (h *Handler) checkProposalSignature(ctx context.Context, userID, proposalID string, expires time.Time, owner string, sig ethsig.Signature) (string, int, error) {
+	payload, err := h.api.GetSignPayload(ctx, userID, proposalID)
 	if apiclient.IsNotReady(err) {
 		// The API answered: the proposal no longer waits for a signature.
-		return "The proposal no longer waits for a signature; nothing was sent.", 0, true
+		return "The proposal no longer waits for a signature; nothing was sent.", 0, nil
 	}
 	if err != nil {
-		h.Logger.WarnContext(ctx, "device: sign payload before relay", "proposal", sr.ProposalID, "err", err)
-		writeJSON(w, http.StatusBadGateway, DeviceAnswer{Error: "The wallet service could not be read just now; nothing was sent. Try again."})
-		return "", 0, false
+		h.Logger.WarnContext(ctx, "device: sign payload before relay", "proposal", proposalID, "err", err)
+		return "", 0, err
 	}
-	before, err := h.api.GetProposal(ctx, sr.UserID, sr.ProposalID)
+	before, err := h.api.GetProposal(ctx, userID, proposalID)
 	if err != nil {
-		h.Logger.WarnContext(ctx, "device: proposal before relay", "proposal", sr.ProposalID, "err", err)
-		writeJSON(w, http.StatusBadGateway, DeviceAnswer{Error: "The wallet service could not be read just now; nothing was sent. Try again."})
-		return "", 0, false
+		h.Logger.WarnContext(ctx, "device: proposal before relay", "proposal", proposalID, "err", err)
+		return "", 0, err
 	}
-	deadline := sr.ExpiresAt
+	deadline := expires
 	if !payload.Deadline.IsZero() && payload.Deadline.Before(deadline) {
 		deadline = payload.Deadline
 	}
 	if !h.clock().Before(deadline) {
-		return "The signing deadline has passed; nothing was sent. Ask for a new link.", before.CollectedSignatures, true
+		return "The signing deadline has passed; nothing was sent. Ask for a new link.", before.CollectedSignatures, nil
 	}
 	hash, err := payload.Hash()
 	if err != nil {
-		return "The wallet service gave a hash that cannot be signed; nothing was sent.", before.CollectedSignatures, true
+		return "The wallet service gave a hash that cannot be signed; nothing was sent.", before.CollectedSignatures, nil
 	}
-	if ok, why := ownerMatches(hash, sig, sr.OwnerAddress); !ok {
-		return why + " Nothing was sent to the wallet service.", before.CollectedSignatures, true
+	if ok, why := ownerMatches(hash, sig, owner); !ok {
+		return why + " Nothing was sent to the wallet service.", before.CollectedSignatures, nil
 	}
-	return "", before.CollectedSignatures, true
+	return "", before.CollectedSignatures, nil
 }
 
 // checkWorkflow checks a rail's signature against the stored hash and the
@@ -415,6 +445,9 @@ func (h *Handler) proposalSigned(req submitRequest, after apiclient.Proposal) ha
 	p := mirror.FromAPI(after, req.UserID, h.clock())
 	return handlers.Effect{Detail: store.SignRelayedDetail(&p), Result: submitResult{State: state, ProposalStatus: string(after.Status)},
 		Apply: func(ctx context.Context, tx *store.Store) error {
+			if req.BatchID != 0 {
+				return tx.RecordSignBatchItemRelayed(ctx, req.BatchID, req.ProposalID, state, &p)
+			}
 			return tx.RecordSignRelayed(ctx, req.SignRequestID, state, &p)
 		}}
 }

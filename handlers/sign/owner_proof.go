@@ -46,7 +46,7 @@ func (h *Handler) IssueOwnerProof(ctx context.Context, by store.Actor, userID st
 		return views.SignPanel{}, err
 	}
 	link := h.publicOrigin + PathPrefix + tok
-	qr, err := QRDataURL(link)
+	qr, err := h.qrCode(link)
 	if err != nil {
 		return views.SignPanel{}, err
 	}
@@ -132,7 +132,7 @@ func (h *Handler) IssueWorkflow(ctx context.Context, by store.Actor, userID, wal
 		return views.SignPanel{}, err
 	}
 	link := h.publicOrigin + PathPrefix + tok
-	qr, err := QRDataURL(link)
+	qr, err := h.qrCode(link)
 	if err != nil {
 		return views.SignPanel{}, err
 	}

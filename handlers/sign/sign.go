@@ -53,6 +53,8 @@ type Handler struct {
 	api          *apiclient.Client
 	actions      *handlers.Actions
 	publicOrigin string
+	// linkTemplate is what a link's QR code carries (LinkContent).
+	linkTemplate string
 	clock        func() time.Time
 }
 
@@ -60,8 +62,9 @@ type Handler struct {
 // read back.
 func New(d handlers.Deps) *Handler {
 	h := &Handler{Base: d.Base, store: d.Store, api: d.API, actions: d.Actions,
-		publicOrigin: strings.TrimRight(d.Config.PublicOrigin, "/"), clock: d.Clock}
+		publicOrigin: strings.TrimRight(d.Config.PublicOrigin, "/"), linkTemplate: d.Config.SignLinkTemplate, clock: d.Clock}
 	d.Actions.ReadBackFor(kindSubmit, h.readBackSubmit)
+	d.Actions.ReadBackFor(kindBatchSubmit, h.readBackSubmit)
 	return h
 }
 
@@ -90,6 +93,11 @@ func QRDataURL(link string) (string, error) {
 		return "", fmt.Errorf("sign: qr code: %w", err)
 	}
 	return "data:image/png;base64," + base64.StdEncoding.EncodeToString(png), nil
+}
+
+// qrCode is the QR code of a link as the configured template has it.
+func (h *Handler) qrCode(link string) (string, error) {
+	return QRDataURL(LinkContent(h.linkTemplate, link))
 }
 
 // refusal is a write refused here, before anything was sent upstream: the

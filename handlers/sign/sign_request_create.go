@@ -126,7 +126,7 @@ func (h *Handler) Create(w http.ResponseWriter, r *http.Request) {
 		h.Redirect(w, r, back)
 		return
 	}
-	qr, err := QRDataURL(link)
+	qr, err := h.qrCode(link)
 	if err != nil {
 		h.ServerError(w, r, err)
 		return

@@ -33,3 +33,24 @@ func TestOwnerMatchNamesTheMessagePrefixMistake(t *testing.T) {
 		t.Fatalf("other key: %v %q", ok, why)
 	}
 }
+
+func TestBatchSignLinkTemplateContent(t *testing.T) {
+	link := "https://admin.example.com/sign/abc_DEF-1"
+	for _, tc := range []struct{ tpl, want string }{
+		{"", link},
+		{DefaultLinkTemplate, link},
+		{"myapp://sign?link={link}", "myapp://sign?link=https%3A%2F%2Fadmin.example.com%2Fsign%2Fabc_DEF-1"},
+	} {
+		if got := LinkContent(tc.tpl, link); got != tc.want {
+			t.Errorf("LinkContent(%q) = %q, want %q", tc.tpl, got, tc.want)
+		}
+		if err := CheckLinkTemplate(tc.tpl); err != nil {
+			t.Errorf("CheckLinkTemplate(%q): %v", tc.tpl, err)
+		}
+	}
+	for _, bad := range []string{"myapp://sign", "no-scheme?link={link}", "myapp://sign?link={link}&x= y", strings.Repeat("a", 490) + "://{link}x"} {
+		if CheckLinkTemplate(bad) == nil {
+			t.Errorf("CheckLinkTemplate(%q) accepted", bad)
+		}
+	}
+}

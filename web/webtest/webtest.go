@@ -66,6 +66,8 @@ type Options struct {
 	SkipDemoImport bool
 	// TrustedProxies is the app's TRUSTED_PROXIES setting.
 	TrustedProxies []netip.Prefix
+	// SignLinkTemplate is the app's SIGN_LINK_TEMPLATE setting.
+	SignLinkTemplate string
 }
 
 // MigratedDatabase returns a connection string to a fresh database with the
@@ -96,7 +98,7 @@ func New(t testing.TB, opts Options) *Env {
 	logger := web.NewLogger(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	srv := httptest.NewUnstartedServer(nil)
 	cfg := web.Config{Addr: srv.Listener.Addr().String(), PublicOrigin: "http://" + srv.Listener.Addr().String(),
-		TrustedProxies: opts.TrustedProxies}
+		TrustedProxies: opts.TrustedProxies, SignLinkTemplate: opts.SignLinkTemplate}
 
 	sbOpts := opts.SandboxOptions
 	sbOpts.Control, sbOpts.Local = true, true
