@@ -2,14 +2,11 @@ package employees
 
 import (
 	"context"
-	"encoding/base64"
 	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
-
-	qrcode "github.com/skip2/go-qrcode"
 
 	"partneradmin/apiclient"
 	"partneradmin/handlers"
@@ -221,14 +218,14 @@ func safeLink(s string) bool {
 	return err == nil && (u.Scheme == "https" || u.Scheme == "http") && u.Host != ""
 }
 
-// qrDataURL encodes a link as a PNG QR code in a data: URL (the CSP allows
-// data: images, and nothing is fetched).
+// qrDataURL is the invite link's QR code, "" when it cannot be made (the
+// page then shows the link alone).
 func qrDataURL(link string) string {
-	png, err := qrcode.Encode(link, qrcode.Medium, 256)
+	qr, err := handlers.QRDataURL(link, 256)
 	if err != nil {
 		return ""
 	}
-	return "data:image/png;base64," + base64.StdEncoding.EncodeToString(png)
+	return qr
 }
 
 // Occupations answers the autocomplete from the occupations lookup. The

@@ -16,8 +16,6 @@ import (
 	"strings"
 	"time"
 
-	qrcode "github.com/skip2/go-qrcode"
-
 	"partneradmin/apiclient"
 	"partneradmin/apiclient/ethsig"
 	"partneradmin/handlers"
@@ -85,15 +83,8 @@ func HashToken(tok string) []byte {
 	return sum[:]
 }
 
-// QRDataURL encodes a link as a PNG QR code in a data: URL (the CSP allows
-// img-src data:).
-func QRDataURL(link string) (string, error) {
-	png, err := qrcode.Encode(link, qrcode.Medium, 320)
-	if err != nil {
-		return "", fmt.Errorf("sign: qr code: %w", err)
-	}
-	return "data:image/png;base64," + base64.StdEncoding.EncodeToString(png), nil
-}
+// QRDataURL encodes a link as a PNG QR code in a data: URL.
+func QRDataURL(link string) (string, error) { return handlers.QRDataURL(link, 320) }
 
 // qrCode is the QR code of a link as the configured template has it.
 func (h *Handler) qrCode(link string) (string, error) {

@@ -2,15 +2,12 @@ package treasury
 
 import (
 	"context"
-	"encoding/base64"
 	"errors"
 	"fmt"
 	"net/http"
 	"slices"
 	"strings"
 	"sync"
-
-	qrcode "github.com/skip2/go-qrcode"
 
 	"partneradmin/apiclient"
 	"partneradmin/handlers"
@@ -211,7 +208,7 @@ func cryptoDeposits(t treasury, rd fundingReads) views.FundingCrypto {
 		// No QR code to scan for an address the API says takes no
 		// deposit: scanning is how a wrong transfer starts.
 		if d.Note == "" || rd.assetsErr != nil {
-			if qr, err := qrDataURL(w.Address); err == nil {
+			if qr, err := handlers.QRDataURL(w.Address, 256); err == nil {
 				d.QR = qr
 			}
 		}
@@ -242,16 +239,6 @@ func cmpBool(a, b bool) int {
 
 func sameRoute(a, b apiclient.CryptoRoute) bool {
 	return strings.EqualFold(a.Chain, b.Chain) && strings.EqualFold(a.Currency, b.Currency)
-}
-
-// qrDataURL encodes an address as a PNG QR code in a data: URL (the CSP
-// allows img-src data:, and nothing is fetched).
-func qrDataURL(s string) (string, error) {
-	png, err := qrcode.Encode(s, qrcode.Medium, 256)
-	if err != nil {
-		return "", fmt.Errorf("treasury: qr code: %w", err)
-	}
-	return "data:image/png;base64," + base64.StdEncoding.EncodeToString(png), nil
 }
 
 // readWords says why a read failed, for the rail it concerns, by its
