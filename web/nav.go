@@ -22,6 +22,7 @@ func navigation() []NavEntry {
 		{Label: "Start", Href: "/", Permission: store.PermSignedIn},
 		{Label: "Employees", Href: "/employees", Permission: store.PermEmployeesRead, Description: "Invite employees one by one or from a CSV file, follow linking, KYC and per-currency readiness, delete and reactivate accounts."},
 		{Label: "Approvals", Href: "/approvals", Permission: store.PermApprovalsRead, Description: "Open proposals: approve, reject, and send the owner's signature to their device."},
+		{Label: "Payroll", Href: "/payroll", Permission: store.PermTreasury, Description: "Pay many employees at once from a CSV file or the employee list: checked and previewed against the treasury's balance, one proposal per row, approved in one action."},
 		{Label: "Cards", Href: "/cards", Permission: store.PermCardsRead, Description: "Find a card, freeze or unfreeze it in one click, limits, transactions, cancel, activation, issuance."},
 		{Label: "Staff", Href: "/staff", Permission: store.PermStaffManage, Description: "Add staff, change roles, disable accounts."},
 		{Label: "Audit log", Href: "/audit", Permission: store.PermAuditRead, Description: "Every state-changing action: who, what, target and outcome."},
