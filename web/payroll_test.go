@@ -427,6 +427,43 @@ func TestPayrollResumeAfterACrashCreatesNoDuplicate(t *testing.T) {
 	if run, _ := env.Store.PayrollRunByID(ctx, id); run.State != store.PayrollSent {
 		t.Errorf("run %s", run.State)
 	}
+	// The row whose answer was lost was found by reading it back, not sent
+	// again.
+	audit, _ := env.Store.ListAudit(ctx, store.AuditFilter{Action: "payroll.transfer"})
+	readBack := 0
+	for _, a := range audit {
+		if strings.Contains(a.Detail, "confirmed by reading it back") {
+			readBack++
+		}
+	}
+	if readBack != 1 {
+		t.Errorf("%d rows confirmed by reading back, want 1: %+v", readBack, audit)
+	}
+}
+
+// TestPayrollApprovalSharesTheQueuesKey: an approval the queue has on its
+// way (begun by a process that has not heard back yet, so the mirror does
+// not show it) is the same action as the run's approval of that row, which
+// therefore sends nothing for it.
+func TestPayrollApprovalSharesTheQueuesKey(t *testing.T) {
+	env := webtest.New(t, webtest.Options{StartWorkers: true})
+	admins := treasuryAdmins(t, env)
+	owner, _ := env.SignedIn(store.RoleOwner)
+	id, proposals := sentRun(t, env, owner)
+	a1, s1 := approver(t, env, admins[0])
+	if _, _, err := env.Store.BeginAction(context.Background(), store.NewAction{Key: "approve:" + proposals[0] + ":1:" + admins[0],
+		Kind: "proposal.approve", Actor: store.Actor{StaffID: s1.ID, Email: s1.Email},
+		Request: map[string]any{"proposalId": proposals[0], "ownerUserId": env.Demo.TreasuryUserID, "round": 1, "identity": admins[0]}}); err != nil {
+		t.Fatal(err)
+	}
+	before := env.Sandbox.RequestCount("POST", approveRoute)
+	got := outcomes(approveRun(t, env, a1, id), "payroll-approve-result")
+	if !strings.Contains(got[2], "already sent") || got[3] != "Line 3: approved." {
+		t.Fatalf("run approval: %v", got)
+	}
+	if n := env.Sandbox.RequestCount("POST", approveRoute) - before; n != 1 {
+		t.Fatalf("%d upstream approvals, want 1 (row 2's is the queue's)", n)
+	}
 }
 
 // sentRun makes and sends a run of the two USDB rows as the owner, and
