@@ -37,6 +37,25 @@ CREATE TABLE payroll_rows (
 );
 CREATE INDEX payroll_rows_proposal_key ON payroll_rows (proposal_id) WHERE proposal_id IS NOT NULL;
 
+-- A run's approval by one staff member, in one action: a background job
+-- approves every row they may approve and records each row's outcome here
+-- (the approvals themselves are actions of the ledger, keyed as the
+-- approval queue keys them). One per form: a double click starts one.
+CREATE TABLE payroll_approvals (
+    id          BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    run_id      BIGINT      NOT NULL REFERENCES payroll_runs (id) ON DELETE CASCADE,
+    form_key    TEXT        NOT NULL UNIQUE,
+    staff_id    BIGINT      NOT NULL REFERENCES staff (id),
+    staff_email TEXT        NOT NULL DEFAULT '',
+    state       TEXT        NOT NULL DEFAULT 'running' CHECK (state IN ('running', 'done')),
+    lines       INT[]       NOT NULL,             -- the rows waiting for approvals when it was asked
+    outcomes    JSONB       NOT NULL DEFAULT '{}', -- line → {ok, text}
+    created_at  TIMESTAMPTZ NOT NULL DEFAULT now(),
+    finished_at TIMESTAMPTZ
+);
+CREATE INDEX payroll_approvals_run_key ON payroll_approvals (run_id, staff_id, id DESC);
+
 -- +goose Down
+DROP TABLE payroll_approvals;
 DROP TABLE payroll_rows;
 DROP TABLE payroll_runs;

@@ -2,7 +2,11 @@ package store
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -375,4 +379,141 @@ func (s *Store) EmployeesByIDs(ctx context.Context, ids []int64) ([]Employee, er
 		return nil, fmt.Errorf("store: employees by id: %w", err)
 	}
 	return list, nil
+}
+
+// PayrollOutcome is what a run-wide action did to one row.
+type PayrollOutcome struct {
+	Line int    `json:"line"`
+	OK   bool   `json:"ok"`
+	Text string `json:"text"`
+}
+
+// PayrollApproval is one staff member's approval of a run in one action:
+// the rows it concerns and, as a background job works through them, each
+// row's outcome.
+type PayrollApproval struct {
+	ID         int64
+	RunID      int64
+	FormKey    string
+	Staff      Actor
+	State      string // running, done
+	Lines      []int
+	Outcomes   []PayrollOutcome // in line order
+	CreatedAt  time.Time
+	FinishedAt *time.Time
+}
+
+// Done reports whether every row has its outcome.
+func (a PayrollApproval) Done() bool { return a.State == "done" }
+
+const payrollApprovalColumns = `id, run_id, form_key, staff_id, staff_email, state, lines, outcomes, created_at, finished_at`
+
+func scanPayrollApproval(row pgx.Row) (PayrollApproval, error) {
+	var a PayrollApproval
+	var outcomes map[string]PayrollOutcome
+	err := row.Scan(&a.ID, &a.RunID, &a.FormKey, &a.Staff.StaffID, &a.Staff.Email, &a.State, &a.Lines, &outcomes, &a.CreatedAt, &a.FinishedAt)
+	for _, o := range outcomes {
+		a.Outcomes = append(a.Outcomes, o)
+	}
+	slices.SortFunc(a.Outcomes, func(x, y PayrollOutcome) int { return x.Line - y.Line })
+	return a, err
+}
+
+// StartPayrollApproval records a run's approval asked with a form, and
+// calls enqueue (which inserts its job) in the same transaction, with its
+// audit row. A form used before returns that approval (fresh false) and
+// starts nothing.
+func (s *Store) StartPayrollApproval(ctx context.Context, runID int64, formKey string, by Actor, lines []int,
+	enqueue func(ctx context.Context, tx pgx.Tx, id int64) error) (a PayrollApproval, fresh bool, err error) {
+	err = s.InTx(ctx, func(tx pgx.Tx) error {
+		var err error
+		a, err = scanPayrollApproval(tx.QueryRow(ctx, `INSERT INTO payroll_approvals (run_id, form_key, staff_id, staff_email, lines)
+			VALUES ($1, $2, $3, $4, $5) ON CONFLICT (form_key) DO NOTHING RETURNING `+payrollApprovalColumns,
+			runID, formKey, by.StaffID, by.Email, lines))
+		if errors.Is(err, pgx.ErrNoRows) {
+			a, err = scanPayrollApproval(tx.QueryRow(ctx, `SELECT `+payrollApprovalColumns+` FROM payroll_approvals WHERE form_key = $1`, formKey))
+			return err
+		}
+		if err != nil {
+			return fmt.Errorf("store: start payroll approval: %w", err)
+		}
+		fresh = true
+		if err := enqueue(ctx, tx, a.ID); err != nil {
+			return err
+		}
+		return writeAudit(ctx, tx, AuditEntry{Actor: by, Action: "payroll.approve", Target: fmt.Sprintf("payroll:%d", runID),
+			Outcome: OutcomeOK, Detail: fmt.Sprintf("approving the %d proposals waiting for approvals", len(lines))})
+	})
+	if err != nil {
+		return PayrollApproval{}, false, fmt.Errorf("store: start payroll approval of run %d: %w", runID, err)
+	}
+	return a, fresh, nil
+}
+
+// PayrollApprovalByID loads an approval.
+func (s *Store) PayrollApprovalByID(ctx context.Context, id int64) (PayrollApproval, error) {
+	a, err := scanPayrollApproval(s.db.QueryRow(ctx, `SELECT `+payrollApprovalColumns+` FROM payroll_approvals WHERE id = $1`, id))
+	if err != nil {
+		return a, fmt.Errorf("store: payroll approval %d: %w", id, notFound(err))
+	}
+	return a, nil
+}
+
+// LatestPayrollApproval is a staff member's latest approval of a run.
+func (s *Store) LatestPayrollApproval(ctx context.Context, runID, staffID int64) (PayrollApproval, error) {
+	a, err := scanPayrollApproval(s.db.QueryRow(ctx, `SELECT `+payrollApprovalColumns+` FROM payroll_approvals
+		WHERE run_id = $1 AND staff_id = $2 ORDER BY id DESC LIMIT 1`, runID, staffID))
+	if err != nil {
+		return a, fmt.Errorf("store: latest payroll approval of %d: %w", runID, notFound(err))
+	}
+	return a, nil
+}
+
+// RecordPayrollApprovalOutcome records one row's outcome (again for the
+// same row: replaced, so a resumed job counts each row once).
+func (s *Store) RecordPayrollApprovalOutcome(ctx context.Context, id int64, o PayrollOutcome) error {
+	raw, err := json.Marshal(o)
+	if err != nil {
+		return fmt.Errorf("store: payroll approval outcome: %w", err)
+	}
+	_, err = s.db.Exec(ctx, `UPDATE payroll_approvals SET outcomes = outcomes || jsonb_build_object($2::text, $3::jsonb) WHERE id = $1`,
+		id, strconv.Itoa(o.Line), raw)
+	if err != nil {
+		return fmt.Errorf("store: payroll approval %d outcome: %w", id, err)
+	}
+	return nil
+}
+
+// FinishPayrollApproval marks an approval done with the audit row of what
+// it did (the approvals themselves have theirs, one per action).
+func (s *Store) FinishPayrollApproval(ctx context.Context, id int64) error {
+	return s.InTx(ctx, func(tx pgx.Tx) error {
+		a, err := scanPayrollApproval(tx.QueryRow(ctx, `UPDATE payroll_approvals SET state = 'done', finished_at = now()
+			WHERE id = $1 AND state = 'running' RETURNING `+payrollApprovalColumns, id))
+		if errors.Is(err, pgx.ErrNoRows) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("store: finish payroll approval %d: %w", id, err)
+		}
+		approved := 0
+		var refused []string
+		for _, o := range a.Outcomes {
+			if o.OK {
+				approved++
+			} else {
+				refused = append(refused, fmt.Sprintf("line %d: %s", o.Line, o.Text))
+			}
+		}
+		outcome, detail := OutcomeOK, fmt.Sprintf("%d approved, %d not approved", approved, len(refused))
+		if len(refused) > 0 {
+			outcome = OutcomeRefused
+			detail += ": " + strings.Join(refused, "; ")
+			if r := []rune(detail); len(r) > 2000 {
+				detail = string(r[:2000]) + "…"
+			}
+		}
+		return writeAudit(ctx, tx, AuditEntry{Actor: a.Staff, Action: "payroll.approve.finish", Target: fmt.Sprintf("payroll:%d", a.RunID),
+			Outcome: outcome, Detail: detail})
+	})
 }

@@ -63,3 +63,46 @@ func TestPayrollRunLifecycle(t *testing.T) {
 		t.Fatalf("second cancel: %v", err)
 	}
 }
+
+// A run's approval is one per form, records each row's outcome once, and
+// finishes with its audit row.
+func TestPayrollApprovalOncePerForm(t *testing.T) {
+	ctx := context.Background()
+	st := migratedStore(t)
+	staff, err := st.CreateStaff(ctx, store.NewStaff{Email: "fin@example.com", Name: "Fin", PasswordHash: "x", Role: store.RoleFinanceApprover}, store.Actor{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	by := store.Actor{StaffID: staff.ID, Email: staff.Email}
+	run, err := st.CreatePayrollRun(ctx, "R", store.PayrollFromCSV, []store.PayrollRow{{Line: 2, Recipient: "a"}, {Line: 3, Recipient: "b"}}, by)
+	if err != nil {
+		t.Fatal(err)
+	}
+	jobs := 0
+	enqueue := func(context.Context, pgx.Tx, int64) error { jobs++; return nil }
+	a, fresh, err := st.StartPayrollApproval(ctx, run.ID, "form:x", by, []int{2, 3}, enqueue)
+	if err != nil || !fresh {
+		t.Fatalf("start: %v %v", fresh, err)
+	}
+	if again, fresh, err := st.StartPayrollApproval(ctx, run.ID, "form:x", by, []int{2, 3}, enqueue); err != nil || fresh || again.ID != a.ID || jobs != 1 {
+		t.Fatalf("second start: %+v %v %v, %d jobs", again, fresh, err, jobs)
+	}
+	for _, o := range []store.PayrollOutcome{{Line: 3, Text: "not approved"}, {Line: 2, OK: true, Text: "approved."}, {Line: 2, OK: true, Text: "approved."}} {
+		if err := st.RecordPayrollApprovalOutcome(ctx, a.ID, o); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := st.FinishPayrollApproval(ctx, a.ID); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.FinishPayrollApproval(ctx, a.ID); err != nil {
+		t.Fatal(err)
+	}
+	got, err := st.LatestPayrollApproval(ctx, run.ID, staff.ID)
+	if err != nil || !got.Done() || len(got.Outcomes) != 2 || got.Outcomes[0].Line != 2 || !got.Outcomes[0].OK || got.Outcomes[1].OK {
+		t.Fatalf("approval %+v %v", got, err)
+	}
+	if auditCount(t, st, "payroll.approve") != 1 || auditCount(t, st, "payroll.approve.finish") != 1 {
+		t.Fatal("audit rows")
+	}
+}

@@ -88,7 +88,12 @@ type PayrollRunView struct {
 	CanApprove    bool
 	ApproveN      int
 	ApproveToken  string
-	ApproveResult []PayrollOutcome
+	// The viewer's latest approval of the run: running (with how many
+	// rows have their outcome) or done, and each row's outcome.
+	ApproveRunning bool
+	ApproveDone    int
+	ApproveTotal   int
+	ApproveResult  []PayrollOutcome
 
 	// Sign the run from one QR code: the proposals awaiting signatures.
 	SignIDs   []string

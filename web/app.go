@@ -176,6 +176,9 @@ func newRiver(d Deps, wh *webhooks.Handler, ap *approvals.Handler, sg *sign.Hand
 	if err := river.AddWorkerSafely(workers, &payroll.SendWorker{H: pr}); err != nil {
 		return nil, fmt.Errorf("web: add worker: %w", err)
 	}
+	if err := river.AddWorkerSafely(workers, &payroll.ApproveWorker{H: pr}); err != nil {
+		return nil, fmt.Errorf("web: add worker: %w", err)
+	}
 	client, err := river.NewClient(riverpgxv5.New(d.Store.Pool()), &river.Config{
 		Logger: slog.New(minLevelHandler{d.Logger.Handler(), slog.LevelWarn}).With("component", "river"),
 		Queues: map[string]river.QueueConfig{

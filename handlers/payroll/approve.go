@@ -5,8 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"strings"
+	"slices"
 	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/riverqueue/river"
 
 	"partneradmin/apiclient"
 	"partneradmin/handlers"
@@ -44,12 +48,14 @@ func (h *Handler) forRows(ctx context.Context, rows []store.PayrollRow, fn func(
 }
 
 // Approve approves, in one action, every proposal of the run the viewer may
-// approve: the separation of duties holds per row (whoever sent a proposal
+// approve: a background job (ApproveWorker) works through the rows waiting
+// for approvals, and the run page shows its progress and then each row's
+// outcome. The separation of duties holds per row (whoever sent a proposal
 // may not approve it; a wallet admin approves once per round), and each
 // approval is sent once through the ledger under the approval queue's own
 // key (proposal, round, wallet admin), so approving a row here and in the
-// queue can never both be sent. Rows that cannot be approved are listed
-// with the reason.
+// queue can never both be sent. One approval per form: a double click
+// starts one.
 func (h *Handler) Approve(w http.ResponseWriter, r *http.Request) {
 	run, ok := h.runFromPath(w, r)
 	if !ok {
@@ -61,68 +67,107 @@ func (h *Handler) Approve(w http.ResponseWriter, r *http.Request) {
 		h.StaleForm(w, r)
 		return
 	}
-	viewer := handlers.ViewerFrom(ctx)
-	actor := viewer.Staff.Actor()
-	linked, err := h.store.ApproverLink(ctx, viewer.Staff.ID)
-	if err != nil {
-		h.ServerError(w, r, err)
-		return
-	}
+	page := fmt.Sprintf("/payroll/%d", run.ID)
 	rows, err := h.store.PayrollRows(ctx, run.ID)
 	if err != nil {
 		h.ServerError(w, r, err)
 		return
 	}
-	var pending []store.PayrollRow
+	var lines []int
 	for _, row := range rows {
 		if row.Proposal != nil && row.Proposal.Status == store.ProposalPendingApprovals {
-			pending = append(pending, row)
+			lines = append(lines, row.Line)
 		}
 	}
-	outcomes, err := h.forRows(ctx, pending, func(ctx context.Context, row store.PayrollRow) (views.PayrollOutcome, error) {
-		return h.approveRow(ctx, row, viewer.Staff.ID, linked, actor, form)
+	if len(lines) == 0 {
+		h.Flash(r, "info", "No proposal of this run waits for approvals.")
+		h.Redirect(w, r, page)
+		return
+	}
+	actor := handlers.ActorFrom(ctx)
+	a, fresh, err := h.store.StartPayrollApproval(ctx, run.ID, form, actor, lines, func(ctx context.Context, tx pgx.Tx, id int64) error {
+		_, err := h.queue.InsertTx(ctx, tx, ApproveArgs{ApprovalID: id}, nil)
+		return err
+	})
+	switch {
+	case err != nil:
+		h.ServerError(w, r, err)
+		return
+	case !fresh && (a.Staff.StaffID != actor.StaffID || a.RunID != run.ID):
+		h.ErrorPage(w, r, http.StatusConflict, "Form already used",
+			"This form was already used for something else, so nothing was sent. Go back, reload the page and send it again.")
+		return
+	case !fresh:
+		h.Flash(r, "info", "This approval was already asked for; nothing was sent twice.")
+	default:
+		h.Flash(r, "ok", fmt.Sprintf("Approving the %d proposals waiting for approvals; each row's outcome appears below.", len(lines)))
+	}
+	h.Redirect(w, r, page)
+}
+
+// ApproveArgs is the background job of a run's approval.
+type ApproveArgs struct {
+	ApprovalID int64 `json:"approval_id"`
+}
+
+// Kind implements river.JobArgs.
+func (ApproveArgs) Kind() string { return "payroll_approve" }
+
+// InsertOpts: a failed job resumes; rows with an outcome are not done again.
+func (ApproveArgs) InsertOpts() river.InsertOpts { return river.InsertOpts{MaxAttempts: 10} }
+
+// ApproveWorker approves a run's rows.
+type ApproveWorker struct {
+	river.WorkerDefaults[ApproveArgs]
+	H *Handler
+}
+
+// Timeout allows a large run.
+func (w *ApproveWorker) Timeout(*river.Job[ApproveArgs]) time.Duration { return time.Hour }
+
+// Work approves the rows.
+func (w *ApproveWorker) Work(ctx context.Context, job *river.Job[ApproveArgs]) error {
+	return w.H.ApproveRun(ctx, job.Args.ApprovalID)
+}
+
+// ApproveRun works through an approval's rows with at most Concurrency
+// calls in flight, recording each row's outcome as it is known, then
+// finishes it with its audit row. Rows with an outcome are skipped, and the
+// approvals' own keys make a resumed job send nothing twice.
+func (h *Handler) ApproveRun(ctx context.Context, approvalID int64) error {
+	a, err := h.store.PayrollApprovalByID(ctx, approvalID)
+	if err != nil || a.Done() {
+		return err
+	}
+	linked, err := h.store.ApproverLink(ctx, a.Staff.StaffID)
+	if err != nil {
+		return err
+	}
+	all, err := h.store.PayrollRows(ctx, a.RunID)
+	if err != nil {
+		return err
+	}
+	have := map[int]bool{}
+	for _, o := range a.Outcomes {
+		have[o.Line] = true
+	}
+	var rows []store.PayrollRow
+	for _, row := range all {
+		if slices.Contains(a.Lines, row.Line) && !have[row.Line] {
+			rows = append(rows, row)
+		}
+	}
+	_, err = h.forRows(ctx, rows, func(ctx context.Context, row store.PayrollRow) (views.PayrollOutcome, error) {
+		o, err := h.approveRow(ctx, row, a.Staff.StaffID, linked, a.Staff, a.FormKey)
+		if err != nil {
+			return o, err
+		}
+		return o, h.store.RecordPayrollApprovalOutcome(context.WithoutCancel(ctx), a.ID, store.PayrollOutcome{Line: row.Line, OK: o.OK, Text: o.Text})
 	})
 	if err != nil {
-		h.ServerError(w, r, err)
-		return
+		return fmt.Errorf("payroll: approval %d: %w", a.ID, err)
 	}
-	approved, refused := 0, 0
-	var reasons []string
-	for _, o := range outcomes {
-		if o.OK {
-			approved++
-		} else {
-			refused++
-			reasons = append(reasons, fmt.Sprintf("line %d: %s", o.Line, o.Text))
-		}
-	}
-	if len(outcomes) == 0 {
-		outcomes = []views.PayrollOutcome{{Text: "No proposal of this run waits for approvals."}}
-	}
-	outcome, detail := store.OutcomeOK, fmt.Sprintf("%d approved, %d not approved", approved, refused)
-	if refused > 0 {
-		outcome = store.OutcomeRefused
-		detail += ": " + truncate(strings.Join(reasons, "; "), 1500)
-	}
-	// The approvals themselves are audited one by one by the ledger; this
-	// row records the run-wide action and what it refused here.
-	if err := h.store.Audit(ctx, store.AuditEntry{Actor: actor, Action: kindApprove, Target: fmt.Sprintf("payroll:%d", run.ID),
-		Outcome: outcome, Detail: detail}); err != nil {
-		h.ServerError(w, r, err)
-		return
-	}
-	run, err = h.store.PayrollRunByID(ctx, run.ID)
-	if err != nil {
-		h.ServerError(w, r, err)
-		return
-	}
-	v, err := h.runView(ctx, run, false)
-	if err != nil {
-		h.ServerError(w, r, err)
-		return
-	}
-	v.ApproveResult = outcomes
-	h.Render(w, r, http.StatusOK, "Payroll run", views.PayrollRunPage(v), nil)
+	return h.store.FinishPayrollApproval(context.WithoutCancel(ctx), a.ID)
 }
 
 // approveRow sends one row's approval, or says why not.
@@ -172,9 +217,3 @@ func (h *Handler) approveRow(ctx context.Context, row store.PayrollRow, viewerID
 	return views.PayrollOutcome{Text: "not approved: " + msg}, nil
 }
 
-func truncate(s string, n int) string {
-	if r := []rune(s); len(r) > n {
-		return string(r[:n]) + "…"
-	}
-	return s
-}

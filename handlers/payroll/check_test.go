@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-func TestParseCSV(t *testing.T) {
+func TestPayrollParseCSV(t *testing.T) {
 	in, err := parseCSV(strings.NewReader("\ufeffEmail,AMOUNT,currency\r\na@example.com,1.50,USD\r\n,,\r\nb@example.com,2,USDB\r\n"))
 	if err != nil || len(in) != 2 || in[0].Recipient != "a@example.com" || in[1].Line != 4 || in[1].Currency != "USDB" {
 		t.Fatalf("%+v %v", in, err)
@@ -35,7 +35,7 @@ func TestParseCSV(t *testing.T) {
 	}
 }
 
-func TestParseCurrency(t *testing.T) {
+func TestPayrollParseCurrency(t *testing.T) {
 	for typed, want := range map[string]string{"USD": "USDB", "usdb": "USDB", " ngn ": "CNGN", "EURe": "EURe", "MXN": "MEXe"} {
 		if got, msg := parseCurrency(typed); string(got) != want || msg != "" {
 			t.Errorf("%q: %q %q", typed, got, msg)
@@ -48,9 +48,9 @@ func TestParseCurrency(t *testing.T) {
 	}
 }
 
-// FuzzParseCSV: any file is read or refused as a whole, never a panic, and
+// FuzzPayrollParseCSV: any file is read or refused as a whole, never a panic, and
 // every row it reads has a line number.
-func FuzzParseCSV(f *testing.F) {
+func FuzzPayrollParseCSV(f *testing.F) {
 	f.Add("employee,amount,currency,description\na@example.com,1,USD,x\n")
 	f.Add("\ufeffemail,amount,currency\n\"a\"\"b\",1,2\n")
 	f.Fuzz(func(t *testing.T, file string) {

@@ -2,6 +2,7 @@ package payroll
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"slices"
@@ -213,6 +214,20 @@ func (h *Handler) runView(ctx context.Context, run store.PayrollRun, withBalance
 	}
 	if v.ApproveN > 0 {
 		v.CanApprove, v.ApproveToken = true, handlers.NewFormToken()
+	}
+	if viewer != nil {
+		a, err := h.store.LatestPayrollApproval(ctx, run.ID, viewerID)
+		switch {
+		case err == nil:
+			v.ApproveRunning, v.ApproveDone, v.ApproveTotal = !a.Done(), len(a.Outcomes), len(a.Lines)
+			for _, o := range a.Outcomes {
+				v.ApproveResult = append(v.ApproveResult, views.PayrollOutcome{Line: o.Line, OK: o.OK, Text: o.Text})
+			}
+			v.Live = v.Live || v.ApproveRunning
+			v.CanApprove = v.CanApprove && !v.ApproveRunning
+		case !errors.Is(err, store.ErrNotFound):
+			return v, err
+		}
 	}
 	if len(v.SignIDs) > 0 {
 		v.SignToken = handlers.NewFormToken()
