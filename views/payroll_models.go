@@ -85,9 +85,9 @@ type PayrollRunView struct {
 	Live    bool // poll for changes
 
 	// Approve the run.
-	CanApprove    bool
-	ApproveN      int
-	ApproveToken  string
+	CanApprove   bool
+	ApproveN     int
+	ApproveToken string
 	// The viewer's latest approval of the run: running (with how many
 	// rows have their outcome) or done, and each row's outcome.
 	ApproveRunning bool

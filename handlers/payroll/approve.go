@@ -216,4 +216,3 @@ func (h *Handler) approveRow(ctx context.Context, row store.PayrollRow, viewerID
 	}
 	return views.PayrollOutcome{Text: "not approved: " + msg}, nil
 }
-
