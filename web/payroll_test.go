@@ -297,6 +297,16 @@ func TestPayrollSendCreatesOneProposalPerRowOnceAndShowsTheirState(t *testing.T)
 		t.Fatalf("%d send jobs (%v), want 1", jobs, err)
 	}
 
+	// The live part of the page, as htmx polls it: the rows alone.
+	resp = env.Do(c, "GET", fmt.Sprintf("/payroll/%d/progress", id), nil, http.Header{"HX-Request": {"true"}})
+	frag := webtest.Doc(t, resp)
+	if resp.StatusCode != http.StatusOK || frag.Find("#payroll-live").Length() != 1 || frag.Find("nav").Length() != 0 ||
+		frag.Find(`[data-testid="payroll-row"]`).Length() != 6 || webtest.TestID(frag, "payroll-percent") != "100%" {
+		t.Fatalf("progress fragment: %d %q", resp.StatusCode, frag.Text())
+	}
+	if _, polls := frag.Find("#payroll-live").Attr("hx-get"); !polls {
+		t.Error("the rows wait for approvals: the page must keep polling")
+	}
 	doc = payrollPage(t, env, c, id)
 	for line := 2; line <= 6; line++ {
 		row := payrollRow(doc, line)
@@ -547,16 +557,27 @@ func TestPayrollApproveRunByTwoApproversThenSignFormListsTheRun(t *testing.T) {
 
 	// The first approver approves row 2 in the queue, then the whole run:
 	// row 2 is not approved twice (the same key), row 3 is approved.
-	tok := func() string {
-		doc := webtest.Doc(t, env.Get(a1, "/approvals/"+proposals[0]))
-		v, _ := doc.Find(`form[action$="/approve"] input[name="form_token"]`).Attr("value")
-		return v
-	}()
-	resp = env.PostForm(a1, "/approvals/"+proposals[0]+"/approve", url.Values{"form_token": {tok}, "confirm": {"1"}})
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusSeeOther {
-		t.Fatalf("queue approve: %d", resp.StatusCode)
+	queueApprove := func(c *http.Client, proposal string) {
+		t.Helper()
+		doc := webtest.Doc(t, env.Get(c, "/approvals/"+proposal))
+		tok, _ := doc.Find(`form[action$="/approve"] input[name="form_token"]`).Attr("value")
+		resp := env.PostForm(c, "/approvals/"+proposal+"/approve", url.Values{"form_token": {tok}, "confirm": {"1"}})
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusSeeOther {
+			t.Fatalf("queue approve: %d", resp.StatusCode)
+		}
 	}
+	signForm := func(c *http.Client) []string {
+		t.Helper()
+		var listed []string
+		payrollPage(t, env, c, id).Find(`[data-testid="payroll-sign-form"] input[name="proposal_id"]`).Each(func(_ int, s *goquery.Selection) {
+			v, _ := s.Attr("value")
+			listed = append(listed, v)
+		})
+		slices.Sort(listed)
+		return listed
+	}
+	queueApprove(a1, proposals[0])
 	got = outcomes(approveRun(t, env, a1, id), "payroll-approve-result")
 	if !strings.Contains(got[2], "already approved") || got[3] != "Line 3: approved." {
 		t.Fatalf("first approver: %v", got)
@@ -566,14 +587,23 @@ func TestPayrollApproveRunByTwoApproversThenSignFormListsTheRun(t *testing.T) {
 	if !strings.Contains(got[2], "already approved") || !strings.Contains(got[3], "already approved") {
 		t.Fatalf("first approver again: %v", got)
 	}
-	// The second approver completes both rows.
+	if listed := signForm(a2); len(listed) != 0 {
+		t.Fatalf("nothing awaits signatures yet, the sign form lists %v", listed)
+	}
+	// The second approver completes row 2 in the queue: only its proposal
+	// awaits the signature, and the sign form lists it alone.
+	queueApprove(a2, proposals[0])
+	if listed := signForm(a2); !slices.Equal(listed, proposals[:1]) {
+		t.Fatalf("sign form lists %v, want %v", listed, proposals[:1])
+	}
+	// Then the whole run: row 3 (row 2 no longer waits for approvals).
 	doc := approveRun(t, env, a2, id)
 	got = outcomes(doc, "payroll-approve-result")
-	if got[2] != "Line 2: approved." || got[3] != "Line 3: approved." {
+	if len(got) != 1 || got[3] != "Line 3: approved." {
 		t.Fatalf("second approver: %v", got)
 	}
 	if n := env.Sandbox.RequestCount("POST", approveRoute) - before; n != 4 {
-		t.Fatalf("%d upstream approvals, want 4 (two admins × two rows)", n)
+		t.Fatalf("%d upstream approvals, want 4 (two admins × two rows, each once)", n)
 	}
 	for _, p := range proposals {
 		cur, err := env.API.GetProposal(context.Background(), env.Demo.TreasuryUserID, p)
