@@ -238,9 +238,26 @@ type SendWorker struct {
 // Timeout allows a large run.
 func (w *SendWorker) Timeout(*river.Job[SendArgs]) time.Duration { return time.Hour }
 
-// Work sends the rows.
+// settleWait is how long the job waits before looking again at a run
+// whose rows are not all settled (a row begun by a process that died is
+// settled by the recovery job within a few minutes).
+const settleWait = 30 * time.Second
+
+// Work sends the rows. A run left with rows whose outcome is not known yet
+// is looked at again later (snoozed, which spends no attempt), so it is
+// marked sent once the recovery job has settled them.
 func (w *SendWorker) Work(ctx context.Context, job *river.Job[SendArgs]) error {
-	return w.H.SendRun(ctx, job.Args.RunID, job.Args.By)
+	if err := w.H.SendRun(ctx, job.Args.RunID, job.Args.By); err != nil {
+		return err
+	}
+	state, err := w.H.store.PayrollRunState(ctx, job.Args.RunID)
+	if err != nil {
+		return err
+	}
+	if state == store.PayrollSending {
+		return river.JobSnooze(settleWait)
+	}
+	return nil
 }
 
 // SendRun sends every valid row of a run that has no action yet, with at
