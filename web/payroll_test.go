@@ -778,3 +778,55 @@ func TestPayrollRolesOnStateChangingRoutes(t *testing.T) {
 		}
 	}
 }
+
+// TestPayrollJobStoppedMidRunResumesWithoutDuplicates stops the sending job
+// part way (its context ends, as when the process shuts down) and runs it
+// again: every row ends with exactly one proposal.
+func TestPayrollJobStoppedMidRunResumesWithoutDuplicates(t *testing.T) {
+	env := webtest.New(t, webtest.Options{})
+	c, owner := env.SignedIn(store.RoleOwner)
+	id := createPayroll(t, env, c, goodPayrollCSV(env))
+	doc := payrollPage(t, env, c, id)
+	resp := env.PostForm(c, fmt.Sprintf("/payroll/%d/send", id), url.Values{"form_token": {formTokenOf(t, doc, "payroll-send-form")}})
+	resp.Body.Close()
+	control(t, env, http.MethodPost, "/_sandbox/faults", map[string]any{"method": "POST", "route": proposalsRoute, "latencyMs": 150})
+	env.App.Payroll().Concurrency = 1
+	by := store.Actor{StaffID: owner.ID, Email: owner.Email}
+	before := env.Sandbox.RequestCount("POST", proposalsRoute)
+	// The job is stopped as soon as its first create reaches the API.
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		for env.Sandbox.RequestCount("POST", proposalsRoute) == before && ctx.Err() == nil {
+			time.Sleep(time.Millisecond)
+		}
+		cancel()
+	}()
+	if err := env.App.Payroll().SendRun(ctx, id, by); err == nil {
+		t.Fatal("the stopped job says it finished")
+	}
+	first := env.Sandbox.RequestCount("POST", proposalsRoute) - before
+	if first == 0 || first >= 5 {
+		t.Fatalf("%d rows sent before the stop, want some but not all", first)
+	}
+	if run, _ := env.Store.PayrollRunByID(context.Background(), id); run.State != store.PayrollSending {
+		t.Fatalf("run %s after the stop", run.State)
+	}
+	if err := env.App.Payroll().SendRun(context.Background(), id, by); err != nil {
+		t.Fatal(err)
+	}
+	if n := env.Sandbox.RequestCount("POST", proposalsRoute) - before; n != 5 {
+		t.Fatalf("%d creates in all, want 5", n)
+	}
+	rows, _ := env.Store.PayrollRows(context.Background(), id)
+	seen := map[string]bool{}
+	for _, r := range rows {
+		if r.ProposalID == "" || seen[r.ProposalID] || r.ActionState != store.ActionDone {
+			t.Errorf("line %d: proposal %q action %s", r.Line, r.ProposalID, r.ActionState)
+		}
+		seen[r.ProposalID] = true
+	}
+	if run, _ := env.Store.PayrollRunByID(context.Background(), id); run.State != store.PayrollSent {
+		t.Fatalf("run %s", run.State)
+	}
+}
