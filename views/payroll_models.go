@@ -74,6 +74,9 @@ type PayrollRunView struct {
 	Totals     []PayrollTotal
 	Counts     []PayrollCount
 	BalanceMsg string // the live balance could not be read
+	// BalanceRead: the treasury's balance was read for this page (the
+	// preview); after sending the run is no longer checked against it.
+	BalanceRead bool
 	SendError  string
 
 	// Send (preview only).

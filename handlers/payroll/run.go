@@ -193,6 +193,7 @@ func (h *Handler) runView(ctx context.Context, run store.PayrollRun, withBalance
 	var balances map[string]decimal.Decimal
 	if withBalance && len(totals) > 0 {
 		balances, v.BalanceMsg = h.balances(ctx)
+		v.BalanceRead = true
 	}
 	for _, coin := range sortedKeys(totals) {
 		t := views.PayrollTotal{Total: money(totals[coin], coin)}
