@@ -77,7 +77,7 @@ type PayrollRunView struct {
 	// BalanceRead: the treasury's balance was read for this page (the
 	// preview); after sending the run is no longer checked against it.
 	BalanceRead bool
-	SendError  string
+	SendError   string
 
 	// Send (preview only).
 	CanSend   bool
