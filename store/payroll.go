@@ -47,6 +47,14 @@ type PayrollRun struct {
 	CanceledAt   *time.Time
 	// Rows and ValidRows count the run's rows (read with the run).
 	Rows, ValidRows int
+	// Totals sums the valid rows per token code (read with the run).
+	Totals []PayrollTotal
+}
+
+// PayrollTotal is the sum of a run's valid rows in one token.
+type PayrollTotal struct {
+	Currency string
+	Sum      decimal.Decimal
 }
 
 // PayrollRow is one row of a run: what was asked, its problems, and (read
@@ -79,13 +87,28 @@ func (r PayrollRow) Valid() bool { return len(r.Problems) == 0 }
 const payrollRunColumns = `r.id, r.name, r.source, r.state, coalesce(r.created_by_id, 0), r.created_by, r.cancel_reason, r.created_at,
 	r.started_at, r.finished_at, r.canceled_at,
 	(SELECT count(*) FROM payroll_rows w WHERE w.run_id = r.id),
-	(SELECT count(*) FROM payroll_rows w WHERE w.run_id = r.id AND cardinality(w.problems) = 0)`
+	(SELECT count(*) FROM payroll_rows w WHERE w.run_id = r.id AND cardinality(w.problems) = 0),
+	(SELECT coalesce(array_agg(t.currency ORDER BY t.currency), '{}') || coalesce(array_agg(t.sum ORDER BY t.currency), '{}')
+		FROM (SELECT w.currency, coalesce(sum(w.amount), 0)::text AS sum FROM payroll_rows w
+			WHERE w.run_id = r.id AND cardinality(w.problems) = 0 GROUP BY w.currency) t)`
 
 func scanPayrollRun(row pgx.Row) (PayrollRun, error) {
 	var r PayrollRun
+	var totals []string // the currencies, then their sums
 	err := row.Scan(&r.ID, &r.Name, &r.Source, &r.State, &r.CreatedByID, &r.CreatedBy, &r.CancelReason, &r.CreatedAt,
-		&r.StartedAt, &r.FinishedAt, &r.CanceledAt, &r.Rows, &r.ValidRows)
-	return r, err
+		&r.StartedAt, &r.FinishedAt, &r.CanceledAt, &r.Rows, &r.ValidRows, &totals)
+	if err != nil {
+		return r, err
+	}
+	n := len(totals) / 2
+	for i := range n {
+		d, err := decimal.NewFromString(totals[n+i])
+		if err != nil {
+			return r, fmt.Errorf("total %q: %w", totals[n+i], err)
+		}
+		r.Totals = append(r.Totals, PayrollTotal{Currency: totals[i], Sum: d})
+	}
+	return r, nil
 }
 
 // CreatePayrollRun stores a checked run (every row, with its problems) for

@@ -22,6 +22,7 @@ type PayrollRunItem struct {
 	CreatedAt  time.Time
 	Rows       int
 	Valid      int
+	Totals     string
 }
 
 // PayrollNewView is the page that creates a run: from a CSV file, or from

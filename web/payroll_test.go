@@ -346,13 +346,14 @@ func TestPayrollSendCreatesOneProposalPerRowOnceAndShowsTheirState(t *testing.T)
 	}
 	// The runs list and its export.
 	list := webtest.Doc(t, env.Get(c, "/payroll"))
-	if st, _ := list.Find(`[data-testid="payroll-run"]`).Attr("data-state"); st != "sent" {
-		t.Errorf("list state %q", st)
+	if st, _ := list.Find(`[data-testid="payroll-run"]`).Attr("data-state"); st != "sent" ||
+		webtest.TestID(list, "payroll-run-total") != "270,000.50 NGN (CNGN) + 3,000.75 USD (USDB)" {
+		t.Errorf("list state %q total %q", st, webtest.TestID(list, "payroll-run-total"))
 	}
 	resp = env.Get(c, "/payroll.csv")
 	recs, _ = csv.NewReader(resp.Body).ReadAll()
 	resp.Body.Close()
-	if len(recs) != 2 || recs[1][3] != "sent" || recs[1][5] != "5" {
+	if len(recs) != 2 || recs[1][3] != "sent" || recs[1][5] != "5" || recs[1][6] != "270000.50 CNGN; 3000.75 USDB" {
 		t.Errorf("list csv %v", recs)
 	}
 }

@@ -16,9 +16,11 @@ import (
 	"errors"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/go-chi/chi/v5"
+	"github.com/shopspring/decimal"
 
 	"partneradmin/apiclient"
 	"partneradmin/handlers"
@@ -125,6 +127,15 @@ func runStateLabel(s string) string {
 	return s
 }
 
+// runTotals shows a run's totals per currency.
+func runTotals(run store.PayrollRun) string {
+	m := map[string]decimal.Decimal{}
+	for _, t := range run.Totals {
+		m[t.Currency] = t.Sum
+	}
+	return sums(m)
+}
+
 // List shows the runs, newest first.
 func (h *Handler) List(w http.ResponseWriter, r *http.Request) {
 	runs, err := h.store.ListPayrollRuns(r.Context(), 200)
@@ -135,7 +146,8 @@ func (h *Handler) List(w http.ResponseWriter, r *http.Request) {
 	v := views.PayrollListView{Now: h.clock()}
 	for _, run := range runs {
 		v.Runs = append(v.Runs, views.PayrollRunItem{ID: run.ID, Name: run.Name, Source: run.Source, State: run.State,
-			StateLabel: runStateLabel(run.State), CreatedBy: run.CreatedBy, CreatedAt: run.CreatedAt, Rows: run.Rows, Valid: run.ValidRows})
+			StateLabel: runStateLabel(run.State), CreatedBy: run.CreatedBy, CreatedAt: run.CreatedAt, Rows: run.Rows, Valid: run.ValidRows,
+			Totals: runTotals(run)})
 	}
 	h.Render(w, r, http.StatusOK, "Payroll", views.PayrollListPage(v), nil)
 }
@@ -147,11 +159,15 @@ func (h *Handler) ListCSV(w http.ResponseWriter, r *http.Request) {
 		h.ServerError(w, r, err)
 		return
 	}
-	cw := handlers.NewCSV(w, "payroll-runs.csv", "run", "name", "source", "state", "rows", "valid_rows", "created_by", "created_at",
-		"cancel_reason")
+	cw := handlers.NewCSV(w, "payroll-runs.csv", "run", "name", "source", "state", "rows", "valid_rows", "totals", "created_by",
+		"created_at", "cancel_reason")
 	for _, run := range runs {
+		totals := make([]string, 0, len(run.Totals))
+		for _, t := range run.Totals {
+			totals = append(totals, t.Sum.StringFixed(2)+" "+t.Currency)
+		}
 		cw.Row(strconv.FormatInt(run.ID, 10), run.Name, run.Source, run.State, strconv.Itoa(run.Rows), strconv.Itoa(run.ValidRows),
-			run.CreatedBy, views.ISO(run.CreatedAt), run.CancelReason)
+			strings.Join(totals, "; "), run.CreatedBy, views.ISO(run.CreatedAt), run.CancelReason)
 	}
 	cw.Close(h.Logger, r)
 }
