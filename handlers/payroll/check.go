@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"partneradmin/apiclient"
@@ -13,12 +14,19 @@ import (
 	"partneradmin/store"
 )
 
-// Columns of a payroll file, in the template's order.
-var columns = []string{"employee", "amount", "currency", "description"}
+// columns are the columns of a payroll file, in the template's order.
+func columns() []string { return []string{"employee", "amount", "currency", "description"} }
 
-// columnAliases are other header names accepted for a column.
-var columnAliases = map[string]string{"email": "employee", "serviceuserid": "employee", "service_user_id": "employee",
-	"recipient": "employee", "note": "description"}
+// columnAlias is the column another accepted header name stands for.
+func columnAlias(name string) string {
+	switch name {
+	case "email", "serviceuserid", "service_user_id", "recipient":
+		return "employee"
+	case "note":
+		return "description"
+	}
+	return name
+}
 
 // Limits of a run.
 const (
@@ -63,22 +71,16 @@ func parseCSV(r io.Reader) ([]input, error) {
 		if msg := handlers.CheckText(name, 100, false); msg != "" {
 			return nil, fmt.Errorf("%w: column %d of the header is not a column name (%s) Save the file as CSV UTF-8 from the template", errFile, i+1, msg)
 		}
-		if a, ok := columnAliases[name]; ok {
-			name = a
-		}
-		known := false
-		for _, c := range columns {
-			known = known || c == name
-		}
-		if !known {
-			return nil, fmt.Errorf("%w: unknown column %q; use the template's columns (%s)", errFile, name, strings.Join(columns, ", "))
+		name = columnAlias(name)
+		if !slices.Contains(columns(), name) {
+			return nil, fmt.Errorf("%w: unknown column %q; use the template's columns (%s)", errFile, name, strings.Join(columns(), ", "))
 		}
 		if _, dup := index[name]; dup {
 			return nil, fmt.Errorf("%w: the column %q appears twice", errFile, name)
 		}
 		index[name] = i
 	}
-	for _, c := range columns[:3] {
+	for _, c := range columns()[:3] {
 		if _, ok := index[c]; !ok {
 			return nil, fmt.Errorf("%w: the %s column is missing; start from the template", errFile, c)
 		}
@@ -135,7 +137,7 @@ func csvProblem(err error) string {
 // templateRows is the downloadable template.
 func templateRows() [][]string {
 	return [][]string{
-		columns,
+		columns(),
 		{"emily.carter@acme-payroll.example", "1250.50", "USD", "November salary"},
 		{"ACME-001", "150000", "CNGN", "November salary"},
 	}

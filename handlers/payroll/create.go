@@ -16,7 +16,9 @@ import (
 )
 
 // inviteStates are the states the employee form filters on.
-var inviteStates = []string{store.InviteLinked, store.InviteKYCSubmitted, store.InviteActionRequired, store.InviteInvited, store.InviteDeleted}
+func inviteStates() []string {
+	return []string{store.InviteLinked, store.InviteKYCSubmitted, store.InviteActionRequired, store.InviteInvited, store.InviteDeleted}
+}
 
 // currencyChoices are offered by the employee form: fiat codes, as screens
 // show them (DESIGN decision 3).
@@ -31,12 +33,12 @@ func currencyChoices() []string {
 
 // newView is the creation page with the employee list filtered as asked.
 func (h *Handler) newView(r *http.Request, q, state string) (views.PayrollNewView, error) {
-	v := views.PayrollNewView{Columns: columns, MaxRows: MaxRows, Query: q, State: state, States: inviteStates,
+	v := views.PayrollNewView{Columns: columns(), MaxRows: MaxRows, Query: q, State: state, States: inviteStates(),
 		Currencies: currencyChoices(), Currency: "USD", Fields: views.FieldErrors{}, Selected: map[int64]bool{}}
 	if handlers.CheckText(q, 100, false) != "" {
 		v.Query, q = "", ""
 	}
-	if !slices.Contains(inviteStates, state) {
+	if !slices.Contains(inviteStates(), state) {
 		v.State, state = "", ""
 	}
 	people, err := h.store.PayrollCandidates(r.Context(), q, state, store.PayrollCandidateLimit+1)
