@@ -103,6 +103,10 @@ type PayrollRunView struct {
 	SignIDs   []string
 	SignToken string
 
+	// Rows the API refused, and the form that makes a new run of them.
+	Refused    int
+	AgainToken string
+
 	// Cancel the run.
 	CanCancel    bool
 	CancelOpen   int

@@ -438,6 +438,22 @@ func TestPayrollResumeAfterACrashCreatesNoDuplicate(t *testing.T) {
 	if run, _ := env.Store.PayrollRunByID(ctx, id); run.State != store.PayrollSent {
 		t.Errorf("run %s", run.State)
 	}
+	// The refused row can be paid in a new run, checked again; a double
+	// click makes one.
+	tok := formTokenOf(t, doc, "payroll-again-form")
+	var again []string
+	for range 2 {
+		resp := env.PostForm(c, fmt.Sprintf("/payroll/%d/again", id), url.Values{"form_token": {tok}})
+		resp.Body.Close()
+		again = append(again, resp.Header.Get("Location"))
+	}
+	runs, _ := env.Store.ListPayrollRuns(ctx, 10)
+	if len(runs) != 2 || again[0] != fmt.Sprintf("/payroll/%d", runs[0].ID) || runs[0].Rows != 1 || runs[0].ValidRows != 1 {
+		t.Fatalf("again: %v, runs %+v", again, runs)
+	}
+	if st, _ := payrollRow(payrollPage(t, env, c, runs[0].ID), 3).Attr("data-state"); st != "ready" {
+		t.Fatalf("the new run's row: %q", st)
+	}
 	// The row whose answer was lost was found by reading it back, not sent
 	// again.
 	audit, _ := env.Store.ListAudit(ctx, store.AuditFilter{Action: "payroll.transfer"})
@@ -747,7 +763,7 @@ func TestPayrollRolesOnStateChangingRoutes(t *testing.T) {
 	owner, _ := env.SignedIn(store.RoleOwner)
 	id := createPayroll(t, env, owner, goodPayrollCSV(env))
 	paths := []string{"/payroll/csv", "/payroll/employees", fmt.Sprintf("/payroll/%d/send", id),
-		fmt.Sprintf("/payroll/%d/approve", id), fmt.Sprintf("/payroll/%d/cancel", id)}
+		fmt.Sprintf("/payroll/%d/approve", id), fmt.Sprintf("/payroll/%d/cancel", id), fmt.Sprintf("/payroll/%d/again", id)}
 	for _, role := range []store.Role{store.RoleHRAdmin, store.RoleSupport} {
 		c, _ := env.SignedIn(role)
 		for _, p := range paths {

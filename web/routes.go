@@ -142,6 +142,7 @@ func (a *App) routes() []Route {
 		{Method: "POST", Pattern: "/payroll/{id}/send", Permission: store.PermTreasury, Handler: a.payroll.Send},
 		{Method: "POST", Pattern: "/payroll/{id}/approve", Permission: store.PermApprovalsAct, Handler: a.payroll.Approve},
 		{Method: "POST", Pattern: "/payroll/{id}/cancel", Permission: store.PermTreasury, Handler: a.payroll.Cancel},
+		{Method: "POST", Pattern: "/payroll/{id}/again", Permission: store.PermTreasury, Handler: a.payroll.Again},
 
 		// Employees (HR admin): the list with search and readiness,
 		// single and bulk invites, linking, the employee page, the readiness

@@ -1,6 +1,7 @@
 package payroll
 
 import (
+	"context"
 	"encoding/csv"
 	"errors"
 	"fmt"
@@ -231,4 +232,88 @@ func (h *Handler) create(w http.ResponseWriter, r *http.Request, name, source st
 		return
 	}
 	h.Redirect(w, r, fmt.Sprintf("/payroll/%d", run.ID))
+}
+
+// Again makes a new run, for preview, of the rows of this run that the
+// Partner API refused (or that a stopped process left unsent, which the
+// recovery job settles as refused): the rows are checked again, nothing is
+// sent. One new run per form.
+func (h *Handler) Again(w http.ResponseWriter, r *http.Request) {
+	run, ok := h.runFromPath(w, r)
+	if !ok {
+		return
+	}
+	ctx := r.Context()
+	key, ok := handlers.FormKey(r)
+	if !ok {
+		h.StaleForm(w, r)
+		return
+	}
+	page := fmt.Sprintf("/payroll/%d", run.ID)
+	if a, err := h.store.ActionByKey(ctx, key); err == nil {
+		h.repeated(w, r, a, "/payroll")
+		return
+	} else if !errors.Is(err, store.ErrNotFound) {
+		h.ServerError(w, r, err)
+		return
+	}
+	rows, err := h.store.PayrollRows(ctx, run.ID)
+	if err != nil {
+		h.ServerError(w, r, err)
+		return
+	}
+	var in []input
+	for _, row := range rows {
+		if row.Valid() && row.ProposalID == "" && row.ActionState == store.ActionRefused {
+			in = append(in, input{Line: row.Line, Recipient: row.Recipient, Amount: row.AmountText, Currency: row.CurrencyText,
+				Description: row.Description})
+		}
+	}
+	if len(in) == 0 {
+		h.Flash(r, "info", "No row of this run was refused: there is nothing to send again.")
+		h.Redirect(w, r, page)
+		return
+	}
+	t, err := h.treasury(ctx)
+	if err != nil {
+		h.ServerError(w, r, err)
+		return
+	}
+	checked, err := h.check(ctx, in, t)
+	if err != nil {
+		h.ServerError(w, r, err)
+		return
+	}
+	actor := handlers.ActorFrom(ctx)
+	if _, fresh, err := h.store.BeginAction(ctx, store.NewAction{Key: key, Kind: kindAgain, Target: fmt.Sprintf("payroll:%d", run.ID),
+		Actor: actor, Request: map[string]any{"runId": run.ID, "rows": len(in)}}); err != nil || !fresh {
+		if err == nil {
+			err = errors.New("payroll: a form began twice at once")
+		}
+		h.ServerError(w, r, err)
+		return
+	}
+	var made store.PayrollRun
+	_, err = h.store.FinishAction(context.WithoutCancel(ctx), key, store.Finish{State: store.ActionDone, Message: "Done.",
+		Detail: fmt.Sprintf("a new run of the %d refused rows", len(in)),
+		Apply: func(ctx context.Context, tx *store.Store) error {
+			var err error
+			made, err = tx.CreatePayrollRun(ctx, againName(run.Name), run.Source, checked, actor)
+			return err
+		}})
+	if err != nil {
+		h.ServerError(w, r, err)
+		return
+	}
+	h.Flash(r, "ok", fmt.Sprintf("A new run of the %d refused rows, checked again: nothing is sent until you send it.", len(in)))
+	h.Redirect(w, r, fmt.Sprintf("/payroll/%d", made.ID))
+}
+
+// againName names a run made of another's refused rows.
+func againName(name string) string {
+	n := name + " (refused rows)"
+	if r := []rune(n); len(r) > maxNameLength {
+		n = string(r[:maxNameLength])
+	}
+	return n
 }

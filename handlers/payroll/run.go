@@ -178,6 +178,9 @@ func (h *Handler) runView(ctx context.Context, run store.PayrollRun, withBalance
 		if cancelable(row) {
 			v.CancelOpen++
 		}
+		if row.ProposalID == "" && row.ActionState == store.ActionRefused {
+			v.Refused++
+		}
 	}
 	sort.Strings(order)
 	for _, s := range order {
@@ -232,6 +235,9 @@ func (h *Handler) runView(ctx context.Context, run store.PayrollRun, withBalance
 	}
 	if len(v.SignIDs) > 0 {
 		v.SignToken = handlers.NewFormToken()
+	}
+	if v.Refused > 0 {
+		v.AgainToken = handlers.NewFormToken()
 	}
 	if run.State != store.PayrollCanceled || v.CancelOpen > 0 {
 		v.CanCancel, v.CancelToken, v.CancelFields = true, handlers.NewFormToken(), views.FieldErrors{}

@@ -24,7 +24,7 @@ const (
 	kindTransfer = "payroll.transfer" // one row's transfer proposal
 	kindSend     = "payroll.send"     // the send form: the run starts
 	kindCancel   = "payroll.cancel"   // the cancel form: the run stops
-	kindApprove  = "payroll.approve"  // the approve form (audit only)
+	kindAgain    = "payroll.again"    // a new run of the refused rows
 )
 
 // clockSkew is how much earlier than the action's begin a proposal's
