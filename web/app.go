@@ -24,6 +24,7 @@ import (
 	"partneradmin/handlers/employees"
 	"partneradmin/handlers/mirror"
 	"partneradmin/handlers/moneyout"
+	"partneradmin/handlers/payroll"
 	"partneradmin/handlers/sign"
 	"partneradmin/handlers/staff"
 	"partneradmin/handlers/treasury"
@@ -76,6 +77,7 @@ type App struct {
 	sign      *sign.Handler
 	treasury  *treasury.Handler
 	moneyout  *moneyout.Handler
+	payroll   *payroll.Handler
 }
 
 // New builds the app: sessions in PostgreSQL, handlers, the route table,
@@ -140,7 +142,8 @@ func New(d Deps) (*App, error) {
 	a.sign = sign.New(hd)
 	a.treasury = treasury.New(hd, a.sign)
 	a.moneyout = moneyout.New(hd, a.sign)
-	if a.river, err = newRiver(d, a.webhooks, a.approvals, a.sign, a.actions); err != nil {
+	a.payroll = payroll.New(hd)
+	if a.river, err = newRiver(d, a.webhooks, a.approvals, a.sign, a.actions, a.payroll); err != nil {
 		return nil, err
 	}
 	a.table = a.routes()
@@ -152,7 +155,7 @@ func New(d Deps) (*App, error) {
 
 // newRiver builds the job client with every worker and periodic job.
 // Periodic jobs run once across replicas: river elects a leader for them.
-func newRiver(d Deps, wh *webhooks.Handler, ap *approvals.Handler, sg *sign.Handler, ac *handlers.Actions) (*river.Client[pgx.Tx], error) {
+func newRiver(d Deps, wh *webhooks.Handler, ap *approvals.Handler, sg *sign.Handler, ac *handlers.Actions, pr *payroll.Handler) (*river.Client[pgx.Tx], error) {
 	workers := river.NewWorkers()
 	if err := river.AddWorkerSafely(workers, &handlers.RecoverActionsWorker{Actions: ac, Clock: d.Now}); err != nil {
 		return nil, fmt.Errorf("web: add worker: %w", err)
@@ -180,6 +183,12 @@ func newRiver(d Deps, wh *webhooks.Handler, ap *approvals.Handler, sg *sign.Hand
 		stale.API = d.API
 	}
 	if err := river.AddWorkerSafely(workers, stale); err != nil {
+		return nil, fmt.Errorf("web: add worker: %w", err)
+	}
+	if err := river.AddWorkerSafely(workers, &payroll.SendWorker{H: pr}); err != nil {
+		return nil, fmt.Errorf("web: add worker: %w", err)
+	}
+	if err := river.AddWorkerSafely(workers, &payroll.ApproveWorker{H: pr}); err != nil {
 		return nil, fmt.Errorf("web: add worker: %w", err)
 	}
 	client, err := river.NewClient(riverpgxv5.New(d.Store.Pool()), &river.Config{
@@ -257,6 +266,9 @@ func (a *App) Actions() *handlers.Actions { return a.actions }
 
 // Sign is the sign request area (for tests and tools).
 func (a *App) Sign() *sign.Handler { return a.sign }
+
+// Payroll is the payroll area (for tests and tools).
+func (a *App) Payroll() *payroll.Handler { return a.payroll }
 
 // Handler is the app's HTTP handler.
 func (a *App) Handler() http.Handler { return a.handler }

@@ -148,6 +148,23 @@ func (a *App) routes() []Route {
 		{Method: "GET", Pattern: "/treasury/funding", Permission: store.PermTreasury, Handler: a.treasury.Funding},
 		{Method: "POST", Pattern: "/treasury/funding/usd/start", Permission: store.PermTreasury, Handler: a.treasury.StartUSD},
 
+		// Payroll runs (finance approver, owner): many transfers from the
+		// treasury, checked and previewed, sent as one proposal per row by a
+		// background job, approved in one action, canceled before signing.
+		{Method: "GET", Pattern: "/payroll", Permission: store.PermTreasury, Handler: a.payroll.List},
+		{Method: "GET", Pattern: "/payroll.csv", Permission: store.PermTreasury, Handler: a.payroll.ListCSV},
+		{Method: "GET", Pattern: "/payroll/new", Permission: store.PermTreasury, Handler: a.payroll.NewForm},
+		{Method: "GET", Pattern: "/payroll/template.csv", Permission: store.PermTreasury, Handler: a.payroll.Template},
+		{Method: "POST", Pattern: "/payroll/csv", Permission: store.PermTreasury, Handler: a.payroll.UploadCSV},
+		{Method: "POST", Pattern: "/payroll/employees", Permission: store.PermTreasury, Handler: a.payroll.FromEmployees},
+		{Method: "GET", Pattern: "/payroll/{id}", Permission: store.PermTreasury, Handler: a.payroll.Run},
+		{Method: "GET", Pattern: "/payroll/{id}.csv", Permission: store.PermTreasury, Handler: a.payroll.ResultCSV},
+		{Method: "GET", Pattern: "/payroll/{id}/progress", Permission: store.PermTreasury, Handler: a.payroll.Progress},
+		{Method: "POST", Pattern: "/payroll/{id}/send", Permission: store.PermTreasury, Handler: a.payroll.Send},
+		{Method: "POST", Pattern: "/payroll/{id}/approve", Permission: store.PermApprovalsAct, Handler: a.payroll.Approve},
+		{Method: "POST", Pattern: "/payroll/{id}/cancel", Permission: store.PermTreasury, Handler: a.payroll.Cancel},
+		{Method: "POST", Pattern: "/payroll/{id}/again", Permission: store.PermTreasury, Handler: a.payroll.Again},
+
 		// Employees (HR admin): the list with search and readiness,
 		// single and bulk invites, linking, the employee page, the readiness
 		// matrix and the account lifecycle.

@@ -48,9 +48,9 @@ func New(d handlers.Deps) *Handler {
 	if d.API != nil {
 		h.Sync.API = d.API
 	}
-	d.Actions.ReadBackFor(kindApprove, h.readBackApproval)
-	d.Actions.ReadBackFor(kindApproveAgain, h.readBackApproval)
-	d.Actions.ReadBackFor(kindReject, h.readBackRejection)
+	d.Actions.ReadBackFor(kindApprove, mirror.ReadBackApproval(d.API, d.Clock))
+	d.Actions.ReadBackFor(kindApproveAgain, mirror.ReadBackApproval(d.API, d.Clock))
+	d.Actions.ReadBackFor(kindReject, mirror.ReadBackRejection(d.API, d.Clock))
 	return h
 }
 

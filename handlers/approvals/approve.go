@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
-	"strconv"
 
 	"github.com/go-chi/chi/v5"
 
@@ -17,32 +16,17 @@ import (
 	"partneradmin/views"
 )
 
-// Action kinds of this area.
+// Action kinds of this area: the same kinds (and keys) as every other
+// area that approves or rejects (handlers/mirror).
 const (
-	kindApprove      = "proposal.approve"
-	kindApproveAgain = "proposal.approve_again"
-	kindReject       = "proposal.reject"
+	kindApprove      = mirror.KindApprove
+	kindApproveAgain = mirror.KindApproveAgain
+	kindReject       = mirror.KindReject
 )
 
-// maxApprovalAttempts bounds how often one admin's approval of one round
-// may be sent after the API refused the earlier attempts.
-const maxApprovalAttempts = 20
-
-// approveRequest is what the ledger keeps of an approval: enough to read it
-// back after a restart.
-type approveRequest struct {
-	ProposalID  string `json:"proposalId"`
-	OwnerUserID string `json:"ownerUserId"`
-	WalletID    string `json:"walletId"`
-	Round       int    `json:"round"`
-	// Identity is the wallet admin the approval is sent as (partnerIdentity:
-	// the partner itself).
-	Identity        string `json:"identity"`
-	Again           bool   `json:"again"`
-	ApprovalsBefore int    `json:"approvalsBefore"`
-	// Form is the key of the form that sent it (its one-time token).
-	Form string `json:"form,omitempty"`
-}
+// approveRequest is what the ledger keeps of an approval (mirror's, shared
+// with payroll runs).
+type approveRequest = mirror.ApproveRequest
 
 // Approve approves a proposal as the viewer's wallet admin, or approves a
 // FAILED one again (spec: "FAILED | POST .../approve again | workflow
@@ -150,74 +134,16 @@ func (h *Handler) Approve(w http.ResponseWriter, r *http.Request) {
 		})
 }
 
-var errTooManyAttempts = errors.New("approvals: too many attempts")
+var errTooManyAttempts = mirror.ErrTooManyAttempts
 
-// approvalKey is the action key of an approval: the approval itself
-// (proposal, round, wallet admin). An attempt the API refused settles
-// nothing, so a new form gets the next attempt number; an attempt that is
-// done, on its way or unknown, or the refused attempt of this very form, is
-// the answer.
+// approvalKey is the action key of an approval (mirror.ApprovalKey).
 func (h *Handler) approvalKey(ctx context.Context, req approveRequest) (string, error) {
-	base := "approve:" + req.ProposalID + ":" + strconv.Itoa(req.Round) + ":" + req.Identity
-	for n := 1; n <= maxApprovalAttempts; n++ {
-		key := base
-		if n > 1 {
-			key += "#" + strconv.Itoa(n)
-		}
-		a, err := h.store.ActionByKey(ctx, key)
-		if errors.Is(err, store.ErrNotFound) {
-			return key, nil
-		}
-		if err != nil {
-			return "", err
-		}
-		if a.State != store.ActionRefused {
-			return key, nil
-		}
-		var sent approveRequest
-		if err := a.DecodeRequest(&sent); err != nil {
-			return "", err
-		}
-		if sent.Form == req.Form {
-			return key, nil
-		}
-	}
-	return "", errTooManyAttempts
+	return mirror.ApprovalKey(ctx, h.store, req)
 }
 
 // approvalEffect is what an approval the API recorded changes here.
 func (h *Handler) approvalEffect(req approveRequest, by store.Actor, after apiclient.Proposal) handlers.Effect {
-	p := mirror.FromAPI(after, req.OwnerUserID, h.clock())
-	a := store.Approval{ProposalID: req.ProposalID, Round: req.Round, ServiceUserID: req.Identity, By: by, Again: req.Again}
-	return handlers.Effect{Target: "proposal:" + req.ProposalID, Detail: store.ApprovalDetail(a, p),
-		Result: map[string]any{"status": p.Status, "approvals": len(p.Approvals)},
-		Apply:  func(ctx context.Context, tx *store.Store) error { return tx.RecordApproval(ctx, a, p) }}
-}
-
-// readBackApproval reads the proposal to learn whether an approval was
-// recorded: the admin is among its approvals (for the partner itself, there
-// are more approvals than before or the proposal moved on); an approval
-// again must also have taken the proposal out of FAILED.
-func (h *Handler) readBackApproval(ctx context.Context, a store.Action) (handlers.Effect, bool, error) {
-	var req approveRequest
-	if err := a.DecodeRequest(&req); err != nil {
-		return handlers.Effect{}, false, err
-	}
-	cur, err := h.api.GetProposal(ctx, req.OwnerUserID, req.ProposalID)
-	if err != nil {
-		return handlers.Effect{}, false, err
-	}
-	recorded := slices.Contains(cur.Approvals, req.Identity)
-	if req.Identity == partnerIdentity {
-		recorded = len(cur.Approvals) > req.ApprovalsBefore || cur.Status != apiclient.ProposalPendingApprovals
-	}
-	if req.Again {
-		recorded = recorded && cur.Status != apiclient.ProposalFailed
-	}
-	if !recorded {
-		return handlers.Effect{}, false, nil
-	}
-	return h.approvalEffect(req, a.Actor, *cur), true, nil
+	return mirror.ApprovalEffect(req, by, after, h.clock())
 }
 
 // finished answers a write that ran: done → back to the proposal with a

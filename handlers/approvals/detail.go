@@ -201,19 +201,11 @@ func (h *Handler) timeline(ctx context.Context, proposalID string) ([]views.Time
 	return out, nil
 }
 
-// needsLink reports whether approving needs an acting wallet admin: every
-// mode but OWNER_APPROVAL names admins.
-func needsLink(p store.Proposal) bool {
-	return p.ApprovalMode != "" && p.ApprovalMode != "OWNER_APPROVAL"
-}
+// needsLink reports whether approving needs an acting wallet admin.
+func needsLink(p store.Proposal) bool { return mirror.NeedsLink(p) }
 
 // partnerIdentity is the acting identity when the partner itself approves.
-const partnerIdentity = "partner"
+const partnerIdentity = mirror.PartnerIdentity
 
 // actingIdentity is whom an approval is recorded against.
-func actingIdentity(p store.Proposal, linked string) string {
-	if needsLink(p) {
-		return linked
-	}
-	return partnerIdentity
-}
+func actingIdentity(p store.Proposal, linked string) string { return mirror.ActingIdentity(p, linked) }

@@ -18,14 +18,8 @@ import (
 // MaxReasonLength is the longest rejection reason (spec: 500 characters).
 const MaxReasonLength = 500
 
-// rejectRequest is what the ledger keeps of a rejection.
-type rejectRequest struct {
-	ProposalID  string `json:"proposalId"`
-	OwnerUserID string `json:"ownerUserId"`
-	Reason      string `json:"reason"`
-	// ActingAs is the wallet admin the rejection is sent as ("" when none).
-	ActingAs string `json:"actingAs,omitempty"`
-}
+// rejectRequest is what the ledger keeps of a rejection (mirror's).
+type rejectRequest = mirror.RejectRequest
 
 // Reject abandons an open proposal with a required reason. The form's
 // one-time token is the action's key.
@@ -101,26 +95,5 @@ func (h *Handler) Reject(w http.ResponseWriter, r *http.Request) {
 
 // rejectionEffect is what a rejection the API recorded changes here.
 func (h *Handler) rejectionEffect(req rejectRequest, by store.Actor, after apiclient.Proposal) handlers.Effect {
-	p := mirror.FromAPI(after, req.OwnerUserID, h.clock())
-	return handlers.Effect{Target: "proposal:" + req.ProposalID, Detail: "reason: " + req.Reason,
-		Result: map[string]any{"status": p.Status},
-		Apply:  func(ctx context.Context, tx *store.Store) error { return tx.RecordRejection(ctx, p, by, req.Reason) }}
-}
-
-// readBackRejection reads the proposal: the rejection was recorded when it
-// is REJECTED with this reason (another person's rejection is not this
-// one).
-func (h *Handler) readBackRejection(ctx context.Context, a store.Action) (handlers.Effect, bool, error) {
-	var req rejectRequest
-	if err := a.DecodeRequest(&req); err != nil {
-		return handlers.Effect{}, false, err
-	}
-	cur, err := h.api.GetProposal(ctx, req.OwnerUserID, req.ProposalID)
-	if err != nil {
-		return handlers.Effect{}, false, err
-	}
-	if cur.Status != apiclient.ProposalRejected || cur.RejectionReason != req.Reason {
-		return handlers.Effect{}, false, nil
-	}
-	return h.rejectionEffect(req, a.Actor, *cur), true, nil
+	return mirror.RejectionEffect(req, by, after, h.clock())
 }

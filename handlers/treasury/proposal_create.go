@@ -236,7 +236,7 @@ func (h *Handler) readProposal(r *http.Request, t treasury, form proposalForm) (
 		}
 		q.ToUserID = f.ToUserID
 	}
-	amount, msg := ParseAmount(f.Amount, tokenDecimals(q.Currency))
+	amount, msg := handlers.ParseAmount(f.Amount, handlers.TokenDecimals(q.Currency))
 	switch {
 	case msg != "":
 		f.Fields["amount"] = msg

@@ -1,4 +1,4 @@
-package treasury
+package handlers
 
 import (
 	"strings"

@@ -1,4 +1,4 @@
-package treasury
+package handlers
 
 import (
 	"fmt"
@@ -7,17 +7,16 @@ import (
 	"github.com/shopspring/decimal"
 
 	"partneradmin/apiclient"
-	"partneradmin/handlers"
 )
 
 // maxAmountLength bounds a typed amount before it is read.
 const maxAmountLength = 40
 
-// tokenDecimals is how many decimal places an amount of the token may have.
+// TokenDecimals is how many decimal places an amount of the token may have.
 // The spec gives no token precision; every token of its currency table is a
 // stablecoin of a fiat currency with cents (USD, NGN, CAD, EUR, GBP, MXN),
 // so an amount is counted in that currency's hundredths.
-func tokenDecimals(apiclient.Stablecoin) int32 { return 2 }
+func TokenDecimals(apiclient.Stablecoin) int32 { return 2 }
 
 // ParsedAmount is a typed amount as it was understood.
 type ParsedAmount struct {
@@ -39,7 +38,7 @@ func ParseAmount(typed string, decimals int32) (a ParsedAmount, msg string) {
 		return a, "Enter an amount."
 	case len(s) > maxAmountLength:
 		return a, fmt.Sprintf("An amount has at most %d characters.", maxAmountLength)
-	case handlers.CheckText(s, maxAmountLength, false) != "":
+	case CheckText(s, maxAmountLength, false) != "":
 		return a, "Write the amount as plain digits, like 1250.50."
 	case strings.HasPrefix(s, "-"):
 		return a, "The amount must be more than zero."
