@@ -43,7 +43,7 @@ func TestSignACryptoWithdrawalFromTheTreasuryPage(t *testing.T) {
 	doc := webtest.Doc(t, env.Get(c, "/treasury/withdrawal?wallet_id="+usd))
 	tok, _ := doc.Find(`input[name="form_token"]`).Attr("value")
 	resp := env.PostForm(c, "/treasury/withdrawal", url.Values{"form_token": {tok}, "wallet_id": {usd}, "route": {"ethereum:USDC"},
-		"address": {"0x2c7536E3605D9C16a7a3D7b1898e529396a65c23"}})
+		"address": {"0x2c7536E3605D9C16a7a3D7b1898e529396a65c23"}, "confirm_tail": {"a65c23"}})
 	if resp.StatusCode != http.StatusCreated {
 		t.Fatalf("withdraw: %d", resp.StatusCode)
 	}

@@ -239,7 +239,9 @@ func (h *Handler) runView(ctx context.Context, run store.PayrollRun, withBalance
 	if v.Refused > 0 {
 		v.AgainToken = handlers.NewFormToken()
 	}
-	if run.State != store.PayrollCanceled || v.CancelOpen > 0 {
+	// Cancelling is offered while it would change something: rows still to
+	// send, or proposals not signed yet.
+	if run.State == store.PayrollPreview || run.State == store.PayrollSending || v.CancelOpen > 0 {
 		v.CanCancel, v.CancelToken, v.CancelFields = true, handlers.NewFormToken(), views.FieldErrors{}
 	}
 	return v, nil
