@@ -79,6 +79,8 @@ type PayrollRow struct {
 	ActionMessage string
 	// Proposal is the row's proposal in the mirror, nil before it exists.
 	Proposal *Proposal
+	// State is the row's state (payrollRowState).
+	State string
 }
 
 // Valid reports whether the row is to be sent.
@@ -191,22 +193,55 @@ func (s *Store) ListPayrollRuns(ctx context.Context, limit int) ([]PayrollRun, e
 	return list, nil
 }
 
-// PayrollRows lists a run's rows in order, each with its action's state and
-// its proposal as the mirror has it.
+// payrollRowState is a row's state: the one definition the run page, its
+// poll, the counts and the result CSV share. "invalid" rows are never sent;
+// once a proposal exists its status (lower case) is the state; before, the
+// row's action says sending, unknown, refused or sent; a row with no action
+// is canceled, ready (preview) or queued with its run.
+const payrollRowState = `CASE
+	WHEN cardinality(w.problems) > 0 THEN 'invalid'
+	WHEN p.id IS NOT NULL THEN lower(p.status)
+	WHEN a.state = 'begun' THEN 'sending'
+	WHEN a.state = 'unknown' THEN 'unknown'
+	WHEN a.state = 'refused' THEN 'refused'
+	WHEN a.state = 'done' THEN 'sent'
+	WHEN r.state = 'canceled' THEN 'canceled'
+	WHEN r.state = 'preview' THEN 'ready'
+	ELSE 'queued' END`
+
+// payrollRowSource joins a row with its run, its action and its proposal.
+const payrollRowSource = `payroll_rows w JOIN payroll_runs r ON r.id = w.run_id
+	LEFT JOIN actions a ON a.key = 'payroll:' || w.run_id || ':' || w.line
+	LEFT JOIN proposals p ON p.id = w.proposal_id`
+
+// PayrollRows lists a run's rows in order, each with its state, its action
+// and its proposal.
 func (s *Store) PayrollRows(ctx context.Context, runID int64) ([]PayrollRow, error) {
-	rows, err := s.db.Query(ctx, `
+	rows, _, err := s.PayrollRowsWindow(ctx, runID, "", 0, 0)
+	return rows, err
+}
+
+// PayrollRowsWindow lists at most limit rows (all when limit is 0) of a run
+// in state (any when ""), from line from on, and the line of the next such
+// row (0 when none).
+func (s *Store) PayrollRowsWindow(ctx context.Context, runID int64, state string, from, limit int) ([]PayrollRow, int, error) {
+	max := int64(-1)
+	if limit > 0 {
+		max = int64(limit) + 1
+	}
+	rows, err := s.db.Query(ctx, `SELECT * FROM (
 		SELECT w.line, w.recipient, w.name, w.service_user_id, w.amount_text, w.amount::text, w.currency_text, w.currency,
 			w.description, w.problems, w.wallet_id, coalesce(w.proposal_id, ''), coalesce(a.state, ''), coalesce(a.message, ''),
 			p.id IS NOT NULL, coalesce(p.status, ''), coalesce(p.approvals, '{}'), coalesce(p.required_approvals, 0),
 			coalesce(p.collected_signatures, 0), coalesce(p.required_signatures, 0), coalesce(p.rejection_reason, ''),
 			coalesce(p.failure_reason, ''), coalesce(p.round, 1), coalesce(p.created_by_staff_id, 0), coalesce(p.approval_mode, ''),
-			coalesce(p.owner_user_id, ''), coalesce(p.wallet_id, '')
-		FROM payroll_rows w
-		LEFT JOIN actions a ON a.key = 'payroll:' || w.run_id || ':' || w.line
-		LEFT JOIN proposals p ON p.id = w.proposal_id
-		WHERE w.run_id = $1 ORDER BY w.line`, runID)
+			coalesce(p.owner_user_id, ''), coalesce(p.wallet_id, ''), `+payrollRowState+` AS state
+		FROM `+payrollRowSource+`
+		WHERE w.run_id = $1 AND w.line >= $3) x
+		WHERE $2 = '' OR x.state = $2
+		ORDER BY x.line LIMIT CASE WHEN $4::bigint < 0 THEN NULL ELSE $4::bigint END`, runID, state, from, max)
 	if err != nil {
-		return nil, fmt.Errorf("store: payroll rows of %d: %w", runID, err)
+		return nil, 0, fmt.Errorf("store: payroll rows of %d: %w", runID, err)
 	}
 	list, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (PayrollRow, error) {
 		var w PayrollRow
@@ -216,7 +251,7 @@ func (s *Store) PayrollRows(ctx context.Context, runID int64) ([]PayrollRow, err
 		err := r.Scan(&w.Line, &w.Recipient, &w.Name, &w.ServiceUserID, &w.AmountText, &amount, &w.CurrencyText, &w.Currency,
 			&w.Description, &w.Problems, &w.WalletID, &w.ProposalID, &w.ActionState, &w.ActionMessage,
 			&hasProposal, &p.Status, &p.Approvals, &p.RequiredApprovals, &p.CollectedSignatures, &p.RequiredSignatures,
-			&p.RejectionReason, &p.FailureReason, &p.Round, &p.CreatedByStaffID, &p.ApprovalMode, &p.OwnerUserID, &p.WalletID)
+			&p.RejectionReason, &p.FailureReason, &p.Round, &p.CreatedByStaffID, &p.ApprovalMode, &p.OwnerUserID, &p.WalletID, &w.State)
 		if err != nil {
 			return w, err
 		}
@@ -237,9 +272,13 @@ func (s *Store) PayrollRows(ctx context.Context, runID int64) ([]PayrollRow, err
 		return w, nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("store: payroll rows of %d: %w", runID, err)
+		return nil, 0, fmt.Errorf("store: payroll rows of %d: %w", runID, err)
 	}
-	return list, nil
+	next := 0
+	if limit > 0 && len(list) > limit {
+		next, list = list[limit].Line, list[:limit]
+	}
+	return list, next, nil
 }
 
 // StartPayrollRun moves a previewed run to sending and calls enqueue (which
@@ -539,4 +578,72 @@ func (s *Store) FinishPayrollApproval(ctx context.Context, id int64) error {
 		return writeAudit(ctx, tx, AuditEntry{Actor: a.Staff, Action: "payroll.approve.finish", Target: fmt.Sprintf("payroll:%d", a.RunID),
 			Outcome: outcome, Detail: detail})
 	})
+}
+
+// PayrollStateSum is a run's rows of one state in one currency: how many,
+// the sum of the valid ones' amounts, and how many of those were sent
+// (their action finished or their proposal exists).
+type PayrollStateSum struct {
+	State    string
+	Currency string
+	N        int
+	Sum      decimal.Decimal
+	Sent     int
+}
+
+// PayrollSummary is what a run's live poll shows of all its rows, read
+// without reading them one by one: the counts and sums by state and
+// currency, and the proposals waiting for the owner's signature (at most
+// signLimit, in line order).
+type PayrollSummary struct {
+	States  []PayrollStateSum
+	SignIDs []string
+	// Signable is how many proposals wait for the signature in all.
+	Signable int
+}
+
+// PayrollSummary reads a run's summary.
+func (s *Store) PayrollSummary(ctx context.Context, runID int64, signLimit int) (PayrollSummary, error) {
+	var out PayrollSummary
+	b := &pgx.Batch{}
+	b.Queue(`SELECT x.state, x.currency, count(*), coalesce(sum(x.amount) FILTER (WHERE x.valid), 0)::text,
+			count(*) FILTER (WHERE x.valid AND ((x.astate <> '' AND x.astate <> 'begun') OR x.pid <> ''))
+		FROM (SELECT `+payrollRowState+` AS state, w.currency, w.amount, cardinality(w.problems) = 0 AS valid,
+				coalesce(a.state, '') AS astate, coalesce(w.proposal_id, '') AS pid
+			FROM `+payrollRowSource+` WHERE w.run_id = $1) x
+		GROUP BY 1, 2 ORDER BY 1, 2`, runID)
+	b.Queue(`SELECT p.id, count(*) OVER () FROM payroll_rows w JOIN proposals p ON p.id = w.proposal_id
+		WHERE w.run_id = $1 AND p.status = 'PENDING_SIGNATURES' ORDER BY w.line LIMIT $2`, runID, signLimit)
+	br := s.db.SendBatch(ctx, b)
+	defer br.Close()
+	rows, err := br.Query()
+	if err != nil {
+		return out, fmt.Errorf("store: payroll summary of %d: %w", runID, err)
+	}
+	var st PayrollStateSum
+	var sum string
+	_, err = pgx.ForEachRow(rows, []any{&st.State, &st.Currency, &st.N, &sum, &st.Sent}, func() error {
+		d, err := decimal.NewFromString(sum)
+		if err != nil {
+			return err
+		}
+		st.Sum = d
+		out.States = append(out.States, st)
+		return nil
+	})
+	if err != nil {
+		return out, fmt.Errorf("store: payroll summary of %d: %w", runID, err)
+	}
+	if rows, err = br.Query(); err != nil {
+		return out, fmt.Errorf("store: payroll summary of %d: %w", runID, err)
+	}
+	var id string
+	_, err = pgx.ForEachRow(rows, []any{&id, &out.Signable}, func() error {
+		out.SignIDs = append(out.SignIDs, id)
+		return nil
+	})
+	if err != nil {
+		return out, fmt.Errorf("store: payroll summary of %d: %w", runID, err)
+	}
+	return out, nil
 }

@@ -1,6 +1,7 @@
 package views
 
 import (
+	"net/url"
 	"strconv"
 	"time"
 )
@@ -69,12 +70,18 @@ type PayrollRunView struct {
 	CreatedAt  time.Time
 	CancelNote string
 
-	Rows       []PayrollRowView
-	TotalRows  int
-	ValidRows  int
-	Totals     []PayrollTotal
-	Counts     []PayrollCount
-	BalanceMsg string // the live balance could not be read
+	Rows []PayrollRowView
+	// StateFilter and From are the window of rows shown (all states when
+	// StateFilter is ""); NextFrom is the first line of the next page, 0
+	// when none.
+	StateFilter string
+	From        int
+	NextFrom    int
+	TotalRows   int
+	ValidRows   int
+	Totals      []PayrollTotal
+	Counts      []PayrollCount
+	BalanceMsg  string // the live balance could not be read
 	// BalanceRead: the treasury's balance was read for this page (the
 	// preview); after sending the run is no longer checked against it.
 	BalanceRead bool
@@ -100,7 +107,10 @@ type PayrollRunView struct {
 	ApproveResult  []PayrollOutcome
 
 	// Sign the run from one QR code: the proposals awaiting signatures.
-	SignIDs   []string
+	SignIDs []string
+	// SignTotal is how many proposals wait for the signature in all (a
+	// batch takes SignIDs, at most 500).
+	SignTotal int
 	SignToken string
 
 	// Rows the API refused, and the form that makes a new run of them.
@@ -158,4 +168,21 @@ type PayrollOutcome struct {
 
 func payrollPath(id int64, suffix string) string {
 	return "/payroll/" + strconv.FormatInt(id, 10) + suffix
+}
+
+// windowPath is a run's path (suffix "" for the page, "/progress" for its
+// poll) showing the rows of state from line from on.
+func windowPath(id int64, suffix, state string, from int) string {
+	q := url.Values{}
+	if state != "" {
+		q.Set("state", state)
+	}
+	if from > 0 {
+		q.Set("from", strconv.Itoa(from))
+	}
+	p := payrollPath(id, suffix)
+	if len(q) > 0 {
+		p += "?" + q.Encode()
+	}
+	return p
 }

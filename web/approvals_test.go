@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/csv"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"os"
@@ -12,7 +11,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -531,69 +529,12 @@ func BenchmarkApprovalQueuePage(b *testing.B) {
 	env := webtest.New(b, webtest.Options{})
 	seedQueue(b, env, 2000)
 	signed, _ := env.SignedIn(store.RoleFinanceApprover)
-	client := &http.Client{Jar: signed.Jar, Timeout: 30 * time.Second,
-		Transport: &http.Transport{MaxIdleConnsPerHost: 64, MaxConnsPerHost: 64}}
 	// BENCH_PATH measures another page under the same load, for comparison.
 	path := "/approvals"
 	if p := os.Getenv("BENCH_PATH"); p != "" {
 		path = p
 	}
-	get := func() (time.Duration, error) {
-		req, _ := http.NewRequest(http.MethodGet, env.URL(path), nil)
-		start := time.Now()
-		resp, err := client.Do(req)
-		if err != nil {
-			return 0, err
-		}
-		_, err = io.Copy(io.Discard, resp.Body)
-		resp.Body.Close()
-		if resp.StatusCode != http.StatusOK {
-			return 0, fmt.Errorf("status %d", resp.StatusCode)
-		}
-		return time.Since(start), err
-	}
-	if _, err := get(); err != nil {
-		b.Fatal(err)
-	}
-	clients := 32
-	if n, err := strconv.Atoi(os.Getenv("BENCH_CLIENTS")); err == nil && n > 0 {
-		clients = n
-	}
-	lat := make([]time.Duration, b.N)
-	var next atomic.Int64
-	var failed atomic.Value
-	b.ResetTimer()
-	var wg sync.WaitGroup
-	for range clients {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				i := next.Add(1) - 1
-				if i >= int64(b.N) {
-					return
-				}
-				d, err := get()
-				if err != nil {
-					failed.Store(err)
-					return
-				}
-				lat[i] = d
-			}
-		}()
-	}
-	wg.Wait()
-	b.StopTimer()
-	if err, _ := failed.Load().(error); err != nil {
-		b.Fatal(err)
-	}
-	slices.Sort(lat)
-	pct := func(p float64) float64 {
-		return float64(lat[int(float64(len(lat)-1)*p)].Microseconds()) / 1000
-	}
-	b.ReportMetric(pct(0.50), "p50-ms")
-	b.ReportMetric(pct(0.99), "p99-ms")
-	b.ReportMetric(0, "ns/op")
+	measureGets(b, env, signed, path, 32, false)
 }
 
 // proposalByDescription finds a demo proposal in the mirror, closed ones

@@ -847,3 +847,60 @@ func TestPayrollJobStoppedMidRunResumesWithoutDuplicates(t *testing.T) {
 		t.Fatalf("run %s", run.State)
 	}
 }
+
+// A large run's page (and its poll) shows 100 rows at a time, in line
+// order, with a link to the next ones and a filter per state; the counts
+// cover every row.
+func TestPayrollRunPageShowsRowsAPageAtATime(t *testing.T) {
+	env := webtest.New(t, webtest.Options{})
+	c, _ := env.SignedIn(store.RoleOwner)
+	var sb strings.Builder
+	sb.WriteString("employee,amount,currency,description\n")
+	sb.WriteString(demoEmailOf(env, "Emily") + ",10,USD,ok\n")
+	for i := range 150 {
+		fmt.Fprintf(&sb, "nobody%03d@nowhere.example,1,USD,x\n", i)
+	}
+	id := createPayroll(t, env, c, sb.String())
+	lines := func(doc *goquery.Document) []int {
+		var out []int
+		doc.Find(`[data-testid="payroll-row"]`).Each(func(_ int, s *goquery.Selection) {
+			n, _ := strconv.Atoi(s.AttrOr("data-line", ""))
+			out = append(out, n)
+		})
+		return out
+	}
+	doc := payrollPage(t, env, c, id)
+	got := lines(doc)
+	if len(got) != 100 || got[0] != 2 || got[99] != 101 {
+		t.Fatalf("first page: %d rows, %v…", len(got), got[:min(3, len(got))])
+	}
+	counts := map[string]string{}
+	doc.Find(`[data-testid="payroll-count"]`).Each(func(_ int, s *goquery.Selection) {
+		counts[s.AttrOr("data-state", "")] = s.Find(`[data-testid="payroll-count-n"]`).Text()
+	})
+	if counts["invalid"] != "150" || counts["ready"] != "1" {
+		t.Fatalf("counts %v", counts)
+	}
+	next := doc.Find(`[data-testid="payroll-next-rows"]`).AttrOr("href", "")
+	if next != fmt.Sprintf("/payroll/%d?from=102", id) {
+		t.Fatalf("next link %q", next)
+	}
+	if got := lines(payrollPage(t, env, c, id)); len(got) != 100 {
+		t.Fatal("the page changed between reads")
+	}
+	resp := env.Get(c, next)
+	doc = webtest.Doc(t, resp)
+	if got := lines(doc); len(got) != 51 || got[0] != 102 || got[50] != 152 || doc.Find(`[data-testid="payroll-next-rows"]`).Length() != 0 {
+		t.Fatalf("second page: %d rows", len(got))
+	}
+	// One state: the filter link of its count.
+	href := doc.Find(`[data-testid="payroll-count"][data-state="ready"] a`).AttrOr("href", "")
+	doc = webtest.Doc(t, env.Get(c, href))
+	if got := lines(doc); len(got) != 1 || got[0] != 2 {
+		t.Fatalf("ready rows: %v (%s)", got, href)
+	}
+	// The poll keeps the window.
+	if poll := doc.Find(`#payroll-live`).AttrOr("hx-get", ""); poll != "" && !strings.Contains(poll, "state=ready") {
+		t.Fatalf("poll %q loses the filter", poll)
+	}
+}

@@ -48,7 +48,7 @@ func (h *Handler) Cancel(w http.ResponseWriter, r *http.Request) {
 		fields["confirm"] = "Tick the box to confirm the open proposals are rejected for good."
 	}
 	if fields.Any() {
-		v, err := h.runView(ctx, run, run.State == store.PayrollPreview)
+		v, err := h.runView(ctx, run, run.State == store.PayrollPreview, rowWindow{}, true)
 		if err != nil {
 			h.ServerError(w, r, err)
 			return
@@ -116,7 +116,7 @@ func (h *Handler) Cancel(w http.ResponseWriter, r *http.Request) {
 		h.ServerError(w, r, err)
 		return
 	}
-	v, err := h.runView(ctx, run, false)
+	v, err := h.runView(ctx, run, false, rowWindow{}, true)
 	if err != nil {
 		h.ServerError(w, r, err)
 		return

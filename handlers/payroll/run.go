@@ -30,36 +30,47 @@ func money(d decimal.Decimal, coin string) views.Amount {
 	return views.Amount{Value: d, Currency: coin}
 }
 
-// rowState is a row's state: its key (for counts and tests), its words and
-// a detail (a reason).
-func rowState(run store.PayrollRun, row store.PayrollRow) (state, label, detail string) {
-	p := row.Proposal
-	switch {
-	case !row.Valid():
-		return "invalid", "not sent: invalid", ""
-	case p != nil:
-		label = p.Status.Label()
+// stateLabel is a row state's words (the state itself is defined once, in
+// SQL: store.PayrollRowsWindow).
+func stateLabel(state string) string {
+	switch state {
+	case "invalid":
+		return "not sent: invalid"
+	case "sending":
+		return "sending"
+	case "unknown":
+		return "outcome unknown"
+	case "refused":
+		return "refused by the Partner API"
+	case "sent":
+		return "proposal created"
+	case "canceled":
+		return "canceled: not sent"
+	case "ready":
+		return "ready to send"
+	case "queued":
+		return "waiting to be sent"
+	}
+	return store.ProposalStatus(strings.ToUpper(state)).Label()
+}
+
+// rowDetail is the reason beside a row's state: why its proposal failed
+// or was rejected, or what became of its request.
+func rowDetail(row store.PayrollRow) string {
+	if p := row.Proposal; p != nil {
 		switch p.Status {
 		case store.ProposalFailed:
-			detail = p.FailureReason
+			return p.FailureReason
 		case store.ProposalRejected:
-			detail = p.RejectionReason
+			return p.RejectionReason
 		}
-		return strings.ToLower(string(p.Status)), label, detail
-	case row.ActionState == store.ActionBegun:
-		return "sending", "sending", ""
-	case row.ActionState == store.ActionUnknown:
-		return "unknown", "outcome unknown", row.ActionMessage
-	case row.ActionState == store.ActionRefused:
-		return "refused", "refused by the Partner API", row.ActionMessage
-	case row.ActionState == store.ActionDone:
-		return "sent", "proposal created", ""
-	case run.State == store.PayrollCanceled:
-		return "canceled", "canceled: not sent", ""
-	case run.State == store.PayrollPreview:
-		return "ready", "ready to send", ""
+		return ""
 	}
-	return "queued", "waiting to be sent", ""
+	switch row.State {
+	case "unknown", "refused":
+		return row.ActionMessage
+	}
+	return ""
 }
 
 // settled reports whether a row's state can no longer change by itself.
@@ -108,39 +119,86 @@ func cancelable(row store.PayrollRow) bool {
 	return false
 }
 
-// runView builds a run's page. withBalance reads the treasury's balances
-// from the API (the preview, and the send form).
-func (h *Handler) runView(ctx context.Context, run store.PayrollRun, withBalance bool) (views.PayrollRunView, error) {
-	v := views.PayrollRunView{ID: run.ID, Name: run.Name, Source: run.Source, State: run.State, StateLabel: runStateLabel(run.State),
-		CreatedBy: run.CreatedBy, CreatedAt: run.CreatedAt, TotalRows: run.Rows, ValidRows: run.ValidRows}
+// rowsPerPage is how many rows the run page shows (and its poll renders)
+// at once; the counts and totals cover every row.
+const rowsPerPage = 100
+
+// rowWindow is the part of a run's rows the page shows: those in one state
+// (all when ""), from a line on.
+type rowWindow struct {
+	State string
+	From  int
+}
+
+// windowOf reads the window from the page's query (?state=&from=); what
+// is not a known state or a line is ignored.
+func windowOf(r *http.Request) rowWindow {
+	q := r.URL.Query()
+	var w rowWindow
+	if st := q.Get("state"); len(st) <= 32 && handlers.CheckText(st, 32, false) == "" && strings.Trim(st, "abcdefghijklmnopqrstuvwxyz_") == "" {
+		w.State = st
+	}
+	if n, err := strconv.Atoi(q.Get("from")); err == nil && n > 0 {
+		w.From = n
+	}
+	return w
+}
+
+// signBatchMax is the most proposals one batch sign request takes.
+const signBatchMax = 500
+
+// runView builds a run's page, or with full unset only its live part (the
+// poll): the counts, sums and progress come from one summary read and the
+// rows from one window of at most rowsPerPage, so a poll of a large run
+// never reads its rows one by one. withBalance reads the treasury's
+// balances from the API (the preview, and the send form).
+func (h *Handler) runView(ctx context.Context, run store.PayrollRun, withBalance bool, win rowWindow, full bool) (views.PayrollRunView, error) {
+	v := views.PayrollRunView{StateFilter: win.State, From: win.From, ID: run.ID, Name: run.Name, Source: run.Source, State: run.State,
+		StateLabel: runStateLabel(run.State), CreatedBy: run.CreatedBy, CreatedAt: run.CreatedAt, TotalRows: run.Rows, ValidRows: run.ValidRows}
 	if run.State == store.PayrollCanceled {
 		v.CancelNote = "Canceled: " + run.CancelReason
 	}
-	rows, err := h.store.PayrollRows(ctx, run.ID)
+	sum, err := h.store.PayrollSummary(ctx, run.ID, signBatchMax)
 	if err != nil {
 		return v, err
 	}
-	viewer := handlers.ViewerFrom(ctx)
-	var viewerID int64
-	linked := ""
-	if viewer != nil {
-		viewerID = viewer.Staff.ID
-		if linked, err = h.store.ApproverLink(ctx, viewerID); err != nil {
-			return v, err
+	totals := map[string]decimal.Decimal{}
+	var counts []views.PayrollCount
+	for _, st := range sum.States {
+		if len(counts) == 0 || counts[len(counts)-1].State != st.State {
+			counts = append(counts, views.PayrollCount{State: st.State, Label: stateLabel(st.State)})
+		}
+		c := &counts[len(counts)-1]
+		c.N += st.N
+		v.Done += st.Sent
+		if st.State != "invalid" && st.Currency != "" {
+			if c.Sums != "" {
+				c.Sums += " + "
+			}
+			c.Sums += money(st.Sum, st.Currency).String()
+			totals[st.Currency] = totals[st.Currency].Add(st.Sum)
+		}
+		if !settled(st.State) {
+			v.Live = true
 		}
 	}
-	totals := map[string]decimal.Decimal{}
-	type count struct {
-		label string
-		n     int
-		sums  map[string]decimal.Decimal
+	v.Counts = counts
+	v.SignIDs, v.SignTotal = sum.SignIDs, sum.Signable
+	if v.ValidRows > 0 {
+		v.Percent = v.Done * 100 / v.ValidRows
+	} else {
+		v.Percent = 100
 	}
-	counts := map[string]*count{}
-	var order []string
-	for _, row := range rows {
-		state, label, detail := rowState(run, row)
+	v.Live = v.Live || run.State == store.PayrollSending
+
+	page, next, err := h.store.PayrollRowsWindow(ctx, run.ID, win.State, win.From, rowsPerPage)
+	if err != nil {
+		return v, err
+	}
+	v.NextFrom = next
+	for _, row := range page {
 		rv := views.PayrollRowView{Line: row.Line, Recipient: row.Recipient, Name: row.Name, Description: row.Description,
-			Problems: row.Problems, State: state, StateLabel: label, Detail: detail, ProposalID: row.ProposalID}
+			Problems: row.Problems, State: row.State, StateLabel: stateLabel(row.State), Detail: rowDetail(row), ProposalID: row.ProposalID}
 		if row.Amount.Valid && row.Currency != "" {
 			rv.Amount = money(row.Amount.Decimal, row.Currency).String()
 		} else {
@@ -149,50 +207,43 @@ func (h *Handler) runView(ctx context.Context, run store.PayrollRun, withBalance
 		if p := row.Proposal; p != nil {
 			rv.Approvals = fmt.Sprintf("%d of %d", len(p.Approvals), p.RequiredApprovals)
 			rv.Signatures = fmt.Sprintf("%d of %d", p.CollectedSignatures, p.RequiredSignatures)
-			if p.Status == store.ProposalPendingSignatures {
-				v.SignIDs = append(v.SignIDs, p.ID)
-			}
 		}
 		v.Rows = append(v.Rows, rv)
-		c := counts[state]
-		if c == nil {
-			c = &count{label: label, sums: map[string]decimal.Decimal{}}
-			counts[state] = c
-			order = append(order, state)
+	}
+
+	viewer := handlers.ViewerFrom(ctx)
+	var viewerID int64
+	if viewer != nil {
+		viewerID = viewer.Staff.ID
+	}
+	if full {
+		// What the page's forms offer needs every row with the viewer's
+		// rules: read once, for the page, never for its poll.
+		linked := ""
+		if viewer != nil {
+			if linked, err = h.store.ApproverLink(ctx, viewerID); err != nil {
+				return v, err
+			}
 		}
-		c.n++
-		if !row.Valid() {
-			continue
+		rows, err := h.store.PayrollRows(ctx, run.ID)
+		if err != nil {
+			return v, err
 		}
-		c.sums[row.Currency] = c.sums[row.Currency].Add(row.Amount.Decimal)
-		totals[row.Currency] = totals[row.Currency].Add(row.Amount.Decimal)
-		if row.ActionState != "" && row.ActionState != store.ActionBegun || row.ProposalID != "" {
-			v.Done++
-		}
-		if !settled(state) {
-			v.Live = true
-		}
-		if ok, _ := approvable(row, viewerID, linked); ok {
-			v.ApproveN++
-		}
-		if cancelable(row) {
-			v.CancelOpen++
-		}
-		if row.ProposalID == "" && row.ActionState == store.ActionRefused {
-			v.Refused++
+		for _, row := range rows {
+			if !row.Valid() {
+				continue
+			}
+			if ok, _ := approvable(row, viewerID, linked); ok {
+				v.ApproveN++
+			}
+			if cancelable(row) {
+				v.CancelOpen++
+			}
+			if row.ProposalID == "" && row.ActionState == store.ActionRefused {
+				v.Refused++
+			}
 		}
 	}
-	sort.Strings(order)
-	for _, s := range order {
-		c := counts[s]
-		v.Counts = append(v.Counts, views.PayrollCount{State: s, Label: c.label, N: c.n, Sums: sums(c.sums)})
-	}
-	if v.ValidRows > 0 {
-		v.Percent = v.Done * 100 / v.ValidRows
-	} else {
-		v.Percent = 100
-	}
-	v.Live = v.Live || run.State == store.PayrollSending
 	var balances map[string]decimal.Decimal
 	if withBalance && len(totals) > 0 {
 		balances, v.BalanceMsg = h.balances(ctx)
@@ -309,7 +360,7 @@ func (h *Handler) Run(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	v, err := h.runView(r.Context(), run, run.State == store.PayrollPreview)
+	v, err := h.runView(r.Context(), run, run.State == store.PayrollPreview, windowOf(r), true)
 	if err != nil {
 		h.ServerError(w, r, err)
 		return
@@ -323,7 +374,7 @@ func (h *Handler) Progress(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	v, err := h.runView(r.Context(), run, false)
+	v, err := h.runView(r.Context(), run, false, windowOf(r), false)
 	if err != nil {
 		h.ServerError(w, r, err)
 		return
@@ -345,7 +396,7 @@ func (h *Handler) ResultCSV(w http.ResponseWriter, r *http.Request) {
 	cw := handlers.NewCSV(w, fmt.Sprintf("payroll-%d-result.csv", run.ID), "line", "employee", "name", "service_user_id", "amount",
 		"currency", "fiat", "description", "state", "detail", "proposal_id", "approvals", "signatures", "problems")
 	for _, row := range rows {
-		state, _, detail := rowState(run, row)
+		state, detail := row.State, rowDetail(row)
 		amount, fiat := row.AmountText, ""
 		if row.Amount.Valid {
 			amount = row.Amount.Decimal.StringFixed(2)

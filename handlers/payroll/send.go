@@ -135,7 +135,7 @@ func (h *Handler) Send(w http.ResponseWriter, r *http.Request) {
 		h.Redirect(w, r, page)
 		return
 	}
-	v, err := h.runView(ctx, run, true)
+	v, err := h.runView(ctx, run, true, rowWindow{}, true)
 	if err != nil {
 		h.ServerError(w, r, err)
 		return
