@@ -9,8 +9,9 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// MaxSignBatchItems is the most proposals one batch sign request covers.
-const MaxSignBatchItems = 500
+// MaxSignBatchItems is the most proposals one batch sign request covers:
+// a payroll of a thousand people is signed from one QR code.
+const MaxSignBatchItems = 1000
 
 // SignBatch is one link that asks one owner's device to sign many
 // proposals. Its token is kept only as its SHA-256.

@@ -108,8 +108,8 @@ type PayrollRunView struct {
 
 	// Sign the run from one QR code: the proposals awaiting signatures.
 	SignIDs []string
-	// SignTotal is how many proposals wait for the signature in all (a
-	// batch takes SignIDs, at most 500).
+	// SignTotal is how many proposals wait for the signature in all (one
+	// batch takes SignIDs, at most store.MaxSignBatchItems).
 	SignTotal int
 	SignToken string
 

@@ -147,7 +147,7 @@ func TestBatchCreateRefusesWhatCannotBeSignedTogether(t *testing.T) {
 				v.Add("proposal_id", fmt.Sprintf("p-%d", i))
 			}
 			return v
-		}(), "at most 500 proposals"},
+		}(), fmt.Sprintf("at most %d proposals", store.MaxSignBatchItems)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			resp := env.PostForm(c, "/approvals/sign-batch", tc.form)

@@ -144,9 +144,6 @@ func windowOf(r *http.Request) rowWindow {
 	return w
 }
 
-// signBatchMax is the most proposals one batch sign request takes.
-const signBatchMax = 500
-
 // runView builds a run's page, or with full unset only its live part (the
 // poll): the counts, sums and progress come from one summary read and the
 // rows from one window of at most rowsPerPage, so a poll of a large run
@@ -158,7 +155,7 @@ func (h *Handler) runView(ctx context.Context, run store.PayrollRun, withBalance
 	if run.State == store.PayrollCanceled {
 		v.CancelNote = "Canceled: " + run.CancelReason
 	}
-	sum, err := h.store.PayrollSummary(ctx, run.ID, signBatchMax)
+	sum, err := h.store.PayrollSummary(ctx, run.ID, store.MaxSignBatchItems)
 	if err != nil {
 		return v, err
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strings"
 	"time"
@@ -16,9 +17,9 @@ import (
 	"partneradmin/views"
 )
 
-// maxBatchBody caps a device's POST: a batch's signatures (about 220 bytes
-// each) with room to spare.
-const maxBatchBody = 256 << 10
+// maxBatchBody caps a device's POST: a full batch's signatures (about 220
+// bytes each) with room to spare.
+const maxBatchBody = store.MaxSignBatchItems * 512
 
 // BatchDeviceRequest is the device contract's GET answer for a batch link:
 // the items to sign, each with its own hash, read fresh from the API.
@@ -200,7 +201,7 @@ func (h *Handler) batchDevicePost(w http.ResponseWriter, r *http.Request, b stor
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&in); err != nil || len(in.Signatures) == 0 || len(in.Signatures) > store.MaxSignBatchItems {
 		writeJSON(w, http.StatusBadRequest, BatchDeviceAnswer{
-			Error: `Send JSON: {"signatures": [{"proposalId": "…", "signature": "0x…"}, …]} with 1 to 500 signatures.`})
+			Error: fmt.Sprintf(`Send JSON: {"signatures": [{"proposalId": "…", "signature": "0x…"}, …]} with 1 to %d signatures.`, store.MaxSignBatchItems)})
 		return
 	}
 	items := make(map[string]store.SignBatchItem, len(b.Items))
