@@ -8,6 +8,8 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -381,17 +383,24 @@ func TestBatchSignLinkTemplateIsCheckedAtStart(t *testing.T) {
 	}
 }
 
-// BenchmarkBatchRelay200 measures relaying a 200-item batch (the device's
-// GET of every fresh hash, then its POST of every signature) with 50 ms of
-// injected latency on every upstream call. It prints the durations.
+// BenchmarkBatchRelay measures relaying a batch of 200 items
+// (BENCH_BATCH_ITEMS sets another size, up to store.MaxSignBatchItems): the
+// device's GET of every fresh hash, then its POST of every signature, with
+// 50 ms of injected latency on every upstream call. It prints the
+// durations.
 //
-//	go test -run '^$' -bench BatchRelay200 -benchtime 1x ./web/
-func BenchmarkBatchRelay200(b *testing.B) {
+//	go test -run '^$' -bench BatchRelay -benchtime 1x ./web/
+//	BENCH_BATCH_ITEMS=1000 go test -run '^$' -bench BatchRelay -benchtime 1x ./web/
+func BenchmarkBatchRelay(b *testing.B) {
+	n := 200
+	if v, err := strconv.Atoi(os.Getenv("BENCH_BATCH_ITEMS")); err == nil && v > 0 && v <= store.MaxSignBatchItems {
+		n = v
+	}
 	for range b.N {
 		b.StopTimer()
 		env := webtest.New(b, webtest.Options{})
 		c, _ := env.SignedIn(store.RoleFinanceApprover)
-		ids := env.ProposalsAwaitingSignature(200, "1.00")
+		ids := env.ProposalsAwaitingSignature(n, "1.00")
 		key := ownerKey(b, env, "treasury")
 		path, _ := createBatch(b, env, c, ids...)
 		control(b, env, http.MethodPost, "/_sandbox/faults", map[string]any{"route": "*", "latencyMs": 50})
@@ -410,11 +419,11 @@ func BenchmarkBatchRelay200(b *testing.B) {
 				relayed++
 			}
 		}
-		if code != http.StatusOK || relayed != 200 || env.Sandbox.RequestCount("POST", signRoute) != 200 {
-			b.Fatalf("post %d: %d of 200 relayed, %d sign calls", code, relayed, env.Sandbox.RequestCount("POST", signRoute))
+		if code != http.StatusOK || relayed != n || env.Sandbox.RequestCount("POST", signRoute) != n {
+			b.Fatalf("post %d: %d of %d relayed, %d sign calls", code, relayed, n, env.Sandbox.RequestCount("POST", signRoute))
 		}
-		fmt.Printf("200-item batch, 50 ms upstream latency: device GET %s, POST (check and relay all) %s, total %s\n",
-			got.Round(time.Millisecond), post.Round(time.Millisecond), (got + post).Round(time.Millisecond))
+		fmt.Printf("%d-item batch, 50 ms upstream latency: device GET %s, POST (check and relay all) %s, total %s\n",
+			n, got.Round(time.Millisecond), post.Round(time.Millisecond), (got + post).Round(time.Millisecond))
 	}
 }
 
