@@ -1,7 +1,6 @@
 package employees
 
 import (
-	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -50,69 +49,37 @@ var ErrBulkFile = errors.New("bulk invite file")
 // sent: the header, every row against the invite rules, and duplicate
 // emails inside the file. Problems with the file as a whole are ErrBulkFile.
 func parseBulkCSV(r io.Reader, now time.Time) ([]bulkLine, error) {
-	cr := csv.NewReader(r)
-	cr.FieldsPerRecord = -1
-	cr.ReuseRecord = false
-	header, err := cr.Read()
-	if errors.Is(err, io.EOF) {
-		return nil, fmt.Errorf("%w: the file is empty; start from the template", ErrBulkFile)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("%w: the file is not a CSV file (%s)", ErrBulkFile, csvProblem(err))
-	}
-	index := map[string]int{}
-	known := map[string]bool{}
-	for _, c := range bulkColumns {
-		known[c] = true
-	}
-	var unknown []string
-	for i, h := range header {
-		name := strings.ToLower(strings.TrimSpace(strings.TrimPrefix(h, "\ufeff")))
-		if msg := handlers.CheckText(name, 100, false); msg != "" {
-			return nil, fmt.Errorf("%w: column %d of the header is not a column name (%s) Save the file as CSV UTF-8 from the template", ErrBulkFile, i+1, msg)
+	header := func(names []string) (map[string]int, error) {
+		index := map[string]int{}
+		known := map[string]bool{}
+		for _, c := range bulkColumns {
+			known[c] = true
 		}
-		if forbiddenColumns[name] {
-			return nil, fmt.Errorf("%w: the column %q holds a number the invite does not take; remove it", ErrBulkFile, name)
+		var unknown []string
+		for i, name := range names {
+			if forbiddenColumns[name] {
+				return nil, fmt.Errorf("%w: the column %q holds a number the invite does not take; remove it", ErrBulkFile, name)
+			}
+			if !known[name] {
+				unknown = append(unknown, name)
+				continue
+			}
+			if _, dup := index[name]; dup {
+				return nil, fmt.Errorf("%w: the column %q appears twice", ErrBulkFile, name)
+			}
+			index[name] = i
 		}
-		if !known[name] {
-			unknown = append(unknown, name)
-			continue
+		if len(unknown) > 0 {
+			return nil, fmt.Errorf("%w: unknown columns %s; use the template's columns", ErrBulkFile, strings.Join(unknown, ", "))
 		}
-		if _, dup := index[name]; dup {
-			return nil, fmt.Errorf("%w: the column %q appears twice", ErrBulkFile, name)
+		if _, ok := index["email"]; !ok {
+			return nil, fmt.Errorf("%w: the email column is missing; start from the template", ErrBulkFile)
 		}
-		index[name] = i
-	}
-	if len(unknown) > 0 {
-		return nil, fmt.Errorf("%w: unknown columns %s; use the template's columns", ErrBulkFile, strings.Join(unknown, ", "))
-	}
-	if _, ok := index["email"]; !ok {
-		return nil, fmt.Errorf("%w: the email column is missing; start from the template", ErrBulkFile)
+		return index, nil
 	}
 	var lines []bulkLine
 	seen := map[string]int{}
-	for {
-		rec, err := cr.Read()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return nil, fmt.Errorf("%w: %s", ErrBulkFile, csvProblem(err))
-		}
-		line, _ := cr.FieldPos(0)
-		if blank(rec) {
-			continue
-		}
-		if len(lines) == MaxBulkRows {
-			return nil, fmt.Errorf("%w: more than %d rows; split the file", ErrBulkFile, MaxBulkRows)
-		}
-		get := func(name string) string {
-			i, ok := index[name]
-			if !ok || i >= len(rec) {
-				return ""
-			}
-			return rec[i]
-		}
+	err := handlers.ReadCSV(r, MaxBulkRows, header, func(line int, get func(string) string) error {
 		f := readInviteForm(get)
 		var problems []string
 		validateInvite(&f, now)
@@ -133,28 +100,18 @@ func parseBulkCSV(r io.Reader, now time.Time) ([]bulkLine, error) {
 			}
 		}
 		lines = append(lines, bulkLine{Line: line, Form: f, Problems: problems})
+		return nil
+	})
+	if ce := (handlers.CSVError{}); errors.As(err, &ce) {
+		return nil, fmt.Errorf("%w: %s", ErrBulkFile, ce.Words)
+	}
+	if err != nil {
+		return nil, err
 	}
 	if len(lines) == 0 {
 		return nil, fmt.Errorf("%w: the file has a header but no rows", ErrBulkFile)
 	}
 	return lines, nil
-}
-
-func blank(rec []string) bool {
-	for _, v := range rec {
-		if strings.TrimSpace(v) != "" {
-			return false
-		}
-	}
-	return true
-}
-
-func csvProblem(err error) string {
-	var pe *csv.ParseError
-	if errors.As(err, &pe) {
-		return fmt.Sprintf("line %d: %s", pe.Line, pe.Err)
-	}
-	return "it could not be read"
 }
 
 // bulkProfile is the employer-held profile of a valid line, kept until the

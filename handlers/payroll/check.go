@@ -2,7 +2,6 @@ package payroll
 
 import (
 	"context"
-	"encoding/csv"
 	"errors"
 	"fmt"
 	"io"
@@ -56,82 +55,41 @@ var errFile = errors.New("payroll file")
 // any order and case), then every non-blank line. Problems with the file as
 // a whole are errFile; a line's own problems are found by check.
 func parseCSV(r io.Reader) ([]input, error) {
-	cr := csv.NewReader(r)
-	cr.FieldsPerRecord = -1
-	header, err := cr.Read()
-	if errors.Is(err, io.EOF) {
-		return nil, fmt.Errorf("%w: the file is empty; start from the template", errFile)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("%w: the file is not a CSV file (%s)", errFile, csvProblem(err))
-	}
-	index := map[string]int{}
-	for i, h := range header {
-		name := strings.ToLower(strings.TrimSpace(strings.TrimPrefix(h, "\ufeff")))
-		if msg := handlers.CheckText(name, 100, false); msg != "" {
-			return nil, fmt.Errorf("%w: column %d of the header is not a column name (%s) Save the file as CSV UTF-8 from the template", errFile, i+1, msg)
+	header := func(names []string) (map[string]int, error) {
+		index := map[string]int{}
+		for i, name := range names {
+			name = columnAlias(name)
+			if !slices.Contains(columns(), name) {
+				return nil, fmt.Errorf("%w: unknown column %q; use the template's columns (%s)", errFile, name, strings.Join(columns(), ", "))
+			}
+			if _, dup := index[name]; dup {
+				return nil, fmt.Errorf("%w: the column %q appears twice", errFile, name)
+			}
+			index[name] = i
 		}
-		name = columnAlias(name)
-		if !slices.Contains(columns(), name) {
-			return nil, fmt.Errorf("%w: unknown column %q; use the template's columns (%s)", errFile, name, strings.Join(columns(), ", "))
+		for _, c := range columns()[:3] {
+			if _, ok := index[c]; !ok {
+				return nil, fmt.Errorf("%w: the %s column is missing; start from the template", errFile, c)
+			}
 		}
-		if _, dup := index[name]; dup {
-			return nil, fmt.Errorf("%w: the column %q appears twice", errFile, name)
-		}
-		index[name] = i
-	}
-	for _, c := range columns()[:3] {
-		if _, ok := index[c]; !ok {
-			return nil, fmt.Errorf("%w: the %s column is missing; start from the template", errFile, c)
-		}
+		return index, nil
 	}
 	var out []input
-	for {
-		rec, err := cr.Read()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return nil, fmt.Errorf("%w: %s", errFile, csvProblem(err))
-		}
-		line, _ := cr.FieldPos(0)
-		if blank(rec) {
-			continue
-		}
-		if len(out) == MaxRows {
-			return nil, fmt.Errorf("%w: more than %d rows; split the file", errFile, MaxRows)
-		}
-		get := func(name string) string {
-			i, ok := index[name]
-			if !ok || i >= len(rec) {
-				return ""
-			}
-			return rec[i]
-		}
+	err := handlers.ReadCSV(r, MaxRows, header, func(line int, get func(string) string) error {
 		out = append(out, input{Line: line, Recipient: get("employee"), Amount: get("amount"), Currency: get("currency"),
 			Description: get("description")})
+		return nil
+	})
+	if ce := (handlers.CSVError{}); errors.As(err, &ce) {
+		return nil, fmt.Errorf("%w: %s", errFile, ce.Words)
+	}
+	if err != nil {
+		return nil, err
 	}
 	if len(out) == 0 {
 		return nil, fmt.Errorf("%w: the file has a header but no rows", errFile)
 	}
 	return out, nil
-}
-
-func blank(rec []string) bool {
-	for _, v := range rec {
-		if strings.TrimSpace(v) != "" {
-			return false
-		}
-	}
-	return true
-}
-
-func csvProblem(err error) string {
-	var pe *csv.ParseError
-	if errors.As(err, &pe) {
-		return fmt.Sprintf("line %d: %s", pe.Line, pe.Err)
-	}
-	return "it could not be read"
 }
 
 // templateRows is the downloadable template.

@@ -1,0 +1,91 @@
+package handlers
+
+import (
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// CSVError is a problem with an uploaded file as a whole, in words for the
+// person who sent it.
+type CSVError struct{ Words string }
+
+func (e CSVError) Error() string { return e.Words }
+
+// ReadCSV reads an uploaded CSV file: the header's column names (a BOM
+// dropped, trimmed, in lower case, each checked as text) go to header,
+// which returns where each known column is; then every row that is not
+// blank goes to row with its line in the file and a getter by column name
+// ("" for a column the file lacks). More than maxRows rows is refused.
+// Problems with the file itself are CSVError; header's and row's errors are
+// returned as they are. It is the one CSV upload reader of the app.
+func ReadCSV(r io.Reader, maxRows int, header func(names []string) (map[string]int, error),
+	row func(line int, get func(name string) string) error) error {
+	cr := csv.NewReader(r)
+	cr.FieldsPerRecord = -1
+	head, err := cr.Read()
+	if errors.Is(err, io.EOF) {
+		return CSVError{"the file is empty; start from the template"}
+	}
+	if err != nil {
+		return CSVError{"the file is not a CSV file (" + csvProblem(err) + ")"}
+	}
+	names := make([]string, len(head))
+	for i, h := range head {
+		names[i] = strings.ToLower(strings.TrimSpace(strings.TrimPrefix(h, "\ufeff")))
+		if msg := CheckText(names[i], 100, false); msg != "" {
+			return CSVError{fmt.Sprintf("column %d of the header is not a column name (%s) Save the file as CSV UTF-8 from the template", i+1, msg)}
+		}
+	}
+	index, err := header(names)
+	if err != nil {
+		return err
+	}
+	rows := 0
+	for {
+		rec, err := cr.Read()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return CSVError{csvProblem(err)}
+		}
+		line, _ := cr.FieldPos(0)
+		if blankRecord(rec) {
+			continue
+		}
+		if rows == maxRows {
+			return CSVError{fmt.Sprintf("more than %d rows; split the file", maxRows)}
+		}
+		rows++
+		get := func(name string) string {
+			i, ok := index[name]
+			if !ok || i >= len(rec) {
+				return ""
+			}
+			return rec[i]
+		}
+		if err := row(line, get); err != nil {
+			return err
+		}
+	}
+}
+
+func blankRecord(rec []string) bool {
+	for _, v := range rec {
+		if strings.TrimSpace(v) != "" {
+			return false
+		}
+	}
+	return true
+}
+
+func csvProblem(err error) string {
+	var pe *csv.ParseError
+	if errors.As(err, &pe) {
+		return fmt.Sprintf("line %d: %s", pe.Line, pe.Err)
+	}
+	return "it could not be read"
+}
