@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -165,6 +166,30 @@ func (s *Store) TreasuryUsers(ctx context.Context) ([]Employee, error) {
 		return nil, fmt.Errorf("store: treasury users: %w", err)
 	}
 	return list, nil
+}
+
+// ErrNoTreasury: the mirror holds no treasury user known upstream.
+var ErrNoTreasury = errors.New("store: the partner has no treasury user in the mirror")
+
+// Treasury is the partner's treasury: its first treasury user known
+// upstream, and that user's wallets by currency. ErrNoTreasury when there is
+// none.
+func (s *Store) Treasury(ctx context.Context) (Employee, []Wallet, error) {
+	users, err := s.TreasuryUsers(ctx)
+	if err != nil {
+		return Employee{}, nil, err
+	}
+	for _, u := range users {
+		if u.ServiceUserID == "" {
+			continue
+		}
+		ws, err := s.WalletsByEmployee(ctx, u.ID)
+		if err != nil {
+			return Employee{}, nil, err
+		}
+		return u, ws, nil
+	}
+	return Employee{}, nil, ErrNoTreasury
 }
 
 // CountEmployees returns how many employees (not treasury users) exist.

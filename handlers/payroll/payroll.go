@@ -69,28 +69,16 @@ type treasury struct {
 	wallets map[string]store.Wallet
 }
 
-var errNoTreasury = errors.New("payroll: the partner has no treasury user in the mirror")
-
 func (h *Handler) treasury(ctx context.Context) (treasury, error) {
-	users, err := h.store.TreasuryUsers(ctx)
+	u, ws, err := h.store.Treasury(ctx)
 	if err != nil {
 		return treasury{}, err
 	}
-	for _, u := range users {
-		if u.ServiceUserID == "" {
-			continue
-		}
-		ws, err := h.store.WalletsByEmployee(ctx, u.ID)
-		if err != nil {
-			return treasury{}, err
-		}
-		t := treasury{user: u, wallets: map[string]store.Wallet{}}
-		for _, w := range ws {
-			t.wallets[w.Currency] = w
-		}
-		return t, nil
+	t := treasury{user: u, wallets: map[string]store.Wallet{}}
+	for _, w := range ws {
+		t.wallets[w.Currency] = w
 	}
-	return treasury{}, errNoTreasury
+	return t, nil
 }
 
 // runFromPath loads the run named by the path, or answers 404.

@@ -55,7 +55,7 @@ func (h *Handler) Funding(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	printable := r.URL.Query().Get("print") == "1"
 	t, err := h.load(ctx)
-	if errors.Is(err, errNoTreasury) {
+	if errors.Is(err, store.ErrNoTreasury) {
 		h.ErrorPage(w, r, http.StatusNotFound, fundingTitle,
 			"The app does not know the partner's treasury user yet, so there is nothing to fund here.")
 		return

@@ -33,7 +33,7 @@ func (h *Handler) StartUSD(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	t, err := h.load(ctx)
-	if errors.Is(err, errNoTreasury) {
+	if errors.Is(err, store.ErrNoTreasury) {
 		h.ErrorPage(w, r, http.StatusConflict, "USD onboarding not started", "The app does not know the partner's treasury user yet. Nothing was sent.")
 		return
 	}

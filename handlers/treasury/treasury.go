@@ -10,7 +10,6 @@ package treasury
 
 import (
 	"context"
-	"errors"
 	"net/http"
 	"slices"
 	"time"
@@ -59,25 +58,9 @@ func (t treasury) has(coin apiclient.Stablecoin) bool {
 }
 
 func (h *Handler) load(ctx context.Context) (treasury, error) {
-	users, err := h.store.TreasuryUsers(ctx)
-	if err != nil {
-		return treasury{}, err
-	}
-	for _, u := range users {
-		if u.ServiceUserID == "" {
-			continue
-		}
-		ws, err := h.store.WalletsByEmployee(ctx, u.ID)
-		if err != nil {
-			return treasury{}, err
-		}
-		return treasury{user: u, wallets: ws}, nil
-	}
-	return treasury{}, errNoTreasury
+	u, ws, err := h.store.Treasury(ctx)
+	return treasury{user: u, wallets: ws}, err
 }
-
-// errNoTreasury: the mirror holds no treasury user known upstream.
-var errNoTreasury = errors.New("treasury: the partner has no treasury user in the mirror")
 
 func money(w store.Wallet) views.Amount {
 	fiat, ok := apiclient.Stablecoin(w.Currency).Fiat()
