@@ -183,6 +183,21 @@ func upsertProposalTx(ctx context.Context, tx pgx.Tx, p Proposal) (ProposalChang
 	if p.Approvals == nil {
 		p.Approvals = []string{}
 	}
+	if ch.Before != nil && olderThan(p, *ch.Before) {
+		// Two answers raced (two approvals landing together): the older
+		// one must not set the mirror back. Only what the older one adds
+		// is kept: the creator, when the mirror did not know it yet.
+		after := *ch.Before
+		if p.CreatedByStaffID != 0 && after.CreatedByStaffID == 0 {
+			if _, err := tx.Exec(ctx, `UPDATE proposals SET created_by_staff_id = $2 WHERE id = $1 AND created_by_staff_id IS NULL`,
+				p.ID, p.CreatedByStaffID); err != nil {
+				return ch, fmt.Errorf("store: upsert proposal %s: %w", p.ID, err)
+			}
+			after.CreatedByStaffID = p.CreatedByStaffID
+		}
+		ch.After = after
+		return ch, nil
+	}
 	var createdBy *int64
 	if p.CreatedByStaffID != 0 {
 		createdBy = &p.CreatedByStaffID
@@ -230,6 +245,21 @@ func upsertProposalTx(ctx context.Context, tx pgx.Tx, p Proposal) (ProposalChang
 		}
 	}
 	return ch, nil
+}
+
+// olderThan reports whether p, as read from the API, is older than what the
+// mirror holds: updated earlier upstream, or at the same instant with less
+// progress (fewer approvals or signatures).
+func olderThan(p, held Proposal) bool {
+	switch {
+	case p.UpdatedAt.IsZero() || held.UpdatedAt.IsZero():
+		return false
+	case p.UpdatedAt.Before(held.UpdatedAt):
+		return true
+	case p.UpdatedAt.Equal(held.UpdatedAt):
+		return len(p.Approvals) < len(held.Approvals) || p.CollectedSignatures < held.CollectedSignatures
+	}
+	return false
 }
 
 // ProposalByID loads one proposal.
