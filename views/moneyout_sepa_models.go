@@ -14,7 +14,7 @@ type SepaMXNProblem struct {
 // payout can be sent, the form, or the review of what will be sent.
 type SEPAPayoutView struct {
 	// Wallet is the treasury's EURe wallet; nil when it has none.
-	Wallet   *SEPAWallet
+	Wallet   *SepaMXNWallet
 	Provider SEPAProvider
 	Form     SEPAPayoutForm
 	Review   *SEPAPayoutReview
@@ -23,8 +23,9 @@ type SEPAPayoutView struct {
 	Error    string
 }
 
-// SEPAWallet is the treasury wallet a SEPA payout leaves from.
-type SEPAWallet struct {
+// SepaMXNWallet is the treasury wallet a SEPA payout or an MXN offramp
+// leaves from.
+type SepaMXNWallet struct {
 	ID      string
 	Label   string
 	Balance string // as last read, with its currency; "" when never read

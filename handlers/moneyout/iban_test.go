@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-func TestSEPAIBANCheck(t *testing.T) {
+func TestMoneyOutSEPAIBANCheck(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
 		typed, want, msg string

@@ -116,7 +116,7 @@ func (h *Handler) sepaProvider(ctx context.Context, s sepaState) views.SEPAProvi
 func (h *Handler) renderSEPA(w http.ResponseWriter, r *http.Request, s sepaState, status int, f views.SEPAPayoutForm, rv *views.SEPAPayoutReview, msg string, provider *views.SEPAProvider) {
 	v := views.SEPAPayoutView{Form: f, Review: rv, Error: msg}
 	if s.has {
-		v.Wallet = &views.SEPAWallet{ID: s.wallet.ID, Label: sepaMXNWalletLabel(s.wallet), Balance: sepaMXNBalance(s.wallet)}
+		v.Wallet = &views.SepaMXNWallet{ID: s.wallet.ID, Label: sepaMXNWalletLabel(s.wallet), Balance: sepaMXNBalance(s.wallet)}
 		if provider != nil {
 			v.Provider = *provider
 		} else {

@@ -111,3 +111,12 @@ func sepaMXNSignatureOnItsWay(sr *store.SignRequest) bool {
 	}
 	return false
 }
+
+// sepaMXNDeadline is the earlier of a signature request's deadline and a
+// limit (a quote's expiry): no link outlives either.
+func sepaMXNDeadline(req apiclient.SignatureRequest, limit *time.Time) apiclient.SignatureRequest {
+	if limit != nil && (req.Deadline.IsZero() || limit.Before(req.Deadline)) {
+		req.Deadline = *limit
+	}
+	return req
+}
