@@ -428,3 +428,44 @@ func TestMoneyOutMexicoRefusedSignatureAndFailedOrder(t *testing.T) {
 		t.Fatalf("second quote's burn: %q", mxAttr(doc, "mx-step-burn", "data-state"))
 	}
 }
+
+// TestMoneyOutMexicoRefusedQuoteIsExplained: a quote the API refuses (the
+// wallet holds less than the mirror last read) comes back with the API's
+// words, the input kept and a fresh token; it is audited as refused and
+// nothing is recorded.
+func TestMoneyOutMexicoRefusedQuoteIsExplained(t *testing.T) {
+	env := webtest.New(t, webtest.Options{})
+	c, _ := env.SignedIn(store.RoleOwner)
+	mxReady(t, env)
+	var w store.Wallet
+	users, _ := env.Store.TreasuryUsers(context.Background())
+	ws, _ := env.Store.WalletsByEmployee(context.Background(), users[0].ID)
+	for _, x := range ws {
+		if x.Currency == "MEXe" {
+			w = x
+		}
+	}
+	w.Balance = decimal.NullDecimal{Decimal: decimal.RequireFromString("9000"), Valid: true}
+	if err := env.Store.UpsertWallet(context.Background(), w); err != nil {
+		t.Fatal(err)
+	}
+	form := mxForm(t, env, c, "8000")
+	resp := env.PostForm(c, "/money-out/mexico", form)
+	doc := webtest.Doc(t, resp)
+	if resp.StatusCode != http.StatusBadGateway || !strings.Contains(webtest.TestID(doc, "mx-error"), "Insufficient balance") {
+		t.Fatalf("refused: %d %q", resp.StatusCode, webtest.TestID(doc, "mx-error"))
+	}
+	if doc.Find("#mx-amount").AttrOr("value", "") != "8000" || doc.Find("#mx-note").AttrOr("value", "") != "Payroll November" {
+		t.Fatal("input lost")
+	}
+	if tok := doc.Find(`[data-testid="mx-form"] input[name="form_token"]`).AttrOr("value", ""); tok == "" || tok == form.Get("form_token") {
+		t.Fatal("a refused form must come back with a fresh token")
+	}
+	if a := sepaMXNAudit(t, env, "mx_offramp.quote"); len(a) != 1 || a[0].Outcome != store.OutcomeRefused {
+		t.Fatalf("audit %+v", a)
+	}
+	var n int
+	if err := env.Store.Pool().QueryRow(context.Background(), `SELECT count(*) FROM sepa_mxn_orders`).Scan(&n); err != nil || n != 0 {
+		t.Fatalf("%d orders recorded: %v", n, err)
+	}
+}
