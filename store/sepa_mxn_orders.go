@@ -182,3 +182,21 @@ func (s *Store) RecordSepaMXNRead(ctx context.Context, id int64, status, burnWor
 	}
 	return nil
 }
+
+// RecentSepaMXNOrders lists a rail's newest orders, newest first.
+func (s *Store) RecentSepaMXNOrders(ctx context.Context, rail string, limit int) ([]SepaMXNOrder, error) {
+	rows, err := s.db.Query(ctx, `SELECT `+sepaMXNOrderColumns+` FROM sepa_mxn_orders WHERE rail = $1 ORDER BY id DESC LIMIT $2`, rail, limit)
+	if err != nil {
+		return nil, fmt.Errorf("store: recent %s orders: %w", rail, err)
+	}
+	defer rows.Close()
+	var out []SepaMXNOrder
+	for rows.Next() {
+		o, err := scanSepaMXNOrder(rows)
+		if err != nil {
+			return nil, fmt.Errorf("store: recent %s orders: %w", rail, err)
+		}
+		out = append(out, o)
+	}
+	return out, rows.Err()
+}

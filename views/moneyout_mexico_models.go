@@ -11,6 +11,7 @@ type MexicoOfframpView struct {
 	Form     MexicoQuoteForm
 	Problems []SepaMXNProblem
 	Error    string
+	Recent   []SepaMXNRecent
 }
 
 // MexicoKYC is the treasury user's Mexico KYC, read now.

@@ -21,6 +21,7 @@ type SEPAPayoutView struct {
 	// Problems is the error summary, in the order of the form's fields.
 	Problems []SepaMXNProblem
 	Error    string
+	Recent   []SepaMXNRecent
 }
 
 // SepaMXNWallet is the treasury wallet a SEPA payout or an MXN offramp
@@ -105,4 +106,12 @@ type SepaMXNRequestView struct {
 	Again string
 	// PollURL reloads the page while the request is still being sent.
 	PollURL string
+}
+
+// SepaMXNRecent is one of a rail's recent orders, linking to its page.
+type SepaMXNRecent struct {
+	Href      string
+	Label     string // what was sent, and to whom
+	Status    string // as last read
+	CreatedAt time.Time
 }

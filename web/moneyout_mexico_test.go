@@ -207,6 +207,12 @@ func TestMoneyOutMexicoTwoSignaturesEndToEnd(t *testing.T) {
 		t.Fatalf("burn link: %d %q", resp.StatusCode, webtest.TestID(doc, "mx-order-error"))
 	}
 	burnLink := sepaMXNQRLink(t, env, doc)
+	// Until the owner signs it, the page says it waits for the second
+	// signature, and until when.
+	if w := webtest.TestID(mxSteps(t, env, c, id), "mx-waiting"); !strings.Contains(w, "Waiting for the owner to sign the second (burn) signature") ||
+		!strings.Contains(w, "before the quote expires at") {
+		t.Fatalf("waiting for the burn signature: %q", w)
+	}
 	u, _ := url.Parse(burnLink)
 	if code, req := deviceGet(t, env, u.Path); code != http.StatusOK || !strings.Contains(req["summary"].(map[string]any)["title"].(string), "burn") {
 		t.Fatalf("device sees %d %v", code, req)
@@ -345,9 +351,13 @@ func TestMoneyOutMexicoExpiredQuoteIsNeverSigned(t *testing.T) {
 	if mxAttr(doc, "mx-order-status", "data-state") != "canceled" || doc.Find(`#mx-steps[hx-get]`).Length() != 0 {
 		t.Fatalf("canceled: %q", mxAttr(doc, "mx-order-status", "data-state"))
 	}
-	// A new quote for the same amount: the form comes filled.
+	// A new quote for the same amount: the form comes filled, and lists
+	// the canceled offramp.
 	skew.Store(0)
 	doc = webtest.Doc(t, env.Get(c, requote))
+	if doc.Find(`[data-testid="sepa-mxn-recent"] a[href="`+page+`"]`).Length() != 1 {
+		t.Fatal("the offramp page does not link the recent offramp")
+	}
 	if doc.Find("#mx-amount").AttrOr("value", "") != "250.75" || doc.Find("#mx-note").AttrOr("value", "") != "Payroll November" {
 		t.Fatalf("re-quote form %q: amount %q", requote, doc.Find("#mx-amount").AttrOr("value", ""))
 	}

@@ -127,6 +127,12 @@ func (h *Handler) renderMexico(w http.ResponseWriter, r *http.Request, s mexicoS
 			v.Problems = append(v.Problems, views.SepaMXNProblem{FieldID: fld.id, Label: fld.label, Message: m})
 		}
 	}
+	recent, err := h.sepaMXNRecent(r.Context(), store.RailMXN)
+	if err != nil {
+		h.ServerError(w, r, err)
+		return
+	}
+	v.Recent = recent
 	h.Render(w, r, status, mexicoTitle, views.MexicoOfframpPage(v), nil)
 }
 
@@ -499,11 +505,15 @@ func (h *Handler) mexicoShow(w http.ResponseWriter, r *http.Request, o store.Sep
 		s.Waiting = "Waiting for the owner's first signature (the allowance) on their device, " + deadline + ". Scan the QR code with the wallet app; if the link is lost or was refused, issue a new one."
 	case o.BurnWorkflowID == "":
 		s.Waiting = "Waiting for the API to ask for the second (burn) signature: this page reads the order every 3 seconds. If it has not appeared " + deadline +
-			", the order is canceled and nothing leaves the wallet; then get a new quote. If the API does not answer meanwhile, keep this page open or come back to it from Money out."
-	case !sepaMXNSignatureOnItsWay(burnSR):
+			", the order is canceled and nothing leaves the wallet; then get a new quote. If the API does not answer meanwhile, keep this page open, or come back to it later: the Mexican offramp page lists recent offramps."
+	case burnSR == nil:
 		s.Waiting = "The API asks for the second (burn) signature. Show its QR code to the owner and have it signed " + deadline + "; without it nothing is paid out."
-	default:
+	case sepaMXNSignatureOnItsWay(burnSR):
 		s.Waiting = "The burn signature was sent; waiting for the order to be funded."
+	case burnSR.State.Final():
+		s.Waiting = "The second (burn) signature's link ended (" + burnSR.State.Label() + ") without a signature the API took. Issue a new link and have the owner sign it " + deadline + "."
+	default:
+		s.Waiting = "Waiting for the owner to sign the second (burn) signature on their device, " + deadline + ". If the QR code is lost, issue a new link. If it is not signed in time, the order is canceled and nothing leaves the wallet."
 	}
 	if expired || o.Status == apiclient.MexicoOrderCanceled || o.Status == apiclient.MexicoOrderRefunded || o.Status == apiclient.MexicoOrderFailed {
 		if o.Status != apiclient.MexicoOrderFunded && o.Status != apiclient.MexicoOrderCompleted {

@@ -135,6 +135,12 @@ func (h *Handler) renderSEPA(w http.ResponseWriter, r *http.Request, s sepaState
 			v.Problems = append(v.Problems, views.SepaMXNProblem{FieldID: fld.id, Label: fld.label, Message: m})
 		}
 	}
+	recent, err := h.sepaMXNRecent(r.Context(), store.RailSEPA)
+	if err != nil {
+		h.ServerError(w, r, err)
+		return
+	}
+	v.Recent = recent
 	h.Render(w, r, status, sepaTitle, views.SEPAPayoutPage(v), nil)
 }
 

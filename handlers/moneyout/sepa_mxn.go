@@ -120,3 +120,29 @@ func sepaMXNDeadline(req apiclient.SignatureRequest, limit *time.Time) apiclient
 	}
 	return req
 }
+
+// sepaMXNRecentLimit is how many of a rail's orders its page links to.
+const sepaMXNRecentLimit = 10
+
+// sepaMXNRecent links a rail's newest orders, so an order whose page was
+// left is found again.
+func (h *Handler) sepaMXNRecent(ctx context.Context, rail string) ([]views.SepaMXNRecent, error) {
+	orders, err := h.store.RecentSepaMXNOrders(ctx, rail, sepaMXNRecentLimit)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]views.SepaMXNRecent, 0, len(orders))
+	for _, o := range orders {
+		r := views.SepaMXNRecent{Status: o.Status, CreatedAt: o.CreatedAt}
+		switch rail {
+		case store.RailSEPA:
+			r.Href = sepaPage(o.ID)
+			r.Label = sepaMXNMoney(o.Amount, o.Currency).String() + " to " + o.Beneficiary + " (" + o.IBANMasked + ")"
+		default:
+			r.Href = mexicoPage(o.ID)
+			r.Label = sepaMXNMoney(o.Amount, o.Currency).String() + " for " + sepaMXNMoney(o.DestinationAmount.Decimal, "MXN").String()
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
