@@ -12,6 +12,10 @@ type MexicoOfframpView struct {
 	Problems []SepaMXNProblem
 	Error    string
 	Recent   []SepaMXNRecent
+	// Legacy names a pre-migration MXNe balance of the treasury, which
+	// this rail does not sell (spec: "users onboarded before the migration
+	// should be checked for a legacy balance").
+	Legacy string
 }
 
 // MexicoKYC is the treasury user's Mexico KYC, read now.

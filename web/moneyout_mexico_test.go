@@ -459,9 +459,20 @@ func TestMoneyOutMexicoRefusedQuoteIsExplained(t *testing.T) {
 	if err := env.Store.UpsertWallet(context.Background(), w); err != nil {
 		t.Fatal(err)
 	}
+	// A pre-migration MXNe wallet is flagged, and not sold.
+	legacy := store.Wallet{ID: "legacy-mxne-1", EmployeeID: users[0].ID, Currency: "MXNe", DisplayCurrency: "MXN", Legacy: true,
+		Balance: decimal.NullDecimal{Decimal: decimal.RequireFromString("125.40"), Valid: true}}
+	if err := env.Store.UpsertWallet(context.Background(), legacy); err != nil {
+		t.Fatal(err)
+	}
+	doc := webtest.Doc(t, env.Get(c, "/money-out/mexico"))
+	if got := webtest.TestID(doc, "mx-legacy"); !strings.Contains(got, "MXNe") || !strings.Contains(got, "125.40") ||
+		!strings.Contains(webtest.TestID(doc, "mx-wallet"), "MEXe") {
+		t.Fatalf("legacy flag %q, wallet %q", got, webtest.TestID(doc, "mx-wallet"))
+	}
 	form := mxForm(t, env, c, "8000")
 	resp := env.PostForm(c, "/money-out/mexico", form)
-	doc := webtest.Doc(t, resp)
+	doc = webtest.Doc(t, resp)
 	if resp.StatusCode != http.StatusBadGateway || !strings.Contains(webtest.TestID(doc, "mx-error"), "Insufficient balance") {
 		t.Fatalf("refused: %d %q", resp.StatusCode, webtest.TestID(doc, "mx-error"))
 	}

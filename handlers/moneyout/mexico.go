@@ -66,6 +66,7 @@ type mexicoState struct {
 	user   store.Employee
 	wallet store.Wallet
 	has    bool
+	legacy *store.Wallet // a pre-migration MXNe wallet, if any
 }
 
 func (h *Handler) mexicoLoad(ctx context.Context) (mexicoState, error) {
@@ -74,7 +75,13 @@ func (h *Handler) mexicoLoad(ctx context.Context) (mexicoState, error) {
 		return mexicoState{}, err
 	}
 	w, ok := sepaMXNWallet(wallets, mexicoCoin)
-	return mexicoState{user: u, wallet: w, has: ok}, nil
+	s := mexicoState{user: u, wallet: w, has: ok}
+	for _, lw := range wallets {
+		if apiclient.Stablecoin(lw.Currency).IsLegacy() {
+			s.legacy = &lw
+		}
+	}
+	return s, nil
 }
 
 // mexicoKYC reads the treasury user's Mexico KYC now and says what is
@@ -108,6 +115,13 @@ func (h *Handler) mexicoKYC(ctx context.Context, s mexicoState) views.MexicoKYC 
 
 func (h *Handler) renderMexico(w http.ResponseWriter, r *http.Request, s mexicoState, status int, f views.MexicoQuoteForm, msg string, kyc *views.MexicoKYC) {
 	v := views.MexicoOfframpView{Form: f, Error: msg}
+	if l := s.legacy; l != nil {
+		v.Legacy = "The treasury also holds the former MXN token MXNe (wallet " + l.ID + ", " + sepaMXNBalance(*l) +
+			"). It was replaced by MEXe and is not sold here: only the MEXe wallet is."
+		if !l.Balance.Valid {
+			v.Legacy = "The treasury also has a wallet of the former MXN token MXNe (wallet " + l.ID + "). It was replaced by MEXe and is not sold here: only the MEXe wallet is."
+		}
+	}
 	if s.has {
 		v.Wallet = &views.SepaMXNWallet{ID: s.wallet.ID, Label: sepaMXNWalletLabel(s.wallet), Balance: sepaMXNBalance(s.wallet)}
 		if kyc != nil {
