@@ -152,22 +152,13 @@ func (h *Handler) SEPAForm(w http.ResponseWriter, r *http.Request) {
 		h.ServerError(w, r, err)
 		return
 	}
-	q := r.URL.Query()
+	// Nothing is taken from the query: an IBAN has no place in a URL.
 	f := views.SEPAPayoutForm{Token: handlers.NewFormToken(), Fields: views.FieldErrors{}}
-	for _, p := range []struct {
-		dst *string
-		key string
-		max int
-	}{{&f.Amount, "amount", 40}, {&f.IBAN, "iban", sepaMaxIBANInput}, {&f.Beneficiary, "beneficiary", sepaMaxBeneficiary}, {&f.Reference, "reference", sepaMaxReference}} {
-		if v := q.Get(p.key); handlers.CheckText(v, p.max, false) == "" {
-			*p.dst = v
-		}
-	}
 	h.renderSEPA(w, r, s, http.StatusOK, f, nil, "", nil)
 }
 
-// sepaForm reads the posted form: every field checked before anything is
-// sent, the messages at the fields.
+// sepaInput is the posted form as read by sepaCheck: every field checked
+// before anything is sent, the messages at the fields.
 type sepaInput struct {
 	amount      handlers.ParsedAmount
 	iban        string
