@@ -791,6 +791,13 @@ func TestEndpoints(t *testing.T) {
 			resp:  `{"data":{"orderId":"eo-1","status":"completed"}}`,
 			check: func(t *testing.T, got any) { wantEq(t, got.(*EUROrder).Status, "completed") },
 		},
+		{
+			name:   "GetEUROrder",
+			call:   func(ctx context.Context, c *Client) (any, error) { return c.GetEUROrder(ctx, "u-1", "eo-1") },
+			method: "GET", path: "/v1/users/u-1/eu/orders/eo-1",
+			resp:  `{"data":{"orderId":"eo-1","status":"processing","amount":"25"}}`,
+			check: func(t *testing.T, got any) { wantEq(t, got.(*EUROrder).Status, "processing") },
+		},
 		// Mexico
 		{
 			name:   "ActivateMexicoKYC",

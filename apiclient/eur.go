@@ -105,3 +105,15 @@ func (c *Client) CompleteEUROrder(ctx context.Context, userID, orderID string, r
 	}
 	return &out, nil
 }
+
+// GetEUROrder reads a SEPA order
+// (GET /v1/users/{userId}/eu/orders/{orderId}). The spec shows no read of an
+// EUR order; the sandbox offers this one (README), and an API without it
+// answers 404, which a caller shows as "not readable".
+func (c *Client) GetEUROrder(ctx context.Context, userID, orderID string) (*EUROrder, error) {
+	var out EUROrder
+	if err := c.do(ctx, request{op: "GetEUROrder", method: http.MethodGet, path: userPath(userID, "eu", "orders", orderID)}, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}

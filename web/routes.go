@@ -124,7 +124,16 @@ func (a *App) routes() []Route {
 		// Money out: Nigerian bank withdrawal.
 		// Money out: bank payout.
 		// Money out: EUR SEPA payout.
+		{Method: "GET", Pattern: "/money-out/sepa", Permission: store.PermTreasury, Handler: a.moneyout.SEPAForm},
+		{Method: "POST", Pattern: "/money-out/sepa", Permission: store.PermTreasury, Handler: a.moneyout.SEPAPost},
+		{Method: "POST", Pattern: "/money-out/sepa/onboarding", Permission: store.PermTreasury, Handler: a.moneyout.SEPAProviderStart},
+		{Method: "GET", Pattern: "/money-out/sepa/{id}", Permission: store.PermTreasury, Handler: a.moneyout.SEPAOrder},
+		{Method: "POST", Pattern: "/money-out/sepa/{id}/sign-request", Permission: store.PermTreasury, Handler: a.moneyout.SEPALink},
 		// Money out: Mexican offramp.
+		{Method: "GET", Pattern: "/money-out/mexico", Permission: store.PermTreasury, Handler: a.moneyout.MexicoForm},
+		{Method: "POST", Pattern: "/money-out/mexico", Permission: store.PermTreasury, Handler: a.moneyout.MexicoQuote},
+		{Method: "GET", Pattern: "/money-out/mexico/{id}", Permission: store.PermTreasury, Handler: a.moneyout.MexicoOrder},
+		{Method: "POST", Pattern: "/money-out/mexico/{id}/sign-request", Permission: store.PermTreasury, Handler: a.moneyout.MexicoLink},
 		// Money out: LATAM cash.
 		// Money out: crypto offramp.
 		{Method: "GET", Pattern: "/treasury", Permission: store.PermTreasury, Handler: a.treasury.Form},
