@@ -118,7 +118,17 @@ func (a *App) routes() []Route {
 		// routes are in its own block.
 		{Method: "GET", Pattern: "/money-out", Permission: store.PermTreasury, Handler: a.moneyout.Index},
 		// Money out: Nigerian bank withdrawal.
+		{Method: "GET", Pattern: "/money-out/nigeria", Permission: store.PermTreasury, Handler: a.moneyout.NigeriaForm},
+		{Method: "POST", Pattern: "/money-out/nigeria/verify", Permission: store.PermTreasury, Handler: a.moneyout.NigeriaVerify},
+		{Method: "POST", Pattern: "/money-out/nigeria/account", Permission: store.PermTreasury, Handler: a.moneyout.NigeriaAccount},
+		{Method: "POST", Pattern: "/money-out/nigeria/offramp", Permission: store.PermTreasury, Handler: a.moneyout.NigeriaOfframp},
+		{Method: "GET", Pattern: "/money-out/nigeria/offramps/{id}", Permission: store.PermTreasury, Handler: a.moneyout.NigeriaOfframpDetail},
 		// Money out: bank payout.
+		{Method: "GET", Pattern: "/money-out/payout", Permission: store.PermTreasury, Handler: a.moneyout.PayoutForm},
+		{Method: "POST", Pattern: "/money-out/payout", Permission: store.PermTreasury, Handler: a.moneyout.PayoutStep},
+		{Method: "POST", Pattern: "/money-out/payout/confirm", Permission: store.PermTreasury, Handler: a.moneyout.PayoutConfirm},
+		{Method: "GET", Pattern: "/money-out/payouts/{id}", Permission: store.PermTreasury, Handler: a.moneyout.PayoutDetail},
+		{Method: "POST", Pattern: "/money-out/payouts/{id}/sign-request", Permission: store.PermTreasury, Handler: a.moneyout.PayoutLink},
 		// Money out: EUR SEPA payout.
 		// Money out: Mexican offramp.
 		// Money out: LATAM cash.
