@@ -107,7 +107,7 @@ func TestMoneyOutNigeriaJourney(t *testing.T) {
 		if v, _ := doc.Find("#ngn-account").Attr("value"); v != bad {
 			t.Fatalf("typed NUBAN lost: %q", v)
 		}
-		if doc.Find(`#ngn-bank option[value="` + ngnTreasuryBank + `"][selected]`).Length() != 1 {
+		if doc.Find(`#ngn-bank option[value="`+ngnTreasuryBank+`"][selected]`).Length() != 1 {
 			t.Fatal("chosen bank lost")
 		}
 	}

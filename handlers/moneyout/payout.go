@@ -480,13 +480,26 @@ func (h *Handler) PayoutConfirm(w http.ResponseWriter, r *http.Request) {
 	status := http.StatusUnprocessableEntity
 	switch {
 	case f.v.Fields.Any():
-	case p.Status == http.StatusBadRequest && strings.Contains(strings.ToLower(p.Summary), "balance"):
+	case p.Status == http.StatusBadRequest && (strings.Contains(strings.ToLower(p.Summary), "balance") ||
+		strings.Contains(strings.ToLower(p.Summary), "amount")):
 		f.v.Fields["amount"] = p.Summary
 	case p.Status == http.StatusBadRequest:
 		f.v.Fields["account_number"] = p.Summary
 	default:
 		status = http.StatusBadGateway
 		f.v.Error = p.Summary
+	}
+	// The refusal is shown at its field: the wizard goes back to that
+	// field's step, with everything else kept.
+	for _, s := range []struct {
+		field string
+		step  views.BankPayoutStep
+	}{{"country", views.BankPayoutStepCountry}, {"bank", views.BankPayoutStepBank}, {"branch", views.BankPayoutStepBranch},
+		{"account_number", views.BankPayoutStepAccount}, {"amount", views.BankPayoutStepAmount}, {"note", views.BankPayoutStepAmount}} {
+		if f.v.Fields.Has(s.field) {
+			f.v.Step, f.v.Review = s.step, nil
+			break
+		}
 	}
 	h.renderPayout(w, r, status, f.v)
 }
