@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -233,8 +234,17 @@ func TestMoneyOutPayoutNoBranchRefusalAndLostAnswer(t *testing.T) {
 	if resp.StatusCode != http.StatusBadGateway || !strings.Contains(webtest.TestID(doc, "payout-error"), "no read of a payout") {
 		t.Fatalf("lost: %d %q", resp.StatusCode, webtest.TestID(doc, "payout-error"))
 	}
+	// The same form again sends nothing: the page of the first says what
+	// to check.
 	resp = env.PostForm(c, "/money-out/payout/confirm", form)
 	resp.Body.Close()
+	if resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("repeat: %d", resp.StatusCode)
+	}
+	doc = webtest.Doc(t, env.Get(c, resp.Header.Get("Location")))
+	if webtest.TestID(doc, "payout-state") != "outcome unknown" || !strings.Contains(webtest.TestID(doc, "payout-record-error"), "no read of a payout") {
+		t.Fatalf("unknown payout page: %q %q", webtest.TestID(doc, "payout-state"), webtest.TestID(doc, "payout-record-error"))
+	}
 	if n := env.Sandbox.RequestCount("POST", payoutRoute); n != 2 {
 		t.Fatalf("%d payout calls, want 2 (the refused one and the lost one)", n)
 	}
@@ -247,5 +257,41 @@ func TestMoneyOutPayoutNoBranchRefusalAndLostAnswer(t *testing.T) {
 				t.Fatalf("%s %s: %d", role, path, resp.StatusCode)
 			}
 		}
+	}
+}
+
+// TestMoneyOutPayoutQuoteExpiryIsEnforced: once the payout's quote (and its
+// signing deadline) has passed, the page says so and offers a new payout
+// for a fresh quote, no new signing link is issued, and the device's link
+// no longer works: nothing is submitted upstream.
+func TestMoneyOutPayoutQuoteExpiryIsEnforced(t *testing.T) {
+	var offset atomic.Int64
+	env := webtest.New(t, webtest.Options{Now: func() time.Time { return time.Now().Add(time.Duration(offset.Load())) }})
+	c, _ := env.SignedIn(store.RoleOwner)
+	form, _ := payoutReview(t, env, c, "KEN", "ken-kcb", "", "1234567890", "75")
+	resp := env.PostForm(c, "/money-out/payout/confirm", form)
+	page := webtest.Doc(t, resp)
+	if resp.StatusCode != http.StatusCreated || page.Find(`[data-testid="payout-quote-expiry"] [data-countdown]`).Length() != 1 {
+		t.Fatalf("confirm: %d %q", resp.StatusCode, webtest.TestID(page, "payout-quote-expiry"))
+	}
+	link, _ := url.Parse(page.Find(`[data-testid="sign-link"]`).AttrOr("value", ""))
+	path := "/money-out/payouts/" + strings.TrimPrefix(page.Find("h1").Text(), "Bank payout ")
+
+	offset.Store(int64(11 * time.Minute))
+	doc := webtest.Doc(t, env.Get(c, path))
+	if doc.Find(`[data-testid="payout-quote-expired"]`).Length() != 1 || doc.Find(`[data-testid="payout-requote"] a[href="/money-out/payout"]`).Length() != 1 ||
+		doc.Find(`[data-testid="payout-link-form"]`).Length() != 0 || doc.Find(`#payout-record[hx-get]`).Length() != 0 {
+		t.Fatalf("expired page: %q", webtest.TestID(doc, "payout-record-error"))
+	}
+	resp = env.PostForm(c, path+"/sign-request", url.Values{})
+	doc = webtest.Doc(t, resp)
+	if resp.StatusCode != http.StatusConflict || !strings.Contains(webtest.TestID(doc, "payout-record-error"), "quote expired") {
+		t.Fatalf("new link after expiry: %d %q", resp.StatusCode, webtest.TestID(doc, "payout-record-error"))
+	}
+	if code, _ := deviceGet(t, env, link.Path); code != http.StatusGone {
+		t.Fatalf("device get after expiry: %d", code)
+	}
+	if n := env.Sandbox.RequestCount("POST", "/v1/users/{userId}/wallets/submit-signature"); n != 0 {
+		t.Fatalf("%d signatures submitted after expiry", n)
 	}
 }
