@@ -325,3 +325,62 @@ func TestMoneyOutNigeriaRoles(t *testing.T) {
 		t.Fatalf("%d verify calls", n)
 	}
 }
+
+// TestMoneyOutNigeriaAccountLostAnswerAndRefusal: registering the account
+// whose answer is lost is not sent again behind the person's back (the API
+// cannot read withdrawal accounts); continuing again is a new get-or-create
+// that returns the same account. A refusal is shown at the holder. No
+// account number reaches the logs, the ledger or the audit log.
+func TestMoneyOutNigeriaAccountLostAnswerAndRefusal(t *testing.T) {
+	env := webtest.New(t, webtest.Options{})
+	ctx := context.Background()
+	c, _ := env.SignedIn(store.RoleOwner)
+
+	control(t, env, http.MethodPost, "/_sandbox/faults", map[string]any{"method": "POST", "route": ngnAccountRoute,
+		"status": 400, "message": "accountHolderName must equal the verified account name exactly", "times": 1})
+	resp := env.PostForm(c, "/money-out/nigeria/account", ngnHolderStep(t, env, c))
+	doc := webtest.Doc(t, resp)
+	if resp.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(webtest.TestID(doc, "ngn-holder-error"), "verified account name") {
+		t.Fatalf("refused: %d %q %q", resp.StatusCode, webtest.TestID(doc, "ngn-holder-error"), webtest.TestID(doc, "ngn-error"))
+	}
+
+	control(t, env, http.MethodPost, "/_sandbox/faults", map[string]any{"method": "POST", "route": ngnAccountRoute,
+		"drop": true, "after": true, "times": 1})
+	form := ngnHolderStep(t, env, c)
+	resp = env.PostForm(c, "/money-out/nigeria/account", form)
+	doc = webtest.Doc(t, resp)
+	if resp.StatusCode != http.StatusBadGateway || !strings.Contains(webtest.TestID(doc, "ngn-error"), "same account") {
+		t.Fatalf("lost: %d %q", resp.StatusCode, webtest.TestID(doc, "ngn-error"))
+	}
+	if a, err := env.Store.ActionByKey(ctx, "form:"+form.Get("form_token")); err != nil || a.State != store.ActionUnknown {
+		t.Fatalf("ledger: %+v %v", a.State, err)
+	}
+	// The same form again sends nothing.
+	resp = env.PostForm(c, "/money-out/nigeria/account", form)
+	resp.Body.Close()
+	if n := env.Sandbox.RequestCount("POST", ngnAccountRoute); n != 2 {
+		t.Fatalf("%d register calls, want 2 (the refused and the lost one)", n)
+	}
+	// Continuing with the new token the page gave: the same account.
+	tok, _ := doc.Find(`[data-testid="ngn-holder-form"] input[name="form_token"]`).Attr("value")
+	form.Set("form_token", tok)
+	resp = env.PostForm(c, "/money-out/nigeria/account", form)
+	doc = webtest.Doc(t, resp)
+	if resp.StatusCode != http.StatusOK || doc.Find(`[data-testid="ngn-amount-form"]`).Length() != 1 {
+		t.Fatalf("continue: %d %q", resp.StatusCode, webtest.TestID(doc, "ngn-error"))
+	}
+	var accounts int
+	if err := env.Store.Pool().QueryRow(ctx, `SELECT count(DISTINCT result->>'id') FROM actions WHERE kind = 'ngn_withdrawal_account.create' AND state = 'done'`).Scan(&accounts); err != nil || accounts != 1 {
+		t.Fatalf("%d accounts registered: %v", accounts, err)
+	}
+
+	// The account number is kept nowhere but the person's own form.
+	if strings.Contains(env.Logs.String(), ngnTreasuryNUBAN) {
+		t.Fatal("the NUBAN is in the logs")
+	}
+	var leaks int
+	if err := env.Store.Pool().QueryRow(ctx, `SELECT (SELECT count(*) FROM actions WHERE request::text LIKE '%'||$1||'%' OR result::text LIKE '%'||$1||'%')
+		+ (SELECT count(*) FROM audit_log WHERE detail LIKE '%'||$1||'%')`, ngnTreasuryNUBAN).Scan(&leaks); err != nil || leaks != 0 {
+		t.Fatalf("the NUBAN is kept in %d rows: %v", leaks, err)
+	}
+}

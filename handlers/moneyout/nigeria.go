@@ -584,7 +584,7 @@ func (h *Handler) NigeriaOfframp(w http.ResponseWriter, r *http.Request) {
 		h.ServerError(w, r, err)
 		return
 	}
-	if !ok {
+	if !ok || acct.UserID != u.ServiceUserID {
 		h.ErrorPage(w, r, http.StatusBadRequest, ngnTitle,
 			"This form does not name an account registered in this app, so nothing was sent. Start the withdrawal again from the bank and account number.")
 		return
