@@ -100,5 +100,9 @@ func TestMoneyOutPayoutBrowserSignedThroughTheQRCode(t *testing.T) {
 	if err := chromedp.Do(wctx, chromedp.WaitVisible(chromedp.CSS(`[data-testid="payout-state"][data-state="completed"]`))); err != nil {
 		t.Fatalf("payout never completed on the page: %v", err)
 	}
+	// The sign panel, polling its own state, says completed too.
+	if err := chromedp.Do(wctx, chromedp.WaitVisible(chromedp.CSS(`[data-testid="sign-state"][data-state="completed"]`))); err != nil {
+		t.Fatalf("sign panel never completed: %v", err)
+	}
 	webtest.Screenshot(t, ctx, "payout-completed")
 }
