@@ -802,9 +802,9 @@ func (h *Handler) NigeriaOfframpDetail(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	v.ProposalID, v.Status = res.ProposalID, res.Status
+	v.ProposalID, v.Status = res.ProposalID, store.ProposalStatus(res.Status).Label()
 	if p, err := h.store.ProposalByID(r.Context(), res.ProposalID); err == nil {
-		v.Status = string(p.Status)
+		v.Status = p.Status.Label()
 	}
 	if qt := res.Quote; qt != nil {
 		v.To = views.Amount{Value: qt.ToAmount, Currency: string(apiclient.NGN)}
