@@ -295,3 +295,52 @@ func TestMoneyOutPayoutQuoteExpiryIsEnforced(t *testing.T) {
 		t.Fatalf("%d signatures submitted after expiry", n)
 	}
 }
+
+// TestMoneyOutPayoutFailedOnTheRail: a signed payout the beneficiary bank
+// returns is followed to failed with the rail's reason, once (one audit
+// row however often the page polls), and the USDB balance is whole again.
+func TestMoneyOutPayoutFailedOnTheRail(t *testing.T) {
+	env := webtest.New(t, webtest.Options{StartWorkers: true})
+	adopt(t, env)
+	c, _ := env.SignedIn(store.RoleOwner)
+	before := npTokenBalance(t, env, env.Demo.TreasuryUserID, "USDB")
+	form, _ := payoutReview(t, env, c, "IND", "ind-hdfc", "ind-hdfc-0000240", "123456789", "99.99")
+	resp := env.PostForm(c, "/money-out/payout/confirm", form)
+	page := webtest.Doc(t, resp)
+	if resp.StatusCode != http.StatusCreated {
+		t.Fatalf("confirm: %d %q", resp.StatusCode, webtest.TestID(page, "payout-error"))
+	}
+	path := "/money-out/payouts/" + strings.TrimPrefix(page.Find("h1").Text(), "Bank payout ")
+	link, _ := url.Parse(page.Find(`[data-testid="sign-link"]`).AttrOr("value", ""))
+	_, req := deviceGet(t, env, link.Path)
+	if code, ans := devicePost(t, env, link.Path, signHash(t, ownerKey(t, env, "treasury"), req["hashToSign"]).Hex()); code != http.StatusOK {
+		t.Fatalf("device post: %d %v", code, ans)
+	}
+	if got := npTokenBalance(t, env, env.Demo.TreasuryUserID, "USDB"); !before.Sub(got).Equal(decimal.RequireFromString("99.99")) {
+		t.Fatalf("USDB after signing %s, before %s", got, before)
+	}
+	control(t, env, http.MethodPost, "/_sandbox/rails/fail-next", map[string]any{"rail": "payout"})
+	control(t, env, http.MethodPost, "/_sandbox/rails/settle", nil)
+
+	// The record's poll (htmx) answers the fragment, and stops once final.
+	var frag *goquery.Document
+	waitFor(t, "payout failed", 30*time.Second, func() bool {
+		resp := env.Do(c, http.MethodGet, path, nil, http.Header{"HX-Request": {"true"}})
+		frag = webtest.Doc(t, resp)
+		return frag.Find(`[data-testid="payout-state"][data-state="failed"]`).Length() == 1
+	})
+	if frag.Find("h1").Length() != 0 || frag.Find(`#payout-record[hx-get]`).Length() != 0 ||
+		!strings.Contains(webtest.TestID(frag, "payout-record-error"), "returned the payout") {
+		t.Fatalf("failed fragment: %q", webtest.TestID(frag, "payout-record-error"))
+	}
+	for range 3 {
+		env.Get(c, path).Body.Close()
+	}
+	rows, _ := env.Store.ListAudit(context.Background(), store.AuditFilter{Action: "payout.settle"})
+	if len(rows) != 1 || rows[0].Outcome != store.OutcomeFailed {
+		t.Fatalf("settle audit %+v", rows)
+	}
+	if got := npTokenBalance(t, env, env.Demo.TreasuryUserID, "USDB"); !got.Equal(before) {
+		t.Fatalf("USDB after the refund %s, want %s", got, before)
+	}
+}
