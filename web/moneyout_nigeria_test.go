@@ -236,6 +236,17 @@ func TestMoneyOutNigeriaJourney(t *testing.T) {
 		t.Fatalf("mirrored proposal: %+v %v", p, err)
 	}
 
+	// It waits in the approval queue, and its creator may not approve it.
+	doc = webtest.Doc(t, env.Get(c, "/approvals/"+id))
+	if doc.Find(`[data-testid="approve"]`).Length() != 0 || !strings.Contains(webtest.TestID(doc, "blocked-reason"), "someone else") {
+		t.Fatal("the creator is offered approve")
+	}
+	resp = env.PostForm(c, "/approvals/"+id+"/approve", freshToken(url.Values{"confirm": {"1"}}))
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusForbidden {
+		t.Fatalf("the creator approving: %d", resp.StatusCode)
+	}
+
 	// Approved by the wallet admins and signed on the owner's device, the
 	// withdrawal settles and the CNGN balance falls by the amount.
 	admins := treasuryAdmins(t, env)
