@@ -10,42 +10,42 @@ import (
 	"github.com/shopspring/decimal"
 )
 
-// PayoutState is where a bank payout is.
-type PayoutState string
+// BankPayoutState is where a bank payout is.
+type BankPayoutState string
 
 // The states of a payout.
 const (
-	PayoutAwaitingSignature PayoutState = "awaiting_signature" // opened; the owner signs its signatureRequest
-	PayoutCreated           PayoutState = "created"            // opened with no signature asked
-	PayoutProcessing        PayoutState = "processing"         // the rail accepted it and moves it
-	PayoutCompleted         PayoutState = "completed"          // settled at the destination bank
-	PayoutFailed            PayoutState = "failed"             // the rail did not complete it (refunded)
+	BankPayoutAwaitingSignature BankPayoutState = "awaiting_signature" // opened; the owner signs its signatureRequest
+	BankPayoutCreated           BankPayoutState = "created"            // opened with no signature asked
+	BankPayoutProcessing        BankPayoutState = "processing"         // the rail accepted it and moves it
+	BankPayoutCompleted         BankPayoutState = "completed"          // settled at the destination bank
+	BankPayoutFailed            BankPayoutState = "failed"             // the rail did not complete it (refunded)
 )
 
 // Label says the state in people's words.
-func (s PayoutState) Label() string {
+func (s BankPayoutState) Label() string {
 	switch s {
-	case PayoutAwaitingSignature:
+	case BankPayoutAwaitingSignature:
 		return "waiting for the owner's signature"
-	case PayoutCreated:
+	case BankPayoutCreated:
 		return "opened"
-	case PayoutProcessing:
+	case BankPayoutProcessing:
 		return "signed: the rail is paying it out"
-	case PayoutCompleted:
+	case BankPayoutCompleted:
 		return "completed"
-	case PayoutFailed:
+	case BankPayoutFailed:
 		return "failed"
 	}
 	return string(s)
 }
 
 // Final reports a state the payout does not leave.
-func (s PayoutState) Final() bool { return s == PayoutCompleted || s == PayoutFailed }
+func (s BankPayoutState) Final() bool { return s == BankPayoutCompleted || s == BankPayoutFailed }
 
-// Payout is a bank payout started from Money out. Amount is the decimal the
+// BankPayout is a bank payout started from Money out. Amount is the decimal the
 // person typed (USD); AmountMinor the USDB minor units sent. Only the last
 // four digits of the destination account are kept.
-type Payout struct {
+type BankPayout struct {
 	ID               int64
 	ActionKey        string
 	UserID           string
@@ -70,7 +70,7 @@ type Payout struct {
 	QuoteRate        decimal.NullDecimal
 	QuoteFee         decimal.NullDecimal
 	QuoteExpiresAt   *time.Time
-	State            PayoutState
+	State            BankPayoutState
 	FailureReason    string
 	SettledAt        *time.Time
 	SignRequestID    int64
@@ -79,12 +79,12 @@ type Payout struct {
 	CreatedAt        time.Time
 }
 
-const payoutColumns = `id, action_key, user_id, wallet_id, amount::text, amount_minor, country, currency, bank_id, bank_name,
+const bankPayoutColumns = `id, action_key, user_id, wallet_id, amount::text, amount_minor, country, currency, bank_id, bank_name,
 	branch_id, branch_name, account_last4, holder_name, note, upstream_id, workflow_id, hash_to_sign, deadline,
 	quote_source_amount::text, quote_destination::text, quote_rate::text, quote_fee::text, quote_expires_at,
 	state, failure_reason, settled_at, coalesce(sign_request_id, 0), coalesce(created_by_staff_id, 0), created_by, created_at`
 
-func nullDecimal(s *string) (decimal.NullDecimal, error) {
+func bankPayoutDecimal(s *string) (decimal.NullDecimal, error) {
 	if s == nil {
 		return decimal.NullDecimal{}, nil
 	}
@@ -95,7 +95,7 @@ func nullDecimal(s *string) (decimal.NullDecimal, error) {
 	return decimal.NullDecimal{Decimal: d, Valid: true}, nil
 }
 
-func nullDecimalText(d decimal.NullDecimal) *string {
+func bankPayoutDecimalText(d decimal.NullDecimal) *string {
 	if !d.Valid {
 		return nil
 	}
@@ -103,8 +103,8 @@ func nullDecimalText(d decimal.NullDecimal) *string {
 	return &s
 }
 
-func scanPayout(row pgx.Row) (Payout, error) {
-	var p Payout
+func scanBankPayout(row pgx.Row) (BankPayout, error) {
+	var p BankPayout
 	var amount string
 	var src, dst, rate, fee *string
 	err := row.Scan(&p.ID, &p.ActionKey, &p.UserID, &p.WalletID, &amount, &p.AmountMinor, &p.Country, &p.Currency, &p.BankID,
@@ -121,16 +121,16 @@ func scanPayout(row pgx.Row) (Payout, error) {
 		s   *string
 		out *decimal.NullDecimal
 	}{{src, &p.QuoteSource}, {dst, &p.QuoteDestination}, {rate, &p.QuoteRate}, {fee, &p.QuoteFee}} {
-		if *f.out, err = nullDecimal(f.s); err != nil {
+		if *f.out, err = bankPayoutDecimal(f.s); err != nil {
 			return p, err
 		}
 	}
 	return p, nil
 }
 
-// ReservePayoutID takes the id a payout will have if the API opens it, so
+// ReserveBankPayoutID takes the id a payout will have if the API opens it, so
 // that the action opening it names it from its start.
-func (s *Store) ReservePayoutID(ctx context.Context) (int64, error) {
+func (s *Store) ReserveBankPayoutID(ctx context.Context) (int64, error) {
 	var id int64
 	if err := s.db.QueryRow(ctx, `SELECT nextval(pg_get_serial_sequence('payouts', 'id'))`).Scan(&id); err != nil {
 		return 0, fmt.Errorf("store: reserve payout id: %w", err)
@@ -138,46 +138,46 @@ func (s *Store) ReservePayoutID(ctx context.Context) (int64, error) {
 	return id, nil
 }
 
-// InsertPayout records a payout the API opened, under its reserved id (in
+// InsertBankPayout records a payout the API opened, under its reserved id (in
 // the transaction that finishes its action).
-func (s *Store) InsertPayout(ctx context.Context, p Payout) (Payout, error) {
+func (s *Store) InsertBankPayout(ctx context.Context, p BankPayout) (BankPayout, error) {
 	if p.ID == 0 || p.ActionKey == "" {
-		return Payout{}, errors.New("store: insert payout: a reserved id and an action key are needed")
+		return BankPayout{}, errors.New("store: insert payout: a reserved id and an action key are needed")
 	}
 	var createdBy *int64
 	if p.CreatedByStaffID != 0 {
 		createdBy = &p.CreatedByStaffID
 	}
-	out, err := scanPayout(s.db.QueryRow(ctx, `
+	out, err := scanBankPayout(s.db.QueryRow(ctx, `
 		INSERT INTO payouts (id, action_key, user_id, wallet_id, amount, amount_minor, country, currency, bank_id, bank_name,
 			branch_id, branch_name, account_last4, holder_name, note, upstream_id, workflow_id, hash_to_sign, deadline,
 			quote_source_amount, quote_destination, quote_rate, quote_fee, quote_expires_at, state, created_by_staff_id, created_by)
 		OVERRIDING SYSTEM VALUE
 		VALUES ($1, $2, $3, $4, $5::numeric, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19,
 			$20::numeric, $21::numeric, $22::numeric, $23::numeric, $24, $25, $26, $27)
-		RETURNING `+payoutColumns,
+		RETURNING `+bankPayoutColumns,
 		p.ID, p.ActionKey, p.UserID, p.WalletID, p.Amount.String(), p.AmountMinor, p.Country, p.Currency, p.BankID, p.BankName,
 		p.BranchID, p.BranchName, p.AccountLast4, p.HolderName, p.Note, p.UpstreamID, p.WorkflowID, p.HashToSign, p.Deadline,
-		nullDecimalText(p.QuoteSource), nullDecimalText(p.QuoteDestination), nullDecimalText(p.QuoteRate), nullDecimalText(p.QuoteFee),
+		bankPayoutDecimalText(p.QuoteSource), bankPayoutDecimalText(p.QuoteDestination), bankPayoutDecimalText(p.QuoteRate), bankPayoutDecimalText(p.QuoteFee),
 		p.QuoteExpiresAt, p.State, createdBy, p.CreatedBy))
 	if err != nil {
-		return Payout{}, fmt.Errorf("store: insert payout %d: %w", p.ID, err)
+		return BankPayout{}, fmt.Errorf("store: insert payout %d: %w", p.ID, err)
 	}
 	return out, nil
 }
 
-// PayoutByID loads one payout.
-func (s *Store) PayoutByID(ctx context.Context, id int64) (Payout, error) {
-	p, err := scanPayout(s.db.QueryRow(ctx, `SELECT `+payoutColumns+` FROM payouts WHERE id = $1`, id))
+// BankPayoutByID loads one payout.
+func (s *Store) BankPayoutByID(ctx context.Context, id int64) (BankPayout, error) {
+	p, err := scanBankPayout(s.db.QueryRow(ctx, `SELECT `+bankPayoutColumns+` FROM payouts WHERE id = $1`, id))
 	if err != nil {
-		return Payout{}, fmt.Errorf("store: load payout %d: %w", id, notFound(err))
+		return BankPayout{}, fmt.Errorf("store: load payout %d: %w", id, notFound(err))
 	}
 	return p, nil
 }
 
-// SetPayoutSignRequest links a payout to the sign request that carries its
+// SetBankPayoutSignRequest links a payout to the sign request that carries its
 // signature (the latest one when a link was issued again).
-func (s *Store) SetPayoutSignRequest(ctx context.Context, id, signRequestID int64) error {
+func (s *Store) SetBankPayoutSignRequest(ctx context.Context, id, signRequestID int64) error {
 	tag, err := s.db.Exec(ctx, `UPDATE payouts SET sign_request_id = $2 WHERE id = $1`, id, signRequestID)
 	if err != nil {
 		return fmt.Errorf("store: payout %d sign request: %w", id, err)
@@ -188,18 +188,18 @@ func (s *Store) SetPayoutSignRequest(ctx context.Context, id, signRequestID int6
 	return nil
 }
 
-// FollowPayout moves a payout along what the withdrawal webhooks recorded
+// FollowBankPayout moves a payout along what the withdrawal webhooks recorded
 // for it (the activity feed's rows whose reference is the payout's id, of
 // the payout's user): processing, then completed or failed with the
 // event's reason. A change to a final state also settles the payout's sign
 // request and writes an audit row, in one transaction; a payout already
 // final, or with nothing new, is returned unchanged. The row is locked, so
 // two pages following it at once record the outcome once.
-func (s *Store) FollowPayout(ctx context.Context, id int64) (Payout, bool, error) {
-	var out Payout
+func (s *Store) FollowBankPayout(ctx context.Context, id int64) (BankPayout, bool, error) {
+	var out BankPayout
 	changed := false
 	err := s.InTx(ctx, func(tx pgx.Tx) error {
-		p, err := scanPayout(tx.QueryRow(ctx, `SELECT `+payoutColumns+` FROM payouts WHERE id = $1 FOR UPDATE`, id))
+		p, err := scanBankPayout(tx.QueryRow(ctx, `SELECT `+bankPayoutColumns+` FROM payouts WHERE id = $1 FOR UPDATE`, id))
 		if err != nil {
 			return fmt.Errorf("store: follow payout %d: %w", id, notFound(err))
 		}
@@ -224,18 +224,18 @@ func (s *Store) FollowPayout(ctx context.Context, id int64) (Payout, bool, error
 		next := p.State
 		switch status {
 		case "completed":
-			next = PayoutCompleted
+			next = BankPayoutCompleted
 		case "failed":
-			next = PayoutFailed
+			next = BankPayoutFailed
 		case "processing":
-			next = PayoutProcessing
+			next = BankPayoutProcessing
 		}
 		if next == p.State {
 			return nil
 		}
-		p, err = scanPayout(tx.QueryRow(ctx, `UPDATE payouts SET state = $2, failure_reason = $3,
+		p, err = scanBankPayout(tx.QueryRow(ctx, `UPDATE payouts SET state = $2, failure_reason = $3,
 				settled_at = CASE WHEN $2 IN ('completed', 'failed') THEN now() END
-			WHERE id = $1 RETURNING `+payoutColumns, id, next, truncate(reason, 1000)))
+			WHERE id = $1 RETURNING `+bankPayoutColumns, id, next, truncate(reason, 1000)))
 		if err != nil {
 			return fmt.Errorf("store: follow payout %d: %w", id, err)
 		}
@@ -244,9 +244,9 @@ func (s *Store) FollowPayout(ctx context.Context, id int64) (Payout, bool, error
 			return nil
 		}
 		signState, signError, outcome := SignCompleted, "", OutcomeOK
-		detail := fmt.Sprintf("bank payout %s of %s USDB minor units to %s ****%s completed at the destination bank (delivery %d)",
-			p.UpstreamID, fmt.Sprint(p.AmountMinor), p.BankName, p.AccountLast4, eventID)
-		if next == PayoutFailed {
+		detail := fmt.Sprintf("bank payout %s of %d USDB minor units to %s ****%s completed at the destination bank (delivery %d)",
+			p.UpstreamID, p.AmountMinor, p.BankName, p.AccountLast4, eventID)
+		if next == BankPayoutFailed {
 			signState, signError, outcome = SignRefused, truncate("The payout failed on the rail: "+orNoReason(reason), 2000), OutcomeFailed
 			detail = fmt.Sprintf("bank payout %s to %s ****%s failed on the rail: %s (delivery %d)", p.UpstreamID, p.BankName,
 				p.AccountLast4, orNoReason(reason), eventID)
@@ -257,8 +257,8 @@ func (s *Store) FollowPayout(ctx context.Context, id int64) (Payout, bool, error
 				return fmt.Errorf("store: settle payout sign request %d: %w", p.SignRequestID, err)
 			}
 		}
-		return writeAudit(ctx, tx, AuditEntry{Actor: Actor{Email: "partner-api webhook"}, Action: "payout.settle",
-			Target: fmt.Sprintf("payout:%d", p.ID), Outcome: outcome, Detail: detail})
+		return writeAudit(ctx, tx, AuditEntry{Actor: Actor{Email: "partner-api webhook"}, Action: "bank_payout.settle",
+			Target: fmt.Sprintf("bank_payout:%d", p.ID), Outcome: outcome, Detail: detail})
 	})
 	return out, changed, err
 }

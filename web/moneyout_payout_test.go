@@ -167,14 +167,14 @@ func TestMoneyOutPayoutJourney(t *testing.T) {
 	if n := env.Sandbox.RequestCount("POST", payoutRoute); n != 1 || created == nil {
 		t.Fatalf("%d payout calls, codes %v", n, codes)
 	}
-	if n := npAuditCount(t, env, "payout.create"); n != 1 {
+	if n := npAuditCount(t, env, "bank_payout.create"); n != 1 {
 		t.Fatalf("%d payout audit rows", n)
 	}
 	page, err := goquery.NewDocumentFromReader(strings.NewReader(string(created)))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var p store.Payout
+	var p store.BankPayout
 	if err := env.Store.Pool().QueryRow(ctx, `SELECT id, upstream_id FROM payouts`).Scan(&p.ID, &p.UpstreamID); err != nil {
 		t.Fatal(err)
 	}
@@ -205,7 +205,7 @@ func TestMoneyOutPayoutJourney(t *testing.T) {
 		d := webtest.Doc(t, env.Get(c, pagePath))
 		return d.Find(`[data-testid="payout-state"][data-state="completed"]`).Length() == 1
 	})
-	if n := npAuditCount(t, env, "payout.settle"); n != 1 {
+	if n := npAuditCount(t, env, "bank_payout.settle"); n != 1 {
 		t.Fatalf("%d settle audit rows", n)
 	}
 }
@@ -336,7 +336,7 @@ func TestMoneyOutPayoutFailedOnTheRail(t *testing.T) {
 	for range 3 {
 		env.Get(c, path).Body.Close()
 	}
-	rows, _ := env.Store.ListAudit(context.Background(), store.AuditFilter{Action: "payout.settle"})
+	rows, _ := env.Store.ListAudit(context.Background(), store.AuditFilter{Action: "bank_payout.settle"})
 	if len(rows) != 1 || rows[0].Outcome != store.OutcomeFailed {
 		t.Fatalf("settle audit %+v", rows)
 	}

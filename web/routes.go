@@ -124,11 +124,11 @@ func (a *App) routes() []Route {
 		{Method: "POST", Pattern: "/money-out/nigeria/offramp", Permission: store.PermTreasury, Handler: a.moneyout.NigeriaOfframp},
 		{Method: "GET", Pattern: "/money-out/nigeria/offramps/{id}", Permission: store.PermTreasury, Handler: a.moneyout.NigeriaOfframpDetail},
 		// Money out: bank payout.
-		{Method: "GET", Pattern: "/money-out/payout", Permission: store.PermTreasury, Handler: a.moneyout.PayoutForm},
-		{Method: "POST", Pattern: "/money-out/payout", Permission: store.PermTreasury, Handler: a.moneyout.PayoutStep},
-		{Method: "POST", Pattern: "/money-out/payout/confirm", Permission: store.PermTreasury, Handler: a.moneyout.PayoutConfirm},
-		{Method: "GET", Pattern: "/money-out/payouts/{id}", Permission: store.PermTreasury, Handler: a.moneyout.PayoutDetail},
-		{Method: "POST", Pattern: "/money-out/payouts/{id}/sign-request", Permission: store.PermTreasury, Handler: a.moneyout.PayoutLink},
+		{Method: "GET", Pattern: "/money-out/payout", Permission: store.PermTreasury, Handler: a.moneyout.BankPayoutForm},
+		{Method: "POST", Pattern: "/money-out/payout", Permission: store.PermTreasury, Handler: a.moneyout.BankPayoutStep},
+		{Method: "POST", Pattern: "/money-out/payout/confirm", Permission: store.PermTreasury, Handler: a.moneyout.BankPayoutConfirm},
+		{Method: "GET", Pattern: "/money-out/payouts/{id}", Permission: store.PermTreasury, Handler: a.moneyout.BankPayoutDetail},
+		{Method: "POST", Pattern: "/money-out/payouts/{id}/sign-request", Permission: store.PermTreasury, Handler: a.moneyout.BankPayoutLink},
 		// Money out: EUR SEPA payout.
 		// Money out: Mexican offramp.
 		// Money out: LATAM cash.

@@ -51,7 +51,7 @@ func New(d handlers.Deps, sign SignRequests) *Handler {
 		Description: "One stablecoin for another at a firm quote, as a proposal that approvers approve and the owner signs."})
 	// Rails add themselves here, one line each.
 	h.registerNigeria(d)
-	h.registerPayout(d)
+	h.registerBankPayout(d)
 	return h
 }
 

@@ -9,7 +9,7 @@ import (
 	"partneradmin/apiclient"
 )
 
-func TestCheckNUBAN(t *testing.T) {
+func TestMoneyOutNigeriaCheckNUBAN(t *testing.T) {
 	for in, want := range map[string]string{
 		"0123456789":    "",
 		"012345678":     "exactly 10 digits (this one has 9)",
@@ -26,13 +26,13 @@ func TestCheckNUBAN(t *testing.T) {
 	}
 }
 
-func TestNPParseAmountAndMinorUnits(t *testing.T) {
+func TestMoneyOutParseAmountAndMinorUnits(t *testing.T) {
 	for in, want := range map[string]string{"1250.50": "125050", "1,250.5": "125050", "0.01": "1", "12": "1200"} {
-		d, msg := npParseAmount(in, usdbPayoutDecimals)
+		d, msg := npParseAmount(in, bpUSDBDecimals)
 		if msg != "" {
 			t.Fatalf("%q: %s", in, msg)
 		}
-		m, err := apiclient.MinorUnitsFromMajor(d, usdbPayoutDecimals)
+		m, err := apiclient.MinorUnitsFromMajor(d, bpUSDBDecimals)
 		if err != nil || m.String() != want {
 			t.Errorf("%q → %s minor units (%v), want %s", in, m, err, want)
 		}

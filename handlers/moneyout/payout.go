@@ -32,27 +32,27 @@ import (
 // and the page says what to check.
 
 const (
-	// kindPayout is the ledger's kind (and the audit row's action).
-	kindPayout  = "payout.create"
-	payoutTitle = "Bank payout"
-	// usdbPayoutDecimals is how many decimals USDB minor units have on
+	// bpKindPayout is the ledger's kind (and the audit row's action).
+	bpKindPayout  = "bank_payout.create"
+	bpPayoutTitle = "Bank payout"
+	// bpUSDBDecimals is how many decimals USDB minor units have on
 	// the payout rail. The spec does not show the token's precision; the
 	// sandbox decides 2 ("10050" = 100.50 USDB, apiclient/sandbox/README).
-	usdbPayoutDecimals int32 = 2
-	// payoutAccountLength bounds a typed account number.
-	payoutAccountLength = 64
+	bpUSDBDecimals int32 = 2
+	// bpPayoutAccountLength bounds a typed account number.
+	bpPayoutAccountLength = 64
 )
 
-// registerPayout adds the bank payout to the index. No read-back: the API
+// registerBankPayout adds the bank payout to the index. No read-back: the API
 // cannot read a payout back.
-func (h *Handler) registerPayout(handlers.Deps) {
-	h.rail(views.Rail{Name: payoutTitle, Href: "/money-out/payout",
+func (h *Handler) registerBankPayout(handlers.Deps) {
+	h.rail(views.Rail{Name: bpPayoutTitle, Href: "/money-out/payout",
 		Description: "From the USDB wallet to a bank account in one of the API's payout countries, at its quote; signed on the owner's device."})
 }
 
-// payoutRequest is what a payout asks, as the ledger keeps it (the account
+// bpPayoutRequest is what a payout asks, as the ledger keeps it (the account
 // by its last four digits only).
-type payoutRequest struct {
+type bpPayoutRequest struct {
 	ID          int64           `json:"id"`
 	UserID      string          `json:"userId"`
 	WalletID    string          `json:"walletId"`
@@ -69,17 +69,17 @@ type payoutRequest struct {
 	Note        string          `json:"note,omitempty"`
 }
 
-func (q payoutRequest) detail() string {
+func (q bpPayoutRequest) detail() string {
 	return fmt.Sprintf("bank payout of %s USD (%d USDB minor units) from wallet %s to %s ****%s (%s), %s %s", q.Amount, q.AmountMinor,
 		q.WalletID, q.BankName, q.Last4, q.Holder, q.Country, q.Currency)
 }
 
-func payoutTarget(id int64) string { return "payout:" + strconv.FormatInt(id, 10) }
+func bpPayoutTarget(id int64) string { return "bank_payout:" + strconv.FormatInt(id, 10) }
 
-func payoutPage(id int64) string { return "/money-out/payouts/" + strconv.FormatInt(id, 10) }
+func bpPayoutPage(id int64) string { return "/money-out/payouts/" + strconv.FormatInt(id, 10) }
 
-// payoutForm is the wizard as posted, checked step by step.
-type payoutForm struct {
+// bpPayoutForm is the wizard as posted, checked step by step.
+type bpPayoutForm struct {
 	v      views.BankPayoutView
 	userID string
 	wallet store.Wallet
@@ -89,7 +89,7 @@ type payoutForm struct {
 	balance string
 }
 
-func payoutChoices[T any](list []T, f func(T) views.Choice) []views.Choice {
+func bpPayoutChoices[T any](list []T, f func(T) views.Choice) []views.Choice {
 	out := make([]views.Choice, 0, len(list))
 	for _, x := range list {
 		out = append(out, f(x))
@@ -97,9 +97,9 @@ func payoutChoices[T any](list []T, f func(T) views.Choice) []views.Choice {
 	return out
 }
 
-// usdbWallet is the treasury's USDB wallet (spec: the payout is "funded
+// bpUsdbWallet is the treasury's USDB wallet (spec: the payout is "funded
 // from USDB").
-func usdbWallet(ws []store.Wallet) (store.Wallet, bool) {
+func bpUsdbWallet(ws []store.Wallet) (store.Wallet, bool) {
 	for _, w := range ws {
 		if w.Currency == string(apiclient.USDB) {
 			return w, true
@@ -108,34 +108,34 @@ func usdbWallet(ws []store.Wallet) (store.Wallet, bool) {
 	return store.Wallet{}, false
 }
 
-// PayoutForm is the first step: the country.
-func (h *Handler) PayoutForm(w http.ResponseWriter, r *http.Request) {
+// BankPayoutForm is the first step: the country.
+func (h *Handler) BankPayoutForm(w http.ResponseWriter, r *http.Request) {
 	u, wallets, err := h.treasuryUser(r.Context())
 	if errors.Is(err, errNoTreasury) {
-		h.ErrorPage(w, r, http.StatusConflict, payoutTitle, "The partner has no treasury user yet, so nothing can be paid out.")
+		h.ErrorPage(w, r, http.StatusConflict, bpPayoutTitle, "The partner has no treasury user yet, so nothing can be paid out.")
 		return
 	}
 	if err != nil {
 		h.ServerError(w, r, err)
 		return
 	}
-	f := payoutForm{userID: u.ServiceUserID, v: views.BankPayoutView{Fields: views.FieldErrors{}}}
-	if wl, ok := usdbWallet(wallets); ok {
+	f := bpPayoutForm{userID: u.ServiceUserID, v: views.BankPayoutView{Fields: views.FieldErrors{}}}
+	if wl, ok := bpUsdbWallet(wallets); ok {
 		f.wallet = wl
 	}
-	h.payoutWalk(r.Context(), &f, false, false)
-	h.renderPayout(w, r, http.StatusOK, f.v)
+	h.bpPayoutWalk(r.Context(), &f, false, false)
+	h.bpRenderPayout(w, r, http.StatusOK, f.v)
 }
 
-func (h *Handler) renderPayout(w http.ResponseWriter, r *http.Request, status int, v views.BankPayoutView) {
+func (h *Handler) bpRenderPayout(w http.ResponseWriter, r *http.Request, status int, v views.BankPayoutView) {
 	if v.Fields == nil {
 		v.Fields = views.FieldErrors{}
 	}
-	h.Render(w, r, status, payoutTitle, views.BankPayoutPage(v), nil)
+	h.Render(w, r, status, bpPayoutTitle, views.BankPayoutPage(v), nil)
 }
 
-// readPayoutForm reads the posted wizard.
-func readPayoutForm(r *http.Request) views.BankPayoutView {
+// bpReadPayoutForm reads the posted wizard.
+func bpReadPayoutForm(r *http.Request) views.BankPayoutView {
 	v := views.BankPayoutView{Country: strings.ToUpper(strings.TrimSpace(r.PostFormValue("country"))),
 		BankID: strings.TrimSpace(r.PostFormValue("bank_id")), BranchID: strings.TrimSpace(r.PostFormValue("branch_id")),
 		AccountNumber: strings.TrimSpace(r.PostFormValue("account_number")), Holder: r.PostFormValue("holder"),
@@ -146,7 +146,7 @@ func readPayoutForm(r *http.Request) views.BankPayoutView {
 			v.Fields[field] = "Choose again from the list."
 		}
 	}
-	if msg := handlers.CheckText(v.AccountNumber, payoutAccountLength, false); msg != "" {
+	if msg := handlers.CheckText(v.AccountNumber, bpPayoutAccountLength, false); msg != "" {
 		v.Fields["account_number"], v.AccountNumber = msg, ""
 	}
 	if handlers.CheckText(v.Holder, npHolderLength, false) != "" {
@@ -158,13 +158,13 @@ func readPayoutForm(r *http.Request) views.BankPayoutView {
 	return v
 }
 
-// payoutWalk checks the wizard from its first step and stops at the first
+// bpPayoutWalk checks the wizard from its first step and stops at the first
 // step that is not complete, which it sets up to be shown. submitted: the
 // person sent that step (so a missing answer is an error there, not just
 // the next question). validate: the account is validated again and its
 // holder compared even when one is carried (the confirm step). It returns
 // true when every step up to the review is complete.
-func (h *Handler) payoutWalk(ctx context.Context, f *payoutForm, submitted, validate bool) bool {
+func (h *Handler) bpPayoutWalk(ctx context.Context, f *bpPayoutForm, submitted, validate bool) bool {
 	v := &f.v
 	rctx := apiclient.WithReadDeadline(ctx, time.Now().Add(npReadBudget))
 	stop := func(step views.BankPayoutStep) bool { v.Step = step; return false }
@@ -178,7 +178,7 @@ func (h *Handler) payoutWalk(ctx context.Context, f *payoutForm, submitted, vali
 		v.Unavailable = "The API did not list the payout countries. " + npReadFailed(err) + " Nothing was sent; reload to try again."
 		return stop(views.BankPayoutStepCountry)
 	}
-	v.Countries = payoutChoices(countries, func(c apiclient.PayoutCountry) views.Choice {
+	v.Countries = bpPayoutChoices(countries, func(c apiclient.PayoutCountry) views.Choice {
 		return views.Choice{Value: c.Code, Label: c.Name}
 	})
 	var country *apiclient.PayoutCountry
@@ -201,7 +201,7 @@ func (h *Handler) payoutWalk(ctx context.Context, f *payoutForm, submitted, vali
 		v.Unavailable = "The API did not list the banks of " + country.Name + ". " + npReadFailed(err) + " Nothing was sent; try again."
 		return stop(views.BankPayoutStepBank)
 	}
-	v.Banks = payoutChoices(banks, func(b apiclient.PayoutBank) views.Choice { return views.Choice{Value: b.ID, Label: b.Name} })
+	v.Banks = bpPayoutChoices(banks, func(b apiclient.PayoutBank) views.Choice { return views.Choice{Value: b.ID, Label: b.Name} })
 	v.BankName = ""
 	for _, b := range banks {
 		if b.ID == v.BankID {
@@ -223,7 +223,7 @@ func (h *Handler) payoutWalk(ctx context.Context, f *payoutForm, submitted, vali
 	}
 	// spec: "empty list means no branch needed".
 	v.NoBranch = len(branches) == 0
-	v.Branches = payoutChoices(branches, func(b apiclient.PayoutBankBranch) views.Choice { return views.Choice{Value: b.ID, Label: b.Name} })
+	v.Branches = bpPayoutChoices(branches, func(b apiclient.PayoutBankBranch) views.Choice { return views.Choice{Value: b.ID, Label: b.Name} })
 	v.BranchName = ""
 	if v.NoBranch {
 		v.BranchID = ""
@@ -252,7 +252,7 @@ func (h *Handler) payoutWalk(ctx context.Context, f *payoutForm, submitted, vali
 		return stop(views.BankPayoutStepAccount)
 	}
 	if v.Holder == "" || validate || v.Step == views.BankPayoutStepAccount {
-		holder, field, msg := h.validatePayoutAccount(ctx, f.userID, *v)
+		holder, field, msg := h.bpValidatePayoutAccount(ctx, f.userID, *v)
 		switch {
 		case msg != "" && field == "":
 			v.Error = msg
@@ -280,14 +280,14 @@ func (h *Handler) payoutWalk(ctx context.Context, f *payoutForm, submitted, vali
 			return stop(views.BankPayoutStepAmount)
 		}
 	}
-	amount, msg := npParseAmount(v.Amount, usdbPayoutDecimals)
+	amount, msg := npParseAmount(v.Amount, bpUSDBDecimals)
 	if msg != "" {
 		v.Fields["amount"] = msg
 	}
 	if v.Fields.Has("note") || v.Fields.Has("amount") {
 		return stop(views.BankPayoutStepAmount)
 	}
-	minor, err := apiclient.MinorUnitsFromMajor(amount, usdbPayoutDecimals)
+	minor, err := apiclient.MinorUnitsFromMajor(amount, bpUSDBDecimals)
 	if err != nil {
 		v.Fields["amount"] = "This amount cannot be sent as USDB minor units: " + err.Error()
 		return stop(views.BankPayoutStepAmount)
@@ -307,15 +307,15 @@ func (h *Handler) payoutWalk(ctx context.Context, f *payoutForm, submitted, vali
 	}
 	f.amount, f.minor, f.balance = amount, minor, npMoney(f.wallet, bal).String()+" (read just now)"
 	v.Step = views.BankPayoutStepReview
-	v.Review = &views.BankPayoutReview{Amount: npMoney(f.wallet, amount), Minor: minor.String(), Decimals: usdbPayoutDecimals,
+	v.Review = &views.BankPayoutReview{Amount: npMoney(f.wallet, amount), Minor: minor.String(), Decimals: bpUSDBDecimals,
 		Account: "****" + npLast4(v.AccountNumber), Balance: f.balance}
 	return true
 }
 
-// validatePayoutAccount asks the API whether the account exists and who
+// bpValidatePayoutAccount asks the API whether the account exists and who
 // holds it (a check that changes nothing). On failure it returns the form
 // field the words concern ("" for the summary).
-func (h *Handler) validatePayoutAccount(ctx context.Context, userID string, v views.BankPayoutView) (holder, field, msg string) {
+func (h *Handler) bpValidatePayoutAccount(ctx context.Context, userID string, v views.BankPayoutView) (holder, field, msg string) {
 	cctx, cancel := context.WithTimeout(ctx, npCallTimeout)
 	defer cancel()
 	res, err := h.api.ValidatePayoutAccount(cctx, userID, apiclient.ValidatePayoutAccountRequest{Country: v.Country, Currency: v.Currency,
@@ -351,19 +351,19 @@ func (h *Handler) validatePayoutAccount(ctx context.Context, userID string, v vi
 	return res.AccountHolderName, "", ""
 }
 
-// PayoutStep checks the wizard as posted and shows the next step.
-func (h *Handler) PayoutStep(w http.ResponseWriter, r *http.Request) {
+// BankPayoutStep checks the wizard as posted and shows the next step.
+func (h *Handler) BankPayoutStep(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	u, wallets, err := h.treasuryUser(ctx)
 	if err != nil {
 		h.ServerError(w, r, err)
 		return
 	}
-	f := payoutForm{userID: u.ServiceUserID, v: readPayoutForm(r)}
+	f := bpPayoutForm{userID: u.ServiceUserID, v: bpReadPayoutForm(r)}
 	f.v.Step = views.BankPayoutStep(r.PostFormValue("step"))
-	f.wallet, _ = usdbWallet(wallets)
+	f.wallet, _ = bpUsdbWallet(wallets)
 	status := http.StatusOK
-	if h.payoutWalk(ctx, &f, true, false) {
+	if h.bpPayoutWalk(ctx, &f, true, false) {
 		f.v.Token = handlers.NewFormToken()
 	}
 	switch {
@@ -372,13 +372,13 @@ func (h *Handler) PayoutStep(w http.ResponseWriter, r *http.Request) {
 	case f.v.Unavailable != "" || f.v.Error != "":
 		status = http.StatusBadGateway
 	}
-	h.renderPayout(w, r, status, f.v)
+	h.bpRenderPayout(w, r, status, f.v)
 }
 
-// PayoutConfirm checks every step again (the account validated again, its
+// BankPayoutConfirm checks every step again (the account validated again, its
 // holder unchanged, the amount against the balance read now) and sends the
 // payout once under the review's token.
-func (h *Handler) PayoutConfirm(w http.ResponseWriter, r *http.Request) {
+func (h *Handler) BankPayoutConfirm(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	u, wallets, err := h.treasuryUser(ctx)
 	if err != nil {
@@ -392,42 +392,42 @@ func (h *Handler) PayoutConfirm(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	// A second click finds the first action before anything is read again.
-	if a, err := h.store.ActionByKey(ctx, key); err == nil && a.Kind == kindPayout {
-		h.payoutRepeat(w, r, a)
+	if a, err := h.store.ActionByKey(ctx, key); err == nil && a.Kind == bpKindPayout {
+		h.bpPayoutRepeat(w, r, a)
 		return
 	}
-	f := payoutForm{userID: u.ServiceUserID, v: readPayoutForm(r)}
+	f := bpPayoutForm{userID: u.ServiceUserID, v: bpReadPayoutForm(r)}
 	f.v.Step = views.BankPayoutStepReview
-	f.wallet, _ = usdbWallet(wallets)
-	if !h.payoutWalk(ctx, &f, true, true) {
+	f.wallet, _ = bpUsdbWallet(wallets)
+	if !h.bpPayoutWalk(ctx, &f, true, true) {
 		status := http.StatusUnprocessableEntity
 		if !f.v.Fields.Any() {
 			status = http.StatusBadGateway
 		}
-		h.renderPayout(w, r, status, f.v)
+		h.bpRenderPayout(w, r, status, f.v)
 		return
 	}
 	f.v.Token = token
-	id, err := h.store.ReservePayoutID(ctx)
+	id, err := h.store.ReserveBankPayoutID(ctx)
 	if err != nil {
 		h.ServerError(w, r, err)
 		return
 	}
 	v := f.v
-	q := payoutRequest{ID: id, UserID: u.ServiceUserID, WalletID: f.wallet.ID, Amount: f.amount, AmountMinor: f.minor.Int64(),
+	q := bpPayoutRequest{ID: id, UserID: u.ServiceUserID, WalletID: f.wallet.ID, Amount: f.amount, AmountMinor: f.minor.Int64(),
 		Country: v.Country, Currency: v.Currency, BankID: v.BankID, BankName: v.BankName, BranchID: v.BranchID, BranchName: v.BranchName,
 		Last4: npLast4(v.AccountNumber), Holder: v.Holder, Note: v.Note}
 	body := apiclient.PayoutRequest{SourceSmartWalletID: q.WalletID, Amount: f.minor, Country: q.Country, Currency: q.Currency,
 		BankDetails: apiclient.PayoutBankDetails{BankID: q.BankID, AccountNumber: v.AccountNumber, AccountHolderName: q.Holder, BranchID: q.BranchID},
 		Note:        q.Note}
 	actor := handlers.ActorFrom(ctx)
-	done, err := h.actions.Run(ctx, handlers.Write{Key: key, Kind: kindPayout, Target: payoutTarget(id), Actor: actor, Request: q,
+	done, err := h.actions.Run(ctx, handlers.Write{Key: key, Kind: bpKindPayout, Target: bpPayoutTarget(id), Actor: actor, Request: q,
 		Call: func(ctx context.Context) (handlers.Effect, error) {
 			p, err := h.api.CreatePayout(ctx, q.UserID, body)
 			if err != nil {
 				return handlers.Effect{}, err
 			}
-			return payoutEffect(key, q, *p, actor), nil
+			return bpPayoutEffect(key, q, *p, actor), nil
 		}})
 	switch {
 	case errors.Is(err, handlers.ErrKeyReused):
@@ -437,19 +437,19 @@ func (h *Handler) PayoutConfirm(w http.ResponseWriter, r *http.Request) {
 		h.ServerError(w, r, err)
 		return
 	case done.Repeat:
-		h.payoutRepeat(w, r, done.Action)
+		h.bpPayoutRepeat(w, r, done.Action)
 		return
 	case done.State() == store.ActionDone:
-		rec, err := h.store.PayoutByID(ctx, id)
+		rec, err := h.store.BankPayoutByID(ctx, id)
 		if err != nil {
 			h.ServerError(w, r, err)
 			return
 		}
-		if rec.State != store.PayoutAwaitingSignature {
-			h.showPayout(w, r, rec, http.StatusCreated, "The API opened the payout without asking for a signature.", nil, "")
+		if rec.State != store.BankPayoutAwaitingSignature {
+			h.bpShowPayout(w, r, rec, http.StatusCreated, "The API opened the payout without asking for a signature.", nil, "")
 			return
 		}
-		h.issuePayoutLink(w, r, rec, http.StatusCreated)
+		h.bpIssuePayoutLink(w, r, rec, http.StatusCreated)
 		return
 	}
 	// Refused, or not known: the review again with a new token (this one
@@ -457,7 +457,7 @@ func (h *Handler) PayoutConfirm(w http.ResponseWriter, r *http.Request) {
 	f.v.Token = handlers.NewFormToken()
 	if done.State() != store.ActionRefused {
 		f.v.Error = done.Action.Message + " The API has no read of a payout, so this app cannot tell whether it was opened: nothing moves without the owner's signature, and an unsigned payout expires by itself. Check the treasury's USDB balance and its withdrawals before sending it again."
-		h.renderPayout(w, r, http.StatusBadGateway, f.v)
+		h.bpRenderPayout(w, r, http.StatusBadGateway, f.v)
 		return
 	}
 	p := done.Problem
@@ -501,23 +501,23 @@ func (h *Handler) PayoutConfirm(w http.ResponseWriter, r *http.Request) {
 			break
 		}
 	}
-	h.renderPayout(w, r, status, f.v)
+	h.bpRenderPayout(w, r, status, f.v)
 }
 
-// payoutRepeat answers a confirm whose token was used: nothing is sent
+// bpPayoutRepeat answers a confirm whose token was used: nothing is sent
 // again; the first payout (or its request) is shown.
-func (h *Handler) payoutRepeat(w http.ResponseWriter, r *http.Request, a store.Action) {
+func (h *Handler) bpPayoutRepeat(w http.ResponseWriter, r *http.Request, a store.Action) {
 	h.Flash(r, "info", "This payout was already sent: "+a.State.Label()+". Nothing was sent again.")
-	id, _ := strconv.ParseInt(strings.TrimPrefix(a.Target, "payout:"), 10, 64)
-	h.Redirect(w, r, payoutPage(id))
+	id, _ := strconv.ParseInt(strings.TrimPrefix(a.Target, "bank_payout:"), 10, 64)
+	h.Redirect(w, r, bpPayoutPage(id))
 }
 
-// payoutEffect records the payout the API opened, in the transaction that
+// bpPayoutEffect records the payout the API opened, in the transaction that
 // finishes its action.
-func payoutEffect(key string, q payoutRequest, p apiclient.Payout, by store.Actor) handlers.Effect {
-	rec := store.Payout{ID: q.ID, ActionKey: key, UserID: q.UserID, WalletID: q.WalletID, Amount: q.Amount, AmountMinor: q.AmountMinor,
+func bpPayoutEffect(key string, q bpPayoutRequest, p apiclient.Payout, by store.Actor) handlers.Effect {
+	rec := store.BankPayout{ID: q.ID, ActionKey: key, UserID: q.UserID, WalletID: q.WalletID, Amount: q.Amount, AmountMinor: q.AmountMinor,
 		Country: q.Country, Currency: q.Currency, BankID: q.BankID, BankName: q.BankName, BranchID: q.BranchID, BranchName: q.BranchName,
-		AccountLast4: q.Last4, HolderName: q.Holder, Note: q.Note, UpstreamID: p.ID, State: store.PayoutCreated,
+		AccountLast4: q.Last4, HolderName: q.Holder, Note: q.Note, UpstreamID: p.ID, State: store.BankPayoutCreated,
 		CreatedByStaffID: by.StaffID, CreatedBy: by.Email}
 	if qt := p.Quote; qt != nil {
 		rec.QuoteSource = decimal.NullDecimal{Decimal: qt.SourceAmount, Valid: true}
@@ -531,23 +531,23 @@ func payoutEffect(key string, q payoutRequest, p apiclient.Payout, by store.Acto
 	}
 	detail := q.detail() + ": opened, no signature asked"
 	if sr := p.SignatureRequest; sr != nil {
-		rec.State, rec.WorkflowID, rec.HashToSign = store.PayoutAwaitingSignature, sr.WorkflowID, sr.HashToSign
+		rec.State, rec.WorkflowID, rec.HashToSign = store.BankPayoutAwaitingSignature, sr.WorkflowID, sr.HashToSign
 		if !sr.Deadline.IsZero() {
 			d := sr.Deadline
 			rec.Deadline = &d
 		}
 		detail = q.detail() + ": awaiting the owner's signature (workflow " + sr.WorkflowID + ")"
 	}
-	return handlers.Effect{Target: payoutTarget(q.ID), Result: map[string]string{"id": p.ID}, Detail: detail,
+	return handlers.Effect{Target: bpPayoutTarget(q.ID), Result: map[string]string{"id": p.ID}, Detail: detail,
 		Apply: func(ctx context.Context, tx *store.Store) error {
-			_, err := tx.InsertPayout(ctx, rec)
+			_, err := tx.InsertBankPayout(ctx, rec)
 			return err
 		}}
 }
 
-// signDeadline is when the payout can no longer be signed: the earlier of
+// bpSignDeadline is when the payout can no longer be signed: the earlier of
 // the signature request's deadline and the quote's expiry.
-func signDeadline(rec store.Payout) *time.Time {
+func bpSignDeadline(rec store.BankPayout) *time.Time {
 	d := rec.Deadline
 	if e := rec.QuoteExpiresAt; e != nil && (d == nil || e.Before(*d)) {
 		d = e
@@ -555,8 +555,8 @@ func signDeadline(rec store.Payout) *time.Time {
 	return d
 }
 
-// payoutWhat is the line the device shows for the payout.
-func payoutWhat(rec store.Payout) string {
+// bpPayoutWhat is the line the device shows for the payout.
+func bpPayoutWhat(rec store.BankPayout) string {
 	s := fmt.Sprintf("Bank payout of %s USD (%d USDB minor units) to %s, %s ****%s", views.FormatDecimal(rec.Amount, 2),
 		rec.AmountMinor, rec.HolderName, rec.BankName, rec.AccountLast4)
 	if rec.QuoteDestination.Valid {
@@ -565,58 +565,58 @@ func payoutWhat(rec store.Payout) string {
 	return s
 }
 
-// issuePayoutLink creates a sign request for the payout's signatureRequest
+// bpIssuePayoutLink creates a sign request for the payout's signatureRequest
 // and shows it as a QR code (superseding an earlier link).
-func (h *Handler) issuePayoutLink(w http.ResponseWriter, r *http.Request, rec store.Payout, status int) {
+func (h *Handler) bpIssuePayoutLink(w http.ResponseWriter, r *http.Request, rec store.BankPayout, status int) {
 	ctx := r.Context()
 	req := apiclient.SignatureRequest{WorkflowID: rec.WorkflowID, HashToSign: rec.HashToSign}
-	if d := signDeadline(rec); d != nil {
+	if d := bpSignDeadline(rec); d != nil {
 		req.Deadline = *d
 	}
-	panel, err := h.sign.IssueWorkflow(ctx, handlers.ActorFrom(ctx), rec.UserID, rec.WalletID, req, payoutWhat(rec))
+	panel, err := h.sign.IssueWorkflow(ctx, handlers.ActorFrom(ctx), rec.UserID, rec.WalletID, req, bpPayoutWhat(rec))
 	if err != nil {
 		h.Logger.ErrorContext(ctx, "moneyout: issue the payout's signing link", "payout", rec.ID, "err", err)
-		h.showPayout(w, r, rec, http.StatusBadGateway, "", nil,
+		h.bpShowPayout(w, r, rec, http.StatusBadGateway, "", nil,
 			"The payout was opened, but its signing link could not be issued. Try \"Issue a new signing link\".")
 		return
 	}
-	if err := h.store.SetPayoutSignRequest(ctx, rec.ID, panel.ID); err != nil {
+	if err := h.store.SetBankPayoutSignRequest(ctx, rec.ID, panel.ID); err != nil {
 		h.ServerError(w, r, err)
 		return
 	}
 	rec.SignRequestID = panel.ID
-	h.showPayout(w, r, rec, status, "", &panel, "")
+	h.bpShowPayout(w, r, rec, status, "", &panel, "")
 }
 
-// PayoutDetail shows one payout, moved along what the withdrawal webhooks
+// BankPayoutDetail shows one payout, moved along what the withdrawal webhooks
 // recorded; before the API opened it (or when it refused or did not
 // answer), the request that asked for it.
-func (h *Handler) PayoutDetail(w http.ResponseWriter, r *http.Request) {
+func (h *Handler) BankPayoutDetail(w http.ResponseWriter, r *http.Request) {
 	id, err := strconv.ParseInt(chi.URLParam(r, "id"), 10, 64)
 	if err != nil {
 		h.NotFound(w, r)
 		return
 	}
-	rec, _, err := h.store.FollowPayout(r.Context(), id)
+	rec, _, err := h.store.FollowBankPayout(r.Context(), id)
 	switch {
 	case errors.Is(err, store.ErrNotFound):
-		h.showPayoutRequest(w, r, id)
+		h.bpShowPayoutRequest(w, r, id)
 	case err != nil:
 		h.ServerError(w, r, err)
 	default:
-		h.showPayout(w, r, rec, http.StatusOK, "", nil, "")
+		h.bpShowPayout(w, r, rec, http.StatusOK, "", nil, "")
 	}
 }
 
-// PayoutLink issues a new signing link for a payout that still waits for
+// BankPayoutLink issues a new signing link for a payout that still waits for
 // its signature.
-func (h *Handler) PayoutLink(w http.ResponseWriter, r *http.Request) {
+func (h *Handler) BankPayoutLink(w http.ResponseWriter, r *http.Request) {
 	id, err := strconv.ParseInt(chi.URLParam(r, "id"), 10, 64)
 	if err != nil {
 		h.NotFound(w, r)
 		return
 	}
-	rec, _, err := h.store.FollowPayout(r.Context(), id)
+	rec, _, err := h.store.FollowBankPayout(r.Context(), id)
 	if errors.Is(err, store.ErrNotFound) {
 		h.NotFound(w, r)
 		return
@@ -625,19 +625,19 @@ func (h *Handler) PayoutLink(w http.ResponseWriter, r *http.Request) {
 		h.ServerError(w, r, err)
 		return
 	}
-	sr, err := h.payoutSignRequest(r.Context(), rec)
+	sr, err := h.bpPayoutSignRequest(r.Context(), rec)
 	if err != nil {
 		h.ServerError(w, r, err)
 		return
 	}
-	if why := h.cannotIssuePayoutLink(rec, sr); why != "" {
-		h.showPayout(w, r, rec, http.StatusConflict, "", nil, why)
+	if why := h.bpCannotIssuePayoutLink(rec, sr); why != "" {
+		h.bpShowPayout(w, r, rec, http.StatusConflict, "", nil, why)
 		return
 	}
-	h.issuePayoutLink(w, r, rec, http.StatusCreated)
+	h.bpIssuePayoutLink(w, r, rec, http.StatusCreated)
 }
 
-func (h *Handler) payoutSignRequest(ctx context.Context, rec store.Payout) (*store.SignRequest, error) {
+func (h *Handler) bpPayoutSignRequest(ctx context.Context, rec store.BankPayout) (*store.SignRequest, error) {
 	if rec.SignRequestID == 0 {
 		return nil, nil
 	}
@@ -648,14 +648,14 @@ func (h *Handler) payoutSignRequest(ctx context.Context, rec store.Payout) (*sto
 	return &sr, nil
 }
 
-// cannotIssuePayoutLink says why no new link may be issued ("" when one
+// bpCannotIssuePayoutLink says why no new link may be issued ("" when one
 // may): the payout waits for a signature, its quote and deadline have not
 // passed, and no signature is on its way or accepted.
-func (h *Handler) cannotIssuePayoutLink(rec store.Payout, sr *store.SignRequest) string {
-	if rec.State != store.PayoutAwaitingSignature {
+func (h *Handler) bpCannotIssuePayoutLink(rec store.BankPayout, sr *store.SignRequest) string {
+	if rec.State != store.BankPayoutAwaitingSignature {
 		return "This payout does not wait for a signature."
 	}
-	if d := signDeadline(rec); d != nil && !h.clock().Before(*d) {
+	if d := bpSignDeadline(rec); d != nil && !h.clock().Before(*d) {
 		return "The payout's quote expired before it was signed: start a new payout for a fresh quote."
 	}
 	if sr != nil {
@@ -667,10 +667,10 @@ func (h *Handler) cannotIssuePayoutLink(rec store.Payout, sr *store.SignRequest)
 	return ""
 }
 
-// showPayout renders a payout the API opened. panel is a just-issued sign
+// bpShowPayout renders a payout the API opened. panel is a just-issued sign
 // request (with its QR code); otherwise the stored one's state is shown.
-func (h *Handler) showPayout(w http.ResponseWriter, r *http.Request, rec store.Payout, status int, note string, panel *views.SignPanel, errMsg string) {
-	sr, err := h.payoutSignRequest(r.Context(), rec)
+func (h *Handler) bpShowPayout(w http.ResponseWriter, r *http.Request, rec store.BankPayout, status int, note string, panel *views.SignPanel, errMsg string) {
+	sr, err := h.bpPayoutSignRequest(r.Context(), rec)
 	if err != nil {
 		h.ServerError(w, r, err)
 		return
@@ -682,8 +682,8 @@ func (h *Handler) showPayout(w http.ResponseWriter, r *http.Request, rec store.P
 	wl := store.Wallet{Currency: string(apiclient.USDB)}
 	v := views.BankPayoutRecord{ID: rec.ID, State: string(rec.State), StateLabel: rec.State.Label(), Final: rec.State.Final(),
 		UpstreamID: rec.UpstreamID, Holder: rec.HolderName, Amount: npMoney(wl, rec.Amount), Minor: strconv.FormatInt(rec.AmountMinor, 10),
-		Note: rec.Note, CreatedBy: rec.CreatedBy, CreatedAt: rec.CreatedAt, SettledAt: rec.SettledAt, Note2: note, Sign: panel,
-		Destination: fmt.Sprintf("%s%s, account ****%s, %s (%s)", rec.BankName, branchOf(rec), rec.AccountLast4, rec.Country, rec.Currency)}
+		Note: rec.Note, CreatedBy: rec.CreatedBy, CreatedAt: rec.CreatedAt, SettledAt: rec.SettledAt, Notice: note, Sign: panel,
+		Destination: fmt.Sprintf("%s%s, account ****%s, %s (%s)", rec.BankName, bpBranchOf(rec), rec.AccountLast4, rec.Country, rec.Currency)}
 	if rec.QuoteDestination.Valid {
 		v.QuoteDestination = &views.Amount{Value: rec.QuoteDestination.Decimal, Currency: rec.Currency}
 	}
@@ -699,14 +699,14 @@ func (h *Handler) showPayout(w http.ResponseWriter, r *http.Request, rec store.P
 		v.QuoteRate = rec.QuoteRate.Decimal.String() + " " + rec.Currency + " per USD"
 	}
 	signed := sr != nil && (sr.State == store.SignSubmitted || sr.State == store.SignCompleted || sr.State == store.SignRelayPending)
-	if rec.State == store.PayoutAwaitingSignature && signed {
+	if rec.State == store.BankPayoutAwaitingSignature && signed {
 		v.StateLabel = "signed: the rail is paying it out"
 	}
-	if d := signDeadline(rec); d != nil {
+	if d := bpSignDeadline(rec); d != nil {
 		v.QuoteExpiresAt = d
-		v.QuoteExpired = rec.State == store.PayoutAwaitingSignature && !signed && !h.clock().Before(*d)
+		v.QuoteExpired = rec.State == store.BankPayoutAwaitingSignature && !signed && !h.clock().Before(*d)
 	}
-	if rec.State == store.PayoutFailed {
+	if rec.State == store.BankPayoutFailed {
 		v.Error = "The payout failed on the rail: " + rec.FailureReason
 		if rec.FailureReason == "" {
 			v.Error = "The payout failed on the rail; the API gave no reason."
@@ -719,33 +719,33 @@ func (h *Handler) showPayout(w http.ResponseWriter, r *http.Request, rec store.P
 		v.Error = errMsg
 	}
 	if !v.Final && !v.QuoteExpired {
-		v.PollURL = payoutPage(rec.ID)
+		v.PollURL = bpPayoutPage(rec.ID)
 	}
-	v.CanIssueLink = h.cannotIssuePayoutLink(rec, sr) == "" && (panel == nil || panel.Link == "")
-	h.Render(w, r, status, payoutTitle, views.BankPayoutRecordPage(v), views.BankPayoutRecordBody(v))
+	v.CanIssueLink = h.bpCannotIssuePayoutLink(rec, sr) == "" && (panel == nil || panel.Link == "")
+	h.Render(w, r, status, bpPayoutTitle, views.BankPayoutRecordPage(v), views.BankPayoutRecordBody(v))
 }
 
-func branchOf(rec store.Payout) string {
+func bpBranchOf(rec store.BankPayout) string {
 	if rec.BranchName == "" {
 		return ""
 	}
 	return " (" + rec.BranchName + ")"
 }
 
-// showPayoutRequest renders a payout the API has not opened: the request
+// bpShowPayoutRequest renders a payout the API has not opened: the request
 // as the ledger has it.
-func (h *Handler) showPayoutRequest(w http.ResponseWriter, r *http.Request, id int64) {
-	as, err := h.store.ListActions(r.Context(), store.ActionFilter{Target: payoutTarget(id), Limit: 1})
+func (h *Handler) bpShowPayoutRequest(w http.ResponseWriter, r *http.Request, id int64) {
+	as, err := h.store.ListActions(r.Context(), store.ActionFilter{Target: bpPayoutTarget(id), Limit: 1})
 	if err != nil {
 		h.ServerError(w, r, err)
 		return
 	}
-	if len(as) == 0 || as[0].Kind != kindPayout {
+	if len(as) == 0 || as[0].Kind != bpKindPayout {
 		h.NotFound(w, r)
 		return
 	}
 	a := as[0]
-	var q payoutRequest
+	var q bpPayoutRequest
 	if err := a.DecodeRequest(&q); err != nil {
 		h.ServerError(w, r, err)
 		return
@@ -757,11 +757,11 @@ func (h *Handler) showPayoutRequest(w http.ResponseWriter, r *http.Request, id i
 		Destination: fmt.Sprintf("%s, account ****%s, %s (%s)", q.BankName, q.Last4, q.Country, q.Currency)}
 	switch a.State {
 	case store.ActionBegun:
-		v.PollURL = payoutPage(id)
+		v.PollURL = bpPayoutPage(id)
 	case store.ActionUnknown:
 		v.Error = a.Message + " The API has no read of a payout: check the treasury's USDB balance and withdrawals at the Partner API, then record the outcome on API requests. Nothing moves without the owner's signature."
 	default:
 		v.Error = a.Message
 	}
-	h.Render(w, r, http.StatusOK, payoutTitle, views.BankPayoutRecordPage(v), views.BankPayoutRecordBody(v))
+	h.Render(w, r, http.StatusOK, bpPayoutTitle, views.BankPayoutRecordPage(v), views.BankPayoutRecordBody(v))
 }
