@@ -87,7 +87,7 @@ type BankPayoutRecord struct {
 	CreatedAt        time.Time
 	SettledAt        *time.Time
 	Error            string
-	Notice            string
+	Notice           string
 	CanIssueLink     bool
 	// PollURL reloads the body while the payout is not final.
 	PollURL string
