@@ -344,3 +344,37 @@ func TestMoneyOutPayoutFailedOnTheRail(t *testing.T) {
 		t.Fatalf("USDB after the refund %s, want %s", got, before)
 	}
 }
+
+// TestMoneyOutListsTheAPIDoesNotAnswer: when a list the step needs cannot
+// be read, the page says so (never a 500) and keeps what was chosen.
+func TestMoneyOutListsTheAPIDoesNotAnswer(t *testing.T) {
+	env := webtest.New(t, webtest.Options{})
+	c, _ := env.SignedIn(store.RoleOwner)
+	for _, route := range []string{"/v1/users/{userId}/bank-accounts/nigerian-banks", "/v1/users/{userId}/payouts/countries",
+		"/v1/users/{userId}/payouts/banks"} {
+		control(t, env, http.MethodPost, "/_sandbox/faults", map[string]any{"method": "GET", "route": route, "status": 503, "times": 0})
+	}
+	resp := env.Get(c, "/money-out/nigeria")
+	doc := webtest.Doc(t, resp)
+	if resp.StatusCode != http.StatusOK || !strings.Contains(webtest.TestID(doc, "ngn-banks-unavailable"), "did not list the banks") {
+		t.Fatalf("nigeria: %d %q", resp.StatusCode, webtest.TestID(doc, "ngn-banks-unavailable"))
+	}
+	resp = env.PostForm(c, "/money-out/nigeria/verify", url.Values{"bank_code": {ngnTreasuryBank}, "account_number": {ngnTreasuryNUBAN}})
+	doc = webtest.Doc(t, resp)
+	if resp.StatusCode != http.StatusBadGateway || doc.Find("#ngn-account").AttrOr("value", "") != ngnTreasuryNUBAN ||
+		env.Sandbox.RequestCount("POST", ngnVerifyRoute) != 0 {
+		t.Fatalf("verify without banks: %d %q", resp.StatusCode, webtest.TestID(doc, "ngn-error"))
+	}
+	resp = env.Get(c, "/money-out/payout")
+	doc = webtest.Doc(t, resp)
+	if resp.StatusCode != http.StatusOK || !strings.Contains(webtest.TestID(doc, "payout-unavailable"), "did not list the payout countries") {
+		t.Fatalf("payout: %d %q", resp.StatusCode, webtest.TestID(doc, "payout-unavailable"))
+	}
+	control(t, env, http.MethodDelete, "/_sandbox/faults", nil)
+	control(t, env, http.MethodPost, "/_sandbox/faults", map[string]any{"method": "GET", "route": "/v1/users/{userId}/payouts/banks", "status": 503, "times": 0})
+	resp = env.PostForm(c, "/money-out/payout", url.Values{"step": {"country"}, "country": {"GHA"}})
+	doc = webtest.Doc(t, resp)
+	if resp.StatusCode != http.StatusBadGateway || !strings.Contains(webtest.TestID(doc, "payout-unavailable"), "did not list the banks of Ghana") {
+		t.Fatalf("payout banks: %d %q", resp.StatusCode, webtest.TestID(doc, "payout-unavailable"))
+	}
+}
