@@ -64,7 +64,7 @@ func (h *Handler) registerNigeria(d handlers.Deps) {
 	h.rail(views.Rail{Name: ngnTitle, Href: "/money-out/nigeria",
 		Description: "NGN to a Nigerian bank account (NUBAN) from the CNGN or USDB wallet, as a proposal that approvers approve and the owner signs."})
 	if d.Actions != nil {
-		d.Actions.ReadBackFor(kindNGNOfframp, h.readBackOfframp)
+		d.Actions.ReadBackFor(kindNGNOfframp, h.ngnReadBackOfframp)
 	}
 }
 
@@ -152,7 +152,7 @@ func npReadFailed(err error) string {
 }
 
 // nigerianBanks reads the banks list; msg says why it could not be.
-func (h *Handler) nigerianBanks(ctx context.Context, userID string) ([]apiclient.NigerianBank, string) {
+func (h *Handler) ngnBanks(ctx context.Context, userID string) ([]apiclient.NigerianBank, string) {
 	if h.api == nil {
 		return nil, "No Partner API is connected."
 	}
@@ -190,8 +190,8 @@ func (h *Handler) renderNigeria(w http.ResponseWriter, r *http.Request, status i
 }
 
 // accountStep renders step 1 with the banks list (read now).
-func (h *Handler) accountStep(w http.ResponseWriter, r *http.Request, status int, userID string, v views.NigeriaWithdrawalView) {
-	banks, msg := h.nigerianBanks(r.Context(), userID)
+func (h *Handler) ngnAccountStep(w http.ResponseWriter, r *http.Request, status int, userID string, v views.NigeriaWithdrawalView) {
+	banks, msg := h.ngnBanks(r.Context(), userID)
 	v.Step, v.Banks, v.BanksUnavailable = views.NigeriaStepAccount, ngnBankChoices(banks), msg
 	h.renderNigeria(w, r, status, v)
 }
@@ -207,7 +207,7 @@ func (h *Handler) NigeriaForm(w http.ResponseWriter, r *http.Request) {
 		h.ServerError(w, r, err)
 		return
 	}
-	h.accountStep(w, r, http.StatusOK, u.ServiceUserID, views.NigeriaWithdrawalView{})
+	h.ngnAccountStep(w, r, http.StatusOK, u.ServiceUserID, views.NigeriaWithdrawalView{})
 }
 
 // NigeriaVerify checks the bank and the NUBAN, then asks the API for the
@@ -229,23 +229,23 @@ func (h *Handler) NigeriaVerify(w http.ResponseWriter, r *http.Request) {
 		v.BankCode = ""
 	}
 	if v.Fields.Any() {
-		h.accountStep(w, r, http.StatusUnprocessableEntity, u.ServiceUserID, v)
+		h.ngnAccountStep(w, r, http.StatusUnprocessableEntity, u.ServiceUserID, v)
 		return
 	}
 	rctx := apiclient.WithReadDeadline(ctx, time.Now().Add(npReadBudget))
-	banks, msg := h.nigerianBanks(rctx, u.ServiceUserID)
+	banks, msg := h.ngnBanks(rctx, u.ServiceUserID)
 	if msg != "" {
 		v.Error = msg + " Nothing was sent; your input is kept."
-		h.accountStep(w, r, http.StatusBadGateway, u.ServiceUserID, v)
+		h.ngnAccountStep(w, r, http.StatusBadGateway, u.ServiceUserID, v)
 		return
 	}
 	bank, ok := ngnFindBank(banks, v.BankCode)
 	if !ok {
 		v.Fields["bank"] = "Choose one of the listed banks."
-		h.accountStep(w, r, http.StatusUnprocessableEntity, u.ServiceUserID, v)
+		h.ngnAccountStep(w, r, http.StatusUnprocessableEntity, u.ServiceUserID, v)
 		return
 	}
-	holder, problem, field := h.verifyHolder(ctx, u.ServiceUserID, v.AccountNumber, bank)
+	holder, problem, field := h.ngnVerifyHolder(ctx, u.ServiceUserID, v.AccountNumber, bank)
 	if problem != "" {
 		status := http.StatusBadGateway
 		if field != "" {
@@ -253,7 +253,7 @@ func (h *Handler) NigeriaVerify(w http.ResponseWriter, r *http.Request) {
 		} else {
 			v.Error = problem
 		}
-		h.accountStep(w, r, status, u.ServiceUserID, v)
+		h.ngnAccountStep(w, r, status, u.ServiceUserID, v)
 		return
 	}
 	v.Step, v.BankName, v.Holder, v.Token = views.NigeriaStepHolder, bank.Name, holder, handlers.NewFormToken()
@@ -263,7 +263,7 @@ func (h *Handler) NigeriaVerify(w http.ResponseWriter, r *http.Request) {
 // verifyHolder asks the API for the account's registered holder. On
 // failure it returns the words and the form field they concern ("" for
 // the summary).
-func (h *Handler) verifyHolder(ctx context.Context, userID, number string, bank apiclient.NigerianBank) (holder, problem, field string) {
+func (h *Handler) ngnVerifyHolder(ctx context.Context, userID, number string, bank apiclient.NigerianBank) (holder, problem, field string) {
 	cctx, cancel := context.WithTimeout(ctx, npCallTimeout)
 	defer cancel()
 	got, err := h.api.VerifyNigerianAccount(cctx, userID, apiclient.VerifyNigerianAccountRequest{AccountNumber: number, BankCode: bank.Code})
@@ -322,11 +322,11 @@ func (h *Handler) NigeriaAccount(w http.ResponseWriter, r *http.Request) {
 	if v.Fields.Any() {
 		// The account as typed is not one step 1 would have let through:
 		// start from step 1, with what can be kept.
-		h.accountStep(w, r, http.StatusUnprocessableEntity, u.ServiceUserID, v)
+		h.ngnAccountStep(w, r, http.StatusUnprocessableEntity, u.ServiceUserID, v)
 		return
 	}
 	rctx := apiclient.WithReadDeadline(ctx, time.Now().Add(npReadBudget))
-	banks, msg := h.nigerianBanks(rctx, u.ServiceUserID)
+	banks, msg := h.ngnBanks(rctx, u.ServiceUserID)
 	bank, ok := ngnFindBank(banks, v.BankCode)
 	switch {
 	case msg != "":
@@ -335,15 +335,15 @@ func (h *Handler) NigeriaAccount(w http.ResponseWriter, r *http.Request) {
 		return
 	case !ok:
 		v.Fields["bank"] = "Choose one of the listed banks."
-		h.accountStep(w, r, http.StatusUnprocessableEntity, u.ServiceUserID, v)
+		h.ngnAccountStep(w, r, http.StatusUnprocessableEntity, u.ServiceUserID, v)
 		return
 	}
 	v.BankName = bank.Name
-	registered, problem, field := h.verifyHolder(ctx, u.ServiceUserID, v.AccountNumber, bank)
+	registered, problem, field := h.ngnVerifyHolder(ctx, u.ServiceUserID, v.AccountNumber, bank)
 	switch {
 	case problem != "" && field != "":
 		v.Fields[field] = problem
-		h.accountStep(w, r, http.StatusUnprocessableEntity, u.ServiceUserID, v)
+		h.ngnAccountStep(w, r, http.StatusUnprocessableEntity, u.ServiceUserID, v)
 		return
 	case problem != "":
 		v.Step, v.Error = views.NigeriaStepHolder, problem
@@ -383,7 +383,7 @@ func (h *Handler) NigeriaAccount(w http.ResponseWriter, r *http.Request) {
 			h.ServerError(w, r, err)
 			return
 		}
-		h.amountStep(w, r, http.StatusOK, views.NigeriaWithdrawalView{AccountToken: v.Token, Token: handlers.NewFormToken()}, acct)
+		h.ngnAmountStep(w, r, http.StatusOK, views.NigeriaWithdrawalView{AccountToken: v.Token, Token: handlers.NewFormToken()}, acct)
 		return
 	case done.Repeat:
 		v.Step, v.Error = views.NigeriaStepHolder, "This form was already sent: "+done.Action.State.Label()+". Nothing was sent again. "+done.Action.Message
@@ -443,7 +443,7 @@ func npMoney(w store.Wallet, value decimal.Decimal) views.Amount {
 }
 
 // amountStep renders step 3 for a registered account.
-func (h *Handler) amountStep(w http.ResponseWriter, r *http.Request, status int, v views.NigeriaWithdrawalView, acct ngnAccount) {
+func (h *Handler) ngnAmountStep(w http.ResponseWriter, r *http.Request, status int, v views.NigeriaWithdrawalView, acct ngnAccount) {
 	_, wallets, err := h.treasuryUser(r.Context())
 	if err != nil {
 		h.ServerError(w, r, err)
@@ -462,7 +462,7 @@ func (h *Handler) amountStep(w http.ResponseWriter, r *http.Request, status int,
 
 // accountOf is the withdrawal account registered under a holder step's
 // token: that action, done, of this kind.
-func (h *Handler) accountOf(ctx context.Context, token string) (ngnAccount, bool, error) {
+func (h *Handler) ngnAccountOf(ctx context.Context, token string) (ngnAccount, bool, error) {
 	if !handlers.ValidFormToken(token) {
 		return ngnAccount{}, false, nil
 	}
@@ -579,7 +579,7 @@ func (h *Handler) NigeriaOfframp(w http.ResponseWriter, r *http.Request) {
 		h.StaleForm(w, r)
 		return
 	}
-	acct, ok, err := h.accountOf(ctx, v.AccountToken)
+	acct, ok, err := h.ngnAccountOf(ctx, v.AccountToken)
 	if err != nil {
 		h.ServerError(w, r, err)
 		return
@@ -613,7 +613,7 @@ func (h *Handler) NigeriaOfframp(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if v.Fields.Any() {
-		h.amountStep(w, r, http.StatusUnprocessableEntity, v, acct)
+		h.ngnAmountStep(w, r, http.StatusUnprocessableEntity, v, acct)
 		return
 	}
 	key, _ := handlers.FormKey(r)
@@ -675,7 +675,7 @@ func (h *Handler) NigeriaOfframp(w http.ResponseWriter, r *http.Request) {
 	} else {
 		v.Error = done.Action.Message + " Look for it in the approval queue before proposing it again."
 	}
-	h.amountStep(w, r, status, v, acct)
+	h.ngnAmountStep(w, r, status, v, acct)
 }
 
 func ngnOfframpPage(actionID int64) string {
@@ -716,7 +716,7 @@ func ngnOfframpEffect(q ngnOfframpRequest, p apiclient.Proposal, quote *apiclien
 // NIGERIAN_OFFRAMP proposal of the wallet for the amount asked, created
 // after the action began, that no other action made and the mirror names
 // no creator for.
-func (h *Handler) readBackOfframp(ctx context.Context, a store.Action) (handlers.Effect, bool, error) {
+func (h *Handler) ngnReadBackOfframp(ctx context.Context, a store.Action) (handlers.Effect, bool, error) {
 	var q ngnOfframpRequest
 	if err := a.DecodeRequest(&q); err != nil {
 		return handlers.Effect{}, false, err
