@@ -122,7 +122,17 @@ func (a *App) routes() []Route {
 		// routes are in its own block.
 		{Method: "GET", Pattern: "/money-out", Permission: store.PermTreasury, Handler: a.moneyout.Index},
 		// Money out: Nigerian bank withdrawal.
+		{Method: "GET", Pattern: "/money-out/nigeria", Permission: store.PermTreasury, Handler: a.moneyout.NigeriaForm},
+		{Method: "POST", Pattern: "/money-out/nigeria/verify", Permission: store.PermTreasury, Handler: a.moneyout.NigeriaVerify},
+		{Method: "POST", Pattern: "/money-out/nigeria/account", Permission: store.PermTreasury, Handler: a.moneyout.NigeriaAccount},
+		{Method: "POST", Pattern: "/money-out/nigeria/offramp", Permission: store.PermTreasury, Handler: a.moneyout.NigeriaOfframp},
+		{Method: "GET", Pattern: "/money-out/nigeria/offramps/{id}", Permission: store.PermTreasury, Handler: a.moneyout.NigeriaOfframpDetail},
 		// Money out: bank payout.
+		{Method: "GET", Pattern: "/money-out/payout", Permission: store.PermTreasury, Handler: a.moneyout.BankPayoutForm},
+		{Method: "POST", Pattern: "/money-out/payout", Permission: store.PermTreasury, Handler: a.moneyout.BankPayoutStep},
+		{Method: "POST", Pattern: "/money-out/payout/confirm", Permission: store.PermTreasury, Handler: a.moneyout.BankPayoutConfirm},
+		{Method: "GET", Pattern: "/money-out/payouts/{id}", Permission: store.PermTreasury, Handler: a.moneyout.BankPayoutDetail},
+		{Method: "POST", Pattern: "/money-out/payouts/{id}/sign-request", Permission: store.PermTreasury, Handler: a.moneyout.BankPayoutLink},
 		// Money out: EUR SEPA payout.
 		{Method: "GET", Pattern: "/money-out/sepa", Permission: store.PermTreasury, Handler: a.moneyout.SEPAForm},
 		{Method: "POST", Pattern: "/money-out/sepa", Permission: store.PermTreasury, Handler: a.moneyout.SEPAPost},

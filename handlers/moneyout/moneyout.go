@@ -50,6 +50,8 @@ func New(d handlers.Deps, sign SignRequests) *Handler {
 	h.rail(views.Rail{Name: "Swap", Href: "/treasury#swap",
 		Description: "One stablecoin for another at a firm quote, as a proposal that approvers approve and the owner signs."})
 	// Rails add themselves here, one line each.
+	h.registerNigeria(d)
+	h.registerBankPayout(d)
 	h.registerSEPA(d)
 	h.registerMexico(d)
 	return h

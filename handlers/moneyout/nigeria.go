@@ -1,0 +1,815 @@
+package moneyout
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+	"github.com/shopspring/decimal"
+
+	"partneradmin/apiclient"
+	"partneradmin/handlers"
+	"partneradmin/handlers/mirror"
+	"partneradmin/store"
+	"partneradmin/views"
+)
+
+// The Nigerian bank withdrawal (spec: "Nigerian withdrawal"): the bank from
+// the API's list, the 10-digit NUBAN verified by the API (its registered
+// holder shown and never editable), the withdrawal account registered
+// (get-or-create, an action under the holder step's token), then the
+// offramp proposal from the treasury's CNGN or USDB wallet with fromAmount
+// a decimal (an action under the amount step's token, read back through
+// the wallet's proposals). The proposal is mirrored with its creator, so it
+// lands in the approval queue and its creator may not approve it.
+
+const (
+	// kindNGNAccount is the ledger's kind of registering a withdrawal
+	// account. The API has no read of withdrawal accounts, so an answer
+	// that never came is not read back: registering is get-or-create, so
+	// the person continues again (a new form) and gets the same account.
+	kindNGNAccount = "ngn_withdrawal_account.create"
+	// kindNGNOfframp is the ledger's kind of the offramp proposal.
+	kindNGNOfframp = "ngn_offramp.create"
+
+	ngnTitle = "Nigerian bank withdrawal"
+	// typeNigerianOfframp is the proposal type the offramp creates (the
+	// sandbox's; the spec does not name it).
+	typeNigerianOfframp apiclient.ProposalType = "NIGERIAN_OFFRAMP"
+
+	// npHolderLength bounds a holder name carried between steps.
+	npHolderLength = 200
+	// npCodeLength bounds a bank code, bank id, branch id or token.
+	npCodeLength = 100
+	// npAmountLength bounds a typed amount before it is read.
+	npAmountLength = 40
+	// npCallTimeout bounds a call that checks something and changes nothing
+	// (verifying or validating an account).
+	npCallTimeout = 8 * time.Second
+	// npReadBudget bounds the reads of a POST step (balances).
+	npReadBudget = 4 * time.Second
+	// npClockSkew is how much earlier than the action's begin a proposal's
+	// createdAt may be and still be the one the action made.
+	npClockSkew = time.Minute
+)
+
+// registerNigeria adds the Nigerian withdrawal to the index and registers
+// how its proposal is read back.
+func (h *Handler) registerNigeria(d handlers.Deps) {
+	h.rail(views.Rail{Name: ngnTitle, Href: "/money-out/nigeria",
+		Description: "NGN to a Nigerian bank account (NUBAN) from the CNGN or USDB wallet, as a proposal that approvers approve and the owner signs."})
+	if d.Actions != nil {
+		d.Actions.ReadBackFor(kindNGNOfframp, h.ngnReadBackOfframp)
+	}
+}
+
+// ngnAccount is a registered withdrawal account as the ledger keeps it (the
+// account number only by its last four digits).
+type ngnAccount struct {
+	ID       string `json:"id"`
+	BankCode string `json:"bankCode"`
+	BankName string `json:"bankName"`
+	Last4    string `json:"last4"`
+	Holder   string `json:"holder"`
+	UserID   string `json:"userId"`
+}
+
+func (a ngnAccount) label() string { return a.BankName + " ****" + a.Last4 }
+
+// ngnAccountRequest is what registering asks, as the ledger keeps it.
+type ngnAccountRequest struct {
+	UserID   string `json:"userId"`
+	BankCode string `json:"bankCode"`
+	BankName string `json:"bankName"`
+	Last4    string `json:"accountLast4"`
+	Holder   string `json:"holder"`
+}
+
+// ngnOfframpRequest is what the offramp asks, as the ledger keeps it.
+type ngnOfframpRequest struct {
+	OwnerUserID   string               `json:"ownerUserId"`
+	WalletID      string               `json:"walletId"`
+	Currency      apiclient.Stablecoin `json:"currency"`
+	Amount        decimal.Decimal      `json:"fromAmount"`
+	BankAccountID string               `json:"bankAccountId"`
+	Account       string               `json:"account"`
+	Holder        string               `json:"holder"`
+}
+
+func (q ngnOfframpRequest) detail() string {
+	return fmt.Sprintf("Nigerian bank withdrawal of %s %s from wallet %s to %s (%s)", q.Amount, q.Currency, q.WalletID, q.Account, q.Holder)
+}
+
+// ngnOfframpResult is what the API answered.
+type ngnOfframpResult struct {
+	ProposalID string                          `json:"proposalId"`
+	Status     string                          `json:"status"`
+	Quote      *apiclient.NigerianOfframpQuote `json:"quote,omitempty"`
+}
+
+// npLast4 is the end of an account number, the only part kept or shown after
+// the step that typed it.
+func npLast4(s string) string {
+	if len(s) <= 4 {
+		return s
+	}
+	return s[len(s)-4:]
+}
+
+// checkNUBAN says what is wrong with a typed NUBAN, "" when nothing
+// (spec Limits: "NUBAN | 10 digits").
+func checkNUBAN(s string) string {
+	if msg := handlers.CheckText(s, npCodeLength, false); msg != "" {
+		return msg
+	}
+	if s == "" {
+		return "Enter the 10-digit account number (NUBAN)."
+	}
+	n := 0
+	for _, r := range s {
+		if r < '0' || r > '9' {
+			return "A NUBAN has digits only (no letters, spaces or dashes)."
+		}
+		n++
+	}
+	if n != 10 {
+		return fmt.Sprintf("A NUBAN has exactly 10 digits (this one has %d).", n)
+	}
+	return ""
+}
+
+// npReadFailed says why a read of the API failed.
+func npReadFailed(err error) string {
+	if p := apiclient.Explain(err); p.Kind == apiclient.Refused {
+		return p.Summary
+	}
+	return "The API did not answer."
+}
+
+// nigerianBanks reads the banks list; msg says why it could not be.
+func (h *Handler) ngnBanks(ctx context.Context, userID string) ([]apiclient.NigerianBank, string) {
+	if h.api == nil {
+		return nil, "No Partner API is connected."
+	}
+	banks, err := h.api.ListNigerianBanks(ctx, userID)
+	if err != nil {
+		h.Logger.WarnContext(ctx, "moneyout: nigerian banks", "err", err)
+		return nil, "The API did not list the banks. " + npReadFailed(err) + " Reload the page to try again."
+	}
+	return banks, ""
+}
+
+func ngnBankChoices(banks []apiclient.NigerianBank) []views.Choice {
+	out := make([]views.Choice, 0, len(banks))
+	for _, b := range banks {
+		out = append(out, views.Choice{Value: b.Code, Label: b.Name})
+	}
+	return out
+}
+
+func ngnFindBank(banks []apiclient.NigerianBank, code string) (apiclient.NigerianBank, bool) {
+	for _, b := range banks {
+		if b.Code == code {
+			return b, true
+		}
+	}
+	return apiclient.NigerianBank{}, false
+}
+
+// renderNigeria shows the wizard.
+func (h *Handler) renderNigeria(w http.ResponseWriter, r *http.Request, status int, v views.NigeriaWithdrawalView) {
+	if v.Fields == nil {
+		v.Fields = views.FieldErrors{}
+	}
+	h.Render(w, r, status, ngnTitle, views.NigeriaWithdrawalPage(v), nil)
+}
+
+// accountStep renders step 1 with the banks list (read now).
+func (h *Handler) ngnAccountStep(w http.ResponseWriter, r *http.Request, status int, userID string, v views.NigeriaWithdrawalView) {
+	banks, msg := h.ngnBanks(r.Context(), userID)
+	v.Step, v.Banks, v.BanksUnavailable = views.NigeriaStepAccount, ngnBankChoices(banks), msg
+	h.renderNigeria(w, r, status, v)
+}
+
+// NigeriaForm is step 1: the bank and the NUBAN.
+func (h *Handler) NigeriaForm(w http.ResponseWriter, r *http.Request) {
+	u, _, err := h.treasuryUser(r.Context())
+	if errors.Is(err, errNoTreasury) {
+		h.ErrorPage(w, r, http.StatusConflict, ngnTitle, "The partner has no treasury user yet, so nothing can be withdrawn.")
+		return
+	}
+	if err != nil {
+		h.ServerError(w, r, err)
+		return
+	}
+	h.ngnAccountStep(w, r, http.StatusOK, u.ServiceUserID, views.NigeriaWithdrawalView{})
+}
+
+// NigeriaVerify checks the bank and the NUBAN, then asks the API for the
+// registered holder (a check that changes nothing) and shows it.
+func (h *Handler) NigeriaVerify(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	u, _, err := h.treasuryUser(ctx)
+	if err != nil {
+		h.ServerError(w, r, err)
+		return
+	}
+	v := views.NigeriaWithdrawalView{BankCode: strings.TrimSpace(r.PostFormValue("bank_code")),
+		AccountNumber: strings.TrimSpace(r.PostFormValue("account_number")), Fields: views.FieldErrors{}}
+	if msg := checkNUBAN(v.AccountNumber); msg != "" {
+		v.Fields["account_number"] = msg
+	}
+	if v.BankCode == "" || handlers.CheckText(v.BankCode, npCodeLength, false) != "" {
+		v.Fields["bank"] = "Choose the bank."
+		v.BankCode = ""
+	}
+	if v.Fields.Any() {
+		h.ngnAccountStep(w, r, http.StatusUnprocessableEntity, u.ServiceUserID, v)
+		return
+	}
+	rctx := apiclient.WithReadDeadline(ctx, time.Now().Add(npReadBudget))
+	banks, msg := h.ngnBanks(rctx, u.ServiceUserID)
+	if msg != "" {
+		v.Error = msg + " Nothing was sent; your input is kept."
+		h.ngnAccountStep(w, r, http.StatusBadGateway, u.ServiceUserID, v)
+		return
+	}
+	bank, ok := ngnFindBank(banks, v.BankCode)
+	if !ok {
+		v.Fields["bank"] = "Choose one of the listed banks."
+		h.ngnAccountStep(w, r, http.StatusUnprocessableEntity, u.ServiceUserID, v)
+		return
+	}
+	holder, problem, field := h.ngnVerifyHolder(ctx, u.ServiceUserID, v.AccountNumber, bank)
+	if problem != "" {
+		status := http.StatusBadGateway
+		if field != "" {
+			v.Fields[field], status = problem, http.StatusUnprocessableEntity
+		} else {
+			v.Error = problem
+		}
+		h.ngnAccountStep(w, r, status, u.ServiceUserID, v)
+		return
+	}
+	v.Step, v.BankName, v.Holder, v.Token = views.NigeriaStepHolder, bank.Name, holder, handlers.NewFormToken()
+	h.renderNigeria(w, r, http.StatusOK, v)
+}
+
+// verifyHolder asks the API for the account's registered holder. On
+// failure it returns the words and the form field they concern ("" for
+// the summary).
+func (h *Handler) ngnVerifyHolder(ctx context.Context, userID, number string, bank apiclient.NigerianBank) (holder, problem, field string) {
+	cctx, cancel := context.WithTimeout(ctx, npCallTimeout)
+	defer cancel()
+	got, err := h.api.VerifyNigerianAccount(cctx, userID, apiclient.VerifyNigerianAccountRequest{AccountNumber: number, BankCode: bank.Code})
+	switch {
+	case err == nil && got.AccountHolderName != "":
+		return got.AccountHolderName, "", ""
+	case err == nil:
+		return "", "The API verified the account but gave no holder name, so it cannot be used. Check the number.", "account_number"
+	case apiclient.IsNotFound(err):
+		// spec: "404 when no account matches".
+		return "", "No account with this number exists at " + bank.Name + ". Check the number and the bank.", "account_number"
+	}
+	h.Logger.WarnContext(ctx, "moneyout: verify nigerian account", "bank", bank.Code, "err", err)
+	p := apiclient.Explain(err)
+	for apiField, m := range p.Fields {
+		switch apiField {
+		case "accountNumber":
+			return "", m, "account_number"
+		case "bankCode":
+			return "", m, "bank"
+		}
+	}
+	if p.Kind == apiclient.Refused {
+		return "", p.Summary, ""
+	}
+	return "", "The API did not verify the account. " + p.Summary + " Nothing was registered; your input is kept: try again.", ""
+}
+
+// NigeriaAccount registers the verified account as a withdrawal account
+// (once per form) and shows the amount step. The holder must be the one
+// the API registered, unchanged: it is verified again before anything is
+// sent.
+func (h *Handler) NigeriaAccount(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	u, _, err := h.treasuryUser(ctx)
+	if err != nil {
+		h.ServerError(w, r, err)
+		return
+	}
+	v := views.NigeriaWithdrawalView{BankCode: strings.TrimSpace(r.PostFormValue("bank_code")),
+		AccountNumber: strings.TrimSpace(r.PostFormValue("account_number")), Holder: r.PostFormValue("holder"), Fields: views.FieldErrors{}}
+	v.Token = r.PostFormValue(handlers.FormTokenField)
+	if !handlers.ValidFormToken(v.Token) {
+		h.StaleForm(w, r)
+		return
+	}
+	if msg := checkNUBAN(v.AccountNumber); msg != "" {
+		v.Fields["account_number"] = msg
+	}
+	if v.BankCode == "" || handlers.CheckText(v.BankCode, npCodeLength, false) != "" {
+		v.Fields["bank"], v.BankCode = "Choose the bank.", ""
+	}
+	if msg := handlers.CheckText(v.Holder, npHolderLength, false); msg != "" {
+		v.Fields["holder"], v.Holder = msg, ""
+	}
+	if v.Fields.Any() {
+		// The account as typed is not one step 1 would have let through:
+		// start from step 1, with what can be kept.
+		h.ngnAccountStep(w, r, http.StatusUnprocessableEntity, u.ServiceUserID, v)
+		return
+	}
+	rctx := apiclient.WithReadDeadline(ctx, time.Now().Add(npReadBudget))
+	banks, msg := h.ngnBanks(rctx, u.ServiceUserID)
+	bank, ok := ngnFindBank(banks, v.BankCode)
+	switch {
+	case msg != "":
+		v.Step, v.Error = views.NigeriaStepHolder, msg+" Nothing was sent."
+		h.renderNigeria(w, r, http.StatusBadGateway, v)
+		return
+	case !ok:
+		v.Fields["bank"] = "Choose one of the listed banks."
+		h.ngnAccountStep(w, r, http.StatusUnprocessableEntity, u.ServiceUserID, v)
+		return
+	}
+	v.BankName = bank.Name
+	registered, problem, field := h.ngnVerifyHolder(ctx, u.ServiceUserID, v.AccountNumber, bank)
+	switch {
+	case problem != "" && field != "":
+		v.Fields[field] = problem
+		h.ngnAccountStep(w, r, http.StatusUnprocessableEntity, u.ServiceUserID, v)
+		return
+	case problem != "":
+		v.Step, v.Error = views.NigeriaStepHolder, problem
+		h.renderNigeria(w, r, http.StatusBadGateway, v)
+		return
+	case registered != v.Holder:
+		// spec: accountHolderName is the "exact name from step 2".
+		v.Step, v.Holder = views.NigeriaStepHolder, registered
+		v.Fields["holder"] = "The account holder's name was changed. It must be exactly as the bank registered it, shown here again; nothing was sent."
+		h.renderNigeria(w, r, http.StatusUnprocessableEntity, v)
+		return
+	}
+	key, _ := handlers.FormKey(r)
+	q := ngnAccountRequest{UserID: u.ServiceUserID, BankCode: bank.Code, BankName: bank.Name, Last4: npLast4(v.AccountNumber), Holder: registered}
+	number := v.AccountNumber
+	done, err := h.actions.Run(ctx, handlers.Write{Key: key, Kind: kindNGNAccount, Target: "ngn_withdrawal_account:" + bank.Code + ":" + q.Last4,
+		Actor: handlers.ActorFrom(ctx), Request: q, Call: func(ctx context.Context) (handlers.Effect, error) {
+			acct, err := h.api.CreateNigerianWithdrawalAccount(ctx, q.UserID, apiclient.NigerianWithdrawalAccountRequest{
+				AccountNumber: number, BankCode: q.BankCode, BankName: q.BankName, AccountHolderName: q.Holder})
+			if err != nil {
+				return handlers.Effect{}, err
+			}
+			res := ngnAccount{ID: acct.ID, BankCode: q.BankCode, BankName: q.BankName, Last4: q.Last4, Holder: q.Holder, UserID: q.UserID}
+			return handlers.Effect{Target: "ngn_withdrawal_account:" + acct.ID, Result: res,
+				Detail: fmt.Sprintf("withdrawal account %s at %s (****%s, %s) registered", acct.ID, q.BankName, q.Last4, q.Holder)}, nil
+		}})
+	switch {
+	case errors.Is(err, handlers.ErrKeyReused):
+		h.StaleForm(w, r)
+		return
+	case err != nil:
+		h.ServerError(w, r, err)
+		return
+	case done.State() == store.ActionDone:
+		var acct ngnAccount
+		if err := done.Action.DecodeResult(&acct); err != nil {
+			h.ServerError(w, r, err)
+			return
+		}
+		h.ngnAmountStep(w, r, http.StatusOK, views.NigeriaWithdrawalView{AccountToken: v.Token, Token: handlers.NewFormToken()}, acct)
+		return
+	case done.Repeat:
+		v.Step, v.Error = views.NigeriaStepHolder, "This form was already sent: "+done.Action.State.Label()+". Nothing was sent again. "+done.Action.Message
+		h.renderNigeria(w, r, http.StatusConflict, v)
+		return
+	}
+	// Refused or not known: the holder step again with a new token (this
+	// one is spent). Registering is get-or-create, so continuing again
+	// returns the same account, never a second one.
+	v.Step, v.Token = views.NigeriaStepHolder, handlers.NewFormToken()
+	status := http.StatusBadGateway
+	if done.State() == store.ActionRefused {
+		for apiField, m := range done.Problem.Fields {
+			switch apiField {
+			case "accountHolderName":
+				v.Fields["holder"] = m
+			case "accountNumber", "bankCode", "bankName":
+				v.Error = npJoin(v.Error, m)
+			}
+		}
+		if v.Fields.Any() {
+			status = http.StatusUnprocessableEntity
+		}
+		v.Error = npJoin(done.Problem.Summary, v.Error)
+	} else {
+		v.Error = done.Action.Message + " Registering an account is get-or-create: continuing again returns the same account."
+	}
+	h.renderNigeria(w, r, status, v)
+}
+
+func npJoin(a, b string) string {
+	if a == "" || b == "" {
+		return a + b
+	}
+	return a + " " + b
+}
+
+// ngnSourceWallets are the treasury's wallets an offramp can take value from
+// (spec: "Source currency is CNGN (direct) or USDB").
+func ngnSourceWallets(ws []store.Wallet) []store.Wallet {
+	var out []store.Wallet
+	for _, w := range ws {
+		if w.Currency == string(apiclient.CNGN) || w.Currency == string(apiclient.USDB) {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// npMoney is a wallet's balance as a view shows it.
+func npMoney(w store.Wallet, value decimal.Decimal) views.Amount {
+	a := views.Amount{Value: value, Currency: w.Currency}
+	if fiat, ok := apiclient.Stablecoin(w.Currency).Fiat(); ok {
+		a.Currency, a.Token = string(fiat), w.Currency
+	}
+	return a
+}
+
+// amountStep renders step 3 for a registered account.
+func (h *Handler) ngnAmountStep(w http.ResponseWriter, r *http.Request, status int, v views.NigeriaWithdrawalView, acct ngnAccount) {
+	_, wallets, err := h.treasuryUser(r.Context())
+	if err != nil {
+		h.ServerError(w, r, err)
+		return
+	}
+	v.Step, v.AccountLabel, v.Holder = views.NigeriaStepAmount, acct.label(), acct.Holder
+	for _, wl := range ngnSourceWallets(wallets) {
+		label := wl.Currency + " wallet"
+		if wl.Balance.Valid {
+			label += " (" + npMoney(wl, wl.Balance.Decimal).String() + ", last read)"
+		}
+		v.Wallets = append(v.Wallets, views.Choice{Value: wl.ID, Label: label})
+	}
+	h.renderNigeria(w, r, status, v)
+}
+
+// accountOf is the withdrawal account registered under a holder step's
+// token: that action, done, of this kind.
+func (h *Handler) ngnAccountOf(ctx context.Context, token string) (ngnAccount, bool, error) {
+	if !handlers.ValidFormToken(token) {
+		return ngnAccount{}, false, nil
+	}
+	a, err := h.store.ActionByKey(ctx, "form:"+token)
+	if errors.Is(err, store.ErrNotFound) {
+		return ngnAccount{}, false, nil
+	}
+	if err != nil {
+		return ngnAccount{}, false, err
+	}
+	if a.Kind != kindNGNAccount || a.State != store.ActionDone {
+		return ngnAccount{}, false, nil
+	}
+	var acct ngnAccount
+	if err := a.DecodeResult(&acct); err != nil {
+		return ngnAccount{}, false, err
+	}
+	return acct, acct.ID != "", nil
+}
+
+// npParseAmount reads an amount a person typed: digits, at most one
+// decimal point, commas only as thousands separators, positive, at most
+// places decimals. A comma that does not group thousands is refused, never
+// guessed. msg says what is wrong, "" when the amount is good.
+func npParseAmount(typed string, places int32) (decimal.Decimal, string) {
+	s := strings.TrimSpace(typed)
+	switch {
+	case s == "":
+		return decimal.Decimal{}, "Enter an amount."
+	case len(s) > npAmountLength || handlers.CheckText(s, npAmountLength, false) != "":
+		return decimal.Decimal{}, "Write the amount as plain digits, like 1250.50."
+	case strings.HasPrefix(s, "-"):
+		return decimal.Decimal{}, "The amount must be more than zero."
+	}
+	whole, frac, hasPoint := strings.Cut(s, ".")
+	plain := strings.ReplaceAll(whole, ",", "")
+	if !npDigits(plain) && !(plain == "" && hasPoint) || hasPoint && !npDigits(frac) {
+		return decimal.Decimal{}, "Write the amount as plain digits, like 1250.50."
+	}
+	if strings.Contains(whole, ",") {
+		groups := strings.Split(whole, ",")
+		ok := len(groups[0]) >= 1 && len(groups[0]) <= 3
+		for _, g := range groups[1:] {
+			ok = ok && len(g) == 3
+		}
+		if !ok {
+			return decimal.Decimal{}, s + " is not an amount: a comma may only separate thousands (1,234.56); use a point for decimals."
+		}
+	}
+	d, err := decimal.NewFromString(plain + "." + frac)
+	if !hasPoint {
+		d, err = decimal.NewFromString(plain)
+	}
+	if err != nil {
+		return decimal.Decimal{}, "Write the amount as plain digits, like 1250.50."
+	}
+	if !d.IsPositive() {
+		return decimal.Decimal{}, "The amount must be more than zero."
+	}
+	if !d.Equal(d.Truncate(places)) {
+		return decimal.Decimal{}, fmt.Sprintf("Use at most %d decimal places.", places)
+	}
+	return d, ""
+}
+
+func npDigits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// npTokenPlaces is how many decimal places an amount of a treasury token
+// may have: the spec gives no token precision; every token of its table is
+// a stablecoin of a fiat currency counted in hundredths.
+const npTokenPlaces = 2
+
+// npLiveBalance reads the treasury's balances from the API now (within the
+// step's read budget) and returns the wallet's. ok is false when it could
+// not be read.
+func (h *Handler) npLiveBalance(ctx context.Context, userID, walletID string) (decimal.Decimal, bool) {
+	if h.api == nil {
+		return decimal.Decimal{}, false
+	}
+	rctx := apiclient.WithReadDeadline(ctx, time.Now().Add(npReadBudget))
+	if _, _, err := mirror.RefreshBalances(rctx, h.store, h.api, userID, h.clock()); err != nil {
+		h.Logger.WarnContext(ctx, "moneyout: balances not read", "err", err)
+		return decimal.Decimal{}, false
+	}
+	w, err := h.store.WalletByID(ctx, walletID)
+	if err != nil || !w.Balance.Valid {
+		return decimal.Decimal{}, false
+	}
+	return w.Balance.Decimal, true
+}
+
+// NigeriaOfframp checks the amount step and proposes the withdrawal once
+// under the form's token.
+func (h *Handler) NigeriaOfframp(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	u, wallets, err := h.treasuryUser(ctx)
+	if err != nil {
+		h.ServerError(w, r, err)
+		return
+	}
+	v := views.NigeriaWithdrawalView{AccountToken: r.PostFormValue("account_token"), WalletID: r.PostFormValue("wallet_id"),
+		Amount: r.PostFormValue("amount"), Token: r.PostFormValue(handlers.FormTokenField), Fields: views.FieldErrors{}}
+	if !handlers.ValidFormToken(v.Token) {
+		h.StaleForm(w, r)
+		return
+	}
+	acct, ok, err := h.ngnAccountOf(ctx, v.AccountToken)
+	if err != nil {
+		h.ServerError(w, r, err)
+		return
+	}
+	if !ok || acct.UserID != u.ServiceUserID {
+		h.ErrorPage(w, r, http.StatusBadRequest, ngnTitle,
+			"This form does not name an account registered in this app, so nothing was sent. Start the withdrawal again from the bank and account number.")
+		return
+	}
+	var wallet store.Wallet
+	found := false
+	for _, wl := range ngnSourceWallets(wallets) {
+		if wl.ID == v.WalletID {
+			wallet, found = wl, true
+		}
+	}
+	if !found {
+		v.Fields["wallet"] = "Choose the treasury's CNGN or USDB wallet."
+	}
+	amount, msg := npParseAmount(v.Amount, npTokenPlaces)
+	if msg != "" {
+		v.Fields["amount"] = msg
+	}
+	if !v.Fields.Any() {
+		bal, read := h.npLiveBalance(ctx, u.ServiceUserID, wallet.ID)
+		switch {
+		case !read:
+			v.Fields["amount"] = "The wallet's balance could not be read from the Partner API just now, so the amount cannot be checked. Nothing was sent; try again in a moment."
+		case amount.GreaterThan(bal):
+			v.Fields["amount"] = "More than the wallet holds now (" + npMoney(wallet, bal).String() + ", read just now)."
+		}
+	}
+	if v.Fields.Any() {
+		h.ngnAmountStep(w, r, http.StatusUnprocessableEntity, v, acct)
+		return
+	}
+	key, _ := handlers.FormKey(r)
+	q := ngnOfframpRequest{OwnerUserID: u.ServiceUserID, WalletID: wallet.ID, Currency: apiclient.Stablecoin(wallet.Currency),
+		Amount: amount, BankAccountID: acct.ID, Account: acct.label(), Holder: acct.Holder}
+	actor := handlers.ActorFrom(ctx)
+	done, err := h.actions.Run(ctx, handlers.Write{Key: key, Kind: kindNGNOfframp, Target: "wallet:" + wallet.ID, Actor: actor,
+		Request: q, Call: func(ctx context.Context) (handlers.Effect, error) {
+			o, err := h.api.CreateNigerianOfframp(ctx, q.OwnerUserID, q.WalletID, apiclient.NigerianOfframpRequest{
+				BankAccountID: q.BankAccountID, FromAmount: q.Amount})
+			if err != nil {
+				return handlers.Effect{}, err
+			}
+			return ngnOfframpEffect(q, apiclient.Proposal{ID: o.ProposalID, Status: o.Status}, o.Quote, actor, h.clock()), nil
+		}})
+	switch {
+	case errors.Is(err, handlers.ErrKeyReused):
+		h.StaleForm(w, r)
+		return
+	case err != nil:
+		h.ServerError(w, r, err)
+		return
+	case done.Repeat || done.State() == store.ActionDone:
+		if done.Repeat {
+			h.Flash(r, "info", "This form was already sent: "+done.Action.State.Label()+". Nothing was sent again.")
+		} else {
+			h.Flash(r, "ok", "Withdrawal proposed. Another approver must approve it, then the owner signs it.")
+		}
+		h.Redirect(w, r, ngnOfframpPage(done.Action.ID))
+		return
+	}
+	v.Token = handlers.NewFormToken()
+	status := http.StatusBadGateway
+	if done.State() == store.ActionRefused {
+		p := done.Problem
+		for apiField, m := range p.Fields {
+			switch apiField {
+			case "fromAmount":
+				v.Fields["amount"] = m
+			case "bankAccountId":
+				v.Fields["account"] = m
+			}
+		}
+		switch {
+		case v.Fields.Any():
+		case p.Status == http.StatusBadRequest:
+			// The API's 400 beyond a field list is the balance check.
+			v.Fields["amount"] = p.Summary
+		case p.Status == http.StatusForbidden:
+			v.Fields["wallet"] = p.Summary
+		case p.Status == http.StatusNotFound:
+			v.Fields["account"] = p.Summary + " Start again from the bank and account number."
+		}
+		if v.Fields.Any() {
+			status = http.StatusUnprocessableEntity
+		} else {
+			v.Error = p.Summary
+		}
+	} else {
+		v.Error = done.Action.Message + " Look for it in the approval queue before proposing it again."
+	}
+	h.ngnAmountStep(w, r, status, v, acct)
+}
+
+func ngnOfframpPage(actionID int64) string {
+	return "/money-out/nigeria/offramps/" + strconv.FormatInt(actionID, 10)
+}
+
+// ngnOfframpEffect mirrors the proposal with its creator (who then may not
+// approve it); what the API's answer leaves out is what was asked.
+func ngnOfframpEffect(q ngnOfframpRequest, p apiclient.Proposal, quote *apiclient.NigerianOfframpQuote, by store.Actor, now time.Time) handlers.Effect {
+	row := mirror.FromAPI(p, q.OwnerUserID, now)
+	if row.WalletID == "" {
+		row.WalletID = q.WalletID
+	}
+	if row.Type == "" {
+		row.Type = string(typeNigerianOfframp)
+	}
+	if row.Currency == "" {
+		row.Currency = string(q.Currency)
+	}
+	if row.Amount.IsZero() {
+		row.Amount = q.Amount
+	}
+	if row.Description == "" {
+		row.Description = "Nigerian bank withdrawal to " + q.Account + " (" + q.Holder + ")"
+	}
+	if row.Status == "" {
+		row.Status = store.ProposalStatus(apiclient.ProposalPendingApprovals)
+	}
+	row.CreatedByStaffID = by.StaffID
+	return handlers.Effect{Target: "proposal:" + p.ID, Result: ngnOfframpResult{ProposalID: p.ID, Status: string(row.Status), Quote: quote},
+		Detail: q.detail(), Apply: func(ctx context.Context, tx *store.Store) error {
+			_, err := tx.UpsertProposal(ctx, row)
+			return err
+		}}
+}
+
+// readBackOfframp finds the proposal an offramp with no answer made: a
+// NIGERIAN_OFFRAMP proposal of the wallet for the amount asked, created
+// after the action began, that no other action made and the mirror names
+// no creator for.
+func (h *Handler) ngnReadBackOfframp(ctx context.Context, a store.Action) (handlers.Effect, bool, error) {
+	var q ngnOfframpRequest
+	if err := a.DecodeRequest(&q); err != nil {
+		return handlers.Effect{}, false, err
+	}
+	ps, err := h.api.ListProposals(ctx, q.OwnerUserID, q.WalletID)
+	if err != nil {
+		return handlers.Effect{}, false, err
+	}
+	since := a.BegunAt.Add(-npClockSkew)
+	var found *apiclient.Proposal
+	for i, p := range ps {
+		amount := p.Amount
+		if p.FromAmount != nil {
+			amount = *p.FromAmount
+		}
+		if p.Type != typeNigerianOfframp || !amount.Equal(q.Amount) || !p.CreatedAt.IsZero() && p.CreatedAt.Before(since) ||
+			found != nil && !p.CreatedAt.Before(found.CreatedAt) {
+			continue
+		}
+		free, err := h.ngnUnclaimed(ctx, p.ID)
+		if err != nil {
+			return handlers.Effect{}, false, err
+		}
+		if free {
+			found = &ps[i]
+		}
+	}
+	if found == nil {
+		return handlers.Effect{}, false, nil
+	}
+	return ngnOfframpEffect(q, *found, nil, a.Actor, h.clock()), true, nil
+}
+
+// ngnUnclaimed reports whether no action made the proposal and the mirror
+// names no creator for it.
+func (h *Handler) ngnUnclaimed(ctx context.Context, proposalID string) (bool, error) {
+	made, err := h.store.ListActions(ctx, store.ActionFilter{Target: "proposal:" + proposalID, Limit: 1})
+	if err != nil || len(made) > 0 {
+		return false, err
+	}
+	p, err := h.store.ProposalByID(ctx, proposalID)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return true, nil
+	case err != nil:
+		return false, err
+	}
+	return p.CreatedByStaffID == 0, nil
+}
+
+// NigeriaOfframpDetail shows a proposed withdrawal: the request as the
+// ledger has it, the API's quote, and the link to its approval.
+func (h *Handler) NigeriaOfframpDetail(w http.ResponseWriter, r *http.Request) {
+	id, err := strconv.ParseInt(chi.URLParam(r, "id"), 10, 64)
+	if err != nil {
+		h.NotFound(w, r)
+		return
+	}
+	a, err := h.store.ActionByID(r.Context(), id)
+	if errors.Is(err, store.ErrNotFound) || err == nil && a.Kind != kindNGNOfframp {
+		h.NotFound(w, r)
+		return
+	}
+	if err != nil {
+		h.ServerError(w, r, err)
+		return
+	}
+	var q ngnOfframpRequest
+	if err := a.DecodeRequest(&q); err != nil {
+		h.ServerError(w, r, err)
+		return
+	}
+	wl := store.Wallet{Currency: string(q.Currency)}
+	v := views.NigeriaOfframpView{ActionID: a.ID, State: string(a.State), StateLabel: a.State.Label(), Account: q.Account,
+		Holder: q.Holder, From: npMoney(wl, q.Amount), CreatedBy: a.Actor.Email, RateUnit: string(q.Currency)}
+	if a.State != store.ActionDone {
+		v.Message = a.Message
+	}
+	var res ngnOfframpResult
+	if a.State == store.ActionDone {
+		if err := a.DecodeResult(&res); err != nil {
+			h.ServerError(w, r, err)
+			return
+		}
+	}
+	v.ProposalID, v.Status = res.ProposalID, store.ProposalStatus(res.Status).Label()
+	if p, err := h.store.ProposalByID(r.Context(), res.ProposalID); err == nil {
+		v.Status = p.Status.Label()
+	}
+	if qt := res.Quote; qt != nil {
+		v.To = views.Amount{Value: qt.ToAmount, Currency: string(apiclient.NGN)}
+		v.Fee = views.Amount{Value: qt.FeeAmount, Currency: string(apiclient.NGN)}
+		v.Rate, v.Swapped = qt.ExchangeRate.String(), q.Currency != apiclient.CNGN
+	}
+	h.Render(w, r, http.StatusOK, ngnTitle, views.NigeriaOfframpPage(v), nil)
+}

@@ -1,0 +1,767 @@
+package moneyout
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+	"github.com/shopspring/decimal"
+
+	"partneradmin/apiclient"
+	"partneradmin/handlers"
+	"partneradmin/handlers/mirror"
+	"partneradmin/store"
+	"partneradmin/views"
+)
+
+// The bank payout (spec: "Bank payout rail (funded from USDB)"): the
+// country, its bank, the bank's branch when it has any (an empty list means
+// none is needed), the account validated by the API with its holder, then
+// the amount typed as a decimal in USD and converted to USDB minor units,
+// shown both ways on a review step (spec: "confusing them moves the wrong
+// amount without a type error"). Confirming sends POST /payouts once under
+// the review's token; its signatureRequest goes to the owner's device as a
+// QR code, and the payout page follows it to completed or failed through
+// the withdrawal webhooks (matched by the payout's id as `reference`). The
+// API has no read of a payout: one whose answer never came stays unknown
+// and the page says what to check.
+
+const (
+	// bpKindPayout is the ledger's kind (and the audit row's action).
+	bpKindPayout  = "bank_payout.create"
+	bpPayoutTitle = "Bank payout"
+	// bpUSDBDecimals is how many decimals USDB minor units have on
+	// the payout rail. The spec does not show the token's precision; the
+	// sandbox decides 2 ("10050" = 100.50 USDB, apiclient/sandbox/README).
+	bpUSDBDecimals int32 = 2
+	// bpPayoutAccountLength bounds a typed account number.
+	bpPayoutAccountLength = 64
+)
+
+// registerBankPayout adds the bank payout to the index. No read-back: the API
+// cannot read a payout back.
+func (h *Handler) registerBankPayout(handlers.Deps) {
+	h.rail(views.Rail{Name: bpPayoutTitle, Href: "/money-out/payout",
+		Description: "From the USDB wallet to a bank account in one of the API's payout countries, at its quote; signed on the owner's device."})
+}
+
+// bpPayoutRequest is what a payout asks, as the ledger keeps it (the account
+// by its last four digits only).
+type bpPayoutRequest struct {
+	ID          int64           `json:"id"`
+	UserID      string          `json:"userId"`
+	WalletID    string          `json:"walletId"`
+	Amount      decimal.Decimal `json:"amountUsd"`
+	AmountMinor int64           `json:"amountMinor"`
+	Country     string          `json:"country"`
+	Currency    string          `json:"currency"`
+	BankID      string          `json:"bankId"`
+	BankName    string          `json:"bankName"`
+	BranchID    string          `json:"branchId,omitempty"`
+	BranchName  string          `json:"branchName,omitempty"`
+	Last4       string          `json:"accountLast4"`
+	Holder      string          `json:"holder"`
+	Note        string          `json:"note,omitempty"`
+}
+
+func (q bpPayoutRequest) detail() string {
+	return fmt.Sprintf("bank payout of %s USD (%d USDB minor units) from wallet %s to %s ****%s (%s), %s %s", q.Amount, q.AmountMinor,
+		q.WalletID, q.BankName, q.Last4, q.Holder, q.Country, q.Currency)
+}
+
+func bpPayoutTarget(id int64) string { return "bank_payout:" + strconv.FormatInt(id, 10) }
+
+func bpPayoutPage(id int64) string { return "/money-out/payouts/" + strconv.FormatInt(id, 10) }
+
+// bpPayoutForm is the wizard as posted, checked step by step.
+type bpPayoutForm struct {
+	v      views.BankPayoutView
+	userID string
+	wallet store.Wallet
+	amount decimal.Decimal
+	minor  apiclient.MinorUnits
+	// balance is the USDB balance read at this step ("" when not read).
+	balance string
+}
+
+func bpPayoutChoices[T any](list []T, f func(T) views.Choice) []views.Choice {
+	out := make([]views.Choice, 0, len(list))
+	for _, x := range list {
+		out = append(out, f(x))
+	}
+	return out
+}
+
+// bpUsdbWallet is the treasury's USDB wallet (spec: the payout is "funded
+// from USDB").
+func bpUsdbWallet(ws []store.Wallet) (store.Wallet, bool) {
+	for _, w := range ws {
+		if w.Currency == string(apiclient.USDB) {
+			return w, true
+		}
+	}
+	return store.Wallet{}, false
+}
+
+// BankPayoutForm is the first step: the country.
+func (h *Handler) BankPayoutForm(w http.ResponseWriter, r *http.Request) {
+	u, wallets, err := h.treasuryUser(r.Context())
+	if errors.Is(err, errNoTreasury) {
+		h.ErrorPage(w, r, http.StatusConflict, bpPayoutTitle, "The partner has no treasury user yet, so nothing can be paid out.")
+		return
+	}
+	if err != nil {
+		h.ServerError(w, r, err)
+		return
+	}
+	f := bpPayoutForm{userID: u.ServiceUserID, v: views.BankPayoutView{Fields: views.FieldErrors{}}}
+	if wl, ok := bpUsdbWallet(wallets); ok {
+		f.wallet = wl
+	}
+	h.bpPayoutWalk(r.Context(), &f, false, false)
+	h.bpRenderPayout(w, r, http.StatusOK, f.v)
+}
+
+func (h *Handler) bpRenderPayout(w http.ResponseWriter, r *http.Request, status int, v views.BankPayoutView) {
+	if v.Fields == nil {
+		v.Fields = views.FieldErrors{}
+	}
+	h.Render(w, r, status, bpPayoutTitle, views.BankPayoutPage(v), nil)
+}
+
+// bpReadPayoutForm reads the posted wizard.
+func bpReadPayoutForm(r *http.Request) views.BankPayoutView {
+	v := views.BankPayoutView{Country: strings.ToUpper(strings.TrimSpace(r.PostFormValue("country"))),
+		BankID: strings.TrimSpace(r.PostFormValue("bank_id")), BranchID: strings.TrimSpace(r.PostFormValue("branch_id")),
+		AccountNumber: strings.TrimSpace(r.PostFormValue("account_number")), Holder: r.PostFormValue("holder"),
+		Amount: r.PostFormValue("amount"), Note: strings.TrimSpace(r.PostFormValue("note")), Fields: views.FieldErrors{}}
+	for field, s := range map[string]*string{"country": &v.Country, "bank": &v.BankID, "branch": &v.BranchID} {
+		if handlers.CheckText(*s, npCodeLength, false) != "" {
+			*s = ""
+			v.Fields[field] = "Choose again from the list."
+		}
+	}
+	if msg := handlers.CheckText(v.AccountNumber, bpPayoutAccountLength, false); msg != "" {
+		v.Fields["account_number"], v.AccountNumber = msg, ""
+	}
+	if handlers.CheckText(v.Holder, npHolderLength, false) != "" {
+		v.Holder = ""
+	}
+	if msg := handlers.CheckText(v.Note, apiclient.MaxNoteLength, true); msg != "" {
+		v.Fields["note"] = msg
+	}
+	return v
+}
+
+// bpPayoutWalk checks the wizard from its first step and stops at the first
+// step that is not complete, which it sets up to be shown. submitted: the
+// person sent that step (so a missing answer is an error there, not just
+// the next question). validate: the account is validated again and its
+// holder compared even when one is carried (the confirm step). It returns
+// true when every step up to the review is complete.
+func (h *Handler) bpPayoutWalk(ctx context.Context, f *bpPayoutForm, submitted, validate bool) bool {
+	v := &f.v
+	rctx := apiclient.WithReadDeadline(ctx, time.Now().Add(npReadBudget))
+	stop := func(step views.BankPayoutStep) bool { v.Step = step; return false }
+	if h.api == nil {
+		v.Unavailable = "No Partner API is connected."
+		return stop(views.BankPayoutStepCountry)
+	}
+	countries, err := h.api.ListPayoutCountries(rctx, f.userID)
+	if err != nil {
+		h.Logger.WarnContext(ctx, "moneyout: payout countries", "err", err)
+		v.Unavailable = "The API did not list the payout countries. " + npReadFailed(err) + " Nothing was sent; reload to try again."
+		return stop(views.BankPayoutStepCountry)
+	}
+	v.Countries = bpPayoutChoices(countries, func(c apiclient.PayoutCountry) views.Choice {
+		return views.Choice{Value: c.Code, Label: c.Name}
+	})
+	var country *apiclient.PayoutCountry
+	for i := range countries {
+		if countries[i].Code == v.Country {
+			country = &countries[i]
+		}
+	}
+	if country == nil || len(country.Currencies) == 0 {
+		if submitted || v.Country != "" {
+			v.Fields["country"] = "Choose one of the listed countries."
+		}
+		v.Country = ""
+		return stop(views.BankPayoutStepCountry)
+	}
+	v.CountryName, v.Currency = country.Name, country.Currencies[0]
+	banks, err := h.api.ListPayoutBanks(rctx, f.userID, v.Country)
+	if err != nil {
+		h.Logger.WarnContext(ctx, "moneyout: payout banks", "country", v.Country, "err", err)
+		v.Unavailable = "The API did not list the banks of " + country.Name + ". " + npReadFailed(err) + " Nothing was sent; try again."
+		return stop(views.BankPayoutStepBank)
+	}
+	v.Banks = bpPayoutChoices(banks, func(b apiclient.PayoutBank) views.Choice { return views.Choice{Value: b.ID, Label: b.Name} })
+	v.BankName = ""
+	for _, b := range banks {
+		if b.ID == v.BankID {
+			v.BankName = b.Name
+		}
+	}
+	if v.BankName == "" {
+		if v.BankID != "" || submitted && v.Step == views.BankPayoutStepBank {
+			v.Fields["bank"] = "Choose one of the listed banks of " + country.Name + "."
+		}
+		v.BankID = ""
+		return stop(views.BankPayoutStepBank)
+	}
+	branches, err := h.api.ListPayoutBankBranches(rctx, f.userID, v.BankID)
+	if err != nil {
+		h.Logger.WarnContext(ctx, "moneyout: payout branches", "bank", v.BankID, "err", err)
+		v.Unavailable = "The API did not say whether " + v.BankName + " needs a branch. " + npReadFailed(err) + " Nothing was sent; try again."
+		return stop(views.BankPayoutStepBranch)
+	}
+	// spec: "empty list means no branch needed".
+	v.NoBranch = len(branches) == 0
+	v.Branches = bpPayoutChoices(branches, func(b apiclient.PayoutBankBranch) views.Choice { return views.Choice{Value: b.ID, Label: b.Name} })
+	v.BranchName = ""
+	if v.NoBranch {
+		v.BranchID = ""
+	} else {
+		for _, b := range branches {
+			if b.ID == v.BranchID {
+				v.BranchName = b.Name
+			}
+		}
+		if v.BranchName == "" {
+			if v.BranchID != "" || submitted && v.Step == views.BankPayoutStepBranch {
+				v.Fields["branch"] = v.BankName + " needs the account's branch: choose one of the listed branches."
+			}
+			v.BranchID = ""
+			return stop(views.BankPayoutStepBranch)
+		}
+	}
+	if v.Fields.Has("account_number") {
+		return stop(views.BankPayoutStepAccount)
+	}
+	if v.AccountNumber == "" {
+		if submitted && v.Step == views.BankPayoutStepAccount {
+			v.Fields["account_number"] = "Enter the account number."
+		}
+		v.Holder = ""
+		return stop(views.BankPayoutStepAccount)
+	}
+	if v.Holder == "" || validate || v.Step == views.BankPayoutStepAccount {
+		holder, field, msg := h.bpValidatePayoutAccount(ctx, f.userID, *v)
+		switch {
+		case msg != "" && field == "":
+			v.Error = msg
+			return stop(views.BankPayoutStepAccount)
+		case msg != "":
+			v.Fields[field] = msg
+			return stop(views.BankPayoutStepAccount)
+		case v.Holder != "" && v.Step != views.BankPayoutStepAccount && holder != v.Holder:
+			v.Fields["account_number"] = "The API now names the account's holder " + holder + ", not " + v.Holder +
+				" as shown before: check the account. Nothing was sent."
+			v.Holder = holder
+			return stop(views.BankPayoutStepAccount)
+		}
+		v.Holder = holder
+		if v.Step == views.BankPayoutStepAccount {
+			// The holder is shown before the amount is asked.
+			return stop(views.BankPayoutStepAmount)
+		}
+	}
+	if f.wallet.Balance.Valid {
+		v.Balance = npMoney(f.wallet, f.wallet.Balance.Decimal).String()
+	}
+	if v.Step == views.BankPayoutStepAmount || v.Step == "" || v.Step == "edit" {
+		if !submitted || v.Step == "edit" {
+			return stop(views.BankPayoutStepAmount)
+		}
+	}
+	amount, msg := npParseAmount(v.Amount, bpUSDBDecimals)
+	if msg != "" {
+		v.Fields["amount"] = msg
+	}
+	if v.Fields.Has("note") || v.Fields.Has("amount") {
+		return stop(views.BankPayoutStepAmount)
+	}
+	minor, err := apiclient.MinorUnitsFromMajor(amount, bpUSDBDecimals)
+	if err != nil {
+		v.Fields["amount"] = "This amount cannot be sent as USDB minor units: " + err.Error()
+		return stop(views.BankPayoutStepAmount)
+	}
+	if f.wallet.ID == "" {
+		v.Fields["amount"] = "The treasury has no USDB wallet to pay out from."
+		return stop(views.BankPayoutStepAmount)
+	}
+	bal, read := h.npLiveBalance(ctx, f.userID, f.wallet.ID)
+	switch {
+	case !read:
+		v.Fields["amount"] = "The USDB wallet's balance could not be read from the Partner API just now, so the amount cannot be checked. Nothing was sent; try again in a moment."
+		return stop(views.BankPayoutStepAmount)
+	case amount.GreaterThan(bal):
+		v.Fields["amount"] = "More than the USDB wallet holds now (" + npMoney(f.wallet, bal).String() + ", read just now)."
+		return stop(views.BankPayoutStepAmount)
+	}
+	f.amount, f.minor, f.balance = amount, minor, npMoney(f.wallet, bal).String()+" (read just now)"
+	v.Step = views.BankPayoutStepReview
+	v.Review = &views.BankPayoutReview{Amount: npMoney(f.wallet, amount), Minor: minor.String(), Decimals: bpUSDBDecimals,
+		Account: "****" + npLast4(v.AccountNumber), Balance: f.balance}
+	return true
+}
+
+// bpValidatePayoutAccount asks the API whether the account exists and who
+// holds it (a check that changes nothing). On failure it returns the form
+// field the words concern ("" for the summary).
+func (h *Handler) bpValidatePayoutAccount(ctx context.Context, userID string, v views.BankPayoutView) (holder, field, msg string) {
+	cctx, cancel := context.WithTimeout(ctx, npCallTimeout)
+	defer cancel()
+	res, err := h.api.ValidatePayoutAccount(cctx, userID, apiclient.ValidatePayoutAccountRequest{Country: v.Country, Currency: v.Currency,
+		BankID: v.BankID, AccountNumber: v.AccountNumber})
+	if err != nil {
+		h.Logger.WarnContext(ctx, "moneyout: validate payout account", "bank", v.BankID, "err", err)
+		p := apiclient.Explain(err)
+		for apiField, m := range p.Fields {
+			switch apiField {
+			case "accountNumber":
+				return "", "account_number", m
+			case "bankId":
+				return "", "bank", m
+			case "country", "currency":
+				return "", "country", m
+			}
+		}
+		if p.Kind == apiclient.Refused {
+			return "", "account_number", p.Summary
+		}
+		return "", "", "The API did not check the account. " + p.Summary + " Nothing was sent; your input is kept: try again."
+	}
+	if !res.Valid {
+		m := res.Message
+		if m == "" {
+			m = "The API says this account is not valid."
+		}
+		return "", "account_number", m
+	}
+	if res.AccountHolderName == "" {
+		return "", "account_number", "The API accepted the account but named no holder, so it cannot be paid: check the account."
+	}
+	return res.AccountHolderName, "", ""
+}
+
+// BankPayoutStep checks the wizard as posted and shows the next step.
+func (h *Handler) BankPayoutStep(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	u, wallets, err := h.treasuryUser(ctx)
+	if err != nil {
+		h.ServerError(w, r, err)
+		return
+	}
+	f := bpPayoutForm{userID: u.ServiceUserID, v: bpReadPayoutForm(r)}
+	f.v.Step = views.BankPayoutStep(r.PostFormValue("step"))
+	f.wallet, _ = bpUsdbWallet(wallets)
+	status := http.StatusOK
+	if h.bpPayoutWalk(ctx, &f, true, false) {
+		f.v.Token = handlers.NewFormToken()
+	}
+	switch {
+	case f.v.Fields.Any():
+		status = http.StatusUnprocessableEntity
+	case f.v.Unavailable != "" || f.v.Error != "":
+		status = http.StatusBadGateway
+	}
+	h.bpRenderPayout(w, r, status, f.v)
+}
+
+// BankPayoutConfirm checks every step again (the account validated again, its
+// holder unchanged, the amount against the balance read now) and sends the
+// payout once under the review's token.
+func (h *Handler) BankPayoutConfirm(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	u, wallets, err := h.treasuryUser(ctx)
+	if err != nil {
+		h.ServerError(w, r, err)
+		return
+	}
+	token := r.PostFormValue(handlers.FormTokenField)
+	key, ok := handlers.FormKey(r)
+	if !ok {
+		h.StaleForm(w, r)
+		return
+	}
+	// A second click finds the first action before anything is read again.
+	if a, err := h.store.ActionByKey(ctx, key); err == nil && a.Kind == bpKindPayout {
+		h.bpPayoutRepeat(w, r, a)
+		return
+	}
+	f := bpPayoutForm{userID: u.ServiceUserID, v: bpReadPayoutForm(r)}
+	f.v.Step = views.BankPayoutStepReview
+	f.wallet, _ = bpUsdbWallet(wallets)
+	if !h.bpPayoutWalk(ctx, &f, true, true) {
+		status := http.StatusUnprocessableEntity
+		if !f.v.Fields.Any() {
+			status = http.StatusBadGateway
+		}
+		h.bpRenderPayout(w, r, status, f.v)
+		return
+	}
+	f.v.Token = token
+	id, err := h.store.ReserveBankPayoutID(ctx)
+	if err != nil {
+		h.ServerError(w, r, err)
+		return
+	}
+	v := f.v
+	q := bpPayoutRequest{ID: id, UserID: u.ServiceUserID, WalletID: f.wallet.ID, Amount: f.amount, AmountMinor: f.minor.Int64(),
+		Country: v.Country, Currency: v.Currency, BankID: v.BankID, BankName: v.BankName, BranchID: v.BranchID, BranchName: v.BranchName,
+		Last4: npLast4(v.AccountNumber), Holder: v.Holder, Note: v.Note}
+	body := apiclient.PayoutRequest{SourceSmartWalletID: q.WalletID, Amount: f.minor, Country: q.Country, Currency: q.Currency,
+		BankDetails: apiclient.PayoutBankDetails{BankID: q.BankID, AccountNumber: v.AccountNumber, AccountHolderName: q.Holder, BranchID: q.BranchID},
+		Note:        q.Note}
+	actor := handlers.ActorFrom(ctx)
+	done, err := h.actions.Run(ctx, handlers.Write{Key: key, Kind: bpKindPayout, Target: bpPayoutTarget(id), Actor: actor, Request: q,
+		Call: func(ctx context.Context) (handlers.Effect, error) {
+			p, err := h.api.CreatePayout(ctx, q.UserID, body)
+			if err != nil {
+				return handlers.Effect{}, err
+			}
+			return bpPayoutEffect(key, q, *p, actor), nil
+		}})
+	switch {
+	case errors.Is(err, handlers.ErrKeyReused):
+		h.StaleForm(w, r)
+		return
+	case err != nil:
+		h.ServerError(w, r, err)
+		return
+	case done.Repeat:
+		h.bpPayoutRepeat(w, r, done.Action)
+		return
+	case done.State() == store.ActionDone:
+		rec, err := h.store.BankPayoutByID(ctx, id)
+		if err != nil {
+			h.ServerError(w, r, err)
+			return
+		}
+		if rec.State != store.BankPayoutAwaitingSignature {
+			h.bpShowPayout(w, r, rec, http.StatusCreated, "The API opened the payout without asking for a signature.", nil, "")
+			return
+		}
+		h.bpIssuePayoutLink(w, r, rec, http.StatusCreated)
+		return
+	}
+	// Refused, or not known: the review again with a new token (this one
+	// is spent) and everything typed.
+	f.v.Token = handlers.NewFormToken()
+	if done.State() != store.ActionRefused {
+		f.v.Error = done.Action.Message + " The API has no read of a payout, so this app cannot tell whether it was opened: nothing moves without the owner's signature, and an unsigned payout expires by itself. Check the treasury's USDB balance and its withdrawals before sending it again."
+		h.bpRenderPayout(w, r, http.StatusBadGateway, f.v)
+		return
+	}
+	p := done.Problem
+	for apiField, m := range p.Fields {
+		switch strings.TrimPrefix(apiField, "bankDetails.") {
+		case "amount":
+			f.v.Fields["amount"] = m
+		case "accountNumber", "accountHolderName":
+			f.v.Fields["account_number"] = m
+		case "branchId":
+			f.v.Fields["branch"] = m
+		case "bankId":
+			f.v.Fields["bank"] = m
+		case "note":
+			f.v.Fields["note"] = m
+		case "country", "currency":
+			f.v.Fields["country"] = m
+		}
+	}
+	status := http.StatusUnprocessableEntity
+	switch {
+	case f.v.Fields.Any():
+	case p.Status == http.StatusBadRequest && (strings.Contains(strings.ToLower(p.Summary), "balance") ||
+		strings.Contains(strings.ToLower(p.Summary), "amount")):
+		f.v.Fields["amount"] = p.Summary
+	case p.Status == http.StatusBadRequest:
+		f.v.Fields["account_number"] = p.Summary
+	default:
+		status = http.StatusBadGateway
+		f.v.Error = p.Summary
+	}
+	// The refusal is shown at its field: the wizard goes back to that
+	// field's step, with everything else kept.
+	for _, s := range []struct {
+		field string
+		step  views.BankPayoutStep
+	}{{"country", views.BankPayoutStepCountry}, {"bank", views.BankPayoutStepBank}, {"branch", views.BankPayoutStepBranch},
+		{"account_number", views.BankPayoutStepAccount}, {"amount", views.BankPayoutStepAmount}, {"note", views.BankPayoutStepAmount}} {
+		if f.v.Fields.Has(s.field) {
+			f.v.Step, f.v.Review = s.step, nil
+			break
+		}
+	}
+	h.bpRenderPayout(w, r, status, f.v)
+}
+
+// bpPayoutRepeat answers a confirm whose token was used: nothing is sent
+// again; the first payout (or its request) is shown.
+func (h *Handler) bpPayoutRepeat(w http.ResponseWriter, r *http.Request, a store.Action) {
+	h.Flash(r, "info", "This payout was already sent: "+a.State.Label()+". Nothing was sent again.")
+	id, _ := strconv.ParseInt(strings.TrimPrefix(a.Target, "bank_payout:"), 10, 64)
+	h.Redirect(w, r, bpPayoutPage(id))
+}
+
+// bpPayoutEffect records the payout the API opened, in the transaction that
+// finishes its action.
+func bpPayoutEffect(key string, q bpPayoutRequest, p apiclient.Payout, by store.Actor) handlers.Effect {
+	rec := store.BankPayout{ID: q.ID, ActionKey: key, UserID: q.UserID, WalletID: q.WalletID, Amount: q.Amount, AmountMinor: q.AmountMinor,
+		Country: q.Country, Currency: q.Currency, BankID: q.BankID, BankName: q.BankName, BranchID: q.BranchID, BranchName: q.BranchName,
+		AccountLast4: q.Last4, HolderName: q.Holder, Note: q.Note, UpstreamID: p.ID, State: store.BankPayoutCreated,
+		CreatedByStaffID: by.StaffID, CreatedBy: by.Email}
+	if qt := p.Quote; qt != nil {
+		rec.QuoteSource = decimal.NullDecimal{Decimal: qt.SourceAmount, Valid: true}
+		rec.QuoteDestination = decimal.NullDecimal{Decimal: qt.DestinationAmount, Valid: true}
+		rec.QuoteRate = decimal.NullDecimal{Decimal: qt.ExchangeRate, Valid: true}
+		rec.QuoteFee = decimal.NullDecimal{Decimal: qt.FeeAmount, Valid: true}
+		if !qt.ExpiresAt.IsZero() {
+			e := qt.ExpiresAt
+			rec.QuoteExpiresAt = &e
+		}
+	}
+	detail := q.detail() + ": opened, no signature asked"
+	if sr := p.SignatureRequest; sr != nil {
+		rec.State, rec.WorkflowID, rec.HashToSign = store.BankPayoutAwaitingSignature, sr.WorkflowID, sr.HashToSign
+		if !sr.Deadline.IsZero() {
+			d := sr.Deadline
+			rec.Deadline = &d
+		}
+		detail = q.detail() + ": awaiting the owner's signature (workflow " + sr.WorkflowID + ")"
+	}
+	return handlers.Effect{Target: bpPayoutTarget(q.ID), Result: map[string]string{"id": p.ID}, Detail: detail,
+		Apply: func(ctx context.Context, tx *store.Store) error {
+			_, err := tx.InsertBankPayout(ctx, rec)
+			return err
+		}}
+}
+
+// bpSignDeadline is when the payout can no longer be signed: the earlier of
+// the signature request's deadline and the quote's expiry.
+func bpSignDeadline(rec store.BankPayout) *time.Time {
+	d := rec.Deadline
+	if e := rec.QuoteExpiresAt; e != nil && (d == nil || e.Before(*d)) {
+		d = e
+	}
+	return d
+}
+
+// bpPayoutWhat is the line the device shows for the payout.
+func bpPayoutWhat(rec store.BankPayout) string {
+	s := fmt.Sprintf("Bank payout of %s USD (%d USDB minor units) to %s, %s ****%s", views.FormatDecimal(rec.Amount, 2),
+		rec.AmountMinor, rec.HolderName, rec.BankName, rec.AccountLast4)
+	if rec.QuoteDestination.Valid {
+		s += fmt.Sprintf(", quoted to arrive as %s %s", views.FormatDecimal(rec.QuoteDestination.Decimal, 2), rec.Currency)
+	}
+	return s
+}
+
+// bpIssuePayoutLink creates a sign request for the payout's signatureRequest
+// and shows it as a QR code (superseding an earlier link).
+func (h *Handler) bpIssuePayoutLink(w http.ResponseWriter, r *http.Request, rec store.BankPayout, status int) {
+	ctx := r.Context()
+	req := apiclient.SignatureRequest{WorkflowID: rec.WorkflowID, HashToSign: rec.HashToSign}
+	if d := bpSignDeadline(rec); d != nil {
+		req.Deadline = *d
+	}
+	panel, err := h.sign.IssueWorkflow(ctx, handlers.ActorFrom(ctx), rec.UserID, rec.WalletID, req, bpPayoutWhat(rec))
+	if err != nil {
+		h.Logger.ErrorContext(ctx, "moneyout: issue the payout's signing link", "payout", rec.ID, "err", err)
+		h.bpShowPayout(w, r, rec, http.StatusBadGateway, "", nil,
+			"The payout was opened, but its signing link could not be issued. Try \"Issue a new signing link\".")
+		return
+	}
+	if err := h.store.SetBankPayoutSignRequest(ctx, rec.ID, panel.ID); err != nil {
+		h.ServerError(w, r, err)
+		return
+	}
+	rec.SignRequestID = panel.ID
+	h.bpShowPayout(w, r, rec, status, "", &panel, "")
+}
+
+// BankPayoutDetail shows one payout, moved along what the withdrawal webhooks
+// recorded; before the API opened it (or when it refused or did not
+// answer), the request that asked for it.
+func (h *Handler) BankPayoutDetail(w http.ResponseWriter, r *http.Request) {
+	id, err := strconv.ParseInt(chi.URLParam(r, "id"), 10, 64)
+	if err != nil {
+		h.NotFound(w, r)
+		return
+	}
+	rec, _, err := h.store.FollowBankPayout(r.Context(), id)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		h.bpShowPayoutRequest(w, r, id)
+	case err != nil:
+		h.ServerError(w, r, err)
+	default:
+		h.bpShowPayout(w, r, rec, http.StatusOK, "", nil, "")
+	}
+}
+
+// BankPayoutLink issues a new signing link for a payout that still waits for
+// its signature.
+func (h *Handler) BankPayoutLink(w http.ResponseWriter, r *http.Request) {
+	id, err := strconv.ParseInt(chi.URLParam(r, "id"), 10, 64)
+	if err != nil {
+		h.NotFound(w, r)
+		return
+	}
+	rec, _, err := h.store.FollowBankPayout(r.Context(), id)
+	if errors.Is(err, store.ErrNotFound) {
+		h.NotFound(w, r)
+		return
+	}
+	if err != nil {
+		h.ServerError(w, r, err)
+		return
+	}
+	sr, err := h.bpPayoutSignRequest(r.Context(), rec)
+	if err != nil {
+		h.ServerError(w, r, err)
+		return
+	}
+	if why := h.bpCannotIssuePayoutLink(rec, sr); why != "" {
+		h.bpShowPayout(w, r, rec, http.StatusConflict, "", nil, why)
+		return
+	}
+	h.bpIssuePayoutLink(w, r, rec, http.StatusCreated)
+}
+
+func (h *Handler) bpPayoutSignRequest(ctx context.Context, rec store.BankPayout) (*store.SignRequest, error) {
+	if rec.SignRequestID == 0 {
+		return nil, nil
+	}
+	sr, err := h.store.SignRequestByID(ctx, rec.SignRequestID)
+	if err != nil {
+		return nil, err
+	}
+	return &sr, nil
+}
+
+// bpCannotIssuePayoutLink says why no new link may be issued ("" when one
+// may): the payout waits for a signature, its quote and deadline have not
+// passed, and no signature is on its way or accepted.
+func (h *Handler) bpCannotIssuePayoutLink(rec store.BankPayout, sr *store.SignRequest) string {
+	if rec.State != store.BankPayoutAwaitingSignature {
+		return "This payout does not wait for a signature."
+	}
+	if d := bpSignDeadline(rec); d != nil && !h.clock().Before(*d) {
+		return "The payout's quote expired before it was signed: start a new payout for a fresh quote."
+	}
+	if sr != nil {
+		switch sr.State {
+		case store.SignRelaying, store.SignRelayPending, store.SignSubmitted, store.SignCompleted:
+			return "The owner's signature is already on its way or accepted: no new link is needed."
+		}
+	}
+	return ""
+}
+
+// bpShowPayout renders a payout the API opened. panel is a just-issued sign
+// request (with its QR code); otherwise the stored one's state is shown.
+func (h *Handler) bpShowPayout(w http.ResponseWriter, r *http.Request, rec store.BankPayout, status int, note string, panel *views.SignPanel, errMsg string) {
+	sr, err := h.bpPayoutSignRequest(r.Context(), rec)
+	if err != nil {
+		h.ServerError(w, r, err)
+		return
+	}
+	if panel == nil && sr != nil {
+		p := mirror.SignPanelOf(*sr, h.clock())
+		panel = &p
+	}
+	wl := store.Wallet{Currency: string(apiclient.USDB)}
+	v := views.BankPayoutRecord{ID: rec.ID, State: string(rec.State), StateLabel: rec.State.Label(), Final: rec.State.Final(),
+		UpstreamID: rec.UpstreamID, Holder: rec.HolderName, Amount: npMoney(wl, rec.Amount), Minor: strconv.FormatInt(rec.AmountMinor, 10),
+		Note: rec.Note, CreatedBy: rec.CreatedBy, CreatedAt: rec.CreatedAt, SettledAt: rec.SettledAt, Notice: note, Sign: panel,
+		Destination: fmt.Sprintf("%s%s, account ****%s, %s (%s)", rec.BankName, bpBranchOf(rec), rec.AccountLast4, rec.Country, rec.Currency)}
+	if rec.QuoteDestination.Valid {
+		v.QuoteDestination = &views.Amount{Value: rec.QuoteDestination.Decimal, Currency: rec.Currency}
+	}
+	if rec.QuoteSource.Valid {
+		a := npMoney(wl, rec.QuoteSource.Decimal)
+		v.QuoteSource = &a
+	}
+	if rec.QuoteFee.Valid {
+		a := npMoney(wl, rec.QuoteFee.Decimal)
+		v.QuoteFee = &a
+	}
+	if rec.QuoteRate.Valid {
+		v.QuoteRate = rec.QuoteRate.Decimal.String() + " " + rec.Currency + " per USD"
+	}
+	signed := sr != nil && (sr.State == store.SignSubmitted || sr.State == store.SignCompleted || sr.State == store.SignRelayPending)
+	if rec.State == store.BankPayoutAwaitingSignature && signed {
+		v.StateLabel = "signed: the rail is paying it out"
+	}
+	if d := bpSignDeadline(rec); d != nil {
+		v.QuoteExpiresAt = d
+		v.QuoteExpired = rec.State == store.BankPayoutAwaitingSignature && !signed && !h.clock().Before(*d)
+	}
+	if rec.State == store.BankPayoutFailed {
+		v.Error = "The payout failed on the rail: " + rec.FailureReason
+		if rec.FailureReason == "" {
+			v.Error = "The payout failed on the rail; the API gave no reason."
+		}
+	}
+	if v.QuoteExpired {
+		v.Error = "The quote expired before the owner signed: this payout will not be sent. Start a new payout for a fresh quote."
+	}
+	if errMsg != "" {
+		v.Error = errMsg
+	}
+	if !v.Final && !v.QuoteExpired {
+		v.PollURL = bpPayoutPage(rec.ID)
+	}
+	v.CanIssueLink = h.bpCannotIssuePayoutLink(rec, sr) == "" && (panel == nil || panel.Link == "")
+	h.Render(w, r, status, bpPayoutTitle, views.BankPayoutRecordPage(v), views.BankPayoutRecordBody(v))
+}
+
+func bpBranchOf(rec store.BankPayout) string {
+	if rec.BranchName == "" {
+		return ""
+	}
+	return " (" + rec.BranchName + ")"
+}
+
+// bpShowPayoutRequest renders a payout the API has not opened: the request
+// as the ledger has it.
+func (h *Handler) bpShowPayoutRequest(w http.ResponseWriter, r *http.Request, id int64) {
+	as, err := h.store.ListActions(r.Context(), store.ActionFilter{Target: bpPayoutTarget(id), Limit: 1})
+	if err != nil {
+		h.ServerError(w, r, err)
+		return
+	}
+	if len(as) == 0 || as[0].Kind != bpKindPayout {
+		h.NotFound(w, r)
+		return
+	}
+	a := as[0]
+	var q bpPayoutRequest
+	if err := a.DecodeRequest(&q); err != nil {
+		h.ServerError(w, r, err)
+		return
+	}
+	wl := store.Wallet{Currency: string(apiclient.USDB)}
+	v := views.BankPayoutRecord{ID: id, State: string(a.State), StateLabel: a.State.Label(), Final: a.State.Finished(),
+		Holder: q.Holder, Amount: npMoney(wl, q.Amount), Minor: strconv.FormatInt(q.AmountMinor, 10), Note: q.Note,
+		CreatedBy: a.Actor.Email, CreatedAt: a.BegunAt,
+		Destination: fmt.Sprintf("%s, account ****%s, %s (%s)", q.BankName, q.Last4, q.Country, q.Currency)}
+	switch a.State {
+	case store.ActionBegun:
+		v.PollURL = bpPayoutPage(id)
+	case store.ActionUnknown:
+		v.Error = a.Message + " The API has no read of a payout: check the treasury's USDB balance and withdrawals at the Partner API, then record the outcome on API requests. Nothing moves without the owner's signature."
+	default:
+		v.Error = a.Message
+	}
+	h.Render(w, r, http.StatusOK, bpPayoutTitle, views.BankPayoutRecordPage(v), views.BankPayoutRecordBody(v))
+}

@@ -1,0 +1,95 @@
+package views
+
+import "time"
+
+// BankPayoutStep is a step of the bank payout wizard.
+type BankPayoutStep string
+
+// The steps of the bank payout wizard, in order.
+const (
+	BankPayoutStepCountry BankPayoutStep = "country"
+	BankPayoutStepBank    BankPayoutStep = "bank"
+	BankPayoutStepBranch  BankPayoutStep = "branch"
+	BankPayoutStepAccount BankPayoutStep = "account"
+	BankPayoutStepAmount  BankPayoutStep = "amount"
+	BankPayoutStepReview  BankPayoutStep = "review"
+)
+
+// BankPayoutView is the bank payout wizard: each step carries what the earlier
+// ones established in hidden fields, and shows it.
+type BankPayoutView struct {
+	Step   BankPayoutStep
+	Error  string
+	Fields FieldErrors
+	// Unavailable says a list the step needs could not be read.
+	Unavailable string
+
+	Countries   []Choice
+	Country     string
+	CountryName string
+	Currency    string
+	Banks       []Choice
+	BankID      string
+	BankName    string
+	Branches    []Choice
+	BranchID    string
+	BranchName  string
+	// NoBranch: the bank has no branches, so none is asked.
+	NoBranch      bool
+	AccountNumber string
+	Holder        string
+	Amount        string
+	Note          string
+	// Balance is the USDB wallet's balance as last read.
+	Balance string
+
+	// Review: the typed decimal and the minor units it becomes.
+	Review *BankPayoutReview
+	// Token is the confirm form's one-time token.
+	Token string
+}
+
+// BankPayoutReview is what will be sent, shown both ways the spec warns must
+// not be confused.
+type BankPayoutReview struct {
+	Amount   Amount // the decimal typed, in USD (USDB)
+	Minor    string // USDB minor units, as sent
+	Decimals int32
+	Account  string // masked
+	Balance  string // read just now
+}
+
+// BankPayoutFieldIDs maps the wizard's fields to their elements.
+var BankPayoutFieldIDs = map[string]string{"country": "payout-country", "bank": "payout-bank", "branch": "payout-branch",
+	"account_number": "payout-account", "holder": "payout-holder", "amount": "payout-amount", "note": "payout-note"}
+
+// BankPayoutRecord is one bank payout: what was sent, the API's quote, its
+// state on the rail and its owner signature.
+type BankPayoutRecord struct {
+	ID          int64
+	State       string
+	StateLabel  string
+	Final       bool
+	UpstreamID  string
+	Destination string
+	Holder      string
+	Amount      Amount
+	Minor       string
+	Note        string
+	// The quote.
+	QuoteSource      *Amount
+	QuoteDestination *Amount
+	QuoteRate        string
+	QuoteFee         *Amount
+	QuoteExpiresAt   *time.Time
+	QuoteExpired     bool
+	CreatedBy        string
+	CreatedAt        time.Time
+	SettledAt        *time.Time
+	Error            string
+	Notice           string
+	CanIssueLink     bool
+	// PollURL reloads the body while the payout is not final.
+	PollURL string
+	Sign    *SignPanel
+}
