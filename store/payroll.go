@@ -87,12 +87,17 @@ type PayrollRow struct {
 func (r PayrollRow) Valid() bool { return len(r.Problems) == 0 }
 
 const payrollRunColumns = `r.id, r.name, r.source, r.state, coalesce(r.created_by_id, 0), r.created_by, r.cancel_reason, r.created_at,
-	r.started_at, r.finished_at, r.canceled_at,
-	(SELECT count(*) FROM payroll_rows w WHERE w.run_id = r.id),
-	(SELECT count(*) FROM payroll_rows w WHERE w.run_id = r.id AND cardinality(w.problems) = 0),
-	(SELECT coalesce(array_agg(t.currency ORDER BY t.currency), '{}') || coalesce(array_agg(t.sum ORDER BY t.currency), '{}')
+	r.started_at, r.finished_at, r.canceled_at, r.rows_total, r.rows_valid, r.totals`
+
+// payrollRunCounts writes a new run's row counts and per-currency totals
+// (the currencies, then their sums): its rows never change after.
+const payrollRunCounts = `UPDATE payroll_runs r SET
+	rows_total = (SELECT count(*) FROM payroll_rows w WHERE w.run_id = r.id),
+	rows_valid = (SELECT count(*) FROM payroll_rows w WHERE w.run_id = r.id AND cardinality(w.problems) = 0),
+	totals = (SELECT coalesce(array_agg(t.currency ORDER BY t.currency), '{}') || coalesce(array_agg(t.sum ORDER BY t.currency), '{}')
 		FROM (SELECT w.currency, coalesce(sum(w.amount), 0)::text AS sum FROM payroll_rows w
-			WHERE w.run_id = r.id AND cardinality(w.problems) = 0 GROUP BY w.currency) t)`
+			WHERE w.run_id = r.id AND cardinality(w.problems) = 0 GROUP BY w.currency) t)
+	WHERE r.id = $1`
 
 func scanPayrollRun(row pgx.Row) (PayrollRun, error) {
 	var r PayrollRun
@@ -151,6 +156,9 @@ func (s *Store) CreatePayrollRun(ctx context.Context, name, source string, rows 
 			return fmt.Errorf("store: create payroll rows: %w", err)
 		}
 		var err error
+		if _, err := tx.Exec(ctx, payrollRunCounts, id); err != nil {
+			return fmt.Errorf("store: create payroll run: %w", err)
+		}
 		run, err = scanPayrollRun(tx.QueryRow(ctx, `SELECT `+payrollRunColumns+` FROM payroll_runs r WHERE r.id = $1`, id))
 		if err != nil {
 			return fmt.Errorf("store: create payroll run: %w", err)
