@@ -59,6 +59,8 @@ const (
 	PermStaffManage    Permission = "staff.manage"
 	PermSettings       Permission = "settings.manage"
 	PermAuditRead      Permission = "audit.read"
+	// PermActivityRead reads the company's money activity (accounting).
+	PermActivityRead Permission = "activity.read"
 )
 
 // rolePermissions is the matrix: which role holds which permission beyond
@@ -68,7 +70,7 @@ func rolePermissions(r Role) []Permission {
 	case RoleHRAdmin:
 		return []Permission{PermEmployeesRead, PermEmployeesWrite}
 	case RoleFinanceApprover:
-		return []Permission{PermApprovalsRead, PermApprovalsAct, PermTreasury, PermEmployeesRead}
+		return []Permission{PermApprovalsRead, PermApprovalsAct, PermTreasury, PermEmployeesRead, PermActivityRead}
 	case RoleSupport:
 		return []Permission{PermCardsRead, PermCardsWrite, PermEmployeesRead}
 	}

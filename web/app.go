@@ -16,6 +16,7 @@ import (
 
 	"partneradmin/apiclient"
 	"partneradmin/handlers"
+	"partneradmin/handlers/activity"
 	"partneradmin/handlers/approvals"
 	"partneradmin/handlers/audit"
 	"partneradmin/handlers/auth"
@@ -77,6 +78,7 @@ type App struct {
 	sign      *sign.Handler
 	treasury  *treasury.Handler
 	moneyout  *moneyout.Handler
+	activity  *activity.Handler
 	payroll   *payroll.Handler
 }
 
@@ -142,6 +144,7 @@ func New(d Deps) (*App, error) {
 	a.sign = sign.New(hd)
 	a.treasury = treasury.New(hd, a.sign)
 	a.moneyout = moneyout.New(hd, a.sign)
+	a.activity = activity.New(hd)
 	a.payroll = payroll.New(hd)
 	if a.river, err = newRiver(d, a.webhooks, a.approvals, a.sign, a.actions, a.payroll); err != nil {
 		return nil, err

@@ -25,6 +25,7 @@ func navigation() []NavEntry {
 		{Label: "Treasury", Href: "/treasury", Permission: store.PermTreasury, Description: "The treasury's balances, what open proposals will take out of them, and proposals to pay employees, swap and send."},
 		{Label: "Money out", Href: "/money-out", Permission: store.PermTreasury, Description: "Every way value leaves the treasury: bank withdrawals and payouts, SEPA, the Mexican offramp, LATAM cash, crypto."},
 		{Label: "Payroll", Href: "/payroll", Permission: store.PermTreasury, Description: "Pay many employees at once from a CSV file or the employee list: checked and previewed against the treasury's balance, one proposal per row, approved in one action."},
+		{Label: "Activity", Href: "/activity", Permission: store.PermActivityRead, Description: "Every deposit, withdrawal, card spend and completed proposal, filtered by kind, currency, employee and dates, with a CSV for accounting."},
 		{Label: "Cards", Href: "/cards", Permission: store.PermCardsRead, Description: "Find a card, freeze or unfreeze it in one click, limits, transactions, cancel, activation, issuance."},
 		{Label: "Staff", Href: "/staff", Permission: store.PermStaffManage, Description: "Add staff, change roles, disable accounts."},
 		{Label: "Audit log", Href: "/audit", Permission: store.PermAuditRead, Description: "Every state-changing action: who, what, target and outcome."},

@@ -120,6 +120,9 @@ func (a *App) routes() []Route {
 		// found by search; crypto withdrawals, signed on the owner's device.
 		// Money out: every rail value leaves the treasury by. Each rail's
 		// routes are in its own block.
+		// Activity: the company's money events, for accounting.
+		{Method: "GET", Pattern: "/activity", Permission: store.PermActivityRead, Handler: a.activity.Feed},
+		{Method: "GET", Pattern: "/activity.csv", Permission: store.PermActivityRead, Handler: a.activity.CSV},
 		{Method: "GET", Pattern: "/money-out", Permission: store.PermTreasury, Handler: a.moneyout.Index},
 		// Money out: Nigerian bank withdrawal.
 		{Method: "GET", Pattern: "/money-out/nigeria", Permission: store.PermTreasury, Handler: a.moneyout.NigeriaForm},
