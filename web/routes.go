@@ -148,6 +148,11 @@ func (a *App) routes() []Route {
 		{Method: "GET", Pattern: "/money-out/mexico/{id}", Permission: store.PermTreasury, Handler: a.moneyout.MexicoOrder},
 		{Method: "POST", Pattern: "/money-out/mexico/{id}/sign-request", Permission: store.PermTreasury, Handler: a.moneyout.MexicoLink},
 		// Money out: LATAM cash.
+		{Method: "GET", Pattern: "/money-out/cash", Permission: store.PermTreasury, Handler: a.moneyout.Cash},
+		{Method: "GET", Pattern: "/money-out/cash.csv", Permission: store.PermTreasury, Handler: a.moneyout.CashCSV},
+		{Method: "POST", Pattern: "/money-out/cash/fund", Permission: store.PermTreasury, Handler: a.moneyout.CashFund},
+		{Method: "POST", Pattern: "/money-out/cash/send", Permission: store.PermTreasury, Handler: a.moneyout.CashSend},
+		{Method: "GET", Pattern: "/money-out/cash/{id}", Permission: store.PermTreasury, Handler: a.moneyout.CashOrder},
 		// Money out: crypto offramp.
 		{Method: "GET", Pattern: "/treasury", Permission: store.PermTreasury, Handler: a.treasury.Form},
 		{Method: "GET", Pattern: "/treasury/balances", Permission: store.PermTreasury, Handler: a.treasury.BalancesPanel},

@@ -52,6 +52,7 @@ func New(d handlers.Deps, sign SignRequests) *Handler {
 	// Rails add themselves here, one line each.
 	h.registerNigeria(d)
 	h.registerBankPayout(d)
+	h.registerCash(d)
 	h.registerSEPA(d)
 	h.registerMexico(d)
 	return h

@@ -1,0 +1,341 @@
+package moneyout
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+	"github.com/shopspring/decimal"
+
+	"partneradmin/apiclient"
+	"partneradmin/handlers"
+	"partneradmin/store"
+	"partneradmin/views"
+)
+
+// Action kinds of the LATAM cash rail.
+const (
+	kindCashFund = "cash_order.fund"
+	kindCashSend = "cash_order.send"
+)
+
+// cashCountries are the LATAM countries of the cash rail (ISO 3166-1
+// alpha-2), as the Partner API serves them.
+func cashCountries() []string { return []string{"AR", "BR", "CL", "CO", "EC", "GT", "MX", "PE"} }
+
+// cashClosed are the provider's final order states.
+func cashClosed(status string) bool {
+	switch strings.ToUpper(status) {
+	case "COMPLETED", "CANCELLED", "EXPIRED", "FAILED":
+		return true
+	}
+	return false
+}
+
+const cashTitle = "LATAM cash"
+
+func (h *Handler) registerCash(handlers.Deps) {
+	h.rail(views.Rail{Name: cashTitle, Href: "/money-out/cash",
+		Description: "Cash in (the payer pays at a provider's page) and cash out (picked up in cash, signed on the owner's device) in eight Latin American countries."})
+}
+
+// cashRequest is what a cash order asks, as the ledger keeps it.
+type cashRequest struct {
+	Type          apiclient.CashOrderType `json:"type"`
+	UserID        string                  `json:"userId"`
+	WalletID      string                  `json:"walletId"`
+	Country       string                  `json:"country"`
+	Price         decimal.Decimal         `json:"price"`
+	PriceCurrency apiclient.Fiat          `json:"priceCurrency"`
+	Description   string                  `json:"description"`
+}
+
+// cashWallets are the treasury's wallets a cash order can use: those whose
+// stablecoin has a fiat code the rail prices in.
+func cashWallets(ws []store.Wallet) []views.Choice {
+	var out []views.Choice
+	for _, w := range ws {
+		fiat, ok := apiclient.Stablecoin(w.Currency).Fiat()
+		if _, priced := apiclient.StablecoinFor(fiat); !ok || !priced || w.Legacy {
+			continue
+		}
+		label := string(fiat) + " (" + w.Currency + ")"
+		if w.Balance.Valid {
+			label += " · balance " + views.FormatDecimal(w.Balance.Decimal, 2)
+		}
+		out = append(out, views.Choice{Value: w.ID, Label: label})
+	}
+	return out
+}
+
+// cashView is the page: both forms (as typed, when given) and the active
+// orders read from the API.
+func (h *Handler) cashView(ctx context.Context, ws []store.Wallet, user string, fund, send *views.CashForm) views.CashView {
+	v := views.CashView{Wallets: cashWallets(ws), Countries: cashCountries(),
+		Fund: views.CashForm{Type: "fund", Token: handlers.NewFormToken(), Fields: views.FieldErrors{}},
+		Send: views.CashForm{Type: "send", Token: handlers.NewFormToken(), Fields: views.FieldErrors{}}}
+	if fund != nil {
+		v.Fund = *fund
+	}
+	if send != nil {
+		v.Send = *send
+	}
+	if h.api == nil || user == "" {
+		v.OrdersError = "No Partner API is connected, so the active orders cannot be listed."
+		return v
+	}
+	for _, typ := range []apiclient.CashOrderType{apiclient.CashFund, apiclient.CashSend} {
+		list, err := h.api.ListCashOrders(ctx, user, typ)
+		if err != nil {
+			v.OrdersError = "The active orders could not be read: " + apiclient.Words(err)
+			continue
+		}
+		for _, o := range list {
+			v.Orders = append(v.Orders, views.CashOrderRow{ID: o.ID, Type: string(o.Type), Status: o.Status,
+				Price: views.FormatDecimal(o.Price, 2), Expiry: o.Expiry, CreatedAt: o.CreatedAt})
+		}
+	}
+	slices.SortFunc(v.Orders, func(a, b views.CashOrderRow) int { return b.CreatedAt.Compare(a.CreatedAt) })
+	return v
+}
+
+// Cash is /money-out/cash.
+func (h *Handler) Cash(w http.ResponseWriter, r *http.Request) {
+	u, ws, err := h.treasuryUser(r.Context())
+	if err != nil && !errors.Is(err, errNoTreasury) {
+		h.ServerError(w, r, err)
+		return
+	}
+	h.Render(w, r, http.StatusOK, cashTitle, views.CashPage(h.cashView(r.Context(), ws, u.ServiceUserID, nil, nil)), nil)
+}
+
+// CashCSV exports the active orders.
+func (h *Handler) CashCSV(w http.ResponseWriter, r *http.Request) {
+	u, ws, err := h.treasuryUser(r.Context())
+	if err != nil && !errors.Is(err, errNoTreasury) {
+		h.ServerError(w, r, err)
+		return
+	}
+	v := h.cashView(r.Context(), ws, u.ServiceUserID, nil, nil)
+	if v.OrdersError != "" {
+		h.ErrorPage(w, r, http.StatusBadGateway, "The orders could not be read", v.OrdersError)
+		return
+	}
+	cw := handlers.NewCSV(w, "cash-orders.csv", "id", "type", "status", "price", "expiry", "created_at")
+	for _, o := range v.Orders {
+		cw.Row(o.ID, o.Type, o.Status, o.Price, o.Expiry.UTC().Format(time.RFC3339), o.CreatedAt.UTC().Format(time.RFC3339))
+	}
+	cw.Close(h.Logger, r)
+}
+
+// CashFund creates a pay-in once per form and shows where the payer pays.
+func (h *Handler) CashFund(w http.ResponseWriter, r *http.Request) {
+	h.cashOrder(w, r, apiclient.CashFund)
+}
+
+// CashSend creates a pay-out once per form and hands its signature request
+// to the owner's device.
+func (h *Handler) CashSend(w http.ResponseWriter, r *http.Request) {
+	h.cashOrder(w, r, apiclient.CashSend)
+}
+
+func (h *Handler) cashOrder(w http.ResponseWriter, r *http.Request, typ apiclient.CashOrderType) {
+	ctx := r.Context()
+	u, ws, err := h.treasuryUser(ctx)
+	if err != nil {
+		h.ServerError(w, r, err)
+		return
+	}
+	f := views.CashForm{Type: strings.ToLower(string(typ)), Token: r.PostFormValue(handlers.FormTokenField),
+		WalletID: r.PostFormValue("wallet_id"), Country: strings.ToUpper(strings.TrimSpace(r.PostFormValue("country"))),
+		Price: strings.TrimSpace(r.PostFormValue("price")), PriceCurrency: strings.ToUpper(strings.TrimSpace(r.PostFormValue("price_currency"))),
+		Description: strings.TrimSpace(r.PostFormValue("description")), Fields: views.FieldErrors{}}
+	if !handlers.ValidFormToken(f.Token) {
+		f.Token = handlers.NewFormToken()
+	}
+	q := cashRequest{Type: typ, UserID: u.ServiceUserID, Description: f.Description}
+	i := slices.IndexFunc(ws, func(x store.Wallet) bool { return x.ID == f.WalletID })
+	var wallet store.Wallet
+	switch {
+	case i < 0 || !slices.ContainsFunc(cashWallets(ws), func(c views.Choice) bool { return c.Value == f.WalletID }):
+		f.Fields["wallet_id"] = "Choose one of the treasury's wallets listed."
+	default:
+		wallet = ws[i]
+		q.WalletID = wallet.ID
+	}
+	if !slices.Contains(cashCountries(), f.Country) {
+		f.Fields["country"] = "Choose one of the cash countries listed."
+	}
+	q.Country = f.Country
+	// spec: priceCurrency is the fiat code mapped to the wallet's
+	// stablecoin and must match the wallet's currency.
+	fiat := apiclient.Fiat(f.PriceCurrency)
+	coin, ok := apiclient.StablecoinFor(fiat)
+	switch {
+	case !ok:
+		f.Fields["price_currency"] = "Choose one of MXN, USD, NGN, CAD, EUR or GBP."
+	case wallet.ID != "" && string(coin) != wallet.Currency:
+		want, _ := apiclient.Stablecoin(wallet.Currency).Fiat()
+		f.Fields["price_currency"] = "The price must be in the wallet's currency: " + string(want) + " for a " + wallet.Currency + " wallet."
+	}
+	q.PriceCurrency = fiat
+	amount, msg := handlers.ParseAmount(f.Price, 2)
+	switch {
+	case msg != "":
+		f.Fields["price"] = msg
+	case typ == apiclient.CashSend && wallet.Balance.Valid && amount.Value.GreaterThan(wallet.Balance.Decimal):
+		f.Fields["price"] = "More than the wallet holds (" + views.FormatDecimal(wallet.Balance.Decimal, 2) + ", last read)."
+	}
+	q.Price = amount.Value
+	switch m := handlers.CheckText(f.Description, apiclient.MaxDescriptionLength, false); {
+	case m != "":
+		f.Fields["description"] = m
+	case f.Description == "":
+		f.Fields["description"] = "Say what the order is for; the provider shows it to the payer."
+	}
+	form := &f
+	render := func(status int, msg string) {
+		v := views.CashView{}
+		if typ == apiclient.CashFund {
+			v = h.cashView(ctx, ws, u.ServiceUserID, form, nil)
+		} else {
+			v = h.cashView(ctx, ws, u.ServiceUserID, nil, form)
+		}
+		v.Error = msg
+		h.Render(w, r, status, cashTitle, views.CashPage(v), nil)
+	}
+	if f.Fields.Any() {
+		render(http.StatusUnprocessableEntity, "")
+		return
+	}
+	key, ok := handlers.FormKey(r)
+	if !ok {
+		h.StaleForm(w, r)
+		return
+	}
+	kind := kindCashFund
+	if typ == apiclient.CashSend {
+		kind = kindCashSend
+	}
+	actor := handlers.ActorFrom(ctx)
+	var fundOrder *apiclient.CashProviderOrder
+	var sendOrder *apiclient.CashSendOrder
+	done, err := h.actions.Run(ctx, handlers.Write{Key: key, Kind: kind, Target: "wallet:" + q.WalletID, Actor: actor, Request: q,
+		Call: func(ctx context.Context) (handlers.Effect, error) {
+			body := apiclient.CashOrderRequest{SmartWalletID: q.WalletID, Country: q.Country, Price: q.Price, PriceCurrency: q.PriceCurrency,
+				Description: q.Description}
+			var id string
+			if typ == apiclient.CashFund {
+				o, err := h.api.CreateCashFundOrder(ctx, q.UserID, body)
+				if err != nil {
+					return handlers.Effect{}, err
+				}
+				fundOrder, id = o, o.ID
+			} else {
+				o, err := h.api.CreateCashSendOrder(ctx, q.UserID, body)
+				if err != nil {
+					return handlers.Effect{}, err
+				}
+				sendOrder, id = o, o.ID
+			}
+			return handlers.Effect{Target: "cash_order:" + id, Result: map[string]string{"orderId": id},
+				Detail: strings.ToLower(string(typ)) + " order of " + q.Price.String() + " " + string(q.PriceCurrency) + " in " + q.Country}, nil
+		}})
+	switch {
+	case errors.Is(err, handlers.ErrKeyReused):
+		h.StaleForm(w, r)
+		return
+	case err != nil:
+		h.ServerError(w, r, err)
+		return
+	case done.Repeat:
+		id, _ := strings.CutPrefix(done.Action.Target, "cash_order:")
+		if done.State() == store.ActionDone && id != "" {
+			h.Flash(r, "info", "This form was already sent; nothing was sent again.")
+			h.Redirect(w, r, "/money-out/cash/"+url.PathEscape(id))
+			return
+		}
+		form.Token = handlers.NewFormToken()
+		render(http.StatusConflict, "This form was already sent: "+done.Action.State.Label()+". Nothing was sent again. "+done.Action.Message)
+		return
+	case done.State() != store.ActionDone:
+		form.Token = handlers.NewFormToken()
+		for field, m := range done.Problem.Fields {
+			switch field {
+			case "price", "country", "description":
+				form.Fields[field] = m
+			case "priceCurrency":
+				form.Fields["price_currency"] = m
+			}
+		}
+		render(http.StatusBadGateway, done.Problem.Summary)
+		return
+	}
+	res := views.CashResult{Type: strings.ToLower(string(typ)), Price: views.FormatDecimal(q.Price, 2) + " " + string(q.PriceCurrency)}
+	if fundOrder != nil {
+		res.OrderID, res.Status = fundOrder.ID, fundOrder.Status
+		if safeRedirect(fundOrder.RedirectURL) {
+			res.RedirectURL = fundOrder.RedirectURL
+		} else {
+			res.Note = "The provider's payment page was not an https link, so it is not shown; open the order at the provider."
+		}
+	}
+	if sendOrder != nil {
+		res.OrderID, res.Status = sendOrder.ID, sendOrder.Status
+		if sendOrder.SignatureRequest != nil {
+			panel, err := h.sign.IssueWorkflow(ctx, actor, q.UserID, q.WalletID, *sendOrder.SignatureRequest,
+				"cash pick-up of "+res.Price+" in "+q.Country)
+			if err != nil {
+				h.Logger.WarnContext(ctx, "cash send: signing link not issued", "err", err)
+				res.Note = "The order was created but its signing link could not be made: " + apiclient.Words(err)
+			} else {
+				res.Sign = &panel
+			}
+		}
+	}
+	h.Render(w, r, http.StatusCreated, cashTitle, views.CashResultPage(res), nil)
+}
+
+// safeRedirect reports whether a provider's payment page may be linked: an
+// absolute https URL.
+func safeRedirect(s string) bool {
+	u, err := url.Parse(s)
+	return err == nil && u.Scheme == "https" && u.Host != "" && handlers.CheckText(s, 2000, false) == ""
+}
+
+// CashOrder is /money-out/cash/{id}: the provider's live order, polled
+// until it is final.
+func (h *Handler) CashOrder(w http.ResponseWriter, r *http.Request) {
+	id := chi.URLParam(r, "id")
+	if handlers.CheckText(id, 100, false) != "" || id == "" {
+		h.ErrorPage(w, r, http.StatusNotFound, "No such order", "This is not an order id.")
+		return
+	}
+	u, _, err := h.treasuryUser(r.Context())
+	if err != nil {
+		h.ServerError(w, r, err)
+		return
+	}
+	v := views.CashOrderView{ID: id}
+	o, err := h.api.GetCashOrder(r.Context(), u.ServiceUserID, id)
+	switch {
+	case apiclient.IsNotFound(err):
+		h.ErrorPage(w, r, http.StatusNotFound, "No such order", "The Partner API has no cash order "+id+" for the treasury.")
+		return
+	case err != nil:
+		v.Error = "The Partner API did not answer: " + apiclient.Words(err) + " This page tries again."
+		v.Live = true
+	default:
+		v.Status, v.Price, v.Description = o.Status, o.Price.String()+" "+o.PriceCurrency, o.Description
+		v.Live = !cashClosed(o.Status)
+		if v.Live && safeRedirect(o.RedirectURL) {
+			v.RedirectURL = o.RedirectURL
+		}
+	}
+	h.Render(w, r, http.StatusOK, "Cash order", views.CashOrderPage(v), views.CashOrderBody(v))
+}
