@@ -68,6 +68,17 @@ type CryptoWithdrawal struct {
 	FailureReason  string // the rail's reason for WithdrawalRailFailed, as the event gave it
 	SettledAt      *time.Time
 	SettledEventID int64 // the webhook_events row that recorded it
+	// Rail is "withdrawal" (POST /withdrawal/smart-wallet/crypto) or
+	// "offramp" (the alternative POST /wallets/crypto-offramp).
+	Rail string
+}
+
+// railOf is a withdrawal's rail, "withdrawal" when unset.
+func railOf(r string) string {
+	if r == "offramp" {
+		return r
+	}
+	return "withdrawal"
 }
 
 // Settled reports whether the withdrawal's outcome on the rail is recorded.
@@ -79,7 +90,7 @@ func (c CryptoWithdrawal) Settled() bool {
 const cryptoWithdrawalColumns = `id, form_token, user_id, wallet_id, currency, balance_seen::text, destination_chain,
 	destination_currency, destination_address, state, upstream_id, workflow_id, hash_to_sign, deadline,
 	coalesce(sign_request_id, 0), coalesce(created_by_staff_id, 0), created_by, created_at,
-	failure_reason, settled_at, coalesce(settled_event_id, 0)`
+	failure_reason, settled_at, coalesce(settled_event_id, 0), rail`
 
 func scanCryptoWithdrawal(row pgx.Row) (CryptoWithdrawal, error) {
 	var c CryptoWithdrawal
@@ -87,7 +98,7 @@ func scanCryptoWithdrawal(row pgx.Row) (CryptoWithdrawal, error) {
 	err := row.Scan(&c.ID, &c.ActionKey, &c.UserID, &c.WalletID, &c.Currency, &balance, &c.DestinationChain,
 		&c.DestinationCurrency, &c.DestinationAddress, &c.State, &c.UpstreamID, &c.WorkflowID, &c.HashToSign, &c.Deadline,
 		&c.SignRequestID, &c.CreatedByStaffID, &c.CreatedBy, &c.CreatedAt,
-		&c.FailureReason, &c.SettledAt, &c.SettledEventID)
+		&c.FailureReason, &c.SettledAt, &c.SettledEventID, &c.Rail)
 	if err != nil {
 		return c, err
 	}
@@ -129,12 +140,12 @@ func (s *Store) InsertCryptoWithdrawal(ctx context.Context, c CryptoWithdrawal) 
 	out, err := scanCryptoWithdrawal(s.db.QueryRow(ctx, `
 		INSERT INTO crypto_withdrawals (id, form_token, user_id, wallet_id, currency, balance_seen, destination_chain,
 			destination_currency, destination_address, state, upstream_id, workflow_id, hash_to_sign, deadline,
-			created_by_staff_id, created_by, finished_at)
+			created_by_staff_id, created_by, finished_at, rail)
 		OVERRIDING SYSTEM VALUE
-		VALUES ($1, $2, $3, $4, $5, $6::numeric, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, now())
+		VALUES ($1, $2, $3, $4, $5, $6::numeric, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, now(), $17)
 		RETURNING `+cryptoWithdrawalColumns,
 		c.ID, c.ActionKey, c.UserID, c.WalletID, c.Currency, balance, c.DestinationChain, c.DestinationCurrency,
-		c.DestinationAddress, c.State, c.UpstreamID, c.WorkflowID, c.HashToSign, c.Deadline, createdBy, c.CreatedBy))
+		c.DestinationAddress, c.State, c.UpstreamID, c.WorkflowID, c.HashToSign, c.Deadline, createdBy, c.CreatedBy, railOf(c.Rail)))
 	if err != nil {
 		return CryptoWithdrawal{}, fmt.Errorf("store: insert crypto withdrawal %d: %w", c.ID, err)
 	}

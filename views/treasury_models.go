@@ -102,15 +102,20 @@ type CryptoRoutes struct {
 type CryptoWithdrawalForm struct {
 	Token    string
 	WalletID string
-	Route    string
-	Address  string
-	Fields   FieldErrors
+	// Rail is "offramp" for the API's alternative crypto offramp, "" for
+	// the crypto withdrawal.
+	Rail    string
+	Route   string
+	Address string
+	Fields  FieldErrors
 }
 
 // CryptoWithdrawalRecord is one withdrawal: what was sent, its state, and
 // the sign request that carries the owner's signature.
 type CryptoWithdrawalRecord struct {
-	ID int64
+	// Title is the rail's name: "Crypto withdrawal" or "Crypto offramp".
+	Title string
+	ID    int64
 	// State is the withdrawal's ("awaiting_signature", "created",
 	// "completed", "rail_failed") once the API opened it, before that the
 	// request's ("begun", "refused", "unknown").

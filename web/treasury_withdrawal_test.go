@@ -125,7 +125,7 @@ func TestCryptoWithdrawalFromTheTreasuryIsSignedOnTheDevice(t *testing.T) {
 	resp = env.PostForm(c, "/treasury/withdrawal", url.Values{"form_token": form["form_token"], "wallet_id": {usd},
 		"route": {"polygon:DAI"}, "address": {withdrawalDestination}})
 	doc = webtest.Doc(t, resp)
-	if resp.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(webtest.TestID(doc, "withdrawal-route-error"), "does not withdraw") {
+	if resp.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(webtest.TestID(doc, "withdrawal-route-error"), "does not take USDB to DAI on polygon") {
 		t.Fatalf("unsupported route: %d %q", resp.StatusCode, webtest.TestID(doc, "withdrawal-route-error"))
 	}
 	// An all-lower-case address has no checksum to check: accepted below.

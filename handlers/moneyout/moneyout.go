@@ -47,6 +47,8 @@ func New(d handlers.Deps, sign SignRequests) *Handler {
 	h := &Handler{Base: d.Base, store: d.Store, api: d.API, actions: d.Actions, sign: sign, clock: d.Clock}
 	h.rail(views.Rail{Name: "Crypto withdrawal", Href: "/treasury/withdrawal",
 		Description: "A treasury wallet's whole balance to an address outside the app, on a chain and token the API supports; signed on the owner's device."})
+	h.rail(views.Rail{Name: "Crypto offramp", Href: "/treasury/withdrawal?rail=offramp",
+		Description: "The API's alternative crypto rail, with its own routes: reviewed like the withdrawal, signed on the owner's device."})
 	h.rail(views.Rail{Name: "Swap", Href: "/treasury#swap",
 		Description: "One stablecoin for another at a firm quote, as a proposal that approvers approve and the owner signs."})
 	// Rails add themselves here, one line each.

@@ -48,11 +48,42 @@ type withdrawalRequest struct {
 	Chain       string              `json:"destinationChain"`
 	Token       string              `json:"destinationCurrency"`
 	Address     string              `json:"destinationAddress"`
+	// Rail is "offramp" for the API's alternative crypto offramp, ""
+	// for the crypto withdrawal.
+	Rail string `json:"rail,omitempty"`
 }
 
 func (q withdrawalRequest) detail() string {
-	return fmt.Sprintf("crypto withdrawal of the whole %s balance of wallet %s to %s (%s)", q.Currency, q.WalletID, q.Address,
+	return fmt.Sprintf("%s of the whole %s balance of wallet %s to %s (%s)", railName(q.Rail), q.Currency, q.WalletID, q.Address,
 		routeLabel(q.Chain, q.Token))
+}
+
+// railName is a rail in words.
+func railName(rail string) string {
+	if rail == railOfframp {
+		return "crypto offramp"
+	}
+	return "crypto withdrawal"
+}
+
+// railOfframp names the API's alternative crypto offramp
+// (/wallets/crypto-offramp); the crypto withdrawal is the default rail.
+const railOfframp = "offramp"
+
+// formRail reads the rail a form chose: the offramp, or the withdrawal.
+func formRail(s string) string {
+	if s == railOfframp {
+		return railOfframp
+	}
+	return ""
+}
+
+// support lists the destination pairs of a rail for a token.
+func (h *Handler) support(ctx context.Context, user, rail, currency string) (*apiclient.CryptoWithdrawalSupport, error) {
+	if rail == railOfframp {
+		return h.api.GetCryptoOfframpSupport(ctx, user, currency)
+	}
+	return h.api.GetCryptoWithdrawalSupport(ctx, user, currency)
 }
 
 func withdrawalTarget(id int64) string { return "crypto_withdrawal:" + strconv.FormatInt(id, 10) }
@@ -95,16 +126,16 @@ func parseRoute(s string) (chain, token string, ok bool) {
 func routeLabel(chain, token string) string { return token + " on " + chain }
 
 // routes lists the destination pairs the API offers for a wallet's token.
-func (h *Handler) routes(ctx context.Context, t treasury, walletID, selected string) views.CryptoRoutes {
+func (h *Handler) routes(ctx context.Context, t treasury, walletID, selected, rail string) views.CryptoRoutes {
 	out := views.CryptoRoutes{Selected: selected}
 	wallet, ok := t.wallet(walletID)
 	if !ok {
 		out.Unavailable = "Choose a treasury wallet first."
 		return out
 	}
-	sup, err := h.api.GetCryptoWithdrawalSupport(ctx, t.user.ServiceUserID, wallet.Currency)
+	sup, err := h.support(ctx, t.user.ServiceUserID, rail, wallet.Currency)
 	if err != nil {
-		h.Logger.WarnContext(ctx, "treasury: crypto withdrawal routes", "currency", wallet.Currency, "err", err)
+		h.Logger.WarnContext(ctx, "treasury: crypto routes", "rail", railName(rail), "currency", wallet.Currency, "err", err)
 		out.Unavailable = "The API did not list the routes for " + wallet.Currency + ". " + readFailed(err) + " Reload the page to try again."
 		return out
 	}
@@ -112,7 +143,7 @@ func (h *Handler) routes(ctx context.Context, t treasury, walletID, selected str
 		out.Choices = append(out.Choices, views.Choice{Value: rt.Chain + ":" + rt.Currency, Label: routeLabel(rt.Chain, rt.Currency)})
 	}
 	if len(out.Choices) == 0 {
-		out.Unavailable = "The API offers no crypto withdrawal for " + wallet.Currency + "."
+		out.Unavailable = "The API offers no " + railName(rail) + " for " + wallet.Currency + "."
 	}
 	return out
 }
@@ -130,7 +161,7 @@ func readFailed(err error) string {
 // renderWithdrawal shows the form with what was typed.
 func (h *Handler) renderWithdrawal(w http.ResponseWriter, r *http.Request, t treasury, status int, f views.CryptoWithdrawalForm, msg string) {
 	v := views.CryptoWithdrawalView{Wallets: treasuryWallets(t), Form: f, Error: msg}
-	v.Routes = h.routes(r.Context(), t, f.WalletID, f.Route)
+	v.Routes = h.routes(r.Context(), t, f.WalletID, f.Route, f.Rail)
 	v.Routes.Error = f.Fields.Get("route")
 	h.Render(w, r, status, withdrawalTitle, views.CryptoWithdrawalPage(v), nil)
 }
@@ -159,7 +190,8 @@ func (h *Handler) WithdrawalForm(w http.ResponseWriter, r *http.Request) {
 		h.ServerError(w, r, err)
 		return
 	}
-	f := views.CryptoWithdrawalForm{Token: handlers.NewFormToken(), WalletID: r.URL.Query().Get("wallet_id"), Fields: views.FieldErrors{}}
+	f := views.CryptoWithdrawalForm{Token: handlers.NewFormToken(), WalletID: r.URL.Query().Get("wallet_id"),
+		Rail: formRail(r.URL.Query().Get("rail")), Fields: views.FieldErrors{}}
 	if _, ok := t.wallet(f.WalletID); !ok {
 		f.WalletID = ""
 		if len(t.wallets) > 0 {
@@ -177,7 +209,7 @@ func (h *Handler) WithdrawalRoutes(w http.ResponseWriter, r *http.Request) {
 		h.ServerError(w, r, err)
 		return
 	}
-	h.RenderFragment(w, r, http.StatusOK, views.CryptoRouteField(h.routes(r.Context(), t, r.URL.Query().Get("wallet_id"), "")))
+	h.RenderFragment(w, r, http.StatusOK, views.CryptoRouteField(h.routes(r.Context(), t, r.URL.Query().Get("wallet_id"), "", formRail(r.URL.Query().Get("rail")))))
 }
 
 // Withdraw checks the form, asks the API once under the form's token, and
@@ -190,7 +222,7 @@ func (h *Handler) Withdraw(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	f := views.CryptoWithdrawalForm{Token: postedToken(r), WalletID: r.PostFormValue("wallet_id"), Route: r.PostFormValue("route"),
-		Address: strings.TrimSpace(r.PostFormValue("address")), Fields: views.FieldErrors{}}
+		Address: strings.TrimSpace(r.PostFormValue("address")), Rail: formRail(r.PostFormValue("rail")), Fields: views.FieldErrors{}}
 	wallet, ok := t.wallet(f.WalletID)
 	switch {
 	case !ok:
@@ -213,16 +245,16 @@ func (h *Handler) Withdraw(w http.ResponseWriter, r *http.Request) {
 		h.renderWithdrawal(w, r, t, http.StatusUnprocessableEntity, f, "")
 		return
 	}
-	// The pair must be one the API withdraws this token to, read now.
-	sup, err := h.api.GetCryptoWithdrawalSupport(ctx, t.user.ServiceUserID, wallet.Currency)
+	// The pair must be one the rail takes this token to, read now.
+	sup, err := h.support(ctx, t.user.ServiceUserID, f.Rail, wallet.Currency)
 	if err != nil {
-		h.Logger.WarnContext(ctx, "treasury: crypto withdrawal routes", "currency", wallet.Currency, "err", err)
+		h.Logger.WarnContext(ctx, "treasury: crypto routes", "rail", railName(f.Rail), "currency", wallet.Currency, "err", err)
 		h.renderWithdrawal(w, r, t, http.StatusBadGateway, f,
 			"The API did not list the withdrawal routes. "+readFailed(err)+" Nothing was sent. Your input is kept: try again.")
 		return
 	}
 	if !sup.Supports(chain, token) {
-		f.Fields["route"] = "The API does not withdraw " + wallet.Currency + " as " + routeLabel(chain, token) + ": choose one of the listed routes."
+		f.Fields["route"] = "The API's " + railName(f.Rail) + " does not take " + wallet.Currency + " to " + routeLabel(chain, token) + ": choose one of the listed routes."
 		h.renderWithdrawal(w, r, t, http.StatusUnprocessableEntity, f, "")
 		return
 	}
@@ -272,12 +304,17 @@ func (h *Handler) Withdraw(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	q := withdrawalRequest{ID: id, UserID: t.user.ServiceUserID, WalletID: wallet.ID, Currency: wallet.Currency,
-		BalanceSeen: wallet.Balance, Chain: chain, Token: token, Address: addr.Hex()}
+		BalanceSeen: wallet.Balance, Chain: chain, Token: token, Address: addr.Hex(), Rail: f.Rail}
 	actor := handlers.ActorFrom(ctx)
 	done, err := h.actions.Run(ctx, handlers.Write{Key: key, Kind: kindCryptoWithdrawal, Target: withdrawalTarget(id), Actor: actor,
 		Request: q, Call: func(ctx context.Context) (handlers.Effect, error) {
-			cw, err := h.api.CreateCryptoWithdrawal(ctx, q.UserID, apiclient.CryptoWithdrawalRequest{SourceSmartWalletID: q.WalletID,
-				DestinationChain: q.Chain, DestinationCurrency: q.Token, DestinationAddress: q.Address})
+			body := apiclient.CryptoWithdrawalRequest{SourceSmartWalletID: q.WalletID, DestinationChain: q.Chain,
+				DestinationCurrency: q.Token, DestinationAddress: q.Address}
+			create := h.api.CreateCryptoWithdrawal
+			if q.Rail == railOfframp {
+				create = h.api.CreateCryptoOfframp
+			}
+			cw, err := create(ctx, q.UserID, body)
 			if err != nil {
 				return handlers.Effect{}, err
 			}
@@ -354,7 +391,7 @@ func idOf(a store.Action) int64 {
 func withdrawalEffect(key string, q withdrawalRequest, cw apiclient.CryptoWithdrawal, by store.Actor) handlers.Effect {
 	rec := store.CryptoWithdrawal{ID: q.ID, ActionKey: key, UserID: q.UserID, WalletID: q.WalletID, Currency: q.Currency,
 		BalanceSeen: q.BalanceSeen, DestinationChain: q.Chain, DestinationCurrency: q.Token, DestinationAddress: q.Address,
-		State: store.WithdrawalCreated, UpstreamID: cw.ID, CreatedByStaffID: by.StaffID, CreatedBy: by.Email}
+		State: store.WithdrawalCreated, UpstreamID: cw.ID, CreatedByStaffID: by.StaffID, CreatedBy: by.Email, Rail: q.Rail}
 	detail := q.detail() + ": created, no signature asked"
 	if sr := cw.SignatureRequest; sr != nil {
 		rec.State, rec.WorkflowID, rec.HashToSign = store.WithdrawalAwaitingSignature, sr.WorkflowID, sr.HashToSign
@@ -503,6 +540,14 @@ func recordOf(id int64, currency, walletID string, balance decimal.NullDecimal, 
 		Route: routeLabel(chain, token)}
 }
 
+// titleOf is a record page's title word for its rail.
+func titleOf(rail string) string {
+	if rail == railOfframp {
+		return "Crypto offramp"
+	}
+	return "Crypto withdrawal"
+}
+
 // showRecord renders a withdrawal the API opened. panel is a just-issued
 // sign request (with its QR code); otherwise the stored one's state is
 // shown.
@@ -517,6 +562,7 @@ func (h *Handler) showRecord(w http.ResponseWriter, r *http.Request, rec store.C
 		panel = &p
 	}
 	v := recordOf(rec.ID, rec.Currency, rec.WalletID, rec.BalanceSeen, rec.DestinationChain, rec.DestinationCurrency, rec.DestinationAddress)
+	v.Title = titleOf(rec.Rail)
 	v.State, v.StateLabel, v.UpstreamID, v.CreatedBy, v.CreatedAt, v.Note, v.Sign =
 		string(rec.State), rec.State.Label(), rec.UpstreamID, rec.CreatedBy, rec.CreatedAt, note, panel
 	if rec.State == store.WithdrawalAwaitingSignature && sr != nil && (sr.State == store.SignSubmitted || sr.State == store.SignCompleted) {
@@ -555,6 +601,7 @@ func (h *Handler) showRequest(w http.ResponseWriter, r *http.Request, id int64) 
 		return
 	}
 	v := recordOf(id, q.Currency, q.WalletID, q.BalanceSeen, q.Chain, q.Token, q.Address)
+	v.Title = titleOf(q.Rail)
 	v.State, v.StateLabel, v.CreatedBy, v.CreatedAt = string(a.State), a.State.Label(), a.Actor.Email, a.BegunAt
 	switch a.State {
 	case store.ActionBegun:
