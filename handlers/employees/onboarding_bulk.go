@@ -227,7 +227,9 @@ type OnboardingStartWorker struct {
 }
 
 // Timeout allows a large workforce.
-func (w *OnboardingStartWorker) Timeout(*river.Job[OnboardingStartArgs]) time.Duration { return time.Hour }
+func (w *OnboardingStartWorker) Timeout(*river.Job[OnboardingStartArgs]) time.Duration {
+	return time.Hour
+}
 
 // Work sends the run's rows.
 func (w *OnboardingStartWorker) Work(ctx context.Context, job *river.Job[OnboardingStartArgs]) error {
@@ -297,7 +299,11 @@ func (h *Handler) sendRunRow(ctx context.Context, run store.OnboardingRun, row s
 		return err
 	}
 	if d.State() == store.ActionDone && !d.Repeat {
-		return nil // its finish recorded the row
+		// Its finish recorded the row; the cell shows the rail begun.
+		if err := h.Refresh(ctx, e, by); err != nil {
+			h.Logger.WarnContext(ctx, "onboarding start: employee not read again", "run", run.ID, "employee", e.ID, "err", err)
+		}
+		return nil
 	}
 	return h.recordRunRow(ctx, run, row, d.Action, d.Problem)
 }
