@@ -166,6 +166,9 @@ func newRiver(d Deps, wh *webhooks.Handler, ap *approvals.Handler, sg *sign.Hand
 	if err := river.AddWorkerSafely(workers, &employees.BulkInviteWorker{Store: d.Store, API: d.API, Logger: d.Logger}); err != nil {
 		return nil, fmt.Errorf("web: add worker: %w", err)
 	}
+	if err := river.AddWorkerSafely(workers, &employees.OnboardingStartWorker{Store: d.Store, API: d.API, Logger: d.Logger}); err != nil {
+		return nil, fmt.Errorf("web: add worker: %w", err)
+	}
 	if err := river.AddWorkerSafely(workers, &auth.PruneLoginFailuresWorker{Store: d.Store, Now: d.Now}); err != nil {
 		return nil, fmt.Errorf("web: add worker: %w", err)
 	}
