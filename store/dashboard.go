@@ -50,6 +50,8 @@ type HRDashboard struct {
 	// reason (an employee with two reasons counts in both).
 	Needs      []EmployeeNeed
 	NeedCounts map[string]int
+	// NeedTotal counts the employees needing action (each once).
+	NeedTotal int
 }
 
 // notLinkedAfter is how long an invite may wait before HR is asked to
@@ -92,15 +94,21 @@ func (s *Store) HRDashboard(ctx context.Context, now time.Time, limit int) (HRDa
 		return row.Scan(&f.Invited, &f.Linked, &f.KYCSubmitted, &f.CurrencyActive, &f.FirstDeposit)
 	})
 	args := []any{NeedActionRequired, NeedOnboardingStop, NeedNotLinked, now.Add(-notLinkedAfter)}
-	b.Queue(`SELECT n.reason, count(*) FROM (`+employeeNeeds+`) n GROUP BY n.reason`, args...).Query(func(rows pgx.Rows) error {
-		var reason string
-		var n int
-		_, err := pgx.ForEachRow(rows, []any{&reason, &n}, func() error {
-			out.NeedCounts[reason] = n
-			return nil
+	// Per reason, and (the row whose reason is NULL) each employee once.
+	b.Queue(`SELECT n.reason, count(DISTINCT n.id) FROM (`+employeeNeeds+`) n GROUP BY GROUPING SETS ((n.reason), ())`, args...).
+		Query(func(rows pgx.Rows) error {
+			var reason *string
+			var n int
+			_, err := pgx.ForEachRow(rows, []any{&reason, &n}, func() error {
+				if reason == nil {
+					out.NeedTotal = n
+				} else {
+					out.NeedCounts[*reason] = n
+				}
+				return nil
+			})
+			return err
 		})
-		return err
-	})
 	b.Queue(`SELECT n.id, e.first_name, e.last_name, e.email, n.reason, n.detail, n.since
 		FROM (SELECT DISTINCT ON (id) * FROM (`+employeeNeeds+`) x ORDER BY id, rank, since DESC) n
 		JOIN employees e ON e.id = n.id

@@ -91,7 +91,7 @@ func (h *Handler) support(ctx context.Context, now time.Time, limit int) (*views
 		out.Spent = append(out.Spent, views.Amount{Value: spent[c], Currency: c})
 	}
 	out.SpendChart = views.Chart{ID: "card-spend", Title: "Card spends and declines, last 7 days",
-		Desc: "Card transactions per day: " + strconv.Itoa(out.Spends) + " spends and " + strconv.Itoa(out.Declines) + " declines in 7 days.",
+		Desc:     "Card transactions per day: " + strconv.Itoa(out.Spends) + " spends and " + strconv.Itoa(out.Declines) + " declines in 7 days.",
 		Category: "Day", Labels: dayLabels(days), Unit: "transactions",
 		Series: []views.ChartSeries{{Name: "Spends", Values: spends}, {Name: "Declines", Tone: "bad", Values: declines}}}
 	return out, nil
@@ -131,7 +131,7 @@ func (h *Handler) webhooks(ctx context.Context, now time.Time) (*views.Dashboard
 		out.Deliveries += hr.Deliveries
 	}
 	out.Chart = views.Chart{ID: "webhook-hours", Title: "Webhook deliveries per hour, last 24 hours (UTC)",
-		Desc: strconv.Itoa(out.Deliveries) + " deliveries received in 24 hours, " + strconv.Itoa(out.Failures) + " of them failed to process.",
+		Desc:     strconv.Itoa(out.Deliveries) + " deliveries received in 24 hours, " + strconv.Itoa(out.Failures) + " of them failed to process.",
 		Category: "Hour (UTC)", Labels: labels, Unit: "deliveries", LabelEvery: 3,
 		Series: []views.ChartSeries{{Name: "Received", Values: deliveries}, {Name: "Failed", Tone: "bad", Values: failures}}}
 	for _, r := range runs {
