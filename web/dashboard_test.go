@@ -174,7 +174,7 @@ func TestDashboardPerRole(t *testing.T) {
 	sections := func(doc *goquery.Document) string {
 		var got []string
 		for _, s := range []string{"dash-hr", "dash-finance", "dash-support", "dash-webhooks", "upstream"} {
-			if doc.Find(`[data-testid="` + s + `"]`).Length() > 0 {
+			if doc.Find(`[data-testid="`+s+`"]`).Length() > 0 {
 				got = append(got, s)
 			}
 		}
