@@ -13,6 +13,7 @@ import (
 	"net/mail"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -523,5 +524,81 @@ func TestNotificationsDisabled(t *testing.T) {
 	waitingProposal(t, env, "p-off", nil, 0)
 	if n, err := env.App.Notify().Scan(context.Background()); err != nil || n != 0 {
 		t.Fatalf("scan with notifications off: %d, %v", n, err)
+	}
+}
+
+// TestNotifySources: a signing link about to expire is told to whoever
+// issued it; a payroll run with refused rows to finance approvers and
+// owners; failing webhook deliveries to owners, once an hour — each by its
+// page's link, and to no other role.
+func TestNotifySources(t *testing.T) {
+	box, smtpURL := startSMTP(t)
+	env := webtest.New(t, webtest.Options{SkipDemoImport: true, SMTPURL: smtpURL})
+	ctx := context.Background()
+	issuer := env.CreateStaff(store.RoleFinanceApprover)
+	other := env.CreateStaff(store.RoleFinanceApprover)
+	owner := env.CreateStaff(store.RoleOwner)
+	env.CreateStaff(store.RoleHRAdmin)
+	env.CreateStaff(store.RoleSupport)
+
+	// A proposal that needs nobody's approval any more (no one is linked),
+	// with a signing link issued by issuer, expiring in three minutes.
+	waitingProposal(t, env, "p-sign", nil, 0)
+	_, err := env.Store.CreateSignRequest(ctx, store.SignRequest{Kind: store.SignKindProposal, ProposalID: "p-sign", UserID: "u-owner",
+		WalletID: "w-notify", OwnerAddress: "0x2c7536E3605D9C16a7a3D7b1898e529396a65c23", ExpiresAt: time.Now().Add(3 * time.Minute)},
+		[]byte("notify-test-token-hash"), issuer.Actor())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A payroll run that finished with one refused row.
+	var runID int64
+	if err := env.Store.Pool().QueryRow(ctx, `INSERT INTO payroll_runs (name, source, state, created_by_id, started_at, finished_at)
+		VALUES ('March salaries', 'csv', 'sent', $1, now(), now()) RETURNING id`, other.ID).Scan(&runID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := env.Store.Pool().Exec(ctx, `INSERT INTO payroll_rows (run_id, line, recipient, amount_text, amount, currency_text, currency)
+		VALUES ($1, 1, 'someone@partner.example', '10', 10, 'USD', 'USDB'), ($1, 2, 'other@partner.example', '20', 20, 'USD', 'USDB')`, runID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := env.Store.Pool().Exec(ctx, `INSERT INTO actions (key, kind, state) VALUES ($1, 'payroll.row', 'refused'), ($2, 'payroll.row', 'done')`,
+		fmt.Sprintf("payroll:%d:1", runID), fmt.Sprintf("payroll:%d:2", runID)); err != nil {
+		t.Fatal(err)
+	}
+	// Two failed deliveries in this hour.
+	for _, id := range []string{"wh-fail-1", "wh-fail-2"} {
+		if _, err := env.Store.Pool().Exec(ctx, `INSERT INTO webhook_events (webhook_id, body, state, error) VALUES ($1, '{}', 'failed', 'boom')`, id); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	if _, err := env.App.Notify().Scan(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range notificationRows(t, env) {
+		if err := runSend(t, env, r.ID, 1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n, err := env.App.Notify().Scan(ctx); err != nil || n != 0 {
+		t.Fatalf("second scan: %d, %v", n, err)
+	}
+	got := map[string][]string{} // recipient → links
+	for _, m := range box.all() {
+		got[m.To[0]] = append(got[m.To[0]], linkRE.FindAllString(m.Body, -1)...)
+	}
+	want := map[string][]string{
+		issuer.Email: {env.URL("/approvals/p-sign"), env.URL(fmt.Sprintf("/payroll/%d", runID))},
+		other.Email:  {env.URL(fmt.Sprintf("/payroll/%d", runID))},
+		owner.Email:  {env.URL(fmt.Sprintf("/payroll/%d", runID)), env.URL("/events?state=failed")},
+	}
+	if len(got) != len(want) {
+		t.Fatalf("mailed %v, want %v", got, want)
+	}
+	for to, links := range want {
+		slices.Sort(links)
+		slices.Sort(got[to])
+		if !slices.Equal(links, got[to]) {
+			t.Errorf("%s got links %v, want %v", to, got[to], links)
+		}
 	}
 }
