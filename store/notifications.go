@@ -58,23 +58,26 @@ type Notification struct {
 	Channel   string
 	StaffID   int64
 	Email     string
-	Title     string
-	Body      string
-	Link      string
-	State     string
-	Attempts  int
-	Error     string
-	CreatedAt time.Time
-	ClaimedAt *time.Time
-	SentAt    *time.Time
+	// StaffRole and StaffDisabled are the recipient's as they are now.
+	StaffRole     Role
+	StaffDisabled bool
+	Title         string
+	Body          string
+	Link          string
+	State         string
+	Attempts      int
+	Error         string
+	CreatedAt     time.Time
+	ClaimedAt     *time.Time
+	SentAt        *time.Time
 }
 
 const notificationColumns = `n.id, n.kind, n.subject, n.recipient, n.channel, coalesce(n.staff_id, 0), coalesce(s.email, ''),
-	n.title, n.body, n.link, n.state, n.attempts, n.error, n.created_at, n.claimed_at, n.sent_at`
+	coalesce(s.role, ''), coalesce(s.disabled, false), n.title, n.body, n.link, n.state, n.attempts, n.error, n.created_at, n.claimed_at, n.sent_at`
 
 func scanNotification(row pgx.Row) (Notification, error) {
 	var n Notification
-	err := row.Scan(&n.ID, &n.Kind, &n.Subject, &n.Recipient, &n.Channel, &n.StaffID, &n.Email, &n.Title, &n.Body, &n.Link,
+	err := row.Scan(&n.ID, &n.Kind, &n.Subject, &n.Recipient, &n.Channel, &n.StaffID, &n.Email, &n.StaffRole, &n.StaffDisabled, &n.Title, &n.Body, &n.Link,
 		&n.State, &n.Attempts, &n.Error, &n.CreatedAt, &n.ClaimedAt, &n.SentAt)
 	return n, err
 }
@@ -87,7 +90,40 @@ func (s *Store) AddNotifications(ctx context.Context, intents []NotificationInte
 	var ids []int64
 	err := s.InTx(ctx, func(tx pgx.Tx) error {
 		ids = ids[:0]
+		// The scan finds the same events every minute: read which are
+		// recorded already, in one query, rather than trying (and
+		// spending an id on) an insert for each.
+		var kinds, subjects []string
+		seenSubject := map[[2]string]bool{}
 		for _, in := range intents {
+			if k := [2]string{in.Kind, in.Subject}; !seenSubject[k] {
+				seenSubject[k] = true
+				kinds, subjects = append(kinds, in.Kind), append(subjects, in.Subject)
+			}
+		}
+		rows, err := tx.Query(ctx, `SELECT n.kind, n.subject, n.recipient, n.channel
+			FROM unnest($1::text[], $2::text[]) AS k(kind, subject)
+			JOIN notifications n ON n.kind = k.kind AND n.subject = k.subject`, kinds, subjects)
+		if err != nil {
+			return fmt.Errorf("store: recorded notifications: %w", err)
+		}
+		recorded := map[[4]string]bool{}
+		for rows.Next() {
+			var k [4]string
+			if err := rows.Scan(&k[0], &k[1], &k[2], &k[3]); err != nil {
+				rows.Close()
+				return fmt.Errorf("store: recorded notifications: %w", err)
+			}
+			recorded[k] = true
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return fmt.Errorf("store: recorded notifications: %w", err)
+		}
+		for _, in := range intents {
+			if recorded[[4]string{in.Kind, in.Subject, in.Recipient, in.Channel}] {
+				continue
+			}
 			var staffID *int64
 			if in.StaffID != 0 {
 				staffID = &in.StaffID

@@ -602,3 +602,26 @@ func TestNotifySources(t *testing.T) {
 		}
 	}
 }
+
+// TestNotifyRoleChangedBeforeSend: a staff member made support between
+// the scan and the send is not mailed about a proposal.
+func TestNotifyRoleChangedBeforeSend(t *testing.T) {
+	box, smtpURL := startSMTP(t)
+	env := webtest.New(t, webtest.Options{SkipDemoImport: true, SMTPURL: smtpURL})
+	ctx := context.Background()
+	_, a := linkedApprover(t, env, store.RoleFinanceApprover, "admin-a")
+	waitingProposal(t, env, "p-role", nil, 0)
+	if n, err := env.App.Notify().Scan(ctx); err != nil || n != 1 {
+		t.Fatalf("scan: %d, %v", n, err)
+	}
+	if _, err := env.Store.UpdateStaffAccess(ctx, a.ID, store.RoleSupport, false, store.Actor{Email: "test"}); err != nil {
+		t.Fatal(err)
+	}
+	row := notificationRows(t, env)[0]
+	if err := runSend(t, env, row.ID, 1); err != nil {
+		t.Fatal(err)
+	}
+	if got := notificationRows(t, env)[0].State; got != store.NotificationFailed || len(box.all()) != 0 {
+		t.Fatalf("state %s, %d mails; want failed and none", got, len(box.all()))
+	}
+}

@@ -69,7 +69,12 @@ func (w *SendWorker) Work(ctx context.Context, job *river.Job[SendArgs]) error {
 		}
 		return nil
 	}
-	res := h.deliver(ctx, n)
+	// Told at scan time; checked again now, in case the staff member was
+	// disabled or changed role since.
+	res := result{refused, "the staff member may no longer receive it (disabled, or their role changed)"}
+	if mayReceive(n) {
+		res = h.deliver(ctx, n)
+	}
 	// The outcome is recorded even if the job's context ends now: the
 	// message has gone (or not) whatever happens to the job.
 	rctx := context.WithoutCancel(ctx)
@@ -100,6 +105,17 @@ func (w *SendWorker) Work(ctx context.Context, job *river.Job[SendArgs]) error {
 			"recipient", n.Recipient, "why", res.why)
 	}
 	return nil
+}
+
+// mayReceive reports whether the notification's recipient may still have
+// it: the team chat always; a staff member while active and in a role
+// that may see its kind.
+func mayReceive(n store.Notification) bool {
+	if n.StaffID == 0 {
+		return true
+	}
+	k, ok := kindByName(n.Kind)
+	return ok && !n.StaffDisabled && n.StaffRole.Can(k.Permission)
 }
 
 // deliver sends the notification on its channel.
