@@ -25,6 +25,7 @@ import (
 	"partneradmin/handlers/employees"
 	"partneradmin/handlers/mirror"
 	"partneradmin/handlers/moneyout"
+	"partneradmin/handlers/notify"
 	"partneradmin/handlers/payroll"
 	"partneradmin/handlers/sign"
 	"partneradmin/handlers/staff"
@@ -80,6 +81,7 @@ type App struct {
 	moneyout  *moneyout.Handler
 	activity  *activity.Handler
 	payroll   *payroll.Handler
+	notify    *notify.Handler
 }
 
 // New builds the app: sessions in PostgreSQL, handlers, the route table,
@@ -146,7 +148,10 @@ func New(d Deps) (*App, error) {
 	a.moneyout = moneyout.New(hd, a.sign)
 	a.activity = activity.New(hd)
 	a.payroll = payroll.New(hd)
-	if a.river, err = newRiver(d, a.webhooks, a.approvals, a.sign, a.actions, a.payroll); err != nil {
+	if a.notify, err = newNotify(d, hd); err != nil {
+		return nil, err
+	}
+	if a.river, err = newRiver(d, a.webhooks, a.approvals, a.sign, a.actions, a.payroll, a.notify); err != nil {
 		return nil, err
 	}
 	a.table = a.routes()
@@ -158,7 +163,7 @@ func New(d Deps) (*App, error) {
 
 // newRiver builds the job client with every worker and periodic job.
 // Periodic jobs run once across replicas: river elects a leader for them.
-func newRiver(d Deps, wh *webhooks.Handler, ap *approvals.Handler, sg *sign.Handler, ac *handlers.Actions, pr *payroll.Handler) (*river.Client[pgx.Tx], error) {
+func newRiver(d Deps, wh *webhooks.Handler, ap *approvals.Handler, sg *sign.Handler, ac *handlers.Actions, pr *payroll.Handler, nt *notify.Handler) (*river.Client[pgx.Tx], error) {
 	workers := river.NewWorkers()
 	if err := river.AddWorkerSafely(workers, &handlers.RecoverActionsWorker{Actions: ac, Clock: d.Now}); err != nil {
 		return nil, fmt.Errorf("web: add worker: %w", err)
@@ -197,6 +202,9 @@ func newRiver(d Deps, wh *webhooks.Handler, ap *approvals.Handler, sg *sign.Hand
 	if err := river.AddWorkerSafely(workers, &payroll.ApproveWorker{H: pr}); err != nil {
 		return nil, fmt.Errorf("web: add worker: %w", err)
 	}
+	if err := addNotifyWorkers(workers, nt); err != nil {
+		return nil, err
+	}
 	client, err := river.NewClient(riverpgxv5.New(d.Store.Pool()), &river.Config{
 		Logger: slog.New(minLevelHandler{d.Logger.Handler(), slog.LevelWarn}).With("component", "river"),
 		Queues: map[string]river.QueueConfig{
@@ -221,7 +229,7 @@ func newRiver(d Deps, wh *webhooks.Handler, ap *approvals.Handler, sg *sign.Hand
 				func() (river.JobArgs, *river.InsertOpts) { return sign.RelayArgs{}, nil }, nil),
 			river.NewPeriodicJob(river.PeriodicInterval(mirror.StaleBalancesInterval),
 				func() (river.JobArgs, *river.InsertOpts) { return mirror.StaleBalancesArgs{}, nil }, nil),
-		}, append(webhookPeriodicJobs(), cards.PeriodicJobs()...)...),
+		}, append(append(webhookPeriodicJobs(), cards.PeriodicJobs()...), notifyPeriodicJobs()...)...),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("web: river client: %w", err)
@@ -272,6 +280,9 @@ func (a *App) Actions() *handlers.Actions { return a.actions }
 
 // Sign is the sign request area (for tests and tools).
 func (a *App) Sign() *sign.Handler { return a.sign }
+
+// Notify is the notifications area (for tests and tools).
+func (a *App) Notify() *notify.Handler { return a.notify }
 
 // Payroll is the payroll area (for tests and tools).
 func (a *App) Payroll() *payroll.Handler { return a.payroll }

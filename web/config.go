@@ -15,6 +15,7 @@ import (
 	"net/url"
 	"strings"
 
+	"partneradmin/handlers/notify"
 	"partneradmin/handlers/sign"
 )
 
@@ -51,6 +52,11 @@ type Config struct {
 	// is the link itself; in anything else {link} is the link URL-encoded
 	// (myapp://sign?link={link}), for a wallet app's own scheme.
 	SignLinkTemplate string
+	// SMTPURL is where notification mail is sent
+	// (smtp://user:pass@host:587?from=…); ChatWebhookURL is the team's
+	// Slack-compatible incoming webhook. Either unset turns its channel off.
+	SMTPURL        Secret
+	ChatWebhookURL Secret
 }
 
 // Local reports whether the app runs against its own PostgreSQL and sandbox.
@@ -95,6 +101,8 @@ func ParseConfig(args []string, getenv func(string) string, stderr io.Writer) (C
 	c.OwnerEmail = getenv("OWNER_EMAIL")
 	c.OwnerPassword = Secret(getenv("OWNER_PASSWORD"))
 	c.EncryptionKey = Secret(getenv("ENCRYPTION_KEY"))
+	c.SMTPURL = Secret(getenv("SMTP_URL"))
+	c.ChatWebhookURL = Secret(getenv("CHAT_WEBHOOK_URL"))
 
 	var errs []error
 	if err := c.LogLevel.UnmarshalText([]byte(logLevel)); err != nil {
@@ -123,6 +131,16 @@ func ParseConfig(args []string, getenv func(string) string, stderr io.Writer) (C
 	}
 	if err := sign.CheckLinkTemplate(c.SignLinkTemplate); err != nil {
 		errs = append(errs, fmt.Errorf("SIGN_LINK_TEMPLATE %q: %w", c.SignLinkTemplate, err))
+	}
+	if c.SMTPURL != "" {
+		if _, err := notify.ParseSMTPURL(c.SMTPURL.Reveal()); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if c.ChatWebhookURL != "" {
+		if _, err := notify.ParseChatURL(c.ChatWebhookURL.Reveal()); err != nil {
+			errs = append(errs, err)
+		}
 	}
 	var err error
 	if c.TrustedProxies, err = parseTrustedProxies(trustedProxies); err != nil {

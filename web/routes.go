@@ -31,6 +31,9 @@ func (a *App) routes() []Route {
 		{Method: "POST", Pattern: "/logout", Permission: store.PermSignedIn, Handler: a.auth.Logout},
 		{Method: "GET", Pattern: "/account/password", Permission: store.PermSignedIn, Handler: a.auth.PasswordForm},
 		{Method: "POST", Pattern: "/account/password", Permission: store.PermSignedIn, Handler: a.auth.ChangePassword},
+		// What one is notified of (each staff member their own).
+		{Method: "GET", Pattern: "/account/notifications", Permission: store.PermSignedIn, Handler: a.notify.Preferences},
+		{Method: "POST", Pattern: "/account/notifications", Permission: store.PermSignedIn, Handler: a.notify.SavePreferences},
 		// A one-time set-password link an owner issued: the token in the
 		// path is the credential.
 		{Method: "GET", Pattern: "/set-password/{token}", Permission: store.PermPublic, Handler: a.auth.SetPasswordForm},

@@ -68,6 +68,9 @@ type Options struct {
 	TrustedProxies []netip.Prefix
 	// SignLinkTemplate is the app's SIGN_LINK_TEMPLATE setting.
 	SignLinkTemplate string
+	// SMTPURL and ChatWebhookURL are the app's SMTP_URL and
+	// CHAT_WEBHOOK_URL settings (notifications).
+	SMTPURL, ChatWebhookURL string
 }
 
 // MigratedDatabase returns a connection string to a fresh database with the
@@ -98,7 +101,8 @@ func New(t testing.TB, opts Options) *Env {
 	logger := web.NewLogger(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	srv := httptest.NewUnstartedServer(nil)
 	cfg := web.Config{Addr: srv.Listener.Addr().String(), PublicOrigin: "http://" + srv.Listener.Addr().String(),
-		TrustedProxies: opts.TrustedProxies, SignLinkTemplate: opts.SignLinkTemplate}
+		TrustedProxies: opts.TrustedProxies, SignLinkTemplate: opts.SignLinkTemplate,
+		SMTPURL: web.Secret(opts.SMTPURL), ChatWebhookURL: web.Secret(opts.ChatWebhookURL)}
 
 	sbOpts := opts.SandboxOptions
 	sbOpts.Control, sbOpts.Local = true, true
