@@ -37,8 +37,8 @@ func (r *report) format() string {
 	}
 	w := r.Webhooks
 	b.WriteString("\n| what | figure |\n|---|---|\n")
-	fmt.Fprintf(&b, "| webhook receiver: verified deliveries/s, %d senders, %s deliveries, 20 %% repeats | %s/s; ack p50 %s, p99 %s |\n",
-		c.Conns, thousands(w.Sent), thousands(int(w.RPS())), ms(w.AckP50), ms(w.AckP99))
+	fmt.Fprintf(&b, "| webhook receiver: verified deliveries/s, %d senders, %s sent in %s, 20 %% repeats | %s/s; ack p50 %s, p99 %s |\n",
+		c.Conns, thousands(w.Sent), w.Elapsed.Round(100*time.Millisecond), thousands(int(w.RPS())), ms(w.AckP50), ms(w.AckP99))
 	fmt.Fprintf(&b, "| lost / processed twice (webhook_events, %s unique) | %d / %d (non-2xx %d, errors %d; all processed %s after the last ack) |\n",
 		thousands(w.Unique), w.Lost, w.ProcessedTwo, w.Non2xx, w.Errors, w.Drain.Round(100*time.Millisecond))
 	share := 0.0

@@ -41,7 +41,8 @@ type config struct {
 	PayrollRuns                         int
 	Conns, Rounds                       int
 	Warmup, AppRound, BareRound         time.Duration
-	Deliveries                          int
+	Deliveries                          int // at most, sent within WebhooksFor
+	WebhooksFor                         time.Duration
 	CeilingFor                          time.Duration
 	MirrorRounds                        int
 	MirrorLatencies                     []int // ms injected on every proposal list read
@@ -51,14 +52,14 @@ type config struct {
 func fullConfig() config {
 	return config{Name: "full", Employees: 10000, Wallets: 2000, CardsPerWallet: 5, ActivityDays: 365, EventsPerDay: 60, PayrollRuns: 12,
 		Conns: 32, Rounds: 3, Warmup: 500 * time.Millisecond, AppRound: 2 * time.Second, BareRound: time.Second,
-		Deliveries: 20000, CeilingFor: 4 * time.Second, MirrorRounds: 2, MirrorLatencies: []int{0, 50},
+		Deliveries: 40000, WebhooksFor: 8 * time.Second, CeilingFor: 4 * time.Second, MirrorRounds: 2, MirrorLatencies: []int{0, 50},
 		WaitForJobs: 3 * time.Minute, WaitForDrain: 2 * time.Minute, WaitBoot: 2 * time.Minute}
 }
 
 func quickConfig() config {
 	return config{Name: "quick", Employees: 1000, Wallets: 200, CardsPerWallet: 5, ActivityDays: 30, EventsPerDay: 20, PayrollRuns: 3,
 		Conns: 32, Rounds: 2, Warmup: 150 * time.Millisecond, AppRound: 300 * time.Millisecond, BareRound: 150 * time.Millisecond,
-		Deliveries: 1500, CeilingFor: time.Second, MirrorRounds: 1, MirrorLatencies: []int{0, 50},
+		Deliveries: 3000, WebhooksFor: 1500 * time.Millisecond, CeilingFor: time.Second, MirrorRounds: 1, MirrorLatencies: []int{0, 50},
 		WaitForJobs: time.Minute, WaitForDrain: time.Minute, WaitBoot: time.Minute}
 }
 
@@ -325,8 +326,8 @@ func run(ctx context.Context, cfg config, stdout, stderr io.Writer) (rep *report
 
 	// The webhook receiver, then PostgreSQL's own ceiling for what it commits.
 	prefix := "bench-" + randomHex(4)
-	dl, unique := deliveries(prefix, cfg.Deliveries, seed.Cards, seed.Users)
-	rep.Webhooks, err = driveWebhooks(ctx, appURL, secret, pool, dl, unique, cfg.Conns, cfg.WaitForDrain, prefix)
+	dl := deliveries(prefix, cfg.Deliveries, seed.Cards, seed.Users)
+	rep.Webhooks, err = driveWebhooks(ctx, appURL, secret, pool, dl, cfg.Conns, cfg.WebhooksFor, cfg.WaitForDrain, prefix)
 	if err != nil {
 		return nil, err
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -38,17 +39,15 @@ type delivery struct {
 	body []byte
 }
 
-// deliveries builds n signed-ready deliveries of card transactions on the
-// given cards; every fifth repeats an id sent before (a sender's retry).
-func deliveries(prefix string, n int, cards, users []string) ([]delivery, int) {
+// deliveries builds n deliveries of card transactions on the given cards;
+// every fifth repeats an id sent before (a sender's retry).
+func deliveries(prefix string, n int, cards, users []string) []delivery {
 	list := make([]delivery, n)
-	unique := 0
 	for i := range list {
 		if i%5 == 4 {
 			list[i] = list[i-1-(i%4)]
 			continue
 		}
-		unique++
 		id := fmt.Sprintf("%s-%d", prefix, i)
 		k := i % len(cards)
 		body, _ := json.Marshal(map[string]any{"id": id, "eventType": apiclient.EventCardTransactionCreated,
@@ -57,24 +56,26 @@ func deliveries(prefix string, n int, cards, users []string) ([]delivery, int) {
 				"amount": fmt.Sprintf("%d.%02d", 3+i%200, i%100), "fee": "0.10", "currency": "USD", "merchantName": "Bench Coffee"}})
 		list[i] = delivery{id: id, body: body}
 	}
-	return list, unique
+	return list
 }
 
-// driveWebhooks posts the deliveries from conns senders, signed as the
-// API signs them, and waits until the app has processed every unique one
-// (or drainFor passed), then reads webhook_events for what was stored and
-// how often each was processed.
-func driveWebhooks(ctx context.Context, base, secret string, pool *pgxpool.Pool, list []delivery, unique, conns int, drainFor time.Duration, prefix string) (webhookResult, error) {
+// driveWebhooks posts the deliveries in order from conns senders, signed
+// as the API signs them, until all are sent or sendFor has passed; then it
+// waits until the app has processed every unique one sent (or drainFor
+// passed) and reads webhook_events for what was stored and how often each
+// was processed.
+func driveWebhooks(ctx context.Context, base, secret string, pool *pgxpool.Pool, list []delivery, conns int, sendFor, drainFor time.Duration, prefix string) (webhookResult, error) {
 	client := newClient()
 	lat := make([]time.Duration, len(list))
 	var next, non2xx, failed atomic.Int64
 	var wg sync.WaitGroup
 	start := time.Now()
+	stop := start.Add(sendFor)
 	for range conns {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for ctx.Err() == nil {
+			for ctx.Err() == nil && time.Now().Before(stop) {
 				i := int(next.Add(1)) - 1
 				if i >= len(list) {
 					return
@@ -105,10 +106,23 @@ func driveWebhooks(ctx context.Context, base, secret string, pool *pgxpool.Pool,
 		}()
 	}
 	wg.Wait()
-	r := webhookResult{Sent: len(list), Unique: unique, Elapsed: time.Since(start), Non2xx: non2xx.Load(), Errors: failed.Load()}
+	sent := min(int(next.Load()), len(list))
+	// Deliveries are claimed in order: the first sent ones went out, and a
+	// repeat only repeats an earlier one.
+	unique := 0
+	for i := range sent {
+		if list[i].id != "" && (i%5 != 4) {
+			unique++
+		}
+	}
+	r := webhookResult{Sent: sent, Unique: unique, Elapsed: time.Since(start), Non2xx: non2xx.Load(), Errors: failed.Load()}
 	if err := ctx.Err(); err != nil {
 		return r, err
 	}
+	if sent == 0 {
+		return r, errors.New("no delivery sent")
+	}
+	lat = lat[:sent]
 	slices.Sort(lat)
 	r.AckP50, r.AckP99 = lat[int(float64(len(lat)-1)*0.50)], lat[int(float64(len(lat)-1)*0.99)]
 
