@@ -192,7 +192,8 @@ func run(ctx context.Context, cfg config, stdout, stderr io.Writer) (rep *report
 	if _, err := (&mirror.Syncer{API: api, Store: st, Now: time.Now}).Import(ctx, web.DemoPeople(demo, time.Now())); err != nil {
 		return nil, fmt.Errorf("import demo company: %w", err)
 	}
-	if err := seedApp(ctx, pool, seed, cfg.Employees, cfg.ActivityDays, cfg.EventsPerDay, cfg.PayrollRuns); err != nil {
+	say("sandbox started from the seeded state; demo company imported")
+	if err := seedApp(ctx, pool, seed, cfg.Employees, cfg.ActivityDays, cfg.EventsPerDay, cfg.PayrollRuns, say); err != nil {
 		return nil, err
 	}
 	rep.Seeded = fmt.Sprintf("%s employees with readiness in 5 currencies, %s wallets with an open proposal each, %s cards, %s money events over %d days, %d payroll runs",

@@ -193,13 +193,10 @@ func str(v any) string {
 	return s
 }
 
-func clone(o object) object {
-	// A deep copy through JSON: nested slices and maps are not shared.
-	b, _ := json.Marshal(o)
-	var c object
-	_ = json.Unmarshal(b, &c)
-	return c
-}
+// clone copies a record's top level: the fields a copy changes are
+// replaced, never modified in place, so nested values may be shared (they
+// are only written out).
+func clone(o object) object { return maps.Clone(o) }
 
 func sortedValues(m map[string]object) []object {
 	out := make([]object, 0, len(m))
@@ -225,7 +222,7 @@ func randomAddress() string {
 // year of money activity as the webhooks record it, and a monthly payroll
 // run. Proposals and cards are not written here: the app's own jobs read
 // them from the sandbox (the approvals sync, the card index refresh).
-func seedApp(ctx context.Context, pool *pgxpool.Pool, s seeded, employees, activityDays, eventsPerDay, payrollRuns int) error {
+func seedApp(ctx context.Context, pool *pgxpool.Pool, s seeded, employees, activityDays, eventsPerDay, payrollRuns int, say func(string, ...any)) error {
 	steps := []struct {
 		what string
 		sql  string
@@ -290,9 +287,11 @@ func seedApp(ctx context.Context, pool *pgxpool.Pool, s seeded, employees, activ
 			FROM payroll_runs r CROSS JOIN generate_series(1, cardinality($1::text[])) AS i`, []any{s.Users}},
 	}
 	for _, st := range steps {
+		t0 := time.Now()
 		if _, err := pool.Exec(ctx, st.sql, st.args...); err != nil {
 			return fmt.Errorf("seed %s: %w", st.what, err)
 		}
+		say("seeded %s in %s", st.what, time.Since(t0).Round(time.Millisecond))
 	}
 	// A steady-state database: autovacuum has gathered statistics and set
 	// the visibility maps.
