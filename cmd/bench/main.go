@@ -8,7 +8,7 @@
 // the ceiling of the machine it was measured on. It prints one table and
 // stops by itself.
 //
-//	go run ./cmd/bench           # about 4 minutes on 2 cores
+//	go run ./cmd/bench           # about 4 to 5 minutes on 2 cores
 //	go run ./cmd/bench --quick   # under a minute: fewer rows, shorter rounds
 //
 // Only loopback addresses are used. --bare-serve is the bare handler's own

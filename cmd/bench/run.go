@@ -51,8 +51,8 @@ type config struct {
 
 func fullConfig() config {
 	return config{Name: "full", Employees: 10000, Wallets: 2000, CardsPerWallet: 5, ActivityDays: 365, EventsPerDay: 60, PayrollRuns: 12,
-		Conns: 32, Rounds: 3, Warmup: 500 * time.Millisecond, AppRound: 2 * time.Second, BareRound: time.Second,
-		Deliveries: 40000, WebhooksFor: 8 * time.Second, CeilingFor: 4 * time.Second, MirrorRounds: 2, MirrorLatencies: []int{0, 50},
+		Conns: 32, Rounds: 3, Warmup: 500 * time.Millisecond, AppRound: 1500 * time.Millisecond, BareRound: time.Second,
+		Deliveries: 40000, WebhooksFor: 8 * time.Second, CeilingFor: 4 * time.Second, MirrorRounds: 1, MirrorLatencies: []int{0, 50},
 		WaitForJobs: 3 * time.Minute, WaitForDrain: 2 * time.Minute, WaitBoot: 2 * time.Minute}
 }
 
