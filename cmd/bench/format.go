@@ -35,8 +35,13 @@ func (r *report) format() string {
 		fmt.Fprintf(&b, "| %s (`%s`, %s) | %s | %.1f %% | %s | %s | %s | %s |\n", p.Name, shortURI(p.URI), kib(p.Bytes),
 			spread(app), share, ms(medianDur(p50)), ms(medianDur(p95)), ms(medianDur(p99)), thousands(int(median(bare))))
 	}
-	w := r.Webhooks
 	b.WriteString("\n| what | figure |\n|---|---|\n")
+	if len(c.Only) > 0 {
+		fmt.Fprintf(&b, "| peak RSS of the app (VmHWM) | %d MiB |\n", (r.PeakRSSKiB+512)/1024)
+		fmt.Fprintf(&b, "\nOnly the pages named by %q were measured; the run took %s.\n", strings.Join(c.Only, ","), r.Took.Round(time.Second))
+		return b.String()
+	}
+	w := r.Webhooks
 	fmt.Fprintf(&b, "| webhook receiver: verified deliveries/s, %d senders, %s sent in %s, 20 %% repeats | %s/s; ack p50 %s, p99 %s |\n",
 		c.Conns, thousands(w.Sent), w.Elapsed.Round(100*time.Millisecond), thousands(int(w.RPS())), ms(w.AckP50), ms(w.AckP99))
 	fmt.Fprintf(&b, "| lost / processed twice (webhook_events, %s unique) | %d / %d (non-2xx %d, errors %d; all processed %s after the last ack) |\n",

@@ -10,6 +10,15 @@
 //
 //	go run ./cmd/bench           # about 4 to 5 minutes on 2 cores
 //	go run ./cmd/bench --quick   # under a minute: fewer rows, shorter rounds
+//	go run ./cmd/bench --only activity,'proposal page' --pprof /tmp/prof --hold
+//
+// --only measures just the pages whose names contain one of its words and
+// skips the webhook, commit-ceiling and mirror-refresh rows; --pprof builds
+// the app with the benchpprof tag (the Go profiler on a loopback listener of
+// its own, never on the app's routes) and writes a CPU profile of each
+// page's first round into the directory; --hold keeps PostgreSQL, the
+// sandbox and the app running after the table, and prints the database's
+// address for EXPLAIN, until interrupted.
 //
 // Only loopback addresses are used. --bare-serve is the bare handler's own
 // mode, started by the bench itself.
@@ -22,6 +31,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 )
 
@@ -41,6 +51,9 @@ func cli(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	bare := fs.Bool("bare-serve", false, "serve the pages listed in --pages from memory (started by the bench itself)")
 	pages := fs.String("pages", "", "with --bare-serve: the page list the bench wrote")
 	addr := fs.String("addr", "127.0.0.1:0", "with --bare-serve: loopback listen address")
+	only := fs.String("only", "", "comma-separated words: measure only the pages whose names contain one (and skip the other rows)")
+	hold := fs.Bool("hold", false, "keep the database, the sandbox and the app running after the table until interrupted")
+	pprofDir := fs.String("pprof", "", "write a CPU profile of each page's first round into this directory")
 	if len(args) > 0 {
 		args = args[1:]
 	}
@@ -54,6 +67,12 @@ func cli(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if *quick {
 		cfg = quickConfig()
 	}
+	for w := range strings.SplitSeq(*only, ",") {
+		if w = strings.TrimSpace(w); w != "" {
+			cfg.Only = append(cfg.Only, strings.ToLower(w))
+		}
+	}
+	cfg.Hold, cfg.PprofDir = *hold, *pprofDir
 	_, err := run(ctx, cfg, stdout, stderr)
 	return err
 }

@@ -17,6 +17,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -47,6 +48,27 @@ type config struct {
 	MirrorRounds                        int
 	MirrorLatencies                     []int // ms injected on every proposal list read
 	WaitForJobs, WaitForDrain, WaitBoot time.Duration
+	// Only, when set, keeps the pages whose names contain one of these
+	// words and skips the webhook, ceiling and mirror-refresh rows.
+	Only []string
+	// Hold keeps everything running after the table until ctx ends.
+	Hold bool
+	// PprofDir, when set, receives a CPU profile of each page's first
+	// round (the app built with the benchpprof tag).
+	PprofDir string
+}
+
+// wants reports whether the run measures the page named name.
+func (c config) wants(name string) bool {
+	if len(c.Only) == 0 {
+		return true
+	}
+	for _, w := range c.Only {
+		if strings.Contains(strings.ToLower(name), w) {
+			return true
+		}
+	}
+	return false
 }
 
 func fullConfig() config {
@@ -124,7 +146,14 @@ func run(ctx context.Context, cfg config, stdout, stderr io.Writer) (rep *report
 		return nil, err
 	}
 	bin := filepath.Join(tmp, "bin")
-	build := exec.CommandContext(ctx, "go", "build", "-o", bin+string(filepath.Separator), "./cmd/partner-admin", "./cmd/bench")
+	buildArgs := []string{"build", "-o", bin + string(filepath.Separator)}
+	if cfg.PprofDir != "" {
+		if err := os.MkdirAll(cfg.PprofDir, 0o755); err != nil {
+			return nil, err
+		}
+		buildArgs = append(buildArgs, "-tags", "benchpprof")
+	}
+	build := exec.CommandContext(ctx, "go", append(buildArgs, "./cmd/partner-admin", "./cmd/bench")...)
 	build.Dir = root
 	if out, err := build.CombinedOutput(); err != nil {
 		return nil, fmt.Errorf("go build: %w: %s", err, out)
@@ -212,6 +241,15 @@ func run(ctx context.Context, cfg config, stdout, stderr io.Writer) (rep *report
 		"DATABASE_URL="+dsn, "PARTNER_API_BASE_URL="+sbURL, "PARTNER_API_KEY="+demo.APIKey,
 		"OWNER_EMAIL="+ownerEmail, "OWNER_PASSWORD="+password, "ENCRYPTION_KEY="+randomHex(32), "LOG_LEVEL=warn",
 		"TRUSTED_PROXIES=", "SIGN_LINK_TEMPLATE=")
+	pprofURL := ""
+	if cfg.PprofDir != "" {
+		pp, err := freeLoopbackPort()
+		if err != nil {
+			return nil, err
+		}
+		addr := "127.0.0.1:" + strconv.Itoa(pp)
+		env, pprofURL = append(env, "BENCH_PPROF_ADDR="+addr), "http://"+addr
+	}
 	app, err := startChild(ctx, "partner-admin", filepath.Join(bin, "partner-admin"), nil, env, filepath.Join(tmp, "app.log"), cfg.WaitBoot)
 	if err != nil {
 		return nil, err
@@ -239,6 +277,9 @@ func run(ctx context.Context, cfg config, stdout, stderr io.Writer) (rep *report
 
 	// The mirror refresh, as the queue's button runs it.
 	for _, ms := range cfg.MirrorLatencies {
+		if len(cfg.Only) > 0 {
+			break
+		}
 		m, err := refreshMirror(ctx, owner, appURL, sbURL, ms, cfg.MirrorRounds)
 		if err != nil {
 			return nil, err
@@ -264,6 +305,10 @@ func run(ctx context.Context, cfg config, stdout, stderr io.Writer) (rep *report
 		{"money out", "/money-out"},
 		{"payroll", "/payroll"},
 		{"activity", "/activity"},
+	}
+	pages = slices.DeleteFunc(pages, func(p page) bool { return !cfg.wants(p.Name) })
+	if len(pages) == 0 {
+		return nil, fmt.Errorf("--only %s: no page name contains any of these words", strings.Join(cfg.Only, ","))
 	}
 	pagesDir := filepath.Join(tmp, "pages")
 	if err := os.MkdirAll(pagesDir, 0o700); err != nil {
@@ -306,7 +351,18 @@ func run(ctx context.Context, cfg config, stdout, stderr io.Writer) (rep *report
 			if round < 0 {
 				appFor, bareFor = cfg.Warmup, cfg.Warmup
 			}
+			var prof chan error
+			if pprofURL != "" && round == 0 {
+				prof = make(chan error, 1)
+				file := filepath.Join(cfg.PprofDir, fmt.Sprintf("page%02d-%s.pprof", i, slug(ps.Name)))
+				go func() { prof <- cpuProfile(ctx, pprofURL, max(1, int(appFor/time.Second)), file) }()
+			}
 			a, err := drive(ctx, owner, appURL+ps.URI, http.StatusOK, cfg.Conns, appFor)
+			if prof != nil {
+				if perr := <-prof; perr != nil {
+					say("%s: no CPU profile: %v", ps.Name, perr)
+				}
+			}
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w; app log: %s", ps.Name, err, app.tail())
 			}
@@ -325,6 +381,10 @@ func run(ctx context.Context, cfg config, stdout, stderr io.Writer) (rep *report
 		}
 	}
 
+	if len(cfg.Only) > 0 {
+		return finish(ctx, cfg, rep, app, dsn, appURL, stdout, say)
+	}
+
 	// The webhook receiver, then PostgreSQL's own ceiling for what it commits.
 	prefix := "bench-" + randomHex(4)
 	dl := deliveries(prefix, cfg.Deliveries, seed.Cards, seed.Users)
@@ -339,16 +399,66 @@ func run(ctx context.Context, cfg config, stdout, stderr io.Writer) (rep *report
 	}
 	say("PostgreSQL commit ceiling: %.0f transactions/s", rep.CeilingTPS)
 
+	return finish(ctx, cfg, rep, app, dsn, appURL, stdout, say)
+}
+
+// finish reads the app's peak RSS, prints the table and, with --hold,
+// keeps everything running until ctx ends.
+func finish(ctx context.Context, cfg config, rep *report, app *child, dsn, appURL string, stdout io.Writer, say func(string, ...any)) (*report, error) {
 	if app.exited() {
 		return nil, fmt.Errorf("the app exited during the run: %s", app.tail())
 	}
+	var err error
 	if rep.PeakRSSKiB, err = peakRSS(app.cmd.Process.Pid); err != nil {
 		return nil, err
 	}
 	rep.Took = time.Since(rep.Started)
 	rep.Table = rep.format()
 	fmt.Fprint(stdout, rep.Table)
+	if cfg.Hold {
+		say("holding until interrupted: app %s (pid %d), database %s", appURL, app.cmd.Process.Pid, dsn)
+		<-ctx.Done()
+	}
 	return rep, nil
+}
+
+// cpuProfile fetches seconds of the app's CPU profile into file.
+func cpuProfile(ctx context.Context, base string, seconds int, file string) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, fmt.Sprintf("%s/debug/pprof/profile?seconds=%d", base, seconds), nil)
+	if err != nil {
+		return err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("profile: status %d", resp.StatusCode)
+	}
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(file, b, 0o644)
+}
+
+// slug is a page name as a file name: letters and digits, dashes between.
+func slug(name string) string {
+	var b strings.Builder
+	dash := false
+	for _, r := range strings.ToLower(name) {
+		if (r >= 'a' && r <= 'z') || (r >= '0' && r <= '9') {
+			if dash && b.Len() > 0 {
+				b.WriteByte('-')
+			}
+			b.WriteRune(r)
+			dash = false
+		} else {
+			dash = true
+		}
+	}
+	return b.String()
 }
 
 // moduleRoot is the directory of this checkout's go.mod.
