@@ -3,6 +3,8 @@ package store
 import (
 	"context"
 	"fmt"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -51,38 +53,76 @@ type FeedFilter struct {
 // card spends and fulfilments from the webhooks, and every proposal that
 // completed (transfers, payroll rows, swaps, offramps) from the approvals
 // mirror. Amounts are decimals.
+//
+// Each source is read in the feed's order from an index of its own
+// (activity_feed_idx, proposals_feed_idx: time, then the line's key), from
+// the page's cursor on, and stops after a page; the two pages are merged
+// and only the lines shown look up their employees' names. Only the
+// filters that are set become conditions, so each combination is planned
+// for what it asks.
 func (s *Store) ActivityFeed(ctx context.Context, f FeedFilter) ([]FeedEntry, error) {
 	if f.Limit <= 0 || f.Limit > 10000 {
 		f.Limit = 100
 	}
-	var from, to, before *time.Time
-	if !f.From.IsZero() {
-		from = &f.From
+	var args []any
+	arg := func(v any) string {
+		args = append(args, v)
+		return "$" + strconv.Itoa(len(args))
 	}
-	if !f.To.IsZero() {
-		to = &f.To
+	// The conditions of one source, on its time, key, kind, currency and
+	// employee expressions.
+	conds := func(at, key, kind, currency, user string) string {
+		var c []string
+		if f.Kind != "" {
+			c = append(c, kind+" = "+arg(f.Kind))
+		}
+		if f.Currency != "" {
+			c = append(c, currency+" = "+arg(f.Currency))
+		}
+		if f.ServiceUserID != "" {
+			c = append(c, user+" = "+arg(f.ServiceUserID))
+		}
+		if !f.From.IsZero() {
+			c = append(c, at+" >= "+arg(f.From))
+		}
+		if !f.To.IsZero() {
+			c = append(c, at+" < "+arg(f.To))
+		}
+		if !f.BeforeAt.IsZero() {
+			c = append(c, "("+at+", "+key+") < ("+arg(f.BeforeAt)+"::timestamptz, "+arg(f.BeforeKey)+"::text)")
+		}
+		if len(c) == 0 {
+			return "true"
+		}
+		return strings.Join(c, " AND ")
 	}
-	if !f.BeforeAt.IsZero() {
-		before = &f.BeforeAt
-	}
-	rows, err := s.db.Query(ctx, `
-		SELECT x.key, x.at, x.kind, x.user_id, coalesce(nullif(trim(e.first_name || ' ' || e.last_name), ''), ''),
+	const (
+		aAt, aKey = "a.occurred_at", "('a' || a.id::text)"
+		pAt, pKey = "coalesce(p.upstream_updated_at, p.synced_at)", "('p' || p.id)"
+		pUser     = "coalesce(nullif(p.to_user_id, ''), p.owner_user_id)"
+	)
+	aWhere := conds(aAt, aKey, "a.kind", "a.currency", "a.service_user_id")
+	pWhere := conds(pAt, pKey, "lower(p.type)", "p.currency", pUser)
+	// The page size is a number of the code's, written into the statement
+	// so that its cached plan is made for it.
+	limit := strconv.Itoa(f.Limit)
+	sql := `
+		SELECT x.key, x.at, x.kind, x.user_id,
+			coalesce((SELECT nullif(trim(e.first_name || ' ' || e.last_name), '') FROM employees e WHERE e.service_user_id = x.user_id), ''),
 			x.amount, x.fee, x.currency, x.reference, x.status, x.description
 		FROM (
-			SELECT 'a' || a.id AS key, a.occurred_at AS at, a.kind, a.service_user_id AS user_id, a.amount::text AS amount,
+			(SELECT ` + aKey + ` AS key, ` + aAt + ` AS at, a.kind, a.service_user_id AS user_id, a.amount::text AS amount,
 				a.fee::text AS fee, a.currency, a.reference, a.status, a.description
-			FROM activity a
+			FROM activity a WHERE ` + aWhere + `
+			ORDER BY ` + aAt + ` DESC, ` + aKey + ` DESC LIMIT ` + limit + `)
 			UNION ALL
-			SELECT 'p' || p.id, coalesce(p.upstream_updated_at, p.synced_at), lower(p.type),
-				coalesce(nullif(p.to_user_id, ''), p.owner_user_id), p.amount::text, NULL, p.currency, p.id, 'completed', p.description
-			FROM proposals p WHERE p.status = 'COMPLETED'
+			(SELECT ` + pKey + `, ` + pAt + `, lower(p.type), ` + pUser + `, p.amount::text, NULL, p.currency, p.id, 'completed', p.description
+			FROM proposals p WHERE p.status = 'COMPLETED' AND ` + pWhere + `
+			ORDER BY ` + pAt + ` DESC, ` + pKey + ` DESC LIMIT ` + limit + `)
+			ORDER BY 2 DESC, 1 DESC LIMIT ` + limit + `
 		) x
-		LEFT JOIN employees e ON e.service_user_id = x.user_id
-		WHERE ($1 = '' OR x.kind = $1) AND ($2 = '' OR x.currency = $2) AND ($3 = '' OR x.user_id = $3)
-		  AND ($4::timestamptz IS NULL OR x.at >= $4) AND ($5::timestamptz IS NULL OR x.at < $5)
-		  AND ($6::timestamptz IS NULL OR (x.at, x.key) < ($6, $7))
-		ORDER BY x.at DESC, x.key DESC LIMIT $8`,
-		f.Kind, f.Currency, f.ServiceUserID, from, to, before, f.BeforeKey, f.Limit)
+		ORDER BY x.at DESC, x.key DESC`
+	rows, err := s.db.Query(ctx, sql, args...)
 	if err != nil {
 		return nil, fmt.Errorf("store: activity feed: %w", err)
 	}
