@@ -7,7 +7,10 @@
 -- them, each source is read in the feed's order from the page's cursor and
 -- stops after a page.
 CREATE INDEX activity_feed_idx ON activity (occurred_at DESC, ('a' || id::text) DESC);
-CREATE INDEX proposals_feed_idx ON proposals (coalesce(upstream_updated_at, synced_at) DESC, ('p' || id) DESC)
+-- A completed proposal's time is upstream_updated_at (never null); synced_at,
+-- which the approvals sync stamps on every row it reads, is kept out of the
+-- index so that stamping stays a heap-only update.
+CREATE INDEX proposals_feed_idx ON proposals (upstream_updated_at DESC, ('p' || id) DESC)
     WHERE status = 'COMPLETED';
 
 -- +goose Down

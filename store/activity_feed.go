@@ -98,7 +98,9 @@ func (s *Store) ActivityFeed(ctx context.Context, f FeedFilter) ([]FeedEntry, er
 	}
 	const (
 		aAt, aKey = "a.occurred_at", "('a' || a.id::text)"
-		pAt, pKey = "coalesce(p.upstream_updated_at, p.synced_at)", "('p' || p.id)"
+		// upstream_updated_at is never null; synced_at stays out of every
+		// index, so the sync's stamping of it remains a heap-only update.
+		pAt, pKey = "p.upstream_updated_at", "('p' || p.id)"
 		pUser     = "coalesce(nullif(p.to_user_id, ''), p.owner_user_id)"
 	)
 	aWhere := conds(aAt, aKey, "a.kind", "a.currency", "a.service_user_id")
