@@ -247,6 +247,40 @@ func upsertProposalTx(ctx context.Context, tx pgx.Tx, p Proposal) (ProposalChang
 	return ch, nil
 }
 
+// SameUpstream reports whether recording p, as read from the API, would
+// change nothing of held, the mirror's row, but the time it was synced:
+// every field the upsert writes is equal, and p names no creator held lacks.
+func (p Proposal) SameUpstream(held Proposal) bool {
+	approvals := p.Approvals
+	if approvals == nil {
+		approvals = []string{}
+	}
+	d := p.UpdatedAt.Sub(held.UpdatedAt)
+	return p.ID == held.ID && p.Status == held.Status && p.Currency == held.Currency && p.Amount.Equal(held.Amount) &&
+		p.ToUserID == held.ToUserID && p.ToAddress == held.ToAddress && p.ToStablecoin == held.ToStablecoin &&
+		p.SlippageBps == held.SlippageBps && p.Description == held.Description &&
+		p.RequiredSignatures == held.RequiredSignatures && p.CollectedSignatures == held.CollectedSignatures &&
+		slices.Equal(approvals, held.Approvals) && p.RequiredApprovals == held.RequiredApprovals &&
+		p.ApprovalMode == held.ApprovalMode && p.RejectionReason == held.RejectionReason && p.FailureReason == held.FailureReason &&
+		(p.CreatedByStaffID == 0 || held.CreatedByStaffID != 0) &&
+		// PostgreSQL keeps microseconds.
+		d < time.Microsecond && d > -time.Microsecond
+}
+
+// StampProposalsSynced records that a sync read the proposals ids and
+// found them as the mirror holds them: one statement for all of them,
+// instead of a transaction each. synced_at is in no index, so each row's
+// update is heap-only.
+func (s *Store) StampProposalsSynced(ctx context.Context, ids []string) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	if _, err := s.db.Exec(ctx, `UPDATE proposals SET synced_at = now() WHERE id = ANY($1)`, ids); err != nil {
+		return fmt.Errorf("store: stamp synced proposals: %w", err)
+	}
+	return nil
+}
+
 // olderThan reports whether p, as read from the API, is older than what the
 // mirror holds: updated earlier upstream, or at the same instant with less
 // progress (fewer approvals or signatures).

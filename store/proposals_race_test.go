@@ -54,3 +54,49 @@ func TestAnOlderAnswerDoesNotSetAProposalBack(t *testing.T) {
 		t.Fatalf("a newer answer did not apply: %s", got.Status)
 	}
 }
+
+// A proposal read again as the mirror holds it is the same upstream: the
+// sync stamps it synced in one statement instead of upserting it. Any field
+// the upsert writes, a newer upstream time or a creator the mirror lacks
+// makes it different.
+func TestSameUpstreamAndStampSynced(t *testing.T) {
+	st := migratedStore(t)
+	ctx := context.Background()
+	t0 := time.Now().UTC().Truncate(time.Microsecond)
+	p := store.Proposal{ID: "p-same", WalletID: "w1", OwnerUserID: "u1", Type: "TRANSFER", Status: store.ProposalPendingApprovals,
+		Currency: "USDB", Amount: decimal.RequireFromString("5.10"), RequiredApprovals: 2, RequiredSignatures: 1,
+		CreatedAt: t0, UpdatedAt: t0}
+	if _, err := st.UpsertProposal(ctx, p); err != nil {
+		t.Fatal(err)
+	}
+	held, err := st.ProposalByID(ctx, p.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again := p
+	again.Amount = decimal.RequireFromString("5.1")
+	if !again.SameUpstream(held) {
+		t.Fatalf("the proposal as it was read is not the same upstream: %+v vs %+v", again, held)
+	}
+	for name, change := range map[string]func(*store.Proposal){
+		"status":    func(x *store.Proposal) { x.Status = store.ProposalPendingSignatures },
+		"approvals": func(x *store.Proposal) { x.Approvals = []string{"a1"} },
+		"amount":    func(x *store.Proposal) { x.Amount = decimal.RequireFromString("5.11") },
+		"updated":   func(x *store.Proposal) { x.UpdatedAt = x.UpdatedAt.Add(time.Millisecond) },
+		"creator":   func(x *store.Proposal) { x.CreatedByStaffID = 7 },
+		"failure":   func(x *store.Proposal) { x.FailureReason = "gas" },
+	} {
+		x := p
+		change(&x)
+		if x.SameUpstream(held) {
+			t.Errorf("a different %s is the same upstream", name)
+		}
+	}
+	if err := st.StampProposalsSynced(ctx, []string{p.ID}); err != nil {
+		t.Fatal(err)
+	}
+	after, err := st.ProposalByID(ctx, p.ID)
+	if err != nil || !after.SyncedAt.After(held.SyncedAt) || after.Status != held.Status || !after.UpdatedAt.Equal(held.UpdatedAt) {
+		t.Fatalf("stamped: synced %v (was %v), %s, %v", after.SyncedAt, held.SyncedAt, after.Status, err)
+	}
+}

@@ -19,6 +19,11 @@ import (
 // DefaultSyncConcurrency bounds the upstream calls one sync makes at once.
 const DefaultSyncConcurrency = 48
 
+// syncDBConcurrency bounds the sync's own use of the database pool (6
+// connections on 2 cores), so that pages served while it runs never queue
+// behind its dozens of wallets.
+const syncDBConcurrency = 2
+
 // SyncInterval is how often the queue is re-read from the API.
 const SyncInterval = 20 * time.Second
 
@@ -78,7 +83,20 @@ func (s *Syncer) syncWallets(ctx context.Context, wallets []string, owners map[s
 		firstErr error
 		wg       sync.WaitGroup
 		sem      = make(chan struct{}, n)
+		dbSem    = make(chan struct{}, syncDBConcurrency)
+		// unchanged are the proposals read as the mirror holds them:
+		// stamped synced together at the end, not a transaction each.
+		unchanged []string
 	)
+	db := func(f func() error) error {
+		select {
+		case dbSem <- struct{}{}:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		defer func() { <-dbSem }()
+		return f()
+	}
 	fail := func(err error) {
 		mu.Lock()
 		defer mu.Unlock()
@@ -104,13 +122,32 @@ func (s *Syncer) syncWallets(ctx context.Context, wallets []string, owners map[s
 				fail(fmt.Errorf("approvals: proposals of wallet %s: %w", walletID, err))
 				return
 			}
+			ids := make([]string, len(ps))
+			for i, p := range ps {
+				ids[i] = p.ID
+			}
+			var held []store.Proposal
+			if err := db(func() (err error) { held, err = s.Store.ProposalsByIDs(ctx, ids); return err }); err != nil {
+				fail(err)
+				return
+			}
+			heldBy := make(map[string]store.Proposal, len(held))
+			for _, h := range held {
+				heldBy[h.ID] = h
+			}
 			changed := 0
+			var same []string
 			for _, p := range ps {
 				if p.WalletID == "" {
 					p.WalletID = walletID
 				}
-				ch, err := s.Store.UpsertProposal(ctx, mirror.FromAPI(p, owner, s.Clock()))
-				if err != nil {
+				mp := mirror.FromAPI(p, owner, s.Clock())
+				if h, ok := heldBy[mp.ID]; ok && mp.SameUpstream(h) {
+					same = append(same, mp.ID)
+					continue
+				}
+				var ch store.ProposalChange
+				if err := db(func() (err error) { ch, err = s.Store.UpsertProposal(ctx, mp); return err }); err != nil {
 					fail(err)
 					return
 				}
@@ -121,10 +158,14 @@ func (s *Syncer) syncWallets(ctx context.Context, wallets []string, owners map[s
 			mu.Lock()
 			res.Proposals += len(ps)
 			res.Changed += changed
+			unchanged = append(unchanged, same...)
 			mu.Unlock()
 		}(id)
 	}
 	wg.Wait()
+	if err := s.Store.StampProposalsSynced(ctx, unchanged); err != nil && firstErr == nil {
+		firstErr = err
+	}
 	return res, firstErr
 }
 
