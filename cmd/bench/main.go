@@ -17,8 +17,9 @@
 // the app with the benchpprof tag (the Go profiler on a loopback listener of
 // its own, never on the app's routes) and writes a CPU profile of each
 // page's first round into the directory; --hold keeps PostgreSQL, the
-// sandbox and the app running after the table, and prints the database's
-// address for EXPLAIN, until interrupted.
+// sandbox and the app running after the table, until interrupted, with the
+// database's address (for EXPLAIN), the app's and the owner's sign-in in a
+// file only its user reads.
 //
 // Only loopback addresses are used. --bare-serve is the bare handler's own
 // mode, started by the bench itself.

@@ -382,7 +382,7 @@ func run(ctx context.Context, cfg config, stdout, stderr io.Writer) (rep *report
 	}
 
 	if len(cfg.Only) > 0 {
-		return finish(ctx, cfg, rep, app, dsn, appURL, stdout, say)
+		return finish(ctx, cfg, rep, app, holdEnv(tmp, dsn, appURL, password), stdout, say)
 	}
 
 	// The webhook receiver, then PostgreSQL's own ceiling for what it commits.
@@ -399,12 +399,22 @@ func run(ctx context.Context, cfg config, stdout, stderr io.Writer) (rep *report
 	}
 	say("PostgreSQL commit ceiling: %.0f transactions/s", rep.CeilingTPS)
 
-	return finish(ctx, cfg, rep, app, dsn, appURL, stdout, say)
+	return finish(ctx, cfg, rep, app, holdEnv(tmp, dsn, appURL, password), stdout, say)
+}
+
+// holdFile is what --hold writes for the developer: the run's throwaway
+// database address, app address and owner sign-in, in a file only its user
+// reads (never printed).
+type holdFile struct{ path, body string }
+
+func holdEnv(tmp, dsn, appURL, password string) holdFile {
+	return holdFile{path: filepath.Join(tmp, "hold.env"),
+		body: "DATABASE_URL='" + dsn + "'\nAPP_URL='" + appURL + "'\nOWNER_EMAIL='" + ownerEmail + "'\nOWNER_PASSWORD='" + password + "'\n"}
 }
 
 // finish reads the app's peak RSS, prints the table and, with --hold,
 // keeps everything running until ctx ends.
-func finish(ctx context.Context, cfg config, rep *report, app *child, dsn, appURL string, stdout io.Writer, say func(string, ...any)) (*report, error) {
+func finish(ctx context.Context, cfg config, rep *report, app *child, hold holdFile, stdout io.Writer, say func(string, ...any)) (*report, error) {
 	if app.exited() {
 		return nil, fmt.Errorf("the app exited during the run: %s", app.tail())
 	}
@@ -416,7 +426,10 @@ func finish(ctx context.Context, cfg config, rep *report, app *child, dsn, appUR
 	rep.Table = rep.format()
 	fmt.Fprint(stdout, rep.Table)
 	if cfg.Hold {
-		say("holding until interrupted: app %s (pid %d), database %s", appURL, app.cmd.Process.Pid, dsn)
+		if err := os.WriteFile(hold.path, []byte(hold.body), 0o600); err != nil {
+			return nil, err
+		}
+		say("holding until interrupted (app pid %d); the database's and the app's addresses and the owner's sign-in are in %s", app.cmd.Process.Pid, hold.path)
 		<-ctx.Done()
 	}
 	return rep, nil
