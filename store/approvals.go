@@ -109,12 +109,16 @@ func (s *Store) RecordApproval(ctx context.Context, a Approval, after Proposal) 
 	})
 }
 
+// approvalStaffSQL lists who approved proposal $1 in its current round: the
+// admin's serviceUserId and the staff member's email.
+const approvalStaffSQL = `SELECT a.service_user_id, st.email FROM proposal_approvals a JOIN proposals p ON p.id = a.proposal_id AND p.round = a.round
+	JOIN staff st ON st.id = a.staff_id WHERE a.proposal_id = $1 AND a.state = 'approved'`
+
 // ApprovalStaff returns, per serviceUserId, the email of the staff member who
 // approved in the current round through the app (for the timeline and
 // "x of n").
 func (s *Store) ApprovalStaff(ctx context.Context, proposalID string) (map[string]string, error) {
-	rows, err := s.db.Query(ctx, `SELECT a.service_user_id, st.email FROM proposal_approvals a JOIN proposals p ON p.id = a.proposal_id AND p.round = a.round
-		JOIN staff st ON st.id = a.staff_id WHERE a.proposal_id = $1 AND a.state = 'approved'`, proposalID)
+	rows, err := s.db.Query(ctx, approvalStaffSQL, proposalID)
 	if err != nil {
 		return nil, fmt.Errorf("store: approval staff: %w", err)
 	}

@@ -442,19 +442,24 @@ func (s *Store) AddProposalEvent(ctx context.Context, e ProposalEvent) error {
 	return s.InTx(ctx, func(tx pgx.Tx) error { return addProposalEvent(ctx, tx, e) })
 }
 
+// proposalEventsSQL is proposal $1's timeline, oldest first.
+const proposalEventsSQL = `SELECT e.id, e.proposal_id, e.at, e.kind, coalesce(e.staff_id, 0),
+	coalesce(nullif(e.actor, ''), st.email, ''), e.detail
+	FROM proposal_events e LEFT JOIN staff st ON st.id = e.staff_id WHERE e.proposal_id = $1 ORDER BY e.at, e.id`
+
+func scanProposalEvent(r pgx.CollectableRow) (ProposalEvent, error) {
+	var e ProposalEvent
+	err := r.Scan(&e.ID, &e.ProposalID, &e.At, &e.Kind, &e.StaffID, &e.Actor, &e.Detail)
+	return e, err
+}
+
 // ProposalEvents returns a proposal's timeline, oldest first.
 func (s *Store) ProposalEvents(ctx context.Context, proposalID string) ([]ProposalEvent, error) {
-	rows, err := s.db.Query(ctx, `SELECT e.id, e.proposal_id, e.at, e.kind, coalesce(e.staff_id, 0),
-		coalesce(nullif(e.actor, ''), st.email, ''), e.detail
-		FROM proposal_events e LEFT JOIN staff st ON st.id = e.staff_id WHERE e.proposal_id = $1 ORDER BY e.at, e.id`, proposalID)
+	rows, err := s.db.Query(ctx, proposalEventsSQL, proposalID)
 	if err != nil {
 		return nil, fmt.Errorf("store: proposal events: %w", err)
 	}
-	list, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (ProposalEvent, error) {
-		var e ProposalEvent
-		err := r.Scan(&e.ID, &e.ProposalID, &e.At, &e.Kind, &e.StaffID, &e.Actor, &e.Detail)
-		return e, err
-	})
+	list, err := pgx.CollectRows(rows, scanProposalEvent)
 	if err != nil {
 		return nil, fmt.Errorf("store: proposal events: %w", err)
 	}

@@ -39,18 +39,12 @@ func (h *Handler) Detail(w http.ResponseWriter, r *http.Request) {
 
 func (h *Handler) renderDetail(w http.ResponseWriter, r *http.Request, id string, st detailState) {
 	ctx := r.Context()
-	p, err := h.store.ProposalByID(ctx, id)
+	p, sr, hasSign, err := h.store.ProposalHead(ctx, id)
 	if errors.Is(err, store.ErrNotFound) {
 		h.NotFound(w, r)
 		return
 	}
 	if err != nil {
-		h.ServerError(w, r, err)
-		return
-	}
-	sr, err := h.store.LatestSignRequest(ctx, p.ID)
-	hasSign := err == nil
-	if err != nil && !errors.Is(err, store.ErrNotFound) {
 		h.ServerError(w, r, err)
 		return
 	}
@@ -92,43 +86,32 @@ func detailVersion(p store.Proposal, sr store.SignRequest, hasSign bool) string 
 	return strconv.FormatUint(f.Sum64(), 36)
 }
 
+// detailView reads what the page shows beside the proposal in one round
+// trip of the store's.
 func (h *Handler) detailView(ctx context.Context, p store.Proposal, sr store.SignRequest, hasSign bool) (views.ProposalDetailView, error) {
 	viewer := handlers.ViewerFrom(ctx)
-	linked, err := h.store.ApproverLink(ctx, viewer.Staff.ID)
+	// The viewer was read for this request: its link is current.
+	linked := viewer.Staff.ServiceUserID
+	d, err := h.store.ProposalDetailOf(ctx, p, mirror.NameIDs(p))
 	if err != nil {
 		return views.ProposalDetailView{}, err
 	}
-	names, err := mirror.LoadNames(ctx, h.store, p)
-	if err != nil {
-		return views.ProposalDetailView{}, err
-	}
+	names := mirror.Names(d.Employees)
 	now := h.clock()
 	v := views.ProposalDetailView{
 		Row: row(p, names, now, linked, viewer.Staff.ID), WalletID: p.WalletID, OwnerUserID: p.OwnerUserID, ToAddress: p.ToAddress,
 		ToStablecoin: p.ToStablecoin, SlippageBps: p.SlippageBps, Rejection: p.RejectionReason, Failure: p.FailureReason,
 		RejectForm: views.RejectForm{Fields: views.FieldErrors{}},
 	}
-	staffBy, err := h.store.ApprovalStaff(ctx, p.ID)
-	if err != nil {
-		return v, err
-	}
 	for _, a := range p.Approvals {
 		label := names.Of(a)
-		if e := staffBy[a]; e != "" {
+		if e := d.ApprovalStaff[a]; e != "" {
 			label += " (by " + e + ")"
 		}
 		v.ApprovedBy = append(v.ApprovedBy, label)
 	}
-	if v.Timeline, err = h.timeline(ctx, p.ID); err != nil {
-		return v, err
-	}
-	owner := ""
-	if wlt, err := h.store.WalletByID(ctx, p.WalletID); err == nil {
-		owner = wlt.OwnerAddress
-	} else if !errors.Is(err, store.ErrNotFound) {
-		return v, err
-	}
-	v.Device = mirror.DeviceSummaryOf(p, names, owner)
+	v.Timeline = timeline(d.Events, d.Actions)
+	v.Device = mirror.DeviceSummaryOf(p, names, d.OwnerAddress)
 	if hasSign {
 		panel := mirror.SignPanelOf(sr, now)
 		v.Sign = &panel
@@ -178,18 +161,10 @@ func decideActions(v *views.ProposalDetailView, p store.Proposal, canAct bool, v
 // timeline is the proposal's timeline: what the mirror recorded, and the
 // writes about it that did not take effect (refused) or whose outcome is
 // still open, from the action ledger.
-func (h *Handler) timeline(ctx context.Context, proposalID string) ([]views.TimelineEntry, error) {
-	events, err := h.store.ProposalEvents(ctx, proposalID)
-	if err != nil {
-		return nil, err
-	}
+func timeline(events []store.ProposalEvent, actions []store.Action) []views.TimelineEntry {
 	var out []views.TimelineEntry
 	for _, e := range events {
 		out = append(out, views.TimelineEntry{At: e.At, Kind: e.Kind, Actor: e.Actor, Detail: e.Detail})
-	}
-	actions, err := h.store.ListActions(ctx, store.ActionFilter{Target: "proposal:" + proposalID, Limit: 50})
-	if err != nil {
-		return nil, err
 	}
 	for _, a := range actions {
 		if a.State == store.ActionDone {
@@ -198,7 +173,7 @@ func (h *Handler) timeline(ctx context.Context, proposalID string) ([]views.Time
 		out = append(out, views.TimelineEntry{At: a.UpdatedAt, Kind: a.Kind + " " + a.State.Label(), Actor: a.Actor.Email, Detail: a.Message})
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].At.Before(out[j].At) })
-	return out, nil
+	return out
 }
 
 // needsLink reports whether approving needs an acting wallet admin.

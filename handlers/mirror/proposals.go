@@ -85,10 +85,9 @@ func (n Names) Recipient(p store.Proposal) string {
 	return "—"
 }
 
-// LoadNames loads the names of the users the proposals mention.
-func LoadNames(ctx context.Context, st interface {
-	EmployeesByServiceUserIDs(ctx context.Context, ids []string) (map[string]store.Employee, error)
-}, ps ...store.Proposal) (Names, error) {
+// NameIDs are the serviceUserIds the proposals mention (owner, recipient,
+// approvers), each once.
+func NameIDs(ps ...store.Proposal) []string {
 	seen := map[string]bool{}
 	var ids []string
 	for _, p := range ps {
@@ -99,7 +98,14 @@ func LoadNames(ctx context.Context, st interface {
 			}
 		}
 	}
-	m, err := st.EmployeesByServiceUserIDs(ctx, ids)
+	return ids
+}
+
+// LoadNames loads the names of the users the proposals mention.
+func LoadNames(ctx context.Context, st interface {
+	EmployeesByServiceUserIDs(ctx context.Context, ids []string) (map[string]store.Employee, error)
+}, ps ...store.Proposal) (Names, error) {
+	m, err := st.EmployeesByServiceUserIDs(ctx, NameIDs(ps...))
 	if err != nil {
 		return nil, err
 	}
