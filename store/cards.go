@@ -141,11 +141,27 @@ func (s *Store) CardByID(ctx context.Context, id string) (CardHit, error) {
 	return h, nil
 }
 
+// CardStatusRestamp is how long a status read again unchanged leaves the
+// recorded time of the read as it is: a card page viewed many times a
+// second would otherwise write, and lock, its card's row on every view.
+// "Last seen" may then be up to this much older than the last live read.
+const CardStatusRestamp = time.Minute
+
+// StatusFresh reports whether recording status, read at readAt, would
+// change nothing RecordCardStatus keeps: the same status, recorded less
+// than CardStatusRestamp before.
+func (h CardHit) StatusFresh(status string, readAt time.Time) bool {
+	return h.Status == status && !h.StatusReadAt.IsZero() && readAt.Sub(h.StatusReadAt) < CardStatusRestamp
+}
+
 // RecordCardStatus keeps the status just read live (GET /cards/{cardId}),
-// with the time of the read.
+// with the time of the read: a newer read wins, an older one is dropped,
+// and the same status again is recorded at most once per
+// CardStatusRestamp.
 func (s *Store) RecordCardStatus(ctx context.Context, id, status string, readAt time.Time) error {
 	_, err := s.db.Exec(ctx, `UPDATE cards SET status = $2, status_read_at = $3, updated_at = now()
-		WHERE id = $1 AND status_read_at <= $3`, id, status, readAt)
+		WHERE id = $1 AND status_read_at <= $3 AND (status IS DISTINCT FROM $2 OR status_read_at <= $3 - $4::interval)`,
+		id, status, readAt, CardStatusRestamp)
 	if err != nil {
 		return fmt.Errorf("store: record card %s status: %w", id, err)
 	}

@@ -75,8 +75,34 @@ func TestCardIndexSearchPagingAndGone(t *testing.T) {
 	if err := st.RecordCardStatus(ctx, "c-1", "active", now.Add(-time.Minute)); err != nil {
 		t.Fatal(err)
 	}
-	if h, err := st.CardByID(ctx, "c-1"); err != nil || h.Status != "frozen" {
+	h, err := st.CardByID(ctx, "c-1")
+	if err != nil || h.Status != "frozen" {
 		t.Fatalf("status %+v %v", h, err)
+	}
+	// The same status read again soon after is not written again (the card
+	// page reads it on every view); a minute on, or a new status, is.
+	seenAt := h.StatusReadAt
+	if !h.StatusFresh("frozen", seenAt.Add(30*time.Second)) || h.StatusFresh("active", seenAt.Add(time.Second)) ||
+		h.StatusFresh("frozen", seenAt.Add(store.CardStatusRestamp)) {
+		t.Fatal("StatusFresh is wrong")
+	}
+	if err := st.RecordCardStatus(ctx, "c-1", "frozen", seenAt.Add(30*time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	if h, _ := st.CardByID(ctx, "c-1"); !h.StatusReadAt.Equal(seenAt) {
+		t.Fatalf("the same status 30 s on was written again: %v, was %v", h.StatusReadAt, seenAt)
+	}
+	if err := st.RecordCardStatus(ctx, "c-1", "frozen", seenAt.Add(store.CardStatusRestamp)); err != nil {
+		t.Fatal(err)
+	}
+	if h, _ := st.CardByID(ctx, "c-1"); !h.StatusReadAt.Equal(seenAt.Add(store.CardStatusRestamp)) {
+		t.Fatalf("the same status a minute on was not recorded: %v", h.StatusReadAt)
+	}
+	if err := st.RecordCardStatus(ctx, "c-1", "active", seenAt.Add(store.CardStatusRestamp+time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	if h, _ := st.CardByID(ctx, "c-1"); h.Status != "active" {
+		t.Fatalf("a new status was not recorded: %s", h.Status)
 	}
 	if had, err := st.EmployeeHasHadCard(ctx, e.ID); err != nil || !had {
 		t.Fatalf("had a card: %v %v", had, err)

@@ -1,10 +1,12 @@
 package cards
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"strings"
 	"sync"
+	"time"
 
 	"partneradmin/apiclient"
 	"partneradmin/handlers"
@@ -90,7 +92,7 @@ func (h *Handler) showDetail(w http.ResponseWriter, r *http.Request, hit store.C
 			Badge: lastSeen(hit, now), Action: actionFor(views.CardStatus(c.Status)), FormToken: handlers.NewFormToken()}
 	} else {
 		st := views.CardStatus(live.Status)
-		if err := h.Store.RecordCardStatus(ctx, c.ID, string(st), now); err != nil {
+		if err := h.recordStatus(ctx, hit, string(st), now); err != nil {
 			h.ServerError(w, r, err)
 			return
 		}
@@ -169,7 +171,7 @@ func (h *Handler) Status(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	st := views.CardStatus(live.Status)
-	if err := h.Store.RecordCardStatus(r.Context(), hit.ID, string(st), now); err != nil {
+	if err := h.recordStatus(r.Context(), hit, string(st), now); err != nil {
 		h.ServerError(w, r, err)
 		return
 	}
@@ -179,6 +181,15 @@ func (h *Handler) Status(w http.ResponseWriter, r *http.Request) {
 	}
 	ctl.Badge, ctl.Action = views.CardBadge{Status: st, Live: true, ReadAt: now, Now: now}, actionFor(st)
 	h.RenderFragment(w, r, http.StatusOK, views.CardControlView(ctl))
+}
+
+// recordStatus keeps a status read live, unless the index already holds
+// it, recorded recently (store.CardStatusRestamp): no write, no round trip.
+func (h *Handler) recordStatus(ctx context.Context, hit store.CardHit, status string, now time.Time) error {
+	if hit.StatusFresh(status, now) {
+		return nil
+	}
+	return h.Store.RecordCardStatus(ctx, hit.ID, status, now)
 }
 
 // Activity answers the activity feed's poll from the store.
