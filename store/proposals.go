@@ -555,13 +555,19 @@ func (s *Store) ListQueuePage(ctx context.Context, f QueueFilter) (QueuePage, er
 	}
 	where, args := queueWhere(f)
 	// The inner query pages plain rows (the queue index serves the order);
-	// the sign deadline and the names are looked up for that page only.
+	// the sign deadline and the names are looked up for that page only,
+	// one index read per row: the LIMIT 1 keeps each lookup a subquery of
+	// its own. As plain joins, PostgreSQL merge-joined the page with the
+	// employees' service_user_id index, reading it from the start up to
+	// the page's last owner (2,002 of 10,000 employees for 50 rows).
 	sql := `SELECT ` + queueOuterColumns + `, coalesce(o.first_name, ''), coalesce(o.last_name, ''), coalesce(o.email, ''),
 			coalesce(t.first_name, ''), coalesce(t.last_name, ''), coalesce(t.email, '')
 		FROM (SELECT * FROM proposals WHERE ` + strings.Join(where, " AND ") +
 		` ORDER BY upstream_created_at DESC, id DESC LIMIT ` + strconv.Itoa(f.Limit) + `) q
-		LEFT JOIN employees o ON o.service_user_id = q.owner_user_id
-		LEFT JOIN employees t ON t.service_user_id = q.to_user_id AND q.to_user_id <> ''
+		LEFT JOIN LATERAL (SELECT first_name, last_name, email FROM employees
+			WHERE service_user_id = q.owner_user_id LIMIT 1) o ON true
+		LEFT JOIN LATERAL (SELECT first_name, last_name, email FROM employees
+			WHERE service_user_id = q.to_user_id AND q.to_user_id <> '' LIMIT 1) t ON true
 		ORDER BY q.upstream_created_at DESC, q.id DESC`
 	all := f
 	all.BeforeAt, all.BeforeID = time.Time{}, ""
