@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -204,20 +205,38 @@ func (s *Store) SearchCards(ctx context.Context, f CardSearch) ([]CardHit, strin
 		f.Limit = 50
 	}
 	q := strings.ToLower(strings.TrimSpace(f.Query))
-	like := "%" + strings.NewReplacer(`\`, `\\`, "%", `\%`, "_", `\_`).Replace(q) + "%"
+	// Only the filters that are set become conditions, and the page size
+	// is written into the statement: each combination is planned for what
+	// it asks, without conditions that are true whatever the row.
+	var (
+		args []any
+		cond = []string{"true"}
+	)
+	arg := func(v any) string {
+		args = append(args, v)
+		return "$" + strconv.Itoa(len(args))
+	}
+	if q != "" {
+		cond = append(cond, "c.search_text LIKE "+arg("%"+strings.NewReplacer(`\`, `\\`, "%", `\%`, "_", `\_`).Replace(q)+"%"))
+	}
+	if f.EmployeeID != 0 {
+		cond = append(cond, "c.employee_id = "+arg(f.EmployeeID))
+	}
+	if !f.IncludeGone {
+		cond = append(cond, "NOT c.gone")
+	}
+	if f.AfterKey != "" {
+		cond = append(cond, "(c.search_text, c.id) > ("+arg(f.AfterKey)+"::text, "+arg(f.AfterID)+"::text)")
+	}
 	// The page is chosen on cards alone (trigram index, or the ordered
 	// index for a match of nearly everything), then joined to its owners:
 	// 50 rows are joined, not every match.
 	rows, err := s.db.Query(ctx, `SELECT `+cardHitColumns+`, c.search_text
-		FROM (SELECT * FROM cards c
-			WHERE ($1 = '' OR c.search_text LIKE $2)
-			  AND ($3 = 0 OR c.employee_id = $3)
-			  AND ($4 OR NOT c.gone)
-			  AND ($5 = '' OR (c.search_text, c.id) > ($5, $6))
+		FROM (SELECT * FROM cards c WHERE `+strings.Join(cond, " AND ")+`
 			ORDER BY c.search_text, c.id
-			LIMIT $7) c
+			LIMIT `+strconv.Itoa(f.Limit)+`) c
 		JOIN employees e ON e.id = c.employee_id JOIN wallets w ON w.id = c.wallet_id
-		ORDER BY c.search_text, c.id`, q, like, f.EmployeeID, f.IncludeGone, f.AfterKey, f.AfterID, f.Limit)
+		ORDER BY c.search_text, c.id`, args...)
 	if err != nil {
 		return nil, "", fmt.Errorf("store: search cards: %w", err)
 	}
