@@ -155,5 +155,3 @@ type CreatedStaff struct {
 type PasswordView struct {
 	Fields FieldErrors
 }
-
-

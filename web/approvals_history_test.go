@@ -89,7 +89,7 @@ func TestApprovalHistoryShowsDecidedProposalsWithWhoDecided(t *testing.T) {
 	}
 	// The demo's transfers that left the queue (the book allowance was
 	// settled with the stipend), and the two decided here.
-	status, rows = historyRows(t, env, owner, "?type=TRANSFER")
+	_, rows = historyRows(t, env, owner, "?type=TRANSFER")
 	want := []string{"Book allowance", "Duplicate request", "Mistyped amount", "November stipend", "October bonus", "Old request", "Travel reimbursement"}
 	if got := descriptions(rows); !slices.Equal(got, want) {
 		t.Fatalf("history rows %v, want %v", got, want)
