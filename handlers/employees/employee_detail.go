@@ -65,6 +65,9 @@ func (h *Handler) renderDetailWith(w http.ResponseWriter, r *http.Request, statu
 		v.Tokens = views.DetailTokens{Reinvite: handlers.NewFormToken(), Resolve: handlers.NewFormToken(),
 			Occupation: handlers.NewFormToken(), RetryUSD: handlers.NewFormToken(), Reactivate: handlers.NewFormToken()}
 	}
+	viewer := handlers.ViewerFrom(r.Context())
+	v.Related = views.EmployeeRelated{ID: e.ID, Email: e.Email, ServiceUserID: e.ServiceUserID, Cards: viewer.Can(store.PermCardsRead),
+		Approvals: viewer.Can(store.PermApprovalsRead), Activity: viewer.Can(store.PermActivityRead), Audit: viewer.Can(store.PermAuditRead)}
 	set(&v)
 	h.Render(w, r, status, e.Name(), views.EmployeeDetailPage(v), nil)
 }
