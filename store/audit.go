@@ -125,6 +125,11 @@ func (s *Store) ListAudit(ctx context.Context, f AuditFilter) ([]AuditEntry, err
 		f.Limit = 100
 	}
 	where, args := auditWhere(f)
+	// Planned for these values each time (an unnamed statement), never a
+	// cached generic plan: for "ILIKE $1" a generic plan cannot tell a
+	// rare substring (the trigram index) from a common one (walking the
+	// newest rows), and picked the walk for both.
+	args = append([]any{pgx.QueryExecModeExec}, args...)
 	rows, err := s.db.Query(ctx, `
 		SELECT id, at, COALESCE(actor_id, 0), actor_email, action, target, outcome, detail
 		FROM audit_log
