@@ -88,12 +88,17 @@ type AreaLink struct {
 
 // AuditRow is one audit entry as shown.
 type AuditRow struct {
+	ID      int64
 	At      time.Time
 	Actor   string
 	Action  string
 	Target  string
 	Outcome string
 	Detail  string
+	// ActorHref and TargetHref are the pages of the actor and of what the
+	// entry is about ("" when the app has no page for it).
+	ActorHref  string
+	TargetHref string
 }
 
 // StaffListView is the owner's staff page.
@@ -139,11 +144,4 @@ type CreatedStaff struct {
 // PasswordView is the change-own-password form.
 type PasswordView struct {
 	Fields FieldErrors
-}
-
-// AuditListView is one page of the audit log.
-type AuditListView struct {
-	Action     string
-	Rows       []AuditRow
-	NextBefore int64 // 0 when this is the last page
 }

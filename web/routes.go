@@ -100,6 +100,9 @@ func (a *App) routes() []Route {
 		{Method: "GET", Pattern: "/approvals", Permission: store.PermApprovalsRead, Handler: a.approvals.Queue},
 		{Method: "GET", Pattern: "/approvals.csv", Permission: store.PermApprovalsRead, Handler: a.approvals.ExportCSV},
 		{Method: "POST", Pattern: "/approvals/refresh", Permission: store.PermApprovalsRead, Handler: a.approvals.Refresh},
+		// History: completed, rejected, failed and expired proposals.
+		{Method: "GET", Pattern: "/approvals/history", Permission: store.PermApprovalsRead, Handler: a.approvals.History},
+		{Method: "GET", Pattern: "/approvals/history.csv", Permission: store.PermApprovalsRead, Handler: a.approvals.HistoryCSV},
 		{Method: "GET", Pattern: "/approvals/link", Permission: store.PermApprovalsAct, Handler: a.approvals.LinkForm},
 		{Method: "POST", Pattern: "/approvals/link", Permission: store.PermApprovalsAct, Handler: a.approvals.Link},
 		{Method: "GET", Pattern: "/approvals/{id}", Permission: store.PermApprovalsRead, Handler: a.approvals.Detail},
