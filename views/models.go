@@ -36,6 +36,8 @@ type Assets struct {
 	CSS  string
 	JS   string
 	Htmx string
+	// WebAuthn is the passkey script, loaded by the pages that use it.
+	WebAuthn string
 }
 
 // Flash is a one-time message shown at the top of the next page.

@@ -14,6 +14,7 @@ import (
 	"net/netip"
 	"net/url"
 	"strings"
+	"time"
 
 	"partneradmin/handlers/sign"
 )
@@ -51,6 +52,10 @@ type Config struct {
 	// is the link itself; in anything else {link} is the link URL-encoded
 	// (myapp://sign?link={link}), for a wallet app's own scheme.
 	SignLinkTemplate string
+	// StepUpMaxAge is how long a second factor counts for approving,
+	// signing, moving money and card actions (STEP_UP_MAX_AGE, default
+	// 15m); older, it is asked again.
+	StepUpMaxAge time.Duration
 }
 
 // Local reports whether the app runs against its own PostgreSQL and sandbox.
@@ -83,11 +88,23 @@ func ParseConfig(args []string, getenv func(string) string, stderr io.Writer) (C
 	var trustedProxies string
 	fs.StringVar(&trustedProxies, "trusted-proxies", def("TRUSTED_PROXIES", ""), "comma-separated addresses or CIDR blocks of the reverse proxies whose X-Forwarded-For names the client (TRUSTED_PROXIES)")
 	fs.StringVar(&c.SignLinkTemplate, "sign-link-template", def("SIGN_LINK_TEMPLATE", sign.DefaultLinkTemplate), "what a sign link's QR code carries, with {link} for the link (SIGN_LINK_TEMPLATE), e.g. myapp://sign?link={link}")
+	fs.DurationVar(&c.StepUpMaxAge, "step-up-max-age", 0, "how long a second factor counts for value-moving and card actions (STEP_UP_MAX_AGE, default 15m)")
 	if len(args) > 0 {
 		args = args[1:]
 	}
 	if err := fs.Parse(args); err != nil {
 		return Config{}, err
+	}
+	var errs []error
+	if v := getenv("STEP_UP_MAX_AGE"); v != "" && c.StepUpMaxAge == 0 {
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 {
+			errs = append(errs, fmt.Errorf("STEP_UP_MAX_AGE %q: want a duration such as 15m", v))
+		}
+		c.StepUpMaxAge = d
+	}
+	if c.StepUpMaxAge < 0 {
+		errs = append(errs, errors.New("-step-up-max-age must be positive"))
 	}
 	c.DatabaseURL = Secret(getenv("DATABASE_URL"))
 	c.PartnerAPIBaseURL = strings.TrimRight(getenv("PARTNER_API_BASE_URL"), "/")
@@ -96,7 +113,6 @@ func ParseConfig(args []string, getenv func(string) string, stderr io.Writer) (C
 	c.OwnerPassword = Secret(getenv("OWNER_PASSWORD"))
 	c.EncryptionKey = Secret(getenv("ENCRYPTION_KEY"))
 
-	var errs []error
 	if err := c.LogLevel.UnmarshalText([]byte(logLevel)); err != nil {
 		errs = append(errs, fmt.Errorf("LOG_LEVEL %q: use debug, info, warn or error", logLevel))
 	}
