@@ -126,6 +126,8 @@ type StaffRow struct {
 	Disabled  bool
 	IsSelf    bool
 	Error     string
+	// SecondFactor: they have a passkey or an authenticator app.
+	SecondFactor bool
 }
 
 // RoleOption is one choice of role.
