@@ -68,6 +68,10 @@ type Options struct {
 	TrustedProxies []netip.Prefix
 	// SignLinkTemplate is the app's SIGN_LINK_TEMPLATE setting.
 	SignLinkTemplate string
+	// LocalhostOrigin makes the app's public origin http://localhost:PORT
+	// (passkeys need a domain name, not 127.0.0.1); browse it with
+	// Env.LocalhostURL.
+	LocalhostOrigin bool
 }
 
 // MigratedDatabase returns a connection string to a fresh database with the
@@ -99,6 +103,10 @@ func New(t testing.TB, opts Options) *Env {
 	srv := httptest.NewUnstartedServer(nil)
 	cfg := web.Config{Addr: srv.Listener.Addr().String(), PublicOrigin: "http://" + srv.Listener.Addr().String(),
 		TrustedProxies: opts.TrustedProxies, SignLinkTemplate: opts.SignLinkTemplate}
+	if opts.LocalhostOrigin {
+		_, port, _ := strings.Cut(srv.Listener.Addr().String(), ":")
+		cfg.PublicOrigin = "http://localhost:" + port
+	}
 
 	sbOpts := opts.SandboxOptions
 	sbOpts.Control, sbOpts.Local = true, true
@@ -160,6 +168,10 @@ func New(t testing.TB, opts Options) *Env {
 
 // URL returns the absolute URL of a path.
 func (e *Env) URL(path string) string { return e.Server.URL + path }
+
+// LocalhostURL returns the absolute URL of a path at the public origin
+// (Options.LocalhostOrigin).
+func (e *Env) LocalhostURL(path string) string { return e.Config.PublicOrigin + path }
 
 // Client returns an HTTP client with its own cookie jar that does not follow
 // redirects, so tests see the 303s.
