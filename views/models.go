@@ -36,6 +36,8 @@ type Assets struct {
 	CSS  string
 	JS   string
 	Htmx string
+	// WebAuthn is the passkey script, loaded by the pages that use it.
+	WebAuthn string
 }
 
 // Flash is a one-time message shown at the top of the next page.
@@ -119,6 +121,8 @@ type StaffRow struct {
 	Disabled  bool
 	IsSelf    bool
 	Error     string
+	// SecondFactor: they have a passkey or an authenticator app.
+	SecondFactor bool
 }
 
 // RoleOption is one choice of role.
