@@ -70,23 +70,6 @@ func canWrite(r *http.Request) bool {
 	return handlers.ViewerFrom(r.Context()).Can(store.PermEmployeesWrite)
 }
 
-// inviteStateLabel is an invite state in the users' words.
-func inviteStateLabel(s string) string {
-	switch s {
-	case store.InviteInvited:
-		return "invited"
-	case store.InviteLinked:
-		return "linked"
-	case store.InviteKYCSubmitted:
-		return "KYC submitted"
-	case store.InviteActionRequired:
-		return "action required"
-	case store.InviteDeleted:
-		return "deleted"
-	}
-	return s
-}
-
 func inviteStates() []string {
 	return []string{store.InviteInvited, store.InviteLinked, store.InviteKYCSubmitted, store.InviteActionRequired, store.InviteDeleted}
 }
@@ -96,47 +79,16 @@ func readinessStates() []string {
 		store.ReadyFailed, store.ReadyRejected}
 }
 
-// readinessLabel is a readiness state in words ("missing 3 fields").
-func readinessLabel(state string, missing int) string {
-	switch state {
-	case store.ReadyNotRead:
-		return "not read yet"
-	case store.ReadyNotStarted:
-		return "not started"
-	case store.ReadyMissing:
-		if missing == 1 {
-			return "missing 1 field"
-		}
-		return "missing " + strconv.Itoa(missing) + " fields"
-	case store.ReadyToActivate:
-		return "ready to activate"
-	case store.ReadyOnboarding:
-		return "onboarding"
-	case store.ReadyActive:
-		return "active"
-	case store.ReadyFailed:
-		return "failed"
-	case store.ReadyRejected:
-		return "rejected"
-	}
-	return state
-}
-
 // chartLabel is a readiness state in words for totals and the chart's key.
-func chartLabel(state string) string {
-	if state == store.ReadyMissing {
-		return "missing fields"
-	}
-	return readinessLabel(state, 2)
-}
+func chartLabel(state string) string { return views.StatusLabel(views.StatusReadiness, state) }
 
 // cellView is one currency's cell; a currency no read has answered for
 // says so rather than "not started".
 func cellView(currency string, c store.ReadinessCell, ok bool) views.ReadinessCellView {
 	if !ok {
-		return views.ReadinessCellView{Currency: currency, State: store.ReadyNotRead, Label: readinessLabel(store.ReadyNotRead, 0)}
+		return views.ReadinessCellView{Currency: currency, State: store.ReadyNotRead, Label: views.ReadinessLabel(store.ReadyNotRead, 0)}
 	}
-	v := views.ReadinessCellView{Currency: currency, State: c.State, Label: readinessLabel(c.State, len(c.Missing)), Detail: c.Detail}
+	v := views.ReadinessCellView{Currency: currency, State: c.State, Label: views.ReadinessLabel(c.State, len(c.Missing)), Detail: c.Detail}
 	for _, m := range c.Missing {
 		v.Missing = append(v.Missing, FieldInWords(m))
 	}
@@ -151,7 +103,7 @@ func employeeRows(list []store.Employee, readiness map[int64]map[string]store.Re
 	currencies := store.ReadinessCurrencies()
 	for _, e := range list {
 		row := views.EmployeeRow{ID: e.ID, Name: e.Name(), Email: e.Email, ServiceUserID: e.ServiceUserID, InviteState: e.InviteState,
-			InviteLabel: inviteStateLabel(e.InviteState), ActionRequired: e.ActionRequired, LastActivity: e.LastActivityAt}
+			InviteLabel: views.StatusLabel(views.StatusInvite, e.InviteState), ActionRequired: e.ActionRequired, LastActivity: e.LastActivityAt}
 		cells := readiness[e.ID]
 		row.Cells = make([]views.ReadinessCellView, 0, len(currencies))
 		for _, cur := range currencies {
