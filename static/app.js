@@ -40,9 +40,23 @@
     var summary = document.querySelector("[data-error-summary]");
     if (summary) summary.focus();
   });
-  // Copy buttons in content htmx swapped in are shown too.
+  // A table wider than the screen scrolls in its own box (app.css); the
+  // box takes the focus, so that the keyboard can scroll it too.
+  function scrollableTables(root) {
+    root.querySelectorAll("main table").forEach(function (t) {
+      if (t.scrollWidth > t.clientWidth + 1) {
+        if (!t.hasAttribute("tabindex")) t.setAttribute("tabindex", "0");
+      } else if (t.getAttribute("tabindex") === "0") {
+        t.removeAttribute("tabindex");
+      }
+    });
+  }
+  document.addEventListener("DOMContentLoaded", function () { scrollableTables(document); });
+  window.addEventListener("resize", function () { scrollableTables(document); });
+  // Content htmx swapped in: copy buttons shown, tables checked.
   document.addEventListener("htmx:afterSettle", function (ev) {
     ev.target.querySelectorAll("[data-copy][hidden]").forEach(function (b) { b.hidden = false; });
+    scrollableTables(document);
   });
 
   // Countdowns: <time data-countdown="2026-11-22T12:00:00Z">at 12:00

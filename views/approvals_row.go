@@ -35,6 +35,9 @@ func (r *proposalRow) Render(_ context.Context, w io.Writer) error {
 	}
 	hw.raw(`<a href="/approvals/`)
 	hw.text(url.PathEscape(r.ID))
+	// An id, so that htmx gives the focus back after the 2-second swap.
+	hw.raw(`" id="open-`)
+	hw.text(r.ID)
 	hw.raw(`" data-testid="proposal-link">`)
 	hw.text(r.Title())
 	hw.raw(`</a> <span class="muted" data-testid="proposal-type">`)

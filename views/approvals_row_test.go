@@ -18,7 +18,7 @@ func TestProposalRowMarkup(t *testing.T) {
 	if err := ProposalRowView(row).Render(context.Background(), &b); err != nil {
 		t.Fatal(err)
 	}
-	want := `<tr data-testid="proposal-row" data-id="p/1?x"><td><a href="/approvals/p%2F1%3Fx" data-testid="proposal-link">Bonus &#34;Q4&#34; &amp; more</a> <span class="muted" data-testid="proposal-type">transfer</span></td>` +
+	want := `<tr data-testid="proposal-row" data-id="p/1?x"><td><a href="/approvals/p%2F1%3Fx" id="open-p/1?x" data-testid="proposal-link">Bonus &#34;Q4&#34; &amp; more</a> <span class="muted" data-testid="proposal-type">transfer</span></td>` +
 		`<td class="num" data-testid="proposal-amount">1,234.50 USD (USDB)</td>` +
 		`<td data-testid="proposal-parties">Treasury → Ada &lt;Lovelace&gt;</td>` +
 		`<td><span class="badge badge-warn" data-testid="proposal-status" data-status="PENDING_SIGNATURES">waiting for the owner&#39;s signature</span>` +
@@ -45,7 +45,7 @@ func TestProposalRowMarkup(t *testing.T) {
 	}
 	wantBox := `<tr data-testid="proposal-row" data-id="p/1?x"><td><input type="checkbox" name="proposal_id" form="sign-batch-form" value="p/1?x" ` +
 		`id="select-p/1?x" hx-preserve="true" data-testid="proposal-select" data-owner="u&#34;1&amp;&lt;" ` +
-		`aria-label="Select for signing from one QR code"> <a href="/approvals/p%2F1%3Fx" data-testid="proposal-link">Bonus &#34;Q4&#34; &amp; more</a> <span class="muted" data-testid="proposal-type">transfer</span></td>`
+		`aria-label="Select for signing from one QR code"> <a href="/approvals/p%2F1%3Fx" id="open-p/1?x" data-testid="proposal-link">Bonus &#34;Q4&#34; &amp; more</a> <span class="muted" data-testid="proposal-type">transfer</span></td>`
 	if got := b.String(); !strings.HasPrefix(got, wantBox) {
 		t.Errorf("selectable row:\n%s\nwant prefix\n%s", got, wantBox)
 	}
