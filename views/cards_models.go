@@ -181,6 +181,8 @@ func (i CardIssuance) StateWords() string {
 
 // CardDetailView is /cards/{id}.
 type CardDetailView struct {
+	// BackURL is the card list as the viewer left it (with its search).
+	BackURL       string
 	ID            string
 	Swatch        CardSwatch
 	CardName      string

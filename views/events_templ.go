@@ -905,7 +905,7 @@ func EventDetailPage(v EventDetailView) templ.Component {
 				return templ_7745c5c3_Err
 			}
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 82, "<p><a href=\"/events\">Back to the event log</a></p>")
+		templ_7745c5c3_Err = BackLink(v.BackURL, "Event log").Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
