@@ -110,23 +110,25 @@ func (h *htmlWriter) readinessBadge(state, label string) {
 
 // Status kinds: which enum a value belongs to.
 const (
-	StatusInvite       = "invite"        // an employee's invite (store.Invite…)
-	StatusReadiness    = "readiness"     // a currency's readiness (store.Ready…)
-	StatusProposal     = "proposal"      // a proposal (store.Proposal…, the API's)
-	StatusProposalType = "proposal_type" // a proposal\'s type (the API\'s)
-	StatusSign         = "sign"          // a sign request (store.Sign…)
-	StatusAction       = "action"        // an upstream request (store.Action…)
-	StatusWithdrawal   = "withdrawal"    // a crypto withdrawal (store.Withdrawal…)
-	StatusBankPayout   = "bank_payout"   // a bank payout (store.BankPayout…)
-	StatusSepa         = "sepa"          // a SEPA to MXN order
-	StatusMexico       = "mexico"        // a Mexican offramp order (apiclient.MexicoOrder…)
-	StatusBulkRow      = "bulk_row"      // a row of a bulk invite (store.BulkRow…)
-	StatusPayrollRow   = "payroll_row"   // a row of a payroll run
-	StatusPayrollRun   = "payroll_run"   // a payroll run (store.Payroll…)
-	StatusCard         = "card"          // a card (CardStatus)
-	StatusWebhookEvent = "webhook_event" // a webhook delivery
-	StatusStaff        = "staff"         // a staff account: "active" or "disabled"
-	StatusAuditOutcome = "audit_outcome" // an audit row's outcome (store.Outcome…)
+	StatusInvite        = "invite"         // an employee's invite (store.Invite…)
+	StatusReadiness     = "readiness"      // a currency's readiness (store.Ready…)
+	StatusProposal      = "proposal"       // a proposal (store.Proposal…, the API's)
+	StatusProposalType  = "proposal_type"  // a proposal\'s type (the API\'s)
+	StatusSign          = "sign"           // a sign request (store.Sign…)
+	StatusAction        = "action"         // an upstream request (store.Action…)
+	StatusWithdrawal    = "withdrawal"     // a crypto withdrawal (store.Withdrawal…)
+	StatusBankPayout    = "bank_payout"    // a bank payout (store.BankPayout…)
+	StatusSepa          = "sepa"           // a SEPA to MXN order
+	StatusMexico        = "mexico"         // a Mexican offramp order (apiclient.MexicoOrder…)
+	StatusBulkRow       = "bulk_row"       // a row of a bulk invite (store.BulkRow…)
+	StatusPayrollRow    = "payroll_row"    // a row of a payroll run
+	StatusPayrollRun    = "payroll_run"    // a payroll run (store.Payroll…)
+	StatusCard          = "card"           // a card (CardStatus)
+	StatusCardFunding   = "card_funding"   // a card\'s funding policy (the API\'s)
+	StatusCardLifecycle = "card_lifecycle" // a card\'s fund lifecycle (the API\'s)
+	StatusWebhookEvent  = "webhook_event"  // a webhook delivery
+	StatusStaff         = "staff"          // a staff account: "active" or "disabled"
+	StatusAuditOutcome  = "audit_outcome"  // an audit row's outcome (store.Outcome…)
 )
 
 // Chip tones; the stylesheet colours .badge-<tone>.
@@ -278,6 +280,15 @@ var statusWords = map[string]map[string]StatusWord{
 		"stolen":      {"stolen", ToneBad},
 		"restricted":  {"restricted", ToneWarn},
 		"inactive":    {"inactive", ToneWarn},
+	},
+	StatusCardFunding: {
+		"SAFE":     {"funded by the company", ToneNeutral},
+		"PERSONAL": {"funded by the employee", ToneNeutral},
+		"BOTH":     {"funded by the company or the employee", ToneNeutral},
+	},
+	StatusCardLifecycle: {
+		"ONE_TIME":   {"funded once", ToneNeutral},
+		"REPEATABLE": {"can be topped up", ToneNeutral},
 	},
 	StatusWebhookEvent: {
 		"received":    {"received", ToneNeutral},
