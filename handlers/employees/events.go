@@ -78,7 +78,7 @@ func (a Events) RefreshOnboarding(ctx context.Context, e mirror.EmployeeEvent) (
 		return mirror.EventOutcome{}, err
 	}
 	if cleared {
-		return known(e.ServiceUserID, r, "the employee no longer needs to act; their onboarding status is refreshed"), nil
+		return known(e.ServiceUserID, r, "the request for the employee to act is cleared; their onboarding status is refreshed"), nil
 	}
 	return known(e.ServiceUserID, r, "the employee's onboarding status is refreshed"), nil
 }
