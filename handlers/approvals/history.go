@@ -81,7 +81,7 @@ func historyQuery(form views.HistoryFilterForm) url.Values {
 func historyStates() []views.Choice {
 	out := make([]views.Choice, 0, len(store.HistoryStatuses))
 	for _, s := range store.HistoryStatuses {
-		out = append(out, views.Choice{Value: string(s), Label: s.Label()})
+		out = append(out, views.Choice{Value: string(s), Label: views.StatusLabel(views.StatusProposal, string(s))})
 	}
 	return out
 }
@@ -91,7 +91,7 @@ func historyStates() []views.Choice {
 func historyRow(e store.HistoryEntry, names mirror.Names) views.HistoryRow {
 	p := e.Proposal
 	r := views.HistoryRow{ID: p.ID, Type: mirror.TypeLabel(p), Amount: mirror.Money(p), From: names.Of(p.OwnerUserID), To: names.Recipient(p),
-		Description: p.Description, Status: string(p.Status), StatusLabel: p.Status.Label(), RejectedBy: e.RejectedBy,
+		Description: p.Description, Status: string(p.Status), StatusLabel: views.StatusLabel(views.StatusProposal, string(p.Status)), RejectedBy: e.RejectedBy,
 		Signatures: strconv.Itoa(p.CollectedSignatures) + " of " + strconv.Itoa(p.RequiredSignatures),
 		SentBy:     e.SentToDeviceBy, Deadline: e.SignDeadline, Created: p.CreatedAt, Changed: p.UpdatedAt}
 	for _, a := range p.Approvals {

@@ -11,7 +11,11 @@ import (
 	"partneradmin/views"
 )
 
-const msgBadCredentials = "That email and password do not match an active account."
+const msgBadCredentials = "That email and password do not match an account."
+
+// msgDisabled is said only to someone who gave the account's right
+// password, so it tells a stranger nothing about which emails exist.
+const msgDisabled = "This account is disabled, so it cannot sign in. Ask an owner of this Partner Admin to enable it again."
 
 // maxEmailLength is the longest address mail allows; a longer one is no
 // account's, and is not made into a limit key.
@@ -70,9 +74,12 @@ func (h *Handler) Login(w http.ResponseWriter, r *http.Request) {
 		h.ServerError(w, r, err)
 		return
 	}
-	active := err == nil && !staff.Disabled
+	// A disabled account's password is checked too (the same work as any
+	// other), so that its holder can be told why they cannot sign in.
+	known := err == nil
+	active := known && !staff.Disabled
 	hash := h.dummyHash
-	if active {
+	if known {
 		hash = staff.PasswordHash
 	}
 	ok, err := handlers.CheckPassword(ctx, hash, password)
@@ -98,6 +105,9 @@ func (h *Handler) Login(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		v.Error = msgBadCredentials
+		if ok && known && staff.Disabled {
+			v.Error = msgDisabled
+		}
 		h.Render(w, r, http.StatusUnprocessableEntity, "Sign in", views.LoginPage(v), nil)
 		return
 	}

@@ -76,7 +76,7 @@ func (h *Handler) renderDetailWith(w http.ResponseWriter, r *http.Request, statu
 func (h *Handler) detailView(ctx context.Context, e store.Employee) (views.EmployeeDetailView, error) {
 	now := h.Clock()
 	v := views.EmployeeDetailView{ID: e.ID, Name: e.Name(), Email: e.Email, ServiceUserID: e.ServiceUserID, InviteState: e.InviteState,
-		InviteLabel: inviteStateLabel(e.InviteState), ActionRequired: e.ActionRequired, LinkedAt: e.LinkedAt, KYCSubmitted: e.KYCSubmitted,
+		InviteLabel: views.StatusLabel(views.StatusInvite, e.InviteState), ActionRequired: e.ActionRequired, LinkedAt: e.LinkedAt, KYCSubmitted: e.KYCSubmitted,
 		DeletedAt: e.DeletedAt, Now: now}
 	if e.DeletedAt != nil {
 		v.ReactivateDaysLeft = daysLeft(*e.DeletedAt, now)
