@@ -70,9 +70,6 @@ func canWrite(r *http.Request) bool {
 	return handlers.ViewerFrom(r.Context()).Can(store.PermEmployeesWrite)
 }
 
-// inviteStateLabel is an invite state in the users' words.
-func inviteStateLabel(s string) string { return views.StatusLabel(views.StatusInvite, s) }
-
 func inviteStates() []string {
 	return []string{store.InviteInvited, store.InviteLinked, store.InviteKYCSubmitted, store.InviteActionRequired, store.InviteDeleted}
 }
