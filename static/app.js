@@ -33,22 +33,44 @@
     var el = document.querySelector(btn.getAttribute("data-copy"));
     if (!el) return;
     if (!navigator.clipboard) { selectText(el); return; }
-    navigator.clipboard.writeText(el.value || el.textContent.trim()).then(function () {
+    navigator.clipboard.writeText(el.value || el.getAttribute("data-full") || el.textContent.trim()).then(function () {
       btn.textContent = "Copied";
     }, function () { selectText(el); });
   });
   document.addEventListener("DOMContentLoaded", function () {
     document.querySelectorAll("[data-copy][hidden]").forEach(function (b) { b.hidden = false; });
+    // A form with errors: the focus goes to its summary (GOV.UK pattern).
+    var summary = document.querySelector("[data-error-summary]");
+    if (summary) summary.focus();
+  });
+  // A table wider than the screen scrolls in its own box (app.css); the
+  // box takes the focus, so that the keyboard can scroll it too.
+  function scrollableTables(root) {
+    root.querySelectorAll("main table").forEach(function (t) {
+      if (t.scrollWidth > t.clientWidth + 1) {
+        if (!t.hasAttribute("tabindex")) t.setAttribute("tabindex", "0");
+      } else if (t.getAttribute("tabindex") === "0") {
+        t.removeAttribute("tabindex");
+      }
+    });
+  }
+  document.addEventListener("DOMContentLoaded", function () { scrollableTables(document); });
+  window.addEventListener("resize", function () { scrollableTables(document); });
+  // Content htmx swapped in: copy buttons shown, tables checked.
+  document.addEventListener("htmx:afterSettle", function (ev) {
+    ev.target.querySelectorAll("[data-copy][hidden]").forEach(function (b) { b.hidden = false; });
+    scrollableTables(document);
   });
 
-  // Countdowns: <time data-countdown="2026-11-22T12:00:00Z">.
+  // Countdowns: <time data-countdown="2026-11-22T12:00:00Z">at 12:00
+  // UTC</time> reads "in 9 min 41 s" while the page is open.
   function tick() {
     document.querySelectorAll("[data-countdown]").forEach(function (el) {
       var left = Math.round((Date.parse(el.getAttribute("data-countdown")) - Date.now()) / 1000);
       if (isNaN(left)) return;
-      if (left <= 0) { el.textContent = "expired"; return; }
+      if (left <= 0) { el.textContent = "now (expired)"; return; }
       var m = Math.floor(left / 60), s = left % 60;
-      el.textContent = m + ":" + (s < 10 ? "0" : "") + s;
+      el.textContent = "in " + (m > 0 ? m + " min " : "") + s + " s";
     });
   }
   setInterval(tick, 1000);

@@ -28,21 +28,6 @@ const (
 	WithdrawalRailFailed WithdrawalState = "rail_failed" // signed and sent, but the rail did not complete it (FailureReason says why)
 )
 
-// Label is the state in people's words.
-func (s WithdrawalState) Label() string {
-	switch s {
-	case WithdrawalAwaitingSignature:
-		return "waiting for the owner's signature"
-	case WithdrawalCreated:
-		return "opened"
-	case WithdrawalCompleted:
-		return "completed: settled at the destination"
-	case WithdrawalRailFailed:
-		return "failed: the rail did not complete it"
-	}
-	return string(s)
-}
-
 // CryptoWithdrawal is one crypto withdrawal the API opened from the
 // treasury.
 type CryptoWithdrawal struct {

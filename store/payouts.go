@@ -22,23 +22,6 @@ const (
 	BankPayoutFailed            BankPayoutState = "failed"             // the rail did not complete it (refunded)
 )
 
-// Label says the state in people's words.
-func (s BankPayoutState) Label() string {
-	switch s {
-	case BankPayoutAwaitingSignature:
-		return "waiting for the owner's signature"
-	case BankPayoutCreated:
-		return "opened"
-	case BankPayoutProcessing:
-		return "signed: the rail is paying it out"
-	case BankPayoutCompleted:
-		return "completed"
-	case BankPayoutFailed:
-		return "failed"
-	}
-	return string(s)
-}
-
 // Final reports a state the payout does not leave.
 func (s BankPayoutState) Final() bool { return s == BankPayoutCompleted || s == BankPayoutFailed }
 

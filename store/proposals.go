@@ -30,31 +30,6 @@ const (
 	ProposalExpired           ProposalStatus = "EXPIRED"
 )
 
-// Label is the state in people's words.
-func (s ProposalStatus) Label() string {
-	switch s {
-	case ProposalPendingApprovals:
-		return "waiting for approvals"
-	case ProposalPendingSignatures:
-		return "waiting for the owner's signature"
-	case ProposalSubmitted:
-		return "submitted on-chain"
-	case ProposalReadyToExecute:
-		return "ready to execute"
-	case ProposalExecuting:
-		return "executing"
-	case ProposalCompleted:
-		return "completed"
-	case ProposalFailed:
-		return "failed"
-	case ProposalRejected:
-		return "rejected"
-	case ProposalExpired:
-		return "expired"
-	}
-	return strings.ToLower(strings.ReplaceAll(string(s), "_", " "))
-}
-
 // Open reports whether the proposal can still be approved, signed or
 // rejected (spec: "any open state | POST .../reject"; a FAILED one may be
 // approved again, which restarts its workflow).

@@ -44,31 +44,6 @@ const (
 	SignChecking = "checking"
 )
 
-// Label is the state in people's words.
-func (s SignState) Label() string {
-	switch s {
-	case SignWaiting:
-		return "waiting for the device"
-	case SignOpened:
-		return "opened on the device"
-	case SignChecking, SignRelaying:
-		return "signature checked, sending"
-	case SignRelayPending:
-		return "the API did not answer: reading it back"
-	case SignSubmitted:
-		return "submitted"
-	case SignCompleted:
-		return "completed"
-	case SignExpired:
-		return "expired"
-	case SignRefused:
-		return "refused"
-	case SignSuperseded:
-		return "replaced by a newer link"
-	}
-	return string(s)
-}
-
 // Final reports whether the state is an end state.
 func (s SignState) Final() bool {
 	switch s {

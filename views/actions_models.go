@@ -27,15 +27,5 @@ type ActionRow struct {
 	Open bool
 }
 
-// ActionStateClass is the badge class of a ledger state.
-func ActionStateClass(state string) string {
-	switch state {
-	case "done":
-		return "badge-ok"
-	case "refused":
-		return "badge-refused"
-	case "unknown":
-		return "badge-warn"
-	}
-	return "badge-pending"
-}
+// ActionStateClass is the chip class of a ledger state (Status).
+func ActionStateClass(state string) string { return StatusClass(StatusAction, state) }

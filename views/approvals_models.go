@@ -1,6 +1,9 @@
 package views
 
-import "time"
+import (
+	"strings"
+	"time"
+)
 
 // ApprovalQueueView is the approval queue page.
 type ApprovalQueueView struct {
@@ -72,16 +75,20 @@ type ProposalRow struct {
 	Owner      string
 }
 
-// ProposalBadgeClass is the badge class of a proposal's state.
-func ProposalBadgeClass(status string) string {
-	switch status {
-	case "COMPLETED":
-		return "badge-completed"
-	case "FAILED", "REJECTED", "EXPIRED":
-		return "badge-failed"
+// Title names the proposal for a person: its description, or its type
+// and recipient when it has none ("Transfer to Ada Obi").
+func (r ProposalRow) Title() string {
+	if strings.TrimSpace(r.Description) != "" {
+		return r.Description
 	}
-	return "badge-pending"
+	return Capitalize(ProposalTypeLabel(r.Type)) + " to " + r.To
 }
+
+// ProposalTypeLabel is a proposal's type in words ("transfer").
+func ProposalTypeLabel(t string) string { return StatusLabel(StatusProposalType, t) }
+
+// ProposalBadgeClass is the chip class of a proposal's state (Status).
+func ProposalBadgeClass(status string) string { return StatusClass(StatusProposal, status) }
 
 // ProposalStateAllows says what a proposal's state allows, after the
 // spec's proposal state table.
@@ -107,6 +114,8 @@ func ProposalStateAllows(status string) string {
 
 // ProposalDetailView is one proposal with its timeline and actions.
 type ProposalDetailView struct {
+	// BackURL is the queue as the viewer left it (with its filters).
+	BackURL      string
 	Row          ProposalRow
 	WalletID     string
 	OwnerUserID  string
@@ -199,22 +208,8 @@ type SignPanel struct {
 	Steps   []SignStep
 }
 
-// SignBadgeClass is the badge class of a sign request's state.
-func SignBadgeClass(state string) string {
-	switch state {
-	case "relay_pending":
-		return "badge-warn"
-	case "submitted":
-		return "badge-ok"
-	case "completed":
-		return "badge-completed"
-	case "expired", "superseded", "failed":
-		return "badge-failed"
-	case "refused":
-		return "badge-refused"
-	}
-	return "badge-pending"
-}
+// SignBadgeClass is the chip class of a sign request's state (Status).
+func SignBadgeClass(state string) string { return StatusClass(StatusSign, state) }
 
 // SignIssuedView is the page that shows a link just issued for a proposal:
 // its QR code, once.
@@ -237,4 +232,57 @@ type SignDeviceView struct {
 	Kind     string
 	Summary  DeviceSummary
 	Deadline time.Time
+}
+
+// timelineKinds are a proposal timeline's entries in words.
+var timelineKinds = map[string]string{
+	"created": "created", "status": "state changed", "approved": "approved", "approved_again": "approved again",
+	"rejected": "rejected", "sign_request": "sent to the owner's device", "sign_opened": "opened on the device",
+	"signature_submitted": "signature sent",
+}
+
+// timelineRequests are our requests about a proposal, by ledger kind.
+var timelineRequests = map[string]string{
+	"proposal.approve": "approval", "proposal.reject": "rejection", "proposal.sign_request": "signing link",
+}
+
+// TimelineKindLabel is a timeline entry's kind in words; a request of
+// ours that did not take effect ("proposal.approve refused") is said with
+// its state ("approval refused").
+func TimelineKindLabel(kind string) string {
+	if w, ok := timelineKinds[kind]; ok {
+		return w
+	}
+	req, state, ok := strings.Cut(kind, " ")
+	w, known := timelineRequests[req]
+	if !known {
+		w = "request " + strings.ReplaceAll(strings.ReplaceAll(req, "_", " "), ".", " ")
+	}
+	if ok {
+		w += " " + StatusLabel(StatusAction, state)
+	}
+	return w
+}
+
+// TimelineDetail is an entry's detail; a change of state ("A → B: why")
+// is said in words.
+func TimelineDetail(e TimelineEntry) string {
+	if e.Kind == "created" {
+		if st, ok := strings.CutPrefix(e.Detail, "status "); ok {
+			return StatusLabel(StatusProposal, st)
+		}
+	}
+	if e.Kind != "status" {
+		return e.Detail
+	}
+	change, why, _ := strings.Cut(e.Detail, ": ")
+	from, to, ok := strings.Cut(change, " → ")
+	if !ok {
+		return e.Detail
+	}
+	s := "from " + StatusLabel(StatusProposal, from) + " to " + StatusLabel(StatusProposal, to)
+	if why != "" {
+		s += ": " + why
+	}
+	return s
 }

@@ -18,10 +18,10 @@ func TestProposalRowMarkup(t *testing.T) {
 	if err := ProposalRowView(row).Render(context.Background(), &b); err != nil {
 		t.Fatal(err)
 	}
-	want := `<tr data-testid="proposal-row" data-id="p/1?x"><td><a href="/approvals/p%2F1%3Fx" data-testid="proposal-link">TRANSFER</a></td>` +
+	want := `<tr data-testid="proposal-row" data-id="p/1?x"><td><a href="/approvals/p%2F1%3Fx" id="open-p/1?x" data-testid="proposal-link">Bonus &#34;Q4&#34; &amp; more</a> <span class="muted" data-testid="proposal-type">transfer</span></td>` +
 		`<td class="num" data-testid="proposal-amount">1,234.50 USD (USDB)</td>` +
-		`<td data-testid="proposal-parties">Treasury → Ada &lt;Lovelace&gt;</td><td>Bonus &#34;Q4&#34; &amp; more</td>` +
-		`<td><span class="badge badge-pending" data-testid="proposal-status" data-status="PENDING_SIGNATURES">waiting for the owner&#39;s signature</span>` +
+		`<td data-testid="proposal-parties">Treasury → Ada &lt;Lovelace&gt;</td>` +
+		`<td><span class="badge badge-warn" data-testid="proposal-status" data-status="PENDING_SIGNATURES">waiting for the owner&#39;s signature</span>` +
 		` <span class="badge badge-warn" data-testid="needs-me">needs me</span></td>` +
 		`<td data-testid="proposal-approvals">2 of 2</td><td data-testid="proposal-signatures">0 of 1</td><td>5 min ago</td>` +
 		`<td><time datetime="2026-11-22T14:05:00Z">14:05 UTC</time></td></tr>`
@@ -34,7 +34,7 @@ func TestProposalRowMarkup(t *testing.T) {
 		t.Fatal(err)
 	}
 	if got := b.String(); strings.Contains(got, "needs-me") || strings.Contains(got, "<time") ||
-		!strings.Contains(got, `<span class="badge badge-completed" data-testid="proposal-status" data-status="COMPLETED">`) {
+		!strings.Contains(got, `<span class="badge badge-ok" data-testid="proposal-status" data-status="COMPLETED">`) {
 		t.Errorf("completed row without deadline or flag:\n%s", got)
 	}
 	// A row that may be signed with others carries its checkbox, escaped.
@@ -45,7 +45,7 @@ func TestProposalRowMarkup(t *testing.T) {
 	}
 	wantBox := `<tr data-testid="proposal-row" data-id="p/1?x"><td><input type="checkbox" name="proposal_id" form="sign-batch-form" value="p/1?x" ` +
 		`id="select-p/1?x" hx-preserve="true" data-testid="proposal-select" data-owner="u&#34;1&amp;&lt;" ` +
-		`aria-label="Select for signing from one QR code"> <a href="/approvals/p%2F1%3Fx" data-testid="proposal-link">TRANSFER</a></td>`
+		`aria-label="Select for signing from one QR code"> <a href="/approvals/p%2F1%3Fx" id="open-p/1?x" data-testid="proposal-link">Bonus &#34;Q4&#34; &amp; more</a> <span class="muted" data-testid="proposal-type">transfer</span></td>`
 	if got := b.String(); !strings.HasPrefix(got, wantBox) {
 		t.Errorf("selectable row:\n%s\nwant prefix\n%s", got, wantBox)
 	}

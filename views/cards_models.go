@@ -38,37 +38,11 @@ func (s CardStatus) Pending() bool { return s.Key() == "pending" }
 // Reserved: requested, not issued yet.
 func (s CardStatus) Reserved() bool { return s.Key() == "reserved" }
 
-// Label is the status in people's words.
-func (s CardStatus) Label() string {
-	switch {
-	case s.Key() == "":
-		return "unknown"
-	case s.Reserved():
-		return "requested"
-	case s.Frozen():
-		return "frozen"
-	case s.Canceled():
-		return "cancelled"
-	case s.Pending():
-		return "not activated"
-	}
-	return s.Key()
-}
+// Label is the status in people's words (Status).
+func (s CardStatus) Label() string { return StatusLabel(StatusCard, s.Key()) }
 
-// BadgeClass is the badge's colour for the status.
-func (s CardStatus) BadgeClass() string {
-	switch {
-	case s.Active():
-		return "badge-active"
-	case s.Frozen():
-		return "badge-frozen"
-	case s.LostOrStolen() || s.Canceled():
-		return "badge-failed"
-	case s.Pending() || s.Reserved() || s.Key() == "restricted" || s.Key() == "inactive":
-		return "badge-pending"
-	}
-	return ""
-}
+// BadgeClass is the chip class for the status (Status).
+func (s CardStatus) BadgeClass() string { return StatusClass(StatusCard, s.Key()) }
 
 // Meaning says what the status means for support, and what can be done.
 func (s CardStatus) Meaning() string {
@@ -207,6 +181,8 @@ func (i CardIssuance) StateWords() string {
 
 // CardDetailView is /cards/{id}.
 type CardDetailView struct {
+	// BackURL is the card list as the viewer left it (with its search).
+	BackURL       string
 	ID            string
 	Swatch        CardSwatch
 	CardName      string

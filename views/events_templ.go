@@ -315,7 +315,7 @@ func EventLogPage(v EventLogView) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			var templ_7745c5c3_Var17 = []any{"badge", stateBadge(r.State)}
+			var templ_7745c5c3_Var17 = []any{"badge", StatusClass(StatusWebhookEvent, r.State)}
 			templ_7745c5c3_Err = templ.RenderCSSItems(ctx, templ_7745c5c3_Buffer, templ_7745c5c3_Var17...)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
@@ -340,7 +340,7 @@ func EventLogPage(v EventLogView) templ.Component {
 			var templ_7745c5c3_Var19 string
 			templ_7745c5c3_Var19, templ_7745c5c3_Err = templ.JoinStringErrs(r.State)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/events.templ`, Line: 59, Col: 89}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/events.templ`, Line: 59, Col: 110}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var19))
 			if templ_7745c5c3_Err != nil {
@@ -905,7 +905,7 @@ func EventDetailPage(v EventDetailView) templ.Component {
 				return templ_7745c5c3_Err
 			}
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 82, "<p><a href=\"/events\">Back to the event log</a></p>")
+		templ_7745c5c3_Err = BackLink(v.BackURL, "Event log").Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -918,16 +918,6 @@ func eventTypeLabel(t string) string {
 		return "(none)"
 	}
 	return t
-}
-
-func stateBadge(state string) string {
-	switch state {
-	case "processed":
-		return "badge-ok"
-	case "failed", "unparseable":
-		return "badge-failed"
-	}
-	return "badge-pending"
 }
 
 var _ = templruntime.GeneratedTemplate

@@ -83,19 +83,68 @@ func Ago(t, now time.Time) string {
 	}
 }
 
-// Until says how long after now t is, in words: "in 9 min", "in 3 h".
-func Until(t, now time.Time) string {
+// Capitalize upper-cases the first letter, for words that start a title.
+func Capitalize(s string) string {
+	for i, r := range s {
+		return strings.ToUpper(string(r)) + s[i+len(string(r)):]
+	}
+	return s
+}
+
+// Clock is an instant's time of day, for deadlines within the day:
+// "14:05 UTC".
+func Clock(t time.Time) string {
+	if t.IsZero() {
+		return "—"
+	}
+	return t.UTC().Format("15:04 UTC")
+}
+
+// Relative says when t is from now in words: "in 9 minutes", "in 45
+// seconds", "3 hours ago"; more than two days away it gives the date.
+func Relative(t, now time.Time) string {
 	d := t.Sub(now)
+	future := d > 0
+	if !future {
+		d = -d
+	}
+	var s string
 	switch {
-	case d <= 0:
+	case d < 5*time.Second:
 		return "now"
 	case d < time.Minute:
-		return "in under a minute"
+		s = plural(int(d.Seconds()), "second")
 	case d < time.Hour:
-		return "in " + strconv.Itoa(int(d.Minutes())) + " min"
+		s = plural(int(d.Minutes()), "minute")
 	case d < 48*time.Hour:
-		return "in " + strconv.Itoa(int(d.Hours())) + " h"
+		s = plural(int(d.Hours()), "hour")
 	default:
-		return "in " + strconv.Itoa(int(d.Hours()/24)) + " days"
+		return "on " + DateTime(t)
 	}
+	if future {
+		return "in " + s
+	}
+	return s + " ago"
+}
+
+func plural(n int, unit string) string {
+	if n == 1 {
+		return "1 " + unit
+	}
+	return strconv.Itoa(n) + " " + unit + "s"
+}
+
+// Shorten shortens a long identifier for a person to recognise it: its
+// first 8 and last 4 characters ("0x12ab34…9f3c"); short ones stay.
+func Shorten(id string) string {
+	r := []rune(id)
+	if len(r) <= 16 {
+		return id
+	}
+	return string(r[:8]) + "…" + string(r[len(r)-4:])
+}
+
+// SlippagePercent says basis points as a percentage: 50 → "0.5%".
+func SlippagePercent(bps int) string {
+	return decimal.New(int64(bps), -2).String() + "%"
 }

@@ -142,26 +142,13 @@ type CryptoWithdrawalRecord struct {
 	PollURL string
 }
 
-// withdrawalBadge is the badge class of a withdrawal's state.
+// withdrawalBadge is the chip class of a withdrawal's state (Status); a
+// signature on its way counts as progress.
 func withdrawalBadge(v CryptoWithdrawalRecord) string {
-	switch v.State {
-	case "awaiting_signature":
-		if v.Signed {
-			return "badge-ok"
-		}
-		return "badge-pending"
-	case "begun":
-		return "badge-pending"
-	case "created", "done":
-		return "badge-ok"
-	case "completed":
-		return "badge-completed"
-	case "refused":
-		return "badge-refused"
-	case "rail_failed":
-		return "badge-failed"
+	if v.State == "awaiting_signature" && v.Signed {
+		return "badge-" + ToneInfo
 	}
-	return "badge-warn"
+	return StatusClass(StatusWithdrawal, v.State)
 }
 
 // WithdrawalFailureWords says why a signed withdrawal did not complete (the

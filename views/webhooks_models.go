@@ -103,6 +103,8 @@ type EventRow struct {
 
 // EventDetailView is one delivery with its payload.
 type EventDetailView struct {
+	// BackURL is the event log as the viewer left it (with its filters).
+	BackURL        string
 	Row            EventRow
 	EventTimestamp time.Time
 	ProcessedAt    time.Time

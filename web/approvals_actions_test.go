@@ -254,7 +254,8 @@ func TestApprovalRefusalsShowTheAPIsWords(t *testing.T) {
 			t.Fatalf("%s: the form after a refusal has token %q", tc.w.name, tok)
 		}
 		// The timeline names the refused attempt.
-		if !strings.Contains(doc.Find(`[data-testid="timeline"]`).Text(), tc.w.kind+" refused") {
+		if doc.Find(`[data-testid="timeline-entry"][data-kind="`+tc.w.kind+` refused"]`).Length() != 1 ||
+			!strings.Contains(doc.Find(`[data-testid="timeline"]`).Text(), "refused") {
 			t.Fatalf("%s: timeline %q", tc.w.name, doc.Find(`[data-testid="timeline"]`).Text())
 		}
 	}

@@ -92,7 +92,8 @@ func TestLoginFailures(t *testing.T) {
 		{"empty fields", "", "", http.StatusUnprocessableEntity, "email-error", "Enter your work email."},
 		{"wrong password", s.Email, "not the password", http.StatusUnprocessableEntity, "login-error", "do not match"},
 		{"unknown account", "nobody@partner.example", "whatever123456", http.StatusUnprocessableEntity, "login-error", "do not match"},
-		{"disabled account", disabled.Email, disabled.Password, http.StatusUnprocessableEntity, "login-error", "do not match"},
+		{"disabled account", disabled.Email, disabled.Password, http.StatusUnprocessableEntity, "login-error", "This account is disabled"},
+		{"disabled account, wrong password", disabled.Email, "not the password", http.StatusUnprocessableEntity, "login-error", "do not match"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

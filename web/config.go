@@ -14,6 +14,7 @@ import (
 	"net/netip"
 	"net/url"
 	"strings"
+	"time"
 
 	"partneradmin/handlers/notify"
 	"partneradmin/handlers/sign"
@@ -57,6 +58,10 @@ type Config struct {
 	// Slack-compatible incoming webhook. Either unset turns its channel off.
 	SMTPURL        Secret
 	ChatWebhookURL Secret
+	// StepUpMaxAge is how long a second factor counts for approving,
+	// signing, moving money and card actions (STEP_UP_MAX_AGE, default
+	// 15m); older, it is asked again.
+	StepUpMaxAge time.Duration
 }
 
 // Local reports whether the app runs against its own PostgreSQL and sandbox.
@@ -89,11 +94,23 @@ func ParseConfig(args []string, getenv func(string) string, stderr io.Writer) (C
 	var trustedProxies string
 	fs.StringVar(&trustedProxies, "trusted-proxies", def("TRUSTED_PROXIES", ""), "comma-separated addresses or CIDR blocks of the reverse proxies whose X-Forwarded-For names the client (TRUSTED_PROXIES)")
 	fs.StringVar(&c.SignLinkTemplate, "sign-link-template", def("SIGN_LINK_TEMPLATE", sign.DefaultLinkTemplate), "what a sign link's QR code carries, with {link} for the link (SIGN_LINK_TEMPLATE), e.g. myapp://sign?link={link}")
+	fs.DurationVar(&c.StepUpMaxAge, "step-up-max-age", 0, "how long a second factor counts for value-moving and card actions (STEP_UP_MAX_AGE, default 15m)")
 	if len(args) > 0 {
 		args = args[1:]
 	}
 	if err := fs.Parse(args); err != nil {
 		return Config{}, err
+	}
+	var errs []error
+	if v := getenv("STEP_UP_MAX_AGE"); v != "" && c.StepUpMaxAge == 0 {
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 {
+			errs = append(errs, fmt.Errorf("STEP_UP_MAX_AGE %q: want a duration such as 15m", v))
+		}
+		c.StepUpMaxAge = d
+	}
+	if c.StepUpMaxAge < 0 {
+		errs = append(errs, errors.New("-step-up-max-age must be positive"))
 	}
 	c.DatabaseURL = Secret(getenv("DATABASE_URL"))
 	c.PartnerAPIBaseURL = strings.TrimRight(getenv("PARTNER_API_BASE_URL"), "/")
@@ -104,7 +121,6 @@ func ParseConfig(args []string, getenv func(string) string, stderr io.Writer) (C
 	c.SMTPURL = Secret(getenv("SMTP_URL"))
 	c.ChatWebhookURL = Secret(getenv("CHAT_WEBHOOK_URL"))
 
-	var errs []error
 	if err := c.LogLevel.UnmarshalText([]byte(logLevel)); err != nil {
 		errs = append(errs, fmt.Errorf("LOG_LEVEL %q: use debug, info, warn or error", logLevel))
 	}

@@ -233,8 +233,8 @@ func TestDashboardPerRole(t *testing.T) {
 		if got := number(t, doc, "signlinks-total"); got != "1" {
 			t.Errorf("open sign links %s, want 1", got)
 		}
-		if got := doc.Find(`[data-testid="signlink-expires"]`).Text(); got != "in 9 min" {
-			t.Errorf("expiry %q, want in 9 min", got)
+		if got := doc.Find(`[data-testid="signlink-expires"]`).Text(); got != "in 9 minutes" {
+			t.Errorf("expiry %q, want in 9 minutes", got)
 		}
 		if got := doc.Find(`[data-testid="balance"][data-currency="USD"] [data-testid="balance-amount"]`).Text(); got != "1,234.56 USD (USDB)" {
 			t.Errorf("treasury balance %q", got)

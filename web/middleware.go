@@ -270,6 +270,9 @@ func (a *Authenticator) authenticate(next http.Handler) http.Handler {
 		staff, err := a.Store.StaffByID(ctx, id)
 		if errors.Is(err, store.ErrNotFound) || (err == nil && staff.Disabled) {
 			a.Base.Sessions.Remove(ctx, handlers.SessionStaffID)
+			if err == nil {
+				a.Base.Flash(r, "error", "Your account has been disabled, so you were signed out. Ask an owner of this Partner Admin to enable it again.")
+			}
 			next.ServeHTTP(w, r)
 			return
 		}

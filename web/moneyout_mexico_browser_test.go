@@ -34,8 +34,8 @@ func TestBrowserMoneyOutMexicoOnePageToTheEnd(t *testing.T) {
 		webtest.Screenshot(t, ctx, "mexico-quote-failed")
 		t.Fatal(err)
 	}
-	// The countdown is counted down by the page's script: "m:ss".
-	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`/^[0-9]+:[0-9][0-9]$/.test(document.querySelector('[data-testid="mx-quote-countdown"]').textContent)`)); err != nil {
+	// The countdown is counted down by the page's script: "in 9 min 41 s".
+	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`/^in ([0-9]+ min )?[0-9]+ s$/.test(document.querySelector('[data-testid="mx-quote-countdown"]').textContent)`)); err != nil {
 		t.Fatalf("countdown: %v", err)
 	}
 	first, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.getElementById("sign-link").value`))

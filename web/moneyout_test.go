@@ -18,7 +18,7 @@ func TestMoneyOutListsTheRails(t *testing.T) {
 	for _, role := range []store.Role{store.RoleFinanceApprover, store.RoleOwner} {
 		c, _ := env.SignedIn(role)
 		doc := webtest.Doc(t, env.Get(c, "/money-out"))
-		if doc.Find(`nav a[href="/money-out"]`).Length() != 1 {
+		if doc.Find(`nav[aria-label="Main"] a[href="/money-out"]`).Length() != 1 {
 			t.Errorf("%s: no Money out in the navigation", role)
 		}
 		rails := doc.Find(`[data-testid="rail"] a`)

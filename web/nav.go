@@ -14,6 +14,9 @@ type NavEntry struct {
 	Href        string
 	Permission  store.Permission
 	Description string
+	// Also lists further paths that belong to the area (pages reached
+	// from it), so that it is marked current there too.
+	Also []string
 }
 
 // navigation lists the main areas, in the order shown.
@@ -22,7 +25,7 @@ func navigation() []NavEntry {
 		{Label: "Start", Href: "/", Permission: store.PermSignedIn},
 		{Label: "Employees", Href: "/employees", Permission: store.PermEmployeesRead, Description: "Invite employees one by one or from a CSV file, follow linking, KYC and per-currency readiness, delete and reactivate accounts."},
 		{Label: "Approvals", Href: "/approvals", Permission: store.PermApprovalsRead, Description: "Open proposals: approve, reject, and send the owner's signature to their device."},
-		{Label: "Treasury", Href: "/treasury", Permission: store.PermTreasury, Description: "The treasury's balances, what open proposals will take out of them, and proposals to pay employees, swap and send."},
+		{Label: "Treasury", Href: "/treasury", Permission: store.PermTreasury, Description: "The treasury's balances, what open proposals will take out of them, and proposals to pay employees, swap and send.", Also: []string{"/sign-requests"}},
 		{Label: "Money out", Href: "/money-out", Permission: store.PermTreasury, Description: "Every way value leaves the treasury: bank withdrawals and payouts, SEPA, the Mexican offramp, LATAM cash, crypto."},
 		{Label: "Payroll", Href: "/payroll", Permission: store.PermTreasury, Description: "Pay many employees at once from a CSV file or the employee list: checked and previewed against the treasury's balance, one proposal per row, approved in one action."},
 		{Label: "Activity", Href: "/activity", Permission: store.PermActivityRead, Description: "Every deposit, withdrawal, card spend and completed proposal, filtered by kind, currency, employee and dates, with a CSV for accounting."},
@@ -33,6 +36,7 @@ func navigation() []NavEntry {
 		{Label: "Events", Href: "/events", Permission: store.PermSettings, Description: "Webhook deliveries from the Partner API: state, errors, replay."},
 		{Label: "Webhooks", Href: "/settings/webhooks", Permission: store.PermSettings, Description: "The webhook subscription: events, secret rotation, reconciliation."},
 		{Label: "Notifications", Href: "/account/notifications", Permission: store.PermSignedIn},
+		{Label: "Second factor", Href: "/settings/security", Permission: store.PermSettings, Description: "Which roles must sign in with a passkey or an authenticator app."},
 	}
 }
 
@@ -44,6 +48,9 @@ func navFor(entries []NavEntry, role store.Role, path string) []views.NavItem {
 			continue
 		}
 		active := path == e.Href || (e.Href != "/" && strings.HasPrefix(path, e.Href+"/"))
+		for _, also := range e.Also {
+			active = active || strings.HasPrefix(path, also+"/")
+		}
 		items = append(items, views.NavItem{Label: e.Label, Href: e.Href, Active: active})
 	}
 	return items

@@ -70,6 +70,10 @@ func TestDisableEndsAccessAndLastOwnerIsKept(t *testing.T) {
 	if resp.StatusCode != http.StatusSeeOther {
 		t.Fatalf("disabled staff still in: %d", resp.StatusCode)
 	}
+	// The sign-in page they are sent to says why.
+	if got := webtest.TestID(webtest.Doc(t, env.Get(supportClient, "/login")), "flash"); !strings.Contains(got, "disabled") {
+		t.Fatalf("the sign-in page says %q", got)
+	}
 
 	// The owner cannot demote themself (htmx row swap shows why).
 	h := http.Header{"Content-Type": {"application/x-www-form-urlencoded"}, "Hx-Request": {"true"}}

@@ -44,7 +44,7 @@ func TestTreasuryOverviewShowsBalancesAndWhatIsLeaving(t *testing.T) {
 	usd := treasuryWallet(t, env, "USDB")
 
 	doc := webtest.Doc(t, env.Get(c, "/"))
-	if doc.Find(`nav a[href="/treasury"]`).Length() != 1 {
+	if doc.Find(`nav[aria-label="Main"] a[href="/treasury"]`).Length() != 1 {
 		t.Fatal("no Treasury entry in finance's navigation")
 	}
 	amount, leaving, available, fresh, outdated := balanceRow(t, env, c, "USDB")
@@ -85,7 +85,7 @@ func TestTreasuryOverviewShowsBalancesAndWhatIsLeaving(t *testing.T) {
 		if resp.StatusCode != http.StatusForbidden {
 			t.Errorf("%s refresh: %d", role, resp.StatusCode)
 		}
-		if webtest.Doc(t, env.Get(other, "/")).Find(`nav a[href="/treasury"]`).Length() != 0 {
+		if webtest.Doc(t, env.Get(other, "/")).Find(`nav[aria-label="Main"] a[href="/treasury"]`).Length() != 0 {
 			t.Errorf("%s sees Treasury in the navigation", role)
 		}
 	}

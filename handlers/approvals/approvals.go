@@ -57,8 +57,8 @@ func New(d handlers.Deps) *Handler {
 // row builds a queue row.
 func row(p store.Proposal, names mirror.Names, now time.Time, linkedAs string, viewerID int64) views.ProposalRow {
 	r := views.ProposalRow{
-		ID: p.ID, Type: mirror.TypeLabel(p), Amount: mirror.Money(p), From: names.Of(p.OwnerUserID), To: names.Recipient(p),
-		Description: p.Description, Status: string(p.Status), StatusLabel: p.Status.Label(),
+		ID: p.ID, Type: p.Type, Amount: mirror.Money(p), From: names.Of(p.OwnerUserID), To: names.Recipient(p),
+		Description: p.Description, Status: string(p.Status), StatusLabel: views.StatusLabel(views.StatusProposal, string(p.Status)),
 		Approvals:  fmt.Sprintf("%d of %d", len(p.Approvals), p.RequiredApprovals),
 		Signatures: fmt.Sprintf("%d of %d", p.CollectedSignatures, p.RequiredSignatures),
 		Age:        views.Ago(p.CreatedAt, now),

@@ -73,7 +73,7 @@ func (h *Handler) Approve(w http.ResponseWriter, r *http.Request) {
 	}
 	again := p.Status == store.ProposalFailed
 	if p.Status != store.ProposalPendingApprovals && !again {
-		refuse(http.StatusConflict, "This proposal is "+p.Status.Label()+": it no longer waits for approvals.")
+		refuse(http.StatusConflict, "This proposal is "+views.StatusLabel(views.StatusProposal, string(p.Status))+": it no longer waits for approvals.")
 		return
 	}
 	linked, err := h.store.ApproverLink(ctx, viewer.Staff.ID)

@@ -60,6 +60,7 @@ func (h *Handler) renderDetail(w http.ResponseWriter, r *http.Request, id string
 	}
 	view.PollURL = "/approvals/" + url.PathEscape(p.ID) + "?v=" + version
 	view.ActionError = st.actionError
+	view.BackURL = handlers.BackTo(r, "/approvals")
 	if st.reject.Fields != nil || st.reject.Reason != "" {
 		view.RejectForm = st.reject
 		if view.RejectForm.Fields == nil {
@@ -72,7 +73,7 @@ func (h *Handler) renderDetail(w http.ResponseWriter, r *http.Request, id string
 	if st.rejectToken != "" && view.RejectToken != "" {
 		view.RejectToken = st.rejectToken
 	}
-	h.Render(w, r, st.status, view.Row.Type+" proposal", views.ProposalDetailPage(view), views.ProposalLive(view))
+	h.Render(w, r, st.status, view.Row.Title(), views.ProposalDetailPage(view), views.ProposalLive(view))
 }
 
 // detailVersion names what the live part shows of a proposal.
@@ -170,7 +171,7 @@ func timeline(events []store.ProposalEvent, actions []store.Action) []views.Time
 		if a.State == store.ActionDone {
 			continue // the mirror's own entry says it
 		}
-		out = append(out, views.TimelineEntry{At: a.UpdatedAt, Kind: a.Kind + " " + a.State.Label(), Actor: a.Actor.Email, Detail: a.Message})
+		out = append(out, views.TimelineEntry{At: a.UpdatedAt, Kind: a.Kind + " " + string(a.State), Actor: a.Actor.Email, Detail: a.Message})
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].At.Before(out[j].At) })
 	return out

@@ -58,7 +58,7 @@ func (h *Handler) Reject(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if !p.Status.Open() {
-		msg := "This proposal is " + p.Status.Label() + ": it can no longer be rejected."
+		msg := "This proposal is " + views.StatusLabel(views.StatusProposal, string(p.Status)) + ": it can no longer be rejected."
 		if err := h.store.Audit(ctx, store.AuditEntry{Actor: actor, Action: kindReject, Target: "proposal:" + id, Outcome: store.OutcomeRefused, Detail: msg}); err != nil {
 			h.ServerError(w, r, err)
 			return

@@ -142,6 +142,7 @@ func (h *Handler) finishDetail(w http.ResponseWriter, r *http.Request, status in
 		e(&v)
 	}
 	title := "Card " + v.CardName
+	v.BackURL = handlers.BackTo(r, "/cards")
 	h.render(w, r, status, strings.TrimSpace(title), views.CardDetailPage(v), nil)
 }
 

@@ -174,7 +174,7 @@ func (h *Handler) hr(ctx context.Context, now time.Time, limit int) (*views.Dash
 			Email: n.Email, Reason: n.Reason, Words: needInWords(n), Since: n.Since})
 	}
 	for _, s := range readinessColumns {
-		out.Readiness.States = append(out.Readiness.States, views.DashboardCount{Key: s, Label: views.ReadinessTotalLabel(s)})
+		out.Readiness.States = append(out.Readiness.States, views.DashboardCount{Key: s, Label: views.StatusLabel(views.StatusReadiness, s)})
 	}
 	for _, c := range currencies {
 		row := views.DashboardReadinessRow{Currency: c}
@@ -265,9 +265,9 @@ func (h *Handler) finance(ctx context.Context, viewer *handlers.Viewer, now time
 
 // signLinkView names what a link is for, and where it is followed.
 func signLinkView(l store.OpenSignLink) views.DashboardSignLink {
-	state := store.SignState(store.SignWaiting).Label()
+	state := views.StatusLabel(views.StatusSign, store.SignWaiting)
 	if l.Opened {
-		state = store.SignState(store.SignOpened).Label()
+		state = views.StatusLabel(views.StatusSign, store.SignOpened)
 	}
 	v := views.DashboardSignLink{State: state, ExpiresAt: l.ExpiresAt, CreatedBy: l.CreatedBy}
 	switch l.Kind {

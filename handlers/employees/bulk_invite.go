@@ -192,7 +192,7 @@ func (h *Handler) bulkView(ctx context.Context, run store.BulkRun, withRows bool
 			continue
 		}
 		rv := views.BulkRowView{Line: row.Line, Name: row.Name, Email: row.Email, Problems: row.Problems, State: row.State,
-			StateLabel: bulkStateLabel(row.State), InviteURL: row.InviteURL, Error: row.Error}
+			StateLabel: views.StatusLabel(views.StatusBulkRow, row.State), InviteURL: row.InviteURL, Error: row.Error}
 		var prof apiclient.KYCProfile
 		if len(row.Profile) > 0 && json.Unmarshal(row.Profile, &prof) == nil && prof.Address != nil {
 			rv.Country = prof.Address.CountryCode
@@ -399,24 +399,6 @@ func (h *Handler) BulkResultCSV(w http.ResponseWriter, r *http.Request) {
 		cw.Row(strconv.Itoa(row.Line), row.Name, row.Email, row.StateLabel, row.InviteURL, row.Error, strings.Join(row.Problems, "; "))
 	}
 	cw.Close(h.Logger, r)
-}
-
-func bulkStateLabel(s string) string {
-	switch s {
-	case store.BulkRowInvalid:
-		return "not sent: invalid"
-	case store.BulkRowQueued:
-		return "waiting"
-	case store.BulkRowSending:
-		return "sending"
-	case store.BulkRowSent:
-		return "sent"
-	case store.BulkRowError:
-		return "error"
-	case store.BulkRowUnknown:
-		return "outcome unknown"
-	}
-	return s
 }
 
 // BulkInviteArgs is the background job that sends a run's rows without

@@ -66,6 +66,9 @@ func (h *Handler) renderDetailWith(w http.ResponseWriter, r *http.Request, statu
 			Occupation: handlers.NewFormToken(), RetryUSD: handlers.NewFormToken(), Reactivate: handlers.NewFormToken()}
 		h.addStartForms(e, &v)
 	}
+	viewer := handlers.ViewerFrom(r.Context())
+	v.Related = views.EmployeeRelated{ID: e.ID, Email: e.Email, ServiceUserID: e.ServiceUserID, Cards: viewer.Can(store.PermCardsRead),
+		Approvals: viewer.Can(store.PermApprovalsRead), Activity: viewer.Can(store.PermActivityRead), Audit: viewer.Can(store.PermAuditRead)}
 	set(&v)
 	h.Render(w, r, status, e.Name(), views.EmployeeDetailPage(v), nil)
 }
@@ -73,7 +76,7 @@ func (h *Handler) renderDetailWith(w http.ResponseWriter, r *http.Request, statu
 func (h *Handler) detailView(ctx context.Context, e store.Employee) (views.EmployeeDetailView, error) {
 	now := h.Clock()
 	v := views.EmployeeDetailView{ID: e.ID, Name: e.Name(), Email: e.Email, ServiceUserID: e.ServiceUserID, InviteState: e.InviteState,
-		InviteLabel: inviteStateLabel(e.InviteState), ActionRequired: e.ActionRequired, LinkedAt: e.LinkedAt, KYCSubmitted: e.KYCSubmitted,
+		InviteLabel: views.StatusLabel(views.StatusInvite, e.InviteState), ActionRequired: e.ActionRequired, LinkedAt: e.LinkedAt, KYCSubmitted: e.KYCSubmitted,
 		DeletedAt: e.DeletedAt, Now: now}
 	if e.DeletedAt != nil {
 		v.ReactivateDaysLeft = daysLeft(*e.DeletedAt, now)

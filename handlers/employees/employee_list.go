@@ -77,7 +77,7 @@ func withQuery(path string, v url.Values) string {
 func filterOptions(fv views.EmployeeFilterView) (states, currencies, readiness, sorts []views.Option) {
 	states = []views.Option{{Value: "", Label: "Any invite state"}}
 	for _, s := range inviteStates() {
-		states = append(states, views.Option{Value: s, Label: inviteStateLabel(s), Selected: s == fv.State})
+		states = append(states, views.Option{Value: s, Label: views.StatusLabel(views.StatusInvite, s), Selected: s == fv.State})
 	}
 	currencies = []views.Option{{Value: "", Label: "Any currency"}}
 	for _, c := range store.ReadinessCurrencies() {

@@ -70,9 +70,6 @@ func canWrite(r *http.Request) bool {
 	return handlers.ViewerFrom(r.Context()).Can(store.PermEmployeesWrite)
 }
 
-// inviteStateLabel is an invite state in the users' words.
-func inviteStateLabel(s string) string { return views.InviteStateLabel(s) }
-
 func inviteStates() []string {
 	return []string{store.InviteInvited, store.InviteLinked, store.InviteKYCSubmitted, store.InviteActionRequired, store.InviteDeleted}
 }
@@ -86,15 +83,15 @@ func readinessStates() []string {
 func readinessLabel(state string, missing int) string { return views.ReadinessLabel(state, missing) }
 
 // chartLabel is a readiness state in words for totals and the chart's key.
-func chartLabel(state string) string { return views.ReadinessTotalLabel(state) }
+func chartLabel(state string) string { return views.StatusLabel(views.StatusReadiness, state) }
 
 // cellView is one currency's cell; a currency no read has answered for
 // says so rather than "not started".
 func cellView(currency string, c store.ReadinessCell, ok bool) views.ReadinessCellView {
 	if !ok {
-		return views.ReadinessCellView{Currency: currency, State: store.ReadyNotRead, Label: readinessLabel(store.ReadyNotRead, 0)}
+		return views.ReadinessCellView{Currency: currency, State: store.ReadyNotRead, Label: views.ReadinessLabel(store.ReadyNotRead, 0)}
 	}
-	v := views.ReadinessCellView{Currency: currency, State: c.State, Label: readinessLabel(c.State, len(c.Missing)), Detail: c.Detail}
+	v := views.ReadinessCellView{Currency: currency, State: c.State, Label: views.ReadinessLabel(c.State, len(c.Missing)), Detail: c.Detail}
 	for _, m := range c.Missing {
 		v.Missing = append(v.Missing, FieldInWords(m))
 	}
@@ -109,7 +106,7 @@ func employeeRows(list []store.Employee, readiness map[int64]map[string]store.Re
 	currencies := store.ReadinessCurrencies()
 	for _, e := range list {
 		row := views.EmployeeRow{ID: e.ID, Name: e.Name(), Email: e.Email, ServiceUserID: e.ServiceUserID, InviteState: e.InviteState,
-			InviteLabel: inviteStateLabel(e.InviteState), ActionRequired: e.ActionRequired, LastActivity: e.LastActivityAt}
+			InviteLabel: views.StatusLabel(views.StatusInvite, e.InviteState), ActionRequired: e.ActionRequired, LastActivity: e.LastActivityAt}
 		cells := readiness[e.ID]
 		row.Cells = make([]views.ReadinessCellView, 0, len(currencies))
 		for _, cur := range currencies {

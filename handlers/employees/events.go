@@ -39,9 +39,9 @@ func (a Events) LinkInvite(ctx context.Context, p apiclient.EmployeeLinkedPayloa
 		return o, nil
 	}
 	if !r.Changed {
-		return known(p.ServiceUserID, r, "employee %d was already linked", r.EmployeeID), nil
+		return known(p.ServiceUserID, r, "the employee was already linked"), nil
 	}
-	return known(p.ServiceUserID, r, "employee %d linked", r.EmployeeID), nil
+	return known(p.ServiceUserID, r, "the employee is linked to their invite"), nil
 }
 
 // Unlink applies employee.unlinked: the spec says nothing of what follows,
@@ -51,7 +51,7 @@ func (a Events) Unlink(ctx context.Context, e mirror.EmployeeEvent) (mirror.Even
 	if err != nil {
 		return mirror.EventOutcome{}, err
 	}
-	return known(e.ServiceUserID, r, "employee %d unlinked upstream; onboarding read again", r.EmployeeID), nil
+	return known(e.ServiceUserID, r, "the employee was unlinked at the Partner API; their onboarding status is refreshed"), nil
 }
 
 // RecordVBA applies employee.vba.registered by reading the accounts again.
@@ -60,7 +60,7 @@ func (a Events) RecordVBA(ctx context.Context, e mirror.EmployeeEvent) (mirror.E
 	if err != nil {
 		return mirror.EventOutcome{}, err
 	}
-	return known(e.ServiceUserID, r, "employee %d: virtual account read", r.EmployeeID), nil
+	return known(e.ServiceUserID, r, "the employee's virtual account details are refreshed"), nil
 }
 
 // RefreshOnboarding applies onboarding.completed and onboarding.failed;
@@ -78,9 +78,9 @@ func (a Events) RefreshOnboarding(ctx context.Context, e mirror.EmployeeEvent) (
 		return mirror.EventOutcome{}, err
 	}
 	if cleared {
-		return known(e.ServiceUserID, r, "employee %d: action-required flag cleared; onboarding read again", r.EmployeeID), nil
+		return known(e.ServiceUserID, r, "the request for the employee to act is cleared; their onboarding status is refreshed"), nil
 	}
-	return known(e.ServiceUserID, r, "employee %d: onboarding read again", r.EmployeeID), nil
+	return known(e.ServiceUserID, r, "the employee's onboarding status is refreshed"), nil
 }
 
 // FlagKYCAction applies kyc.action_required. Its payload fields are not
@@ -90,7 +90,7 @@ func (a Events) FlagKYCAction(ctx context.Context, e mirror.EmployeeEvent) (mirr
 	if err != nil {
 		return mirror.EventOutcome{}, err
 	}
-	return known(e.ServiceUserID, r, "employee %d flagged: action required", r.EmployeeID), nil
+	return known(e.ServiceUserID, r, "the employee is flagged: they need to act"), nil
 }
 
 // actionWords picks what the API says is needed from a payload whose shape

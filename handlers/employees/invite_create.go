@@ -83,7 +83,7 @@ func (h *Handler) Invite(w http.ResponseWriter, r *http.Request) {
 			}
 			if existing.ServiceUserID != "" || x.InviteURL != "" {
 				f.Fields["email"] = fmt.Sprintf("%s was already invited (%s). Re-invite them from their page: /employees/%d.",
-					f.Email, inviteStateLabel(existing.InviteState), existing.ID)
+					f.Email, views.StatusLabel(views.StatusInvite, existing.InviteState), existing.ID)
 			}
 		} else if !isNotFound(err) {
 			h.ServerError(w, r, err)

@@ -3,7 +3,6 @@ package mirror
 import (
 	"context"
 	"strconv"
-	"strings"
 	"time"
 
 	"partneradmin/apiclient"
@@ -112,18 +111,13 @@ func LoadNames(ctx context.Context, st interface {
 	return Names(m), nil
 }
 
-// TypeLabel names a proposal's type in words.
-func TypeLabel(p store.Proposal) string {
-	if p.Type == "" {
-		return "PROPOSAL"
-	}
-	return strings.ReplaceAll(p.Type, "_", " ")
-}
+// TypeLabel names a proposal's type in words ("transfer").
+func TypeLabel(p store.Proposal) string { return views.ProposalTypeLabel(p.Type) }
 
 // DeviceSummaryOf is what the owner's device shows for a proposal.
 func DeviceSummaryOf(p store.Proposal, names Names, ownerAddress string) views.DeviceSummary {
 	return views.DeviceSummary{
-		Title: "Approve " + TypeLabel(p) + " " + p.ID, Amount: Money(p).String(), From: names.Of(p.OwnerUserID),
+		Title: "Approve the " + TypeLabel(p) + " " + views.Shorten(p.ID), Amount: Money(p).String(), From: names.Of(p.OwnerUserID),
 		To: names.Recipient(p), Description: p.Description, OwnerAddress: ownerAddress,
 	}
 }
@@ -136,7 +130,7 @@ func SignPanelOf(sr store.SignRequest, now time.Time) views.SignPanel {
 	if sr.Open(time.Time{}) && !now.Before(sr.ExpiresAt) {
 		state, p.Final, p.Error = store.SignExpired, true, "the link expired before it was used"
 	}
-	p.State, p.Label = string(state), state.Label()
+	p.State, p.Label = string(state), views.StatusLabel(views.StatusSign, string(state))
 	p.PollURL = "/approvals/" + sr.ProposalID + "/sign-requests/" + strconv.FormatInt(sr.ID, 10)
 	if sr.ProposalID == "" {
 		p.PollURL = "/sign-requests/" + strconv.FormatInt(sr.ID, 10)

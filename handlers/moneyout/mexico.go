@@ -361,24 +361,6 @@ func mexicoFinal(status string) bool {
 	return false
 }
 
-func mexicoLabel(status string) string {
-	switch status {
-	case apiclient.MexicoOrderCreated:
-		return "created: waiting for the owner's signatures"
-	case apiclient.MexicoOrderFunded:
-		return "funded: the burn is signed and the pesos are on their way"
-	case apiclient.MexicoOrderCompleted:
-		return "completed: pesos paid to the registered bank account"
-	case apiclient.MexicoOrderFailed:
-		return "failed"
-	case apiclient.MexicoOrderRefunded:
-		return "refunded: the payout failed and the tokens went back to the wallet"
-	case apiclient.MexicoOrderCanceled:
-		return "canceled: the quote expired before the burn was signed; nothing left the wallet"
-	}
-	return status
-}
-
 // mexicoRead reads the order now and keeps what it says (its status, and
 // the burn signature request the first time it appears). It returns the
 // order as now known and what to say when the read failed.
@@ -418,7 +400,7 @@ func mexicoStep(sr *store.SignRequest, needed, known bool, later string) views.M
 	case sr == nil:
 		return views.MexicoSignStep{State: "not_issued", Label: "asked for by the API; no link issued yet"}
 	}
-	return views.MexicoSignStep{State: string(sr.State), Label: sr.State.Label(), Done: sepaMXNSignatureOnItsWay(sr)}
+	return views.MexicoSignStep{State: string(sr.State), Label: views.StatusLabel(views.StatusSign, string(sr.State)), Done: sepaMXNSignatureOnItsWay(sr)}
 }
 
 // mexicoNext is the signature a new link may be issued for now: burn true
@@ -427,7 +409,7 @@ func (h *Handler) mexicoNext(o store.SepaMXNOrder, first, burnSR *store.SignRequ
 	now := h.clock()
 	switch {
 	case o.Status != apiclient.MexicoOrderCreated:
-		return false, "This order no longer waits for a signature (" + mexicoLabel(o.Status) + ")."
+		return false, "This order no longer waits for a signature (" + views.StatusLabel(views.StatusMexico, o.Status) + ")."
 	case o.QuoteExpiresAt != nil && !now.Before(*o.QuoteExpiresAt):
 		return false, "The quote expired at " + views.DateTime(*o.QuoteExpiresAt) + ": no signature is asked for an expired quote. Get a new quote."
 	case o.BurnWorkflowID != "":
@@ -474,7 +456,7 @@ func (h *Handler) mexicoShow(w http.ResponseWriter, r *http.Request, o store.Sep
 	}
 	now := h.clock()
 	expired := o.QuoteExpiresAt != nil && !now.Before(*o.QuoteExpiresAt)
-	s := views.MexicoSteps{OrderID: o.ID, Status: o.Status, StatusLabel: mexicoLabel(o.Status), Final: mexicoFinal(o.Status),
+	s := views.MexicoSteps{OrderID: o.ID, Status: o.Status, StatusLabel: views.StatusLabel(views.StatusMexico, o.Status), Final: mexicoFinal(o.Status),
 		ReadAt: o.StatusReadAt, ReadError: readErr, Expired: expired,
 		First: mexicoStep(first, o.WorkflowID != "", true, ""),
 		Burn:  mexicoStep(burnSR, true, o.BurnWorkflowID != "", "not asked for yet: it appears on the order after the first signature")}
@@ -512,7 +494,7 @@ func (h *Handler) mexicoShow(w http.ResponseWriter, r *http.Request, o store.Sep
 	case o.Status == apiclient.MexicoOrderFunded:
 		s.Waiting = "Both signatures were given and the tokens left the wallet. Waiting for the provider to pay the pesos; nothing to do."
 	case s.Final:
-		s.Waiting = mexicoLabel(o.Status) + ". Get a new quote to try again."
+		s.Waiting = views.StatusLabel(views.StatusMexico, o.Status) + ". Get a new quote to try again."
 	case expired:
 		s.Waiting = "The quote expired at " + views.DateTime(s.ExpiresAt) + " before the burn was signed: no signature is asked for an expired quote, the API cancels the order, and nothing leaves the wallet. Get a new quote."
 	case o.WorkflowID != "" && !sepaMXNSignatureOnItsWay(first):
@@ -525,7 +507,7 @@ func (h *Handler) mexicoShow(w http.ResponseWriter, r *http.Request, o store.Sep
 	case sepaMXNSignatureOnItsWay(burnSR):
 		s.Waiting = "The burn signature was sent; waiting for the order to be funded."
 	case burnSR.State.Final():
-		s.Waiting = "The second (burn) signature's link ended (" + burnSR.State.Label() + ") without a signature the API took. Issue a new link and have the owner sign it " + deadline + "."
+		s.Waiting = "The second (burn) signature's link ended (" + views.StatusLabel(views.StatusSign, string(burnSR.State)) + ") without a signature the API took. Issue a new link and have the owner sign it " + deadline + "."
 	default:
 		s.Waiting = "Waiting for the owner to sign the second (burn) signature on their device, " + deadline + ". If the QR code is lost, issue a new link. If it is not signed in time, the order is canceled and nothing leaves the wallet."
 	}

@@ -802,9 +802,9 @@ func (h *Handler) NigeriaOfframpDetail(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	v.ProposalID, v.Status = res.ProposalID, store.ProposalStatus(res.Status).Label()
+	v.ProposalID, v.Status = res.ProposalID, views.StatusLabel(views.StatusProposal, res.Status)
 	if p, err := h.store.ProposalByID(r.Context(), res.ProposalID); err == nil {
-		v.Status = p.Status.Label()
+		v.Status = views.StatusLabel(views.StatusProposal, string(p.Status))
 	}
 	if qt := res.Quote; qt != nil {
 		v.To = views.Amount{Value: qt.ToAmount, Currency: string(apiclient.NGN)}

@@ -680,7 +680,7 @@ func (h *Handler) bpShowPayout(w http.ResponseWriter, r *http.Request, rec store
 		panel = &p
 	}
 	wl := store.Wallet{Currency: string(apiclient.USDB)}
-	v := views.BankPayoutRecord{ID: rec.ID, State: string(rec.State), StateLabel: rec.State.Label(), Final: rec.State.Final(),
+	v := views.BankPayoutRecord{ID: rec.ID, State: string(rec.State), StateLabel: views.StatusLabel(views.StatusBankPayout, string(rec.State)), Final: rec.State.Final(),
 		UpstreamID: rec.UpstreamID, Holder: rec.HolderName, Amount: npMoney(wl, rec.Amount), Minor: strconv.FormatInt(rec.AmountMinor, 10),
 		Note: rec.Note, CreatedBy: rec.CreatedBy, CreatedAt: rec.CreatedAt, SettledAt: rec.SettledAt, Notice: note, Sign: panel,
 		Destination: fmt.Sprintf("%s%s, account ****%s, %s (%s)", rec.BankName, bpBranchOf(rec), rec.AccountLast4, rec.Country, rec.Currency)}

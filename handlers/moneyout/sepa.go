@@ -387,22 +387,6 @@ func sepaFinal(status string) bool {
 	return false
 }
 
-func sepaLabel(status string) string {
-	switch status {
-	case "prepared":
-		return "prepared: waiting for the owner's signature"
-	case "processing":
-		return "signed: the bank transfer is on its way"
-	case "completed":
-		return "completed: paid to the IBAN"
-	case "failed":
-		return "failed: the transfer was returned and the amount refunded to the wallet"
-	case "expired":
-		return "expired: it was not signed in time; nothing left the wallet"
-	}
-	return status
-}
-
 // sepaShow renders an order. panel is a just-issued sign request (with its
 // QR code); otherwise the stored one's state is shown. The order's state
 // is read from the API now (within the page's read budget) unless it is
@@ -432,7 +416,7 @@ func (h *Handler) sepaShow(w http.ResponseWriter, r *http.Request, o store.SepaM
 			o.StatusReadAt = h.clock()
 		}
 	}
-	v.State, v.StateLabel, v.Final, v.ReadAt = o.Status, sepaLabel(o.Status), sepaFinal(o.Status), o.StatusReadAt
+	v.State, v.StateLabel, v.Final, v.ReadAt = o.Status, views.StatusLabel(views.StatusSepa, o.Status), sepaFinal(o.Status), o.StatusReadAt
 	if !v.Final {
 		v.PollURL = sepaPage(o.ID)
 	}
@@ -455,7 +439,7 @@ func (h *Handler) sepaCannotIssue(o store.SepaMXNOrder, sr *store.SignRequest) s
 	case o.WorkflowID == "":
 		return "This order asks for no signature."
 	case o.Status != "prepared":
-		return "This order no longer waits for a signature (" + sepaLabel(o.Status) + ")."
+		return "This order no longer waits for a signature (" + views.StatusLabel(views.StatusSepa, o.Status) + ")."
 	case o.Deadline != nil && !h.clock().Before(*o.Deadline):
 		return "The signing deadline has passed: the order expires unsigned. Send a new payout."
 	case sepaMXNSignatureOnItsWay(sr):

@@ -102,21 +102,6 @@ func (h *Handler) runFromPath(w http.ResponseWriter, r *http.Request) (store.Pay
 	return run, true
 }
 
-// runStateLabel is a run's state in words.
-func runStateLabel(s string) string {
-	switch s {
-	case store.PayrollPreview:
-		return "preview: nothing sent"
-	case store.PayrollSending:
-		return "sending"
-	case store.PayrollSent:
-		return "sent"
-	case store.PayrollCanceled:
-		return "canceled"
-	}
-	return s
-}
-
 // runTotals shows a run's totals per currency.
 func runTotals(run store.PayrollRun) string {
 	m := map[string]decimal.Decimal{}
@@ -136,7 +121,7 @@ func (h *Handler) List(w http.ResponseWriter, r *http.Request) {
 	v := views.PayrollListView{Now: h.clock()}
 	for _, run := range runs {
 		v.Runs = append(v.Runs, views.PayrollRunItem{ID: run.ID, Name: run.Name, Source: run.Source, State: run.State,
-			StateLabel: runStateLabel(run.State), CreatedBy: run.CreatedBy, CreatedAt: run.CreatedAt, Rows: run.Rows, Valid: run.ValidRows,
+			StateLabel: views.StatusLabel(views.StatusPayrollRun, run.State), CreatedBy: run.CreatedBy, CreatedAt: run.CreatedAt, Rows: run.Rows, Valid: run.ValidRows,
 			Totals: runTotals(run)})
 	}
 	h.Render(w, r, http.StatusOK, "Payroll", views.PayrollListPage(v), nil)

@@ -31,27 +31,12 @@ func money(d decimal.Decimal, coin string) views.Amount {
 }
 
 // stateLabel is a row state's words (the state itself is defined once, in
-// SQL: store.PayrollRowsWindow).
+// SQL: store.PayrollRowsWindow); a row past sending has its proposal's.
 func stateLabel(state string) string {
-	switch state {
-	case "invalid":
-		return "not sent: invalid"
-	case "sending":
-		return "sending"
-	case "unknown":
-		return "outcome unknown"
-	case "refused":
-		return "refused by the Partner API"
-	case "sent":
-		return "proposal created"
-	case "canceled":
-		return "canceled: not sent"
-	case "ready":
-		return "ready to send"
-	case "queued":
-		return "waiting to be sent"
+	if w, ok := views.KnownStatus(views.StatusPayrollRow, state); ok {
+		return w.Label
 	}
-	return store.ProposalStatus(strings.ToUpper(state)).Label()
+	return views.StatusLabel(views.StatusProposal, strings.ToUpper(state))
 }
 
 // rowDetail is the reason beside a row's state: why its proposal failed
@@ -151,7 +136,7 @@ func windowOf(r *http.Request) rowWindow {
 // balances from the API (the preview, and the send form).
 func (h *Handler) runView(ctx context.Context, run store.PayrollRun, withBalance bool, win rowWindow, full bool) (views.PayrollRunView, error) {
 	v := views.PayrollRunView{StateFilter: win.State, From: win.From, ID: run.ID, Name: run.Name, Source: run.Source, State: run.State,
-		StateLabel: runStateLabel(run.State), CreatedBy: run.CreatedBy, CreatedAt: run.CreatedAt, TotalRows: run.Rows, ValidRows: run.ValidRows}
+		StateLabel: views.StatusLabel(views.StatusPayrollRun, run.State), CreatedBy: run.CreatedBy, CreatedAt: run.CreatedAt, TotalRows: run.Rows, ValidRows: run.ValidRows}
 	if run.State == store.PayrollCanceled {
 		v.CancelNote = "Canceled: " + run.CancelReason
 	}

@@ -17,6 +17,7 @@ import (
 	"partneradmin/handlers"
 	"partneradmin/handlers/mirror"
 	"partneradmin/store"
+	"partneradmin/views"
 )
 
 // Ledger kinds of this area.
@@ -131,7 +132,7 @@ func (h *Handler) Send(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if run.State != store.PayrollPreview {
-		h.Flash(r, "info", "This run is already "+runStateLabel(run.State)+"; nothing was sent twice.")
+		h.Flash(r, "info", "This run is already "+views.StatusLabel(views.StatusPayrollRun, run.State)+"; nothing was sent twice.")
 		h.Redirect(w, r, page)
 		return
 	}

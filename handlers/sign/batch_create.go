@@ -175,7 +175,7 @@ func (h *Handler) CreateBatch(w http.ResponseWriter, r *http.Request) {
 		w, known := wallets[p.WalletID]
 		switch {
 		case p.Status != store.ProposalPendingSignatures:
-			problems = append(problems, what+" is "+p.Status.Label()+": only a proposal waiting for the owner's signature can be signed.")
+			problems = append(problems, what+" is "+views.StatusLabel(views.StatusProposal, string(p.Status))+": only a proposal waiting for the owner's signature can be signed.")
 		case p.OwnerUserID != owner.OwnerUserID:
 			problems = append(problems, what+" belongs to "+names.Of(p.OwnerUserID)+", not to "+names.Of(owner.OwnerUserID)+
 				": one QR code signs the proposals of one owner.")
@@ -353,7 +353,7 @@ func (h *Handler) batchView(ctx context.Context, id int64) (views.SignBatchView,
 			t.Final = false
 		}
 		t.Items = append(t.Items, views.SignBatchRow{ProposalID: it.ProposalID, Amount: mirror.Money(p), To: names.Recipient(p),
-			Description: p.Description, Deadline: it.Deadline, State: string(st), Label: st.Label(), Error: why})
+			Description: p.Description, Deadline: it.Deadline, State: string(st), Label: views.StatusLabel(views.StatusSign, string(st)), Error: why})
 	}
 	return views.SignBatchView{ID: b.ID, ReturnTo: b.ReturnTo, Owner: names.Of(b.OwnerUserID), OwnerAddress: b.OwnerAddress, Table: t}, nil
 }

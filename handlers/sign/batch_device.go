@@ -79,7 +79,7 @@ type BatchItemAnswer struct {
 
 // batchSummary is what the device shows of a proposal.
 func batchSummary(p store.Proposal, names mirror.Names) string {
-	s := mirror.TypeLabel(p) + ": " + mirror.Money(p).String() + " to " + names.Recipient(p)
+	s := views.Capitalize(mirror.TypeLabel(p)) + ": " + mirror.Money(p).String() + " to " + names.Recipient(p)
 	if p.Description != "" {
 		s += " (" + p.Description + ")"
 	}

@@ -57,7 +57,7 @@ func (h *Handler) Create(w http.ResponseWriter, r *http.Request) {
 		h.Redirect(w, r, back)
 	}
 	if p.Status != store.ProposalPendingSignatures {
-		refuse("This proposal is " + p.Status.Label() + ": only a proposal waiting for the owner's signature can be sent to the device.")
+		refuse("This proposal is " + views.StatusLabel(views.StatusProposal, string(p.Status)) + ": only a proposal waiting for the owner's signature can be sent to the device.")
 		return
 	}
 	wallet, err := h.store.WalletByID(ctx, p.WalletID)

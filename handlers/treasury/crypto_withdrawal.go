@@ -564,7 +564,7 @@ func (h *Handler) showRecord(w http.ResponseWriter, r *http.Request, rec store.C
 	v := recordOf(rec.ID, rec.Currency, rec.WalletID, rec.BalanceSeen, rec.DestinationChain, rec.DestinationCurrency, rec.DestinationAddress)
 	v.Title = titleOf(rec.Rail)
 	v.State, v.StateLabel, v.UpstreamID, v.CreatedBy, v.CreatedAt, v.Note, v.Sign =
-		string(rec.State), rec.State.Label(), rec.UpstreamID, rec.CreatedBy, rec.CreatedAt, note, panel
+		string(rec.State), views.StatusLabel(views.StatusWithdrawal, string(rec.State)), rec.UpstreamID, rec.CreatedBy, rec.CreatedAt, note, panel
 	if rec.State == store.WithdrawalAwaitingSignature && sr != nil && (sr.State == store.SignSubmitted || sr.State == store.SignCompleted) {
 		v.Signed, v.StateLabel = true, "signed: the rail is moving it"
 	}

@@ -155,6 +155,7 @@ func (h *Handler) EventDetail(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+	v.BackURL = handlers.BackTo(r, "/events")
 	h.Render(w, r, http.StatusOK, "Delivery "+ev.WebhookID, views.EventDetailPage(v), nil)
 }
 

@@ -16,6 +16,13 @@ import (
 // except under CI=true, where it fails.
 func Browser(t testing.TB) context.Context {
 	t.Helper()
+	return BrowserFor(t, 90*time.Second)
+}
+
+// BrowserFor is Browser for a journey that may take up to limit (a tour
+// of every page).
+func BrowserFor(t testing.TB, limit time.Duration) context.Context {
+	t.Helper()
 	path := ""
 	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
 		if p, err := exec.LookPath(name); err == nil {
@@ -48,7 +55,7 @@ func Browser(t testing.TB) context.Context {
 	}
 	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancelCtx := chromedp.NewContext(allocCtx)
-	ctx, cancelTimeout := context.WithTimeout(ctx, 90*time.Second)
+	ctx, cancelTimeout := context.WithTimeout(ctx, limit)
 	t.Cleanup(func() {
 		cancelTimeout()
 		cancelCtx()
