@@ -260,7 +260,8 @@ func run(ctx context.Context, cfg config, stdout, stderr io.Writer) (rep *report
 	say("app listening at %s (pid %d)", appURL, app.cmd.Process.Pid)
 
 	owner := newClient()
-	if err := signIn(ctx, owner, appURL, ownerEmail, password); err != nil {
+	totpKey, err := signIn(ctx, owner, appURL, ownerEmail, password)
+	if err != nil {
 		return nil, fmt.Errorf("%w; app log: %s", err, app.tail())
 	}
 	secret, err := subscribe(ctx, owner, appURL)
@@ -383,7 +384,7 @@ func run(ctx context.Context, cfg config, stdout, stderr io.Writer) (rep *report
 	}
 
 	if len(cfg.Only) > 0 {
-		return finish(ctx, cfg, rep, app, holdEnv(tmp, dsn, appURL, password), stdout, say)
+		return finish(ctx, cfg, rep, app, holdEnv(tmp, dsn, appURL, password, totpKey), stdout, say)
 	}
 
 	// The webhook receiver, then PostgreSQL's own ceiling for what it commits.
@@ -400,7 +401,7 @@ func run(ctx context.Context, cfg config, stdout, stderr io.Writer) (rep *report
 	}
 	say("PostgreSQL commit ceiling: %.0f transactions/s", rep.CeilingTPS)
 
-	return finish(ctx, cfg, rep, app, holdEnv(tmp, dsn, appURL, password), stdout, say)
+	return finish(ctx, cfg, rep, app, holdEnv(tmp, dsn, appURL, password, totpKey), stdout, say)
 }
 
 // holdFile is what --hold writes for the developer: the run's throwaway
@@ -408,9 +409,10 @@ func run(ctx context.Context, cfg config, stdout, stderr io.Writer) (rep *report
 // reads (never printed).
 type holdFile struct{ path, body string }
 
-func holdEnv(tmp, dsn, appURL, password string) holdFile {
+func holdEnv(tmp, dsn, appURL, password, totpKey string) holdFile {
 	return holdFile{path: filepath.Join(tmp, "hold.env"),
-		body: "DATABASE_URL='" + dsn + "'\nAPP_URL='" + appURL + "'\nOWNER_EMAIL='" + ownerEmail + "'\nOWNER_PASSWORD='" + password + "'\n"}
+		body: "DATABASE_URL='" + dsn + "'\nAPP_URL='" + appURL + "'\nOWNER_EMAIL='" + ownerEmail + "'\nOWNER_PASSWORD='" + password +
+			"'\nOWNER_TOTP_KEY='" + totpKey + "'\n"}
 }
 
 // finish reads the app's peak RSS, prints the table and, with --hold,
@@ -494,69 +496,72 @@ func randomHex(n int) string {
 	return hex.EncodeToString(b)
 }
 
-// signIn signs in through the login form as a person would.
-func signIn(ctx context.Context, c *http.Client, base, email, password string) error {
+// signIn signs in through the login form as a person would, and returns
+// the authenticator key it enrolled ("" when none was asked for).
+func signIn(ctx context.Context, c *http.Client, base, email, password string) (string, error) {
 	if _, _, err := capture(ctx, c, base+"/login"); err != nil {
-		return err
+		return "", err
 	}
 	resp, err := postForm(ctx, c, base+"/login", url.Values{"email": {email}, "password": {password}})
 	if err != nil {
-		return err
+		return "", err
 	}
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusSeeOther {
-		return fmt.Errorf("sign in: status %d", resp.StatusCode)
+		return "", fmt.Errorf("sign in: status %d", resp.StatusCode)
 	}
 	// Against a configured Partner API the owner must have a second factor:
 	// every page leads to /account/security until one is enrolled. Enrol an
 	// authenticator app as a person would.
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"/", nil)
 	if err != nil {
-		return err
+		return "", err
 	}
 	home, err := c.Do(req)
 	if err != nil {
-		return err
+		return "", err
 	}
 	home.Body.Close()
+	key := ""
 	if home.StatusCode == http.StatusSeeOther && strings.HasPrefix(home.Header.Get("Location"), "/account/security") {
-		if err := enrolTOTP(ctx, c, base); err != nil {
-			return err
+		if key, err = enrolTOTP(ctx, c, base); err != nil {
+			return "", err
 		}
 	}
 	_, _, err = capture(ctx, c, base+"/")
-	return err
+	return key, err
 }
 
 // enrolTOTP sets up an authenticator app for the signed-in staff member
 // through /account/security: the key the page shows, then a code from it.
-func enrolTOTP(ctx context.Context, c *http.Client, base string) error {
+// It returns the key.
+func enrolTOTP(ctx context.Context, c *http.Client, base string) (string, error) {
 	resp, err := postForm(ctx, c, base+"/account/security/totp/start", url.Values{})
 	if err != nil {
-		return err
+		return "", err
 	}
 	defer resp.Body.Close()
 	doc, err := goquery.NewDocumentFromReader(resp.Body)
 	if err != nil {
-		return err
+		return "", err
 	}
 	secret := strings.TrimSpace(doc.Find(`[data-testid="totp-secret"]`).Text())
 	if secret == "" {
-		return fmt.Errorf("enrol a second factor: status %d, no key on the page", resp.StatusCode)
+		return "", fmt.Errorf("enrol a second factor: status %d, no key on the page", resp.StatusCode)
 	}
 	code, err := totp.GenerateCode(secret, time.Now())
 	if err != nil {
-		return fmt.Errorf("enrol a second factor: %w", err)
+		return "", fmt.Errorf("enrol a second factor: %w", err)
 	}
 	resp2, err := postForm(ctx, c, base+"/account/security/totp", url.Values{"code": {code}})
 	if err != nil {
-		return err
+		return "", err
 	}
 	resp2.Body.Close()
 	if resp2.StatusCode >= 400 {
-		return fmt.Errorf("enrol a second factor: confirm: status %d", resp2.StatusCode)
+		return "", fmt.Errorf("enrol a second factor: confirm: status %d", resp2.StatusCode)
 	}
-	return nil
+	return secret, nil
 }
 
 // subscribe creates the webhook subscription on the settings page, as the
