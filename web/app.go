@@ -44,6 +44,10 @@ type Deps struct {
 	API *apiclient.Client
 	Now func() time.Time
 
+	// Metrics, when set, are the app's metrics (the API client's observer
+	// counts into them); nil: New makes its own.
+	Metrics *Metrics
+
 	// ApprovalSyncConcurrency bounds the upstream calls of one approvals
 	// sync (0: approvals.DefaultSyncConcurrency).
 	ApprovalSyncConcurrency int
@@ -67,6 +71,11 @@ type App struct {
 	listener   *store.Listener
 	staffCache *store.StaffCache
 
+	metrics        *Metrics
+	metricsHandler http.Handler
+	upstream       Upstream
+	upstreamCheck  upstreamCheck
+
 	auth      *auth.Handler
 	dashboard *dashboard.Handler
 	staff     *staff.Handler
@@ -88,7 +97,18 @@ func New(d Deps) (*App, error) {
 	if d.Now == nil {
 		d.Now = time.Now
 	}
-	a := &App{cfg: d.Config, store: d.Store, logger: d.Logger, now: d.Now}
+	a := &App{cfg: d.Config, store: d.Store, logger: d.Logger, now: d.Now, upstream: d.Upstream, metrics: d.Metrics}
+	if a.metrics == nil {
+		m, err := NewMetrics()
+		if err != nil {
+			return nil, err
+		}
+		a.metrics = m
+	}
+	if err := a.metrics.addStoreCollectors(d.Store.Pool(), d.Logger); err != nil {
+		return nil, err
+	}
+	a.metricsHandler = a.metrics.handler(d.Logger)
 	a.listener = store.NewListener(d.Store, d.Logger)
 	a.staffCache = store.NewStaffCache(d.Store, a.listener)
 
@@ -114,6 +134,9 @@ func New(d Deps) (*App, error) {
 		return nil, err
 	}
 	a.base = &handlers.Base{Logger: d.Logger, Sessions: a.sessions, Assets: a.static.assets()}
+	// A session that cannot be loaded or saved (the database down) gets
+	// the app's error page, never the error's text.
+	a.sessions.ErrorFunc = a.base.ServerError
 	// Handlers enqueue through an insert-only client; the working client
 	// below runs the jobs. Both are river clients over the same pool.
 	queue, err := river.NewClient(riverpgxv5.New(d.Store.Pool()), &river.Config{})
@@ -140,6 +163,8 @@ func New(d Deps) (*App, error) {
 		employees.InviteReconciler{H: a.employees}, employees.OnboardingReconciler{H: a.employees, MaxAge: time.Hour, Batch: 25}); err != nil {
 		return nil, err
 	}
+	a.webhooks.Delivered = a.metrics.webhookDelivered
+	a.webhooks.BodyRetention = d.Config.WebhookBodyRetention
 	a.approvals = approvals.New(hd)
 	a.sign = sign.New(hd)
 	a.treasury = treasury.New(hd, a.sign)
@@ -194,6 +219,9 @@ func newRiver(d Deps, wh *webhooks.Handler, ap *approvals.Handler, sg *sign.Hand
 	if err := river.AddWorkerSafely(workers, &payroll.ApproveWorker{H: pr}); err != nil {
 		return nil, fmt.Errorf("web: add worker: %w", err)
 	}
+	if err := river.AddWorkerSafely(workers, retentionWorker(d)); err != nil {
+		return nil, fmt.Errorf("web: add worker: %w", err)
+	}
 	client, err := river.NewClient(riverpgxv5.New(d.Store.Pool()), &river.Config{
 		Logger: slog.New(minLevelHandler{d.Logger.Handler(), slog.LevelWarn}).With("component", "river"),
 		Queues: map[string]river.QueueConfig{
@@ -218,7 +246,7 @@ func newRiver(d Deps, wh *webhooks.Handler, ap *approvals.Handler, sg *sign.Hand
 				func() (river.JobArgs, *river.InsertOpts) { return sign.RelayArgs{}, nil }, nil),
 			river.NewPeriodicJob(river.PeriodicInterval(mirror.StaleBalancesInterval),
 				func() (river.JobArgs, *river.InsertOpts) { return mirror.StaleBalancesArgs{}, nil }, nil),
-		}, append(webhookPeriodicJobs(), cards.PeriodicJobs()...)...),
+		}, append(append(webhookPeriodicJobs(), cards.PeriodicJobs()...), retentionPeriodicJob())...),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("web: river client: %w", err)
@@ -236,7 +264,7 @@ func (a *App) router(nav []NavEntry) (http.Handler, error) {
 	}
 	authn := &Authenticator{Base: a.base, Store: a.staffCache, Nav: nav, Now: a.now}
 	r := chi.NewRouter()
-	r.Use(requestID, clientAddress(a.cfg.TrustedProxies), accessLog(a.logger), securityHeaders(a.cfg.SecureCookies()), recoverer(a.base), cop, checkInput(a.base), readBudget(pageReadBudget))
+	r.Use(requestID, a.metrics.instrument, clientAddress(a.cfg.TrustedProxies), accessLog(a.logger), securityHeaders(a.cfg.SecureCookies()), recoverer(a.base), cop, checkInput(a.base), readBudget(pageReadBudget))
 	seen := map[string]bool{}
 	for _, rt := range a.table {
 		if rt.Permission == "" {
@@ -281,6 +309,7 @@ func (a *App) Routes() []Route { return a.table }
 
 // Start starts the background workers.
 func (a *App) Start(ctx context.Context) error {
+	a.metrics.countJobs(ctx, a.river)
 	if err := a.river.Start(ctx); err != nil {
 		return fmt.Errorf("web: start workers: %w", err)
 	}
@@ -313,16 +342,4 @@ func (a *App) Stop(ctx context.Context) error {
 		return fmt.Errorf("web: stop workers: %w", err)
 	}
 	return nil
-}
-
-func (a *App) healthz(w http.ResponseWriter, r *http.Request) {
-	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
-	defer cancel()
-	if err := a.store.Pool().Ping(ctx); err != nil {
-		a.logger.WarnContext(r.Context(), "health check: database", "err", err)
-		http.Error(w, "database unavailable", http.StatusServiceUnavailable)
-		return
-	}
-	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-	_, _ = w.Write([]byte("ok\n"))
 }
