@@ -70,6 +70,7 @@ type App struct {
 	// while Listen runs; they read through to the database otherwise.
 	listener   *store.Listener
 	staffCache *store.StaffCache
+	authEpoch  *authEpoch
 
 	metrics        *Metrics
 	metricsHandler http.Handler
@@ -113,7 +114,9 @@ func New(d Deps) (*App, error) {
 	a.staffCache = store.NewStaffCache(d.Store, a.listener)
 
 	a.sessions = scs.New()
-	a.sessions.Store = newSessionStore(d.Store, a.listener, time.Now) // the database expires sessions by its clock, not a test clock
+	sessionCopy := newSessionStore(d.Store, a.listener, time.Now) // the database expires sessions by its clock, not a test clock
+	a.sessions.Store = sessionCopy
+	a.authEpoch = newAuthEpoch(d.Store, a.staffCache, sessionCopy)
 	a.sessions.Lifetime = 12 * time.Hour
 	a.sessions.Codec = sessionCodec{}
 	// The idle timeout is enforced by authenticate, which touches the
@@ -280,11 +283,11 @@ func (a *App) router(nav []NavEntry) (http.Handler, error) {
 		seen[key] = true
 		var h http.Handler = authorize(a.base, a.store, rt.Permission, rt.Handler)
 		if !rt.Stateless {
-			h = a.sessions.LoadAndSave(authn.authenticate(h))
+			h = a.authEpoch.wrap(a.sessions.LoadAndSave(authn.authenticate(h)))
 		}
 		r.Method(rt.Method, rt.Pattern, h)
 	}
-	notFound := a.sessions.LoadAndSave(authn.authenticate(http.HandlerFunc(a.base.NotFound)))
+	notFound := a.authEpoch.wrap(a.sessions.LoadAndSave(authn.authenticate(http.HandlerFunc(a.base.NotFound))))
 	r.NotFound(notFound.ServeHTTP)
 	r.MethodNotAllowed(func(w http.ResponseWriter, r *http.Request) {
 		a.base.ErrorPage(w, r, http.StatusMethodNotAllowed, "Not allowed", "This address does not take that kind of request.")

@@ -79,6 +79,9 @@ type Options struct {
 	// the same database and the same sandbox (nothing is seeded or
 	// imported again), its own process state, listener and server.
 	ReplicaOf *Env
+	// EncryptionKey is the app's ENCRYPTION_KEY (replicas take their
+	// first's: all must open the same sealed secrets); empty: ephemeral.
+	EncryptionKey web.Secret
 	// WebhookBodyRetention is the app's WEBHOOK_BODY_RETENTION (0: keep).
 	WebhookBodyRetention time.Duration
 }
@@ -118,7 +121,14 @@ func New(t testing.TB, opts Options) *Env {
 	logger := web.NewLogger(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	srv := httptest.NewUnstartedServer(nil)
 	cfg := web.Config{Addr: srv.Listener.Addr().String(), PublicOrigin: "http://" + srv.Listener.Addr().String(),
-		TrustedProxies: opts.TrustedProxies, SignLinkTemplate: opts.SignLinkTemplate, WebhookBodyRetention: opts.WebhookBodyRetention}
+		TrustedProxies: opts.TrustedProxies, SignLinkTemplate: opts.SignLinkTemplate, WebhookBodyRetention: opts.WebhookBodyRetention,
+		EncryptionKey: opts.EncryptionKey}
+	if opts.ReplicaOf != nil {
+		if opts.ReplicaOf.Config.EncryptionKey == "" {
+			t.Fatal("webtest: give the first replica an EncryptionKey: replicas must share it")
+		}
+		cfg.EncryptionKey = opts.ReplicaOf.Config.EncryptionKey
+	}
 
 	var sb *sandbox.Server
 	var demo sandbox.DemoInfo
