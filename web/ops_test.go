@@ -178,3 +178,29 @@ func BenchmarkSignedInPage(b *testing.B) {
 	c, _ := env.SignedIn(store.RoleSupport)
 	measureGets(b, env, c, "/account/password", 16, false)
 }
+
+func TestOperationsConfiguration(t *testing.T) {
+	env := func(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+	c, err := web.ParseConfig(nil, env(nil), io.Discard)
+	if err != nil || c.WebhookBodyRetention != web.DefaultWebhookBodyRetention || c.MetricsAddr != "" {
+		t.Fatalf("defaults: %v %v %q", err, c.WebhookBodyRetention, c.MetricsAddr)
+	}
+	for in, want := range map[string]time.Duration{"7d": 7 * 24 * time.Hour, "14": 14 * 24 * time.Hour, "36h": 36 * time.Hour, "0": 0} {
+		c, err := web.ParseConfig(nil, env(map[string]string{"WEBHOOK_BODY_RETENTION": in}), io.Discard)
+		if err != nil || c.WebhookBodyRetention != want {
+			t.Errorf("WEBHOOK_BODY_RETENTION=%s: %v %v", in, c.WebhookBodyRetention, err)
+		}
+	}
+	for _, bad := range []string{"-1d", "30 days", "10m", "abc", "0d"} {
+		if _, err := web.ParseConfig(nil, env(map[string]string{"WEBHOOK_BODY_RETENTION": bad}), io.Discard); err == nil || !strings.Contains(err.Error(), "WEBHOOK_BODY_RETENTION") {
+			t.Errorf("WEBHOOK_BODY_RETENTION=%s accepted: %v", bad, err)
+		}
+	}
+	c, err = web.ParseConfig([]string{"partner-admin", "--metrics-addr", "127.0.0.1:9100"}, env(nil), io.Discard)
+	if err != nil || c.MetricsAddr != "127.0.0.1:9100" {
+		t.Fatalf("--metrics-addr: %v %q", err, c.MetricsAddr)
+	}
+	if _, err := web.ParseConfig(nil, env(map[string]string{"METRICS_ADDR": "9100"}), io.Discard); err == nil || !strings.Contains(err.Error(), "METRICS_ADDR") {
+		t.Fatalf("METRICS_ADDR without a host accepted: %v", err)
+	}
+}
