@@ -8,6 +8,9 @@
   document.addEventListener("submit", function (ev) {
     var form = ev.target;
     if (!(form instanceof HTMLFormElement) || form.hasAttribute("hx-post")) return;
+    // A form that opens a new tab (a launch link fetched at each click) may
+    // be sent again: the page stays.
+    if (form.target === "_blank") return;
     if (form.dataset.submitted === "1") { ev.preventDefault(); return; }
     form.dataset.submitted = "1";
     form.querySelectorAll("button[type=submit]").forEach(function (b) { b.setAttribute("aria-disabled", "true"); });

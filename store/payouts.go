@@ -262,3 +262,13 @@ func (s *Store) FollowBankPayout(ctx context.Context, id int64) (BankPayout, boo
 	})
 	return out, changed, err
 }
+
+// BankPayoutBySignRequest loads the payout a sign request carries the
+// signature of.
+func (s *Store) BankPayoutBySignRequest(ctx context.Context, signRequestID int64) (BankPayout, error) {
+	p, err := scanBankPayout(s.db.QueryRow(ctx, `SELECT `+bankPayoutColumns+` FROM payouts WHERE sign_request_id = $1`, signRequestID))
+	if err != nil {
+		return BankPayout{}, fmt.Errorf("store: payout of sign request %d: %w", signRequestID, notFound(err))
+	}
+	return p, nil
+}

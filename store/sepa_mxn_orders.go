@@ -200,3 +200,14 @@ func (s *Store) RecentSepaMXNOrders(ctx context.Context, rail string, limit int)
 	}
 	return out, rows.Err()
 }
+
+// SepaMXNOrderBySignRequest loads the order a sign request carries a
+// signature of; burn is true when it is an offramp's burn signature.
+func (s *Store) SepaMXNOrderBySignRequest(ctx context.Context, signRequestID int64) (o SepaMXNOrder, burn bool, err error) {
+	o, err = scanSepaMXNOrder(s.db.QueryRow(ctx, `SELECT `+sepaMXNOrderColumns+` FROM sepa_mxn_orders
+		WHERE sign_request_id = $1 OR burn_sign_request_id = $1`, signRequestID))
+	if err != nil {
+		return SepaMXNOrder{}, false, fmt.Errorf("store: order of sign request %d: %w", signRequestID, notFound(err))
+	}
+	return o, o.BurnSignRequestID == signRequestID, nil
+}

@@ -71,6 +71,8 @@ type ReadinessMatrixView struct {
 	// Chart is the whole workforce by currency and state (nil on the
 	// 2-second refreshes, which only swap the matrix).
 	Chart *ReadinessChart
+	// Bulk are the "start for everyone ready" forms (HR admin, owner).
+	Bulk []OnboardingBulkOffer
 }
 
 // ReadinessChart is a stacked bar per currency: how many employees are in
@@ -267,6 +269,10 @@ type CurrencyCardView struct {
 	Missing    []string // in words
 	ReadAt     *time.Time
 	Error      string
+	// Start is the start form while the currency is ready (nil otherwise).
+	Start *RailStartForm
+	// Mexico is the MXN card's next steps after its start (nil otherwise).
+	Mexico *MexicoKYCView
 }
 
 // VirtualAccountView is the USD virtual account.

@@ -82,3 +82,20 @@ func Ago(t, now time.Time) string {
 		return strconv.Itoa(int(d.Hours()/24)) + " days ago"
 	}
 }
+
+// Until says how long after now t is, in words: "in 9 min", "in 3 h".
+func Until(t, now time.Time) string {
+	d := t.Sub(now)
+	switch {
+	case d <= 0:
+		return "now"
+	case d < time.Minute:
+		return "in under a minute"
+	case d < time.Hour:
+		return "in " + strconv.Itoa(int(d.Minutes())) + " min"
+	case d < 48*time.Hour:
+		return "in " + strconv.Itoa(int(d.Hours())) + " h"
+	default:
+		return "in " + strconv.Itoa(int(d.Hours()/24)) + " days"
+	}
+}

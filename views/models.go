@@ -71,16 +71,6 @@ type LoginView struct {
 	Fields FieldErrors
 }
 
-// DashboardView is the start page after signing in.
-type DashboardView struct {
-	Name        string
-	RoleLabel   string
-	Upstream    UpstreamStatus
-	Areas       []AreaLink
-	RecentAudit []AuditRow // only for roles that may read the audit log
-	ShowAudit   bool
-}
-
 // UpstreamStatus says which Partner API the app talks to.
 type UpstreamStatus struct {
 	Mode      string // "sandbox" or "partner-api"

@@ -25,6 +25,7 @@ import (
 	"partneradmin/handlers/employees"
 	"partneradmin/handlers/mirror"
 	"partneradmin/handlers/moneyout"
+	"partneradmin/handlers/notify"
 	"partneradmin/handlers/payroll"
 	"partneradmin/handlers/sign"
 	"partneradmin/handlers/staff"
@@ -90,6 +91,7 @@ type App struct {
 	moneyout  *moneyout.Handler
 	activity  *activity.Handler
 	payroll   *payroll.Handler
+	notify    *notify.Handler
 }
 
 // New builds the app: sessions in PostgreSQL, handlers, the route table,
@@ -174,7 +176,10 @@ func New(d Deps) (*App, error) {
 	a.moneyout = moneyout.New(hd, a.sign)
 	a.activity = activity.New(hd)
 	a.payroll = payroll.New(hd)
-	if a.river, err = newRiver(d, a.webhooks, a.approvals, a.sign, a.actions, a.payroll); err != nil {
+	if a.notify, err = newNotify(d, hd); err != nil {
+		return nil, err
+	}
+	if a.river, err = newRiver(d, a.webhooks, a.approvals, a.sign, a.actions, a.payroll, a.notify); err != nil {
 		return nil, err
 	}
 	a.table = a.routes()
@@ -186,12 +191,15 @@ func New(d Deps) (*App, error) {
 
 // newRiver builds the job client with every worker and periodic job.
 // Periodic jobs run once across replicas: river elects a leader for them.
-func newRiver(d Deps, wh *webhooks.Handler, ap *approvals.Handler, sg *sign.Handler, ac *handlers.Actions, pr *payroll.Handler) (*river.Client[pgx.Tx], error) {
+func newRiver(d Deps, wh *webhooks.Handler, ap *approvals.Handler, sg *sign.Handler, ac *handlers.Actions, pr *payroll.Handler, nt *notify.Handler) (*river.Client[pgx.Tx], error) {
 	workers := river.NewWorkers()
 	if err := river.AddWorkerSafely(workers, &handlers.RecoverActionsWorker{Actions: ac, Clock: d.Now}); err != nil {
 		return nil, fmt.Errorf("web: add worker: %w", err)
 	}
 	if err := river.AddWorkerSafely(workers, &employees.BulkInviteWorker{Store: d.Store, API: d.API, Logger: d.Logger}); err != nil {
+		return nil, fmt.Errorf("web: add worker: %w", err)
+	}
+	if err := river.AddWorkerSafely(workers, &employees.OnboardingStartWorker{Store: d.Store, API: d.API, Logger: d.Logger}); err != nil {
 		return nil, fmt.Errorf("web: add worker: %w", err)
 	}
 	if err := river.AddWorkerSafely(workers, &auth.PruneLoginFailuresWorker{Store: d.Store, Now: d.Now}); err != nil {
@@ -225,6 +233,9 @@ func newRiver(d Deps, wh *webhooks.Handler, ap *approvals.Handler, sg *sign.Hand
 	if err := river.AddWorkerSafely(workers, retentionWorker(d)); err != nil {
 		return nil, fmt.Errorf("web: add worker: %w", err)
 	}
+	if err := addNotifyWorkers(workers, nt); err != nil {
+		return nil, err
+	}
 	client, err := river.NewClient(riverpgxv5.New(d.Store.Pool()), &river.Config{
 		Logger: slog.New(minLevelHandler{d.Logger.Handler(), slog.LevelWarn}).With("component", "river"),
 		Queues: map[string]river.QueueConfig{
@@ -249,7 +260,7 @@ func newRiver(d Deps, wh *webhooks.Handler, ap *approvals.Handler, sg *sign.Hand
 				func() (river.JobArgs, *river.InsertOpts) { return sign.RelayArgs{}, nil }, nil),
 			river.NewPeriodicJob(river.PeriodicInterval(mirror.StaleBalancesInterval),
 				func() (river.JobArgs, *river.InsertOpts) { return mirror.StaleBalancesArgs{}, nil }, nil),
-		}, append(append(webhookPeriodicJobs(), cards.PeriodicJobs()...), retentionPeriodicJob())...),
+		}, append(append(append(webhookPeriodicJobs(), cards.PeriodicJobs()...), notifyPeriodicJobs()...), retentionPeriodicJob())...),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("web: river client: %w", err)
@@ -300,6 +311,9 @@ func (a *App) Actions() *handlers.Actions { return a.actions }
 
 // Sign is the sign request area (for tests and tools).
 func (a *App) Sign() *sign.Handler { return a.sign }
+
+// Notify is the notifications area (for tests and tools).
+func (a *App) Notify() *notify.Handler { return a.notify }
 
 // Payroll is the payroll area (for tests and tools).
 func (a *App) Payroll() *payroll.Handler { return a.payroll }

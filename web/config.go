@@ -17,6 +17,7 @@ import (
 	"strings"
 	"time"
 
+	"partneradmin/handlers/notify"
 	"partneradmin/handlers/sign"
 )
 
@@ -59,6 +60,11 @@ type Config struct {
 	// WebhookBodyRetention is how long a processed webhook event keeps its
 	// body; the row stays (deduplication). 0 keeps bodies for ever.
 	WebhookBodyRetention time.Duration
+	// SMTPURL is where notification mail is sent
+	// (smtp://user:pass@host:587?from=…); ChatWebhookURL is the team's
+	// Slack-compatible incoming webhook. Either unset turns its channel off.
+	SMTPURL        Secret
+	ChatWebhookURL Secret
 }
 
 // DefaultWebhookBodyRetention is WEBHOOK_BODY_RETENTION's default.
@@ -109,6 +115,8 @@ func ParseConfig(args []string, getenv func(string) string, stderr io.Writer) (C
 	c.OwnerEmail = getenv("OWNER_EMAIL")
 	c.OwnerPassword = Secret(getenv("OWNER_PASSWORD"))
 	c.EncryptionKey = Secret(getenv("ENCRYPTION_KEY"))
+	c.SMTPURL = Secret(getenv("SMTP_URL"))
+	c.ChatWebhookURL = Secret(getenv("CHAT_WEBHOOK_URL"))
 
 	var errs []error
 	if err := c.LogLevel.UnmarshalText([]byte(logLevel)); err != nil {
@@ -147,6 +155,16 @@ func ParseConfig(args []string, getenv func(string) string, stderr io.Writer) (C
 		errs = append(errs, fmt.Errorf("WEBHOOK_BODY_RETENTION %q: %w", retention, err))
 	} else {
 		c.WebhookBodyRetention = d
+	}
+	if c.SMTPURL != "" {
+		if _, err := notify.ParseSMTPURL(c.SMTPURL.Reveal()); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if c.ChatWebhookURL != "" {
+		if _, err := notify.ParseChatURL(c.ChatWebhookURL.Reveal()); err != nil {
+			errs = append(errs, err)
+		}
 	}
 	var err error
 	if c.TrustedProxies, err = parseTrustedProxies(trustedProxies); err != nil {

@@ -490,3 +490,61 @@ func TestMoneyOutMexicoRefusedQuoteIsExplained(t *testing.T) {
 		t.Fatalf("%d orders recorded: %v", n, err)
 	}
 }
+
+// TestMoneyOutMexicoLostRelayIsReadBack: the API takes a signature but its
+// answer is lost. Nothing is ever sent twice: the order is read back. The
+// first signature's answer is lost while the order cannot be read either,
+// so it stays "on its way" until the recovery job reads the burn request
+// the order now shows; the burn signature's lost answer is read back at
+// once (the order is funded).
+func TestMoneyOutMexicoLostRelayIsReadBack(t *testing.T) {
+	env := webtest.New(t, webtest.Options{})
+	c, _ := env.SignedIn(store.RoleOwner)
+	mxReady(t, env)
+	resp := env.PostForm(c, "/money-out/mexico", mxForm(t, env, c, "250"))
+	doc := webtest.Doc(t, resp)
+	if resp.StatusCode != http.StatusCreated {
+		t.Fatalf("quote: %d %q", resp.StatusCode, webtest.TestID(doc, "mx-error"))
+	}
+	link := sepaMXNQRLink(t, env, doc)
+	id := mxOrderID(t, env)
+	page := "/money-out/mexico/" + strconv.FormatInt(id, 10)
+
+	sandboxControl(t, env, http.MethodPost, "/_sandbox/faults", map[string]any{"method": "POST", "route": mxSubmitRoute,
+		"drop": true, "after": true, "times": 1})
+	sandboxControl(t, env, http.MethodPost, "/_sandbox/faults", map[string]any{"method": "GET", "route": mxOrderRoute, "status": 503})
+	if code, ans := sepaMXNSignOnDevice(t, env, link, "treasury"); code != http.StatusBadGateway || ans["state"] != store.SignRelayPending {
+		t.Fatalf("lost answer: %d %v", code, ans)
+	}
+	if st := mxAttr(mxSteps(t, env, c, id), "mx-step-first", "data-state"); st != store.SignRelayPending {
+		t.Fatalf("first step %q, want %q", st, store.SignRelayPending)
+	}
+	sandboxControl(t, env, http.MethodDelete, "/_sandbox/faults", nil)
+	if _, err := env.App.Actions().Recover(context.Background(), time.Now().Add(5*time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	doc = mxSteps(t, env, c, id)
+	if st := mxAttr(doc, "mx-step-first", "data-state"); st != store.SignSubmitted {
+		t.Fatalf("first step after the read-back %q, want %q", st, store.SignSubmitted)
+	}
+	if st := mxAttr(doc, "mx-step-burn", "data-state"); st != "not_issued" {
+		t.Fatalf("burn step %q", st)
+	}
+
+	resp = env.PostForm(c, page+"/sign-request", url.Values{})
+	doc = webtest.Doc(t, resp)
+	if resp.StatusCode != http.StatusCreated {
+		t.Fatalf("burn link: %d %q", resp.StatusCode, webtest.TestID(doc, "mx-order-error"))
+	}
+	sandboxControl(t, env, http.MethodPost, "/_sandbox/faults", map[string]any{"method": "POST", "route": mxSubmitRoute,
+		"drop": true, "after": true, "times": 1})
+	if code, ans := sepaMXNSignOnDevice(t, env, sepaMXNQRLink(t, env, doc), "treasury"); code != http.StatusOK || ans["state"] != store.SignSubmitted {
+		t.Fatalf("burn with its answer lost: %d %v", code, ans)
+	}
+	if st := mxAttr(mxSteps(t, env, c, id), "mx-order-status", "data-state"); st != "funded" {
+		t.Fatalf("order %q, want funded", st)
+	}
+	if n := env.Sandbox.RequestCount("POST", mxSubmitRoute); n != 2 {
+		t.Fatalf("%d signature submissions, want 2", n)
+	}
+}

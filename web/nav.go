@@ -32,6 +32,7 @@ func navigation() []NavEntry {
 		{Label: "API requests", Href: "/actions", Permission: store.PermAuditRead, Description: "Every request that changed something at the Partner API, sent once; settle by hand one whose outcome could not be read back."},
 		{Label: "Events", Href: "/events", Permission: store.PermSettings, Description: "Webhook deliveries from the Partner API: state, errors, replay."},
 		{Label: "Webhooks", Href: "/settings/webhooks", Permission: store.PermSettings, Description: "The webhook subscription: events, secret rotation, reconciliation."},
+		{Label: "Notifications", Href: "/account/notifications", Permission: store.PermSignedIn},
 	}
 }
 

@@ -34,6 +34,9 @@ func (a *App) routes() []Route {
 		{Method: "POST", Pattern: "/logout", Permission: store.PermSignedIn, Handler: a.auth.Logout},
 		{Method: "GET", Pattern: "/account/password", Permission: store.PermSignedIn, Handler: a.auth.PasswordForm},
 		{Method: "POST", Pattern: "/account/password", Permission: store.PermSignedIn, Handler: a.auth.ChangePassword},
+		// What one is notified of (each staff member their own).
+		{Method: "GET", Pattern: "/account/notifications", Permission: store.PermSignedIn, Handler: a.notify.Preferences},
+		{Method: "POST", Pattern: "/account/notifications", Permission: store.PermSignedIn, Handler: a.notify.SavePreferences},
 		// A one-time set-password link an owner issued: the token in the
 		// path is the credential.
 		{Method: "GET", Pattern: "/set-password/{token}", Permission: store.PermPublic, Handler: a.auth.SetPasswordForm},
@@ -222,5 +225,14 @@ func (a *App) routes() []Route {
 		{Method: "POST", Pattern: "/employees/{id}/delete", Permission: store.PermEmployeesWrite, Handler: a.employees.Delete},
 		{Method: "POST", Pattern: "/employees/{id}/reactivate", Permission: store.PermEmployeesWrite, Handler: a.employees.Reactivate},
 		{Method: "POST", Pattern: "/employees/{id}/action-required/resolve", Permission: store.PermEmployeesWrite, Handler: a.employees.ResolveAction},
+		// Per-currency onboarding starts, one employee or everyone ready,
+		// and the Mexican KYC's next steps.
+		{Method: "POST", Pattern: "/employees/{id}/onboarding/{currency}/start", Permission: store.PermEmployeesWrite, Handler: a.employees.StartRail},
+		{Method: "POST", Pattern: "/employees/{id}/onboarding/mxn/kyc-activate", Permission: store.PermEmployeesWrite, Handler: a.employees.ActivateMexicoKYC},
+		{Method: "POST", Pattern: "/employees/{id}/onboarding/mxn/launch", Permission: store.PermEmployeesWrite, Handler: a.employees.OpenMexicoKYC},
+		{Method: "POST", Pattern: "/employees/readiness/start", Permission: store.PermEmployeesWrite, Handler: a.employees.StartOnboardingRun},
+		{Method: "GET", Pattern: "/employees/onboarding-runs/{run}", Permission: store.PermEmployeesWrite, Handler: a.employees.OnboardingRun},
+		{Method: "GET", Pattern: "/employees/onboarding-runs/{run}/progress", Permission: store.PermEmployeesWrite, Handler: a.employees.OnboardingRunProgress},
+		{Method: "GET", Pattern: "/employees/onboarding-runs/{run}/result.csv", Permission: store.PermEmployeesWrite, Handler: a.employees.OnboardingRunCSV},
 	}
 }

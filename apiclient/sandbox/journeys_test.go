@@ -543,8 +543,16 @@ func TestJourneyMXN(t *testing.T) {
 	})
 	_, err := j.api.ActivateKYC(j.ctx, id, apiclient.ActivateKYCRequest{Currency: apiclient.MXN, IdentityLevelName: apiclient.IdentityLevelIDVAndPhone})
 	j.must(err)
+	if st, err := j.api.GetOnboardingStatus(j.ctx, id); err != nil || st.Currencies[apiclient.MXN].Status != "none" {
+		t.Fatalf("MXN before start-mexico: %+v %v", st, err)
+	}
 	_, err = j.api.StartMexico(j.ctx, id, apiclient.StartMexicoRequest{MXNWalletAddress: mx.wallet.Address, MXNWalletIndex: 0})
 	j.must(err)
+	// README decision: the MXN rail reports what start-mexico answered
+	// (kyc_required) until the Mexican KYC is activated.
+	if st, err := j.api.GetOnboardingStatus(j.ctx, id); err != nil || st.Currencies[apiclient.MXN].Status != "kyc_required" {
+		t.Fatalf("MXN after start-mexico: %+v %v", st, err)
+	}
 	act, err := j.api.ActivateMexicoKYC(j.ctx, id)
 	j.must(err)
 	if act.Status != apiclient.MexicoKYCProposed || !act.Uploaded.Selfie || !act.Uploaded.Document {

@@ -303,10 +303,17 @@ func (c *call) onboardingStatusGet() (any, error) {
 	if eur == "" {
 		eur = "none"
 	}
-	if k.MXStatus != "" {
+	switch {
+	case k.MXStatus != "":
 		cur["MXN"] = railStatus(k.MXStatus)
-	} else if _, ok := cur["MXN"]; !ok {
-		cur["MXN"] = railStatus("none")
+	case o.MXNStarted:
+		// start-mexico answered kyc_required: the rail has begun and waits
+		// for POST /latam/mx/kyc/activate.
+		cur["MXN"] = railStatus("kyc_required")
+	default:
+		if _, ok := cur["MXN"]; !ok {
+			cur["MXN"] = railStatus("none")
+		}
 	}
 	out := map[string]any{"currencies": cur, "eurProviderStatus": eur}
 	if o.USDMirrored {

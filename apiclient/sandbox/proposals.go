@@ -611,26 +611,46 @@ func (c *call) rejectProposal() (any, error) {
 // Caller holds mu.
 func (s *Server) tick() {
 	now := s.now()
-	for _, p := range s.proposalsInOrder() {
-		switch p.Status {
-		case statusPendingApprovals, statusPendingSignatures:
-			ttl := proposalTTL
-			if p.Type == typeCardIssuance {
-				ttl = cardReservationTT
-			}
-			if now.Sub(p.CreatedAt) > ttl {
-				// spec: "unsigned | expiry | entry disappears from reserved
-				// card lists"
-				p.Status = statusExpired
-				p.UpdatedAt = now
-				s.releaseCardReservation(p)
-			}
-		case statusSubmitted, statusReadyToExecute:
-			if s.opts.SettleDelay > 0 && p.SubmittedAt != nil && !now.Before(p.SubmittedAt.Add(s.opts.SettleDelay)) {
-				s.settle(p)
-			}
+	// Only the proposals due now are put in order: sorting every proposal
+	// on every request made each call cost O(n log n) under the lock.
+	var due []*proposal
+	for _, p := range s.st.Proposals {
+		if s.tickDue(p, now) {
+			due = append(due, p)
 		}
 	}
+	sort.Slice(due, func(i, j int) bool { return due[i].Seq < due[j].Seq })
+	for _, p := range due {
+		if !s.tickDue(p, now) { // an earlier one's settlement may have moved it
+			continue
+		}
+		switch p.Status {
+		case statusPendingApprovals, statusPendingSignatures:
+			// spec: "unsigned | expiry | entry disappears from reserved
+			// card lists"
+			p.Status = statusExpired
+			p.UpdatedAt = now
+			s.releaseCardReservation(p)
+		case statusSubmitted, statusReadyToExecute:
+			s.settle(p)
+		}
+	}
+}
+
+// tickDue reports whether tick acts on p now: an open proposal past its
+// time to live expires, a submitted one past the settle delay settles.
+func (s *Server) tickDue(p *proposal, now time.Time) bool {
+	switch p.Status {
+	case statusPendingApprovals, statusPendingSignatures:
+		ttl := proposalTTL
+		if p.Type == typeCardIssuance {
+			ttl = cardReservationTT
+		}
+		return now.Sub(p.CreatedAt) > ttl
+	case statusSubmitted, statusReadyToExecute:
+		return s.opts.SettleDelay > 0 && p.SubmittedAt != nil && !now.Before(p.SubmittedAt.Add(s.opts.SettleDelay))
+	}
+	return false
 }
 
 func (s *Server) proposalsInOrder() []*proposal {

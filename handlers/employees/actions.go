@@ -210,6 +210,8 @@ func registerReadBacks(x *handlers.Actions, api *apiclient.Client) {
 		}
 		return handlers.Effect{Target: employeeTarget(req.EmployeeID), Detail: "start-usa sent again; the USD account is " + string(vba.Status)}, true, nil
 	})
+	x.ReadBackFor(kindStartRail, readBackStart(api, runRowApply))
+	x.ReadBackFor(kindMexicoKYC, readBackMexicoKYC(api))
 	nothingDone := func(context.Context, store.Action) (handlers.Effect, bool, error) {
 		return handlers.Effect{}, false, nil
 	}

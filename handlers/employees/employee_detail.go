@@ -64,6 +64,7 @@ func (h *Handler) renderDetailWith(w http.ResponseWriter, r *http.Request, statu
 	if v.CanWrite {
 		v.Tokens = views.DetailTokens{Reinvite: handlers.NewFormToken(), Resolve: handlers.NewFormToken(),
 			Occupation: handlers.NewFormToken(), RetryUSD: handlers.NewFormToken(), Reactivate: handlers.NewFormToken()}
+		h.addStartForms(e, &v)
 	}
 	set(&v)
 	h.Render(w, r, status, e.Name(), views.EmployeeDetailPage(v), nil)

@@ -71,21 +71,7 @@ func canWrite(r *http.Request) bool {
 }
 
 // inviteStateLabel is an invite state in the users' words.
-func inviteStateLabel(s string) string {
-	switch s {
-	case store.InviteInvited:
-		return "invited"
-	case store.InviteLinked:
-		return "linked"
-	case store.InviteKYCSubmitted:
-		return "KYC submitted"
-	case store.InviteActionRequired:
-		return "action required"
-	case store.InviteDeleted:
-		return "deleted"
-	}
-	return s
-}
+func inviteStateLabel(s string) string { return views.InviteStateLabel(s) }
 
 func inviteStates() []string {
 	return []string{store.InviteInvited, store.InviteLinked, store.InviteKYCSubmitted, store.InviteActionRequired, store.InviteDeleted}
@@ -97,38 +83,10 @@ func readinessStates() []string {
 }
 
 // readinessLabel is a readiness state in words ("missing 3 fields").
-func readinessLabel(state string, missing int) string {
-	switch state {
-	case store.ReadyNotRead:
-		return "not read yet"
-	case store.ReadyNotStarted:
-		return "not started"
-	case store.ReadyMissing:
-		if missing == 1 {
-			return "missing 1 field"
-		}
-		return "missing " + strconv.Itoa(missing) + " fields"
-	case store.ReadyToActivate:
-		return "ready to activate"
-	case store.ReadyOnboarding:
-		return "onboarding"
-	case store.ReadyActive:
-		return "active"
-	case store.ReadyFailed:
-		return "failed"
-	case store.ReadyRejected:
-		return "rejected"
-	}
-	return state
-}
+func readinessLabel(state string, missing int) string { return views.ReadinessLabel(state, missing) }
 
 // chartLabel is a readiness state in words for totals and the chart's key.
-func chartLabel(state string) string {
-	if state == store.ReadyMissing {
-		return "missing fields"
-	}
-	return readinessLabel(state, 2)
-}
+func chartLabel(state string) string { return views.ReadinessTotalLabel(state) }
 
 // cellView is one currency's cell; a currency no read has answered for
 // says so rather than "not started".

@@ -43,6 +43,9 @@ func (h *Handler) Matrix(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		v.Chart = readinessChart(v.Columns, counts)
+		if canWrite(r) {
+			v.Bulk = bulkOffers(counts)
+		}
 	}
 	h.Render(w, r, http.StatusOK, "Readiness", views.ReadinessMatrixPage(v), nil)
 }

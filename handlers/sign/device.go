@@ -498,14 +498,74 @@ func (h *Handler) readBackSubmit(ctx context.Context, a store.Action) (handlers.
 		}
 		return handlers.Effect{}, false, nil
 	case store.SignKindWorkflow:
-		cw, err := h.store.CryptoWithdrawalBySignRequest(ctx, req.SignRequestID)
-		if err != nil && !errors.Is(err, store.ErrNotFound) {
-			return handlers.Effect{}, false, err
-		}
-		if err != nil || !cw.Settled() {
+		return h.readBackWorkflow(ctx, req)
+	}
+	return handlers.Effect{}, false, fmt.Errorf("sign: read back a %q request", req.Kind)
+}
+
+// readBackWorkflow reads back a rail's signature through the rail that
+// asked for it. A crypto withdrawal's outcome comes by webhook; a bank
+// payout's state moves past awaiting its signature (by webhook); a SEPA
+// order or an MXN offramp is read from the API: past "prepared" (SEPA),
+// showing its burn request or past "created" (the MXN first signature),
+// funded or completed (the burn). An order that ended without getting
+// that far did not take the signature; anything else is not known yet.
+func (h *Handler) readBackWorkflow(ctx context.Context, req submitRequest) (handlers.Effect, bool, error) {
+	cw, err := h.store.CryptoWithdrawalBySignRequest(ctx, req.SignRequestID)
+	switch {
+	case err == nil:
+		if !cw.Settled() {
 			return handlers.Effect{}, false, errNoEvidenceYet
 		}
 		return h.workflowSigned(req, string(cw.State)), true, nil
+	case !errors.Is(err, store.ErrNotFound):
+		return handlers.Effect{}, false, err
 	}
-	return handlers.Effect{}, false, fmt.Errorf("sign: read back a %q request", req.Kind)
+	p, err := h.store.BankPayoutBySignRequest(ctx, req.SignRequestID)
+	switch {
+	case err == nil:
+		switch p.State {
+		case store.BankPayoutAwaitingSignature:
+			return handlers.Effect{}, false, errNoEvidenceYet
+		case store.BankPayoutFailed:
+			return handlers.Effect{}, false, nil
+		}
+		return h.workflowSigned(req, string(p.State)), true, nil
+	case !errors.Is(err, store.ErrNotFound):
+		return handlers.Effect{}, false, err
+	}
+	o, burn, err := h.store.SepaMXNOrderBySignRequest(ctx, req.SignRequestID)
+	if errors.Is(err, store.ErrNotFound) {
+		return handlers.Effect{}, false, errNoEvidenceYet
+	}
+	if err != nil {
+		return handlers.Effect{}, false, err
+	}
+	var status string
+	var landed, ended bool
+	if o.Rail == store.RailSEPA {
+		up, err := h.api.GetEUROrder(ctx, o.UserID, o.UpstreamID)
+		if err != nil {
+			return handlers.Effect{}, false, err
+		}
+		status = up.Status
+		landed = status == "processing" || status == "completed" || status == "failed"
+		ended = status == "expired"
+	} else {
+		up, err := h.api.GetMexicoOrder(ctx, o.UserID, o.UpstreamID)
+		if err != nil {
+			return handlers.Effect{}, false, err
+		}
+		status = up.Status
+		past := status == apiclient.MexicoOrderFunded || status == apiclient.MexicoOrderCompleted
+		landed = past || (!burn && up.BurnSignatureRequest != nil)
+		ended = !landed && status != apiclient.MexicoOrderCreated
+	}
+	switch {
+	case landed:
+		return h.workflowSigned(req, status), true, nil
+	case ended:
+		return handlers.Effect{}, false, nil
+	}
+	return handlers.Effect{}, false, errNoEvidenceYet
 }

@@ -84,6 +84,9 @@ type Options struct {
 	EncryptionKey web.Secret
 	// WebhookBodyRetention is the app's WEBHOOK_BODY_RETENTION (0: keep).
 	WebhookBodyRetention time.Duration
+	// SMTPURL and ChatWebhookURL are the app's SMTP_URL and
+	// CHAT_WEBHOOK_URL settings (notifications).
+	SMTPURL, ChatWebhookURL string
 }
 
 // MigratedDatabase returns a connection string to a fresh database with the
@@ -122,7 +125,7 @@ func New(t testing.TB, opts Options) *Env {
 	srv := httptest.NewUnstartedServer(nil)
 	cfg := web.Config{Addr: srv.Listener.Addr().String(), PublicOrigin: "http://" + srv.Listener.Addr().String(),
 		TrustedProxies: opts.TrustedProxies, SignLinkTemplate: opts.SignLinkTemplate, WebhookBodyRetention: opts.WebhookBodyRetention,
-		EncryptionKey: opts.EncryptionKey}
+		EncryptionKey: opts.EncryptionKey, SMTPURL: web.Secret(opts.SMTPURL), ChatWebhookURL: web.Secret(opts.ChatWebhookURL)}
 	if opts.ReplicaOf != nil {
 		if opts.ReplicaOf.Config.EncryptionKey == "" {
 			t.Fatal("webtest: give the first replica an EncryptionKey: replicas must share it")

@@ -1,0 +1,108 @@
+package main
+
+import (
+	"fmt"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// format is the run's table, in Markdown.
+func (r *report) format() string {
+	var b strings.Builder
+	c := r.Config
+	fmt.Fprintf(&b, "Partner Admin bench (%s), %s, %d CPUs, GOMAXPROCS %d: %s.\n", c.Name, r.Started.Format("2006-01-02"), runtime.NumCPU(),
+		runtime.GOMAXPROCS(0), r.Seeded)
+	fmt.Fprintf(&b, "Pages: %d connections, %d rounds of %s against the app (%s against the bare handler) after a warm-up; median (min–max) over the rounds.\n\n",
+		c.Conns, c.Rounds, c.AppRound, c.BareRound)
+	b.WriteString("| page | requests/s | share of bare | p50 | p95 | p99 | bare requests/s |\n")
+	b.WriteString("|---|---|---|---|---|---|---|\n")
+	for _, p := range r.Pages {
+		var app, bare []float64
+		var p50, p95, p99 []time.Duration
+		for _, x := range p.App {
+			app = append(app, x.RPS())
+			p50, p95, p99 = append(p50, x.P50), append(p95, x.P95), append(p99, x.P99)
+		}
+		for _, x := range p.Bare {
+			bare = append(bare, x.RPS())
+		}
+		share := 0.0
+		if m := median(bare); m > 0 {
+			share = median(app) / m * 100
+		}
+		fmt.Fprintf(&b, "| %s (`%s`, %s) | %s | %.1f %% | %s | %s | %s | %s |\n", p.Name, shortURI(p.URI), kib(p.Bytes),
+			spread(app), share, ms(medianDur(p50)), ms(medianDur(p95)), ms(medianDur(p99)), thousands(int(median(bare))))
+	}
+	w := r.Webhooks
+	b.WriteString("\n| what | figure |\n|---|---|\n")
+	fmt.Fprintf(&b, "| webhook receiver: verified deliveries/s, %d senders, %s sent in %s, 20 %% repeats | %s/s; ack p50 %s, p99 %s |\n",
+		c.Conns, thousands(w.Sent), w.Elapsed.Round(100*time.Millisecond), thousands(int(w.RPS())), ms(w.AckP50), ms(w.AckP99))
+	fmt.Fprintf(&b, "| lost / processed twice (webhook_events, %s unique) | %d / %d (non-2xx %d, errors %d; all processed %s after the last ack) |\n",
+		thousands(w.Unique), w.Lost, w.ProcessedTwo, w.Non2xx, w.Errors, w.Drain.Round(100*time.Millisecond))
+	share := 0.0
+	if r.CeilingTPS > 0 {
+		share = w.RPS() / r.CeilingTPS * 100
+	}
+	fmt.Fprintf(&b, "| PostgreSQL commit ceiling (an event row and a job row per transaction, %d concurrent) | %s transactions/s; the receiver reaches %.0f %% of it |\n",
+		c.Conns, thousands(int(r.CeilingTPS)), share)
+	for _, m := range r.Mirror {
+		fmt.Fprintf(&b, "| mirror refresh (`POST /approvals/refresh`), %s wallets, %d ms injected per read | %s |\n", thousands(m.Wallets), m.LatencyMs, durs(m.Took))
+	}
+	fmt.Fprintf(&b, "| peak RSS of the app (VmHWM) | %d MiB |\n", (r.PeakRSSKiB+512)/1024)
+	fmt.Fprintf(&b, "\nThe whole run took %s.\n", r.Took.Round(time.Second))
+	return b.String()
+}
+
+// spread is "median (min–max)" of requests per second.
+func spread(v []float64) string {
+	if len(v) == 0 {
+		return "–"
+	}
+	lo, hi := v[0], v[0]
+	for _, x := range v {
+		lo, hi = min(lo, x), max(hi, x)
+	}
+	return fmt.Sprintf("%s (%s–%s)", thousands(int(median(v))), thousands(int(lo)), thousands(int(hi)))
+}
+
+func durs(d []time.Duration) string {
+	if len(d) == 0 {
+		return "–"
+	}
+	parts := make([]string, len(d))
+	for i, x := range d {
+		parts[i] = x.Round(10 * time.Millisecond).String()
+	}
+	return strings.Join(parts, ", ")
+}
+
+func ms(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d.Microseconds())/1000) }
+
+func kib(n int) string { return fmt.Sprintf("%.0f KiB", float64(n)/1024) }
+
+func shortURI(u string) string {
+	if len(u) > 30 {
+		return u[:27] + "…"
+	}
+	return u
+}
+
+// thousands writes n with a comma every three digits.
+func thousands(n int) string {
+	s := strconv.Itoa(n)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	var out []byte
+	for i := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			out = append(out, ',')
+		}
+		out = append(out, s[i])
+	}
+	if neg {
+		return "-" + string(out)
+	}
+	return string(out)
+}

@@ -1,0 +1,59 @@
+// Command bench measures Partner Admin as it runs: a private PostgreSQL, the
+// sandbox of the Partner API and the app built from this checkout and run as
+// a child process, loaded with a realistic company (10,000 employees with
+// their readiness, 2,000 wallets with open proposals, 10,000 cards and a
+// year of activity), and driven over loopback by a load generator in this
+// process. The same page bytes are also served from memory by a bare
+// net/http handler in a second child process, so every figure comes with
+// the ceiling of the machine it was measured on. It prints one table and
+// stops by itself.
+//
+//	go run ./cmd/bench           # about 4 to 5 minutes on 2 cores
+//	go run ./cmd/bench --quick   # under a minute: fewer rows, shorter rounds
+//
+// Only loopback addresses are used. --bare-serve is the bare handler's own
+// mode, started by the bench itself.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := cli(ctx, os.Args, os.Stdout, os.Stderr); err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+}
+
+func cli(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	quick := fs.Bool("quick", false, "fewer rows and shorter rounds (under a minute)")
+	bare := fs.Bool("bare-serve", false, "serve the pages listed in --pages from memory (started by the bench itself)")
+	pages := fs.String("pages", "", "with --bare-serve: the page list the bench wrote")
+	addr := fs.String("addr", "127.0.0.1:0", "with --bare-serve: loopback listen address")
+	if len(args) > 0 {
+		args = args[1:]
+	}
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *bare {
+		return serveBare(ctx, *pages, *addr, stdout)
+	}
+	cfg := fullConfig()
+	if *quick {
+		cfg = quickConfig()
+	}
+	_, err := run(ctx, cfg, stdout, stderr)
+	return err
+}

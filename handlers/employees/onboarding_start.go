@@ -1,0 +1,642 @@
+package employees
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/go-chi/chi/v5"
+
+	"partneradmin/apiclient"
+	"partneradmin/handlers"
+	"partneradmin/handlers/mirror"
+	"partneradmin/store"
+	"partneradmin/views"
+)
+
+// Ledger kinds of the per-currency onboarding starts.
+const (
+	kindStartRail    = "employee.onboarding.start"
+	kindMexicoKYC    = "employee.onboarding.mx_kyc_activate"
+	maxStartAttempts = 20
+)
+
+// rail is one currency's rail onboarding start as the spec's "Rail
+// onboarding starts" table has it.
+type rail struct {
+	Currency string
+	Token    apiclient.Stablecoin
+	Path     string // the start endpoint's last segment, for the words
+	// Global: the activation before the start takes an identityLevelName
+	// (spec rule 3: "required for USD, EUR, MXN and must be omitted for CAD
+	// and NGN").
+	Global bool
+	// Bulk: it can be started for many employees at once. Not NGN: its BVN
+	// is typed for each person and never kept.
+	Bulk bool
+}
+
+var rails = map[string]rail{
+	"USD": {Currency: "USD", Token: apiclient.USDB, Path: "start-usa", Global: true, Bulk: true},
+	"EUR": {Currency: "EUR", Token: apiclient.EURe, Path: "start-eur-provider", Global: true, Bulk: true},
+	"NGN": {Currency: "NGN", Token: apiclient.CNGN, Path: "start-nigeria"},
+	"MXN": {Currency: "MXN", Token: apiclient.MEXe, Path: "start-mexico", Global: true, Bulk: true},
+	"CAD": {Currency: "CAD", Token: apiclient.CADC, Path: "start-canada", Bulk: true},
+}
+
+// railOf returns the rail of a currency code as a URL or form carries it.
+func railOf(s string) (rail, bool) {
+	rl, ok := rails[strings.ToUpper(strings.TrimSpace(s))]
+	return rl, ok
+}
+
+// identityLevels are the spec's identityLevelName values, in words.
+func identityLevels() []views.Option {
+	return []views.Option{
+		{Value: apiclient.IdentityLevelIDAndLiveness, Label: "ID document and liveness check (id-and-liveness)"},
+		{Value: apiclient.IdentityLevelIDOnly, Label: "ID document only (id-only)"},
+		{Value: apiclient.IdentityLevelIDVAndPhone, Label: "ID verification and phone verification (idv-and-phone-verification)"},
+	}
+}
+
+func validIdentityLevel(s string) bool {
+	switch s {
+	case apiclient.IdentityLevelIDOnly, apiclient.IdentityLevelIDAndLiveness, apiclient.IdentityLevelIDVAndPhone:
+		return true
+	}
+	return false
+}
+
+// railStart is what the ledger keeps of a start: never the BVN (only that
+// one was sent).
+type railStart struct {
+	EmployeeID    int64  `json:"employeeId"`
+	ServiceUserID string `json:"serviceUserId"`
+	Currency      string `json:"currency"`
+	IdentityLevel string `json:"identityLevelName,omitempty"`
+	WalletID      string `json:"smartWalletId,omitempty"`
+	WalletAddress string `json:"walletAddress,omitempty"`
+	WalletIndex   int    `json:"walletIndex"`
+	BVNSent       bool   `json:"bvnSent,omitempty"`
+	// Form is the key of the form that sent it; RunID the bulk run.
+	Form  string `json:"form,omitempty"`
+	RunID int64  `json:"runId,omitempty"`
+}
+
+// ownerKeyIndex is the owner key's index in a wallet: the app registers one
+// owner key per wallet, the first.
+const ownerKeyIndex = 0
+
+// startKey is the action key of a start: the employee and currency, so a
+// double click, another tab or a retry after a timeout finds the first
+// attempt and nothing is sent twice. An attempt the API refused settles
+// nothing, so a new form gets the next attempt; the refused attempt of this
+// very form is its answer.
+func startKey(ctx context.Context, st *store.Store, employeeID int64, currency, form string) (string, error) {
+	base := fmt.Sprintf("onboarding:%d:%s", employeeID, currency)
+	for n := 1; n <= maxStartAttempts; n++ {
+		key := base
+		if n > 1 {
+			key += "#" + strconv.Itoa(n)
+		}
+		a, err := st.ActionByKey(ctx, key)
+		if errors.Is(err, store.ErrNotFound) {
+			return key, nil
+		}
+		if err != nil {
+			return "", err
+		}
+		if a.State != store.ActionRefused {
+			return key, nil
+		}
+		var sent railStart
+		if err := a.DecodeRequest(&sent); err != nil {
+			return "", err
+		}
+		if sent.Form == form {
+			return key, nil
+		}
+	}
+	return "", fmt.Errorf("employees: %d refused attempts to start %s for employee %d", maxStartAttempts, currency, employeeID)
+}
+
+// runStartKey is the action key of a bulk run's row.
+func runStartKey(runID, employeeID int64) string {
+	return fmt.Sprintf("onboarding-run:%d:%d", runID, employeeID)
+}
+
+// startRefusal is why a start is not sent, found here before anything is
+// sent: the words, and the form field they belong to ("" for the form).
+type startRefusal struct {
+	Field, Words string
+}
+
+func (s startRefusal) Error() string { return s.Words }
+
+// prepareStart checks that the employee can start the rail now and builds
+// the request: linked, the readiness cell "ready", the rail's wallet
+// present, and the API's readiness read again just before (spec rule 1:
+// "then GET /kyc/readiness, then POST /kyc/activate").
+func (h *Handler) prepareStart(ctx context.Context, e store.Employee, rl rail, level string) (railStart, error) {
+	req := railStart{EmployeeID: e.ID, ServiceUserID: e.ServiceUserID, Currency: rl.Currency, WalletIndex: ownerKeyIndex}
+	if e.ServiceUserID == "" || e.InviteState == store.InviteDeleted {
+		return req, startRefusal{Words: "The employee has no active account at the Partner API (not linked, or deleted). Nothing was sent."}
+	}
+	if h.API == nil {
+		return req, startRefusal{Words: "The app has no Partner API connection. Nothing was sent."}
+	}
+	if rl.Global {
+		if !validIdentityLevel(level) {
+			return req, startRefusal{Field: "identity_level", Words: "Choose the identity level the activation asks for."}
+		}
+		req.IdentityLevel = level
+	}
+	cells, err := h.Store.ReadinessOf(ctx, []int64{e.ID})
+	if err != nil {
+		return req, err
+	}
+	c, ok := cells[e.ID][rl.Currency]
+	if !ok || c.State != store.ReadyToActivate {
+		label := readinessLabel(store.ReadyNotRead, 0)
+		if ok {
+			label = readinessLabel(c.State, len(c.Missing))
+		}
+		return req, startRefusal{Words: rl.Currency + " cannot be started: its readiness is " + label + ", not ready. Nothing was sent."}
+	}
+	wallets, err := h.Store.WalletsByEmployee(ctx, e.ID)
+	if err != nil {
+		return req, err
+	}
+	for _, w := range wallets {
+		if w.Currency == string(rl.Token) && !w.Legacy {
+			req.WalletID, req.WalletAddress = w.ID, w.Address
+			break
+		}
+	}
+	if req.WalletID == "" {
+		return req, startRefusal{Words: fmt.Sprintf("The employee has no %s smart wallet for the %s rail to use. Nothing was sent.", rl.Token, rl.Currency)}
+	}
+	kr, err := h.API.GetKYCReadiness(ctx, e.ServiceUserID)
+	if err != nil {
+		return req, startRefusal{Words: "The KYC readiness could not be read again before starting: " + mirror.ReadError(err) + ". Nothing was sent."}
+	}
+	if !kr.CanActivate {
+		return req, startRefusal{Words: "The Partner API now says the KYC cannot be activated (missing: " + missingWords(kr.Missing) + "). Nothing was sent."}
+	}
+	if rl.Currency == "USD" {
+		// spec: "start-usa gated on usd-readiness".
+		ur, err := h.API.GetUSDReadiness(ctx, e.ServiceUserID)
+		if err != nil {
+			return req, startRefusal{Words: "The USD readiness could not be read again before starting: " + mirror.ReadError(err) + ". Nothing was sent."}
+		}
+		if !ur.Ready {
+			return req, startRefusal{Words: "The Partner API now says USD is not ready (missing: " + missingWords(ur.Missing) + "). Nothing was sent."}
+		}
+	}
+	return req, nil
+}
+
+func missingWords(fields []string) string {
+	if len(fields) == 0 {
+		return "nothing listed"
+	}
+	words := make([]string, len(fields))
+	for i, f := range fields {
+		words[i] = FieldInWords(f)
+	}
+	return strings.Join(words, ", ")
+}
+
+// callStart activates the KYC for this onboarding, then starts the rail
+// (spec rule 4: "call POST /kyc/activate again before that currency's start
+// call"). bvn is only in this call: it is never kept.
+func callStart(api *apiclient.Client, req railStart, bvn string, runApply rowApply) func(ctx context.Context) (handlers.Effect, error) {
+	return func(ctx context.Context) (handlers.Effect, error) {
+		act := apiclient.ActivateKYCRequest{Currency: apiclient.Fiat(req.Currency), IdentityLevelName: req.IdentityLevel}
+		if _, err := api.ActivateKYC(ctx, req.ServiceUserID, act); err != nil {
+			return handlers.Effect{}, err
+		}
+		var res *apiclient.OnboardingStarted
+		var err error
+		switch req.Currency {
+		case "USD":
+			// spec: start-usa takes the USDB smart wallet's id.
+			res, err = api.StartUSA(ctx, req.ServiceUserID, apiclient.StartUSARequest{SmartWalletID: req.WalletID})
+		case "EUR":
+			res, err = api.StartEURProvider(ctx, req.ServiceUserID, apiclient.StartEURProviderRequest{EURWalletAddress: req.WalletAddress, EURWalletIndex: req.WalletIndex})
+		case "NGN":
+			res, err = api.StartNigeria(ctx, req.ServiceUserID, apiclient.StartNigeriaRequest{BVN: bvn, NGNWalletAddress: req.WalletAddress, NGNWalletIndex: req.WalletIndex})
+		case "MXN":
+			res, err = api.StartMexico(ctx, req.ServiceUserID, apiclient.StartMexicoRequest{MXNWalletAddress: req.WalletAddress, MXNWalletIndex: req.WalletIndex})
+		case "CAD":
+			res, err = api.StartCanada(ctx, req.ServiceUserID, apiclient.StartCanadaRequest{CADWalletAddress: req.WalletAddress, CADWalletIndex: req.WalletIndex})
+		default:
+			return handlers.Effect{}, fmt.Errorf("employees: no rail for %q", req.Currency)
+		}
+		if err != nil {
+			return handlers.Effect{}, err
+		}
+		status := ""
+		if res != nil {
+			status = res.Status
+		}
+		var apply func(context.Context, *store.Store) error
+		if req.RunID != 0 && runApply != nil {
+			apply = runApply(req, status)
+		}
+		return startEffect(req, status, apply), nil
+	}
+}
+
+// rowApply records a bulk row's start in the transaction that finishes its
+// action.
+type rowApply func(req railStart, status string) func(context.Context, *store.Store) error
+
+// startEffect is what a start the API recorded changes here: the audit
+// row's words, and for a bulk row its outcome.
+func startEffect(req railStart, status string, apply func(ctx context.Context, tx *store.Store) error) handlers.Effect {
+	rl := rails[req.Currency]
+	detail := fmt.Sprintf("%s onboarding started: KYC activated", req.Currency)
+	if req.IdentityLevel != "" {
+		detail += " (" + req.IdentityLevel + ")"
+	}
+	detail += ", then " + rl.Path + " with the " + string(rl.Token) + " wallet"
+	if status != "" {
+		detail += "; the API says " + status
+	}
+	if req.RunID != 0 {
+		detail += fmt.Sprintf(" (bulk run %d)", req.RunID)
+	}
+	return handlers.Effect{Target: employeeTarget(req.EmployeeID), Result: map[string]string{"status": status}, Detail: detail, Apply: apply}
+}
+
+// readBackStart learns whether a start took effect from the onboarding
+// status: the rail moved past not started (for USD, the USD account
+// exists). The bulk row is recorded by runApply.
+func readBackStart(api *apiclient.Client, runApply rowApply) handlers.ReadBack {
+	return func(ctx context.Context, a store.Action) (handlers.Effect, bool, error) {
+		var req railStart
+		if err := a.DecodeRequest(&req); err != nil {
+			return handlers.Effect{}, false, err
+		}
+		if api == nil {
+			return handlers.Effect{}, false, errNoAPI
+		}
+		status, started, err := railStarted(ctx, api, req)
+		if err != nil || !started {
+			return handlers.Effect{}, false, err
+		}
+		var apply func(context.Context, *store.Store) error
+		if req.RunID != 0 && runApply != nil {
+			apply = runApply(req, status)
+		}
+		return startEffect(req, status, apply), true, nil
+	}
+}
+
+// railStarted reads whether the currency's onboarding has begun.
+func railStarted(ctx context.Context, api *apiclient.Client, req railStart) (string, bool, error) {
+	if req.Currency == "USD" {
+		vba, err := api.GetUSDVirtualAccount(ctx, req.ServiceUserID)
+		if apiclient.IsNotFound(err) {
+			return "", false, nil
+		}
+		if err != nil {
+			return "", false, err
+		}
+		switch vba.Status {
+		case apiclient.VirtualAccountProvisioning, apiclient.VirtualAccountPending, apiclient.VirtualAccountActive:
+			return string(vba.Status), true, nil
+		}
+		return string(vba.Status), false, nil
+	}
+	st, err := api.GetOnboardingStatus(ctx, req.ServiceUserID)
+	if err != nil {
+		return "", false, err
+	}
+	s := strings.ToLower(st.Currencies[apiclient.Fiat(req.Currency)].Status)
+	if req.Currency == "EUR" && st.EURProviderStatus != "" && st.EURProviderStatus != "none" {
+		s = strings.ToLower(st.EURProviderStatus)
+	}
+	switch s {
+	case "", "none", "not_started", "failed":
+		return s, false, nil
+	}
+	return s, true, nil
+}
+
+// bvnPattern: spec "Nigerian NIN, BVN | 11 digits".
+var bvnPattern = regexp.MustCompile(`^[0-9]{11}$`)
+
+// StartRail starts one currency's onboarding for the employee, once: the
+// KYC activation for this onboarding, then the rail's start call. The BVN
+// of a Nigerian start is sent and never kept, logged or shown again.
+func (h *Handler) StartRail(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	formKey, ok := handlers.FormKey(r)
+	if !ok {
+		h.StaleForm(w, r)
+		return
+	}
+	e, ok := h.employeeFromPath(w, r)
+	if !ok {
+		return
+	}
+	rl, ok := railOf(chi.URLParam(r, "currency"))
+	if !ok {
+		h.NotFound(w, r)
+		return
+	}
+	page := fmt.Sprintf("/employees/%d", e.ID)
+	token := r.PostFormValue(handlers.FormTokenField)
+	level := strings.TrimSpace(r.PostFormValue("identity_level"))
+	bvn := strings.TrimSpace(r.PostFormValue("bvn"))
+	// refuse shows the page again with the words next to the form; the BVN
+	// field is always empty (it was not kept), anything else stays.
+	refuse := func(status int, field, words string, keepToken bool) {
+		h.renderDetailWith(w, r, status, e, func(v *views.EmployeeDetailView) {
+			for i := range v.Currencies {
+				f := v.Currencies[i].Start
+				if v.Currencies[i].Currency != rl.Currency {
+					continue
+				}
+				if f == nil {
+					f = h.startForm(rl)
+					v.Currencies[i].Start = f
+				}
+				if keepToken {
+					f.Token = token
+				}
+				if validIdentityLevel(level) {
+					f.IdentityLevel = level
+				}
+				if field != "" {
+					f.Fields[field] = words
+				} else {
+					f.Error = words
+				}
+				if rl.Currency == "NGN" && bvn != "" && field != "bvn" {
+					f.Fields["bvn"] = "The BVN was not kept: type it again to send it."
+				}
+			}
+		})
+	}
+	key, err := startKey(ctx, h.Store, e.ID, rl.Currency, formKey)
+	if err != nil {
+		h.ServerError(w, r, err)
+		return
+	}
+	if a, err := h.Store.ActionByKey(ctx, key); err == nil {
+		h.startAnswered(w, r, a, rl, page)
+		return
+	} else if !errors.Is(err, store.ErrNotFound) {
+		h.ServerError(w, r, err)
+		return
+	}
+	if rl.Currency == "NGN" && !bvnPattern.MatchString(bvn) {
+		// The typed value is never echoed back.
+		refuse(http.StatusUnprocessableEntity, "bvn", "The BVN must be exactly 11 digits. It was not kept: type it again.", true)
+		return
+	}
+	req, err := h.prepareStart(ctx, e, rl, level)
+	var no startRefusal
+	if errors.As(err, &no) {
+		refuse(http.StatusConflict, no.Field, no.Words, true)
+		return
+	}
+	if err != nil {
+		h.ServerError(w, r, err)
+		return
+	}
+	req.Form, req.BVNSent = formKey, rl.Currency == "NGN"
+	by := handlers.ActorFrom(ctx)
+	d, err := h.Actions.Run(ctx, handlers.Write{Key: key, Kind: kindStartRail, Target: employeeTarget(e.ID), Actor: by, Request: req,
+		Call: callStart(h.API, req, bvn, nil)})
+	bvn = ""
+	if d.Repeat {
+		h.startAnswered(w, r, d.Action, rl, page)
+		return
+	}
+	if err != nil {
+		h.ServerError(w, r, err)
+		return
+	}
+	switch d.State() {
+	case store.ActionRefused:
+		field, words := startProblemField(d.Problem)
+		refuse(problemStatus(d), field, words, false)
+		return
+	case store.ActionUnknown, store.ActionBegun:
+		refuse(problemStatus(d), "", "The Partner API did not confirm the start, so it is not known whether it began; the app keeps checking and this page shows the outcome. "+
+			"Do not send it again meanwhile. "+d.Action.Message, false)
+		return
+	}
+	if err := h.Refresh(ctx, e, by); err != nil {
+		h.ServerError(w, r, err)
+		return
+	}
+	msg := rl.Currency + " onboarding started. The Partner API reports its progress by webhooks; this page shows it."
+	if rl.Currency == "MXN" {
+		msg += " Next: activate the Mexican KYC, then open the provider's verification."
+	}
+	h.Flash(r, "ok", msg)
+	h.Redirect(w, r, page)
+}
+
+// startProblemField places the API's refusal next to the field it names.
+func startProblemField(p apiclient.Problem) (string, string) {
+	for f, msg := range p.Fields {
+		if msg == "" {
+			continue
+		}
+		switch f {
+		case "bvn":
+			return "bvn", "The Partner API refused the BVN: " + msg + ". It was not kept: type it again."
+		case "identityLevelName":
+			return "identity_level", "The Partner API refused the identity level: " + msg + "."
+		}
+	}
+	return "", p.Summary
+}
+
+// startAnswered answers a start whose attempt exists already: nothing is
+// sent again; the page says what the first did.
+func (h *Handler) startAnswered(w http.ResponseWriter, r *http.Request, a store.Action, rl rail, page string) {
+	msg := fmt.Sprintf("The %s start was already sent by %s, so nothing was sent again: %s.", rl.Currency, a.Actor.Email, a.State.Label())
+	if a.Message != "" && a.State != store.ActionBegun {
+		msg += " " + a.Message
+	}
+	kind := "info"
+	if a.State == store.ActionRefused || a.State == store.ActionUnknown {
+		kind = "warn"
+	}
+	h.Flash(r, kind, msg)
+	h.Redirect(w, r, page)
+}
+
+// startForm is a currency's start form as first shown.
+func (h *Handler) startForm(rl rail) *views.RailStartForm {
+	f := &views.RailStartForm{Currency: rl.Currency, Token: handlers.NewFormToken(), Path: rl.Path, WalletToken: string(rl.Token),
+		Global: rl.Global, NeedsBVN: rl.Currency == "NGN", Fields: views.FieldErrors{}}
+	if rl.Global {
+		f.IdentityLevels = identityLevels()
+		f.IdentityLevel = apiclient.IdentityLevelIDAndLiveness
+	}
+	return f
+}
+
+// ActivateMexicoKYC sends POST /latam/mx/kyc/activate once per form, after
+// start-mexico: the step before the provider's hosted verification.
+func (h *Handler) ActivateMexicoKYC(w http.ResponseWriter, r *http.Request) {
+	key, ok := handlers.FormKey(r)
+	if !ok {
+		h.StaleForm(w, r)
+		return
+	}
+	e, ok := h.employeeFromPath(w, r)
+	if !ok {
+		return
+	}
+	page := fmt.Sprintf("/employees/%d", e.ID)
+	if h.seen(w, r, key, kindMexicoKYC, page) {
+		return
+	}
+	if e.ServiceUserID == "" || e.InviteState == store.InviteDeleted || h.API == nil {
+		h.ErrorPage(w, r, http.StatusConflict, "Mexican KYC not activated", "The employee has no active account at the Partner API. Nothing was sent.")
+		return
+	}
+	by := handlers.ActorFrom(r.Context())
+	req := onUser{EmployeeID: e.ID, ServiceUserID: e.ServiceUserID}
+	d, err := h.Actions.Run(r.Context(), handlers.Write{Key: key, Kind: kindMexicoKYC, Target: employeeTarget(e.ID), Actor: by, Request: req,
+		Call: func(ctx context.Context) (handlers.Effect, error) {
+			res, err := h.API.ActivateMexicoKYC(ctx, req.ServiceUserID)
+			if err != nil {
+				return handlers.Effect{}, err
+			}
+			detail := "Mexican KYC activated; the API says " + res.Status
+			// spec rule 2: "If uploaded.selfie or uploaded.document is
+			// false, upload the missing file and activate again."
+			if !res.Uploaded.Selfie || !res.Uploaded.Document {
+				detail += " (a JPEG or PNG selfie or document is missing: the employee uploads it, then activate again)"
+			}
+			return handlers.Effect{Target: employeeTarget(e.ID), Result: res, Detail: detail}, nil
+		}})
+	if d.Repeat {
+		h.repeated(w, r, d.Action, err, page)
+		return
+	}
+	if err != nil {
+		h.ServerError(w, r, err)
+		return
+	}
+	switch d.State() {
+	case store.ActionRefused:
+		h.Flash(r, "error", "Mexican KYC was not activated: "+d.Problem.Summary)
+	case store.ActionDone:
+		h.Flash(r, "ok", d.Action.Message+" Open the Mexican KYC for the employee to complete the provider's verification.")
+	default:
+		h.Flash(r, "warn", "The Partner API did not confirm the Mexican KYC activation; the app keeps checking. "+d.Action.Message)
+	}
+	if err := h.Refresh(r.Context(), e, by); err != nil {
+		h.ServerError(w, r, err)
+		return
+	}
+	h.Redirect(w, r, page)
+}
+
+// OpenMexicoKYC fetches the provider's launch payload at the moment of use
+// (spec rule 3: "Fetch at the moment of use"; never stored) and shows the
+// form that posts it to the provider, in the new tab the button opened,
+// with the time left before its assertion expires.
+func (h *Handler) OpenMexicoKYC(w http.ResponseWriter, r *http.Request) {
+	e, ok := h.employeeFromPath(w, r)
+	if !ok {
+		return
+	}
+	if e.ServiceUserID == "" || e.InviteState == store.InviteDeleted || h.API == nil {
+		h.ErrorPage(w, r, http.StatusConflict, "Mexican KYC", "The employee has no active account at the Partner API.")
+		return
+	}
+	fetched := h.Clock()
+	p, err := h.API.GetMexicoAgreementsLaunch(r.Context(), e.ServiceUserID)
+	if err != nil {
+		h.ErrorPage(w, r, http.StatusBadGateway, "Mexican KYC could not be opened", apiclient.Explain(err).Summary)
+		return
+	}
+	origin, ok := launchOrigin(p.URL)
+	if !ok || !strings.EqualFold(p.Method, http.MethodPost) {
+		h.ErrorPage(w, r, http.StatusBadGateway, "Mexican KYC could not be opened",
+			"The Partner API's launch payload is not a form POST to an https address, so it was not opened.")
+		return
+	}
+	// The page posts to the provider: this response alone allows it.
+	w.Header().Set("Content-Security-Policy", strings.Replace(w.Header().Get("Content-Security-Policy"),
+		"form-action 'self'", "form-action 'self' "+origin, 1))
+	v := views.MexicoLaunchView{EmployeeID: e.ID, Name: e.Name(), URL: p.URL, GrantType: p.Fields.GrantType, Assertion: p.Fields.Assertion,
+		Target: p.Fields.Target, FetchedAt: fetched, ExpiresAt: p.ExpiresAt}
+	h.Render(w, r, http.StatusOK, "Mexican KYC for "+e.Name(), views.MexicoLaunchPage(v), nil)
+}
+
+// launchOrigin is the origin of an https launch address.
+func launchOrigin(raw string) (string, bool) {
+	u, err := url.Parse(raw)
+	if err != nil || u.Scheme != "https" || u.Host == "" || u.User != nil || strings.ContainsAny(u.Host, " \"';") {
+		return "", false
+	}
+	return "https://" + u.Host, true
+}
+
+// addStartForms puts a start form on every card whose currency is ready,
+// and the Mexican KYC steps on the MXN card once its rail has begun.
+func (h *Handler) addStartForms(e store.Employee, v *views.EmployeeDetailView) {
+	if e.ServiceUserID == "" || e.DeletedAt != nil || e.InviteState == store.InviteDeleted {
+		return
+	}
+	for i := range v.Currencies {
+		c := &v.Currencies[i]
+		rl, ok := railOf(c.Currency)
+		if !ok {
+			continue
+		}
+		if c.Cell.State == store.ReadyToActivate {
+			c.Start = h.startForm(rl)
+		}
+		if c.Currency != "MXN" {
+			continue
+		}
+		// The MXN rail reports the Mexican KYC status once started.
+		switch strings.ToLower(c.RailStatus) {
+		case "kyc_required", "incomplete", apiclient.MexicoKYCRejected:
+			c.Mexico = &views.MexicoKYCView{EmployeeID: e.ID, CanActivate: true, ActivateToken: handlers.NewFormToken()}
+		case apiclient.MexicoKYCProposed, apiclient.MexicoKYCBankVerificationRequired:
+			c.Mexico = &views.MexicoKYCView{EmployeeID: e.ID, CanLaunch: true}
+		}
+	}
+}
+
+// readBackMexicoKYC reads the Mexican KYC status: any status means the
+// activation was recorded.
+func readBackMexicoKYC(api *apiclient.Client) handlers.ReadBack {
+	return func(ctx context.Context, a store.Action) (handlers.Effect, bool, error) {
+		var req onUser
+		if err := a.DecodeRequest(&req); err != nil {
+			return handlers.Effect{}, false, err
+		}
+		if api == nil {
+			return handlers.Effect{}, false, errNoAPI
+		}
+		st, err := api.GetMexicoKYCStatus(ctx, req.ServiceUserID)
+		if apiclient.IsNotFound(err) {
+			return handlers.Effect{}, false, nil
+		}
+		if err != nil {
+			return handlers.Effect{}, false, err
+		}
+		return handlers.Effect{Target: employeeTarget(req.EmployeeID), Detail: "Mexican KYC activated; the API says " + st.Status}, true, nil
+	}
+}
