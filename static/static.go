@@ -6,5 +6,5 @@ import "embed"
 
 // FS holds the static files.
 //
-//go:embed htmx.min.js app.css app.js
+//go:embed htmx.min.js app.css app.js webauthn.js
 var FS embed.FS

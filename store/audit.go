@@ -3,6 +3,8 @@ package store
 import (
 	"context"
 	"fmt"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -61,9 +63,60 @@ func AuditInTx(ctx context.Context, tx pgx.Tx, e AuditEntry) error { return writ
 
 // AuditFilter selects audit rows, newest first, with keyset paging.
 type AuditFilter struct {
-	Action   string
+	// Query keeps rows whose actor, action, target or detail holds it
+	// (any case); an empty actor is searched as "system".
+	Query string
+	// Actor keeps one actor's rows (an email, any case; "system" for the
+	// rows no staff member made).
+	Actor  string
+	Action string
+	Target string
+	// From and To keep rows at or after From and before To (zero: open).
+	From, To time.Time
 	BeforeID int64 // 0: from the newest
 	Limit    int
+}
+
+// auditSearchText is the text Query is matched in: the expression of the
+// trigram index of migration 0035, so the planner can use it.
+const auditSearchText = `(coalesce(nullif(actor_email, ''), 'system') || E'\n' || action || E'\n' || target || E'\n' || detail)`
+
+// likeEscaper makes typed text match itself in LIKE (\ is LIKE's escape).
+var likeEscaper = strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
+
+// auditWhere is the filter's condition and its arguments.
+func auditWhere(f AuditFilter) (string, []any) {
+	where := []string{"true"}
+	var args []any
+	arg := func(v any) string {
+		args = append(args, v)
+		return fmt.Sprintf("$%d", len(args))
+	}
+	if q := strings.TrimSpace(f.Query); q != "" {
+		where = append(where, auditSearchText+" ILIKE "+arg("%"+likeEscaper.Replace(q)+"%"))
+	}
+	switch a := strings.TrimSpace(f.Actor); {
+	case strings.EqualFold(a, "system"):
+		where = append(where, "actor_email = ''")
+	case a != "":
+		where = append(where, "lower(actor_email) = lower("+arg(a)+")")
+	}
+	if f.Action != "" {
+		where = append(where, "action = "+arg(f.Action))
+	}
+	if f.Target != "" {
+		where = append(where, "target = "+arg(f.Target))
+	}
+	if !f.From.IsZero() {
+		where = append(where, "at >= "+arg(f.From))
+	}
+	if !f.To.IsZero() {
+		where = append(where, "at < "+arg(f.To))
+	}
+	if f.BeforeID != 0 {
+		where = append(where, "id < "+arg(f.BeforeID))
+	}
+	return strings.Join(where, " AND "), args
 }
 
 // ListAudit returns audit rows newest first.
@@ -71,12 +124,18 @@ func (s *Store) ListAudit(ctx context.Context, f AuditFilter) ([]AuditEntry, err
 	if f.Limit <= 0 || f.Limit > 500 {
 		f.Limit = 100
 	}
+	where, args := auditWhere(f)
+	// Planned for these values each time (an unnamed statement), never a
+	// cached generic plan: for "ILIKE $1" a generic plan cannot tell a
+	// rare substring (the trigram index) from a common one (walking the
+	// newest rows), and picked the walk for both.
+	args = append([]any{pgx.QueryExecModeExec}, args...)
 	rows, err := s.db.Query(ctx, `
 		SELECT id, at, COALESCE(actor_id, 0), actor_email, action, target, outcome, detail
 		FROM audit_log
-		WHERE ($1 = '' OR action = $1) AND ($2 = 0 OR id < $2)
+		WHERE `+where+`
 		ORDER BY id DESC
-		LIMIT $3`, f.Action, f.BeforeID, f.Limit)
+		LIMIT `+strconv.Itoa(f.Limit), args...)
 	if err != nil {
 		return nil, fmt.Errorf("store: list audit: %w", err)
 	}
@@ -89,4 +148,25 @@ func (s *Store) ListAudit(ctx context.Context, f AuditFilter) ([]AuditEntry, err
 		return nil, fmt.Errorf("store: list audit: %w", err)
 	}
 	return entries, nil
+}
+
+// AuditActions lists every action the log holds, in order, for the
+// filter's choices: one index probe per action (a loose index scan), not a
+// read of the whole log.
+func (s *Store) AuditActions(ctx context.Context) ([]string, error) {
+	rows, err := s.db.Query(ctx, `
+		WITH RECURSIVE a(action) AS (
+			SELECT min(action) FROM audit_log
+			UNION ALL
+			SELECT (SELECT min(l.action) FROM audit_log l WHERE l.action > a.action) FROM a WHERE a.action IS NOT NULL
+		)
+		SELECT action FROM a WHERE action IS NOT NULL`)
+	if err != nil {
+		return nil, fmt.Errorf("store: audit actions: %w", err)
+	}
+	list, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return nil, fmt.Errorf("store: audit actions: %w", err)
+	}
+	return list, nil
 }

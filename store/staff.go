@@ -20,18 +20,21 @@ type Staff struct {
 	// ServiceUserID is the wallet admin this staff member approves as
 	// ("" until linked; see SetApproverLink).
 	ServiceUserID string
-	CreatedAt     time.Time
-	UpdatedAt     time.Time
+	// SecondFactor: the staff member has a passkey, an authenticator app
+	// or both (store/second_factor.go keeps it).
+	SecondFactor bool
+	CreatedAt    time.Time
+	UpdatedAt    time.Time
 }
 
 // Actor returns the staff member as an audit actor.
 func (s Staff) Actor() Actor { return Actor{StaffID: s.ID, Email: s.Email} }
 
-const staffColumns = `id, email, name, password_hash, role, disabled, service_user_id, created_at, updated_at`
+const staffColumns = `id, email, name, password_hash, role, disabled, service_user_id, second_factor, created_at, updated_at`
 
 func scanStaff(row pgx.Row) (Staff, error) {
 	var s Staff
-	err := row.Scan(&s.ID, &s.Email, &s.Name, &s.PasswordHash, &s.Role, &s.Disabled, &s.ServiceUserID, &s.CreatedAt, &s.UpdatedAt)
+	err := row.Scan(&s.ID, &s.Email, &s.Name, &s.PasswordHash, &s.Role, &s.Disabled, &s.ServiceUserID, &s.SecondFactor, &s.CreatedAt, &s.UpdatedAt)
 	return s, err
 }
 

@@ -213,6 +213,9 @@ type EmployeeDetailView struct {
 	ResolveError string
 	// Tokens are the one-time tokens of the page's forms.
 	Tokens DetailTokens
+	// Related links to the employee's cards, proposals, activity and
+	// audit rows.
+	Related EmployeeRelated
 }
 
 // DetailTokens are the one-time tokens of the employee page's forms, one

@@ -36,6 +36,8 @@ type Assets struct {
 	CSS  string
 	JS   string
 	Htmx string
+	// WebAuthn is the passkey script, loaded by the pages that use it.
+	WebAuthn string
 }
 
 // Flash is a one-time message shown at the top of the next page.
@@ -88,12 +90,17 @@ type AreaLink struct {
 
 // AuditRow is one audit entry as shown.
 type AuditRow struct {
+	ID      int64
 	At      time.Time
 	Actor   string
 	Action  string
 	Target  string
 	Outcome string
 	Detail  string
+	// ActorHref and TargetHref are the pages of the actor and of what the
+	// entry is about ("" when the app has no page for it).
+	ActorHref  string
+	TargetHref string
 }
 
 // StaffListView is the owner's staff page.
@@ -114,6 +121,8 @@ type StaffRow struct {
 	Disabled  bool
 	IsSelf    bool
 	Error     string
+	// SecondFactor: they have a passkey or an authenticator app.
+	SecondFactor bool
 }
 
 // RoleOption is one choice of role.
@@ -139,11 +148,4 @@ type CreatedStaff struct {
 // PasswordView is the change-own-password form.
 type PasswordView struct {
 	Fields FieldErrors
-}
-
-// AuditListView is one page of the audit log.
-type AuditListView struct {
-	Action     string
-	Rows       []AuditRow
-	NextBefore int64 // 0 when this is the last page
 }

@@ -153,7 +153,11 @@ func New(d Deps) (*App, error) {
 		Config: handlers.Config{PublicOrigin: d.Config.PublicOrigin, ApprovalSyncConcurrency: d.ApprovalSyncConcurrency,
 			SignLinkTemplate: d.Config.SignLinkTemplate},
 		Actions: a.actions}
-	if a.auth, err = auth.New(hd); err != nil {
+	authOpts, err := secondFactorOptions(d)
+	if err != nil {
+		return nil, err
+	}
+	if a.auth, err = auth.New(hd, authOpts); err != nil {
 		return nil, err
 	}
 	nav := navigation()
@@ -292,7 +296,7 @@ func (a *App) router(nav []NavEntry) (http.Handler, error) {
 			return nil, fmt.Errorf("web: route %s declared twice", key)
 		}
 		seen[key] = true
-		var h http.Handler = authorize(a.base, a.store, rt.Permission, rt.Handler)
+		var h http.Handler = authorize(a.base, a.store, rt.Permission, a.auth.Gate(rt.Method, rt.Pattern, rt.Permission, returnPage(r), rt.Handler))
 		if !rt.Stateless {
 			h = a.authEpoch.wrap(a.sessions.LoadAndSave(authn.authenticate(h)))
 		}

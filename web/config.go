@@ -65,6 +65,10 @@ type Config struct {
 	// Slack-compatible incoming webhook. Either unset turns its channel off.
 	SMTPURL        Secret
 	ChatWebhookURL Secret
+	// StepUpMaxAge is how long a second factor counts for approving,
+	// signing, moving money and card actions (STEP_UP_MAX_AGE, default
+	// 15m); older, it is asked again.
+	StepUpMaxAge time.Duration
 }
 
 // DefaultWebhookBodyRetention is WEBHOOK_BODY_RETENTION's default.
@@ -103,11 +107,23 @@ func ParseConfig(args []string, getenv func(string) string, stderr io.Writer) (C
 	fs.StringVar(&c.MetricsAddr, "metrics-addr", def("METRICS_ADDR", ""), "optional host:port of a listener serving /metrics, /readyz and /healthz without sign-in, for a scraper (METRICS_ADDR)")
 	var retention string
 	fs.StringVar(&retention, "webhook-body-retention", def("WEBHOOK_BODY_RETENTION", "30d"), "how long processed webhook events keep their body: days (30d) or hours (720h); 0 keeps them (WEBHOOK_BODY_RETENTION)")
+	fs.DurationVar(&c.StepUpMaxAge, "step-up-max-age", 0, "how long a second factor counts for value-moving and card actions (STEP_UP_MAX_AGE, default 15m)")
 	if len(args) > 0 {
 		args = args[1:]
 	}
 	if err := fs.Parse(args); err != nil {
 		return Config{}, err
+	}
+	var errs []error
+	if v := getenv("STEP_UP_MAX_AGE"); v != "" && c.StepUpMaxAge == 0 {
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 {
+			errs = append(errs, fmt.Errorf("STEP_UP_MAX_AGE %q: want a duration such as 15m", v))
+		}
+		c.StepUpMaxAge = d
+	}
+	if c.StepUpMaxAge < 0 {
+		errs = append(errs, errors.New("-step-up-max-age must be positive"))
 	}
 	c.DatabaseURL = Secret(getenv("DATABASE_URL"))
 	c.PartnerAPIBaseURL = strings.TrimRight(getenv("PARTNER_API_BASE_URL"), "/")
@@ -118,7 +134,6 @@ func ParseConfig(args []string, getenv func(string) string, stderr io.Writer) (C
 	c.SMTPURL = Secret(getenv("SMTP_URL"))
 	c.ChatWebhookURL = Secret(getenv("CHAT_WEBHOOK_URL"))
 
-	var errs []error
 	if err := c.LogLevel.UnmarshalText([]byte(logLevel)); err != nil {
 		errs = append(errs, fmt.Errorf("LOG_LEVEL %q: use debug, info, warn or error", logLevel))
 	}

@@ -33,6 +33,7 @@ func navigation() []NavEntry {
 		{Label: "Events", Href: "/events", Permission: store.PermSettings, Description: "Webhook deliveries from the Partner API: state, errors, replay."},
 		{Label: "Webhooks", Href: "/settings/webhooks", Permission: store.PermSettings, Description: "The webhook subscription: events, secret rotation, reconciliation."},
 		{Label: "Notifications", Href: "/account/notifications", Permission: store.PermSignedIn},
+		{Label: "Second factor", Href: "/settings/security", Permission: store.PermSettings, Description: "Which roles must sign in with a passkey or an authenticator app."},
 	}
 }
 

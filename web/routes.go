@@ -37,6 +37,29 @@ func (a *App) routes() []Route {
 		// What one is notified of (each staff member their own).
 		{Method: "GET", Pattern: "/account/notifications", Permission: store.PermSignedIn, Handler: a.notify.Preferences},
 		{Method: "POST", Pattern: "/account/notifications", Permission: store.PermSignedIn, Handler: a.notify.SavePreferences},
+		// Second factors: the sign-in's second step, step-up, one's own
+		// passkeys, authenticator app, recovery codes and sessions; the
+		// owner's policy, reset and ending a staff member's sessions.
+		{Method: "GET", Pattern: "/login/second-factor", Permission: store.PermPublic, Handler: a.auth.SecondFactorForm},
+		{Method: "POST", Pattern: "/login/second-factor", Permission: store.PermPublic, Handler: a.auth.SecondFactor},
+		{Method: "POST", Pattern: "/login/second-factor/passkey/begin", Permission: store.PermPublic, Handler: a.auth.SecondFactorPasskeyBegin},
+		{Method: "GET", Pattern: "/account/verify", Permission: store.PermSignedIn, Handler: a.auth.VerifyForm},
+		{Method: "POST", Pattern: "/account/verify", Permission: store.PermSignedIn, Handler: a.auth.Verify},
+		{Method: "POST", Pattern: "/account/verify/passkey/begin", Permission: store.PermSignedIn, Handler: a.auth.VerifyPasskeyBegin},
+		{Method: "GET", Pattern: "/account/security", Permission: store.PermSignedIn, Handler: a.auth.Security},
+		{Method: "POST", Pattern: "/account/security/totp/start", Permission: store.PermSignedIn, Handler: a.auth.TOTPStart},
+		{Method: "POST", Pattern: "/account/security/totp", Permission: store.PermSignedIn, Handler: a.auth.TOTPConfirm},
+		{Method: "POST", Pattern: "/account/security/passkey/begin", Permission: store.PermSignedIn, Handler: a.auth.PasskeyBegin},
+		{Method: "POST", Pattern: "/account/security/passkey", Permission: store.PermSignedIn, Handler: a.auth.PasskeyFinish},
+		{Method: "POST", Pattern: "/account/security/passkeys/{id}/remove", Permission: store.PermSignedIn, Handler: a.auth.PasskeyRemove},
+		{Method: "POST", Pattern: "/account/security/recovery-codes", Permission: store.PermSignedIn, Handler: a.auth.RecoveryCodes},
+		{Method: "GET", Pattern: "/account/sessions", Permission: store.PermSignedIn, Handler: a.auth.SessionList},
+		{Method: "POST", Pattern: "/account/sessions/end", Permission: store.PermSignedIn, Handler: a.auth.EndSession},
+		{Method: "POST", Pattern: "/account/sessions/end-others", Permission: store.PermSignedIn, Handler: a.auth.EndOtherSessions},
+		{Method: "GET", Pattern: "/settings/security", Permission: store.PermSettings, Handler: a.auth.SecurityPolicy},
+		{Method: "POST", Pattern: "/settings/security", Permission: store.PermSettings, Handler: a.auth.SetSecurityPolicy},
+		{Method: "POST", Pattern: "/staff/{id}/second-factor/reset", Permission: store.PermStaffManage, Handler: a.auth.ResetSecondFactor},
+		{Method: "POST", Pattern: "/staff/{id}/sessions/end", Permission: store.PermStaffManage, Handler: a.auth.EndStaffSessions},
 		// A one-time set-password link an owner issued: the token in the
 		// path is the credential.
 		{Method: "GET", Pattern: "/set-password/{token}", Permission: store.PermPublic, Handler: a.auth.SetPasswordForm},
@@ -103,6 +126,9 @@ func (a *App) routes() []Route {
 		{Method: "GET", Pattern: "/approvals", Permission: store.PermApprovalsRead, Handler: a.approvals.Queue},
 		{Method: "GET", Pattern: "/approvals.csv", Permission: store.PermApprovalsRead, Handler: a.approvals.ExportCSV},
 		{Method: "POST", Pattern: "/approvals/refresh", Permission: store.PermApprovalsRead, Handler: a.approvals.Refresh},
+		// History: completed, rejected, failed and expired proposals.
+		{Method: "GET", Pattern: "/approvals/history", Permission: store.PermApprovalsRead, Handler: a.approvals.History},
+		{Method: "GET", Pattern: "/approvals/history.csv", Permission: store.PermApprovalsRead, Handler: a.approvals.HistoryCSV},
 		{Method: "GET", Pattern: "/approvals/link", Permission: store.PermApprovalsAct, Handler: a.approvals.LinkForm},
 		{Method: "POST", Pattern: "/approvals/link", Permission: store.PermApprovalsAct, Handler: a.approvals.Link},
 		{Method: "GET", Pattern: "/approvals/{id}", Permission: store.PermApprovalsRead, Handler: a.approvals.Detail},

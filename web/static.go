@@ -46,7 +46,7 @@ func (s *staticFiles) url(name string) string {
 }
 
 func (s *staticFiles) assets() views.Assets {
-	return views.Assets{CSS: s.url("app.css"), JS: s.url("app.js"), Htmx: s.url("htmx.min.js")}
+	return views.Assets{CSS: s.url("app.css"), JS: s.url("app.js"), Htmx: s.url("htmx.min.js"), WebAuthn: s.url("webauthn.js")}
 }
 
 func (s *staticFiles) ServeHTTP(w http.ResponseWriter, r *http.Request) {

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/pquerna/otp/totp"
 	"io"
 	"log/slog"
 	"net"
@@ -383,8 +384,56 @@ func signIn(ctx context.Context, c *http.Client, base, email, password string) e
 	if resp.StatusCode != http.StatusSeeOther {
 		return fmt.Errorf("sign in: status %d", resp.StatusCode)
 	}
+	// Against a configured Partner API the owner must have a second factor:
+	// every page leads to /account/security until one is enrolled. Enrol an
+	// authenticator app as a person would.
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"/", nil)
+	if err != nil {
+		return err
+	}
+	home, err := c.Do(req)
+	if err != nil {
+		return err
+	}
+	home.Body.Close()
+	if home.StatusCode == http.StatusSeeOther && strings.HasPrefix(home.Header.Get("Location"), "/account/security") {
+		if err := enrolTOTP(ctx, c, base); err != nil {
+			return err
+		}
+	}
 	_, _, err = capture(ctx, c, base+"/")
 	return err
+}
+
+// enrolTOTP sets up an authenticator app for the signed-in staff member
+// through /account/security: the key the page shows, then a code from it.
+func enrolTOTP(ctx context.Context, c *http.Client, base string) error {
+	resp, err := postForm(ctx, c, base+"/account/security/totp/start", url.Values{})
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	doc, err := goquery.NewDocumentFromReader(resp.Body)
+	if err != nil {
+		return err
+	}
+	secret := strings.TrimSpace(doc.Find(`[data-testid="totp-secret"]`).Text())
+	if secret == "" {
+		return fmt.Errorf("enrol a second factor: status %d, no key on the page", resp.StatusCode)
+	}
+	code, err := totp.GenerateCode(secret, time.Now())
+	if err != nil {
+		return fmt.Errorf("enrol a second factor: %w", err)
+	}
+	resp2, err := postForm(ctx, c, base+"/account/security/totp", url.Values{"code": {code}})
+	if err != nil {
+		return err
+	}
+	resp2.Body.Close()
+	if resp2.StatusCode >= 400 {
+		return fmt.Errorf("enrol a second factor: confirm: status %d", resp2.StatusCode)
+	}
+	return nil
 }
 
 // subscribe creates the webhook subscription on the settings page, as the

@@ -19,6 +19,7 @@ type Store interface {
 	ChangeStaffPassword(ctx context.Context, id int64, hash string, keep string, by store.Actor) (int64, error)
 	SetPasswordLinkByTokenHash(ctx context.Context, hash []byte) (store.SetPasswordLink, error)
 	UseSetPasswordLink(ctx context.Context, tokenHash []byte, passwordHash string) (store.SetPasswordLink, error)
+	FactorStore
 }
 
 // Handler serves the auth routes.
@@ -29,14 +30,20 @@ type Handler struct {
 	// dummyHash is checked when the account does not exist or is
 	// disabled, so such an account costs the same time as a wrong password.
 	dummyHash string
+	// factors: second factors, step-up and sessions (factors.go).
+	factors factors
 }
 
 // New returns the auth handler.
-func New(d handlers.Deps) (*Handler, error) {
+func New(d handlers.Deps, opts Options) (*Handler, error) {
 	base, st := d.Base, d.Store
 	dummy, err := handlers.HashPassword(handlers.GeneratePassword())
 	if err != nil {
 		return nil, err
 	}
-	return &Handler{Base: base, Store: st, Now: d.Clock, dummyHash: dummy}, nil
+	f, err := newFactors(d.Config.PublicOrigin, opts)
+	if err != nil {
+		return nil, err
+	}
+	return &Handler{Base: base, Store: st, Now: d.Clock, dummyHash: dummy, factors: f}, nil
 }

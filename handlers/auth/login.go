@@ -102,15 +102,32 @@ func (h *Handler) Login(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
-	// A new token at login defeats session fixation.
-	if err := h.Sessions.RenewToken(ctx); err != nil {
+	// Success forgets this address's failures for the account, not the
+	// account's failures from elsewhere.
+	if staff.SecondFactor {
+		// The password was right; the session starts only after the
+		// second factor (SecondFactorForm). Until then this browser is
+		// anonymous, holding only whom it is signing in as.
+		entry := store.AuditEntry{Actor: staff.Actor(), Action: "auth.login", Target: fmt.Sprintf("staff:%d", staff.ID),
+			Outcome: store.OutcomeOK, Detail: "password checked; second factor asked"}
+		if err := h.Store.FinishLoginAttempt(ctx, attempt, store.LoginSucceeded, entry, limits[0].Key); err != nil {
+			h.ServerError(w, r, err)
+			return
+		}
+		if err := h.Sessions.RenewToken(ctx); err != nil {
+			h.ServerError(w, r, err)
+			return
+		}
+		h.Sessions.Put(ctx, sessPendingStaff, staff.ID)
+		h.Sessions.Put(ctx, sessPendingAt, h.Now().Unix())
+		h.Sessions.Put(ctx, sessPendingNext, v.Next)
+		http.Redirect(w, r, "/login/second-factor", http.StatusSeeOther)
+		return
+	}
+	if err := h.startSession(ctx, r, staff, 0); err != nil {
 		h.ServerError(w, r, err)
 		return
 	}
-	h.Sessions.Put(ctx, handlers.SessionStaffID, staff.ID)
-	h.Sessions.Put(ctx, handlers.SessionLastSeen, h.Now().Unix())
-	// Success forgets this address's failures for the account, not the
-	// account's failures from elsewhere.
 	entry := store.AuditEntry{Actor: staff.Actor(), Action: "auth.login", Target: fmt.Sprintf("staff:%d", staff.ID), Outcome: store.OutcomeOK}
 	if err := h.Store.FinishLoginAttempt(ctx, attempt, store.LoginSucceeded, entry, limits[0].Key); err != nil {
 		h.ServerError(w, r, err)
@@ -122,11 +139,10 @@ func (h *Handler) Login(w http.ResponseWriter, r *http.Request) {
 // Logout ends the session and renews the token.
 func (h *Handler) Logout(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
-	if err := h.Sessions.RenewToken(ctx); err != nil {
+	if err := h.endSession(ctx); err != nil {
 		h.ServerError(w, r, err)
 		return
 	}
-	h.Sessions.Remove(ctx, handlers.SessionStaffID)
 	h.Flash(r, "info", "You are signed out.")
 	http.Redirect(w, r, "/login", http.StatusSeeOther)
 }

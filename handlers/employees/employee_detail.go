@@ -66,6 +66,9 @@ func (h *Handler) renderDetailWith(w http.ResponseWriter, r *http.Request, statu
 			Occupation: handlers.NewFormToken(), RetryUSD: handlers.NewFormToken(), Reactivate: handlers.NewFormToken()}
 		h.addStartForms(e, &v)
 	}
+	viewer := handlers.ViewerFrom(r.Context())
+	v.Related = views.EmployeeRelated{ID: e.ID, Email: e.Email, ServiceUserID: e.ServiceUserID, Cards: viewer.Can(store.PermCardsRead),
+		Approvals: viewer.Can(store.PermApprovalsRead), Activity: viewer.Can(store.PermActivityRead), Audit: viewer.Can(store.PermAuditRead)}
 	set(&v)
 	h.Render(w, r, status, e.Name(), views.EmployeeDetailPage(v), nil)
 }

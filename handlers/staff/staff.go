@@ -43,5 +43,5 @@ func roleOptions() []views.RoleOption {
 
 func staffRow(s store.Staff, viewerID int64) views.StaffRow {
 	return views.StaffRow{ID: s.ID, Email: s.Email, Name: s.Name, Role: string(s.Role), RoleLabel: s.Role.Label(),
-		Disabled: s.Disabled, IsSelf: s.ID == viewerID}
+		Disabled: s.Disabled, IsSelf: s.ID == viewerID, SecondFactor: s.SecondFactor}
 }

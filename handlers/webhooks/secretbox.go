@@ -20,6 +20,8 @@ var ErrSealed = errors.New("webhooks: cannot open the sealed secret")
 // receiver does not decrypt on every delivery.
 type SecretBox struct {
 	aead cipher.AEAD
+	// ad is the purpose the box seals for (sealAD unless NewPurposeBox).
+	ad []byte
 
 	mu    sync.Mutex
 	cache map[string]string // sealed bytes → secret; at most a few entries
@@ -47,7 +49,20 @@ func NewSecretBox(key []byte) (*SecretBox, error) {
 	if err != nil {
 		return nil, fmt.Errorf("webhooks: encryption key: %w", err)
 	}
-	return &SecretBox{aead: aead, cache: map[string]string{}}, nil
+	return &SecretBox{aead: aead, ad: sealAD, cache: map[string]string{}}, nil
+}
+
+// NewPurposeBox returns a box for a 32-byte key whose sealed values are
+// bound to purpose: they open only in a box made for the same purpose, so
+// the one encryption key serves other secrets at rest (staff TOTP secrets)
+// without a value moving between columns.
+func NewPurposeBox(key []byte, purpose string) (*SecretBox, error) {
+	b, err := NewSecretBox(key)
+	if err != nil {
+		return nil, err
+	}
+	b.ad = []byte(purpose)
+	return b, nil
 }
 
 // sealAD binds the ciphertext to its purpose, so a sealed value cannot be
@@ -60,7 +75,7 @@ func (b *SecretBox) Seal(secret string) ([]byte, error) {
 	if _, err := rand.Read(nonce); err != nil {
 		return nil, fmt.Errorf("webhooks: nonce: %w", err)
 	}
-	return b.aead.Seal(nonce, nonce, []byte(secret), sealAD), nil
+	return b.aead.Seal(nonce, nonce, []byte(secret), b.ad), nil
 }
 
 // Open decrypts a sealed secret.
@@ -75,7 +90,7 @@ func (b *SecretBox) Open(sealed []byte) (string, error) {
 	if len(sealed) < n+b.aead.Overhead() {
 		return "", ErrSealed
 	}
-	plain, err := b.aead.Open(nil, sealed[:n], sealed[n:], sealAD)
+	plain, err := b.aead.Open(nil, sealed[:n], sealed[n:], b.ad)
 	if err != nil {
 		return "", ErrSealed
 	}

@@ -87,6 +87,10 @@ type Options struct {
 	// SMTPURL and ChatWebhookURL are the app's SMTP_URL and
 	// CHAT_WEBHOOK_URL settings (notifications).
 	SMTPURL, ChatWebhookURL string
+	// LocalhostOrigin makes the app's public origin http://localhost:PORT
+	// (passkeys need a domain name, not 127.0.0.1); browse it with
+	// Env.LocalhostURL.
+	LocalhostOrigin bool
 }
 
 // MigratedDatabase returns a connection string to a fresh database with the
@@ -131,6 +135,10 @@ func New(t testing.TB, opts Options) *Env {
 			t.Fatal("webtest: give the first replica an EncryptionKey: replicas must share it")
 		}
 		cfg.EncryptionKey = opts.ReplicaOf.Config.EncryptionKey
+	}
+	if opts.LocalhostOrigin {
+		_, port, _ := strings.Cut(srv.Listener.Addr().String(), ":")
+		cfg.PublicOrigin = "http://localhost:" + port
 	}
 
 	var sb *sandbox.Server
@@ -206,6 +214,10 @@ func New(t testing.TB, opts Options) *Env {
 
 // URL returns the absolute URL of a path.
 func (e *Env) URL(path string) string { return e.Server.URL + path }
+
+// LocalhostURL returns the absolute URL of a path at the public origin
+// (Options.LocalhostOrigin).
+func (e *Env) LocalhostURL(path string) string { return e.Config.PublicOrigin + path }
 
 // Client returns an HTTP client with its own cookie jar that does not follow
 // redirects, so tests see the 303s.

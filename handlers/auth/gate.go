@@ -1,0 +1,112 @@
+package auth
+
+import (
+	"mime"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"partneradmin/handlers"
+	"partneradmin/store"
+)
+
+// stepUpPermissions are the permissions of value-moving and card actions:
+// their POSTs need a second factor proved within StepUpMaxAge.
+var stepUpPermissions = map[store.Permission]bool{
+	store.PermApprovalsAct: true,
+	store.PermTreasury:     true,
+	store.PermCardsWrite:   true,
+}
+
+// NeedsStepUp reports whether a route asks for the second factor again.
+func NeedsStepUp(method string, perm store.Permission) bool {
+	return method == http.MethodPost && stepUpPermissions[perm]
+}
+
+// Route kinds the gate lets through before a second factor is set up or
+// proved.
+func enrolRoute(pattern string) bool {
+	return pattern == "/logout" || pattern == "/account/security" || strings.HasPrefix(pattern, "/account/security/")
+}
+
+func verifyRoute(pattern string) bool {
+	return pattern == "/logout" || pattern == "/account/verify" || strings.HasPrefix(pattern, "/account/verify/")
+}
+
+// Gate enforces second factors on one route of the table, after
+// authentication and the route's permission:
+//
+//   - a staff member whose role must have a second factor and who has none
+//     can only enrol (/account/security) or sign out;
+//   - a session that has not proved the staff member's second factor (one
+//     from before it was set up) can only prove it or sign out;
+//   - a POST of a value-moving or card route (NeedsStepUp) whose session
+//     proved the second factor longer ago than the step-up age is answered
+//     with the step-up form, which carries the posted fields along and
+//     offers to send them again once confirmed. htmx requests and file
+//     uploads go to the step-up page and back to the page they came from.
+//
+// returnPage is the page a form posted to path was on.
+func (h *Handler) Gate(method, pattern string, perm store.Permission, returnPage func(path string) string, next http.Handler) http.Handler {
+	if perm == store.PermPublic {
+		return next
+	}
+	stepUp := NeedsStepUp(method, perm)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ctx := r.Context()
+		viewer := handlers.ViewerFrom(ctx)
+		if viewer == nil {
+			next.ServeHTTP(w, r)
+			return
+		}
+		s := viewer.Staff
+		if !s.SecondFactor {
+			if enrolRoute(pattern) {
+				next.ServeHTTP(w, r)
+				return
+			}
+			required, err := h.factorRequired(ctx, s.Role)
+			if err != nil {
+				h.ServerError(w, r, err)
+				return
+			}
+			if required {
+				h.Flash(r, "info", "Your role must have a second factor: add one to go on.")
+				h.Redirect(w, r, "/account/security")
+				return
+			}
+			next.ServeHTTP(w, r)
+			return
+		}
+		if verifyRoute(pattern) {
+			next.ServeHTTP(w, r)
+			return
+		}
+		at := h.Sessions.GetInt64(ctx, SessionSecondFactorAt)
+		back := r.URL.RequestURI()
+		if r.Method != http.MethodGet {
+			back = returnPage(r.URL.Path)
+		}
+		if at == 0 {
+			h.Redirect(w, r, "/account/verify?next="+url.QueryEscape(back))
+			return
+		}
+		if !stepUp && !(enrolRoute(pattern) && r.Method == http.MethodPost) {
+			next.ServeHTTP(w, r)
+			return
+		}
+		if h.Now().Sub(time.Unix(at, 0)) <= h.factors.opts.StepUpMaxAge {
+			next.ServeHTTP(w, r)
+			return
+		}
+		ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+		if r.Header.Get(handlers.HeaderHXRequest) == "true" || ct != "application/x-www-form-urlencoded" {
+			h.Redirect(w, r, "/account/verify?next="+url.QueryEscape(back))
+			return
+		}
+		// The form's fields (web's input check parsed and checked them)
+		// ride along in the step-up form; nothing is kept server-side.
+		h.renderStepUp(w, r, http.StatusOK, h.stepUpView(back, replayOf(r)))
+	})
+}
