@@ -23,6 +23,9 @@ func (a *App) routes() []Route {
 	return []Route{
 		// Health and static files.
 		{Method: "GET", Pattern: "/healthz", Permission: store.PermPublic, Stateless: true, Handler: a.healthz},
+		{Method: "GET", Pattern: "/readyz", Permission: store.PermPublic, Stateless: true, Handler: a.readyz},
+		// Prometheus metrics for the owner (a scraper uses --metrics-addr).
+		{Method: "GET", Pattern: "/metrics", Permission: store.PermSettings, Handler: a.metricsPage},
 		{Method: "GET", Pattern: "/static/*", Permission: store.PermPublic, Stateless: true, Handler: a.static.ServeHTTP},
 
 		// Signing in and out, and one's own password.
