@@ -8,6 +8,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -19,6 +20,7 @@ import (
 	"github.com/go-jose/go-jose/v4"
 
 	"partneradmin/store"
+	"partneradmin/web"
 	"partneradmin/web/webtest"
 )
 
@@ -446,7 +448,7 @@ func TestOIDCOwnerSettings(t *testing.T) {
 		s := env.CreateStaff(store.RoleFinanceApprover)
 		c := env.Client()
 		env.Login(c, s.Email, s.Password)
-		enrolTOTP(t, env, c, clock)
+		secret, _ := enrolTOTP(t, env, c, clock)
 
 		// Not allowed: the provider's mfa still leads to the second step.
 		p.next(s.Email, true, []string{"pwd", "mfa"}, nil)
@@ -458,6 +460,14 @@ func TestOIDCOwnerSettings(t *testing.T) {
 		}
 		if signedIn(t, env, c) {
 			t.Fatal("signed in before the second factor")
+		}
+		// The second step is the password path's: a current code starts
+		// the session.
+		clock.Add(30 * time.Second)
+		resp = env.PostForm(c, "/login/second-factor", url.Values{"code": {totpCode(t, secret, clock.Now())}})
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusSeeOther || !signedIn(t, env, c) {
+			t.Fatalf("second step after the provider: %d", resp.StatusCode)
 		}
 
 		resp = postSignInSettings(t, env, owner, url.Values{"jit_role": {"support"}, "amr": {"on"}})
@@ -518,4 +528,43 @@ func TestOIDCOwnerSettings(t *testing.T) {
 			t.Fatalf("provider sign-in with passwords off: %d", resp.StatusCode)
 		}
 	})
+}
+
+// The provider's settings go together, and the client secret is never
+// printed.
+func TestOIDCConfig(t *testing.T) {
+	env := map[string]string{"OIDC_ISSUER": "https://login.example.com", "OIDC_CLIENT_ID": "partner-admin",
+		"OIDC_CLIENT_SECRET": "very-secret-value"}
+	cfg, err := web.ParseConfig([]string{"partner-admin"}, func(k string) string { return env[k] }, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !cfg.OIDCEnabled() || cfg.OIDCProviderName != "login.example.com" || cfg.OIDCClientSecret.Reveal() != "very-secret-value" {
+		t.Fatalf("config %+v", cfg)
+	}
+	if strings.Contains(fmt.Sprintf("%v %+v", cfg, cfg), "very-secret-value") {
+		t.Fatal("the client secret is printed")
+	}
+	cfg, err = web.ParseConfig([]string{"partner-admin", "--oidc-issuer", "https://id.example.org/tenant", "--oidc-provider-name", "Example ID"},
+		func(k string) string { return env[k] }, io.Discard)
+	if err != nil || cfg.OIDCIssuer != "https://id.example.org/tenant" || cfg.OIDCProviderName != "Example ID" {
+		t.Fatalf("flags: %v %+v", err, cfg)
+	}
+	for name, change := range map[string]func(){
+		"no secret":  func() { delete(env, "OIDC_CLIENT_SECRET") },
+		"plain http": func() { env["OIDC_ISSUER"] = "http://login.example.com" },
+		"not a URL":  func() { env["OIDC_ISSUER"] = "login" },
+	} {
+		saved := map[string]string{}
+		for k, v := range env {
+			saved[k] = v
+		}
+		change()
+		if _, err := web.ParseConfig([]string{"partner-admin"}, func(k string) string { return env[k] }, io.Discard); err == nil {
+			t.Errorf("%s: accepted", name)
+		} else if strings.Contains(err.Error(), "very-secret-value") {
+			t.Errorf("%s: the error shows the secret", name)
+		}
+		env = saved
+	}
 }
