@@ -19,6 +19,7 @@ import (
 
 	"github.com/go-jose/go-jose/v4"
 
+	"partneradmin/handlers/auth"
 	"partneradmin/store"
 	"partneradmin/web"
 	"partneradmin/web/webtest"
@@ -567,4 +568,24 @@ func TestOIDCConfig(t *testing.T) {
 		}
 		env = saved
 	}
+}
+
+// Refused provider sign-ins count against the address's sign-in limit, as
+// wrong passwords do.
+func TestOIDCAddressLimit(t *testing.T) {
+	p := newTestIdP(t)
+	env := newOIDCEnv(t, p, nil)
+	p.next("stranger@partner.example", true, nil, nil)
+	for i := 0; i < auth.MaxAddressFailures; i++ {
+		c := env.Client()
+		resp := ssoSignIn(t, env, c)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusForbidden {
+			t.Fatalf("attempt %d: %d", i+1, resp.StatusCode)
+		}
+	}
+	s := env.CreateStaff(store.RoleSupport)
+	p.next(s.Email, true, nil, nil)
+	c := env.Client()
+	refused(t, env, c, ssoSignIn(t, env, c), http.StatusTooManyRequests, "Too many failed sign-ins from your network address")
 }
