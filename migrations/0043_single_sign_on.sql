@@ -10,7 +10,8 @@ CREATE TABLE sign_in_settings (
     jit_role             TEXT CHECK (jit_role IN ('owner', 'hr_admin', 'finance_approver', 'support')),
     amr_second_factor    BOOLEAN NOT NULL DEFAULT false,
     password_off         BOOLEAN NOT NULL DEFAULT false,
-    break_glass_staff_id BIGINT REFERENCES staff (id) ON DELETE SET NULL,
+    -- The break-glass owner's row cannot be deleted while chosen.
+    break_glass_staff_id BIGINT REFERENCES staff (id),
     updated_at           TIMESTAMPTZ NOT NULL DEFAULT now(),
     updated_by           BIGINT REFERENCES staff (id) ON DELETE SET NULL,
     CHECK (NOT password_off OR break_glass_staff_id IS NOT NULL)

@@ -43,11 +43,6 @@ func (s *Store) SignInSettings(ctx context.Context) (SignInSettings, error) {
 	if bg != nil {
 		out.BreakGlassStaffID = *bg
 	}
-	if out.PasswordOff && out.BreakGlassStaffID == 0 {
-		// The break-glass owner was deleted: passwords stay on rather
-		// than lock everyone out.
-		out.PasswordOff = false
-	}
 	return out, nil
 }
 
