@@ -69,10 +69,21 @@ type Config struct {
 	// signing, moving money and card actions (STEP_UP_MAX_AGE, default
 	// 15m); older, it is asked again.
 	StepUpMaxAge time.Duration
+	// OIDCIssuer, OIDCClientID and OIDCClientSecret let staff sign in with
+	// the company's identity provider (OpenID Connect); all three or none.
+	// OIDCProviderName is its name on the sign-in page (default: the
+	// issuer's host).
+	OIDCIssuer       string
+	OIDCClientID     string
+	OIDCClientSecret Secret
+	OIDCProviderName string
 }
 
 // DefaultWebhookBodyRetention is WEBHOOK_BODY_RETENTION's default.
 const DefaultWebhookBodyRetention = 30 * 24 * time.Hour
+
+// OIDCEnabled reports whether sign-in with an identity provider is set up.
+func (c Config) OIDCEnabled() bool { return c.OIDCIssuer != "" }
 
 // Local reports whether the app runs against its own PostgreSQL and sandbox.
 func (c Config) Local() bool { return c.DatabaseURL == "" }
@@ -108,6 +119,9 @@ func ParseConfig(args []string, getenv func(string) string, stderr io.Writer) (C
 	var retention string
 	fs.StringVar(&retention, "webhook-body-retention", def("WEBHOOK_BODY_RETENTION", "30d"), "how long processed webhook events keep their body: days (30d) or hours (720h); 0 keeps them (WEBHOOK_BODY_RETENTION)")
 	fs.DurationVar(&c.StepUpMaxAge, "step-up-max-age", 0, "how long a second factor counts for value-moving and card actions (STEP_UP_MAX_AGE, default 15m)")
+	fs.StringVar(&c.OIDCIssuer, "oidc-issuer", def("OIDC_ISSUER", ""), "issuer URL of the identity provider staff sign in with (OIDC_ISSUER); OIDC_CLIENT_SECRET is read from the environment only")
+	fs.StringVar(&c.OIDCClientID, "oidc-client-id", def("OIDC_CLIENT_ID", ""), "this app's client id at the identity provider (OIDC_CLIENT_ID)")
+	fs.StringVar(&c.OIDCProviderName, "oidc-provider-name", def("OIDC_PROVIDER_NAME", ""), "the identity provider's name on the sign-in page (OIDC_PROVIDER_NAME), default the issuer's host")
 	if len(args) > 0 {
 		args = args[1:]
 	}
@@ -133,6 +147,7 @@ func ParseConfig(args []string, getenv func(string) string, stderr io.Writer) (C
 	c.EncryptionKey = Secret(getenv("ENCRYPTION_KEY"))
 	c.SMTPURL = Secret(getenv("SMTP_URL"))
 	c.ChatWebhookURL = Secret(getenv("CHAT_WEBHOOK_URL"))
+	c.OIDCClientSecret = Secret(getenv("OIDC_CLIENT_SECRET"))
 
 	if err := c.LogLevel.UnmarshalText([]byte(logLevel)); err != nil {
 		errs = append(errs, fmt.Errorf("LOG_LEVEL %q: use debug, info, warn or error", logLevel))
@@ -181,6 +196,7 @@ func ParseConfig(args []string, getenv func(string) string, stderr io.Writer) (C
 			errs = append(errs, err)
 		}
 	}
+	errs = append(errs, checkOIDC(&c)...)
 	var err error
 	if c.TrustedProxies, err = parseTrustedProxies(trustedProxies); err != nil {
 		errs = append(errs, err)
@@ -248,4 +264,40 @@ func parseRetention(v string) (time.Duration, error) {
 		return 0, errors.New(bad)
 	}
 	return d, nil
+}
+
+// checkOIDC validates the identity provider settings and fills in its
+// display name.
+func checkOIDC(c *Config) []error {
+	c.OIDCIssuer = strings.TrimSpace(c.OIDCIssuer)
+	if c.OIDCIssuer == "" && c.OIDCClientID == "" && c.OIDCClientSecret == "" {
+		return nil
+	}
+	if c.OIDCIssuer == "" || c.OIDCClientID == "" || c.OIDCClientSecret == "" {
+		return []error{errors.New("OIDC_ISSUER, OIDC_CLIENT_ID and OIDC_CLIENT_SECRET go together: set all three to sign in with the identity provider, or none")}
+	}
+	u, err := url.Parse(c.OIDCIssuer)
+	if err != nil || u.Host == "" || (u.Scheme != "https" && !(u.Scheme == "http" && isLoopback(u.Hostname()))) {
+		return []error{fmt.Errorf("OIDC_ISSUER %q: want the provider's https URL, such as https://login.example.com", c.OIDCIssuer)}
+	}
+	if len(c.OIDCClientID) > 255 {
+		return []error{errors.New("OIDC_CLIENT_ID has at most 255 characters")}
+	}
+	if c.OIDCProviderName == "" {
+		c.OIDCProviderName = u.Hostname()
+	}
+	if len(c.OIDCProviderName) > 60 {
+		return []error{errors.New("OIDC_PROVIDER_NAME has at most 60 characters")}
+	}
+	return nil
+}
+
+// isLoopback reports whether host is this machine (plain http is allowed
+// to a provider there, for development).
+func isLoopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip, err := netip.ParseAddr(host)
+	return err == nil && ip.IsLoopback()
 }

@@ -58,6 +58,12 @@ func (a *App) routes() []Route {
 		{Method: "POST", Pattern: "/account/sessions/end-others", Permission: store.PermSignedIn, Handler: a.auth.EndOtherSessions},
 		{Method: "GET", Pattern: "/settings/security", Permission: store.PermSettings, Handler: a.auth.SecurityPolicy},
 		{Method: "POST", Pattern: "/settings/security", Permission: store.PermSettings, Handler: a.auth.SetSecurityPolicy},
+		// Single sign-on with the company's identity provider (OpenID
+		// Connect) and the owner's settings of it.
+		{Method: "GET", Pattern: "/login/oidc", Permission: store.PermPublic, Handler: a.auth.OIDCStart},
+		{Method: "GET", Pattern: "/login/oidc/callback", Permission: store.PermPublic, Handler: a.auth.OIDCCallback},
+		{Method: "GET", Pattern: "/settings/sign-in", Permission: store.PermSettings, Handler: a.auth.SignInSettings},
+		{Method: "POST", Pattern: "/settings/sign-in", Permission: store.PermSettings, Handler: a.auth.SetSignInSettings},
 		{Method: "POST", Pattern: "/staff/{id}/second-factor/reset", Permission: store.PermStaffManage, Handler: a.auth.ResetSecondFactor},
 		{Method: "POST", Pattern: "/staff/{id}/sessions/end", Permission: store.PermStaffManage, Handler: a.auth.EndStaffSessions},
 		// A one-time set-password link an owner issued: the token in the

@@ -91,6 +91,9 @@ type Options struct {
 	// (passkeys need a domain name, not 127.0.0.1); browse it with
 	// Env.LocalhostURL.
 	LocalhostOrigin bool
+	// OIDCIssuer, OIDCClientID, OIDCClientSecret and OIDCProviderName are
+	// the app's single sign-on settings (OIDC_*).
+	OIDCIssuer, OIDCClientID, OIDCClientSecret, OIDCProviderName string
 }
 
 // MigratedDatabase returns a connection string to a fresh database with the
@@ -129,7 +132,9 @@ func New(t testing.TB, opts Options) *Env {
 	srv := httptest.NewUnstartedServer(nil)
 	cfg := web.Config{Addr: srv.Listener.Addr().String(), PublicOrigin: "http://" + srv.Listener.Addr().String(),
 		TrustedProxies: opts.TrustedProxies, SignLinkTemplate: opts.SignLinkTemplate, WebhookBodyRetention: opts.WebhookBodyRetention,
-		EncryptionKey: opts.EncryptionKey, SMTPURL: web.Secret(opts.SMTPURL), ChatWebhookURL: web.Secret(opts.ChatWebhookURL)}
+		EncryptionKey: opts.EncryptionKey, SMTPURL: web.Secret(opts.SMTPURL), ChatWebhookURL: web.Secret(opts.ChatWebhookURL),
+		OIDCIssuer: opts.OIDCIssuer, OIDCClientID: opts.OIDCClientID, OIDCClientSecret: web.Secret(opts.OIDCClientSecret),
+		OIDCProviderName: opts.OIDCProviderName}
 	if opts.ReplicaOf != nil {
 		if opts.ReplicaOf.Config.EncryptionKey == "" {
 			t.Fatal("webtest: give the first replica an EncryptionKey: replicas must share it")
