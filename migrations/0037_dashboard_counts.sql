@@ -7,8 +7,8 @@
 -- One row per counted employee (kind 'employee', not deleted): how far
 -- they got in the invite funnel, and what of theirs needs HR, as far as it
 -- does not depend on the time. "Invited a week ago and not linked" does:
--- unlinked_since keeps when they were invited, and the reader counts the
--- week's invites out of the kept total.
+-- unlinked_since keeps when they were invited, and the reader compares it
+-- with the time.
 CREATE TABLE dashboard_employees (
     employee_id    BIGINT      PRIMARY KEY,
     -- 1 invited, 2 linked, 3 KYC submitted, 4 a currency active, 5 a
@@ -30,33 +30,14 @@ CREATE INDEX dashboard_employees_needs_idx ON dashboard_employees (need_rank, ne
 CREATE INDEX dashboard_employees_unlinked_idx ON dashboard_employees (unlinked_since DESC, employee_id) INCLUDE (need_rank)
     WHERE unlinked_since IS NOT NULL;
 
--- Counts over dashboard_employees: 'stage:<n>' (employees whose furthest
--- stage is n), 'need:action', 'need:stop', 'need:any' (action or stop),
--- 'need:unlinked' and 'need:unlinked_only' (unlinked with no other
--- reason).
-CREATE TABLE dashboard_counts (
-    name TEXT   PRIMARY KEY,
-    n    BIGINT NOT NULL
-);
-
--- +goose StatementBegin
-CREATE FUNCTION dashboard_count_names(stage SMALLINT, action BOOLEAN, stop BOOLEAN, unlinked BOOLEAN) RETURNS TEXT[]
-LANGUAGE sql IMMUTABLE AS $$
-    SELECT array_remove(ARRAY[
-        'stage:' || stage,
-        CASE WHEN action THEN 'need:action' END,
-        CASE WHEN stop THEN 'need:stop' END,
-        CASE WHEN action OR stop THEN 'need:any' END,
-        CASE WHEN unlinked THEN 'need:unlinked' END,
-        CASE WHEN unlinked AND NOT action AND NOT stop THEN 'need:unlinked_only' END], NULL);
-$$;
--- +goose StatementEnd
-
 -- dashboard_employee_refresh recomputes one employee's row from the
--- employee, their readiness and first_deposits, and moves the counts by
--- the difference. It first locks the employee's row, so two transactions
--- changing the same employee's sources recompute one after the other, the
--- second seeing the first's committed changes.
+-- employee, their readiness and first_deposits. It first locks the
+-- employee's row, so two transactions changing the same employee's sources
+-- recompute one after the other, the second seeing the first's committed
+-- changes. No shared counter rows are kept: a transaction moving several
+-- counts (a readiness read of five currencies) would take their row locks
+-- in an order another may reverse, and deadlock; the page counts these
+-- narrow rows instead.
 -- +goose StatementBegin
 CREATE FUNCTION dashboard_employee_refresh(emp BIGINT) RETURNS void LANGUAGE plpgsql AS $$
 DECLARE
@@ -68,16 +49,10 @@ DECLARE
     deposited BOOLEAN;
     stop_detail TEXT;
     stop_since TIMESTAMPTZ;
-    before TEXT[] := '{}';
-    after TEXT[] := '{}';
-    nm TEXT;
 BEGIN
     SELECT * INTO e FROM employees WHERE id = emp FOR NO KEY UPDATE;
     counted := FOUND AND e.kind = 'employee' AND e.invite_state <> 'deleted';
     SELECT * INTO old FROM dashboard_employees WHERE employee_id = emp;
-    IF FOUND THEN
-        before := dashboard_count_names(old.stage, old.need_action, old.need_stop, old.unlinked_since IS NOT NULL);
-    END IF;
     IF counted THEN
         active := EXISTS (SELECT 1 FROM employee_readiness WHERE employee_id = emp AND state = 'active');
         deposited := e.service_user_id IS NOT NULL
@@ -102,7 +77,6 @@ BEGIN
         ELSE
             nw.need_detail := '';
         END IF;
-        after := dashboard_count_names(nw.stage, nw.need_action, nw.need_stop, nw.unlinked_since IS NOT NULL);
         IF old.employee_id IS NULL THEN
             INSERT INTO dashboard_employees VALUES (nw.*);
         ELSIF old IS DISTINCT FROM nw THEN
@@ -114,15 +88,6 @@ BEGIN
     ELSIF old.employee_id IS NOT NULL THEN
         DELETE FROM dashboard_employees WHERE employee_id = emp;
     END IF;
-    -- In name order, so two transactions take the count rows' locks in
-    -- the same order.
-    FOR nm IN SELECT x FROM unnest(before) x EXCEPT SELECT y FROM unnest(after) y ORDER BY 1 LOOP
-        UPDATE dashboard_counts SET n = n - 1 WHERE name = nm;
-    END LOOP;
-    FOR nm IN SELECT y FROM unnest(after) y EXCEPT SELECT x FROM unnest(before) x ORDER BY 1 LOOP
-        INSERT INTO dashboard_counts (name, n) VALUES (nm, 1)
-        ON CONFLICT (name) DO UPDATE SET n = dashboard_counts.n + 1;
-    END LOOP;
 END $$;
 -- +goose StatementEnd
 
@@ -204,11 +169,6 @@ LEFT JOIN (SELECT DISTINCT ON (employee_id) employee_id, currency || ' ' || stat
            ORDER BY employee_id, read_at DESC, currency) stop ON stop.employee_id = e.id
 WHERE e.kind = 'employee' AND e.invite_state <> 'deleted';
 
-INSERT INTO dashboard_counts (name, n)
-SELECT nm, count(*) FROM dashboard_employees d,
-    unnest(dashboard_count_names(d.stage, d.need_action, d.need_stop, d.unlinked_since IS NOT NULL)) nm
-GROUP BY nm;
-
 -- Completed deposits and withdrawals, card spends and declines per UTC day,
 -- kind, currency and status as recorded: the charts read 30 rows a
 -- currency rather than every event of 30 days. amount_n counts the events
@@ -257,6 +217,4 @@ DROP FUNCTION dashboard_on_first_deposit();
 DROP FUNCTION dashboard_on_readiness();
 DROP FUNCTION dashboard_on_employee();
 DROP FUNCTION dashboard_employee_refresh(BIGINT);
-DROP FUNCTION dashboard_count_names(SMALLINT, BOOLEAN, BOOLEAN, BOOLEAN);
-DROP TABLE dashboard_counts;
 DROP TABLE dashboard_employees;
