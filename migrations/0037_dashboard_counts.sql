@@ -1,8 +1,10 @@
 -- +goose Up
--- The start page counted every employee on every view (the invite funnel,
--- who needs HR's action) and summed 30 days of money and 7 days of card
--- spends row by row. These are now kept as rows change, by triggers, in the
--- writing transaction: every replica reads the same committed numbers.
+-- The start page joined every employee with their readiness and deposits
+-- on every view, three times (the invite funnel, who needs HR's action and
+-- the list of them), and summed 30 days of money and 7 days of card spends
+-- row by row. Each employee's stage and reasons, and the totals per day,
+-- are now kept as rows change, by triggers in the writing transaction:
+-- every replica reads the same committed numbers.
 
 -- One row per counted employee (kind 'employee', not deleted): how far
 -- they got in the invite funnel, and what of theirs needs HR, as far as it
@@ -201,12 +203,16 @@ BEGIN
 END $$;
 -- +goose StatementEnd
 
-CREATE TRIGGER activity_days_on_activity
+-- Named to fire after first_deposits_on_activity (triggers fire in name
+-- order): a first deposit locks its employee's row (dashboard_employees)
+-- before the day's totals row, the order of a transaction that changes an
+-- employee and then records activity.
+CREATE TRIGGER tally_activity_days
 AFTER INSERT ON activity
 FOR EACH ROW EXECUTE FUNCTION activity_days_on_activity();
 
 -- +goose Down
-DROP TRIGGER activity_days_on_activity ON activity;
+DROP TRIGGER tally_activity_days ON activity;
 DROP FUNCTION activity_days_on_activity();
 DROP TABLE activity_days;
 DROP TRIGGER dashboard_on_first_deposit ON first_deposits;
