@@ -52,6 +52,9 @@ type HRDashboard struct {
 	NeedCounts map[string]int
 	// NeedTotal counts the employees needing action (each once).
 	NeedTotal int
+	// Readiness counts employees per currency and state, as
+	// ReadinessCounts does.
+	Readiness map[string]map[string]int
 }
 
 // notLinkedAfter is how long an invite may wait before HR is asked to
@@ -64,7 +67,7 @@ const notLinkedAfter = 7 * 24 * time.Hour
 // as rows change (migration 0037): the counts read those narrow rows, not
 // the employees joined with their readiness and deposits, and the list
 // stops at limit on its indexes.
-func (s *Store) HRDashboard(ctx context.Context, now time.Time, limit int, currencies []string) (HRDashboard, map[string]map[string]int, error) {
+func (s *Store) HRDashboard(ctx context.Context, now time.Time, limit int, currencies []string) (HRDashboard, error) {
 	out := HRDashboard{NeedCounts: map[string]int{}}
 	cutoff := now.Add(-notLinkedAfter)
 	b := &pgx.Batch{}
@@ -101,18 +104,24 @@ func (s *Store) HRDashboard(ctx context.Context, now time.Time, limit int, curre
 		var rank int
 		_, err := pgx.ForEachRow(rows, []any{&n.EmployeeID, &e.FirstName, &e.LastName, &e.Email, &rank, &n.Detail, &n.Since}, func() error {
 			n.Name, n.Email = e.Name(), e.Email
-			n.Reason = [...]string{NeedActionRequired, NeedOnboardingStop, NeedNotLinked}[min(max(rank, 1), 3)-1]
+			switch rank {
+			case 1:
+				n.Reason = NeedActionRequired
+			case 2:
+				n.Reason = NeedOnboardingStop
+			default:
+				n.Reason = NeedNotLinked
+			}
 			out.Needs = append(out.Needs, n)
 			return nil
 		})
 		return err
 	})
-	var readiness map[string]map[string]int
-	queueReadinessCounts(b, currencies, &readiness)
+	queueReadinessCounts(b, currencies, &out.Readiness)
 	if err := s.db.SendBatch(ctx, b).Close(); err != nil {
-		return out, nil, fmt.Errorf("store: hr dashboard: %w", err)
+		return out, fmt.Errorf("store: hr dashboard: %w", err)
 	}
-	return out, readiness, nil
+	return out, nil
 }
 
 // OpenSignLink is a sign link a device may still use: one proposal's or

@@ -156,7 +156,7 @@ var readinessColumns = []string{store.ReadyActive, store.ReadyOnboarding, store.
 
 func (h *Handler) hr(ctx context.Context, now time.Time, limit int) (*views.DashboardHR, error) {
 	currencies := store.ReadinessCurrencies()
-	d, counts, err := h.store.HRDashboard(ctx, now, limit, currencies)
+	d, err := h.store.HRDashboard(ctx, now, limit, currencies)
 	if err != nil {
 		return nil, err
 	}
@@ -182,7 +182,7 @@ func (h *Handler) hr(ctx context.Context, now time.Time, limit int) (*views.Dash
 	for _, c := range currencies {
 		row := views.DashboardReadinessRow{Currency: c}
 		for _, s := range readinessColumns {
-			row.Counts = append(row.Counts, counts[c][s])
+			row.Counts = append(row.Counts, d.Readiness[c][s])
 		}
 		out.Readiness.Currencies = append(out.Readiness.Currencies, row)
 	}
