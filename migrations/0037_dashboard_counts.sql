@@ -9,8 +9,7 @@
 -- One row per counted employee (kind 'employee', not deleted): how far
 -- they got in the invite funnel, and what of theirs needs HR, as far as it
 -- does not depend on the time. "Invited a week ago and not linked" does:
--- unlinked_since keeps when they were invited, and the reader compares it
--- with the time.
+-- unlinked_since keeps when they were invited.
 CREATE TABLE dashboard_employees (
     employee_id    BIGINT      PRIMARY KEY,
     -- 1 invited, 2 linked, 3 KYC submitted, 4 a currency active, 5 a
@@ -32,14 +31,91 @@ CREATE INDEX dashboard_employees_needs_idx ON dashboard_employees (need_rank, ne
 CREATE INDEX dashboard_employees_unlinked_idx ON dashboard_employees (unlinked_since DESC, employee_id) INCLUDE (need_rank)
     WHERE unlinked_since IS NOT NULL;
 
+-- Counts over dashboard_employees: 'stage:<n>' (employees whose furthest
+-- stage is n), 'need:action', 'need:stop', 'need:any' (action or stop),
+-- 'need:unlinked' and 'need:unlinked_only' (unlinked with no other
+-- reason). Invites a week old depend on the time: the reader takes the
+-- week's invites (an index range) out of the kept unlinked counts.
+CREATE TABLE dashboard_counts (
+    name TEXT   PRIMARY KEY,
+    n    BIGINT NOT NULL
+);
+
+-- A transaction's moves of the counts, applied when it commits. Updating
+-- the counts as each row changes would lock them in the order the rows
+-- change (a readiness read of five currencies moves several), which
+-- another transaction may reverse: a deadlock. At commit one statement
+-- applies the sum of each count's moves, in name order, so every
+-- transaction takes the count rows' locks in the same order, and holds
+-- them only while it commits.
+CREATE TABLE dashboard_count_moves (
+    xact  BIGINT NOT NULL DEFAULT txid_current(),
+    name  TEXT   NOT NULL,
+    delta BIGINT NOT NULL
+);
+CREATE INDEX dashboard_count_moves_xact_idx ON dashboard_count_moves (xact);
+
+-- +goose StatementBegin
+CREATE FUNCTION dashboard_count_names(stage SMALLINT, action BOOLEAN, stop BOOLEAN, unlinked BOOLEAN) RETURNS TEXT[]
+LANGUAGE sql IMMUTABLE AS $$
+    SELECT array_remove(ARRAY[
+        'stage:' || stage,
+        CASE WHEN action THEN 'need:action' END,
+        CASE WHEN stop THEN 'need:stop' END,
+        CASE WHEN action OR stop THEN 'need:any' END,
+        CASE WHEN unlinked THEN 'need:unlinked' END,
+        CASE WHEN unlinked AND NOT action AND NOT stop THEN 'need:unlinked_only' END], NULL);
+$$;
+-- +goose StatementEnd
+
+-- readiness_counts (migration 0019) moved its counts as each row changed,
+-- with the same deadlock: its moves now wait for the commit too.
+CREATE TABLE readiness_count_moves (
+    xact     BIGINT NOT NULL DEFAULT txid_current(),
+    currency TEXT   NOT NULL,
+    state    TEXT   NOT NULL,
+    delta    BIGINT NOT NULL
+);
+CREATE INDEX readiness_count_moves_xact_idx ON readiness_count_moves (xact);
+
+-- +goose StatementBegin
+CREATE OR REPLACE FUNCTION readiness_count_add(cur TEXT, st TEXT, delta BIGINT) RETURNS void LANGUAGE sql AS $$
+    INSERT INTO readiness_count_moves (currency, state, delta) VALUES (cur, st, delta);
+$$;
+-- +goose StatementEnd
+
+-- The first firing at commit applies every move of the transaction, the
+-- readiness counts then the dashboard's, each in key order; the others find
+-- none left.
+-- +goose StatementBegin
+CREATE FUNCTION count_moves_apply() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    WITH moved AS (DELETE FROM readiness_count_moves WHERE xact = txid_current() RETURNING currency, state, delta)
+    INSERT INTO readiness_counts (currency, state, n)
+    SELECT currency, state, sum(delta) FROM moved GROUP BY currency, state HAVING sum(delta) <> 0 ORDER BY currency, state
+    ON CONFLICT (currency, state) DO UPDATE SET n = readiness_counts.n + EXCLUDED.n;
+    WITH moved AS (DELETE FROM dashboard_count_moves WHERE xact = txid_current() RETURNING name, delta)
+    INSERT INTO dashboard_counts (name, n)
+    SELECT name, sum(delta) FROM moved GROUP BY name HAVING sum(delta) <> 0 ORDER BY name
+    ON CONFLICT (name) DO UPDATE SET n = dashboard_counts.n + EXCLUDED.n;
+    RETURN NULL;
+END $$;
+-- +goose StatementEnd
+
+CREATE CONSTRAINT TRIGGER count_moves_apply
+AFTER INSERT ON dashboard_count_moves
+DEFERRABLE INITIALLY DEFERRED
+FOR EACH ROW EXECUTE FUNCTION count_moves_apply();
+CREATE CONSTRAINT TRIGGER count_moves_apply
+AFTER INSERT ON readiness_count_moves
+DEFERRABLE INITIALLY DEFERRED
+FOR EACH ROW EXECUTE FUNCTION count_moves_apply();
+
 -- dashboard_employee_refresh recomputes one employee's row from the
--- employee, their readiness and first_deposits. It first locks the
--- employee's row, so two transactions changing the same employee's sources
--- recompute one after the other, the second seeing the first's committed
--- changes. No shared counter rows are kept: a transaction moving several
--- counts (a readiness read of five currencies) would take their row locks
--- in an order another may reverse, and deadlock; the page counts these
--- narrow rows instead.
+-- employee, their readiness and first_deposits, and records the moves of
+-- the counts. It first locks the employee's row, so two transactions
+-- changing the same employee's sources recompute one after the other, the
+-- second seeing the first's committed changes.
 -- +goose StatementBegin
 CREATE FUNCTION dashboard_employee_refresh(emp BIGINT) RETURNS void LANGUAGE plpgsql AS $$
 DECLARE
@@ -51,10 +127,15 @@ DECLARE
     deposited BOOLEAN;
     stop_detail TEXT;
     stop_since TIMESTAMPTZ;
+    before TEXT[] := '{}';
+    after TEXT[] := '{}';
 BEGIN
     SELECT * INTO e FROM employees WHERE id = emp FOR NO KEY UPDATE;
     counted := FOUND AND e.kind = 'employee' AND e.invite_state <> 'deleted';
     SELECT * INTO old FROM dashboard_employees WHERE employee_id = emp;
+    IF FOUND THEN
+        before := dashboard_count_names(old.stage, old.need_action, old.need_stop, old.unlinked_since IS NOT NULL);
+    END IF;
     IF counted THEN
         active := EXISTS (SELECT 1 FROM employee_readiness WHERE employee_id = emp AND state = 'active');
         deposited := e.service_user_id IS NOT NULL
@@ -79,6 +160,7 @@ BEGIN
         ELSE
             nw.need_detail := '';
         END IF;
+        after := dashboard_count_names(nw.stage, nw.need_action, nw.need_stop, nw.unlinked_since IS NOT NULL);
         IF old.employee_id IS NULL THEN
             INSERT INTO dashboard_employees VALUES (nw.*);
         ELSIF old IS DISTINCT FROM nw THEN
@@ -90,6 +172,10 @@ BEGIN
     ELSIF old.employee_id IS NOT NULL THEN
         DELETE FROM dashboard_employees WHERE employee_id = emp;
     END IF;
+    INSERT INTO dashboard_count_moves (name, delta)
+    SELECT x, -1 FROM (SELECT unnest(before) EXCEPT SELECT unnest(after)) gone(x)
+    UNION ALL
+    SELECT x, 1 FROM (SELECT unnest(after) EXCEPT SELECT unnest(before)) came(x);
 END $$;
 -- +goose StatementEnd
 
@@ -171,6 +257,11 @@ LEFT JOIN (SELECT DISTINCT ON (employee_id) employee_id, currency || ' ' || stat
            ORDER BY employee_id, read_at DESC, currency) stop ON stop.employee_id = e.id
 WHERE e.kind = 'employee' AND e.invite_state <> 'deleted';
 
+INSERT INTO dashboard_counts (name, n)
+SELECT nm, count(*) FROM dashboard_employees d,
+    unnest(dashboard_count_names(d.stage, d.need_action, d.need_stop, d.unlinked_since IS NOT NULL)) nm
+GROUP BY nm;
+
 -- Completed deposits and withdrawals, card spends and declines per UTC day,
 -- kind, currency and status as recorded: the charts read 30 rows a
 -- currency rather than every event of 30 days. amount_n counts the events
@@ -223,4 +314,17 @@ DROP FUNCTION dashboard_on_first_deposit();
 DROP FUNCTION dashboard_on_readiness();
 DROP FUNCTION dashboard_on_employee();
 DROP FUNCTION dashboard_employee_refresh(BIGINT);
+DROP TRIGGER count_moves_apply ON dashboard_count_moves;
+DROP TRIGGER count_moves_apply ON readiness_count_moves;
+DROP FUNCTION count_moves_apply();
+-- +goose StatementBegin
+CREATE OR REPLACE FUNCTION readiness_count_add(cur TEXT, st TEXT, delta BIGINT) RETURNS void LANGUAGE sql AS $$
+    INSERT INTO readiness_counts (currency, state, n) VALUES (cur, st, delta)
+    ON CONFLICT (currency, state) DO UPDATE SET n = readiness_counts.n + EXCLUDED.n;
+$$;
+-- +goose StatementEnd
+DROP TABLE readiness_count_moves;
+DROP FUNCTION dashboard_count_names(SMALLINT, BOOLEAN, BOOLEAN, BOOLEAN);
+DROP TABLE dashboard_count_moves;
+DROP TABLE dashboard_counts;
 DROP TABLE dashboard_employees;

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -63,30 +64,29 @@ const notLinkedAfter = 7 * 24 * time.Hour
 
 // HRDashboard reads the invite funnel, the employees needing action (at
 // most limit of them) and the readiness counts of currencies in one round
-// trip. dashboard_employees keeps each employee's funnel stage and reasons
-// as rows change (migration 0037): the counts read those narrow rows, not
-// the employees joined with their readiness and deposits, and the list
-// stops at limit on its indexes.
+// trip. Nothing here reads every employee: dashboard_employees keeps each
+// employee's funnel stage and reasons, and dashboard_counts their counts,
+// as rows change (migration 0037). "Invited a week ago or more" depends on
+// the time: the kept count of everyone invited and not linked, less those
+// invited within the week (an index range of a week).
 func (s *Store) HRDashboard(ctx context.Context, now time.Time, limit int, currencies []string) (HRDashboard, error) {
 	out := HRDashboard{NeedCounts: map[string]int{}}
 	cutoff := now.Add(-notLinkedAfter)
+	counts := map[string]int{}
 	b := &pgx.Batch{}
-	b.Queue(`SELECT count(*), count(*) FILTER (WHERE stage >= 2), count(*) FILTER (WHERE stage >= 3),
-			count(*) FILTER (WHERE stage >= 4), count(*) FILTER (WHERE stage >= 5),
-			count(*) FILTER (WHERE need_action), count(*) FILTER (WHERE need_stop),
-			count(*) FILTER (WHERE unlinked_since < $1),
-			count(*) FILTER (WHERE need_rank IS NOT NULL OR unlinked_since < $1)
-		FROM dashboard_employees`, cutoff).QueryRow(func(row pgx.Row) error {
-		f := &out.Funnel
-		var action, stop, unlinked int
-		if err := row.Scan(&f.Invited, &f.Linked, &f.KYCSubmitted, &f.CurrencyActive, &f.FirstDeposit, &action, &stop, &unlinked,
-			&out.NeedTotal); err != nil {
-			return err
-		}
-		out.NeedCounts[NeedActionRequired] = action
-		out.NeedCounts[NeedOnboardingStop] = stop
-		out.NeedCounts[NeedNotLinked] = unlinked
-		return nil
+	b.Queue(`SELECT name, n FROM dashboard_counts
+		UNION ALL
+		SELECT 'week:unlinked', count(*) FROM dashboard_employees WHERE unlinked_since IS NOT NULL AND unlinked_since >= $1
+		UNION ALL
+		SELECT 'week:unlinked_only', count(*) FROM dashboard_employees
+		WHERE unlinked_since IS NOT NULL AND unlinked_since >= $1 AND need_rank IS NULL`, cutoff).Query(func(rows pgx.Rows) error {
+		var name string
+		var n int
+		_, err := pgx.ForEachRow(rows, []any{&name, &n}, func() error {
+			counts[name] = n
+			return nil
+		})
+		return err
 	})
 	// The most urgent first: the time-independent reasons by rank, then
 	// invites a week old; each part stops at limit on its index.
@@ -121,6 +121,20 @@ func (s *Store) HRDashboard(ctx context.Context, now time.Time, limit int, curre
 	if err := s.db.SendBatch(ctx, b).Close(); err != nil {
 		return out, fmt.Errorf("store: hr dashboard: %w", err)
 	}
+	// Stages are kept exclusive (an employee counts at their furthest);
+	// the funnel's are each the sum of those at or past it.
+	stage := func(k int) int {
+		n := 0
+		for i := k; i <= 5; i++ {
+			n += counts["stage:"+strconv.Itoa(i)]
+		}
+		return n
+	}
+	out.Funnel = InviteFunnel{Invited: stage(1), Linked: stage(2), KYCSubmitted: stage(3), CurrencyActive: stage(4), FirstDeposit: stage(5)}
+	out.NeedCounts[NeedActionRequired] = counts["need:action"]
+	out.NeedCounts[NeedOnboardingStop] = counts["need:stop"]
+	out.NeedCounts[NeedNotLinked] = counts["need:unlinked"] - counts["week:unlinked"]
+	out.NeedTotal = counts["need:any"] + counts["need:unlinked_only"] - counts["week:unlinked_only"]
 	return out, nil
 }
 

@@ -242,3 +242,71 @@ func TestCardStatusChangedAt(t *testing.T) {
 		t.Errorf("frozen two days ago: %d stopped, at %v", n, at)
 	}
 }
+
+// Transactions reading several currencies of their employee at once, in
+// any order, side by side, neither deadlock on the kept counts nor lose a
+// move of them.
+func TestDashboardCountsConcurrentReads(t *testing.T) {
+	ctx := context.Background()
+	st := migratedStore(t)
+	db := st.Pool()
+	currencies := []string{"USD", "EUR", "NGN", "MXN", "CAD"}
+	states := []string{"active", "failed", "onboarding", "rejected"}
+	const workers = 6
+	ids := make([]int64, workers)
+	for i := range ids {
+		if err := db.QueryRow(ctx, `INSERT INTO employees (email, service_user_id, invite_state, kyc_submitted) VALUES ($1, $2, 'linked', true)
+			RETURNING id`, fmt.Sprintf("c%d@partner.example", i), fmt.Sprintf("cu-%d", i)).Scan(&ids[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	errs := make(chan error, workers)
+	for w := range workers {
+		go func() {
+			rng := rand.New(rand.NewPCG(uint64(w), 9))
+			for range 25 {
+				tx, err := db.Begin(ctx)
+				if err != nil {
+					errs <- err
+					return
+				}
+				for _, i := range rng.Perm(len(currencies)) {
+					if _, err := tx.Exec(ctx, `
+						INSERT INTO employee_readiness (employee_id, currency, state, read_at) VALUES ($1, $2, $3, now())
+						ON CONFLICT (employee_id, currency) DO UPDATE SET state = EXCLUDED.state, read_at = EXCLUDED.read_at`,
+						ids[w], currencies[i], states[rng.IntN(len(states))]); err != nil {
+						_ = tx.Rollback(ctx)
+						errs <- fmt.Errorf("read %s: %w", currencies[i], err)
+						return
+					}
+				}
+				if err := tx.Commit(ctx); err != nil {
+					errs <- fmt.Errorf("commit: %w", err)
+					return
+				}
+			}
+			errs <- nil
+		}()
+	}
+	for range workers {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := st.HRDashboard(ctx, time.Now(), 10, currencies)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var active, stop int
+	if err := db.QueryRow(ctx, `SELECT count(DISTINCT employee_id) FILTER (WHERE state = 'active'),
+			count(DISTINCT employee_id) FILTER (WHERE state IN ('failed', 'rejected')) FROM employee_readiness`).Scan(&active, &stop); err != nil {
+		t.Fatal(err)
+	}
+	if got.Funnel.CurrencyActive != active || got.NeedCounts[store.NeedOnboardingStop] != stop || got.Funnel.Invited != workers {
+		t.Errorf("kept funnel %+v, stopped %d; counted %d active, %d stopped", got.Funnel, got.NeedCounts[store.NeedOnboardingStop], active, stop)
+	}
+	var left int
+	if err := db.QueryRow(ctx, `SELECT count(*) FROM dashboard_count_moves`).Scan(&left); err != nil || left != 0 {
+		t.Errorf("%d moves left unapplied (%v)", left, err)
+	}
+}
