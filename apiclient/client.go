@@ -37,6 +37,7 @@ type Client struct {
 	userAgent string
 	logger    *slog.Logger
 	retry     RetryPolicy
+	observe   func(ctx context.Context, e Exchange)
 }
 
 // RetryPolicy controls how idempotent calls (GETs and start-usa) are retried
@@ -406,10 +407,12 @@ func (c *Client) attempt(ctx context.Context, req request, body []byte, contentT
 			err = ue.Err
 		}
 		c.logger.WarnContext(ctx, "apiclient: request failed", "op", req.op, "method", req.method, "path", req.path.logged, "duration", time.Since(start), "error", err)
+		c.observed(ctx, req, 0, start)
 		return nil, 0, &transportError{method: req.method, path: req.path.logged, err: err}
 	}
 	defer resp.Body.Close()
 	raw, err := io.ReadAll(io.LimitReader(resp.Body, maxResponseBytes))
+	c.observed(ctx, req, resp.StatusCode, start)
 	if err != nil {
 		return nil, 0, &transportError{method: req.method, path: req.path.logged, err: fmt.Errorf("read response: %w", err)}
 	}

@@ -189,9 +189,17 @@ func (b *Base) Redirect(w http.ResponseWriter, r *http.Request, to string) {
 	http.Redirect(w, r, to, http.StatusSeeOther)
 }
 
-// ServerError logs err with the request's context and shows a generic page.
+// ServerError logs err with the request's context and shows a generic page
+// (503 "temporarily unavailable" when the database could not be reached).
 // The error's text never reaches the user.
 func (b *Base) ServerError(w http.ResponseWriter, r *http.Request, err error) {
+	if store.Unavailable(err) {
+		b.Logger.WarnContext(r.Context(), "request failed: database unavailable", "method", r.Method, "path", r.URL.Path, "err", err)
+		w.Header().Set("Retry-After", "10")
+		b.ErrorPage(w, r, http.StatusServiceUnavailable, "Temporarily unavailable",
+			"The app cannot reach its database right now, so nothing was read or changed. Nothing you entered was lost: wait a moment and try again.")
+		return
+	}
 	b.Logger.ErrorContext(r.Context(), "request failed", "method", r.Method, "path", r.URL.Path, "err", err)
 	b.ErrorPage(w, r, http.StatusInternalServerError, "Something went wrong",
 		"The request could not be completed. Nothing you entered was lost: go back and try again. If it keeps happening, tell an owner the time it happened.")

@@ -75,4 +75,21 @@
   }
   setInterval(tick, 1000);
   document.addEventListener("DOMContentLoaded", tick);
+
+  // A live part htmx reloads (the start page's, every 10 seconds) arrives
+  // with its <details> closed: those with an id that the reader had open
+  // (a chart's table of numbers) are opened again.
+  var openDetails = {};
+  document.addEventListener("toggle", function (ev) {
+    var d = ev.target;
+    if (!(d instanceof HTMLDetailsElement) || !d.id) return;
+    if (d.open) openDetails[d.id] = true; else delete openDetails[d.id];
+  }, true);
+  document.addEventListener("htmx:load", function (ev) {
+    var root = ev.target;
+    if (!(root instanceof Element)) return;
+    var found = Array.prototype.slice.call(root.querySelectorAll("details[id]"));
+    if (root.matches("details[id]")) found.push(root);
+    found.forEach(function (d) { if (openDetails[d.id]) d.open = true; });
+  });
 })();

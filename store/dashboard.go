@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -52,79 +53,88 @@ type HRDashboard struct {
 	NeedCounts map[string]int
 	// NeedTotal counts the employees needing action (each once).
 	NeedTotal int
+	// Readiness counts employees per currency and state, as
+	// ReadinessCounts does.
+	Readiness map[string]map[string]int
 }
 
 // notLinkedAfter is how long an invite may wait before HR is asked to
 // follow it up.
 const notLinkedAfter = 7 * 24 * time.Hour
 
-// employeeNeeds lists the employees needing action with one row per reason.
-const employeeNeeds = `
-	SELECT e.id, 1 AS rank, $1::text AS reason, e.action_required AS detail, coalesce(e.action_required_at, e.updated_at) AS since
-	FROM employees e
-	WHERE e.kind = 'employee' AND e.invite_state <> 'deleted' AND (e.invite_state = 'action_required' OR e.action_required <> '')
-	UNION ALL
-	SELECT r.employee_id, 2, $2, r.currency || ' ' || r.state, r.read_at
-	FROM employee_readiness r JOIN employees e ON e.id = r.employee_id
-	WHERE r.state IN ('failed', 'rejected') AND e.kind = 'employee' AND e.invite_state <> 'deleted'
-	UNION ALL
-	SELECT e.id, 3, $3, '', e.created_at
-	FROM employees e
-	WHERE e.kind = 'employee' AND e.invite_state = 'invited' AND e.service_user_id IS NULL AND e.created_at < $4`
-
-// HRDashboard reads the invite funnel and the employees needing action (at
-// most limit of them) in one round trip.
-func (s *Store) HRDashboard(ctx context.Context, now time.Time, limit int) (HRDashboard, error) {
+// HRDashboard reads the invite funnel, the employees needing action (at
+// most limit of them) and the readiness counts of currencies in one round
+// trip. Nothing here reads every employee: dashboard_employees keeps each
+// employee's funnel stage and reasons, and dashboard_counts their counts,
+// as rows change (migration 0037). "Invited a week ago or more" depends on
+// the time: the kept count of everyone invited and not linked, less those
+// invited within the week (an index range of a week).
+func (s *Store) HRDashboard(ctx context.Context, now time.Time, limit int, currencies []string) (HRDashboard, error) {
 	out := HRDashboard{NeedCounts: map[string]int{}}
+	cutoff := now.Add(-notLinkedAfter)
+	counts := map[string]int{}
 	b := &pgx.Batch{}
-	// Nested stages: KYC counts only linked people, and so on. The
-	// deposit stage reads first_deposits, kept by a trigger as deposits
-	// are recorded (migration 0032).
-	b.Queue(`SELECT count(*),
-			count(*) FILTER (WHERE e.service_user_id IS NOT NULL),
-			count(*) FILTER (WHERE e.service_user_id IS NOT NULL AND e.kyc_submitted),
-			count(*) FILTER (WHERE e.service_user_id IS NOT NULL AND e.kyc_submitted AND act.employee_id IS NOT NULL),
-			count(*) FILTER (WHERE e.service_user_id IS NOT NULL AND e.kyc_submitted AND act.employee_id IS NOT NULL
-				AND dep.service_user_id IS NOT NULL)
-		FROM employees e
-		LEFT JOIN (SELECT DISTINCT employee_id FROM employee_readiness WHERE state = 'active') act ON act.employee_id = e.id
-		LEFT JOIN first_deposits dep ON dep.service_user_id = e.service_user_id
-		WHERE e.kind = 'employee' AND e.invite_state <> 'deleted'`).QueryRow(func(row pgx.Row) error {
-		f := &out.Funnel
-		return row.Scan(&f.Invited, &f.Linked, &f.KYCSubmitted, &f.CurrencyActive, &f.FirstDeposit)
-	})
-	args := []any{NeedActionRequired, NeedOnboardingStop, NeedNotLinked, now.Add(-notLinkedAfter)}
-	// Per reason, and (the row whose reason is NULL) each employee once.
-	b.Queue(`SELECT n.reason, count(DISTINCT n.id) FROM (`+employeeNeeds+`) n GROUP BY GROUPING SETS ((n.reason), ())`, args...).
-		Query(func(rows pgx.Rows) error {
-			var reason *string
-			var n int
-			_, err := pgx.ForEachRow(rows, []any{&reason, &n}, func() error {
-				if reason == nil {
-					out.NeedTotal = n
-				} else {
-					out.NeedCounts[*reason] = n
-				}
-				return nil
-			})
-			return err
+	b.Queue(`SELECT name, n FROM dashboard_counts
+		UNION ALL
+		SELECT 'week:unlinked', count(*) FROM dashboard_employees WHERE unlinked_since IS NOT NULL AND unlinked_since >= $1
+		UNION ALL
+		SELECT 'week:unlinked_only', count(*) FROM dashboard_employees
+		WHERE unlinked_since IS NOT NULL AND unlinked_since >= $1 AND need_rank IS NULL`, cutoff).Query(func(rows pgx.Rows) error {
+		var name string
+		var n int
+		_, err := pgx.ForEachRow(rows, []any{&name, &n}, func() error {
+			counts[name] = n
+			return nil
 		})
-	b.Queue(`SELECT n.id, e.first_name, e.last_name, e.email, n.reason, n.detail, n.since
-		FROM (SELECT DISTINCT ON (id) * FROM (`+employeeNeeds+`) x ORDER BY id, rank, since DESC) n
-		JOIN employees e ON e.id = n.id
-		ORDER BY n.rank, n.since DESC, n.id LIMIT $5`, append(args, limit)...).Query(func(rows pgx.Rows) error {
+		return err
+	})
+	// The most urgent first: the time-independent reasons by rank, then
+	// invites a week old; each part stops at limit on its index.
+	b.Queue(`SELECT n.employee_id, e.first_name, e.last_name, e.email, n.rank, n.detail, n.since FROM (
+			(SELECT employee_id, need_rank AS rank, need_detail AS detail, need_since AS since FROM dashboard_employees
+			WHERE need_rank IS NOT NULL ORDER BY need_rank, need_since DESC, employee_id LIMIT $2)
+			UNION ALL
+			(SELECT employee_id, 3, '', unlinked_since FROM dashboard_employees
+			WHERE unlinked_since IS NOT NULL AND unlinked_since < $1 AND need_rank IS NULL
+			ORDER BY unlinked_since DESC, employee_id LIMIT $2)
+		) n JOIN employees e ON e.id = n.employee_id
+		ORDER BY n.rank, n.since DESC, n.employee_id LIMIT $2`, cutoff, limit).Query(func(rows pgx.Rows) error {
 		var n EmployeeNeed
 		var e Employee
-		_, err := pgx.ForEachRow(rows, []any{&n.EmployeeID, &e.FirstName, &e.LastName, &e.Email, &n.Reason, &n.Detail, &n.Since}, func() error {
+		var rank int
+		_, err := pgx.ForEachRow(rows, []any{&n.EmployeeID, &e.FirstName, &e.LastName, &e.Email, &rank, &n.Detail, &n.Since}, func() error {
 			n.Name, n.Email = e.Name(), e.Email
+			switch rank {
+			case 1:
+				n.Reason = NeedActionRequired
+			case 2:
+				n.Reason = NeedOnboardingStop
+			default:
+				n.Reason = NeedNotLinked
+			}
 			out.Needs = append(out.Needs, n)
 			return nil
 		})
 		return err
 	})
+	queueReadinessCounts(b, currencies, &out.Readiness)
 	if err := s.db.SendBatch(ctx, b).Close(); err != nil {
 		return out, fmt.Errorf("store: hr dashboard: %w", err)
 	}
+	// Stages are kept exclusive (an employee counts at their furthest);
+	// the funnel's are each the sum of those at or past it.
+	stage := func(k int) int {
+		n := 0
+		for i := k; i <= 5; i++ {
+			n += counts["stage:"+strconv.Itoa(i)]
+		}
+		return n
+	}
+	out.Funnel = InviteFunnel{Invited: stage(1), Linked: stage(2), KYCSubmitted: stage(3), CurrencyActive: stage(4), FirstDeposit: stage(5)}
+	out.NeedCounts[NeedActionRequired] = counts["need:action"]
+	out.NeedCounts[NeedOnboardingStop] = counts["need:stop"]
+	out.NeedCounts[NeedNotLinked] = counts["need:unlinked"] - counts["week:unlinked"]
+	out.NeedTotal = counts["need:any"] + counts["need:unlinked_only"] - counts["week:unlinked_only"]
 	return out, nil
 }
 
@@ -185,16 +195,16 @@ type MoneyDay struct {
 }
 
 // MoneyInOut sums completed deposits and withdrawals per UTC day and
-// currency, for days in [from, to).
-func (s *Store) MoneyInOut(ctx context.Context, from, to time.Time) ([]MoneyDay, error) {
+// currency, for the days from first to last (dates, UTC), from the daily
+// totals kept as activity is recorded (migration 0037).
+func (s *Store) MoneyInOut(ctx context.Context, first, last time.Time) ([]MoneyDay, error) {
 	rows, err := s.db.Query(ctx, `
-		SELECT date_trunc('day', occurred_at, 'UTC'), currency,
-			coalesce(sum(amount) FILTER (WHERE kind = 'deposit'), 0)::text,
-			coalesce(sum(amount) FILTER (WHERE kind = 'withdrawal'), 0)::text
-		FROM activity
-		WHERE kind IN ('deposit', 'withdrawal') AND occurred_at >= $1 AND occurred_at < $2 AND status = 'completed'
-			AND amount IS NOT NULL
-		GROUP BY 1, 2 ORDER BY 1, 2`, from, to)
+		SELECT day::timestamp AT TIME ZONE 'UTC', currency,
+			coalesce(sum(amount_sum) FILTER (WHERE kind = 'deposit'), 0)::text,
+			coalesce(sum(amount_sum) FILTER (WHERE kind = 'withdrawal'), 0)::text
+		FROM activity_days
+		WHERE kind IN ('deposit', 'withdrawal') AND day >= $1::date AND day <= $2::date AND status = 'completed' AND amount_n > 0
+		GROUP BY 1, 2 ORDER BY 1, 2`, utcDate(first), utcDate(last))
 	if err != nil {
 		return nil, fmt.Errorf("store: money in and out: %w", err)
 	}
@@ -217,6 +227,9 @@ func (s *Store) MoneyInOut(ctx context.Context, from, to time.Time) ([]MoneyDay,
 	}
 	return out, nil
 }
+
+// utcDate is t's UTC date, as PostgreSQL reads 2006-01-02.
+func utcDate(t time.Time) string { return t.UTC().Format(time.DateOnly) }
 
 // PayrollInProgress is a run still under way: sending its proposals, or
 // with proposals waiting for approvals or signatures.
@@ -265,24 +278,24 @@ type StoppedCard struct {
 	Currency   string
 	EmployeeID int64
 	Employee   string
-	Status     string // as the API spelled it
-	SeenAt     time.Time
+	Status     string    // as the API spelled it
+	SeenAt     time.Time // when the status took its value
 }
 
 // stoppedStatuses are the card statuses (lower case) of a frozen or
 // cancelled card (views.CardStatus: Frozen, Canceled).
 const stoppedStatuses = `('frozen', 'blocked', 'canceled', 'cancelled', 'deactivated')`
 
-// RecentlyStoppedCards lists cards whose status was read frozen or
-// cancelled since since, most recent first (at most limit), and how many
-// there are.
+// RecentlyStoppedCards lists cards frozen or cancelled since since (their
+// status took that value then, migration 0038), most recent first (at most
+// limit), and how many there are.
 func (s *Store) RecentlyStoppedCards(ctx context.Context, since time.Time, limit int) ([]StoppedCard, int, error) {
 	rows, err := s.db.Query(ctx, `
-		SELECT c.id, c.last4, c.card_name, c.currency, c.employee_id, e.first_name, e.last_name, e.email, c.status, c.status_read_at,
+		SELECT c.id, c.last4, c.card_name, c.currency, c.employee_id, e.first_name, e.last_name, e.email, c.status, c.status_changed_at,
 			count(*) OVER ()
 		FROM cards c JOIN employees e ON e.id = c.employee_id
-		WHERE lower(c.status) IN `+stoppedStatuses+` AND c.status_read_at >= $1 AND NOT c.gone
-		ORDER BY c.status_read_at DESC, c.id LIMIT $2`, since, limit)
+		WHERE lower(c.status) IN `+stoppedStatuses+` AND NOT c.gone AND c.status_changed_at >= $1
+		ORDER BY c.status_changed_at DESC, c.id LIMIT $2`, since, limit)
 	if err != nil {
 		return nil, 0, fmt.Errorf("store: stopped cards: %w", err)
 	}
@@ -313,16 +326,17 @@ type CardDay struct {
 }
 
 // CardSpendByDay counts card transactions per UTC day and currency for
-// days in [from, to).
-func (s *Store) CardSpendByDay(ctx context.Context, from, to time.Time) ([]CardDay, error) {
+// the days from first to last (dates, UTC), from the daily totals kept as
+// activity is recorded (migration 0037).
+func (s *Store) CardSpendByDay(ctx context.Context, first, last time.Time) ([]CardDay, error) {
 	rows, err := s.db.Query(ctx, `
-		SELECT date_trunc('day', occurred_at, 'UTC'), currency,
-			count(*) FILTER (WHERE upper(status) NOT IN ('DECLINED', 'REVERSED')),
-			coalesce(sum(amount) FILTER (WHERE upper(status) NOT IN ('DECLINED', 'REVERSED')), 0)::text,
-			count(*) FILTER (WHERE upper(status) = 'DECLINED')
-		FROM activity
-		WHERE kind = 'card_transaction' AND occurred_at >= $1 AND occurred_at < $2
-		GROUP BY 1, 2 ORDER BY 1, 2`, from, to)
+		SELECT day::timestamp AT TIME ZONE 'UTC', currency,
+			coalesce(sum(n) FILTER (WHERE upper(status) NOT IN ('DECLINED', 'REVERSED')), 0),
+			coalesce(sum(amount_sum) FILTER (WHERE upper(status) NOT IN ('DECLINED', 'REVERSED')), 0)::text,
+			coalesce(sum(n) FILTER (WHERE upper(status) = 'DECLINED'), 0)
+		FROM activity_days
+		WHERE kind = 'card_transaction' AND day >= $1::date AND day <= $2::date
+		GROUP BY 1, 2 ORDER BY 1, 2`, utcDate(first), utcDate(last))
 	if err != nil {
 		return nil, fmt.Errorf("store: card spend: %w", err)
 	}

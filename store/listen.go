@@ -188,6 +188,22 @@ func (m *Memo[K, V]) Forget(k K) {
 	delete(m.rows, k)
 }
 
+// Clear drops every entry and refuses every Keep of a read that started
+// before (a change was announced that may concern any of them).
+func (m *Memo[K, V]) Clear() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.gen++
+	m.rows = map[K]V{}
+}
+
+// Live reports whether kept values are in use.
+func (m *Memo[K, V]) Live() bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.live
+}
+
 // SetLive starts or stops using kept values; both start from empty.
 func (m *Memo[K, V]) SetLive(live bool) {
 	m.mu.Lock()

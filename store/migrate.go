@@ -18,10 +18,29 @@ import (
 // ErrSchemaTooNew means the database was migrated by a newer build of the app.
 var ErrSchemaTooNew = errors.New("store: database schema is newer than this build knows")
 
+// migrateLockKey is the advisory lock migrations hold ("partner-admin
+// migrate" in no particular encoding: any constant other code does not use).
+const migrateLockKey int64 = 0x70615f6d69677261
+
 // Migrate applies the app's migrations (goose, embedded SQL) and river's
 // (rivermigrate). It refuses to run against a schema newer than it knows, so
 // an old binary never writes to a database shaped for a newer one.
 func Migrate(ctx context.Context, pool *pgxpool.Pool, logger *slog.Logger) error {
+	// Replicas starting together migrate one at a time: the others wait
+	// here, then find nothing left to apply.
+	conn, err := pool.Acquire(ctx)
+	if err != nil {
+		return fmt.Errorf("store: migrations: %w", err)
+	}
+	defer conn.Release()
+	if _, err := conn.Exec(ctx, `SELECT pg_advisory_lock($1)`, migrateLockKey); err != nil {
+		return fmt.Errorf("store: migrations: wait for another replica's: %w", err)
+	}
+	defer func() {
+		if _, err := conn.Exec(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock($1)`, migrateLockKey); err != nil {
+			conn.Conn().Close(context.WithoutCancel(ctx)) // closing the session releases the lock
+		}
+	}()
 	db := stdlib.OpenDBFromPool(pool)
 	defer db.Close()
 	provider, err := goose.NewProvider(goose.DialectPostgres, db, migrations.FS)

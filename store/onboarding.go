@@ -174,40 +174,51 @@ func (s *Store) StaleOnboarding(ctx context.Context, olderThan time.Time, limit 
 // whole workforce, not a page, for the readiness chart, read from counts
 // that triggers keep as rows change (migration 0019).
 func (s *Store) ReadinessCounts(ctx context.Context, currencies []string) (map[string]map[string]int, error) {
-	rows, err := s.db.Query(ctx, `SELECT currency, state, n FROM readiness_counts WHERE currency = '*' OR currency = ANY($1)`, currencies)
-	if err != nil {
+	b := &pgx.Batch{}
+	var out map[string]map[string]int
+	queueReadinessCounts(b, currencies, &out)
+	if err := s.db.SendBatch(ctx, b).Close(); err != nil {
 		return nil, fmt.Errorf("store: readiness counts: %w", err)
-	}
-	defer rows.Close()
-	out := make(map[string]map[string]int, len(currencies))
-	for _, c := range currencies {
-		out[c] = map[string]int{}
-	}
-	total := 0
-	for rows.Next() {
-		var cur, state string
-		var n int
-		if err := rows.Scan(&cur, &state, &n); err != nil {
-			return nil, fmt.Errorf("store: readiness counts: %w", err)
-		}
-		switch {
-		case cur == "*":
-			total = n
-		case n != 0:
-			out[cur][state] = n
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("store: readiness counts: %w", err)
-	}
-	for _, c := range currencies {
-		read := 0
-		for _, n := range out[c] {
-			read += n
-		}
-		if total > read {
-			out[c]["not_read"] = total - read
-		}
 	}
 	return out, nil
+}
+
+// queueReadinessCounts adds the read of the kept readiness counts to a
+// batch; *out is set when the batch is read.
+func queueReadinessCounts(b *pgx.Batch, currencies []string, out *map[string]map[string]int) {
+	b.Queue(`SELECT currency, state, n FROM readiness_counts WHERE currency = '*' OR currency = ANY($1)`, currencies).
+		Query(func(rows pgx.Rows) error {
+			counts := make(map[string]map[string]int, len(currencies))
+			for _, c := range currencies {
+				counts[c] = map[string]int{}
+			}
+			total := 0
+			var cur, state string
+			var n int
+			_, err := pgx.ForEachRow(rows, []any{&cur, &state, &n}, func() error {
+				switch {
+				case cur == "*":
+					total = n
+				case n != 0:
+					if m, ok := counts[cur]; ok {
+						m[state] = n
+					}
+				}
+				return nil
+			})
+			if err != nil {
+				return err
+			}
+			for _, c := range currencies {
+				read := 0
+				for _, n := range counts[c] {
+					read += n
+				}
+				if total > read {
+					counts[c]["not_read"] = total - read
+				}
+			}
+			*out = counts
+			return nil
+		})
 }

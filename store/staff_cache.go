@@ -73,3 +73,9 @@ func (c *StaffCache) forget(id int64) { c.rows.Forget(id) }
 
 // SetLive starts or stops answering from memory; both start from empty.
 func (c *StaffCache) SetLive(live bool) { c.rows.SetLive(live) }
+
+// Clear drops every row (auth_epoch moved: some staff row changed).
+func (c *StaffCache) Clear() { c.rows.Clear() }
+
+// Live reports whether the cache answers from memory.
+func (c *StaffCache) Live() bool { return c.rows.Live() }

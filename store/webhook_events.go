@@ -43,6 +43,8 @@ type WebhookEvent struct {
 	ProcessedCount  int
 	ProcessedAt     time.Time
 	ServiceUserID   string
+	// BodyRemovedAt is when retention blanked the body (zero: kept).
+	BodyRemovedAt time.Time
 }
 
 // NewDelivery is a verified delivery about to be stored.
@@ -67,13 +69,16 @@ type NewDelivery struct {
 var ErrStaleSecret = errors.New("store: webhook secret changed since verification")
 
 const eventColumns = `id, webhook_id, source_event_id, event_type, event_timestamp, received_at, body, signature,
-	duplicates, last_duplicate_at, state, outcome, error, attempts, processed_count, processed_at, service_user_id`
+	duplicates, last_duplicate_at, state, outcome, error, attempts, processed_count, processed_at, service_user_id, body_removed_at`
 
 func scanEvent(row pgx.Row) (WebhookEvent, error) {
 	var e WebhookEvent
-	var ts, dup, proc *time.Time
+	var ts, dup, proc, removed *time.Time
 	err := row.Scan(&e.ID, &e.WebhookID, &e.SourceEventID, &e.EventType, &ts, &e.ReceivedAt, &e.Body, &e.Signature,
-		&e.Duplicates, &dup, &e.State, &e.Outcome, &e.Error, &e.Attempts, &e.ProcessedCount, &proc, &e.ServiceUserID)
+		&e.Duplicates, &dup, &e.State, &e.Outcome, &e.Error, &e.Attempts, &e.ProcessedCount, &proc, &e.ServiceUserID, &removed)
+	if removed != nil {
+		e.BodyRemovedAt = *removed
+	}
 	if ts != nil {
 		e.EventTimestamp = *ts
 	}
@@ -234,7 +239,7 @@ func (s *Store) WebhookEventTypes(ctx context.Context) ([]string, error) {
 }
 
 // ReplayEvents enqueues processing again for the events ids names (skipping
-// unparseable ones), with one audit row, in one transaction. It returns how
+// unparseable ones and those whose body retention removed), with one audit row, in one transaction. It returns how
 // many were enqueued.
 func (s *Store) ReplayEvents(ctx context.Context, ids []int64, enqueue func(ctx context.Context, tx pgx.Tx, eventID int64, eventType string) error, audit AuditEntry) (int, error) {
 	n := 0
@@ -243,7 +248,7 @@ func (s *Store) ReplayEvents(ctx context.Context, ids []int64, enqueue func(ctx 
 			ID        int64
 			EventType string
 		}
-		rows, err := tx.Query(ctx, `SELECT id, event_type FROM webhook_events WHERE id = ANY($1) AND state <> 'unparseable' ORDER BY id`, ids)
+		rows, err := tx.Query(ctx, `SELECT id, event_type FROM webhook_events WHERE id = ANY($1) AND state <> 'unparseable' AND body_removed_at IS NULL ORDER BY id`, ids)
 		if err != nil {
 			return fmt.Errorf("store: replay events: %w", err)
 		}

@@ -203,7 +203,7 @@ func slotCentre(i, n, width int64, kind string) int64 {
 
 // chartTable is the chart's numbers as a table, folded under the chart.
 func chartTable(hw *htmlWriter, c Chart) {
-	hw.raw(`<details class="chart-data"><summary>The numbers: `)
+	detailsOpen(hw, c.ID)
 	hw.text(c.Title)
 	hw.raw(`</summary><table data-testid="chart-table-`)
 	hw.text(c.ID)
@@ -228,6 +228,14 @@ func chartTable(hw *htmlWriter, c Chart) {
 		hw.raw(`</tr>`)
 	}
 	hw.raw(`</tbody></table></details>`)
+}
+
+// detailsOpen starts the table's <details>. Its id lets the page keep it
+// open when the live part it sits in is reloaded (static/app.js).
+func detailsOpen(hw *htmlWriter, id string) {
+	hw.raw(`<details class="chart-data" id="`)
+	hw.text("chart-data-" + id)
+	hw.raw(`"><summary>The numbers: `)
 }
 
 type funnelComponent struct{ f Funnel }
@@ -262,7 +270,7 @@ func (fc funnelComponent) Render(_ context.Context, w io.Writer) error {
 		hw.raw(`</text>`)
 	}
 	hw.raw(`</svg>`)
-	hw.raw(`<details class="chart-data"><summary>The numbers: `)
+	detailsOpen(hw, f.ID)
 	hw.text(f.Title)
 	hw.raw(`</summary><table data-testid="chart-table-`)
 	hw.text(f.ID)

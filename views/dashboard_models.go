@@ -126,7 +126,8 @@ type DashboardSupport struct {
 	Declines int
 }
 
-// DashboardCard is a card last seen frozen or cancelled.
+// DashboardCard is a card frozen or cancelled; SeenAt is when its status
+// took that value.
 type DashboardCard struct {
 	Href     string
 	Employee string

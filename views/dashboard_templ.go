@@ -1421,7 +1421,7 @@ func dashboardSupport(v DashboardView, s DashboardSupport) templ.Component {
 				return templ_7745c5c3_Err
 			}
 		} else {
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 130, "<table data-testid=\"stopped\"><thead><tr><th scope=\"col\">Card</th><th scope=\"col\">Employee</th><th scope=\"col\">Status</th><th scope=\"col\">Seen</th></tr></thead> <tbody>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 130, "<table data-testid=\"stopped\"><thead><tr><th scope=\"col\">Card</th><th scope=\"col\">Employee</th><th scope=\"col\">Status</th><th scope=\"col\">Since</th></tr></thead> <tbody>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

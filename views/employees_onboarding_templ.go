@@ -622,14 +622,14 @@ func OnboardingBulkPanel(offers []OnboardingBulkOffer) templ.Component {
 		}
 		for _, o := range offers {
 			if o.Ready > 0 {
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 48, "<form method=\"post\" action=\"/employees/readiness/start\" class=\"inline stack\" data-testid=\"")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 48, "<form method=\"post\" action=\"/employees/readiness/start\" class=\"stack\" data-testid=\"")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var34 string
 				templ_7745c5c3_Var34, templ_7745c5c3_Err = templ.JoinStringErrs("bulk-start-" + o.Currency)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/employees_onboarding.templ`, Line: 110, Col: 121}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/employees_onboarding.templ`, Line: 110, Col: 114}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var34))
 				if templ_7745c5c3_Err != nil {

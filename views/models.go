@@ -71,6 +71,10 @@ type LoginView struct {
 	Next   string
 	Error  string
 	Fields FieldErrors
+	// SSOName is the identity provider's name ("" when none is set up);
+	// PasswordOff: only the break-glass owner signs in with a password.
+	SSOName     string
+	PasswordOff bool
 }
 
 // UpstreamStatus says which Partner API the app talks to.

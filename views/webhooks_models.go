@@ -75,6 +75,8 @@ type EventLogView struct {
 	Query    string
 	Preview  *ReplayPreview
 	Failures []SignatureFailureRow
+	// Retention says how long bodies are kept; empty when for ever.
+	Retention string
 }
 
 // EventFilterForm is the event log's filter, as typed.
@@ -115,6 +117,9 @@ type EventDetailView struct {
 	// Payload is the body, pretty-printed when it is JSON.
 	Payload   string
 	CanReplay bool
+	// BodyRemoved says why there is no payload ("Body removed after 30
+	// days …"); empty while the body is kept.
+	BodyRemoved string
 }
 
 // ReplayPreview says what replaying a filtered set would do.

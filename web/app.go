@@ -45,6 +45,10 @@ type Deps struct {
 	API *apiclient.Client
 	Now func() time.Time
 
+	// Metrics, when set, are the app's metrics (the API client's observer
+	// counts into them); nil: New makes its own.
+	Metrics *Metrics
+
 	// ApprovalSyncConcurrency bounds the upstream calls of one approvals
 	// sync (0: approvals.DefaultSyncConcurrency).
 	ApprovalSyncConcurrency int
@@ -67,6 +71,12 @@ type App struct {
 	// while Listen runs; they read through to the database otherwise.
 	listener   *store.Listener
 	staffCache *store.StaffCache
+	authEpoch  *authEpoch
+
+	metrics        *Metrics
+	metricsHandler http.Handler
+	upstream       Upstream
+	upstreamCheck  upstreamCheck
 
 	auth      *auth.Handler
 	dashboard *dashboard.Handler
@@ -90,12 +100,25 @@ func New(d Deps) (*App, error) {
 	if d.Now == nil {
 		d.Now = time.Now
 	}
-	a := &App{cfg: d.Config, store: d.Store, logger: d.Logger, now: d.Now}
+	a := &App{cfg: d.Config, store: d.Store, logger: d.Logger, now: d.Now, upstream: d.Upstream, metrics: d.Metrics}
+	if a.metrics == nil {
+		m, err := NewMetrics()
+		if err != nil {
+			return nil, err
+		}
+		a.metrics = m
+	}
+	if err := a.metrics.addStoreCollectors(d.Store.Pool(), d.Logger); err != nil {
+		return nil, err
+	}
+	a.metricsHandler = a.metrics.handler(d.Logger)
 	a.listener = store.NewListener(d.Store, d.Logger)
 	a.staffCache = store.NewStaffCache(d.Store, a.listener)
 
 	a.sessions = scs.New()
-	a.sessions.Store = newSessionStore(d.Store, a.listener, time.Now) // the database expires sessions by its clock, not a test clock
+	sessionCopy := newSessionStore(d.Store, a.listener, time.Now) // the database expires sessions by its clock, not a test clock
+	a.sessions.Store = sessionCopy
+	a.authEpoch = newAuthEpoch(d.Store, a.staffCache, sessionCopy)
 	a.sessions.Lifetime = 12 * time.Hour
 	a.sessions.Codec = sessionCodec{}
 	// The idle timeout is enforced by authenticate, which touches the
@@ -116,6 +139,9 @@ func New(d Deps) (*App, error) {
 		return nil, err
 	}
 	a.base = &handlers.Base{Logger: d.Logger, Sessions: a.sessions, Assets: a.static.assets()}
+	// A session that cannot be loaded or saved (the database down) gets
+	// the app's error page, never the error's text.
+	a.sessions.ErrorFunc = a.base.ServerError
 	// Handlers enqueue through an insert-only client; the working client
 	// below runs the jobs. Both are river clients over the same pool.
 	queue, err := river.NewClient(riverpgxv5.New(d.Store.Pool()), &river.Config{})
@@ -146,6 +172,8 @@ func New(d Deps) (*App, error) {
 		employees.InviteReconciler{H: a.employees}, employees.OnboardingReconciler{H: a.employees, MaxAge: time.Hour, Batch: 25}); err != nil {
 		return nil, err
 	}
+	a.webhooks.Delivered = a.metrics.webhookDelivered
+	a.webhooks.BodyRetention = d.Config.WebhookBodyRetention
 	a.approvals = approvals.New(hd)
 	a.sign = sign.New(hd)
 	a.treasury = treasury.New(hd, a.sign)
@@ -206,6 +234,9 @@ func newRiver(d Deps, wh *webhooks.Handler, ap *approvals.Handler, sg *sign.Hand
 	if err := river.AddWorkerSafely(workers, &payroll.ApproveWorker{H: pr}); err != nil {
 		return nil, fmt.Errorf("web: add worker: %w", err)
 	}
+	if err := river.AddWorkerSafely(workers, retentionWorker(d)); err != nil {
+		return nil, fmt.Errorf("web: add worker: %w", err)
+	}
 	if err := addNotifyWorkers(workers, nt); err != nil {
 		return nil, err
 	}
@@ -233,7 +264,7 @@ func newRiver(d Deps, wh *webhooks.Handler, ap *approvals.Handler, sg *sign.Hand
 				func() (river.JobArgs, *river.InsertOpts) { return sign.RelayArgs{}, nil }, nil),
 			river.NewPeriodicJob(river.PeriodicInterval(mirror.StaleBalancesInterval),
 				func() (river.JobArgs, *river.InsertOpts) { return mirror.StaleBalancesArgs{}, nil }, nil),
-		}, append(append(webhookPeriodicJobs(), cards.PeriodicJobs()...), notifyPeriodicJobs()...)...),
+		}, append(append(append(webhookPeriodicJobs(), cards.PeriodicJobs()...), notifyPeriodicJobs()...), retentionPeriodicJob())...),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("web: river client: %w", err)
@@ -251,7 +282,7 @@ func (a *App) router(nav []NavEntry) (http.Handler, error) {
 	}
 	authn := &Authenticator{Base: a.base, Store: a.staffCache, Nav: nav, Now: a.now}
 	r := chi.NewRouter()
-	r.Use(requestID, clientAddress(a.cfg.TrustedProxies), accessLog(a.logger), securityHeaders(a.cfg.SecureCookies()), recoverer(a.base), cop, checkInput(a.base), readBudget(pageReadBudget))
+	r.Use(requestID, a.metrics.instrument, clientAddress(a.cfg.TrustedProxies), accessLog(a.logger), securityHeaders(a.cfg.SecureCookies()), recoverer(a.base), cop, checkInput(a.base), readBudget(pageReadBudget))
 	seen := map[string]bool{}
 	for _, rt := range a.table {
 		if rt.Permission == "" {
@@ -267,11 +298,11 @@ func (a *App) router(nav []NavEntry) (http.Handler, error) {
 		seen[key] = true
 		var h http.Handler = authorize(a.base, a.store, rt.Permission, a.auth.Gate(rt.Method, rt.Pattern, rt.Permission, returnPage(r), rt.Handler))
 		if !rt.Stateless {
-			h = a.sessions.LoadAndSave(authn.authenticate(h))
+			h = a.authEpoch.wrap(a.sessions.LoadAndSave(authn.authenticate(h)))
 		}
 		r.Method(rt.Method, rt.Pattern, h)
 	}
-	notFound := a.sessions.LoadAndSave(authn.authenticate(http.HandlerFunc(a.base.NotFound)))
+	notFound := a.authEpoch.wrap(a.sessions.LoadAndSave(authn.authenticate(http.HandlerFunc(a.base.NotFound))))
 	r.NotFound(notFound.ServeHTTP)
 	r.MethodNotAllowed(func(w http.ResponseWriter, r *http.Request) {
 		a.base.ErrorPage(w, r, http.StatusMethodNotAllowed, "Not allowed", "This address does not take that kind of request.")
@@ -299,6 +330,7 @@ func (a *App) Routes() []Route { return a.table }
 
 // Start starts the background workers.
 func (a *App) Start(ctx context.Context) error {
+	a.metrics.countJobs(ctx, a.river)
 	if err := a.river.Start(ctx); err != nil {
 		return fmt.Errorf("web: start workers: %w", err)
 	}
@@ -331,16 +363,4 @@ func (a *App) Stop(ctx context.Context) error {
 		return fmt.Errorf("web: stop workers: %w", err)
 	}
 	return nil
-}
-
-func (a *App) healthz(w http.ResponseWriter, r *http.Request) {
-	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
-	defer cancel()
-	if err := a.store.Pool().Ping(ctx); err != nil {
-		a.logger.WarnContext(r.Context(), "health check: database", "err", err)
-		http.Error(w, "database unavailable", http.StatusServiceUnavailable)
-		return
-	}
-	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-	_, _ = w.Write([]byte("ok\n"))
 }

@@ -13,6 +13,7 @@ import (
 	"net"
 	"net/netip"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
@@ -53,6 +54,12 @@ type Config struct {
 	// is the link itself; in anything else {link} is the link URL-encoded
 	// (myapp://sign?link={link}), for a wallet app's own scheme.
 	SignLinkTemplate string
+	// MetricsAddr, when set, is a second listener serving /metrics (and
+	// the probes) without a session, for a Prometheus scraper.
+	MetricsAddr string
+	// WebhookBodyRetention is how long a processed webhook event keeps its
+	// body; the row stays (deduplication). 0 keeps bodies for ever.
+	WebhookBodyRetention time.Duration
 	// SMTPURL is where notification mail is sent
 	// (smtp://user:pass@host:587?from=…); ChatWebhookURL is the team's
 	// Slack-compatible incoming webhook. Either unset turns its channel off.
@@ -62,7 +69,21 @@ type Config struct {
 	// signing, moving money and card actions (STEP_UP_MAX_AGE, default
 	// 15m); older, it is asked again.
 	StepUpMaxAge time.Duration
+	// OIDCIssuer, OIDCClientID and OIDCClientSecret let staff sign in with
+	// the company's identity provider (OpenID Connect); all three or none.
+	// OIDCProviderName is its name on the sign-in page (default: the
+	// issuer's host).
+	OIDCIssuer       string
+	OIDCClientID     string
+	OIDCClientSecret Secret
+	OIDCProviderName string
 }
+
+// DefaultWebhookBodyRetention is WEBHOOK_BODY_RETENTION's default.
+const DefaultWebhookBodyRetention = 30 * 24 * time.Hour
+
+// OIDCEnabled reports whether sign-in with an identity provider is set up.
+func (c Config) OIDCEnabled() bool { return c.OIDCIssuer != "" }
 
 // Local reports whether the app runs against its own PostgreSQL and sandbox.
 func (c Config) Local() bool { return c.DatabaseURL == "" }
@@ -94,7 +115,13 @@ func ParseConfig(args []string, getenv func(string) string, stderr io.Writer) (C
 	var trustedProxies string
 	fs.StringVar(&trustedProxies, "trusted-proxies", def("TRUSTED_PROXIES", ""), "comma-separated addresses or CIDR blocks of the reverse proxies whose X-Forwarded-For names the client (TRUSTED_PROXIES)")
 	fs.StringVar(&c.SignLinkTemplate, "sign-link-template", def("SIGN_LINK_TEMPLATE", sign.DefaultLinkTemplate), "what a sign link's QR code carries, with {link} for the link (SIGN_LINK_TEMPLATE), e.g. myapp://sign?link={link}")
+	fs.StringVar(&c.MetricsAddr, "metrics-addr", def("METRICS_ADDR", ""), "optional host:port of a listener serving /metrics, /readyz and /healthz without sign-in, for a scraper (METRICS_ADDR)")
+	var retention string
+	fs.StringVar(&retention, "webhook-body-retention", def("WEBHOOK_BODY_RETENTION", "30d"), "how long processed webhook events keep their body: days (30d) or hours (720h); 0 keeps them (WEBHOOK_BODY_RETENTION)")
 	fs.DurationVar(&c.StepUpMaxAge, "step-up-max-age", 0, "how long a second factor counts for value-moving and card actions (STEP_UP_MAX_AGE, default 15m)")
+	fs.StringVar(&c.OIDCIssuer, "oidc-issuer", def("OIDC_ISSUER", ""), "issuer URL of the identity provider staff sign in with (OIDC_ISSUER); OIDC_CLIENT_SECRET is read from the environment only")
+	fs.StringVar(&c.OIDCClientID, "oidc-client-id", def("OIDC_CLIENT_ID", ""), "this app's client id at the identity provider (OIDC_CLIENT_ID)")
+	fs.StringVar(&c.OIDCProviderName, "oidc-provider-name", def("OIDC_PROVIDER_NAME", ""), "the identity provider's name on the sign-in page (OIDC_PROVIDER_NAME), default the issuer's host")
 	if len(args) > 0 {
 		args = args[1:]
 	}
@@ -120,6 +147,7 @@ func ParseConfig(args []string, getenv func(string) string, stderr io.Writer) (C
 	c.EncryptionKey = Secret(getenv("ENCRYPTION_KEY"))
 	c.SMTPURL = Secret(getenv("SMTP_URL"))
 	c.ChatWebhookURL = Secret(getenv("CHAT_WEBHOOK_URL"))
+	c.OIDCClientSecret = Secret(getenv("OIDC_CLIENT_SECRET"))
 
 	if err := c.LogLevel.UnmarshalText([]byte(logLevel)); err != nil {
 		errs = append(errs, fmt.Errorf("LOG_LEVEL %q: use debug, info, warn or error", logLevel))
@@ -148,6 +176,16 @@ func ParseConfig(args []string, getenv func(string) string, stderr io.Writer) (C
 	if err := sign.CheckLinkTemplate(c.SignLinkTemplate); err != nil {
 		errs = append(errs, fmt.Errorf("SIGN_LINK_TEMPLATE %q: %w", c.SignLinkTemplate, err))
 	}
+	if c.MetricsAddr != "" {
+		if _, _, err := net.SplitHostPort(c.MetricsAddr); err != nil {
+			errs = append(errs, fmt.Errorf("METRICS_ADDR %q: want host:port", c.MetricsAddr))
+		}
+	}
+	if d, err := parseRetention(retention); err != nil {
+		errs = append(errs, fmt.Errorf("WEBHOOK_BODY_RETENTION %q: %w", retention, err))
+	} else {
+		c.WebhookBodyRetention = d
+	}
 	if c.SMTPURL != "" {
 		if _, err := notify.ParseSMTPURL(c.SMTPURL.Reveal()); err != nil {
 			errs = append(errs, err)
@@ -158,6 +196,7 @@ func ParseConfig(args []string, getenv func(string) string, stderr io.Writer) (C
 			errs = append(errs, err)
 		}
 	}
+	errs = append(errs, checkOIDC(&c)...)
 	var err error
 	if c.TrustedProxies, err = parseTrustedProxies(trustedProxies); err != nil {
 		errs = append(errs, err)
@@ -203,4 +242,62 @@ func parseTrustedProxies(list string) ([]netip.Prefix, error) {
 		out = append(out, p.Masked())
 	}
 	return out, nil
+}
+
+// parseRetention reads a retention: whole days ("30d" or "30"), or a Go
+// duration of at least an hour ("720h"); "0" keeps bodies for ever.
+func parseRetention(v string) (time.Duration, error) {
+	v = strings.TrimSpace(v)
+	const bad = "want days such as 30d, or hours such as 720h (at least 1h), or 0 to keep bodies"
+	if v == "0" {
+		return 0, nil
+	}
+	if days, ok := strings.CutSuffix(v, "d"); ok || !strings.ContainsAny(v, "hms") {
+		n, err := strconv.Atoi(days)
+		if err != nil || n < 1 || n > 3650 {
+			return 0, errors.New(bad)
+		}
+		return time.Duration(n) * 24 * time.Hour, nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d < time.Hour || d > 3650*24*time.Hour {
+		return 0, errors.New(bad)
+	}
+	return d, nil
+}
+
+// checkOIDC validates the identity provider settings and fills in its
+// display name.
+func checkOIDC(c *Config) []error {
+	c.OIDCIssuer = strings.TrimSpace(c.OIDCIssuer)
+	if c.OIDCIssuer == "" && c.OIDCClientID == "" && c.OIDCClientSecret == "" {
+		return nil
+	}
+	if c.OIDCIssuer == "" || c.OIDCClientID == "" || c.OIDCClientSecret == "" {
+		return []error{errors.New("OIDC_ISSUER, OIDC_CLIENT_ID and OIDC_CLIENT_SECRET go together: set all three to sign in with the identity provider, or none")}
+	}
+	u, err := url.Parse(c.OIDCIssuer)
+	if err != nil || u.Host == "" || (u.Scheme != "https" && !(u.Scheme == "http" && isLoopback(u.Hostname()))) {
+		return []error{fmt.Errorf("OIDC_ISSUER %q: want the provider's https URL, such as https://login.example.com", c.OIDCIssuer)}
+	}
+	if len(c.OIDCClientID) > 255 {
+		return []error{errors.New("OIDC_CLIENT_ID has at most 255 characters")}
+	}
+	if c.OIDCProviderName == "" {
+		c.OIDCProviderName = u.Hostname()
+	}
+	if len(c.OIDCProviderName) > 60 {
+		return []error{errors.New("OIDC_PROVIDER_NAME has at most 60 characters")}
+	}
+	return nil
+}
+
+// isLoopback reports whether host is this machine (plain http is allowed
+// to a provider there, for development).
+func isLoopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip, err := netip.ParseAddr(host)
+	return err == nil && ip.IsLoopback()
 }

@@ -37,6 +37,7 @@ func navigation() []NavEntry {
 		{Label: "Webhooks", Href: "/settings/webhooks", Permission: store.PermSettings, Description: "The webhook subscription: events, secret rotation, reconciliation."},
 		{Label: "Notifications", Href: "/account/notifications", Permission: store.PermSignedIn},
 		{Label: "Second factor", Href: "/settings/security", Permission: store.PermSettings, Description: "Which roles must sign in with a passkey or an authenticator app."},
+		{Label: "Single sign-on", Href: "/settings/sign-in", Permission: store.PermSettings, Description: "Signing in with the company's identity provider: new accounts, its second factor, password sign-in."},
 	}
 }
 

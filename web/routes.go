@@ -23,6 +23,9 @@ func (a *App) routes() []Route {
 	return []Route{
 		// Health and static files.
 		{Method: "GET", Pattern: "/healthz", Permission: store.PermPublic, Stateless: true, Handler: a.healthz},
+		{Method: "GET", Pattern: "/readyz", Permission: store.PermPublic, Stateless: true, Handler: a.readyz},
+		// Prometheus metrics for the owner (a scraper uses --metrics-addr).
+		{Method: "GET", Pattern: "/metrics", Permission: store.PermSettings, Handler: a.metricsPage},
 		{Method: "GET", Pattern: "/static/*", Permission: store.PermPublic, Stateless: true, Handler: a.static.ServeHTTP},
 
 		// Signing in and out, and one's own password.
@@ -55,6 +58,12 @@ func (a *App) routes() []Route {
 		{Method: "POST", Pattern: "/account/sessions/end-others", Permission: store.PermSignedIn, Handler: a.auth.EndOtherSessions},
 		{Method: "GET", Pattern: "/settings/security", Permission: store.PermSettings, Handler: a.auth.SecurityPolicy},
 		{Method: "POST", Pattern: "/settings/security", Permission: store.PermSettings, Handler: a.auth.SetSecurityPolicy},
+		// Single sign-on with the company's identity provider (OpenID
+		// Connect) and the owner's settings of it.
+		{Method: "GET", Pattern: "/login/oidc", Permission: store.PermPublic, Handler: a.auth.OIDCStart},
+		{Method: "GET", Pattern: "/login/oidc/callback", Permission: store.PermPublic, Handler: a.auth.OIDCCallback},
+		{Method: "GET", Pattern: "/settings/sign-in", Permission: store.PermSettings, Handler: a.auth.SignInSettings},
+		{Method: "POST", Pattern: "/settings/sign-in", Permission: store.PermSettings, Handler: a.auth.SetSignInSettings},
 		{Method: "POST", Pattern: "/staff/{id}/second-factor/reset", Permission: store.PermStaffManage, Handler: a.auth.ResetSecondFactor},
 		{Method: "POST", Pattern: "/staff/{id}/sessions/end", Permission: store.PermStaffManage, Handler: a.auth.EndStaffSessions},
 		// A one-time set-password link an owner issued: the token in the

@@ -33,7 +33,9 @@ func secondFactorOptions(d Deps) (auth.Options, error) {
 	if err != nil {
 		return auth.Options{}, err
 	}
-	return auth.Options{Box: box, RequiredByDefault: !d.Config.UsesSandbox(), StepUpMaxAge: d.Config.StepUpMaxAge}, nil
+	return auth.Options{Box: box, RequiredByDefault: !d.Config.UsesSandbox(), StepUpMaxAge: d.Config.StepUpMaxAge,
+		OIDC: auth.OIDCOptions{Issuer: d.Config.OIDCIssuer, ClientID: d.Config.OIDCClientID, ClientSecret: d.Config.OIDCClientSecret.Reveal(),
+			ProviderName: d.Config.OIDCProviderName, RedirectURL: d.Config.PublicOrigin + auth.OIDCCallbackPath}}, nil
 }
 
 // returnPage is the page a form posted to path was on, for a step-up that

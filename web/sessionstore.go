@@ -100,3 +100,9 @@ func (s *sessionStore) forget(key string) { s.rows.Forget(key) }
 
 // SetLive starts or stops answering from memory; both start from empty.
 func (s *sessionStore) SetLive(live bool) { s.rows.SetLive(live) }
+
+// clear drops every session kept (auth_epoch moved).
+func (s *sessionStore) clear() { s.rows.Clear() }
+
+// live reports whether sessions are served from memory.
+func (s *sessionStore) live() bool { return s.rows.Live() }

@@ -54,6 +54,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		if cfg.EncryptionKey, err = loadOrCreateEncryptionKey(cfg.DataDir); err != nil {
 			return err
 		}
+		if !cfg.Local() {
+			logger.Warn("ENCRYPTION_KEY is not set: webhook secrets are sealed with the key in this data directory; " +
+				"every replica on the same database needs the same ENCRYPTION_KEY, or deliveries reaching the others are answered 503")
+		}
 	}
 
 	dsn := cfg.DatabaseURL.Reveal()
@@ -104,7 +108,12 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		}()
 		baseURL, apiKey, sandboxDemo = sb.BaseURL, sb.Demo.APIKey, sb.Demo
 	}
-	api, err := apiclient.New(baseURL, apiKey, apiclient.WithLogger(logger.With("component", "apiclient")))
+	metrics, err := web.NewMetrics()
+	if err != nil {
+		return err
+	}
+	api, err := apiclient.New(baseURL, apiKey, apiclient.WithLogger(logger.With("component", "apiclient")),
+		apiclient.WithObserver(metrics.ObserveAPI))
 	if err != nil {
 		return err
 	}
@@ -124,7 +133,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return err
 	}}
 
-	app, err := web.New(web.Deps{Config: cfg, Store: st, Logger: logger, Upstream: upstream, API: api})
+	app, err := web.New(web.Deps{Config: cfg, Store: st, Logger: logger, Upstream: upstream, API: api, Metrics: metrics})
 	if err != nil {
 		return err
 	}
@@ -138,6 +147,13 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", cfg.Addr, err)
+	}
+	var mln net.Listener
+	if cfg.MetricsAddr != "" {
+		if mln, err = net.Listen("tcp", cfg.MetricsAddr); err != nil {
+			ln.Close()
+			return fmt.Errorf("listen on %s (METRICS_ADDR): %w", cfg.MetricsAddr, err)
+		}
 	}
 	srv := &http.Server{
 		Handler:           app.Handler(),
@@ -155,8 +171,15 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return err
 	}
 
-	serveErr := make(chan error, 1)
+	serveErr := make(chan error, 2)
 	go func() { serveErr <- srv.Serve(ln) }()
+	var metricsSrv *http.Server
+	if mln != nil {
+		metricsSrv = &http.Server{Handler: app.MetricsHandler(), ReadHeaderTimeout: 5 * time.Second, WriteTimeout: 30 * time.Second,
+			ErrorLog: slog.NewLogLogger(logger.Handler(), slog.LevelWarn)}
+		go func() { serveErr <- metricsSrv.Serve(mln) }()
+		fmt.Fprintf(stdout, "metrics at http://%s/metrics\n", mln.Addr())
+	}
 	fmt.Fprintf(stdout, "Partner Admin is running at %s\n", cfg.PublicOrigin)
 	fmt.Fprintf(stdout, "listening on http://%s\n", ln.Addr())
 	fmt.Fprintln(stdout, login)
@@ -177,6 +200,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	defer cancel()
 	if err := srv.Shutdown(shutdownCtx); err != nil {
 		logger.Warn("http shutdown", "err", err)
+	}
+	if metricsSrv != nil {
+		if err := metricsSrv.Shutdown(shutdownCtx); err != nil {
+			logger.Warn("metrics listener shutdown", "err", err)
+		}
 	}
 	if err := app.Stop(shutdownCtx); err != nil {
 		logger.Warn("workers shutdown", "err", err)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/http/cookiejar"
@@ -47,11 +48,14 @@ func freeAddr(t *testing.T) string {
 
 // startApp runs the app as `go run ./cmd/partner-admin` would, until the
 // returned stop function is called.
-func startApp(t *testing.T, dataDir, addr string) (stdout string, stop func()) {
+func startApp(t *testing.T, dataDir, addr string, moreEnv ...string) (stdout string, stop func()) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	out, errOut := &syncBuffer{}, &syncBuffer{}
 	env := map[string]string{"DATA_DIR": dataDir, "ADDR": addr}
+	for i := 0; i+1 < len(moreEnv); i += 2 {
+		env[moreEnv[i]] = moreEnv[i+1]
+	}
 	done := make(chan error, 1)
 	go func() {
 		done <- run(ctx, []string{"partner-admin"}, func(k string) string { return env[k] }, out, errOut)
@@ -131,5 +135,41 @@ func TestConfigErrors(t *testing.T) {
 	err := run(context.Background(), []string{"partner-admin"}, func(k string) string { return env[k] }, &syncBuffer{}, &syncBuffer{})
 	if err == nil || !strings.Contains(err.Error(), "PARTNER_API_KEY") || !strings.Contains(err.Error(), "OWNER_PASSWORD") {
 		t.Fatalf("err = %v", err)
+	}
+}
+
+// TestMetricsListener: with METRICS_ADDR the app serves /metrics and the
+// probes there without a session, while /metrics on the main address still
+// needs a signed-in owner.
+func TestMetricsListener(t *testing.T) {
+	addr, metricsAddr := freeAddr(t), freeAddr(t)
+	out, stop := startApp(t, t.TempDir(), addr, "METRICS_ADDR", metricsAddr)
+	defer stop()
+	if !strings.Contains(out, "metrics at http://"+metricsAddr+"/metrics") {
+		t.Fatalf("stdout does not name the metrics listener:\n%s", out)
+	}
+	get := func(u string) (int, string) {
+		t.Helper()
+		c := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+		resp, err := c.Get(u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var b strings.Builder
+		if _, err := io.Copy(&b, resp.Body); err != nil {
+			t.Fatal(err)
+		}
+		return resp.StatusCode, b.String()
+	}
+	code, body := get("http://" + metricsAddr + "/metrics")
+	if code != http.StatusOK || !strings.Contains(body, "partner_admin_db_pool_max_connections") {
+		t.Fatalf("metrics listener: %d\n%.500s", code, body)
+	}
+	if code, body := get("http://" + metricsAddr + "/readyz"); code != http.StatusOK || !strings.Contains(body, `"database":"ok"`) {
+		t.Fatalf("readyz on the metrics listener: %d %s", code, body)
+	}
+	if code, _ := get("http://" + addr + "/metrics"); code != http.StatusSeeOther {
+		t.Fatalf("/metrics on the main address without a session: %d", code)
 	}
 }

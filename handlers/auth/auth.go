@@ -20,6 +20,7 @@ type Store interface {
 	SetPasswordLinkByTokenHash(ctx context.Context, hash []byte) (store.SetPasswordLink, error)
 	UseSetPasswordLink(ctx context.Context, tokenHash []byte, passwordHash string) (store.SetPasswordLink, error)
 	FactorStore
+	SSOStore
 }
 
 // Handler serves the auth routes.
@@ -32,6 +33,8 @@ type Handler struct {
 	dummyHash string
 	// factors: second factors, step-up and sessions (factors.go).
 	factors factors
+	// sso: sign-in with the identity provider (nil when not configured).
+	sso *sso
 }
 
 // New returns the auth handler.
@@ -45,5 +48,5 @@ func New(d handlers.Deps, opts Options) (*Handler, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Handler{Base: base, Store: st, Now: d.Clock, dummyHash: dummy, factors: f}, nil
+	return &Handler{Base: base, Store: st, Now: d.Clock, dummyHash: dummy, factors: f, sso: newSSO(opts.OIDC)}, nil
 }

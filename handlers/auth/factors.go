@@ -39,6 +39,8 @@ type Options struct {
 	// StepUpMaxAge is how long a second factor counts for value-moving
 	// and card actions; older, it is asked again. 0: DefaultStepUpMaxAge.
 	StepUpMaxAge time.Duration
+	// OIDC: sign-in with the company's identity provider (oidc.go).
+	OIDC OIDCOptions
 }
 
 // DefaultStepUpMaxAge is how long a second factor counts for step-up when

@@ -27,8 +27,31 @@ func (h *Handler) LoginForm(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, "/", http.StatusSeeOther)
 		return
 	}
-	v := views.LoginView{Next: safeNext(r.URL.Query().Get("next"))}
-	h.Render(w, r, http.StatusOK, "Sign in", views.LoginPage(v), nil)
+	h.renderLogin(w, r, http.StatusOK, views.LoginView{Next: safeNext(r.URL.Query().Get("next"))})
+}
+
+// msgPasswordOff answers every refused password sign-in while password
+// sign-in is off: the same words whether the account is the break-glass
+// owner's with a wrong password or any other, so they do not tell which
+// account is the break-glass one.
+const msgPasswordOff = "Password sign-in is off: sign in with your identity provider. (Only the break-glass account signs in with a password.)"
+
+// renderLogin shows the sign-in page, with the identity provider's button
+// when one is set up and a word when password sign-in is off.
+func (h *Handler) renderLogin(w http.ResponseWriter, r *http.Request, status int, v views.LoginView) {
+	v.SSOName = h.SSOName()
+	if v.SSOName != "" {
+		st, err := h.Store.SignInSettings(r.Context())
+		if err != nil {
+			h.ServerError(w, r, err)
+			return
+		}
+		v.PasswordOff = st.PasswordOff
+	}
+	if v.Fields == nil {
+		v.Fields = views.FieldErrors{}
+	}
+	h.Render(w, r, status, "Sign in", views.LoginPage(v), nil)
 }
 
 // Login counts the attempt against the limits, checks the credentials and
@@ -51,7 +74,7 @@ func (h *Handler) Login(w http.ResponseWriter, r *http.Request) {
 		v.Fields["password"] = "Enter your password."
 	}
 	if v.Fields.Any() {
-		h.Render(w, r, http.StatusUnprocessableEntity, "Sign in", views.LoginPage(v), nil)
+		h.renderLogin(w, r, http.StatusUnprocessableEntity, v)
 		return
 	}
 
@@ -65,7 +88,7 @@ func (h *Handler) Login(w http.ResponseWriter, r *http.Request) {
 	}
 	if attempt.Limited != "" {
 		v.Error = limitMessage(attempt.Limited)
-		h.Render(w, r, http.StatusTooManyRequests, "Sign in", views.LoginPage(v), nil)
+		h.renderLogin(w, r, http.StatusTooManyRequests, v)
 		return
 	}
 
@@ -90,16 +113,31 @@ func (h *Handler) Login(w http.ResponseWriter, r *http.Request) {
 		}
 		v.Error = msgBusy
 		w.Header().Set("Retry-After", "2")
-		h.Render(w, r, http.StatusServiceUnavailable, "Sign in", views.LoginPage(v), nil)
+		h.renderLogin(w, r, http.StatusServiceUnavailable, v)
 		return
 	}
 	if err != nil {
 		h.ServerError(w, r, err)
 		return
 	}
-	if !ok || !active {
+	// With password sign-in off (and an identity provider set up), only
+	// the break-glass owner's password is accepted.
+	passwordOff, breakGlass := false, false
+	if h.sso != nil {
+		st, err := h.Store.SignInSettings(ctx)
+		if err != nil {
+			h.ServerError(w, r, err)
+			return
+		}
+		passwordOff, breakGlass = st.PasswordOff, active && staff.ID == st.BreakGlassStaffID
+	}
+	if !ok || !active || (passwordOff && !breakGlass) {
+		detail := "wrong email or password, or account disabled"
+		if passwordOff && ok && active && !breakGlass {
+			detail = "password sign-in is off for this account"
+		}
 		entry := store.AuditEntry{Actor: store.Actor{StaffID: staff.ID, Email: v.Email}, Action: "auth.login",
-			Target: "staff:" + v.Email, Outcome: store.OutcomeFailed, Detail: "wrong email or password, or account disabled"}
+			Target: "staff:" + v.Email, Outcome: store.OutcomeFailed, Detail: detail}
 		if err := h.Store.FinishLoginAttempt(ctx, attempt, store.LoginFailed, entry); err != nil {
 			h.ServerError(w, r, err)
 			return
@@ -108,7 +146,10 @@ func (h *Handler) Login(w http.ResponseWriter, r *http.Request) {
 		if ok && known && staff.Disabled {
 			v.Error = msgDisabled
 		}
-		h.Render(w, r, http.StatusUnprocessableEntity, "Sign in", views.LoginPage(v), nil)
+		if passwordOff {
+			v.Error = msgPasswordOff
+		}
+		h.renderLogin(w, r, http.StatusUnprocessableEntity, v)
 		return
 	}
 

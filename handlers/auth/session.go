@@ -23,7 +23,8 @@ func (h *Handler) startSession(ctx context.Context, r *http.Request, s store.Sta
 	if err := h.Sessions.RenewToken(ctx); err != nil {
 		return err
 	}
-	for _, k := range []string{sessPendingStaff, sessPendingAt, sessPendingNext, sessWebAuthnLogin, sessWebAuthnReg, sessTOTPPending} {
+	for _, k := range []string{sessPendingStaff, sessPendingAt, sessPendingNext, sessWebAuthnLogin, sessWebAuthnReg, sessTOTPPending,
+		sessOIDCState, sessOIDCNonce, sessOIDCVerifier, sessOIDCNext, sessOIDCAt} {
 		h.Sessions.Remove(ctx, k)
 	}
 	now := h.Now().Unix()

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/shopspring/decimal"
+	"golang.org/x/sync/errgroup"
 
 	"partneradmin/apiclient"
 	"partneradmin/handlers"
@@ -93,34 +94,40 @@ func (h *Handler) build(ctx context.Context, viewer *handlers.Viewer) (views.Das
 	if v.Brief {
 		limit = briefList
 	}
-	// The API's status is a network call: it runs beside the queries.
-	var upstream chan views.UpstreamStatus
+	// The parts, and the API's status (a network call), are read side by
+	// side, each on its own connection; each part writes only its field.
+	g, gctx := errgroup.WithContext(ctx)
 	if viewer.Can(store.PermSettings) {
-		upstream = make(chan views.UpstreamStatus, 1)
-		go func() { upstream <- h.upstreamStatus(ctx) }()
+		g.Go(func() error {
+			st := h.upstreamStatus(gctx)
+			v.Upstream = &st
+			return nil
+		})
+		g.Go(func() (err error) {
+			v.Webhooks, err = h.webhooks(gctx, now)
+			return err
+		})
 	}
-	var err error
 	if viewer.Can(store.PermTreasury) {
-		if v.Finance, err = h.finance(ctx, viewer, now, limit); err != nil {
-			return v, err
-		}
+		g.Go(func() (err error) {
+			v.Finance, err = h.finance(gctx, viewer, now, limit)
+			return err
+		})
 	}
 	if viewer.Can(store.PermEmployeesWrite) {
-		if v.HR, err = h.hr(ctx, now, limit); err != nil {
-			return v, err
-		}
+		g.Go(func() (err error) {
+			v.HR, err = h.hr(gctx, now, limit)
+			return err
+		})
 	}
 	if viewer.Can(store.PermCardsWrite) {
-		if v.Support, err = h.support(ctx, now, limit); err != nil {
-			return v, err
-		}
+		g.Go(func() (err error) {
+			v.Support, err = h.support(gctx, now, limit)
+			return err
+		})
 	}
-	if viewer.Can(store.PermSettings) {
-		if v.Webhooks, err = h.webhooks(ctx, now); err != nil {
-			return v, err
-		}
-		st := <-upstream
-		v.Upstream = &st
+	if err := g.Wait(); err != nil {
+		return v, err
 	}
 	return v, nil
 }
@@ -148,12 +155,8 @@ var readinessColumns = []string{store.ReadyActive, store.ReadyOnboarding, store.
 	store.ReadyFailed, store.ReadyRejected, store.ReadyNotStarted, store.ReadyNotRead}
 
 func (h *Handler) hr(ctx context.Context, now time.Time, limit int) (*views.DashboardHR, error) {
-	d, err := h.store.HRDashboard(ctx, now, limit)
-	if err != nil {
-		return nil, err
-	}
 	currencies := store.ReadinessCurrencies()
-	counts, err := h.store.ReadinessCounts(ctx, currencies)
+	d, err := h.store.HRDashboard(ctx, now, limit, currencies)
 	if err != nil {
 		return nil, err
 	}
@@ -179,7 +182,7 @@ func (h *Handler) hr(ctx context.Context, now time.Time, limit int) (*views.Dash
 	for _, c := range currencies {
 		row := views.DashboardReadinessRow{Currency: c}
 		for _, s := range readinessColumns {
-			row.Counts = append(row.Counts, counts[c][s])
+			row.Counts = append(row.Counts, d.Readiness[c][s])
 		}
 		out.Readiness.Currencies = append(out.Readiness.Currencies, row)
 	}
@@ -204,14 +207,52 @@ func needInWords(n store.EmployeeNeed) string {
 
 func (h *Handler) finance(ctx context.Context, viewer *handlers.Viewer, now time.Time, limit int) (*views.DashboardFinance, error) {
 	out := &views.DashboardFinance{Linked: viewer.Staff.ServiceUserID != ""}
+	var (
+		page    store.QueuePage
+		links   []store.OpenSignLink
+		wallets []store.Wallet
+		moves   []store.MoneyDay
+		runs    []store.PayrollInProgress
+	)
+	days := dayRange(now, moneyDays)
+	// Five reads, each on its own connection.
+	g, gctx := errgroup.WithContext(ctx)
 	if out.Linked {
 		// The approval queue's "mine": waiting for this admin's approval,
 		// not created by this viewer.
-		page, err := h.store.ListQueuePage(ctx, store.QueueFilter{NeedsApprovalBy: viewer.Staff.ServiceUserID,
-			ExcludeCreator: viewer.Staff.ID, Limit: limit})
-		if err != nil {
-			return nil, err
+		g.Go(func() (err error) {
+			page, err = h.store.ListQueuePage(gctx, store.QueueFilter{NeedsApprovalBy: viewer.Staff.ServiceUserID,
+				ExcludeCreator: viewer.Staff.ID, Limit: limit})
+			return err
+		})
+	}
+	g.Go(func() (err error) {
+		links, out.SignLinksTotal, err = h.store.OpenSignLinks(gctx, now, limit)
+		return err
+	})
+	g.Go(func() error {
+		_, ws, err := h.store.Treasury(gctx)
+		switch {
+		case errors.Is(err, store.ErrNoTreasury):
+			out.NoTreasury = true
+		case err != nil:
+			return err
 		}
+		wallets = ws
+		return nil
+	})
+	g.Go(func() (err error) {
+		moves, err = h.store.MoneyInOut(gctx, days[0], days[len(days)-1])
+		return err
+	})
+	g.Go(func() (err error) {
+		runs, err = h.store.PayrollRunsInProgress(gctx, limit)
+		return err
+	})
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	if out.Linked {
 		names := mirror.Names(page.Names)
 		out.WaitingTotal = page.Total
 		for _, p := range page.Rows {
@@ -219,20 +260,8 @@ func (h *Handler) finance(ctx context.Context, viewer *handlers.Viewer, now time
 				Amount: mirror.Money(p), From: names.Of(p.OwnerUserID), To: names.Recipient(p), Created: p.CreatedAt})
 		}
 	}
-	links, total, err := h.store.OpenSignLinks(ctx, now, limit)
-	if err != nil {
-		return nil, err
-	}
-	out.SignLinksTotal = total
 	for _, l := range links {
 		out.SignLinks = append(out.SignLinks, signLinkView(l))
-	}
-	_, wallets, err := h.store.Treasury(ctx)
-	switch {
-	case errors.Is(err, store.ErrNoTreasury):
-		out.NoTreasury = true
-	case err != nil:
-		return nil, err
 	}
 	for _, w := range wallets {
 		b := views.DashboardBalance{Amount: tokenAmount(w.Balance.Decimal, w.Currency), Known: w.Balance.Valid && w.BalanceReadAt != nil,
@@ -242,16 +271,7 @@ func (h *Handler) finance(ctx context.Context, viewer *handlers.Viewer, now time
 		}
 		out.Balances = append(out.Balances, b)
 	}
-	days := dayRange(now, moneyDays)
-	moves, err := h.store.MoneyInOut(ctx, days[0], days[len(days)-1].AddDate(0, 0, 1))
-	if err != nil {
-		return nil, err
-	}
 	out.MoneyCharts = moneyCharts(moves, days)
-	runs, err := h.store.PayrollRunsInProgress(ctx, limit)
-	if err != nil {
-		return nil, err
-	}
 	for _, r := range runs {
 		state := "proposals sent, " + strconv.Itoa(r.Open) + " still open"
 		if r.State == store.PayrollSending {

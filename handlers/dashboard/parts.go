@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/shopspring/decimal"
+	"golang.org/x/sync/errgroup"
 
 	"partneradmin/store"
 	"partneradmin/views"
@@ -52,8 +53,21 @@ func moneyCharts(moves []store.MoneyDay, days []time.Time) []views.Chart {
 
 func (h *Handler) support(ctx context.Context, now time.Time, limit int) (*views.DashboardSupport, error) {
 	days := dayRange(now, cardDays)
-	cards, total, err := h.store.RecentlyStoppedCards(ctx, days[0], limit)
-	if err != nil {
+	var (
+		cards []store.StoppedCard
+		total int
+		spend []store.CardDay
+	)
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() (err error) {
+		cards, total, err = h.store.RecentlyStoppedCards(gctx, days[0], limit)
+		return err
+	})
+	g.Go(func() (err error) {
+		spend, err = h.store.CardSpendByDay(gctx, days[0], days[len(days)-1])
+		return err
+	})
+	if err := g.Wait(); err != nil {
 		return nil, err
 	}
 	out := &views.DashboardSupport{StoppedTotal: total}
@@ -67,10 +81,6 @@ func (h *Handler) support(ctx context.Context, now time.Time, limit int) (*views
 		}
 		out.Stopped = append(out.Stopped, views.DashboardCard{Href: "/cards/" + c.CardID, Employee: c.Employee, Card: name,
 			Status: views.CardStatus(c.Status), SeenAt: c.SeenAt})
-	}
-	spend, err := h.store.CardSpendByDay(ctx, days[0], days[len(days)-1].AddDate(0, 0, 1))
-	if err != nil {
-		return nil, err
 	}
 	index := dayIndex(days)
 	spends, declines := zeros(len(days)), zeros(len(days))
@@ -104,12 +114,20 @@ func (h *Handler) webhooks(ctx context.Context, now time.Time) (*views.Dashboard
 	for i := range hours {
 		hours[i] = current.Add(time.Duration(i-23) * time.Hour)
 	}
-	health, err := h.store.WebhookHealth(ctx, hours[0])
-	if err != nil {
-		return nil, err
-	}
-	runs, err := h.store.ListReconciliations(ctx, 3)
-	if err != nil {
+	var (
+		health store.WebhookHealth
+		runs   []store.ReconciliationRun
+	)
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() (err error) {
+		health, err = h.store.WebhookHealth(gctx, hours[0])
+		return err
+	})
+	g.Go(func() (err error) {
+		runs, err = h.store.ListReconciliations(gctx, 3)
+		return err
+	})
+	if err := g.Wait(); err != nil {
 		return nil, err
 	}
 	out := &views.DashboardWebhooks{Failures: health.Failures, SignatureFailures: health.SignatureFailures, Waiting: health.Waiting,

@@ -105,6 +105,9 @@ func (h *Handler) EventLog(w http.ResponseWriter, r *http.Request) {
 func (h *Handler) renderLog(w http.ResponseWriter, r *http.Request, f eventFilter, preview *views.ReplayPreview) {
 	ctx := r.Context()
 	v := views.EventLogView{Filter: f.form, States: store.EventStates(), Query: f.query(), Preview: preview}
+	if h.BodyRetention > 0 {
+		v.Retention = fmt.Sprintf("The body of a processed event is removed after %d days; the event stays listed, so a late duplicate is still recognised.", RetentionDays(h.BodyRetention))
+	}
 	types, err := h.Store.WebhookEventTypes(ctx)
 	if err != nil {
 		h.ServerError(w, r, err)
@@ -145,6 +148,14 @@ func (h *Handler) EventDetail(w http.ResponseWriter, r *http.Request) {
 	}
 	v := views.EventDetailView{Row: eventRow(ev), EventTimestamp: ev.EventTimestamp, ProcessedAt: ev.ProcessedAt,
 		ServiceUserID: ev.ServiceUserID, Payload: prettyBody(ev.Body), CanReplay: ev.State != store.EventUnparseable}
+	if !ev.BodyRemovedAt.IsZero() {
+		v.Payload, v.CanReplay = "", false
+		v.BodyRemoved = fmt.Sprintf("Body removed after %d days (on %s UTC): processed events keep their body only that long.",
+			RetentionDays(h.BodyRetention), ev.BodyRemovedAt.UTC().Format("2006-01-02 15:04"))
+		if h.BodyRetention <= 0 {
+			v.BodyRemoved = fmt.Sprintf("Body removed on %s UTC by the retention policy.", ev.BodyRemovedAt.UTC().Format("2006-01-02 15:04"))
+		}
+	}
 	if ev.ServiceUserID != "" {
 		e, err := h.Store.EmployeeByServiceUserID(r.Context(), ev.ServiceUserID)
 		switch {
@@ -197,6 +208,11 @@ func (h *Handler) ReplayOne(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	to := "/events/" + strconv.FormatInt(ev.ID, 10)
+	if !ev.BodyRemovedAt.IsZero() {
+		h.Flash(r, "error", "This delivery's body was removed by the retention policy: there is nothing left to process.")
+		h.Redirect(w, r, to)
+		return
+	}
 	if ev.State == store.EventUnparseable {
 		h.Flash(r, "error", "An unparseable delivery cannot be replayed: there is no event to process.")
 		h.Redirect(w, r, to)

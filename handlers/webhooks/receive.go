@@ -130,9 +130,11 @@ func (h *Handler) Receive(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
+			h.delivered(DeliveryRefused)
 			answer(w, http.StatusRequestEntityTooLarge, "Body larger than 1 MiB")
 			return
 		}
+		h.delivered(DeliveryRefused)
 		answer(w, http.StatusBadRequest, "Could not read the body")
 		return
 	}
@@ -144,6 +146,7 @@ func (h *Handler) Receive(w http.ResponseWriter, r *http.Request) {
 		sub, err := h.subscription(ctx, attempt > 0)
 		if err != nil {
 			h.Logger.ErrorContext(ctx, "webhook: load subscription", "err", err)
+			h.delivered(DeliveryUnavailable)
 			answer(w, http.StatusServiceUnavailable, "Storage unavailable, retry later")
 			return
 		}
@@ -155,6 +158,7 @@ func (h *Handler) Receive(w http.ResponseWriter, r *http.Request) {
 		case http.StatusServiceUnavailable:
 			h.Logger.WarnContext(ctx, "webhook: signature not verified, asking for a retry", "webhook_id", hd.WebhookID, "reason", reason)
 			w.Header().Set("Retry-After", "10")
+			h.delivered(DeliveryUnavailable)
 			answer(w, status, "Webhook secret changing, retry later")
 			return
 		case http.StatusUnauthorized:
@@ -165,6 +169,7 @@ func (h *Handler) Receive(w http.ResponseWriter, r *http.Request) {
 			if err := h.Store.RecordSignatureFailure(ctx, store.SignatureFailure{WebhookID: hd.WebhookID, Reason: reason}); err != nil {
 				h.Logger.ErrorContext(ctx, "webhook: record signature failure", "err", err)
 			}
+			h.delivered(DeliveryRefused)
 			answer(w, http.StatusUnauthorized, "Invalid webhook signature")
 			return
 		}
@@ -173,6 +178,7 @@ func (h *Handler) Receive(w http.ResponseWriter, r *http.Request) {
 		if err != nil {
 			h.Logger.WarnContext(ctx, "webhook: verified delivery refused", "webhook_id", hd.WebhookID, "reason", err)
 			// err is one of the refusals above, written for the sender.
+			h.delivered(DeliveryRefused)
 			answer(w, http.StatusBadRequest, "Delivery refused: "+err.Error())
 			return
 		}
@@ -184,6 +190,7 @@ func (h *Handler) Receive(w http.ResponseWriter, r *http.Request) {
 		}
 		if err != nil {
 			h.Logger.ErrorContext(ctx, "webhook: store delivery", "webhook_id", d.WebhookID, "err", err)
+			h.delivered(DeliveryUnavailable)
 			answer(w, http.StatusServiceUnavailable, "Storage unavailable, retry later")
 			return
 		}
@@ -192,16 +199,34 @@ func (h *Handler) Receive(w http.ResponseWriter, r *http.Request) {
 		}
 		switch {
 		case !inserted:
+			h.delivered(DeliveryDuplicate)
 			answer(w, http.StatusOK, "duplicate")
 		case d.Unparseable:
 			// A 4xx would be a permanent failure and a 5xx a retry of
 			// something that can never succeed: keep it for the event log.
 			h.Logger.WarnContext(ctx, "webhook: unparseable delivery kept", "webhook_id", d.WebhookID, "reason", d.Reason)
+			h.delivered(DeliveryUnparseable)
 			answer(w, http.StatusOK, "unparseable, kept")
 		default:
+			h.delivered(DeliveryReceived)
 			answer(w, http.StatusOK, "received")
 		}
 		return
+	}
+}
+
+// How a delivery was answered, as Handler.Delivered is told.
+const (
+	DeliveryReceived    = "received"    // stored and queued (200)
+	DeliveryDuplicate   = "duplicate"   // already stored (200)
+	DeliveryUnparseable = "unparseable" // verified but not an event, kept (200)
+	DeliveryRefused     = "refused"     // bad signature, body or id (4xx)
+	DeliveryUnavailable = "unavailable" // storage down or secret changing (503)
+)
+
+func (h *Handler) delivered(outcome string) {
+	if h.Delivered != nil {
+		h.Delivered(outcome)
 	}
 }
 

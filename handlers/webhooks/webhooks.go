@@ -89,6 +89,15 @@ type Handler struct {
 	Reconcilers []Reconciler
 	Now         func() time.Time
 
+	// BodyRetention is how long processed events keep their body (0: for
+	// ever), as the event pages say it.
+	BodyRetention time.Duration
+
+	// Delivered, when set, is told how each delivery was answered
+	// (metrics): DeliveryReceived, DeliveryDuplicate, DeliveryUnparseable,
+	// DeliveryRefused or DeliveryUnavailable.
+	Delivered func(outcome string)
+
 	// afterStore, when set (tests), runs after a delivery is committed and
 	// before the answer is written.
 	afterStore func()

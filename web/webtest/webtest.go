@@ -46,7 +46,11 @@ type Env struct {
 	SandboxURL string
 	API        *apiclient.Client
 	Demo       sandbox.DemoInfo
-	seq        atomic.Int64
+	// DatabaseURL is the app's database; Metrics its metrics (the API
+	// client counts into them).
+	DatabaseURL string
+	Metrics     *web.Metrics
+	seq         atomic.Int64
 }
 
 // Options adjusts the app under test.
@@ -68,6 +72,18 @@ type Options struct {
 	TrustedProxies []netip.Prefix
 	// SignLinkTemplate is the app's SIGN_LINK_TEMPLATE setting.
 	SignLinkTemplate string
+	// DatabaseURL, when set, is a migrated database to use instead of a
+	// fresh one (a test that stops and starts its own server).
+	DatabaseURL string
+	// ReplicaOf, when set, makes this app another replica of that one:
+	// the same database and the same sandbox (nothing is seeded or
+	// imported again), its own process state, listener and server.
+	ReplicaOf *Env
+	// EncryptionKey is the app's ENCRYPTION_KEY (replicas take their
+	// first's: all must open the same sealed secrets); empty: ephemeral.
+	EncryptionKey web.Secret
+	// WebhookBodyRetention is the app's WEBHOOK_BODY_RETENTION (0: keep).
+	WebhookBodyRetention time.Duration
 	// SMTPURL and ChatWebhookURL are the app's SMTP_URL and
 	// CHAT_WEBHOOK_URL settings (notifications).
 	SMTPURL, ChatWebhookURL string
@@ -75,6 +91,9 @@ type Options struct {
 	// (passkeys need a domain name, not 127.0.0.1); browse it with
 	// Env.LocalhostURL.
 	LocalhostOrigin bool
+	// OIDCIssuer, OIDCClientID, OIDCClientSecret and OIDCProviderName are
+	// the app's single sign-on settings (OIDC_*).
+	OIDCIssuer, OIDCClientID, OIDCClientSecret, OIDCProviderName string
 }
 
 // MigratedDatabase returns a connection string to a fresh database with the
@@ -96,7 +115,14 @@ func MigratedDatabase(t testing.TB) string {
 func New(t testing.TB, opts Options) *Env {
 	t.Helper()
 	ctx := context.Background()
-	pool, err := store.Open(ctx, MigratedDatabase(t))
+	dsn := opts.DatabaseURL
+	if opts.ReplicaOf != nil {
+		dsn = opts.ReplicaOf.DatabaseURL
+	}
+	if dsn == "" {
+		dsn = MigratedDatabase(t)
+	}
+	pool, err := store.Open(ctx, dsn)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,32 +131,53 @@ func New(t testing.TB, opts Options) *Env {
 	logger := web.NewLogger(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	srv := httptest.NewUnstartedServer(nil)
 	cfg := web.Config{Addr: srv.Listener.Addr().String(), PublicOrigin: "http://" + srv.Listener.Addr().String(),
-		TrustedProxies: opts.TrustedProxies, SignLinkTemplate: opts.SignLinkTemplate,
-		SMTPURL: web.Secret(opts.SMTPURL), ChatWebhookURL: web.Secret(opts.ChatWebhookURL)}
+		TrustedProxies: opts.TrustedProxies, SignLinkTemplate: opts.SignLinkTemplate, WebhookBodyRetention: opts.WebhookBodyRetention,
+		EncryptionKey: opts.EncryptionKey, SMTPURL: web.Secret(opts.SMTPURL), ChatWebhookURL: web.Secret(opts.ChatWebhookURL),
+		OIDCIssuer: opts.OIDCIssuer, OIDCClientID: opts.OIDCClientID, OIDCClientSecret: web.Secret(opts.OIDCClientSecret),
+		OIDCProviderName: opts.OIDCProviderName}
+	if opts.ReplicaOf != nil {
+		if opts.ReplicaOf.Config.EncryptionKey == "" {
+			t.Fatal("webtest: give the first replica an EncryptionKey: replicas must share it")
+		}
+		cfg.EncryptionKey = opts.ReplicaOf.Config.EncryptionKey
+	}
 	if opts.LocalhostOrigin {
 		_, port, _ := strings.Cut(srv.Listener.Addr().String(), ":")
 		cfg.PublicOrigin = "http://localhost:" + port
 	}
 
-	sbOpts := opts.SandboxOptions
-	sbOpts.Control, sbOpts.Local = true, true
-	sbOpts.Logger = logger.With("component", "sandbox")
-	sb, err := sandbox.New(sbOpts)
+	var sb *sandbox.Server
+	var demo sandbox.DemoInfo
+	var sandboxURL string
+	if r := opts.ReplicaOf; r != nil {
+		sb, demo, sandboxURL = r.Sandbox, r.Demo, r.SandboxURL
+		opts.SkipDemoImport = true
+	} else {
+		sbOpts := opts.SandboxOptions
+		sbOpts.Control, sbOpts.Local = true, true
+		sbOpts.Logger = logger.With("component", "sandbox")
+		sb, err = sandbox.New(sbOpts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(sb.Close)
+		demo, err = sandbox.SeedDemo(sb, sandbox.DemoOptions{CallbackURL: cfg.PublicOrigin + "/webhooks/partner-api"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sbSrv := httptest.NewServer(sb)
+		t.Cleanup(sbSrv.Close)
+		sandboxURL = sbSrv.URL
+	}
+	metrics, err := web.NewMetrics()
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(sb.Close)
-	demo, err := sandbox.SeedDemo(sb, sandbox.DemoOptions{CallbackURL: cfg.PublicOrigin + "/webhooks/partner-api"})
+	api, err := apiclient.New(sandboxURL, demo.APIKey, apiclient.WithLogger(logger), apiclient.WithObserver(metrics.ObserveAPI))
 	if err != nil {
 		t.Fatal(err)
 	}
-	sbSrv := httptest.NewServer(sb)
-	t.Cleanup(sbSrv.Close)
-	api, err := apiclient.New(sbSrv.URL, demo.APIKey, apiclient.WithLogger(logger))
-	if err != nil {
-		t.Fatal(err)
-	}
-	up := web.Upstream{Sandbox: true, BaseURL: sbSrv.URL, Probe: func(ctx context.Context) error {
+	up := web.Upstream{Sandbox: true, BaseURL: sandboxURL, Probe: func(ctx context.Context) error {
 		_, err := api.SupportedCurrencies(ctx)
 		return err
 	}}
@@ -144,7 +191,7 @@ func New(t testing.TB, opts Options) *Env {
 			t.Fatal(err)
 		}
 	}
-	app, err := web.New(web.Deps{Config: cfg, Store: st, Logger: logger, Upstream: up, API: api, Now: opts.Now})
+	app, err := web.New(web.Deps{Config: cfg, Store: st, Logger: logger, Upstream: up, API: api, Now: opts.Now, Metrics: metrics})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,7 +214,7 @@ func New(t testing.TB, opts Options) *Env {
 	srv.Start()
 	t.Cleanup(srv.Close)
 	return &Env{T: t, App: app, Server: srv, Store: st, Config: cfg, Logs: logs,
-		Sandbox: sb, SandboxURL: sbSrv.URL, API: api, Demo: demo}
+		Sandbox: sb, SandboxURL: sandboxURL, API: api, Demo: demo, DatabaseURL: dsn, Metrics: metrics}
 }
 
 // URL returns the absolute URL of a path.

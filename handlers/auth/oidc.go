@@ -1,0 +1,422 @@
+package auth
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/subtle"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/coreos/go-oidc/v3/oidc"
+	"github.com/go-jose/go-jose/v4"
+	"github.com/go-jose/go-jose/v4/jwt"
+	"golang.org/x/oauth2"
+
+	"partneradmin/handlers"
+	"partneradmin/store"
+	"partneradmin/views"
+)
+
+// OIDCOptions configure sign-in with the company's identity provider
+// (OpenID Connect). An empty Issuer turns it off.
+type OIDCOptions struct {
+	Issuer       string
+	ClientID     string
+	ClientSecret string
+	// ProviderName is shown as "Sign in with <ProviderName>".
+	ProviderName string
+	// RedirectURL is this app's callback (PUBLIC_ORIGIN/login/oidc/callback).
+	RedirectURL string
+	// HTTPClient talks to the provider (nil: one with a 15s timeout).
+	HTTPClient *http.Client
+}
+
+// OIDCCallbackPath is where the provider sends the browser back.
+const OIDCCallbackPath = "/login/oidc/callback"
+
+// oidcMaxAge is how long a started sign-in may take at the provider.
+const oidcMaxAge = 10 * time.Minute
+
+// Session keys of a sign-in in progress at the provider.
+const (
+	sessOIDCState    = "oidc_state"
+	sessOIDCNonce    = "oidc_nonce"
+	sessOIDCVerifier = "oidc_verifier"
+	sessOIDCNext     = "oidc_next"
+	sessOIDCAt       = "oidc_at"
+)
+
+// mfaMethods are the amr values (RFC 8176) that mean the provider checked
+// more than a password.
+var mfaMethods = []string{"mfa", "otp", "hwk", "swk", "pop", "fpt"}
+
+// SSOStore is what signing in with the identity provider needs from the
+// store.
+type SSOStore interface {
+	SignInSettings(ctx context.Context) (store.SignInSettings, error)
+	SetSignInSettings(ctx context.Context, s store.SignInSettings, by store.Actor) error
+	CreateStaff(ctx context.Context, n store.NewStaff, by store.Actor) (store.Staff, error)
+	ListStaff(ctx context.Context) ([]store.Staff, error)
+}
+
+// sso is the identity provider client: discovered at its first use (so the
+// app starts while the provider is down), then kept.
+type sso struct {
+	opts     OIDCOptions
+	client   *http.Client
+	mu       sync.Mutex
+	provider *oidc.Provider
+}
+
+func newSSO(o OIDCOptions) *sso {
+	if o.Issuer == "" {
+		return nil
+	}
+	c := o.HTTPClient
+	if c == nil {
+		c = &http.Client{Timeout: 15 * time.Second}
+	}
+	return &sso{opts: o, client: c}
+}
+
+// ctx carries the provider's HTTP client for go-oidc and oauth2.
+func (s *sso) ctx(ctx context.Context) context.Context { return oidc.ClientContext(ctx, s.client) }
+
+// setup returns the provider's OAuth 2 configuration and the ID token
+// verifier (issuer, audience = client id, expiry, signature).
+func (s *sso) setup(ctx context.Context) (*oauth2.Config, *oidc.IDTokenVerifier, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.provider == nil {
+		p, err := oidc.NewProvider(s.ctx(ctx), s.opts.Issuer)
+		if err != nil {
+			return nil, nil, fmt.Errorf("auth: discover identity provider: %w", err)
+		}
+		s.provider = p
+	}
+	oc := &oauth2.Config{ClientID: s.opts.ClientID, ClientSecret: s.opts.ClientSecret, Endpoint: s.provider.Endpoint(),
+		RedirectURL: s.opts.RedirectURL, Scopes: []string{oidc.ScopeOpenID, "email", "profile"}}
+	return oc, s.provider.Verifier(&oidc.Config{ClientID: s.opts.ClientID}), nil
+}
+
+// SSOName is the identity provider's name, "" when none is configured.
+func (h *Handler) SSOName() string {
+	if h.sso == nil {
+		return ""
+	}
+	return h.sso.opts.ProviderName
+}
+
+func randomToken() string {
+	b := make([]byte, 32)
+	_, _ = rand.Read(b) // crypto/rand.Read never fails (Go 1.24+)
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+// OIDCStart sends the browser to the identity provider: an authorization
+// code request with PKCE (S256), a state and a nonce, all three kept in
+// this browser's session.
+func (h *Handler) OIDCStart(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	if h.sso == nil {
+		h.ErrorPage(w, r, http.StatusNotFound, "Single sign-on is off", "This app is not set up to sign in with an identity provider: sign in with your email and password.")
+		return
+	}
+	oc, _, err := h.sso.setup(ctx)
+	if err != nil {
+		h.Logger.Warn("identity provider unavailable", "err", err)
+		h.renderLogin(w, r, http.StatusBadGateway, views.LoginView{Error: h.SSOName() + " cannot be reached right now. Try again in a moment."})
+		return
+	}
+	state, nonce, verifier := randomToken(), randomToken(), oauth2.GenerateVerifier()
+	h.Sessions.Put(ctx, sessOIDCState, state)
+	h.Sessions.Put(ctx, sessOIDCNonce, nonce)
+	h.Sessions.Put(ctx, sessOIDCVerifier, verifier)
+	h.Sessions.Put(ctx, sessOIDCNext, safeNext(r.URL.Query().Get("next")))
+	h.Sessions.Put(ctx, sessOIDCAt, h.Now().Unix())
+	http.Redirect(w, r, oc.AuthCodeURL(state, oidc.Nonce(nonce), oauth2.S256ChallengeOption(verifier)), http.StatusSeeOther)
+}
+
+// ssoClaims are the ID token claims the sign-in reads.
+type ssoClaims struct {
+	Email         string    `json:"email"`
+	EmailVerified boolClaim `json:"email_verified"`
+	Name          string    `json:"name"`
+	AMR           []string  `json:"amr"`
+}
+
+// boolClaim reads a JSON boolean, or the string "true"/"false" some
+// providers send.
+type boolClaim bool
+
+func (b *boolClaim) UnmarshalJSON(data []byte) error {
+	var v any
+	if err := json.Unmarshal(data, &v); err != nil {
+		return err
+	}
+	switch t := v.(type) {
+	case bool:
+		*b = boolClaim(t)
+	case string:
+		*b = boolClaim(t == "true")
+	default:
+		*b = false
+	}
+	return nil
+}
+
+// ssoFailure is a refused sign-in: what the person reads, and what the
+// audit row says.
+type ssoFailure struct {
+	status  int
+	message string
+	detail  string
+	email   string
+	staffID int64
+}
+
+// OIDCCallback finishes a sign-in at the identity provider: the state must
+// be this browser's, the code is exchanged with the PKCE verifier, the ID
+// token is verified (signature, issuer, audience, expiry) and its nonce
+// must be this sign-in's. The verified email names the staff member.
+func (h *Handler) OIDCCallback(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	if h.sso == nil {
+		h.ErrorPage(w, r, http.StatusNotFound, "Single sign-on is off", "This app is not set up to sign in with an identity provider.")
+		return
+	}
+	// The sign-in in progress is used once, whatever happens next.
+	state := h.Sessions.PopString(ctx, sessOIDCState)
+	nonce := h.Sessions.PopString(ctx, sessOIDCNonce)
+	verifier := h.Sessions.PopString(ctx, sessOIDCVerifier)
+	next := safeNext(h.Sessions.PopString(ctx, sessOIDCNext))
+	started := h.Sessions.GetInt64(ctx, sessOIDCAt)
+	h.Sessions.Remove(ctx, sessOIDCAt)
+	got := r.URL.Query().Get("state")
+	if state == "" || got == "" || subtle.ConstantTimeCompare([]byte(state), []byte(got)) != 1 {
+		h.renderLogin(w, r, http.StatusBadRequest, views.LoginView{Next: next,
+			Error: "This sign-in did not start in this browser, or was already used. Start again with “Sign in with " + h.SSOName() + "”."})
+		return
+	}
+	if h.Now().Sub(time.Unix(started, 0)) > oidcMaxAge {
+		h.renderLogin(w, r, http.StatusBadRequest, views.LoginView{Next: next,
+			Error: "This sign-in took too long at " + h.SSOName() + ". Start again."})
+		return
+	}
+
+	limits := []store.LoginLimit{{Key: keyAddress + clientAddress(r), Max: MaxAddressFailures}}
+	attempt, err := h.Store.BeginLoginAttempt(ctx, Window, limits...)
+	if err != nil {
+		h.ServerError(w, r, err)
+		return
+	}
+	if attempt.Limited != "" {
+		h.renderLogin(w, r, http.StatusTooManyRequests, views.LoginView{Next: next, Error: limitMessage(attempt.Limited)})
+		return
+	}
+	staff, amrOK, fail, err := h.ssoIdentify(ctx, r, nonce, verifier)
+	if err != nil {
+		_ = h.Store.FinishLoginAttempt(ctx, attempt, store.LoginNotChecked, store.AuditEntry{})
+		h.ServerError(w, r, err)
+		return
+	}
+	if fail != nil {
+		entry := store.AuditEntry{Actor: store.Actor{StaffID: fail.staffID, Email: fail.email}, Action: "auth.login_sso",
+			Target: "staff:" + fail.email, Outcome: store.OutcomeFailed, Detail: fail.detail}
+		if fail.email == "" {
+			entry.Target = "identity provider"
+		}
+		if err := h.Store.FinishLoginAttempt(ctx, attempt, store.LoginFailed, entry); err != nil {
+			h.ServerError(w, r, err)
+			return
+		}
+		h.renderLogin(w, r, fail.status, views.LoginView{Next: next, Error: fail.message})
+		return
+	}
+
+	via := "signed in with " + h.SSOName()
+	if staff.SecondFactor && !amrOK {
+		// As after a password: the session starts after the second factor.
+		entry := store.AuditEntry{Actor: staff.Actor(), Action: "auth.login_sso", Target: fmt.Sprintf("staff:%d", staff.ID),
+			Outcome: store.OutcomeOK, Detail: via + "; second factor asked"}
+		if err := h.Store.FinishLoginAttempt(ctx, attempt, store.LoginSucceeded, entry); err != nil {
+			h.ServerError(w, r, err)
+			return
+		}
+		if err := h.Sessions.RenewToken(ctx); err != nil {
+			h.ServerError(w, r, err)
+			return
+		}
+		h.Sessions.Put(ctx, sessPendingStaff, staff.ID)
+		h.Sessions.Put(ctx, sessPendingAt, h.Now().Unix())
+		h.Sessions.Put(ctx, sessPendingNext, next)
+		http.Redirect(w, r, "/login/second-factor", http.StatusSeeOther)
+		return
+	}
+	var secondFactorAt int64
+	if amrOK {
+		secondFactorAt = h.Now().Unix()
+		via += "; the provider's multi-factor sign-in counts as the second factor"
+	}
+	if err := h.startSession(ctx, r, staff, secondFactorAt); err != nil {
+		h.ServerError(w, r, err)
+		return
+	}
+	entry := store.AuditEntry{Actor: staff.Actor(), Action: "auth.login_sso", Target: fmt.Sprintf("staff:%d", staff.ID),
+		Outcome: store.OutcomeOK, Detail: via}
+	if err := h.Store.FinishLoginAttempt(ctx, attempt, store.LoginSucceeded, entry); err != nil {
+		h.ServerError(w, r, err)
+		return
+	}
+	http.Redirect(w, r, next, http.StatusSeeOther)
+}
+
+// ssoIdentify exchanges the code and verifies the ID token, then finds (or,
+// when the owner allows it, creates) the staff member its verified email
+// names. amrOK: the provider's multi-factor sign-in counts as the second
+// factor. A refusal is a non-nil failure; err is a fault of the app.
+func (h *Handler) ssoIdentify(ctx context.Context, r *http.Request, nonce, verifier string) (store.Staff, bool, *ssoFailure, error) {
+	name := h.SSOName()
+	q := r.URL.Query()
+	if e := q.Get("error"); e != "" {
+		return store.Staff{}, false, &ssoFailure{status: http.StatusUnauthorized,
+			message: name + " did not sign you in (" + clip(e, 60) + "). Try again, or ask an owner.",
+			detail:  "provider refused: " + clip(e, 60)}, nil
+	}
+	code := q.Get("code")
+	if code == "" || len(code) > 2048 {
+		return store.Staff{}, false, &ssoFailure{status: http.StatusBadRequest,
+			message: name + " sent no usable sign-in code. Start again.", detail: "no code"}, nil
+	}
+	oc, idv, err := h.sso.setup(ctx)
+	if err != nil {
+		h.Logger.Warn("identity provider unavailable", "err", err)
+		return store.Staff{}, false, &ssoFailure{status: http.StatusBadGateway,
+			message: name + " cannot be reached right now. Try again in a moment.", detail: "provider unreachable"}, nil
+	}
+	tok, err := oc.Exchange(h.sso.ctx(ctx), code, oauth2.VerifierOption(verifier))
+	if err != nil {
+		h.Logger.Warn("identity provider code exchange failed", "err", err)
+		return store.Staff{}, false, &ssoFailure{status: http.StatusUnauthorized,
+			message: name + " did not accept the sign-in code. Start again.", detail: "code exchange refused"}, nil
+	}
+	raw, _ := tok.Extra("id_token").(string)
+	if raw == "" {
+		return store.Staff{}, false, &ssoFailure{status: http.StatusUnauthorized,
+			message: name + " sent no ID token. Start again, or ask an owner to check the provider's settings.", detail: "no ID token"}, nil
+	}
+	idt, err := idv.Verify(h.sso.ctx(ctx), raw)
+	if err != nil {
+		why := h.tokenProblem(raw, err)
+		h.Logger.Warn("ID token refused", "reason", why, "err", err)
+		return store.Staff{}, false, &ssoFailure{status: http.StatusUnauthorized,
+			message: "The sign-in from " + name + " was refused: " + why + ". You are not signed in.", detail: "ID token refused: " + why}, nil
+	}
+	if nonce == "" || subtle.ConstantTimeCompare([]byte(idt.Nonce), []byte(nonce)) != 1 {
+		return store.Staff{}, false, &ssoFailure{status: http.StatusUnauthorized,
+			message: "The sign-in from " + name + " was refused: its ID token was not made for this sign-in (nonce). You are not signed in.",
+			detail:  "ID token refused: wrong nonce"}, nil
+	}
+	var c ssoClaims
+	if err := idt.Claims(&c); err != nil {
+		return store.Staff{}, false, &ssoFailure{status: http.StatusUnauthorized,
+			message: name + " sent an ID token this app cannot read.", detail: "ID token unreadable"}, nil
+	}
+	email := strings.TrimSpace(c.Email)
+	if email == "" || len(email) > maxEmailLength || !utf8.ValidString(email) || !strings.Contains(email, "@") {
+		return store.Staff{}, false, &ssoFailure{status: http.StatusForbidden,
+			message: name + " did not give an email address for you. Ask an owner to check the provider's settings.", detail: "no email claim"}, nil
+	}
+	if !c.EmailVerified {
+		return store.Staff{}, false, &ssoFailure{status: http.StatusForbidden, email: email,
+			message: name + " has not verified your email address " + email + ", so it cannot name your account here.",
+			detail:  "email not verified by the provider"}, nil
+	}
+	settings, err := h.Store.SignInSettings(ctx)
+	if err != nil {
+		return store.Staff{}, false, nil, err
+	}
+	staff, err := h.Store.StaffByEmail(ctx, email)
+	if errors.Is(err, store.ErrNotFound) {
+		if settings.JITRole == "" {
+			return store.Staff{}, false, &ssoFailure{status: http.StatusForbidden, email: email,
+				message: "There is no account for " + email + " here. Ask an owner to invite you.", detail: "no account (invitation only)"}, nil
+		}
+		staff, err = h.createSSOStaff(ctx, email, c.Name, settings.JITRole)
+	}
+	if err != nil {
+		return store.Staff{}, false, nil, err
+	}
+	if staff.Disabled {
+		return store.Staff{}, false, &ssoFailure{status: http.StatusForbidden, email: email, staffID: staff.ID,
+			message: "Your account (" + email + ") is disabled. Ask an owner to enable it.", detail: "account disabled"}, nil
+	}
+	amrOK := settings.AMRSecondFactor && slices.ContainsFunc(c.AMR, func(m string) bool { return slices.Contains(mfaMethods, m) })
+	return staff, amrOK, nil, nil
+}
+
+// createSSOStaff creates the account of a verified address at its first
+// sign-in, with the owner's chosen role. It has no usable password (a
+// random one, never shown): it signs in through the provider, or an owner
+// sends it a set-password link.
+func (h *Handler) createSSOStaff(ctx context.Context, email, name string, role store.Role) (store.Staff, error) {
+	name = strings.TrimSpace(strings.ToValidUTF8(name, ""))
+	if name == "" || utf8.RuneCountInString(name) > 100 {
+		name, _, _ = strings.Cut(email, "@")
+	}
+	hash, err := handlers.HashPassword(handlers.GeneratePassword())
+	if err != nil {
+		return store.Staff{}, err
+	}
+	s, err := h.Store.CreateStaff(ctx, store.NewStaff{Email: email, Name: name, PasswordHash: hash, Role: role},
+		store.Actor{Email: email + " (first sign-in with " + h.SSOName() + ")"})
+	if errors.Is(err, store.ErrConflict) {
+		// Created meanwhile by a sign-in at the same time.
+		return h.Store.StaffByEmail(ctx, email)
+	}
+	return s, err
+}
+
+// tokenProblem says in words why go-oidc refused an ID token. go-oidc
+// decided; the unverified claims only explain which check failed.
+func (h *Handler) tokenProblem(raw string, verr error) string {
+	var expired *oidc.TokenExpiredError
+	if errors.As(verr, &expired) {
+		return "it has expired"
+	}
+	tok, err := jwt.ParseSigned(raw, []jose.SignatureAlgorithm{jose.RS256, jose.RS384, jose.RS512, jose.ES256, jose.ES384, jose.ES512, jose.PS256, jose.PS384, jose.PS512, jose.EdDSA})
+	if err != nil {
+		return "it is not a well-formed signed token"
+	}
+	var c jwt.Claims
+	if err := tok.UnsafeClaimsWithoutVerification(&c); err != nil {
+		return "it is not a well-formed signed token"
+	}
+	switch {
+	case c.Issuer != h.sso.opts.Issuer:
+		return "it was issued by another provider (" + clip(c.Issuer, 80) + ")"
+	case !c.Audience.Contains(h.sso.opts.ClientID):
+		return "it was made for another application (audience)"
+	case c.Expiry != nil && c.Expiry.Time().Before(h.Now()):
+		return "it has expired"
+	}
+	return "its signature could not be verified"
+}
+
+// clip bounds a provider-sent string shown or logged, keeping valid UTF-8.
+func clip(s string, n int) string {
+	s = strings.ToValidUTF8(s, "")
+	for utf8.RuneCountInString(s) > n {
+		_, size := utf8.DecodeLastRuneInString(s)
+		s = s[:len(s)-size]
+	}
+	return s
+}

@@ -1,0 +1,216 @@
+package web_test
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"partneradmin/apiclient"
+	"partneradmin/handlers/approvals"
+	"partneradmin/handlers/auth"
+	"partneradmin/handlers/webhooks"
+	"partneradmin/store"
+	"partneradmin/web"
+	"partneradmin/web/webtest"
+)
+
+// roundRobin is a tiny load balancer on loopback: each request goes to the
+// next replica in turn.
+func roundRobin(t *testing.T, replicas ...*webtest.Env) (*httptest.Server, *atomic.Int64) {
+	t.Helper()
+	var n atomic.Int64
+	targets := make([]*url.URL, len(replicas))
+	for i, r := range replicas {
+		u, err := url.Parse(r.Server.URL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		targets[i] = u
+	}
+	proxy := &httputil.ReverseProxy{Rewrite: func(pr *httputil.ProxyRequest) {
+		pr.SetURL(targets[int(n.Add(1)-1)%len(targets)])
+		pr.Out.Host = pr.In.Host // the public origin, as a balancer keeps it
+	}}
+	srv := httptest.NewServer(proxy)
+	t.Cleanup(srv.Close)
+	return srv, &n
+}
+
+// status sends a GET to one replica and returns its status (body closed).
+func status(t *testing.T, env *webtest.Env, c *http.Client, path string) int {
+	t.Helper()
+	resp := env.Get(c, path)
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
+// TestTwoReplicasShareOneDatabase runs two apps over one PostgreSQL, as
+// two replicas behind a load balancer, and checks that nothing one of them
+// keeps in memory is dishonest about what the other did: sessions, logout,
+// disabling and role changes take effect on both at the next request, a
+// webhook delivered to both is processed once, login limits count across
+// both, and periodic jobs are scheduled once (river's leader).
+func TestTwoReplicasShareOneDatabase(t *testing.T) {
+	key := web.Secret(strings.Repeat("5a", 32))
+	a := webtest.New(t, webtest.Options{StartWorkers: true, EncryptionKey: key})
+	b := webtest.New(t, webtest.Options{StartWorkers: true, ReplicaOf: a})
+	ctx := context.Background()
+	// Both replicas are running; one becomes leader and schedules the
+	// periodic jobs that run at start (counted at the end of the test).
+	periodic := []string{auth.PruneLoginFailuresArgs{}.Kind(), approvals.SyncArgs{}.Kind(), webhooks.RetentionArgs{}.Kind()}
+	for _, kind := range periodic {
+		waitFor(t, kind+" scheduled", 30*time.Second, func() bool { return jobCount(t, a, kind) >= 1 })
+	}
+
+	// Signing in through the balancer, then pages served by both in turn.
+	lb, served := roundRobin(t, a, b)
+	owner := a.CreateStaff(store.RoleOwner)
+	c := a.Client()
+	resp, err := c.PostForm(lb.URL+"/login", url.Values{"email": {owner.Email}, "password": {owner.Password}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("login through the balancer: %d", resp.StatusCode)
+	}
+	for i := range 6 {
+		resp, err := c.Get(lb.URL + "/staff")
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("request %d through the balancer (replica %d): %d", i, (served.Load()-1)%2, resp.StatusCode)
+		}
+	}
+
+	// A session made on A is valid on B; logging out on A ends it on B.
+	sc := a.Client()
+	a.Login(sc, owner.Email, owner.Password)
+	if s := status(t, b, sc, "/staff"); s != http.StatusOK {
+		t.Fatalf("session from A on B: %d", s)
+	}
+	resp = a.PostForm(sc, "/logout", nil)
+	resp.Body.Close()
+	if s := status(t, b, sc, "/staff"); s != http.StatusSeeOther {
+		t.Fatalf("B after logout on A: %d", s)
+	}
+
+	// Disable on A, role change on B: each takes effect on the other
+	// replica at its next request (both replicas have served the member
+	// before, so any copy in memory is warm).
+	oc := a.Client()
+	a.Login(oc, owner.Email, owner.Password)
+	support := a.CreateStaff(store.RoleSupport)
+	hr := a.CreateStaff(store.RoleHRAdmin)
+	supportC, hrC := a.Client(), a.Client()
+	a.Login(supportC, support.Email, support.Password)
+	a.Login(hrC, hr.Email, hr.Password)
+	for _, env := range []*webtest.Env{a, b} {
+		if s := status(t, env, supportC, "/cards"); s != http.StatusOK {
+			t.Fatalf("support on /cards: %d", s)
+		}
+		if s := status(t, env, hrC, "/employees"); s != http.StatusOK {
+			t.Fatalf("hr on /employees: %d", s)
+		}
+		if s := status(t, env, hrC, "/cards"); s != http.StatusForbidden {
+			t.Fatalf("hr on /cards: %d", s)
+		}
+	}
+	resp = a.PostForm(oc, "/staff/"+strconv.FormatInt(support.ID, 10)+"/disable", nil)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("disable: %d", resp.StatusCode)
+	}
+	if s := status(t, b, supportC, "/cards"); s != http.StatusSeeOther {
+		t.Fatalf("disabled on A, still in on B: %d", s)
+	}
+	h := http.Header{"Content-Type": {"application/x-www-form-urlencoded"}, "Hx-Request": {"true"}}
+	resp = b.Do(oc, http.MethodPost, "/staff/"+strconv.FormatInt(hr.ID, 10)+"/role", strings.NewReader("role=support"), h)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("role change on B: %d", resp.StatusCode)
+	}
+	if s := status(t, a, hrC, "/cards"); s != http.StatusOK {
+		t.Fatalf("role changed on B, A still refuses the new role: %d", s)
+	}
+	if s := status(t, a, hrC, "/employees/invite"); s != http.StatusForbidden {
+		t.Fatalf("role changed on B, A still grants the old role: %d", s)
+	}
+
+	// A webhook delivered to both at once is stored once and processed once.
+	if err := a.App.AdoptWebhookSecret(ctx, a.Demo.WebhookSecret); err != nil {
+		t.Fatal(err)
+	}
+	body := eventBody("wh-replicas-1", apiclient.EventEmployeeDepositCompleted, map[string]any{"userId": "user-replicas", "amount": "5"})
+	var wg sync.WaitGroup
+	codes := make([]int, 2)
+	for i, env := range []*webtest.Env{a, b} {
+		wg.Go(func() {
+			resp, err := deliver(t, http.DefaultClient, env.Server.URL, a.Demo.WebhookSecret, "wh-replicas-1", body)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			codes[i] = resp.StatusCode
+		})
+	}
+	wg.Wait()
+	if codes[0] != http.StatusOK || codes[1] != http.StatusOK {
+		t.Fatalf("deliveries answered %v", codes)
+	}
+	waitFor(t, "processing", 30*time.Second, func() bool { return eventByWebhookID(t, a, "wh-replicas-1").State == store.EventProcessed })
+	ev := eventByWebhookID(t, a, "wh-replicas-1")
+	if ev.Duplicates != 1 || ev.ProcessedCount != 1 || activityCount(t, a, ev.ID) != 1 {
+		t.Fatalf("delivered to both: %d duplicates, processed %d times, %d activity rows", ev.Duplicates, ev.ProcessedCount, activityCount(t, a, ev.ID))
+	}
+
+	// Login limits count across both: wrong passwords alternately on A
+	// and B reach the per-account-and-address limit together.
+	victim := a.CreateStaff(store.RoleSupport)
+	for i := range auth.MaxAccountFailures {
+		env := []*webtest.Env{a, b}[i%2]
+		ans, err := postLogin(env, env.Client(), url.Values{"email": {victim.Email}, "password": {"wrong guess " + strconv.Itoa(i)}}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ans.status != http.StatusUnprocessableEntity {
+			t.Fatalf("wrong password %d: %d %q", i, ans.status, ans.text)
+		}
+	}
+	for _, env := range []*webtest.Env{a, b} {
+		ans, err := postLogin(env, env.Client(), url.Values{"email": {victim.Email}, "password": {victim.Password}}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ans.status != http.StatusTooManyRequests || !strings.Contains(ans.text, "Too many failed sign-ins") {
+			t.Fatalf("after %d failures spread over both replicas: %d %q", auth.MaxAccountFailures, ans.status, ans.text)
+		}
+	}
+
+	// Periodic jobs that run at start were scheduled once, by river's
+	// leader, though both replicas have been running all along.
+	for _, kind := range periodic {
+		if n := jobCount(t, a, kind); n != 1 {
+			t.Errorf("periodic job %s scheduled %d times by two replicas, want 1", kind, n)
+		}
+	}
+}
+
+func jobCount(t *testing.T, env *webtest.Env, kind string) int {
+	t.Helper()
+	var n int
+	if err := env.Store.Pool().QueryRow(context.Background(), `SELECT count(*) FROM river_job WHERE kind = $1`, kind).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
