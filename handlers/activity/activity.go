@@ -55,23 +55,7 @@ func filter(q url.Values) (store.FeedFilter, views.ActivityFilterForm) {
 		form.Fields["employee"] = msg
 	}
 	f.ServiceUserID = form.Employee
-	day := func(field, s string) time.Time {
-		if s == "" {
-			return time.Time{}
-		}
-		t, err := time.Parse(time.DateOnly, s)
-		if err != nil {
-			form.Fields[field] = "Give a date as YYYY-MM-DD, such as 2026-11-01."
-		}
-		return t
-	}
-	f.From = day("from", form.From)
-	if to := day("to", form.To); !to.IsZero() {
-		f.To = to.AddDate(0, 0, 1) // the whole last day
-	}
-	if !f.From.IsZero() && !f.To.IsZero() && !f.To.After(f.From) {
-		form.Fields["to"] = "The last day is before the first."
-	}
+	f.From, f.To = handlers.DayRange(form.Fields, form.From, form.To)
 	if b := q.Get("before"); b != "" {
 		at, key, ok := strings.Cut(b, "_")
 		t, err := time.Parse(time.RFC3339Nano, at)

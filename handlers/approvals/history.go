@@ -39,23 +39,7 @@ func historyFilter(q url.Values) (store.HistoryFilter, views.HistoryFilterForm) 
 	}
 	f := store.HistoryFilter{Status: store.ProposalStatus(form.Status), Type: form.Type, UserID: form.Employee, WalletID: form.Wallet,
 		Person: form.Who, Limit: PageSize}
-	day := func(field, s string) time.Time {
-		if s == "" {
-			return time.Time{}
-		}
-		t, err := time.Parse(time.DateOnly, s)
-		if err != nil {
-			form.Fields[field] = "Give a date as YYYY-MM-DD, such as 2026-11-01."
-		}
-		return t
-	}
-	f.From = day("from", form.From)
-	if to := day("to", form.To); !to.IsZero() {
-		f.To = to.AddDate(0, 0, 1) // the whole last day
-	}
-	if !f.From.IsZero() && !f.To.IsZero() && !f.To.After(f.From) {
-		form.Fields["to"] = "The last day is before the first."
-	}
+	f.From, f.To = handlers.DayRange(form.Fields, form.From, form.To)
 	if b := q.Get("before"); b != "" {
 		t, id, ok := parseBefore(b)
 		if !ok {

@@ -8,7 +8,6 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-	"time"
 
 	"partneradmin/handlers"
 	"partneradmin/store"
@@ -59,23 +58,7 @@ func filterFrom(q url.Values) (store.AuditFilter, views.AuditFilterForm) {
 		}
 	}
 	f := store.AuditFilter{Query: form.Q, Actor: form.Actor, Action: form.Action, Target: form.Target, Limit: pageSize}
-	day := func(field, s string) time.Time {
-		if s == "" {
-			return time.Time{}
-		}
-		t, err := time.Parse(time.DateOnly, s)
-		if err != nil {
-			form.Fields[field] = "Give a date as YYYY-MM-DD, such as 2026-11-01."
-		}
-		return t
-	}
-	f.From = day("from", form.From)
-	if to := day("to", form.To); !to.IsZero() {
-		f.To = to.AddDate(0, 0, 1) // the whole last day
-	}
-	if !f.From.IsZero() && !f.To.IsZero() && !f.To.After(f.From) {
-		form.Fields["to"] = "The last day is before the first."
-	}
+	f.From, f.To = handlers.DayRange(form.Fields, form.From, form.To)
 	if b := q.Get("before"); b != "" {
 		id, err := strconv.ParseInt(b, 10, 64)
 		if err != nil || id <= 0 {
