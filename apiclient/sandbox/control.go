@@ -316,7 +316,8 @@ func (c *call) ctlFaults() (any, error) {
 	return map[string]any{"data": out}, nil
 }
 
-// ctlAddFault injects latency, a status code or a connection drop on the
+// ctlAddFault injects latency, a status code, a connection drop or a
+// connection reset (an RST, as a crashed proxy or a firewall sends) on the
 // API routes matching route (a route pattern such as
 // "/v1/users/{userId}/cards" or a path glob), at rate (0–1, default 1), for
 // times requests (0: until cleared). With after, the request is handled and
@@ -330,6 +331,7 @@ func (c *call) ctlAddFault() (any, error) {
 		Status    int      `json:"status"`
 		Message   string   `json:"message"`
 		Drop      bool     `json:"drop"`
+		Reset     bool     `json:"reset"`
 		After     bool     `json:"after"`
 		Rate      *float64 `json:"rate"`
 		Times     int      `json:"times"`
@@ -354,8 +356,11 @@ func (c *call) ctlAddFault() (any, error) {
 			msgs = append(msgs, "rate must be greater than 0 and at most 1")
 		}
 	}
-	if in.Status == 0 && in.LatencyMs == 0 && !in.Drop {
-		msgs = append(msgs, "give at least one of status, latencyMs or drop")
+	if in.Status == 0 && in.LatencyMs == 0 && !in.Drop && !in.Reset {
+		msgs = append(msgs, "give at least one of status, latencyMs, drop or reset")
+	}
+	if in.Drop && in.Reset {
+		msgs = append(msgs, "give drop or reset, not both")
 	}
 	if in.Times < 0 {
 		msgs = append(msgs, "times must not be negative")
@@ -364,7 +369,7 @@ func (c *call) ctlAddFault() (any, error) {
 		return nil, validation(msgs)
 	}
 	f := &fault{ID: c.s.newID(), Method: strings.ToUpper(in.Method), Route: in.Route, LatencyMs: in.LatencyMs,
-		Status: in.Status, Message: in.Message, Drop: in.Drop, After: in.After, Rate: rate, Remaining: in.Times}
+		Status: in.Status, Message: in.Message, Drop: in.Drop, Reset: in.Reset, After: in.After, Rate: rate, Remaining: in.Times}
 	c.s.st.Faults = append(c.s.st.Faults, f)
 	c.status = http.StatusCreated
 	return map[string]any{"data": f}, nil

@@ -2,18 +2,20 @@ package sandbox
 
 import (
 	"encoding/json"
+	"errors"
 	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
 	"partneradmin/apiclient/ethsig"
 )
 
-// Fault injection: latency, a status code or a dropped connection per route
+// Fault injection: latency, a status code, a dropped or reset connection per route
 // pattern, for a number of requests.
 func TestFaults_StatusLatencyDropPerRoute(t *testing.T) {
 	t.Parallel()
@@ -57,6 +59,20 @@ func TestFaults_StatusLatencyDropPerRoute(t *testing.T) {
 	}
 	// Nothing was created: the retry succeeds with 201.
 	e.want(e.call("POST", "/v1/users", keyA, map[string]any{"email": "drop@example.com", "firstName": "D", "lastName": "R"}), 201)
+
+	// A reset: the connection is closed with an RST, which the client
+	// reads as "connection reset by peer", and nothing is created.
+	e.want(e.call("POST", "/_sandbox/faults", "", map[string]any{"route": "/v1/users", "reset": true, "times": 1}), 201)
+	req, _ = http.NewRequest("POST", e.ts.URL+"/v1/users", strings.NewReader(`{"email":"reset@example.com","firstName":"R","lastName":"S"}`))
+	req.Header.Set("x-api-key", keyA)
+	if res, err := e.ts.Client().Do(req); err == nil {
+		res.Body.Close()
+		t.Errorf("reset connection answered %d", res.StatusCode)
+	} else if !errors.Is(err, syscall.ECONNRESET) {
+		t.Errorf("reset connection: %v, want connection reset by peer", err)
+	}
+	e.want(e.call("POST", "/v1/users", keyA, map[string]any{"email": "reset@example.com", "firstName": "R", "lastName": "S"}), 201)
+	e.want(e.call("POST", "/_sandbox/faults", "", map[string]any{"route": "*", "reset": true, "drop": true}), 400)
 
 	// Validation, and the control API itself is never faulted.
 	e.want(e.call("POST", "/_sandbox/faults", "", map[string]any{"route": "*", "status": 200}), 400)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"path"
 	"strings"
@@ -372,7 +373,7 @@ func (s *Server) pickFault(r *http.Request, rt *route) *fault {
 	return nil
 }
 
-// applyFault applies f's latency, then its drop or status. It reports
+// applyFault applies f's latency, then its drop, reset or status. It reports
 // whether the response was written (or the connection dropped, or the client
 // gave up during the latency); false means the real answer is still to be
 // written. Before the handler (f.After false) a written fault means the
@@ -389,9 +390,14 @@ func (s *Server) applyFault(w http.ResponseWriter, r *http.Request, rt *route, f
 			return true
 		}
 	}
-	if f.Drop {
+	if f.Drop || f.Reset {
 		if hj, ok := w.(http.Hijacker); ok {
 			if conn, _, err := hj.Hijack(); err == nil {
+				if tc, ok := conn.(*net.TCPConn); ok && f.Reset {
+					// Linger 0: close discards unsent data and sends an
+					// RST, so the client reads "connection reset by peer".
+					_ = tc.SetLinger(0)
+				}
 				conn.Close()
 				return true
 			}

@@ -361,6 +361,7 @@ type fault struct {
 	Status    int     `json:"status,omitempty"`
 	Message   string  `json:"message,omitempty"`
 	Drop      bool    `json:"drop,omitempty"`
+	Reset     bool    `json:"reset,omitempty"` // close with a TCP reset (RST) instead of a FIN
 	After     bool    `json:"after,omitempty"` // act once the request was handled and saved
 	Rate      float64 `json:"rate"`
 	Remaining int     `json:"remaining,omitempty"` // 0: unlimited

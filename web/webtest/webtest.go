@@ -44,8 +44,11 @@ type Env struct {
 	// client of it as the demo partner.
 	Sandbox    *sandbox.Server
 	SandboxURL string
-	API        *apiclient.Client
-	Demo       sandbox.DemoInfo
+	// SandboxHTTP serves the sandbox at SandboxURL; closing it takes the
+	// Partner API down (connections refused), as a test of an outage does.
+	SandboxHTTP *httptest.Server
+	API         *apiclient.Client
+	Demo        sandbox.DemoInfo
 	// DatabaseURL is the app's database; Metrics its metrics (the API
 	// client counts into them).
 	DatabaseURL string
@@ -149,8 +152,9 @@ func New(t testing.TB, opts Options) *Env {
 	var sb *sandbox.Server
 	var demo sandbox.DemoInfo
 	var sandboxURL string
+	var sbSrv *httptest.Server
 	if r := opts.ReplicaOf; r != nil {
-		sb, demo, sandboxURL = r.Sandbox, r.Demo, r.SandboxURL
+		sb, demo, sandboxURL, sbSrv = r.Sandbox, r.Demo, r.SandboxURL, r.SandboxHTTP
 		opts.SkipDemoImport = true
 	} else {
 		sbOpts := opts.SandboxOptions
@@ -165,7 +169,7 @@ func New(t testing.TB, opts Options) *Env {
 		if err != nil {
 			t.Fatal(err)
 		}
-		sbSrv := httptest.NewServer(sb)
+		sbSrv = httptest.NewServer(sb)
 		t.Cleanup(sbSrv.Close)
 		sandboxURL = sbSrv.URL
 	}
@@ -214,7 +218,7 @@ func New(t testing.TB, opts Options) *Env {
 	srv.Start()
 	t.Cleanup(srv.Close)
 	return &Env{T: t, App: app, Server: srv, Store: st, Config: cfg, Logs: logs,
-		Sandbox: sb, SandboxURL: sandboxURL, API: api, Demo: demo, DatabaseURL: dsn, Metrics: metrics}
+		Sandbox: sb, SandboxURL: sandboxURL, SandboxHTTP: sbSrv, API: api, Demo: demo, DatabaseURL: dsn, Metrics: metrics}
 }
 
 // URL returns the absolute URL of a path.
