@@ -31,7 +31,7 @@ var apiFailureWords = []string{
 
 // Words a page must never show: an error's text instead of a sentence.
 var errorLeaks = []string{
-	"context deadline exceeded", "connection refused", "connection reset", "dial tcp", "EOF", "goroutine",
+	"context deadline exceeded", "connection refused", "connection reset", "dial tcp", "unexpected EOF", ": EOF", "goroutine",
 	"apiclient:", "i/o timeout", "panic",
 }
 

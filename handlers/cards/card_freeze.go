@@ -144,6 +144,9 @@ func (h *Handler) changeStatus(w http.ResponseWriter, r *http.Request, kind stri
 	if !ok {
 		return
 	}
+	if d.State() != store.ActionDone {
+		ctl.Reason = reason // not done: the form shown again keeps what was typed
+	}
 	switch {
 	case d.Repeat:
 		answer(failedStatus(d), before, true, repeatWords(d.Action), d.State() != store.ActionDone)

@@ -1,0 +1,393 @@
+package web_test
+
+import (
+	"context"
+	"fmt"
+	"html"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"partneradmin/apiclient"
+	"partneradmin/handlers"
+	"partneradmin/store"
+	"partneradmin/web/webtest"
+)
+
+// faultAction is one state-changing form that calls the Partner API: who
+// posts it, the upstream write it makes, and how to fill it in, built with
+// the helpers of its area's own tests.
+type faultAction struct {
+	name          string
+	by            store.Role
+	method, route string
+	// idempotent: the API takes the write more than once with one effect
+	// (start-usa, by the spec), so the client may retry it.
+	idempotent bool
+	// prepare puts things where the form applies (with a healthy API) and
+	// returns where the form posts and what it posts, one-time token
+	// included.
+	prepare func(t *testing.T, env *webtest.Env, c *http.Client) (path string, form url.Values)
+}
+
+// withFreshToken is the form with a one-time token, keeping a token it has.
+func withFreshToken(v url.Values) url.Values {
+	if v.Get(handlers.FormTokenField) != "" {
+		return v
+	}
+	return fresh(v)
+}
+
+// faultActions are the state-changing forms of every area that write to
+// the Partner API.
+func faultActions(t *testing.T, env *webtest.Env, clients map[store.Role]*http.Client) []faultAction {
+	var out []faultAction
+	for _, f := range cardForms(clients[store.RoleSupport]) {
+		out = append(out, faultAction{name: "card " + f.name, by: store.RoleSupport, method: f.method, route: f.route,
+			prepare: func(t *testing.T, env *webtest.Env, c *http.Client) (string, url.Values) {
+				f.prepare(t, env)
+				form := f.values(t, env)
+				form.Set(handlers.FormTokenField, f.tokenOf(t, env, c))
+				return f.path(t, env), form
+			}})
+	}
+	for _, f := range empForms() {
+		if f.method == "" {
+			continue // a local form: nothing goes upstream
+		}
+		prepare := f.prepare
+		if f.name == "delete" {
+			// Not the employee the reactivation deletes first: that one
+			// may be left deleted by a fault.
+			prepare = func(t *testing.T, env *webtest.Env, c *http.Client) (string, url.Values) {
+				return fmt.Sprintf("/employees/%d/delete", lastLinkedWithoutBalance(t, env).ID), nil
+			}
+		}
+		out = append(out, faultAction{name: "employee " + f.name, by: store.RoleHRAdmin, method: f.method, route: f.route,
+			idempotent: f.route == routeStartUSA,
+			prepare: func(t *testing.T, env *webtest.Env, c *http.Client) (string, url.Values) {
+				path, form := prepare(t, env, c)
+				return path, withFreshToken(form)
+			}})
+	}
+	for _, w := range treasuryWrites(t, env, clients[store.RoleOwner]) {
+		out = append(out, faultAction{name: "treasury " + w.name, by: store.RoleOwner, method: http.MethodPost, route: w.route,
+			prepare: func(*testing.T, *webtest.Env, *http.Client) (string, url.Values) { return w.path, w.form() }})
+	}
+	for _, w := range approvalWrites(t, env) {
+		if w.method != http.MethodPost {
+			continue // the sign link reads the payload; it writes nothing upstream
+		}
+		out = append(out, faultAction{name: "approval " + w.name, by: store.RoleFinanceApprover, method: w.method, route: w.route,
+			prepare: func(*testing.T, *webtest.Env, *http.Client) (string, url.Values) { return w.path, freshToken(w.fields) }})
+	}
+	out = append(out, faultAction{name: "webhook subscription", by: store.RoleOwner, method: http.MethodPatch, route: "/v1/webhooks/config",
+		prepare: func(t *testing.T, env *webtest.Env, c *http.Client) (string, url.Values) {
+			cfg, err := env.API.GetWebhookConfig(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			return "/settings/webhooks/update", url.Values{"callback_url": {cfg.CallbackURL}, "events": {"employee.linked"},
+				"active": {"true"}, "form_token": {webhookFormToken(env, c)}}
+		}})
+	return out
+}
+
+// lastLinkedWithoutBalance is the last linked demo employee without money
+// (linkedDemoEmployee finds the first).
+func lastLinkedWithoutBalance(t *testing.T, env *webtest.Env) store.Employee {
+	t.Helper()
+	ctx := context.Background()
+	for i := len(env.Demo.Employees) - 1; i >= 0; i-- {
+		d := env.Demo.Employees[i]
+		if d.ServiceUserID == "" {
+			continue
+		}
+		balances, err := env.API.ListBalances(ctx, d.ServiceUserID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.ContainsFunc(balances, func(b apiclient.WalletBalance) bool { return b.Balance.IsPositive() }) {
+			e, err := env.Store.EmployeeByServiceUserID(ctx, d.ServiceUserID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return e
+		}
+	}
+	t.Fatal("no linked demo employee without money")
+	return store.Employee{}
+}
+
+// actionFault is one way the upstream fails a write.
+type actionFault struct {
+	name string
+	// fault is the sandbox fault for the action's write (nil: the API is
+	// taken down instead).
+	fault func(a faultAction) map[string]any
+	// reaches: the write reaches the API (it is counted once).
+	reaches bool
+	// together: the actions are posted at once (a slow fault), in rounds
+	// of actions with distinct upstream routes.
+	together bool
+}
+
+var actionFaults = []actionFault{
+	{name: "5xx burst", reaches: true, fault: func(a faultAction) map[string]any {
+		return map[string]any{"method": a.method, "route": a.route, "status": 503, "times": 3}
+	}},
+	{name: "reset", reaches: true, fault: func(a faultAction) map[string]any {
+		return map[string]any{"method": a.method, "route": a.route, "reset": true, "times": 1}
+	}},
+	{name: "answer lost after the write", reaches: true, fault: func(a faultAction) map[string]any {
+		return map[string]any{"method": a.method, "route": a.route, "drop": true, "after": true, "times": 1}
+	}},
+	{name: "12s latency", reaches: true, together: true, fault: func(a faultAction) map[string]any {
+		return map[string]any{"method": a.method, "route": a.route, "latencyMs": 12000, "times": 1}
+	}},
+	{name: "down"},
+}
+
+// posted is one action's form posted under a fault.
+type posted struct {
+	a     faultAction
+	c     *http.Client
+	path  string
+	form  url.Values
+	calls int // upstream calls on its route before the post
+	resp  *http.Response
+	body  string
+	err   error
+}
+
+// TestEveryActionUnderUpstreamFaults posts every state-changing form that
+// writes to the Partner API under each upstream fault (5xx burst, reset,
+// an answer lost after the write, 12 s latency, the API down) and checks
+// that the write is sent at most once, also when the person sends the
+// same form again and when the recovery job settles it later; that the
+// outcome is settled and shown in words (done, refused with the reason,
+// or unknown and being checked); and that a form shown again keeps what
+// was typed.
+func TestEveryActionUnderUpstreamFaults(t *testing.T) {
+	for _, fault := range actionFaults {
+		t.Run(fault.name, func(t *testing.T) {
+			t.Parallel()
+			env := webtest.New(t, webtest.Options{})
+			clients := map[store.Role]*http.Client{}
+			for _, r := range []store.Role{store.RoleOwner, store.RoleSupport, store.RoleHRAdmin} {
+				clients[r], _ = env.SignedIn(r)
+			}
+			resp := env.PostForm(clients[store.RoleOwner], "/cards/refresh", nil)
+			resp.Body.Close()
+			clients[store.RoleFinanceApprover], _ = approver(t, env, treasuryAdmins(t, env)[1])
+			syncQueue(t, env, clients[store.RoleOwner])
+			actions := faultActions(t, env, clients)
+
+			var rounds [][]faultAction
+			switch {
+			case fault.fault == nil:
+				rounds = [][]faultAction{actions}
+			case fault.together:
+				rounds = distinctRoutes(actions)
+			default:
+				for _, a := range actions {
+					rounds = append(rounds, []faultAction{a})
+				}
+			}
+			for _, round := range rounds {
+				var ps []*posted
+				for _, a := range round {
+					c := clients[a.by]
+					path, form := a.prepare(t, env, c)
+					ps = append(ps, &posted{a: a, c: c, path: path, form: form})
+				}
+				if fault.fault == nil {
+					env.SandboxHTTP.Close()
+				} else {
+					sandboxControl(t, env, http.MethodDelete, "/_sandbox/faults", nil)
+					for _, p := range ps {
+						sandboxControl(t, env, http.MethodPost, "/_sandbox/faults", fault.fault(p.a))
+					}
+				}
+				for _, p := range ps {
+					p.calls = env.Sandbox.RequestCount(p.a.method, p.a.route)
+				}
+				var wg sync.WaitGroup
+				for _, p := range ps {
+					wg.Add(1)
+					go func() {
+						defer wg.Done()
+						p.post(env)
+					}()
+				}
+				wg.Wait()
+				if fault.fault != nil {
+					sandboxControl(t, env, http.MethodDelete, "/_sandbox/faults", nil)
+				}
+				want := 0
+				if fault.reaches {
+					want = 1
+				}
+				for _, p := range ps {
+					t.Run(p.a.name, func(t *testing.T) { p.check(t, env, fault.name, want) })
+				}
+				// The recovery job settles what is left open by reading it
+				// back, never by sending it again.
+				if _, err := env.App.Actions().Recover(context.Background(), time.Now().Add(5*time.Minute)); err != nil {
+					t.Fatal(err)
+				}
+				for _, p := range ps {
+					if n := p.sent(env); !p.countOK(n, want) {
+						t.Errorf("%s: after the recovery job: %d upstream calls in all, want %d", p.a.name, n, want)
+					}
+				}
+			}
+		})
+	}
+}
+
+// distinctRoutes splits actions into rounds in which no two share an
+// upstream route, so each round's calls can be counted per route.
+func distinctRoutes(actions []faultAction) [][]faultAction {
+	var rounds [][]faultAction
+	var used []map[[2]string]bool
+next:
+	for _, a := range actions {
+		k := [2]string{a.method, a.route}
+		for i := range rounds {
+			if !used[i][k] {
+				rounds[i] = append(rounds[i], a)
+				used[i][k] = true
+				continue next
+			}
+		}
+		rounds = append(rounds, []faultAction{a})
+		used = append(used, map[[2]string]bool{k: true})
+	}
+	return rounds
+}
+
+// faultPostTimeout is how long a person waits for a posted form: the
+// app's own upstream write timeout (30 s) and a read-back, with room.
+const faultPostTimeout = 60 * time.Second
+
+func (p *posted) post(env *webtest.Env) {
+	ctx, cancel := context.WithTimeout(context.Background(), faultPostTimeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, env.URL(p.path), strings.NewReader(p.form.Encode()))
+	if err != nil {
+		p.err = err
+		return
+	}
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Sec-Fetch-Site", "same-origin")
+	p.resp, p.err = p.c.Do(req)
+	if p.err != nil {
+		return
+	}
+	defer p.resp.Body.Close()
+	b, err := io.ReadAll(p.resp.Body)
+	p.body, p.err = string(b), err
+}
+
+// sent is how many calls the action's route received since its post.
+func (p *posted) sent(env *webtest.Env) int {
+	return env.Sandbox.RequestCount(p.a.method, p.a.route) - p.calls
+}
+
+// countOK: the write went upstream as often as it should: once (or, for an
+// idempotent one, once and its client's retries), or never when the API was
+// down.
+func (p *posted) countOK(n, want int) bool {
+	if p.a.idempotent && want == 1 {
+		return n >= 1 && n <= apiclient.DefaultRetryPolicy().MaxAttempts
+	}
+	return n == want
+}
+
+// Fields whose value is not shown again by design: one-time codes and the
+// references of a quote or a code the API issued (a new one is needed), and
+// identification numbers (never echoed).
+var notEchoed = map[string]bool{handlers.FormTokenField: true, "nin": true, "bvn": true, "code": true, "otp_id": true,
+	"quote_id": true, "confirm": true}
+
+// Words that tell the person an outcome is not known yet and is checked.
+var uncertainWords = []string{"Do not send it again", "before sending it again", "reads it back", "keeps checking"}
+
+// knownGaps are the forms that do not yet keep what was typed under a
+// fault, because the form is drawn from what the API lists (the card's
+// limits, a wallet's withdrawal routes): with the API down there is no form
+// to put the values in. Listed so that any other form that loses its
+// values fails.
+var knownGaps = map[string]bool{
+	"card limits/down":         true,
+	"treasury withdrawal/down": true,
+}
+
+func (p *posted) check(t *testing.T, env *webtest.Env, fault string, wantCalls int) {
+	ctx := context.Background()
+	if p.err != nil {
+		t.Fatalf("no answer: %v", p.err)
+	}
+	if n := p.sent(env); !p.countOK(n, wantCalls) {
+		t.Errorf("%d upstream calls, want %d", n, wantCalls)
+	}
+	status := p.resp.StatusCode
+	body := p.body
+	if status == http.StatusSeeOther {
+		// Where the app sends the person: the outcome is shown there.
+		body = readBody(t, env.Get(p.c, p.resp.Header.Get("Location")))
+	}
+	if status == http.StatusInternalServerError || status == http.StatusBadRequest {
+		t.Errorf("answered %d", status)
+	}
+	if w := containsAny(body, errorLeaks); w != "" {
+		t.Errorf("the answer shows %q", w)
+	}
+	a, err := env.Store.ActionByKey(ctx, "form:"+p.form.Get(handlers.FormTokenField))
+	if err == nil && !a.State.Finished() && a.State != store.ActionUnknown {
+		t.Errorf("the action was left %s", a.State)
+	}
+	switch {
+	case err != nil && p.sent(env) > 0:
+		// Sent under another key (an approval's key is the approval).
+		if containsAny(body, append(uncertainWords, "Done", "approved", "Approved")) == "" && status >= 300 && status != http.StatusSeeOther {
+			t.Errorf("sent, and the answer (%d) says neither done nor being checked", status)
+		}
+	case err != nil:
+		// Never begun: the app refused before sending (it could not read
+		// what it checks first); the answer says so.
+		if containsAny(body, append(apiFailureWords, "nothing was sent", "Nothing was sent")) == "" {
+			t.Errorf("nothing was sent, and the answer (%d) does not say why", status)
+		}
+	case a.State == store.ActionUnknown:
+		if containsAny(body, uncertainWords) == "" {
+			t.Errorf("the outcome is unknown, and the answer (%d) does not say it is being checked: %q", status, a.Message)
+		}
+	case a.State == store.ActionRefused:
+		if !strings.Contains(body, html.EscapeString(a.Message)) {
+			t.Errorf("refused, and the answer (%d) does not give the reason %q", status, a.Message)
+		}
+	}
+	if a.State != store.ActionDone && !knownGaps[p.a.name+"/"+fault] {
+		// Not done (refused, unknown, or never sent): what was typed is
+		// on the page, to check, correct or send later.
+		for k, vs := range p.form {
+			for _, v := range vs {
+				if !notEchoed[k] && v != "" && !strings.Contains(body, html.EscapeString(v)) {
+					t.Errorf("%s=%q typed, not on the answer (%d)", k, v, status)
+				}
+			}
+		}
+	}
+	// The person sends the same form again: nothing more goes upstream.
+	readBody(t, env.PostForm(p.c, p.path, p.form))
+	if n := p.sent(env); !p.countOK(n, wantCalls) {
+		t.Errorf("the same form sent again: %d upstream calls in all, want %d", n, wantCalls)
+	}
+}
