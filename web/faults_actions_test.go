@@ -86,6 +86,36 @@ func faultActions(t *testing.T, env *webtest.Env, clients map[store.Role]*http.C
 		out = append(out, faultAction{name: "approval " + w.name, by: store.RoleFinanceApprover, method: w.method, route: w.route,
 			prepare: func(*testing.T, *webtest.Env, *http.Client) (string, url.Values) { return w.path, freshToken(w.fields) }})
 	}
+	// Money out, each rail's confirm step, filled in by its own tests'
+	// helpers.
+	out = append(out,
+		faultAction{name: "money-out payout", by: store.RoleOwner, method: http.MethodPost, route: payoutRoute,
+			prepare: func(t *testing.T, env *webtest.Env, c *http.Client) (string, url.Values) {
+				form, _ := payoutReview(t, env, c, "CAN", "can-rbc", "can-rbc-00002", "1234567", "1,250.50")
+				return "/money-out/payout/confirm", form
+			}},
+		faultAction{name: "money-out NGN account", by: store.RoleFinanceApprover, method: http.MethodPost, route: ngnAccountRoute,
+			prepare: func(t *testing.T, env *webtest.Env, c *http.Client) (string, url.Values) {
+				return "/money-out/nigeria/account", ngnHolderStep(t, env, c)
+			}},
+		faultAction{name: "money-out NGN offramp", by: store.RoleFinanceApprover, method: http.MethodPost, route: ngnOfframpRoute,
+			prepare: func(t *testing.T, env *webtest.Env, c *http.Client) (string, url.Values) {
+				form := ngnAmountStep(t, env, c)
+				form.Set("wallet_id", treasuryWallet(t, env, "CNGN"))
+				form.Set("amount", "500")
+				return "/money-out/nigeria/offramp", form
+			}},
+		faultAction{name: "money-out cash fund", by: store.RoleFinanceApprover, method: http.MethodPost, route: cashFundRoute,
+			prepare: func(t *testing.T, env *webtest.Env, c *http.Client) (string, url.Values) {
+				return "/money-out/cash/fund", cashForm(t, env, c, "fund", url.Values{"wallet_id": {treasuryWallet(t, env, "USDB")},
+					"country": {"MX"}, "price": {"250.00"}, "price_currency": {"USD"}, "description": {"Field office float"}})
+			}},
+		faultAction{name: "money-out cash send", by: store.RoleFinanceApprover, method: http.MethodPost, route: cashSendRoute,
+			prepare: func(t *testing.T, env *webtest.Env, c *http.Client) (string, url.Values) {
+				return "/money-out/cash/send", cashForm(t, env, c, "send", url.Values{"wallet_id": {treasuryWallet(t, env, "USDB")},
+					"country": {"CO"}, "price": {"75.50"}, "price_currency": {"USD"}, "description": {"Courier pay"}})
+			}},
+	)
 	out = append(out, faultAction{name: "webhook subscription", by: store.RoleOwner, method: http.MethodPatch, route: "/v1/webhooks/config",
 		prepare: func(t *testing.T, env *webtest.Env, c *http.Client) (string, url.Values) {
 			cfg, err := env.API.GetWebhookConfig(context.Background())
@@ -321,12 +351,14 @@ var uncertainWords = []string{"Do not send it again", "before sending it again",
 
 // knownGaps are the forms that do not yet keep what was typed under a
 // fault, because the form is drawn from what the API lists (the card's
-// limits, a wallet's withdrawal routes): with the API down there is no form
-// to put the values in. Listed so that any other form that loses its
-// values fails.
+// limits, a wallet's withdrawal routes, the payout's countries and banks):
+// with the API down the page draws no form to put the values in (a view
+// change, views/cards.templ, treasury_withdrawal.templ, the payout wizard).
+// Listed so that any other form that loses its values fails.
 var knownGaps = map[string]bool{
 	"card limits/down":         true,
 	"treasury withdrawal/down": true,
+	"money-out payout/down":    true,
 }
 
 func (p *posted) check(t *testing.T, env *webtest.Env, fault string, wantCalls int) {
