@@ -175,6 +175,7 @@ func containsAny(s string, words []string) string {
 //
 // No page ever answers 500 or shows an error's text.
 func TestEveryPageUnderUpstreamFaults(t *testing.T) {
+	t.Parallel() // mostly waiting on the slow API: overlaps the action faults
 	env := webtest.New(t, webtest.Options{})
 	owner, _ := env.SignedIn(store.RoleOwner)
 	pages := everyPage(t, env, owner)
