@@ -117,6 +117,22 @@ func faultActions(t *testing.T, env *webtest.Env, clients map[store.Role]*http.C
 					"country": {"CO"}, "price": {"75.50"}, "price_currency": {"USD"}, "description": {"Courier pay"}})
 			}},
 	)
+	out = append(out,
+		faultAction{name: "money-out SEPA", by: store.RoleOwner, method: http.MethodPost, route: sepaPrepareRoute,
+			prepare: func(t *testing.T, env *webtest.Env, c *http.Client) (string, url.Values) {
+				sepaReady(t, env)
+				form := sepaForm(t, env, c)
+				form.Set("confirm", "1")
+				return "/money-out/sepa", form
+			}},
+		faultAction{name: "funding start USD", by: store.RoleOwner, method: http.MethodPost, route: startUSARoute, idempotent: true,
+			prepare: func(t *testing.T, env *webtest.Env, c *http.Client) (string, url.Values) {
+				editSandboxState(t, env, func(st map[string]any) {
+					sandboxObject(st, "users", env.Demo.TreasuryUserID, "onboarding")["USD"] = "failed"
+				})
+				return fundingStart, url.Values{"form_token": {env.FormToken(c, fundingPath, fundingStartSel)}}
+			}},
+	)
 	out = append(out, faultAction{name: "webhook subscription", by: store.RoleOwner, method: http.MethodPatch, route: "/v1/webhooks/config",
 		prepare: func(t *testing.T, env *webtest.Env, c *http.Client) (string, url.Values) {
 			cfg, err := env.API.GetWebhookConfig(context.Background())
@@ -338,20 +354,35 @@ const faultPostTimeout = 60 * time.Second
 // post sends the form, then sends it once more as a person who saw no
 // clear outcome would (the second answer is not kept: only what it sent).
 func (p *posted) post(env *webtest.Env) {
-	p.resp, p.body, p.err = p.send(env)
-	if p.err == nil {
-		_, _, p.againErr = p.send(env)
+	p.resp, p.body, p.err = p.send(env, http.MethodPost, p.path)
+	if p.err != nil {
+		return
 	}
+	if p.resp.StatusCode == http.StatusSeeOther {
+		// Where the app sends the person: the outcome is shown there.
+		var landed *http.Response
+		landed, p.body, p.err = p.send(env, http.MethodGet, p.resp.Header.Get("Location"))
+		if p.err == nil && landed.StatusCode >= 400 {
+			p.err = fmt.Errorf("the page after the post answered %d", landed.StatusCode)
+		}
+	}
+	_, _, p.againErr = p.send(env, http.MethodPost, p.path)
 }
 
-func (p *posted) send(env *webtest.Env) (*http.Response, string, error) {
+func (p *posted) send(env *webtest.Env, method, path string) (*http.Response, string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), faultPostTimeout)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, env.URL(p.path), strings.NewReader(p.form.Encode()))
+	var body io.Reader
+	if method == http.MethodPost {
+		body = strings.NewReader(p.form.Encode())
+	}
+	req, err := http.NewRequestWithContext(ctx, method, env.URL(path), body)
 	if err != nil {
 		return nil, "", err
 	}
-	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	if method == http.MethodPost {
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	}
 	req.Header.Set("Sec-Fetch-Site", "same-origin")
 	resp, err := p.c.Do(req)
 	if err != nil {
@@ -388,14 +419,16 @@ var uncertainWords = []string{"Do not send it again", "before sending it again",
 
 // knownGaps are the forms that do not yet keep what was typed under a
 // fault, because the form is drawn from what the API lists (the card's
-// limits, a wallet's withdrawal routes, the payout's countries and banks):
-// with the API down the page draws no form to put the values in (a view
-// change, views/cards.templ, treasury_withdrawal.templ, the payout wizard).
+// limits, a wallet's withdrawal routes, the payout's countries and banks,
+// the EUR provider's state): with the API down the page draws no form to
+// put the values in (a view change: views/cards.templ,
+// treasury_withdrawal.templ, the payout wizard, moneyout_sepa.templ).
 // Listed so that any other form that loses its values fails.
 var knownGaps = map[string]bool{
 	"card limits/down":         true,
 	"treasury withdrawal/down": true,
 	"money-out payout/down":    true,
+	"money-out SEPA/down":      true, // the form is drawn only for a provider read as active
 }
 
 func (p *posted) check(t *testing.T, env *webtest.Env, fault string, wantCalls int) {
@@ -406,12 +439,7 @@ func (p *posted) check(t *testing.T, env *webtest.Env, fault string, wantCalls i
 	if n := p.sent(env); !p.countOK(n, wantCalls) {
 		t.Errorf("%d upstream calls, want %d", n, wantCalls)
 	}
-	status := p.resp.StatusCode
-	body := p.body
-	if status == http.StatusSeeOther {
-		// Where the app sends the person: the outcome is shown there.
-		body = readBody(t, env.Get(p.c, p.resp.Header.Get("Location")))
-	}
+	status, body := p.resp.StatusCode, p.body
 	if status == http.StatusInternalServerError || status == http.StatusBadRequest {
 		t.Errorf("answered %d", status)
 	}
@@ -444,6 +472,8 @@ func (p *posted) check(t *testing.T, env *webtest.Env, fault string, wantCalls i
 		}
 	}
 	if a.State != store.ActionDone && !knownGaps[p.a.name+"/"+fault] {
+		if status == 409 {
+		}
 		// Not done (refused, unknown, or never sent): what was typed is
 		// on the page, to check, correct or send later.
 		for k, vs := range p.form {

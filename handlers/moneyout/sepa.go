@@ -222,7 +222,13 @@ func (h *Handler) SEPAPost(w http.ResponseWriter, r *http.Request) {
 	// against a state that may have changed.
 	provider := h.sepaProvider(rctx, s)
 	if !provider.Ready {
-		h.renderSEPA(w, r, s, http.StatusConflict, f, nil, "Nothing was sent: the EUR provider is not active. Your input is kept.", &provider)
+		// The form is drawn only for an active provider: say so rather
+		// than promise the input is kept.
+		msg := "Nothing was sent: the EUR provider is not active. The payout form comes back once it is."
+		if provider.Status == "" {
+			msg = "Nothing was sent: the EUR provider's state could not be read, and a payout is sent only to an active one. Reload the page in a moment."
+		}
+		h.renderSEPA(w, r, s, http.StatusConflict, f, nil, msg, &provider)
 		return
 	}
 	if r.PostFormValue("edit") != "" {
