@@ -125,6 +125,11 @@ func faultActions(t *testing.T, env *webtest.Env, clients map[store.Role]*http.C
 				form.Set("confirm", "1")
 				return "/money-out/sepa", form
 			}},
+		faultAction{name: "money-out MXN", by: store.RoleOwner, method: http.MethodPost, route: mxQuoteRoute,
+			prepare: func(t *testing.T, env *webtest.Env, c *http.Client) (string, url.Values) {
+				mxReady(t, env)
+				return "/money-out/mexico", mxForm(t, env, c, "1000")
+			}},
 		faultAction{name: "funding start USD", by: store.RoleOwner, method: http.MethodPost, route: startUSARoute, idempotent: true,
 			prepare: func(t *testing.T, env *webtest.Env, c *http.Client) (string, url.Values) {
 				editSandboxState(t, env, func(st map[string]any) {
@@ -420,15 +425,17 @@ var uncertainWords = []string{"Do not send it again", "before sending it again",
 // knownGaps are the forms that do not yet keep what was typed under a
 // fault, because the form is drawn from what the API lists (the card's
 // limits, a wallet's withdrawal routes, the payout's countries and banks,
-// the EUR provider's state): with the API down the page draws no form to
+// the EUR provider's state, Mexico's KYC): with the API down the page draws no form to
 // put the values in (a view change: views/cards.templ,
-// treasury_withdrawal.templ, the payout wizard, moneyout_sepa.templ).
+// treasury_withdrawal.templ, the payout wizard, moneyout_sepa.templ,
+// moneyout_mexico.templ).
 // Listed so that any other form that loses its values fails.
 var knownGaps = map[string]bool{
 	"card limits/down":         true,
 	"treasury withdrawal/down": true,
 	"money-out payout/down":    true,
 	"money-out SEPA/down":      true, // the form is drawn only for a provider read as active
+	"money-out MXN/down":       true, // the form is drawn only for a KYC read as approved
 }
 
 func (p *posted) check(t *testing.T, env *webtest.Env, fault string, wantCalls int) {

@@ -205,7 +205,7 @@ func (h *Handler) MexicoQuote(w http.ResponseWriter, r *http.Request) {
 	// Mexico KYC must be approved, read now.
 	kyc := h.mexicoKYC(apiclient.WithReadDeadline(ctx, time.Now().Add(sepaMXNReadBudget)), s)
 	if !kyc.Ready {
-		h.renderMexico(w, r, s, http.StatusConflict, f, "Nothing was sent: Mexico KYC of the treasury is not approved. Your input is kept.", &kyc)
+		h.renderMexico(w, r, s, http.StatusConflict, f, "Nothing was sent: Mexico KYC of the treasury is not known to be approved (see below). The offramp form comes back once it is.", &kyc)
 		return
 	}
 	key, ok := handlers.FormKey(r)
