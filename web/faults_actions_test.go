@@ -27,6 +27,9 @@ type faultAction struct {
 	name          string
 	by            store.Role
 	method, route string
+	// also are other writes the form makes (method, route): each is sent
+	// at most once too.
+	also [][2]string
 	// idempotent: the API takes the write more than once with one effect
 	// (start-usa, by the spec), so the client may retry it.
 	idempotent bool
@@ -138,6 +141,14 @@ func faultActions(t *testing.T, env *webtest.Env, clients map[store.Role]*http.C
 				return fundingStart, url.Values{"form_token": {env.FormToken(c, fundingPath, fundingStartSel)}}
 			}},
 	)
+	out = append(out, faultAction{name: "onboarding start EUR", by: store.RoleOwner, method: http.MethodPost, route: startRoutes["EUR"],
+		also: [][2]string{{http.MethodPost, routeActivate}},
+		prepare: func(t *testing.T, env *webtest.Env, c *http.Client) (string, url.Values) {
+			e := readyEmployee(t, env, "eur@faults.example", "GBR", apiclient.EURe, apiclient.USDB)
+			page := fmt.Sprintf("/employees/%d", e.ID)
+			return startPath(e.ID, "EUR"), url.Values{"identity_level": {"id-only"},
+				"form_token": {env.FormToken(c, page, `[data-testid="start-form-EUR"]`)}}
+		}})
 	out = append(out, faultAction{name: "webhook subscription", by: store.RoleOwner, method: http.MethodPatch, route: "/v1/webhooks/config",
 		prepare: func(t *testing.T, env *webtest.Env, c *http.Client) (string, url.Values) {
 			cfg, err := env.API.GetWebhookConfig(context.Background())
@@ -212,9 +223,11 @@ type posted struct {
 	path  string
 	form  url.Values
 	calls int // upstream calls on its route before the post
-	resp  *http.Response
-	body  string
-	err   error
+	// alsoCalls are the calls on its other writes' routes before the post.
+	alsoCalls []int
+	resp      *http.Response
+	body      string
+	err       error
 	// againErr is the error of the same form posted once more.
 	againErr error
 }
@@ -271,6 +284,9 @@ func TestEveryActionUnderUpstreamFaults(t *testing.T) {
 				}
 				for _, p := range ps {
 					p.calls = env.Sandbox.RequestCount(p.a.method, p.a.route)
+					for _, o := range p.a.also {
+						p.alsoCalls = append(p.alsoCalls, env.Sandbox.RequestCount(o[0], o[1]))
+					}
 				}
 				var wg sync.WaitGroup
 				for _, p := range ps {
@@ -443,6 +459,13 @@ func (p *posted) check(t *testing.T, env *webtest.Env, fault string, wantCalls i
 	if p.err != nil {
 		t.Fatalf("no answer: %v", p.err)
 	}
+	defer func() {
+		for i, o := range p.a.also {
+			if n := env.Sandbox.RequestCount(o[0], o[1]) - p.alsoCalls[i]; n > 1 {
+				t.Errorf("%s %s: sent %d times", o[0], o[1], n)
+			}
+		}
+	}()
 	if n := p.sent(env); !p.countOK(n, wantCalls) {
 		t.Errorf("%d upstream calls, want %d", n, wantCalls)
 	}
