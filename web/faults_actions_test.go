@@ -1,7 +1,9 @@
 package web_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"html"
 	"io"
@@ -30,6 +32,9 @@ type faultAction struct {
 	// also are other writes the form makes (method, route): each is sent
 	// at most once too.
 	also [][2]string
+	// device: posted by the wallet owner's device as JSON {signature}
+	// (form holds it), without a session.
+	device bool
 	// idempotent: the API takes the write more than once with one effect
 	// (start-usa, by the spec), so the client may retry it.
 	idempotent bool
@@ -81,7 +86,17 @@ func faultActions(t *testing.T, env *webtest.Env, clients map[store.Role]*http.C
 	}
 	for _, w := range treasuryWrites(t, env, clients[store.RoleOwner]) {
 		out = append(out, faultAction{name: "treasury " + w.name, by: store.RoleOwner, method: http.MethodPost, route: w.route,
-			prepare: func(*testing.T, *webtest.Env, *http.Client) (string, url.Values) { return w.path, w.form() }})
+			prepare: func(t *testing.T, env *webtest.Env, c *http.Client) (string, url.Values) {
+				// Filled in by the client that posts it: a swap's quote is
+				// its session's.
+				for _, mine := range treasuryWrites(t, env, c) {
+					if mine.name == w.name {
+						return mine.path, mine.form()
+					}
+				}
+				t.Fatalf("no treasury form %q", w.name)
+				return "", nil
+			}})
 	}
 	for _, w := range approvalWrites(t, env) {
 		if w.method != http.MethodPost {
@@ -141,6 +156,13 @@ func faultActions(t *testing.T, env *webtest.Env, clients map[store.Role]*http.C
 				return fundingStart, url.Values{"form_token": {env.FormToken(c, fundingPath, fundingStartSel)}}
 			}},
 	)
+	out = append(out, faultAction{name: "device signature relay", by: store.RoleFinanceApprover, method: http.MethodPost, route: signRoute,
+		device: true,
+		prepare: func(t *testing.T, env *webtest.Env, c *http.Client) (string, url.Values) {
+			l := issueLink(t, env, c, env.ProposalsAwaitingSignature(1, "3")[0])
+			_, req := deviceGet(t, env, l.Path)
+			return l.Path, url.Values{"signature": {signHash(t, ownerKey(t, env, "treasury"), req["hashToSign"]).Hex()}}
+		}})
 	out = append(out, faultAction{name: "onboarding start EUR", by: store.RoleOwner, method: http.MethodPost, route: startRoutes["EUR"],
 		also: [][2]string{{http.MethodPost, routeActivate}},
 		prepare: func(t *testing.T, env *webtest.Env, c *http.Client) (string, url.Values) {
@@ -246,13 +268,21 @@ func TestEveryActionUnderUpstreamFaults(t *testing.T) {
 		t.Run(fault.name, func(t *testing.T) {
 			t.Parallel()
 			env := webtest.New(t, webtest.Options{})
+			admin := treasuryAdmins(t, env)[1]
+			signIn := func(r store.Role) *http.Client {
+				if r == store.RoleFinanceApprover {
+					c, _ := approver(t, env, admin)
+					return c
+				}
+				c, _ := env.SignedIn(r)
+				return c
+			}
 			clients := map[store.Role]*http.Client{}
-			for _, r := range []store.Role{store.RoleOwner, store.RoleSupport, store.RoleHRAdmin} {
-				clients[r], _ = env.SignedIn(r)
+			for _, r := range []store.Role{store.RoleOwner, store.RoleSupport, store.RoleHRAdmin, store.RoleFinanceApprover} {
+				clients[r] = signIn(r)
 			}
 			resp := env.PostForm(clients[store.RoleOwner], "/cards/refresh", nil)
 			resp.Body.Close()
-			clients[store.RoleFinanceApprover], _ = approver(t, env, treasuryAdmins(t, env)[1])
 			syncQueue(t, env, clients[store.RoleOwner])
 			actions := faultActions(t, env, clients)
 
@@ -271,6 +301,11 @@ func TestEveryActionUnderUpstreamFaults(t *testing.T) {
 				var ps []*posted
 				for _, a := range round {
 					c := clients[a.by]
+					if len(round) > 1 {
+						// Forms posted at once: each its own session, so
+						// each answer's flash message is its own.
+						c = signIn(a.by)
+					}
 					path, form := a.prepare(t, env, c)
 					ps = append(ps, &posted{a: a, c: c, path: path, form: form})
 				}
@@ -394,18 +429,30 @@ func (p *posted) send(env *webtest.Env, method, path string) (*http.Response, st
 	ctx, cancel := context.WithTimeout(context.Background(), faultPostTimeout)
 	defer cancel()
 	var body io.Reader
+	contentType := "application/x-www-form-urlencoded"
 	if method == http.MethodPost {
 		body = strings.NewReader(p.form.Encode())
+		if p.a.device {
+			b, err := json.Marshal(map[string]string{"signature": p.form.Get("signature")})
+			if err != nil {
+				return nil, "", err
+			}
+			body, contentType = bytes.NewReader(b), "application/json"
+		}
 	}
 	req, err := http.NewRequestWithContext(ctx, method, env.URL(path), body)
 	if err != nil {
 		return nil, "", err
 	}
 	if method == http.MethodPost {
-		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.Header.Set("Content-Type", contentType)
 	}
 	req.Header.Set("Sec-Fetch-Site", "same-origin")
-	resp, err := p.c.Do(req)
+	c := p.c
+	if p.a.device {
+		c = http.DefaultClient // the owner's phone: no session
+	}
+	resp, err := c.Do(req)
 	if err != nil {
 		return nil, "", err
 	}
@@ -508,7 +555,7 @@ func (p *posted) check(t *testing.T, env *webtest.Env, fault string, wantCalls i
 		// on the page, to check, correct or send later.
 		for k, vs := range p.form {
 			for _, v := range vs {
-				if !notEchoed[k] && v != "" && !strings.Contains(body, html.EscapeString(v)) {
+				if !notEchoed[k] && !p.a.device && v != "" && !strings.Contains(body, html.EscapeString(v)) {
 					t.Errorf("%s=%q typed, not on the answer (%d)", k, v, status)
 				}
 			}
