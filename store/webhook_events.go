@@ -91,46 +91,93 @@ func scanEvent(row pgx.Row) (WebhookEvent, error) {
 	return e, err
 }
 
-// ReceiveDelivery stores a delivery keyed by its WebhookID. A new delivery
-// that can be processed is enqueued by enqueue inside the same transaction,
-// so it is stored and queued together or not at all. A delivery already
-// stored only has its duplicate count raised: it returns (id, false).
-func (s *Store) ReceiveDelivery(ctx context.Context, d NewDelivery, enqueue func(ctx context.Context, tx pgx.Tx, eventID int64, eventType string) error) (int64, bool, error) {
+// EventJob is the river job row that processes a newly stored delivery,
+// written by ReceiveDelivery in the same statement as the event row. Args
+// is the job's JSON arguments; its "event_id" key is set to the new row's
+// id by the statement.
+type EventJob struct {
+	Kind        string
+	Queue       string
+	MaxAttempts int
+	Priority    int
+	Args        []byte
+	// Notify sends river's insert notification for Queue with the insert,
+	// so a listening worker fetches at once (callers limit how often, as
+	// river's own client does; polling finds the job otherwise).
+	Notify bool
+}
+
+// riverInsertTopic is the channel river's producers listen on for inserts
+// (river's notifier.NotificationTopicInsert, qualified by the schema as
+// river's own insert qualifies it).
+const riverInsertTopic = "river_insert"
+
+// ReceiveDelivery stores a delivery keyed by its WebhookID, in one
+// statement and so in one round trip and one commit: the event row and,
+// when the row is new and can be processed and job is set, its processing
+// job row in river_job, together or not at all. A delivery already stored
+// only has its duplicate count raised: it returns (id, false). The insert
+// happens only while the secret that verified the delivery is the current
+// one (ErrStaleSecret otherwise).
+func (s *Store) ReceiveDelivery(ctx context.Context, d NewDelivery, job *EventJob) (int64, bool, error) {
+	state, errText := EventQueued, ""
+	if d.Unparseable {
+		state, errText = EventUnparseable, d.Reason
+	}
+	var ts *time.Time
+	if !d.EventTimestamp.IsZero() {
+		ts = &d.EventTimestamp
+	}
+	enqueue := job != nil && !d.Unparseable
+	var j EventJob
+	if enqueue {
+		j = *job
+	}
+	notifyPayload := fmt.Sprintf("{\"queue\": %q}", j.Queue)
 	var id int64
-	var inserted bool
-	err := s.InTx(ctx, func(tx pgx.Tx) error {
-		state, errText := EventQueued, ""
-		if d.Unparseable {
-			state, errText = EventUnparseable, d.Reason
-		}
-		var ts *time.Time
-		if !d.EventTimestamp.IsZero() {
-			ts = &d.EventTimestamp
-		}
-		// xmax = 0 only for a row this statement inserted.
-		err := tx.QueryRow(ctx, `
+	var inserted, queued bool
+	// xmax = 0 only for a row this statement inserted. A data-modifying
+	// CTE runs whether or not it is read; the notification runs because
+	// the outer select reads it.
+	err := s.db.QueryRow(ctx, `
+		WITH ev AS (
 			INSERT INTO webhook_events (webhook_id, source_event_id, event_type, event_timestamp, body, state, error)
 			SELECT $1, $2, $3, $4, $5, $6, $7
 			WHERE EXISTS (SELECT 1 FROM webhook_subscription WHERE id = 1 AND secret_version = $8)
 			ON CONFLICT (webhook_id) DO UPDATE
 				SET duplicates = webhook_events.duplicates + 1, last_duplicate_at = now()
-			RETURNING id, (xmax = 0)`,
-			d.WebhookID, d.SourceEventID, d.EventType, ts, d.Body, state, errText, d.SecretVersion).Scan(&id, &inserted)
-		if errors.Is(err, pgx.ErrNoRows) {
-			return ErrStaleSecret
-		}
-		if err != nil {
-			return fmt.Errorf("store: receive delivery: %w", err)
-		}
-		if inserted && !d.Unparseable && enqueue != nil {
-			return enqueue(ctx, tx, id, d.EventType)
-		}
-		return nil
-	})
+			RETURNING id, (xmax = 0) AS inserted
+		), job AS (
+			INSERT INTO river_job (args, kind, max_attempts, priority, queue, state, tags, metadata)
+			SELECT jsonb_set($10::jsonb, '{event_id}', to_jsonb(ev.id)), $11, $12, $13, $14, 'available', '{}', '{}'
+			FROM ev WHERE ev.inserted AND $9::boolean
+			RETURNING queue
+		), note AS (
+			SELECT pg_notify(current_schema() || '.' || $15::text, $16::text) FROM job WHERE $17::boolean
+		)
+		SELECT ev.id, ev.inserted, EXISTS (SELECT 1 FROM job), (SELECT count(*) FROM note) >= 0 FROM ev`,
+		d.WebhookID, d.SourceEventID, d.EventType, ts, d.Body, state, errText, d.SecretVersion,
+		enqueue, jsonArg(j.Args), j.Kind, j.MaxAttempts, j.Priority, j.Queue,
+		riverInsertTopic, notifyPayload, enqueue && j.Notify).Scan(&id, &inserted, &queued, new(bool))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return 0, false, ErrStaleSecret
+	}
 	if err != nil {
-		return 0, false, err
+		return 0, false, fmt.Errorf("store: receive delivery: %w", err)
+	}
+	if inserted && enqueue && !queued {
+		// Cannot happen: the job insert reads the row the event insert returned.
+		return 0, false, fmt.Errorf("store: receive delivery %d: processing job not queued", id)
 	}
 	return id, inserted, nil
+}
+
+// jsonArg is raw JSON for a jsonb parameter ("{}" when empty).
+func jsonArg(b []byte) string {
+	if len(b) == 0 {
+		return "{}"
+	}
+	return string(b)
 }
 
 // WebhookEventByID loads one event.
