@@ -1,8 +1,13 @@
 package web_test
 
 import (
+	"bytes"
 	"context"
+	"fmt"
+	"io"
 	"net/http"
+	"strings"
+	"sync"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
@@ -75,5 +80,76 @@ func TestReceiverJobRowMatchesRiver(t *testing.T) {
 	t.Logf("receiver's job row: %+v", mine)
 	if mine != theirs {
 		t.Fatalf("the receiver's job row differs from river's InsertTx:\n receiver %+v\n river    %+v", mine, theirs)
+	}
+}
+
+// TestReceiverConcurrentDeliveriesAnsweredEach: deliveries sent at once
+// are stored together (one statement for those waiting), and each sender
+// still gets its own answer: one "received" per id and "duplicate" for
+// every repeat, one event row and one processing job per id.
+func TestReceiverConcurrentDeliveriesAnsweredEach(t *testing.T) {
+	env := webtest.New(t, webtest.Options{SkipDemoImport: true})
+	secret := adopt(t, env)
+	const ids, copies, senders = 60, 3, 24
+	work := make(chan string, ids*copies)
+	for range copies {
+		for i := range ids {
+			work <- fmt.Sprintf("wh-conc-%d", i)
+		}
+	}
+	close(work)
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: senders}}
+	var mu sync.Mutex
+	answers := map[string][]string{}
+	var wg sync.WaitGroup
+	for range senders {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for id := range work {
+				body := eventBody(id, apiclient.EventCardTransactionCreated, map[string]any{"cardId": "card-1", "transactionId": id})
+				req, _ := http.NewRequest(http.MethodPost, env.Server.URL+webhooks.ReceiverPath, bytes.NewReader(body))
+				req.Header.Set(apiclient.HeaderWebhookSignature, apiclient.SignBody(secret, body))
+				req.Header.Set(apiclient.HeaderWebhookID, id)
+				resp, err := client.Do(req)
+				answer := "error"
+				if err == nil {
+					b, _ := io.ReadAll(resp.Body)
+					resp.Body.Close()
+					answer = fmt.Sprintf("%d %s", resp.StatusCode, b)
+				}
+				mu.Lock()
+				answers[id] = append(answers[id], answer)
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	for i := range ids {
+		id := fmt.Sprintf("wh-conc-%d", i)
+		var received, duplicate int
+		for _, a := range answers[id] {
+			switch {
+			case strings.HasPrefix(a, "200 ") && strings.Contains(a, `"received"`):
+				received++
+			case strings.HasPrefix(a, "200 ") && strings.Contains(a, `"duplicate"`):
+				duplicate++
+			default:
+				t.Errorf("%s: answer %q", id, a)
+			}
+		}
+		if received != 1 || duplicate != copies-1 {
+			t.Errorf("%s: %d received, %d duplicate, want 1 and %d", id, received, duplicate, copies-1)
+		}
+	}
+	var events, dups, jobs int
+	if err := env.Store.Pool().QueryRow(context.Background(), `
+		SELECT count(*), coalesce(sum(duplicates), 0),
+			(SELECT count(*) FROM river_job WHERE kind = 'webhook_event_process')
+		FROM webhook_events WHERE webhook_id LIKE 'wh-conc-%'`).Scan(&events, &dups, &jobs); err != nil {
+		t.Fatal(err)
+	}
+	if events != ids || dups != ids*(copies-1) || jobs != ids {
+		t.Fatalf("%d events, %d duplicates counted, %d jobs; want %d, %d, %d", events, dups, jobs, ids, ids*(copies-1), ids)
 	}
 }

@@ -199,11 +199,11 @@ type failingStore struct {
 	failReceive bool
 }
 
-func (f failingStore) ReceiveDelivery(ctx context.Context, d store.NewDelivery, job *store.EventJob) (int64, bool, error) {
+func (f failingStore) ReceiveDeliveries(ctx context.Context, ds []store.NewDelivery, jobs []*store.EventJob) ([]store.Received, error) {
 	if f.failReceive {
-		return 0, false, errors.New("connection refused")
+		return nil, errors.New("connection refused")
 	}
-	return f.Store.ReceiveDelivery(ctx, d, job)
+	return f.Store.ReceiveDeliveries(ctx, ds, jobs)
 }
 
 func TestWebhookDatabaseDownAnswers503(t *testing.T) {

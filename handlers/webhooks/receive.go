@@ -190,7 +190,7 @@ func (h *Handler) Receive(w http.ResponseWriter, r *http.Request) {
 			job, err = h.receiveJob(d.EventType)
 		}
 		if err == nil {
-			_, inserted, err = h.Store.ReceiveDelivery(ctx, d, job)
+			_, inserted, err = h.storeDelivery(ctx, d, job)
 		}
 		if errors.Is(err, store.ErrStaleSecret) && attempt < 2 {
 			continue

@@ -35,7 +35,7 @@ type Store interface {
 	MarkSecretRotating(ctx context.Context, rotating bool) error
 	RecordSignatureFailure(ctx context.Context, f store.SignatureFailure) error
 	ListSignatureFailures(ctx context.Context, limit int) ([]store.SignatureFailure, error)
-	ReceiveDelivery(ctx context.Context, d store.NewDelivery, job *store.EventJob) (int64, bool, error)
+	ReceiveDeliveries(ctx context.Context, ds []store.NewDelivery, jobs []*store.EventJob) ([]store.Received, error)
 	WebhookEventByID(ctx context.Context, id int64) (store.WebhookEvent, error)
 	RecordEventAttempt(ctx context.Context, id int64, errText string, final bool) error
 	ApplyEvent(ctx context.Context, a store.EventApplication) (bool, error)
@@ -108,6 +108,8 @@ type Handler struct {
 	// lastNotify is when the receiver last sent river's insert
 	// notification (UnixNano).
 	lastNotify atomic.Int64
+	// batcher stores concurrent deliveries together.
+	batcher receiveBatcher
 }
 
 // New returns the handler with the defaults for what is not built yet.
