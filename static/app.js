@@ -56,6 +56,9 @@
   }
   document.addEventListener("DOMContentLoaded", function () { scrollableTables(document); });
   window.addEventListener("resize", function () { scrollableTables(document); });
+  // A table swapped in gets its focus at once, not after htmx's settle
+  // delay (a card page's panels arrive after the page).
+  document.addEventListener("htmx:afterSwap", function () { scrollableTables(document); });
   // Content htmx swapped in: copy buttons shown, tables checked.
   document.addEventListener("htmx:afterSettle", function (ev) {
     ev.target.querySelectorAll("[data-copy][hidden]").forEach(function (b) { b.hidden = false; });

@@ -212,6 +212,9 @@ type CardDetailView struct {
 	Activated bool
 	// UpstreamErr explains a failed live read.
 	UpstreamErr string
+	// PanelsURL, when set, is where the page loads its balance and ledger,
+	// limits and transactions from once shown (they are not in the view).
+	PanelsURL string
 }
 
 // LedgerRow is one ledger entry (minor units, converted for display).

@@ -102,7 +102,7 @@ func cardForms(c *http.Client) []cardForm {
 				setIssuerStatus(t, env, demoCard(t, env, "Everyday").ID, "frozen")
 			}},
 		{name: "limits", kind: "card.limits", method: "PUT", route: routeCardLimits,
-			page: cardPage("Everyday"), form: `[data-testid="limits-form"]`, path: cardPath("Everyday", "/limits"),
+			page: cardPath("Everyday", "/panels"), form: `[data-testid="limits-form"]`, path: cardPath("Everyday", "/limits"),
 			values: fixedValues(url.Values{"total_daily": {"250,000.50"}, "max_single": {"1234.56"}}),
 			prepare: func(t *testing.T, env *webtest.Env) {
 				setIssuerStatus(t, env, demoCard(t, env, "Everyday").ID, "active")

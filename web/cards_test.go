@@ -448,6 +448,7 @@ func TestCardDetailShowsMinorAndMajorUnitsAlike(t *testing.T) {
 		t.Fatalf("Cache-Control %q", cc)
 	}
 	doc := webtest.Doc(t, resp)
+	loadPanels(t, env, c, doc)
 	if cfg, _ := doc.Find(`meta[name="htmx-config"]`).Attr("content"); !strings.Contains(cfg, `"historyCacheSize":0`) {
 		t.Fatalf("htmx history cache not off: %s", cfg)
 	}
@@ -665,6 +666,7 @@ func TestCardCancel(t *testing.T) {
 		t.Fatalf("audit %+v", a)
 	}
 	doc = webtest.Doc(t, env.Get(c, "/cards/"+card.ID))
+	loadPanels(t, env, c, doc)
 	if doc.Find(`[data-testid="card-cancel"]`).Length() != 0 || doc.Find(`[data-testid="limits-form"]`).Length() != 0 {
 		t.Fatal("a cancelled card still offers cancel or limits")
 	}
@@ -1008,7 +1010,7 @@ func TestCardPANCanary(t *testing.T) {
 	keep(postCard(env, c, "/cards/"+office.ID+"/activation/request", url.Values{"channel": {"sms"}, "pan": {pan + "0000"}}))
 	// Every page that shows cards.
 	keep(env.PostForm(c, "/cards/refresh", nil))
-	for _, p := range []string{"/cards", "/cards?q=canary", "/cards?q=5556", "/cards.csv", "/cards/" + office.ID, "/cards/" + office.ID + "/transactions.csv"} {
+	for _, p := range []string{"/cards", "/cards?q=canary", "/cards?q=5556", "/cards.csv", "/cards/" + office.ID, "/cards/" + office.ID + "/panels", "/cards/" + office.ID + "/transactions.csv"} {
 		keep(env.Get(c, p))
 	}
 	hits, _, _ := env.Store.SearchCards(ctx, store.CardSearch{Query: "canary"})

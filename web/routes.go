@@ -93,6 +93,7 @@ func (a *App) routes() []Route {
 		{Method: "GET", Pattern: "/cards/{id}", Permission: store.PermCardsRead, Handler: a.cards.Detail},
 		{Method: "GET", Pattern: "/cards/{id}/status", Permission: store.PermCardsRead, Handler: a.cards.Status},
 		{Method: "GET", Pattern: "/cards/{id}/activity", Permission: store.PermCardsRead, Handler: a.cards.Activity},
+		{Method: "GET", Pattern: "/cards/{id}/panels", Permission: store.PermCardsRead, Handler: a.cards.Panels},
 		{Method: "GET", Pattern: "/cards/{id}/transactions", Permission: store.PermCardsRead, Handler: a.cards.Transactions},
 		{Method: "GET", Pattern: "/cards/{id}/transactions.csv", Permission: store.PermCardsRead, Handler: a.cards.TransactionsCSV},
 		{Method: "POST", Pattern: "/cards/{id}/freeze", Permission: store.PermCardsWrite, Handler: a.cards.Freeze},

@@ -19,7 +19,6 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
-	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/rivertype"
@@ -200,11 +199,11 @@ type failingStore struct {
 	failReceive bool
 }
 
-func (f failingStore) ReceiveDelivery(ctx context.Context, d store.NewDelivery, enqueue func(context.Context, pgx.Tx, int64, string) error) (int64, bool, error) {
+func (f failingStore) ReceiveDeliveries(ctx context.Context, ds []store.NewDelivery, jobs []*store.EventJob) ([]store.Received, error) {
 	if f.failReceive {
-		return 0, false, errors.New("connection refused")
+		return nil, errors.New("connection refused")
 	}
-	return f.Store.ReceiveDelivery(ctx, d, enqueue)
+	return f.Store.ReceiveDeliveries(ctx, ds, jobs)
 }
 
 func TestWebhookDatabaseDownAnswers503(t *testing.T) {

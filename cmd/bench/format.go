@@ -36,7 +36,7 @@ func (r *report) format() string {
 			spread(app), share, ms(medianDur(p50)), ms(medianDur(p95)), ms(medianDur(p99)), thousands(int(median(bare))))
 	}
 	b.WriteString("\n| what | figure |\n|---|---|\n")
-	if len(c.Only) > 0 {
+	if !c.webhooks() {
 		fmt.Fprintf(&b, "| peak RSS of the app (VmHWM) | %d MiB |\n", (r.PeakRSSKiB+512)/1024)
 		fmt.Fprintf(&b, "\nOnly the pages named by %q were measured; the run took %s.\n", strings.Join(c.Only, ","), r.Took.Round(time.Second))
 		return b.String()

@@ -13,10 +13,11 @@
 //	go run ./cmd/bench --only activity,'proposal page' --pprof /tmp/prof --hold
 //
 // --only measures just the pages whose names contain one of its words and
-// skips the webhook, commit-ceiling and mirror-refresh rows; --pprof builds
+// skips the mirror-refresh rows, and the webhook and commit-ceiling rows
+// unless a word names them (--only webhook); --pprof builds
 // the app with the benchpprof tag (the Go profiler on a loopback listener of
 // its own, never on the app's routes) and writes a CPU profile of each
-// page's first round into the directory; --hold keeps PostgreSQL, the
+// page's first round (and of the webhook run) into the directory; --hold keeps PostgreSQL, the
 // sandbox and the app running after the table, until interrupted, with the
 // database's address (for EXPLAIN), the app's and the owner's sign-in in a
 // file only its user reads.

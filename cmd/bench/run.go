@@ -50,7 +50,8 @@ type config struct {
 	MirrorLatencies                     []int // ms injected on every proposal list read
 	WaitForJobs, WaitForDrain, WaitBoot time.Duration
 	// Only, when set, keeps the pages whose names contain one of these
-	// words and skips the webhook, ceiling and mirror-refresh rows.
+	// words and skips the mirror-refresh rows, and the webhook and ceiling
+	// rows unless a word is in webhookRow.
 	Only []string
 	// Hold keeps everything running after the table until ctx ends.
 	Hold bool
@@ -58,6 +59,13 @@ type config struct {
 	// round (the app built with the benchpprof tag).
 	PprofDir string
 }
+
+// webhookRow names the webhook and commit-ceiling rows for --only.
+const webhookRow = "webhook receiver and commit ceiling"
+
+// webhooks reports whether the run measures the webhook receiver and the
+// commit ceiling: always, or when --only names them.
+func (c config) webhooks() bool { return c.wants(webhookRow) }
 
 // wants reports whether the run measures the page named name.
 func (c config) wants(name string) bool {
@@ -309,7 +317,7 @@ func run(ctx context.Context, cfg config, stdout, stderr io.Writer) (rep *report
 		{"activity", "/activity"},
 	}
 	pages = slices.DeleteFunc(pages, func(p page) bool { return !cfg.wants(p.Name) })
-	if len(pages) == 0 {
+	if len(pages) == 0 && !cfg.webhooks() {
 		return nil, fmt.Errorf("--only %s: no page name contains any of these words", strings.Join(cfg.Only, ","))
 	}
 	pagesDir := filepath.Join(tmp, "pages")
@@ -383,14 +391,25 @@ func run(ctx context.Context, cfg config, stdout, stderr io.Writer) (rep *report
 		}
 	}
 
-	if len(cfg.Only) > 0 {
+	if !cfg.webhooks() {
 		return finish(ctx, cfg, rep, app, holdEnv(tmp, dsn, appURL, password, totpKey), stdout, say)
 	}
 
 	// The webhook receiver, then PostgreSQL's own ceiling for what it commits.
 	prefix := "bench-" + randomHex(4)
 	dl := deliveries(prefix, cfg.Deliveries, seed.Cards, seed.Users)
+	var whProf chan error
+	if pprofURL != "" {
+		whProf = make(chan error, 1)
+		file := filepath.Join(cfg.PprofDir, "webhooks.pprof")
+		go func() { whProf <- cpuProfile(ctx, pprofURL, max(1, int(cfg.WebhooksFor/time.Second)), file) }()
+	}
 	rep.Webhooks, err = driveWebhooks(ctx, appURL, secret, pool, dl, cfg.Conns, cfg.WebhooksFor, cfg.WaitForDrain, prefix)
+	if whProf != nil {
+		if perr := <-whProf; perr != nil {
+			say("webhooks: no CPU profile: %v", perr)
+		}
+	}
 	if err != nil {
 		return nil, err
 	}

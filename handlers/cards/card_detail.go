@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 	"time"
@@ -14,24 +15,44 @@ import (
 	"partneradmin/views"
 )
 
-// Detail is /cards/{id}: the live status from GET /cards/{cardId}, balance
-// and ledger, limits, transactions and the activity feed.
+// Detail is /cards/{id}: the live status from GET /cards/{cardId} and the
+// activity feed, with the balance and ledger, limits and transactions
+// loaded by the page right after (Panels): the page's own request makes
+// one upstream read.
 func (h *Handler) Detail(w http.ResponseWriter, r *http.Request) {
 	hit, ok := h.loadCard(w, r)
 	if !ok {
 		return
 	}
-	h.showDetail(w, r, hit, http.StatusOK, nil)
+	h.detail(w, r, hit, http.StatusOK, nil, true)
 }
 
 // detailEdit adjusts the detail view before it is rendered (a form with
 // what the user typed and its messages).
 type detailEdit func(*views.CardDetailView)
 
-// showDetail reads everything the detail page shows, upstream reads in
-// parallel, and renders it with status. ctl, when set, replaces the status
-// control (after a freeze or unfreeze without htmx).
+// showDetail renders the detail page with every panel read in this
+// request, as the answer to an action (its form with what the user typed
+// and its messages, in place). ctl, when set, replaces the status control
+// (after a freeze or unfreeze without htmx).
 func (h *Handler) showDetail(w http.ResponseWriter, r *http.Request, hit store.CardHit, status int, ctl *views.CardControl, edits ...detailEdit) {
+	h.detail(w, r, hit, status, ctl, false, edits...)
+}
+
+// panelsPath is where the detail page loads its upstream panels from, with
+// the page's query (the transactions' filters).
+func panelsPath(r *http.Request, cardID string) string {
+	p := "/cards/" + cardID + "/panels"
+	if q := r.URL.RawQuery; q != "" {
+		p += "?" + q
+	}
+	return p
+}
+
+// detail reads what the detail page shows, upstream reads in parallel, and
+// renders it with status. lazy leaves the balance and ledger, limits and
+// transactions to Panels, which the page loads once shown.
+func (h *Handler) detail(w http.ResponseWriter, r *http.Request, hit store.CardHit, status int, ctl *views.CardControl, lazy bool, edits ...detailEdit) {
 	ctx := r.Context()
 	now := h.Clock()
 	canWrite := h.canWrite(r)
@@ -62,28 +83,24 @@ func (h *Handler) showDetail(w http.ResponseWriter, r *http.Request, hit store.C
 		wg       sync.WaitGroup
 		live     *apiclient.Card
 		liveErr  error
-		detail   *apiclient.CardDetail
-		detErr   error
-		limits   views.CardLimitsView
-		txns     views.CardTxnsView
 		activity []store.CardActivity
 		actErr   error
 	)
-	wg.Add(5)
+	wg.Add(2)
 	go func() { defer wg.Done(); live, liveErr = h.API.GetCard(ctx, hit.ServiceUserID, c.ID) }()
-	go func() {
-		defer wg.Done()
-		detail, detErr = h.API.GetWalletCard(ctx, hit.ServiceUserID, c.WalletID, c.ID)
-	}()
-	go func() { defer wg.Done(); limits = h.limitsView(ctx, hit, canWrite) }()
-	go func() { defer wg.Done(); txns = h.txnsView(ctx, hit, r.URL.Query()) }()
 	go func() { defer wg.Done(); activity, actErr = h.Store.CardActivityFeed(ctx, c.ID, 50) }()
+	if lazy {
+		v.PanelsURL = panelsPath(r, c.ID)
+	} else {
+		wg.Add(1)
+		go func() { defer wg.Done(); h.readPanels(ctx, hit, canWrite, r.URL.Query(), &v) }()
+	}
 	wg.Wait()
 	if actErr != nil {
 		h.ServerError(w, r, actErr)
 		return
 	}
-	v.Limits, v.Txns, v.Activity = limits, txns, activityRows(activity)
+	v.Activity = activityRows(activity)
 
 	if liveErr != nil {
 		h.Logger.WarnContext(ctx, "card live status", "card", c.ID, "err", liveErr)
@@ -112,29 +129,73 @@ func (h *Handler) showDetail(w http.ResponseWriter, r *http.Request, hit store.C
 	if v.Canceled {
 		v.Limits.Disabled = true
 	}
-	if detErr != nil {
-		v.LedgerErr = readWords(detErr) + " Balance and ledger could not be read."
-	} else {
-		// spec: "balanceMinor | detail route only, minor units"; ledger
-		// "amount is a minor-unit string". Minor units become a display
-		// amount here, and only here.
-		places := minorUnits(c.Currency)
-		bal := views.Amount{Value: detail.BalanceMinor.Major(places), Currency: c.Currency}
-		v.Balance = &bal
-		for _, e := range detail.Ledger {
-			cur := string(e.Currency)
-			if cur == "" {
-				cur = c.Currency
-			}
-			v.Ledger = append(v.Ledger, views.LedgerRow{At: e.CreatedAt, Type: e.Type, Description: e.Description,
-				Amount: views.Amount{Value: e.Amount.Major(places), Currency: cur}})
-		}
-	}
 	if ctl != nil {
 		ctl.CardName = c.CardName
 		v.Control = *ctl
 	}
 	h.finishDetail(w, r, status, v, edits)
+}
+
+// readPanels reads the balance and ledger, the limits and the transactions
+// (filtered by q) of a card into v, in parallel. A failed read is said in
+// its panel; the others are shown.
+func (h *Handler) readPanels(ctx context.Context, hit store.CardHit, canWrite bool, q url.Values, v *views.CardDetailView) {
+	c := hit.CardEntry
+	var (
+		wg     sync.WaitGroup
+		detail *apiclient.CardDetail
+		detErr error
+	)
+	wg.Add(3)
+	go func() {
+		defer wg.Done()
+		detail, detErr = h.API.GetWalletCard(ctx, hit.ServiceUserID, c.WalletID, c.ID)
+	}()
+	go func() { defer wg.Done(); v.Limits = h.limitsView(ctx, hit, canWrite) }()
+	go func() { defer wg.Done(); v.Txns = h.txnsView(ctx, hit, q) }()
+	wg.Wait()
+	if detErr != nil {
+		v.LedgerErr = readWords(detErr) + " Balance and ledger could not be read."
+		return
+	}
+	// spec: "balanceMinor | detail route only, minor units"; ledger
+	// "amount is a minor-unit string". Minor units become a display
+	// amount here, and only here.
+	places := minorUnits(c.Currency)
+	bal := views.Amount{Value: detail.BalanceMinor.Major(places), Currency: c.Currency}
+	v.Balance = &bal
+	for _, e := range detail.Ledger {
+		cur := string(e.Currency)
+		if cur == "" {
+			cur = c.Currency
+		}
+		v.Ledger = append(v.Ledger, views.LedgerRow{At: e.CreatedAt, Type: e.Type, Description: e.Description,
+			Amount: views.Amount{Value: e.Amount.Major(places), Currency: cur}})
+	}
+}
+
+// Panels is /cards/{id}/panels: the balance and ledger, limits and
+// transactions of a card, which its detail page loads once shown (an htmx
+// fragment), or as a page of their own without htmx. The limits form is
+// offered unless the card's status, as the detail page just read it live
+// and recorded it, is canceled (the issuer refuses limits on a canceled
+// card anyway).
+func (h *Handler) Panels(w http.ResponseWriter, r *http.Request) {
+	hit, ok := h.loadCard(w, r)
+	if !ok {
+		return
+	}
+	if hit.Reserved {
+		http.Redirect(w, r, "/cards/"+hit.ID, http.StatusSeeOther)
+		return
+	}
+	c := hit.CardEntry
+	v := views.CardDetailView{ID: c.ID, CardName: c.CardName, EmployeeName: hit.EmployeeName, Currency: c.Currency,
+		CanWrite: h.canWrite(r), Txns: views.CardTxnsView{CardID: c.ID}}
+	h.readPanels(r.Context(), hit, v.CanWrite, r.URL.Query(), &v)
+	v.Limits.Disabled = views.CardStatus(hit.Status).Canceled()
+	title := "Card " + c.CardName
+	h.render(w, r, http.StatusOK, strings.TrimSpace(title), views.CardPanelsPage(v), views.CardPanels(v))
 }
 
 func (h *Handler) finishDetail(w http.ResponseWriter, r *http.Request, status int, v views.CardDetailView, edits []detailEdit) {

@@ -139,6 +139,7 @@ func (h *Handler) Receive(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	hd := parseHeaders(r.Header)
+	var inserted bool
 	// The secret is cached; a failed check is decided again on the stored
 	// state, and the insert only happens while the secret that verified the
 	// delivery is still the current one (store.ErrStaleSecret otherwise).
@@ -184,7 +185,13 @@ func (h *Handler) Receive(w http.ResponseWriter, r *http.Request) {
 		}
 		d := envelope(body, key, hd)
 		d.SecretVersion = sub.SecretVersion
-		_, inserted, err := h.Store.ReceiveDelivery(ctx, d, h.enqueue(false))
+		var job *store.EventJob // an unparseable delivery is kept, not processed
+		if !d.Unparseable {
+			job, err = h.receiveJob(d.EventType)
+		}
+		if err == nil {
+			_, inserted, err = h.storeDelivery(ctx, d, job)
+		}
 		if errors.Is(err, store.ErrStaleSecret) && attempt < 2 {
 			continue
 		}
