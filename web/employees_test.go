@@ -486,8 +486,8 @@ func TestLinkingThroughRefreshAndEmployeePage(t *testing.T) {
 	// The employee page shows the profile summary read from GET /kyc, the
 	// per-currency cards and when each was read.
 	doc = webtest.Doc(t, env.Get(c, fmt.Sprintf("/employees/%d", e.ID)))
-	if webtest.TestID(doc, "service-user-id") != e.ServiceUserID {
-		t.Fatal("serviceUserId not shown")
+	if full, _ := doc.Find(`[data-testid="service-user-id"] code`).Attr("data-full"); full != e.ServiceUserID {
+		t.Fatalf("service user id not shown: %q", full)
 	}
 	if doc.Find(`[data-testid^="currency-card-"]`).Length() != 5 {
 		t.Fatal("currency cards missing")

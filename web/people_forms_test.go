@@ -1,0 +1,121 @@
+package web_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/PuerkitoBio/goquery"
+
+	"partneradmin/store"
+	"partneradmin/web/webtest"
+)
+
+// fieldShown checks the design system's pattern for one field of a form
+// sent with a mistake: the summary at the top links to the field, the
+// error is under it, the control says it is invalid, and what was typed
+// is kept.
+func fieldShown(t *testing.T, doc *goquery.Document, id, typed string) {
+	t.Helper()
+	if doc.Find(`[data-testid="error-summary"] a[href="#` + id + `"]`).Length() != 1 {
+		t.Errorf("the error summary does not link to #%s: %q", id, webtest.TestID(doc, "error-summary"))
+	}
+	ctl := doc.Find("#" + id)
+	if ctl.Length() != 1 {
+		t.Fatalf("no control #%s", id)
+	}
+	if inv, _ := ctl.Attr("aria-invalid"); inv != "true" {
+		t.Errorf("#%s is not marked invalid", id)
+	}
+	msg := ctl.Parent().Find("#" + id + "-error")
+	if strings.TrimSpace(msg.Text()) == "" {
+		t.Errorf("no error under #%s", id)
+	}
+	if d, _ := ctl.Attr("aria-describedby"); !strings.Contains(d, id+"-error") {
+		t.Errorf("#%s is not described by its error: %q", id, d)
+	}
+	if typed != "\x00" {
+		v, _ := ctl.Attr("value")
+		if ctl.Is("select") {
+			v, _ = ctl.Find("option[selected]").Attr("value")
+		}
+		if v != typed {
+			t.Errorf("#%s lost what was typed: %q, want %q", id, v, typed)
+		}
+	}
+	if lbl := doc.Find(`label[for="` + id + `"]`); strings.TrimSpace(lbl.Text()) == "" {
+		t.Errorf("#%s has no label", id)
+	}
+}
+
+func TestEmployeeFiltersShowErrorsNextToTheSearch(t *testing.T) {
+	env := webtest.New(t, webtest.Options{})
+	c, _ := env.SignedIn(store.RoleHRAdmin)
+	long := strings.Repeat("a", 101)
+	for _, path := range []string{"/employees", "/employees/readiness"} {
+		resp := env.Get(c, path+"?state=invited&q="+long)
+		if resp.StatusCode != http.StatusBadRequest {
+			t.Errorf("%s: %d", path, resp.StatusCode)
+		}
+		doc := webtest.Doc(t, resp)
+		fieldShown(t, doc, "f-q", long)
+		if v, _ := doc.Find(`#f-state option[selected]`).Attr("value"); v != "invited" {
+			t.Errorf("%s: the state filter was lost: %q", path, v)
+		}
+		if doc.Find(`[data-testid="employee-row"], [data-testid="matrix-row"]`).Length() != 0 {
+			t.Errorf("%s: rows listed for a search that was refused", path)
+		}
+		if webtest.TestID(doc, "employees-empty")+webtest.TestID(doc, "matrix-empty") == "" {
+			t.Errorf("%s: no words on what to do", path)
+		}
+	}
+	// Every filter control has a real label.
+	doc := webtest.Doc(t, env.Get(c, "/employees"))
+	doc.Find(`[data-testid="employee-filters"] input, [data-testid="employee-filters"] select`).Each(func(_ int, s *goquery.Selection) {
+		id, _ := s.Attr("id")
+		if id == "" || doc.Find(`label[for="`+id+`"]`).Length() != 1 {
+			t.Errorf("filter control %q has no label", id)
+		}
+	})
+}
+
+func TestEmployeePageLeadsBackToTheListAsLeft(t *testing.T) {
+	env := webtest.New(t, webtest.Options{})
+	c, _ := env.SignedIn(store.RoleHRAdmin)
+	e, err := env.Store.EmployeeByEmail(context.Background(), env.Demo.Employees[0].Email)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := fmt.Sprintf("/employees/%d", e.ID)
+	for _, tc := range []struct{ referer, want, words string }{
+		{"", "/employees", "Employees"},
+		{env.URL("/employees?q=ada&state=invited"), "/employees?q=ada&state=invited", "Employees"},
+		{env.URL("/employees/readiness?currency=NGN"), "/employees/readiness?currency=NGN", "Readiness by currency"},
+		{"https://elsewhere.example/employees?q=x", "/employees", "Employees"},
+	} {
+		h := http.Header{}
+		if tc.referer != "" {
+			h.Set("Referer", tc.referer)
+		}
+		doc := webtest.Doc(t, env.Do(c, http.MethodGet, page, nil, h))
+		back := doc.Find(`[data-testid="back-link"]`)
+		if href, _ := back.Attr("href"); href != tc.want {
+			t.Errorf("from %q: back link %q, want %q", tc.referer, href, tc.want)
+		}
+		if !strings.Contains(back.Text(), tc.words) {
+			t.Errorf("from %q: back link says %q", tc.referer, back.Text())
+		}
+	}
+	if e.ServiceUserID != "" {
+		doc := webtest.Doc(t, env.Get(c, page))
+		code := doc.Find(`[data-testid="service-user-id"] code`)
+		if full, _ := code.Attr("data-full"); full != e.ServiceUserID {
+			t.Errorf("service user id %q, want %q", full, e.ServiceUserID)
+		}
+		if len(e.ServiceUserID) > 16 && (strings.TrimSpace(code.Text()) == e.ServiceUserID || doc.Find(`[data-testid="service-user-id"] button[data-copy]`).Length() != 1) {
+			t.Errorf("service user id not shortened with a copy button: %q", code.Text())
+		}
+	}
+}
