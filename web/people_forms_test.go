@@ -19,7 +19,7 @@ import (
 // is kept.
 func fieldShown(t *testing.T, doc *goquery.Document, id, typed string) {
 	t.Helper()
-	if doc.Find(`[data-testid="error-summary"] a[href="#` + id + `"]`).Length() != 1 {
+	if doc.Find(`[data-testid="error-summary"] a[href="#`+id+`"]`).Length() != 1 {
 		t.Errorf("the error summary does not link to #%s: %q", id, webtest.TestID(doc, "error-summary"))
 	}
 	ctl := doc.Find("#" + id)
