@@ -119,3 +119,51 @@ func TestEmployeePageLeadsBackToTheListAsLeft(t *testing.T) {
 		}
 	}
 }
+
+// TestFilterBarsShowErrorsNextToTheirFields: the activity feed's, the
+// audit log's, the approval history's and the event log's filters refuse
+// a bad value next to its field, with the summary linking to it and every
+// value typed kept.
+func TestFilterBarsShowErrorsNextToTheirFields(t *testing.T) {
+	env := webtest.New(t, webtest.Options{})
+	c, _ := env.SignedIn(store.RoleOwner)
+	long := strings.Repeat("x", 201)
+	for _, tc := range []struct {
+		path  string
+		typed map[string]string // control id → value typed (kept)
+		bad   []string          // control ids with an error
+	}{
+		{"/activity?currency=12&from=2026-02-31&to=2026-03-01&employee=abc",
+			map[string]string{"f-currency": "12", "f-from": "2026-02-31", "f-to": "2026-03-01", "f-employee": "abc"}, []string{"f-currency", "f-from"}},
+		{"/audit?q=" + long + "&actor=system&from=not-a-day",
+			map[string]string{"f-q": long, "f-actor": "system", "f-from": "not-a-day"}, []string{"f-q", "f-from"}},
+		{"/approvals/history?who=" + long[:101] + "&wallet=w-1&to=31/12/2026",
+			map[string]string{"f-who": long[:101], "f-wallet": "w-1", "f-to": "31/12/2026"}, []string{"f-who", "f-to"}},
+		{"/events?from=yesterday&to=2026-11-22T18:00",
+			map[string]string{"f-from": "yesterday", "f-to": "2026-11-22T18:00"}, []string{"f-from"}},
+	} {
+		resp := env.Get(c, tc.path)
+		if resp.StatusCode != http.StatusBadRequest && resp.StatusCode != http.StatusUnprocessableEntity {
+			t.Errorf("%s: %d", tc.path, resp.StatusCode)
+		}
+		doc := webtest.Doc(t, resp)
+		for _, id := range tc.bad {
+			fieldShown(t, doc, id, tc.typed[id])
+		}
+		for id, v := range tc.typed {
+			if got, _ := doc.Find("#" + id).Attr("value"); got != v {
+				t.Errorf("%s: #%s lost what was typed: %q", tc.path, id, got)
+			}
+		}
+		if n := doc.Find(`[data-testid="error-summary"] li`).Length(); n != len(tc.bad) {
+			t.Errorf("%s: %d problems in the summary, want %d", tc.path, n, len(tc.bad))
+		}
+		// No control of the bar lacks a label.
+		doc.Find(`form.filters input:not([type=hidden]), form.filters select`).Each(func(_ int, s *goquery.Selection) {
+			id, _ := s.Attr("id")
+			if id == "" || doc.Find(`label[for="`+id+`"]`).Length() != 1 {
+				t.Errorf("%s: control %q has no label", tc.path, id)
+			}
+		})
+	}
+}
