@@ -725,8 +725,8 @@ func TestBulkInvitePreviewSendProgressAndResult(t *testing.T) {
 	// A whole-file problem: a column the invite does not take.
 	resp = uploadBulk(t, env, c, "ids.csv", []byte("name,email,nin\nA,a@acme.example,12345678901\n"))
 	doc := webtest.Doc(t, resp)
-	if resp.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(webtest.TestID(doc, "bulk-error"), "does not take") {
-		t.Fatalf("nin column: %d %q", resp.StatusCode, webtest.TestID(doc, "bulk-error"))
+	if resp.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(webtest.TestID(doc, "bulk-file-error"), "does not take") {
+		t.Fatalf("nin column: %d %q", resp.StatusCode, webtest.TestID(doc, "bulk-file-error"))
 	}
 
 	// Occupation codes are checked against the occupations lookup.
