@@ -843,6 +843,12 @@ func TestCardIssuance(t *testing.T) {
 	if v, _ := doc.Find("#issue-color").Attr("value"); v != "#12345" {
 		t.Errorf("colour typed lost: %q", v)
 	}
+	// The summary at the top links to each field, in the form's order.
+	var links []string
+	doc.Find(`[data-testid="error-summary"] a`).Each(func(_ int, a *goquery.Selection) { links = append(links, a.AttrOr("href", "")) })
+	if want := "#issue-name #issue-color #issue-nin #issue-address #issue-dstate #issue-phone"; strings.Join(links, " ") != want {
+		t.Errorf("summary links %v, want %s", links, want)
+	}
 	resp = postCard(env, c, "/cards/issue", url.Values{"wallet_id": {wallet.ID}, "card_name": {"Fuel"}, "card_color": {"#0a0"},
 		"type": {"virtual"}, "nin": {nin}, "pan": {pan}})
 	body, _ = io.ReadAll(resp.Body)

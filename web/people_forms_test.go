@@ -141,6 +141,7 @@ func TestFilterBarsShowErrorsNextToTheirFields(t *testing.T) {
 			map[string]string{"f-who": long[:101], "f-wallet": "w-1", "f-to": "31/12/2026"}, []string{"f-who", "f-to"}},
 		{"/events?from=yesterday&to=2026-11-22T18:00",
 			map[string]string{"f-from": "yesterday", "f-to": "2026-11-22T18:00"}, []string{"f-from"}},
+		{"/cards?q=" + long[:101], map[string]string{"f-q": long[:101]}, []string{"f-q"}},
 	} {
 		resp := env.Get(c, tc.path)
 		if resp.StatusCode != http.StatusBadRequest && resp.StatusCode != http.StatusUnprocessableEntity {
@@ -165,5 +166,47 @@ func TestFilterBarsShowErrorsNextToTheirFields(t *testing.T) {
 				t.Errorf("%s: control %q has no label", tc.path, id)
 			}
 		})
+	}
+}
+
+// TestEventLogShortensIDsAndSaysStates: the event log's long delivery and
+// source ids are shortened with a copy button and the whole id kept for
+// it; states read in words; a delivery's page leads back to the log as
+// left and shows no bare enum.
+func TestEventLogShortensIDsAndSaysStates(t *testing.T) {
+	env := webtest.New(t, webtest.Options{SkipDemoImport: true})
+	secret := adopt(t, env)
+	id := "wh-people-0123456789abcdef0123456789"
+	garbage := []byte(`{"id":"` + id + `","hello":"world"}`)
+	if code := mustDeliver(t, env, secret, id, garbage); code != http.StatusOK {
+		t.Fatalf("delivery: %d", code)
+	}
+	c, _ := env.SignedIn(store.RoleOwner)
+	doc := webtest.Doc(t, env.Get(c, "/events?state=unparseable"))
+	row := doc.Find(`[data-testid="event-row"][data-state="unparseable"]`)
+	if row.Length() != 1 {
+		t.Fatalf("%d unparseable rows", row.Length())
+	}
+	for _, full := range []string{id, "src-" + id} {
+		code := row.Find(`code[data-full="` + full + `"]`)
+		if code.Length() != 1 {
+			t.Fatalf("id %s not in the row: %s", full, row.Text())
+		}
+		codeID, _ := code.Attr("id")
+		if strings.Contains(code.Text(), full) || row.Find(`button[data-copy="#`+codeID+`"]`).Length() != 1 {
+			t.Errorf("id %s not shortened with a copy button: %q", full, code.Text())
+		}
+	}
+	if st := strings.TrimSpace(row.Find(`[data-testid="event-state"]`).Text()); st != "could not be read" {
+		t.Errorf("state says %q", st)
+	}
+	href, _ := row.Find("a").First().Attr("href")
+	h := http.Header{"Referer": {env.URL("/events?state=unparseable")}}
+	detail := webtest.Doc(t, env.Do(c, http.MethodGet, href, nil, h))
+	if back, _ := detail.Find(`[data-testid="back-link"]`).Attr("href"); back != "/events?state=unparseable" {
+		t.Errorf("back link %q", back)
+	}
+	if st := webtest.TestID(detail, "detail-state"); st != "could not be read" {
+		t.Errorf("detail state says %q", st)
 	}
 }
