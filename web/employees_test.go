@@ -1285,7 +1285,7 @@ func TestReconciliationLinksAnInviteWhoseEventWasLost(t *testing.T) {
 	}
 	found := false
 	for _, n := range run.Notes {
-		found = found || strings.HasPrefix(n, "invites: linked employee")
+		found = found || strings.HasPrefix(n, "invites: linked ") && strings.HasSuffix(n, "to their Partner API account")
 	}
 	if !found || run.Corrected == 0 {
 		t.Fatalf("reconciliation run did not record the link: %+v", run)
@@ -1337,7 +1337,7 @@ func TestReconciliationRereadsStaleOnboarding(t *testing.T) {
 	if cells[victim.ID]["USD"].State == store.ReadyRejected {
 		t.Fatal("the stale USD cell was not corrected")
 	}
-	want := fmt.Sprintf("onboarding: employee %d (%s): USD rejected → ", victim.ID, victim.Email)
+	want := fmt.Sprintf("onboarding: %s (%s): USD rejected → ", victim.Name(), victim.Email)
 	found := false
 	for _, n := range run.Notes {
 		found = found || strings.HasPrefix(n, want)
