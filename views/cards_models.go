@@ -115,7 +115,9 @@ type CardSwatch struct {
 
 // CardSearchView is /cards.
 type CardSearchView struct {
-	Query    string
+	Query string
+	// Fields has the search's problem ("q"), shown under it.
+	Fields   FieldErrors
 	Rows     []CardRow
 	NextKey  string
 	NextID   string

@@ -16,6 +16,8 @@ type EmployeeFilterView struct {
 	Currency  string
 	Readiness string
 	Sort      string
+	// Fields has the search's problem ("q"), shown next to it.
+	Fields FieldErrors
 }
 
 // EmployeeListView is the employee list page.
@@ -183,6 +185,10 @@ type InviteResultView struct {
 
 // EmployeeDetailView is one employee's page.
 type EmployeeDetailView struct {
+	// BackURL is the list the viewer came from, with its filters, and
+	// BackList its name.
+	BackURL            string
+	BackList           string
 	ID                 int64
 	Name               string
 	Email              string

@@ -420,7 +420,7 @@ func TestCardIssuanceLinksOnlyWhatTheViewerMayOpen(t *testing.T) {
 	if got := webtest.TestID(doc, "issue-proposal-state"); !strings.Contains(got, "wallet owner") {
 		t.Fatalf("the issuance's state in words: %q", got)
 	}
-	proposalID := webtest.TestID(doc, "issue-proposal-id")
+	proposalID := doc.Find("#issue-proposal-id").AttrOr("data-full", "")
 	// Every link on the pages support is shown about the request opens for
 	// them.
 	pages := []string{"/cards/" + proposalID, "/cards?q=fuel"}
@@ -451,7 +451,7 @@ func TestCardIssuanceLinksOnlyWhatTheViewerMayOpen(t *testing.T) {
 	}
 	owner, _ := env.SignedIn(store.RoleOwner)
 	doc = issue(owner, "Groceries")
-	if href, _ := doc.Find(`[data-testid="issue-approval-link"]`).Attr("href"); href != "/approvals/"+webtest.TestID(doc, "issue-proposal-id") {
+	if href, _ := doc.Find(`[data-testid="issue-approval-link"]`).Attr("href"); href != "/approvals/"+doc.Find("#issue-proposal-id").AttrOr("data-full", "") {
 		t.Fatalf("owner's approval link %q", href)
 	}
 }

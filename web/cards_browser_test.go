@@ -33,7 +33,7 @@ func TestBrowserSupportFreezesACard(t *testing.T) {
 	}
 	card := demoCard(t, env, "Everyday")
 	row := `tr[data-card-id="` + card.ID + `"] `
-	if err := chromedp.Do(ctx, chromedp.SendKeys(chromedp.ID("card-q"), "Adaeze Oka")); err != nil {
+	if err := chromedp.Do(ctx, chromedp.SendKeys(chromedp.ID("f-q"), "Adaeze Oka")); err != nil {
 		t.Fatal(err)
 	}
 	// htmx replaces the results as the query is typed; wait for the last

@@ -176,7 +176,8 @@ func TestCardSearchFindsByNameEmailCardAndLastFour(t *testing.T) {
 	if st, _ := row.Find(`[data-testid="card-status"]`).Attr("data-status"); st != "reserved" {
 		t.Fatalf("reserved row status %q", st)
 	}
-	if row.Find(`[data-testid="card-approval-link"]`).Length() != 0 || !strings.Contains(row.Text(), "PENDING_SIGNATURES") ||
+	if row.Find(`[data-testid="card-approval-link"]`).Length() != 0 || !strings.Contains(row.Text(), "proposal waiting for the owner's signature") ||
+		strings.Contains(row.Text(), "PENDING_SIGNATURES") ||
 		!strings.Contains(row.Find(`[data-testid="card-issuance-state"]`).Text(), "waiting for the wallet owner to sign") {
 		t.Fatalf("reserved row for support: %q", row.Text())
 	}
@@ -320,7 +321,7 @@ func TestCardStatusTransitions(t *testing.T) {
 	if rdoc.Find(`[data-testid="card-reserved"] [data-testid="card-approval-link"]`).Length() != 0 {
 		t.Fatal("support is offered the approval, which they may not open")
 	}
-	if got := webtest.TestID(rdoc, "card-proposal-status"); got != "PENDING_SIGNATURES" {
+	if got, _ := rdoc.Find(`[data-testid="card-proposal-status"]`).Attr("data-status"); got != "PENDING_SIGNATURES" {
 		t.Fatalf("proposal status %q", got)
 	}
 	owner, _ := env.SignedIn(store.RoleOwner)
@@ -844,6 +845,12 @@ func TestCardIssuance(t *testing.T) {
 	if v, _ := doc.Find("#issue-color").Attr("value"); v != "#12345" {
 		t.Errorf("colour typed lost: %q", v)
 	}
+	// The summary at the top links to each field, in the form's order.
+	var links []string
+	doc.Find(`[data-testid="error-summary"] a`).Each(func(_ int, a *goquery.Selection) { links = append(links, a.AttrOr("href", "")) })
+	if want := "#issue-name #issue-color #issue-nin #issue-address #issue-dstate #issue-phone"; strings.Join(links, " ") != want {
+		t.Errorf("summary links %v, want %s", links, want)
+	}
 	resp = postCard(env, c, "/cards/issue", url.Values{"wallet_id": {wallet.ID}, "card_name": {"Fuel"}, "card_color": {"#0a0"},
 		"type": {"virtual"}, "nin": {nin}, "pan": {pan}})
 	body, _ = io.ReadAll(resp.Body)
@@ -868,7 +875,7 @@ func TestCardIssuance(t *testing.T) {
 	if got := webtest.TestID(doc, "issue-fee"); got != "1,000.00 NGN (CNGN)" {
 		t.Fatalf("fee %q", got)
 	}
-	proposalID := webtest.TestID(doc, "issue-proposal-id")
+	proposalID := doc.Find("#issue-proposal-id").AttrOr("data-full", "")
 	if link, _ := doc.Find(`[data-testid="issue-card-link"]`).Attr("href"); link != "/cards/"+proposalID || proposalID == "" {
 		t.Fatalf("requested card link %q for %q", link, proposalID)
 	}

@@ -766,7 +766,7 @@ func TestEmployeeTextInputsAreChecked(t *testing.T) {
 	}
 	resp = uploadBulk(t, env, c, "bad\xffname.csv", []byte(file))
 	if resp.StatusCode != http.StatusSeeOther {
-		t.Fatalf("bulk upload with bad cells: %d %s", resp.StatusCode, webtest.TestID(webtest.Doc(t, resp), "bulk-error"))
+		t.Fatalf("bulk upload with bad cells: %d %s", resp.StatusCode, webtest.TestID(webtest.Doc(t, resp), "bulk-file-error"))
 	}
 	resp.Body.Close()
 	doc := webtest.Doc(t, env.Get(c, resp.Header.Get("Location")))

@@ -486,8 +486,8 @@ func TestLinkingThroughRefreshAndEmployeePage(t *testing.T) {
 	// The employee page shows the profile summary read from GET /kyc, the
 	// per-currency cards and when each was read.
 	doc = webtest.Doc(t, env.Get(c, fmt.Sprintf("/employees/%d", e.ID)))
-	if webtest.TestID(doc, "service-user-id") != e.ServiceUserID {
-		t.Fatal("serviceUserId not shown")
+	if full, _ := doc.Find(`[data-testid="service-user-id"] code`).Attr("data-full"); full != e.ServiceUserID {
+		t.Fatalf("service user id not shown: %q", full)
 	}
 	if doc.Find(`[data-testid^="currency-card-"]`).Length() != 5 {
 		t.Fatal("currency cards missing")
@@ -725,8 +725,8 @@ func TestBulkInvitePreviewSendProgressAndResult(t *testing.T) {
 	// A whole-file problem: a column the invite does not take.
 	resp = uploadBulk(t, env, c, "ids.csv", []byte("name,email,nin\nA,a@acme.example,12345678901\n"))
 	doc := webtest.Doc(t, resp)
-	if resp.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(webtest.TestID(doc, "bulk-error"), "does not take") {
-		t.Fatalf("nin column: %d %q", resp.StatusCode, webtest.TestID(doc, "bulk-error"))
+	if resp.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(webtest.TestID(doc, "bulk-file-error"), "does not take") {
+		t.Fatalf("nin column: %d %q", resp.StatusCode, webtest.TestID(doc, "bulk-file-error"))
 	}
 
 	// Occupation codes are checked against the occupations lookup.
@@ -1285,7 +1285,7 @@ func TestReconciliationLinksAnInviteWhoseEventWasLost(t *testing.T) {
 	}
 	found := false
 	for _, n := range run.Notes {
-		found = found || strings.HasPrefix(n, "invites: linked employee")
+		found = found || strings.HasPrefix(n, "invites: linked ") && strings.HasSuffix(n, "to their Partner API account")
 	}
 	if !found || run.Corrected == 0 {
 		t.Fatalf("reconciliation run did not record the link: %+v", run)
@@ -1337,7 +1337,7 @@ func TestReconciliationRereadsStaleOnboarding(t *testing.T) {
 	if cells[victim.ID]["USD"].State == store.ReadyRejected {
 		t.Fatal("the stale USD cell was not corrected")
 	}
-	want := fmt.Sprintf("onboarding: employee %d (%s): USD rejected → ", victim.ID, victim.Email)
+	want := fmt.Sprintf("onboarding: %s (%s): USD rejected → ", victim.Name(), victim.Email)
 	found := false
 	for _, n := range run.Notes {
 		found = found || strings.HasPrefix(n, want)

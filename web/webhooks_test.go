@@ -515,7 +515,7 @@ func TestEventLogFilterReplayAndCSV(t *testing.T) {
 	if resp.StatusCode != http.StatusUnprocessableEntity {
 		t.Fatalf("bad filter: %d", resp.StatusCode)
 	}
-	if msg := webtest.TestID(webtest.Doc(t, resp), "event-from-error"); !strings.Contains(msg, "2026-11-22T14:05") {
+	if msg := webtest.TestID(webtest.Doc(t, resp), "f-from-error"); !strings.Contains(msg, "2026-11-22T14:05") {
 		t.Fatalf("bad filter message %q", msg)
 	}
 	// Detail: payload pretty-printed.

@@ -19,7 +19,14 @@ const searchPageSize = 50
 // four or id, from the local index (the store alone answers).
 func (h *Handler) Search(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
-	q := searchQuery(r)
+	q, msg := typedSearch(r)
+	if msg != "" {
+		// Nothing is searched with text that is not text: the search is
+		// shown back, as typed, with what is wrong under it.
+		v := views.CardSearchView{Query: strings.ToValidUTF8(q, "\uFFFD"), CanWrite: h.canWrite(r), Fields: views.FieldErrors{"q": msg}}
+		h.render(w, r, http.StatusBadRequest, "Cards", views.CardSearchPage(v), views.CardResults(v))
+		return
+	}
 	hits, next, err := h.Store.SearchCards(ctx, store.CardSearch{
 		Query: q, AfterKey: r.URL.Query().Get("after"), AfterID: r.URL.Query().Get("after_id"), Limit: searchPageSize,
 	})
@@ -38,7 +45,21 @@ func (h *Handler) Search(w http.ResponseWriter, r *http.Request) {
 	h.render(w, r, http.StatusOK, "Cards", views.CardSearchPage(v), views.CardResults(v))
 }
 
-// searchQuery is the typed search: text only, at most 100 characters.
+// maxSearch is the longest card search, in characters.
+const maxSearch = 100
+
+// typedSearch is the search as typed and what is wrong with it ("" when
+// nothing).
+func typedSearch(r *http.Request) (string, string) {
+	q := strings.TrimSpace(r.URL.Query().Get("q"))
+	if msg := handlers.CheckText(q, maxSearch, false); msg != "" {
+		return q, "The search was not understood: " + msg
+	}
+	return q, ""
+}
+
+// searchQuery is the typed search for the CSV export: text only, at most
+// 100 characters (anything else searches for everything).
 func searchQuery(r *http.Request) string {
 	q := strings.TrimSpace(r.URL.Query().Get("q"))
 	if !utf8.ValidString(q) || strings.ContainsFunc(q, unicode.IsControl) {

@@ -69,6 +69,7 @@ func (h *Handler) renderDetailWith(w http.ResponseWriter, r *http.Request, statu
 	viewer := handlers.ViewerFrom(r.Context())
 	v.Related = views.EmployeeRelated{ID: e.ID, Email: e.Email, ServiceUserID: e.ServiceUserID, Cards: viewer.Can(store.PermCardsRead),
 		Approvals: viewer.Can(store.PermApprovalsRead), Activity: viewer.Can(store.PermActivityRead), Audit: viewer.Can(store.PermAuditRead)}
+	v.BackURL, v.BackList = backToList(r)
 	set(&v)
 	h.Render(w, r, status, e.Name(), views.EmployeeDetailPage(v), nil)
 }
@@ -429,4 +430,14 @@ func (h *Handler) RetryUSD(w http.ResponseWriter, r *http.Request) {
 	}
 	h.Flash(r, "ok", "USD account set-up restarted.")
 	h.Redirect(w, r, page)
+}
+
+// backToList is the way back from an employee's page: the readiness
+// matrix with its filters when the viewer came from it, else the employee
+// list as they left it.
+func backToList(r *http.Request) (href, label string) {
+	if m := handlers.BackTo(r, "/employees/readiness"); m != "/employees/readiness" {
+		return m, "Readiness by currency"
+	}
+	return handlers.BackTo(r, "/employees"), "Employees"
 }

@@ -19,13 +19,15 @@ const maxSearch = 100
 
 // listFilter reads the list's and the matrix's filter from the query
 // string. Unknown choices are dropped rather than refused (a stale bookmark
-// still opens); a search or page cursor that is not text is refused with
-// the words of the problem.
+// still opens). A search that is not text comes back in the view's
+// Fields (shown next to the search box, what was typed kept); a page
+// cursor that is not text is refused with the words of the problem.
 func listFilter(r *http.Request) (store.EmployeeFilter, views.EmployeeFilterView, string) {
 	q := r.URL.Query()
 	f := store.EmployeeFilter{Search: strings.TrimSpace(q.Get("q")), Sort: store.SortName, After: q.Get("after")}
+	var fields views.FieldErrors
 	if msg := handlers.CheckText(f.Search, maxSearch, false); msg != "" {
-		return f, views.EmployeeFilterView{}, "The search was not understood: " + msg
+		fields = views.FieldErrors{"q": "The search was not understood: " + msg}
 	}
 	if f.After != "" {
 		// A cursor is base64 of text this app made; anything else is a
@@ -46,7 +48,12 @@ func listFilter(r *http.Request) (store.EmployeeFilter, views.EmployeeFilterView
 	if q.Get("sort") == store.SortActivity {
 		f.Sort = store.SortActivity
 	}
-	return f, views.EmployeeFilterView{Q: f.Search, State: f.InviteState, Currency: f.Currency, Readiness: f.Readiness, Sort: f.Sort}, ""
+	fv := views.EmployeeFilterView{Q: f.Search, State: f.InviteState, Currency: f.Currency, Readiness: f.Readiness, Sort: f.Sort, Fields: fields}
+	if fields.Any() {
+		// Shown back as typed, with what is not text made printable.
+		fv.Q = strings.ToValidUTF8(f.Search, "\uFFFD")
+	}
+	return f, fv, ""
 }
 
 // filterQuery encodes a filter as a query string (without the cursor).
@@ -57,7 +64,9 @@ func filterQuery(f views.EmployeeFilterView) url.Values {
 			v.Set(k, x)
 		}
 	}
-	set("q", f.Q)
+	if !f.Fields.Has("q") {
+		set("q", f.Q)
+	}
 	set("state", f.State)
 	set("currency", f.Currency)
 	set("readiness", f.Readiness)
@@ -104,6 +113,7 @@ type listed struct {
 	self   string
 	next   string
 	csv    string
+	status int
 }
 
 // listPage reads one filtered page for path (the list or the matrix):
@@ -123,6 +133,11 @@ func (h *Handler) listPage(w http.ResponseWriter, r *http.Request, path string, 
 		h.ErrorPage(w, r, http.StatusBadRequest, "Search not understood", bad)
 		return listed{}, false
 	}
+	if fv.Fields.Any() {
+		// Nothing is read with a search that is not text: the page
+		// shows the search with its message, to be corrected.
+		return listed{filter: fv, status: http.StatusBadRequest}, true
+	}
 	f.Limit = limit
 	page, err := h.Store.ListEmployeesWithReadiness(r.Context(), f)
 	if errors.Is(err, store.ErrBadCursor) {
@@ -133,7 +148,7 @@ func (h *Handler) listPage(w http.ResponseWriter, r *http.Request, path string, 
 		h.ServerError(w, r, err)
 		return listed{}, false
 	}
-	out := listed{filter: fv, rows: employeeRows(page.Employees, page.Readiness), csv: withQuery(path+".csv", filterQuery(fv))}
+	out := listed{filter: fv, status: http.StatusOK, rows: employeeRows(page.Employees, page.Readiness), csv: withQuery(path+".csv", filterQuery(fv))}
 	out.self, out.next = pageLinks(path, fv, f.After, page.Next, changeStamp(page.ChangedAt))
 	return out, true
 }
@@ -148,14 +163,17 @@ func (h *Handler) List(w http.ResponseWriter, r *http.Request) {
 	v := views.EmployeeListView{Filter: p.filter, Columns: store.ReadinessCurrencies(), Rows: p.rows, CanWrite: canWrite(r),
 		CSVURL: p.csv, SelfURL: p.self, NextURL: p.next}
 	v.States, v.Currencies, v.Readiness, v.Sorts = filterOptions(p.filter)
-	h.Render(w, r, http.StatusOK, "Employees", views.EmployeeListPage(v), views.EmployeeResults(v))
+	h.Render(w, r, p.status, "Employees", views.EmployeeListPage(v), views.EmployeeResults(v))
 }
 
 // eachPage walks every page of the filtered list, 500 employees at a time,
 // with their readiness, for the CSV exports. It answers the request itself
 // when the first page fails; a later failure is logged and ends the file.
 func (h *Handler) eachPage(w http.ResponseWriter, r *http.Request, open func() *handlers.CSVWriter, row func(cw *handlers.CSVWriter, e views.EmployeeRow)) {
-	f, _, bad := listFilter(r)
+	f, fv, bad := listFilter(r)
+	if bad == "" && fv.Fields.Any() {
+		bad = fv.Fields.Get("q")
+	}
 	if bad != "" {
 		h.ErrorPage(w, r, http.StatusBadRequest, "Search not understood", bad)
 		return

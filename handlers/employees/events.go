@@ -11,6 +11,7 @@ import (
 	"partneradmin/apiclient"
 	"partneradmin/handlers/mirror"
 	"partneradmin/store"
+	"partneradmin/views"
 )
 
 // Events applies webhook events about employees, handed over by the webhooks
@@ -168,7 +169,7 @@ func (r OnboardingChecker) Reconcile(ctx context.Context) (mirror.ReconcileResul
 			return res, err
 		}
 		if err := r.H.Refresh(ctx, e, reconciliationActor); err != nil {
-			res.Notes = append(res.Notes, fmt.Sprintf("employee %d: could not be read; retried next run", e.ID))
+			res.Notes = append(res.Notes, fmt.Sprintf("%s (%s): could not be read from the Partner API; tried again at the next run", e.Name(), e.Email))
 			continue
 		}
 		res.Checked++
@@ -179,13 +180,13 @@ func (r OnboardingChecker) Reconcile(ctx context.Context) (mirror.ReconcileResul
 		var changes []string
 		for cur, was := range before[e.ID] {
 			if now, ok := after[e.ID][cur]; ok && now.State != was.State {
-				changes = append(changes, fmt.Sprintf("%s %s → %s", cur, was.State, now.State))
+				changes = append(changes, fmt.Sprintf("%s %s → %s", cur, views.StatusLabel(views.StatusReadiness, was.State), views.StatusLabel(views.StatusReadiness, now.State)))
 			}
 		}
 		if len(changes) > 0 {
 			sort.Strings(changes)
 			res.Corrected++
-			res.Notes = append(res.Notes, fmt.Sprintf("employee %d (%s): %s", e.ID, e.Email, strings.Join(changes, ", ")))
+			res.Notes = append(res.Notes, fmt.Sprintf("%s (%s): %s", e.Name(), e.Email, strings.Join(changes, ", ")))
 		}
 	}
 	return res, nil

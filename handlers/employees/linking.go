@@ -173,7 +173,7 @@ func (h *Handler) ReconcileInvites(ctx context.Context, by store.Actor, source s
 		}
 		if changed {
 			res.Linked++
-			res.Notes = append(res.Notes, fmt.Sprintf("linked employee %d (%s) to serviceUserId %s", le.ID, le.Email, u.ServiceUserID))
+			res.Notes = append(res.Notes, fmt.Sprintf("linked %s (%s) to their Partner API account", le.Name(), le.Email))
 			if err := h.Refresh(ctx, le, by); err != nil {
 				h.Logger.WarnContext(ctx, "reconcile invite: read onboarding", "employee", le.ID, "err", err)
 			}

@@ -47,7 +47,7 @@ func (h *Handler) Matrix(w http.ResponseWriter, r *http.Request) {
 			v.Bulk = bulkOffers(counts)
 		}
 	}
-	h.Render(w, r, http.StatusOK, "Readiness", views.ReadinessMatrixPage(v), nil)
+	h.Render(w, r, p.status, "Readiness", views.ReadinessMatrixPage(v), nil)
 }
 
 // chartWidth is a bar's width in the chart's units.
