@@ -36,8 +36,7 @@ type Handler struct {
 	clock   func() time.Time
 	// Sync re-reads the proposals of every wallet into the mirror (the
 	// periodic job and the refresh button).
-	Sync   *Syncer
-	totals queueTotals
+	Sync *Syncer
 }
 
 // New returns the approvals handler and registers how its writes are read
