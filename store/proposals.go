@@ -294,6 +294,9 @@ type QueueFilter struct {
 	BeforeAt time.Time
 	BeforeID string
 	Limit    int
+	// ExactTotal has ListQueuePage count a filter that the kept counts do
+	// not answer to the end, not up to QueueCountCap.
+	ExactTotal bool
 	// Person keeps proposals whose owner or recipient matches this as the
 	// employee list's search does (words starting words of the name, email
 	// or serviceUserId).
@@ -599,12 +602,16 @@ func (s *Store) ListQueuePage(ctx context.Context, f QueueFilter) (QueuePage, er
 		all := f
 		all.BeforeAt, all.BeforeID = time.Time{}, ""
 		countWhere, countArgs := queueWhere(all)
-		batch.Queue(`SELECT count(*) FROM (SELECT FROM proposals WHERE `+strings.Join(countWhere, " AND ")+
-			` LIMIT `+strconv.Itoa(QueueCountCap+1)+`) c`, countArgs...).QueryRow(func(row pgx.Row) error {
+		limit := ""
+		if !f.ExactTotal {
+			limit = ` LIMIT ` + strconv.Itoa(QueueCountCap+1)
+		}
+		batch.Queue(`SELECT count(*) FROM (SELECT FROM proposals WHERE `+strings.Join(countWhere, " AND ")+limit+`) c`,
+			countArgs...).QueryRow(func(row pgx.Row) error {
 			if err := row.Scan(&page.Total); err != nil {
 				return err
 			}
-			if page.Total > QueueCountCap {
+			if !f.ExactTotal && page.Total > QueueCountCap {
 				page.Total, page.TotalOver = QueueCountCap, true
 			}
 			return nil

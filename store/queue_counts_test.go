@@ -142,6 +142,13 @@ func TestQueueTotalOfOtherFiltersIsCountedUpToTheCap(t *testing.T) {
 	if page.Total != store.QueueCountCap || !page.TotalOver || len(page.Rows) != 50 {
 		t.Errorf("u-even (%d proposals): total %d, over %v, %d rows", store.QueueCountCap+5, page.Total, page.TotalOver, len(page.Rows))
 	}
+	exact, err := st.ListQueuePage(ctx, store.QueueFilter{UserID: "u-even", Limit: 50, ExactTotal: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if exact.Total != store.QueueCountCap+5 || exact.TotalOver {
+		t.Errorf("u-even counted to the end: total %d, over %v", exact.Total, exact.TotalOver)
+	}
 	page, err = st.ListQueuePage(ctx, store.QueueFilter{NeedsApprovalBy: "someone", Status: store.ProposalPendingApprovals,
 		BeforeAt: t0.Add(20 * time.Millisecond), BeforeID: "pc-20", Limit: 50})
 	if err != nil {
