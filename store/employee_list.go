@@ -286,9 +286,9 @@ func (s *Store) listWithReadiness(ctx context.Context, f EmployeeFilter, currenc
 	if err != nil {
 		return EmployeePageWithReadiness{}, nil, err
 	}
-	out := EmployeePageWithReadiness{Readiness: map[int64]map[string]ReadinessCell{}}
-	var list []Employee
-	var nameKeys []string
+	n := listLimit(f.Limit) + 1
+	out := EmployeePageWithReadiness{Readiness: make(map[int64]map[string]ReadinessCell, n)}
+	list, nameKeys := make([]Employee, 0, n), make([]string, 0, n)
 	batch := &pgx.Batch{}
 	batch.Queue(sql, args...).Query(func(rows pgx.Rows) error {
 		for rows.Next() {

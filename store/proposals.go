@@ -565,7 +565,9 @@ func (s *Store) ListQueuePage(ctx context.Context, f QueueFilter) (QueuePage, er
 			WHERE service_user_id = q.to_user_id AND q.to_user_id <> '' LIMIT 1) t ON true
 		ORDER BY q.upstream_created_at DESC, q.id DESC`
 	batch := &pgx.Batch{}
-	page := QueuePage{Names: map[string]Employee{}}
+	// Sized for the page: appending Proposals (some 400 bytes each) to a
+	// growing slice copied the page six times over.
+	page := QueuePage{Rows: make([]Proposal, 0, f.Limit), Names: make(map[string]Employee, f.Limit)}
 	batch.Queue(sql, args...).Query(func(rows pgx.Rows) error {
 		for rows.Next() {
 			var p Proposal

@@ -138,6 +138,7 @@ func (h *Handler) Queue(w http.ResponseWriter, r *http.Request) {
 	if !last.IsZero() {
 		view.SyncedAgo = views.Ago(last, now)
 	}
+	view.Rows = make([]views.ProposalRow, 0, len(rows))
 	for _, p := range rows {
 		pr := row(p, names, now, linked, v.Staff.ID)
 		pr.Selectable = view.CanAct && p.Status == store.ProposalPendingSignatures
