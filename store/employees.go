@@ -181,7 +181,7 @@ func (s *Store) Treasury(ctx context.Context) (Employee, []Wallet, error) {
 	found := false
 	var ws []Wallet
 	b := &pgx.Batch{}
-	b.Queue(`SELECT `+employeeColumns+` FROM employees WHERE id = (`+first+`)`).Query(func(rows pgx.Rows) error {
+	b.Queue(`SELECT ` + employeeColumns + ` FROM employees WHERE id = (` + first + `)`).Query(func(rows pgx.Rows) error {
 		for rows.Next() {
 			e, err := scanEmployee(rows)
 			if err != nil {
@@ -191,7 +191,7 @@ func (s *Store) Treasury(ctx context.Context) (Employee, []Wallet, error) {
 		}
 		return rows.Err()
 	})
-	b.Queue(`SELECT `+walletColumns+` FROM wallets WHERE employee_id = (`+first+`) ORDER BY currency`).Query(func(rows pgx.Rows) error {
+	b.Queue(`SELECT ` + walletColumns + ` FROM wallets WHERE employee_id = (` + first + `) ORDER BY currency`).Query(func(rows pgx.Rows) error {
 		list, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Wallet, error) { return scanWallet(r) })
 		ws = list
 		return err
