@@ -264,48 +264,52 @@ const changedAtColumn = `(SELECT max(last_activity_at) FROM employees)`
 // ListEmployeesWithReadiness is ListEmployees with the readiness cells of
 // the page's employees, for the list and the matrix.
 func (s *Store) ListEmployeesWithReadiness(ctx context.Context, f EmployeeFilter) (EmployeePageWithReadiness, error) {
+	page, _, err := s.listWithReadiness(ctx, f, nil)
+	return page, err
+}
+
+// ReadinessMatrixPage is ListEmployeesWithReadiness with the whole
+// workforce's readiness counts in currencies (ReadinessCounts), both read
+// in one round trip, for the matrix's page and its chart.
+func (s *Store) ReadinessMatrixPage(ctx context.Context, f EmployeeFilter, currencies []string) (EmployeePageWithReadiness, map[string]map[string]int, error) {
+	return s.listWithReadiness(ctx, f, currencies)
+}
+
+// listWithReadiness reads a page with its readiness and, when currencies
+// is not nil, the kept readiness counts in the same batch.
+func (s *Store) listWithReadiness(ctx context.Context, f EmployeeFilter, currencies []string) (EmployeePageWithReadiness, map[string]map[string]int, error) {
 	ls, err := s.planSearch(ctx, f)
 	if err != nil {
-		return EmployeePageWithReadiness{}, err
+		return EmployeePageWithReadiness{}, nil, err
 	}
 	sql, args, err := employeeListSQLWith(f, ", "+readinessAgg+", "+changedAtColumn, ls)
 	if err != nil {
-		return EmployeePageWithReadiness{}, err
+		return EmployeePageWithReadiness{}, nil, err
 	}
-	rows, err := s.db.Query(ctx, sql, args...)
-	if err != nil {
-		return EmployeePageWithReadiness{}, fmt.Errorf("store: list employees: %w", err)
-	}
-	out := EmployeePageWithReadiness{Readiness: map[int64]map[string]ReadinessCell{}}
-	var list []Employee
-	var nameKeys []string
-	for rows.Next() {
-		var packed string
-		e, key, err := scanListed(rows, &packed, &out.ChangedAt)
-		if err != nil {
-			rows.Close()
-			return out, fmt.Errorf("store: list employees: %w", err)
-		}
-		list, nameKeys = append(list, e), append(nameKeys, key)
-		if packed == "" {
-			continue
-		}
-		cells := map[string]ReadinessCell{}
-		for _, c := range strings.Split(packed, "\x1d") {
-			parts := strings.SplitN(c, "\x1e", 4)
-			if len(parts) != 4 {
-				continue
+	n := listLimit(f.Limit) + 1
+	out := EmployeePageWithReadiness{Readiness: make(map[int64]map[string]ReadinessCell, n)}
+	list, nameKeys := make([]Employee, 0, n), make([]string, 0, n)
+	batch := &pgx.Batch{}
+	batch.Queue(sql, args...).Query(func(rows pgx.Rows) error {
+		for rows.Next() {
+			var packed string
+			e, key, err := scanListed(rows, &packed, &out.ChangedAt)
+			if err != nil {
+				return err
 			}
-			cell := ReadinessCell{EmployeeID: e.ID, Currency: parts[0], State: parts[1], Detail: parts[3]}
-			if parts[2] != "" {
-				cell.Missing = strings.Split(parts[2], "\x1f")
+			list, nameKeys = append(list, e), append(nameKeys, key)
+			if packed != "" {
+				out.Readiness[e.ID] = unpackReadiness(e.ID, packed)
 			}
-			cells[cell.Currency] = cell
 		}
-		out.Readiness[e.ID] = cells
+		return rows.Err()
+	})
+	var counts map[string]map[string]int
+	if currencies != nil {
+		queueReadinessCounts(batch, currencies, &counts)
 	}
-	if err := rows.Err(); err != nil {
-		return out, fmt.Errorf("store: list employees: %w", err)
+	if err := s.db.SendBatch(ctx, batch).Close(); err != nil {
+		return out, nil, fmt.Errorf("store: list employees: %w", err)
 	}
 	out.Employees = list
 	if limit := listLimit(f.Limit); len(list) > limit {
@@ -315,10 +319,27 @@ func (s *Store) ListEmployeesWithReadiness(ctx context.Context, f EmployeeFilter
 	if len(list) == 0 {
 		// No row carried the stamp.
 		if out.ChangedAt, err = s.EmployeesChangedAt(ctx); err != nil {
-			return out, err
+			return out, nil, err
 		}
 	}
-	return out, nil
+	return out, counts, nil
+}
+
+// unpackReadiness reads an employee's cells as readinessAgg packed them.
+func unpackReadiness(id int64, packed string) map[string]ReadinessCell {
+	cells := make(map[string]ReadinessCell, 5)
+	for c := range strings.SplitSeq(packed, "\x1d") {
+		parts := strings.SplitN(c, "\x1e", 4)
+		if len(parts) != 4 {
+			continue
+		}
+		cell := ReadinessCell{EmployeeID: id, Currency: parts[0], State: parts[1], Detail: parts[3]}
+		if parts[2] != "" {
+			cell.Missing = strings.Split(parts[2], "\x1f")
+		}
+		cells[cell.Currency] = cell
+	}
+	return cells
 }
 
 // ExplainEmployeeSearch returns PostgreSQL's plans of the list's

@@ -173,23 +173,36 @@ var ErrNoTreasury = errors.New("store: the partner has no treasury user in the m
 
 // Treasury is the partner's treasury: its first treasury user known
 // upstream, and that user's wallets by currency. ErrNoTreasury when there is
-// none.
+// none. The user and the wallets are two statements of one pgx batch: one
+// round trip (the treasury, payroll and start pages read it on every view).
 func (s *Store) Treasury(ctx context.Context) (Employee, []Wallet, error) {
-	users, err := s.TreasuryUsers(ctx)
-	if err != nil {
-		return Employee{}, nil, err
-	}
-	for _, u := range users {
-		if u.ServiceUserID == "" {
-			continue
+	const first = `SELECT id FROM employees WHERE kind = 'treasury' AND coalesce(service_user_id, '') <> '' ORDER BY id LIMIT 1`
+	var u Employee
+	found := false
+	var ws []Wallet
+	b := &pgx.Batch{}
+	b.Queue(`SELECT ` + employeeColumns + ` FROM employees WHERE id = (` + first + `)`).Query(func(rows pgx.Rows) error {
+		for rows.Next() {
+			e, err := scanEmployee(rows)
+			if err != nil {
+				return err
+			}
+			u, found = e, true
 		}
-		ws, err := s.WalletsByEmployee(ctx, u.ID)
-		if err != nil {
-			return Employee{}, nil, err
-		}
-		return u, ws, nil
+		return rows.Err()
+	})
+	b.Queue(`SELECT ` + walletColumns + ` FROM wallets WHERE employee_id = (` + first + `) ORDER BY currency`).Query(func(rows pgx.Rows) error {
+		list, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Wallet, error) { return scanWallet(r) })
+		ws = list
+		return err
+	})
+	if err := s.db.SendBatch(ctx, b).Close(); err != nil {
+		return Employee{}, nil, fmt.Errorf("store: treasury: %w", err)
 	}
-	return Employee{}, nil, ErrNoTreasury
+	if !found {
+		return Employee{}, nil, ErrNoTreasury
+	}
+	return u, ws, nil
 }
 
 // CountEmployees returns how many employees (not treasury users) exist.

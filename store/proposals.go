@@ -294,8 +294,9 @@ type QueueFilter struct {
 	BeforeAt time.Time
 	BeforeID string
 	Limit    int
-	// SkipCount leaves QueuePage.Total at 0 (the caller knows it).
-	SkipCount bool
+	// ExactTotal has ListQueuePage count a filter that the kept counts do
+	// not answer to the end, not up to QueueCountCap.
+	ExactTotal bool
 	// Person keeps proposals whose owner or recipient matches this as the
 	// employee list's search does (words starting words of the name, email
 	// or serviceUserId).
@@ -516,14 +517,33 @@ const queueOuterColumns = `q.id, q.wallet_id, q.owner_user_id, q.type, q.status,
 type QueuePage struct {
 	Rows  []Proposal
 	Names map[string]Employee // by serviceUserId
-	Total int
+	// Total is how many proposals match the filter on every page; when
+	// TotalOver is set, more than Total match (a filter on a person or on
+	// whose approval is needed is counted up to QueueCountCap only).
+	Total     int
+	TotalOver bool
+}
+
+// QueueCountCap is how far ListQueuePage counts the proposals of a filter
+// that queue_counts does not keep (a person, "needs my approval").
+const QueueCountCap = 500
+
+// queueTotalSQL is the filter's total from the counts kept by migration
+// 0054 (a few rows), for a filter on the state and the type only.
+const queueTotalSQL = `SELECT coalesce(sum(n), 0) FROM queue_counts WHERE ($1 = '' OR status = $1) AND ($2 = '' OR type = $2)`
+
+// keptTotal reports whether queue_counts holds f's total: a filter on the
+// state and the type only.
+func (f QueueFilter) keptTotal() bool {
+	return f.NeedsApprovalBy == "" && f.ExcludeCreator == 0 && f.UserID == "" && strings.TrimSpace(f.Person) == ""
 }
 
 // ListQueuePage is ListQueue with the names of owners and recipients and the
-// total count of every page (the filter without the keyset), in one round
-// trip: the page and the count are two statements sent as one pipelined
-// batch. (A count(*) OVER () window on the page query would read every
-// matching row's whole tuple; the count alone is an index-only scan.)
+// total of every page (the filter without the keyset), in one round trip:
+// the page and the total are two statements sent as one pipelined batch.
+// The total of a filter on the state and the type is read from the counts
+// the proposals' trigger keeps (migration 0054); any other filter's is
+// counted, up to QueueCountCap.
 func (s *Store) ListQueuePage(ctx context.Context, f QueueFilter) (QueuePage, error) {
 	if f.Limit <= 0 || f.Limit > 1000 {
 		f.Limit = 100
@@ -544,11 +564,10 @@ func (s *Store) ListQueuePage(ctx context.Context, f QueueFilter) (QueuePage, er
 		LEFT JOIN LATERAL (SELECT first_name, last_name, email FROM employees
 			WHERE service_user_id = q.to_user_id AND q.to_user_id <> '' LIMIT 1) t ON true
 		ORDER BY q.upstream_created_at DESC, q.id DESC`
-	all := f
-	all.BeforeAt, all.BeforeID = time.Time{}, ""
-	countWhere, countArgs := queueWhere(all)
 	batch := &pgx.Batch{}
-	page := QueuePage{Names: map[string]Employee{}}
+	// Sized for the page: appending Proposals (some 400 bytes each) to a
+	// growing slice copied the page six times over.
+	page := QueuePage{Rows: make([]Proposal, 0, f.Limit), Names: make(map[string]Employee, f.Limit)}
 	batch.Queue(sql, args...).Query(func(rows pgx.Rows) error {
 		for rows.Next() {
 			var p Proposal
@@ -577,9 +596,27 @@ func (s *Store) ListQueuePage(ctx context.Context, f QueueFilter) (QueuePage, er
 		}
 		return rows.Err()
 	})
-	if !f.SkipCount {
-		batch.Queue(`SELECT count(*) FROM proposals WHERE `+strings.Join(countWhere, " AND "), countArgs...).QueryRow(func(row pgx.Row) error {
+	if f.keptTotal() {
+		batch.Queue(queueTotalSQL, string(f.Status), f.Type).QueryRow(func(row pgx.Row) error {
 			return row.Scan(&page.Total)
+		})
+	} else {
+		all := f
+		all.BeforeAt, all.BeforeID = time.Time{}, ""
+		countWhere, countArgs := queueWhere(all)
+		limit := ""
+		if !f.ExactTotal {
+			limit = ` LIMIT ` + strconv.Itoa(QueueCountCap+1)
+		}
+		batch.Queue(`SELECT count(*) FROM (SELECT FROM proposals WHERE `+strings.Join(countWhere, " AND ")+limit+`) c`,
+			countArgs...).QueryRow(func(row pgx.Row) error {
+			if err := row.Scan(&page.Total); err != nil {
+				return err
+			}
+			if !f.ExactTotal && page.Total > QueueCountCap {
+				page.Total, page.TotalOver = QueueCountCap, true
+			}
+			return nil
 		})
 	}
 	if err := s.db.SendBatch(ctx, batch).Close(); err != nil {

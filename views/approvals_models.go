@@ -19,9 +19,11 @@ type ApprovalQueueView struct {
 	SyncedAgo string
 	PollURL   string // the fragment URL with the current filters
 	CSVURL    string
-	// Total counts every matching proposal; the page shows PageSize of
-	// them, newest first, with OlderURL to the next ones.
+	// Total counts every matching proposal (more than Total when
+	// TotalOver); the page shows PageSize of them, newest first, with
+	// OlderURL to the next ones.
 	Total     int
+	TotalOver bool
 	OlderURL  string
 	NewestURL string
 	// SignBatchToken is the one-time token of the "Sign selected from one

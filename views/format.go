@@ -38,21 +38,30 @@ func FormatDecimal(d decimal.Decimal, minPlaces int32) string {
 	neg := strings.HasPrefix(s, "-")
 	s = strings.TrimPrefix(s, "-")
 	intPart, frac, hasFrac := strings.Cut(s, ".")
+	// One allocation: the result is built in a buffer of its final size.
+	n := len(intPart) + (len(intPart)-1)/3
+	if hasFrac {
+		n += 1 + len(frac)
+	}
+	if neg {
+		n++
+	}
 	var b strings.Builder
-	for i, c := range intPart {
+	b.Grow(n)
+	if neg {
+		b.WriteByte('-')
+	}
+	for i := 0; i < len(intPart); i++ {
 		if i > 0 && (len(intPart)-i)%3 == 0 {
 			b.WriteByte(',')
 		}
-		b.WriteRune(c)
+		b.WriteByte(intPart[i])
 	}
-	out := b.String()
 	if hasFrac {
-		out += "." + frac
+		b.WriteByte('.')
+		b.WriteString(frac)
 	}
-	if neg {
-		out = "-" + out
-	}
-	return out
+	return b.String()
 }
 
 // DateTime formats an instant for tables: "22 Nov 2026 14:05 UTC".

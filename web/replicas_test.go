@@ -214,3 +214,53 @@ func jobCount(t *testing.T, env *webtest.Env, kind string) int {
 	}
 	return n
 }
+
+// The approval queue's total is what the database says at the request,
+// whichever replica serves it: a proposal one replica's sync records (or
+// moves out of the queue) counts on the other at its next view, with no
+// copy of the count kept by either.
+func TestTwoReplicasShowTheQueueTotalAtOnce(t *testing.T) {
+	a := webtest.New(t, webtest.Options{EncryptionKey: web.Secret(strings.Repeat("5b", 32))})
+	b := webtest.New(t, webtest.Options{ReplicaOf: a})
+	ctx := context.Background()
+	seedQueue(t, a, 60)
+	signed, _ := a.SignedIn(store.RoleFinanceApprover)
+	count := func(env *webtest.Env, path string) string {
+		t.Helper()
+		return webtest.TestID(webtest.Doc(t, env.Get(signed, path)), "queue-count")
+	}
+	for _, path := range []string{"/approvals", "/approvals?status=FAILED"} {
+		for _, env := range []*webtest.Env{a, b} {
+			count(env, path) // both replicas have shown the queue
+		}
+	}
+	if got := count(b, "/approvals"); !strings.Contains(got, "60 proposals, 50 shown") {
+		t.Fatalf("B before: %q", got)
+	}
+	// A's sync records a new failed proposal and sees a waiting one fail.
+	p, err := a.Store.ProposalByID(ctx, "bench-00002") // FAILED
+	if err != nil {
+		t.Fatal(err)
+	}
+	fresh := p
+	fresh.ID, fresh.CreatedAt = "bench-new", time.Now()
+	if _, err := a.Store.UpsertProposal(ctx, fresh); err != nil {
+		t.Fatal(err)
+	}
+	waiting, err := a.Store.ProposalByID(ctx, "bench-00001") // PENDING_SIGNATURES
+	if err != nil {
+		t.Fatal(err)
+	}
+	waiting.Status, waiting.UpdatedAt = store.ProposalFailed, waiting.UpdatedAt.Add(time.Second)
+	if _, err := a.Store.UpsertProposal(ctx, waiting); err != nil {
+		t.Fatal(err)
+	}
+	for _, env := range []*webtest.Env{b, a} {
+		if got := count(env, "/approvals"); !strings.Contains(got, "61 proposals, 50 shown") {
+			t.Errorf("whole queue after one more: %q", got)
+		}
+		if got := count(env, "/approvals?status=FAILED"); !strings.Contains(got, "22 proposals") {
+			t.Errorf("failed ones after two more: %q", got)
+		}
+	}
+}

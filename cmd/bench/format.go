@@ -14,16 +14,17 @@ func (r *report) format() string {
 	c := r.Config
 	fmt.Fprintf(&b, "Partner Admin bench (%s), %s, %d CPUs, GOMAXPROCS %d: %s.\n", c.Name, r.Started.Format("2006-01-02"), runtime.NumCPU(),
 		runtime.GOMAXPROCS(0), r.Seeded)
-	fmt.Fprintf(&b, "Pages: %d connections, %d rounds of %s against the app (%s against the bare handler) after a warm-up; median (min–max) over the rounds.\n\n",
+	fmt.Fprintf(&b, "Pages: %d connections, %d rounds of %s against the app (%s against the bare handler) after a warm-up; median (min–max) over the rounds; CPU per request is the CPU time the app's process and PostgreSQL's processes used in a round over its requests (median of the rounds; 10 ms ticks), which other work on the machine hardly moves.\n\n",
 		c.Conns, c.Rounds, c.AppRound, c.BareRound)
-	b.WriteString("| page | requests/s | share of bare | p50 | p95 | p99 | bare requests/s |\n")
-	b.WriteString("|---|---|---|---|---|---|---|\n")
+	b.WriteString("| page | requests/s | share of bare | p50 | p95 | p99 | bare requests/s | CPU per request: app + PostgreSQL |\n")
+	b.WriteString("|---|---|---|---|---|---|---|---|\n")
 	for _, p := range r.Pages {
 		var app, bare []float64
-		var p50, p95, p99 []time.Duration
+		var p50, p95, p99, appCPU, pgCPU []time.Duration
 		for _, x := range p.App {
 			app = append(app, x.RPS())
 			p50, p95, p99 = append(p50, x.P50), append(p95, x.P95), append(p99, x.P99)
+			appCPU, pgCPU = append(appCPU, x.AppCPU), append(pgCPU, x.PGCPU)
 		}
 		for _, x := range p.Bare {
 			bare = append(bare, x.RPS())
@@ -32,8 +33,9 @@ func (r *report) format() string {
 		if m := median(bare); m > 0 {
 			share = median(app) / m * 100
 		}
-		fmt.Fprintf(&b, "| %s (`%s`, %s) | %s | %.1f %% | %s | %s | %s | %s |\n", p.Name, shortURI(p.URI), kib(p.Bytes),
-			spread(app), share, ms(medianDur(p50)), ms(medianDur(p95)), ms(medianDur(p99)), thousands(int(median(bare))))
+		fmt.Fprintf(&b, "| %s (`%s`, %s) | %s | %.1f %% | %s | %s | %s | %s | %s |\n", p.Name, shortURI(p.URI), kib(p.Bytes),
+			spread(app), share, ms(medianDur(p50)), ms(medianDur(p95)), ms(medianDur(p99)), thousands(int(median(bare))),
+			cpuCell(medianDur(appCPU), medianDur(pgCPU)))
 	}
 	b.WriteString("\n| what | figure |\n|---|---|\n")
 	if !c.webhooks() {
@@ -58,6 +60,14 @@ func (r *report) format() string {
 	fmt.Fprintf(&b, "| peak RSS of the app (VmHWM) | %d MiB |\n", (r.PeakRSSKiB+512)/1024)
 	fmt.Fprintf(&b, "\nThe whole run took %s.\n", r.Took.Round(time.Second))
 	return b.String()
+}
+
+// cpuCell is the CPU per request of the app and of PostgreSQL, in µs.
+func cpuCell(app, pg time.Duration) string {
+	if app <= 0 && pg <= 0 {
+		return "–"
+	}
+	return fmt.Sprintf("%d + %d µs", app.Microseconds(), pg.Microseconds())
 }
 
 // spread is "median (min–max)" of requests per second.

@@ -47,6 +47,9 @@ type roundResult struct {
 	Requests      int
 	Elapsed       time.Duration
 	P50, P95, P99 time.Duration
+	// AppCPU and PGCPU are the CPU time the app's process and PostgreSQL
+	// spent per request during the round (zero: not measured).
+	AppCPU, PGCPU time.Duration
 }
 
 func (r roundResult) RPS() float64 {

@@ -354,6 +354,7 @@ func run(ctx context.Context, cfg config, stdout, stderr io.Writer) (rep *report
 	// Load: a warm-up round, then rounds of every page against the app and
 	// against the bare handler.
 	bareClient := newClient()
+	meter := cpuMeter{appPid: app.cmd.Process.Pid, pgData: filepath.Join(tmp, "pg")}
 	for round := -1; round < cfg.Rounds; round++ {
 		for i := range rep.Pages {
 			ps := &rep.Pages[i]
@@ -367,7 +368,9 @@ func run(ctx context.Context, cfg config, stdout, stderr io.Writer) (rep *report
 				file := filepath.Join(cfg.PprofDir, fmt.Sprintf("page%02d-%s.pprof", i, slug(ps.Name)))
 				go func() { prof <- cpuProfile(ctx, pprofURL, max(1, int(appFor/time.Second)), file) }()
 			}
+			before := meter.read()
 			a, err := drive(ctx, owner, appURL+ps.URI, http.StatusOK, cfg.Conns, appFor)
+			a.perRequest(before, meter.read())
 			if prof != nil {
 				if perr := <-prof; perr != nil {
 					say("%s: no CPU profile: %v", ps.Name, perr)

@@ -16,8 +16,8 @@
 package approvals
 
 import (
-	"fmt"
 	"slices"
+	"strconv"
 	"time"
 
 	"partneradmin/apiclient"
@@ -36,8 +36,7 @@ type Handler struct {
 	clock   func() time.Time
 	// Sync re-reads the proposals of every wallet into the mirror (the
 	// periodic job and the refresh button).
-	Sync   *Syncer
-	totals queueTotals
+	Sync *Syncer
 }
 
 // New returns the approvals handler and registers how its writes are read
@@ -59,8 +58,8 @@ func row(p store.Proposal, names mirror.Names, now time.Time, linkedAs string, v
 	r := views.ProposalRow{
 		ID: p.ID, Type: p.Type, Amount: mirror.Money(p), From: names.Of(p.OwnerUserID), To: names.Recipient(p),
 		Description: p.Description, Status: string(p.Status), StatusLabel: views.StatusLabel(views.StatusProposal, string(p.Status)),
-		Approvals:  fmt.Sprintf("%d of %d", len(p.Approvals), p.RequiredApprovals),
-		Signatures: fmt.Sprintf("%d of %d", p.CollectedSignatures, p.RequiredSignatures),
+		Approvals:  strconv.Itoa(len(p.Approvals)) + " of " + strconv.Itoa(p.RequiredApprovals),
+		Signatures: strconv.Itoa(p.CollectedSignatures) + " of " + strconv.Itoa(p.RequiredSignatures),
 		Age:        views.Ago(p.CreatedAt, now),
 	}
 	if p.Status == store.ProposalPendingSignatures {

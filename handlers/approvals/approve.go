@@ -163,7 +163,6 @@ func (h *Handler) finished(w http.ResponseWriter, r *http.Request, p store.Propo
 		h.Redirect(w, r, "/approvals/"+p.ID)
 		return
 	case done.State() == store.ActionDone:
-		h.totals.forget()
 		after, err := h.store.ProposalByID(ctx, p.ID)
 		if err != nil {
 			h.ServerError(w, r, err)
@@ -182,7 +181,6 @@ func (h *Handler) finished(w http.ResponseWriter, r *http.Request, p store.Propo
 			if err := h.Sync.SyncWallet(ctx, p.WalletID, p.OwnerUserID); err != nil {
 				h.Logger.WarnContext(ctx, "re-read the wallet's proposals", "wallet", p.WalletID, "err", err)
 			}
-			h.totals.forget()
 		}
 	}
 	msg := done.Problem.Summary

@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"partneradmin/apiclient"
@@ -104,24 +103,12 @@ func (h *Handler) Queue(w http.ResponseWriter, r *http.Request) {
 	} else {
 		before = ""
 	}
-	// The cache's own elapsed time, not the app's clock (which tests may
-	// stop): it measures how old a count is, not a time of the domain.
-	cached, fresh := h.totals.get(sf, time.Now())
-	sf.SkipCount = fresh
 	page, err := h.store.ListQueuePage(ctx, sf)
 	if err != nil {
 		h.ServerError(w, r, err)
 		return
 	}
-	rows, names, total := page.Rows, mirror.Names(page.Names), page.Total
-	switch {
-	case sf.BeforeAt.IsZero() && len(rows) < PageSize:
-		total = len(rows) // one page holds them all: exact, whatever was cached
-	case fresh:
-		total = max(cached, len(rows))
-	default:
-		h.totals.put(sf, total, time.Now())
-	}
+	rows, names := page.Rows, mirror.Names(page.Names)
 	// The sync stamps every row it reads: the newest stamp shown says how
 	// fresh the page is, without another query.
 	var last time.Time
@@ -134,7 +121,7 @@ func (h *Handler) Queue(w http.ResponseWriter, r *http.Request) {
 	q := queueQuery{f}.values()
 	view := views.ApprovalQueueView{
 		Filter: f, Types: queueTypes, LinkedAs: linked, CanAct: v.Can(store.PermApprovalsAct),
-		PollURL: "/approvals?" + q.Encode(), CSVURL: "/approvals.csv?" + q.Encode(), SyncedAgo: "never", Total: total,
+		PollURL: "/approvals?" + q.Encode(), CSVURL: "/approvals.csv?" + q.Encode(), SyncedAgo: "never", Total: page.Total, TotalOver: page.TotalOver,
 	}
 	if before != "" {
 		pq := queueQuery{f}.values()
@@ -151,6 +138,7 @@ func (h *Handler) Queue(w http.ResponseWriter, r *http.Request) {
 	if !last.IsZero() {
 		view.SyncedAgo = views.Ago(last, now)
 	}
+	view.Rows = make([]views.ProposalRow, 0, len(rows))
 	for _, p := range rows {
 		pr := row(p, names, now, linked, v.Staff.ID)
 		pr.Selectable = view.CanAct && p.Status == store.ProposalPendingSignatures
@@ -207,7 +195,6 @@ func (h *Handler) ExportCSV(w http.ResponseWriter, r *http.Request) {
 // the queue.
 func (h *Handler) Refresh(w http.ResponseWriter, r *http.Request) {
 	res, err := h.Sync.SyncAll(r.Context())
-	h.totals.forget()
 	if err != nil {
 		h.Logger.WarnContext(r.Context(), "approvals refresh: some wallets were not read", "failed", res.Failed, "err", err)
 		h.Flash(r, "error", "Some wallets could not be read from the API just now; their rows show the last known state.")
@@ -215,54 +202,4 @@ func (h *Handler) Refresh(w http.ResponseWriter, r *http.Request) {
 		h.Flash(r, "ok", "Queue refreshed from the API: "+strconv.Itoa(res.Wallets)+" wallets read.")
 	}
 	h.Redirect(w, r, "/approvals")
-}
-
-// queueTotals keeps the queue's total per filter for totalTTL. Counting
-// reads every matching row, while every open queue page polls every 2
-// seconds and the rows themselves are read fresh each time; so a total
-// (shown only when there is more than one page) may be up to totalTTL old.
-type queueTotals struct {
-	mu sync.Mutex
-	m  map[store.QueueFilter]queueTotal
-}
-
-type queueTotal struct {
-	n  int
-	at time.Time
-}
-
-const (
-	totalTTL      = 2 * time.Second
-	maxTotalsKept = 1024 // filters; past this the cache starts again empty
-)
-
-func totalKey(f store.QueueFilter) store.QueueFilter {
-	f.BeforeAt, f.BeforeID, f.Limit, f.SkipCount = time.Time{}, "", 0, false
-	return f
-}
-
-func (t *queueTotals) get(f store.QueueFilter, now time.Time) (int, bool) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	e, ok := t.m[totalKey(f)]
-	if !ok || now.Sub(e.at) >= totalTTL || now.Before(e.at) {
-		return 0, false
-	}
-	return e.n, true
-}
-
-func (t *queueTotals) put(f store.QueueFilter, n int, now time.Time) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.m == nil || len(t.m) >= maxTotalsKept {
-		t.m = map[store.QueueFilter]queueTotal{}
-	}
-	t.m[totalKey(f)] = queueTotal{n: n, at: now}
-}
-
-// forget drops every kept total (after an action changed the queue here).
-func (t *queueTotals) forget() {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.m = nil
 }

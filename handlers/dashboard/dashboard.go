@@ -222,7 +222,7 @@ func (h *Handler) finance(ctx context.Context, viewer *handlers.Viewer, now time
 		// not created by this viewer.
 		g.Go(func() (err error) {
 			page, err = h.store.ListQueuePage(gctx, store.QueueFilter{NeedsApprovalBy: viewer.Staff.ServiceUserID,
-				ExcludeCreator: viewer.Staff.ID, Limit: limit})
+				ExcludeCreator: viewer.Staff.ID, Limit: limit, ExactTotal: true})
 			return err
 		})
 	}

@@ -114,12 +114,15 @@ type listed struct {
 	next   string
 	csv    string
 	status int
+	// counts are the whole workforce's readiness counts, when asked for.
+	counts map[string]map[string]int
 }
 
 // listPage reads one filtered page for path (the list or the matrix):
 // the poll short-cut, the filter, the page with its readiness and its
-// links. It answers the request itself when it returns false.
-func (h *Handler) listPage(w http.ResponseWriter, r *http.Request, path string, limit int) (listed, bool) {
+// links, and, withCounts, the workforce's readiness counts in the same
+// round trip. It answers the request itself when it returns false.
+func (h *Handler) listPage(w http.ResponseWriter, r *http.Request, path string, limit int, withCounts bool) (listed, bool) {
 	same, err := h.unchanged(w, r)
 	if err != nil {
 		h.ServerError(w, r, err)
@@ -139,7 +142,13 @@ func (h *Handler) listPage(w http.ResponseWriter, r *http.Request, path string, 
 		return listed{filter: fv, status: http.StatusBadRequest}, true
 	}
 	f.Limit = limit
-	page, err := h.Store.ListEmployeesWithReadiness(r.Context(), f)
+	var page store.EmployeePageWithReadiness
+	var counts map[string]map[string]int
+	if withCounts {
+		page, counts, err = h.Store.ReadinessMatrixPage(r.Context(), f, store.ReadinessCurrencies())
+	} else {
+		page, err = h.Store.ListEmployeesWithReadiness(r.Context(), f)
+	}
 	if errors.Is(err, store.ErrBadCursor) {
 		h.ErrorPage(w, r, http.StatusBadRequest, "Page not found", "This page link is not valid any more. Start again from the first page.")
 		return listed{}, false
@@ -148,7 +157,7 @@ func (h *Handler) listPage(w http.ResponseWriter, r *http.Request, path string, 
 		h.ServerError(w, r, err)
 		return listed{}, false
 	}
-	out := listed{filter: fv, status: http.StatusOK, rows: employeeRows(page.Employees, page.Readiness), csv: withQuery(path+".csv", filterQuery(fv))}
+	out := listed{filter: fv, status: http.StatusOK, rows: employeeRows(page.Employees, page.Readiness), csv: withQuery(path+".csv", filterQuery(fv)), counts: counts}
 	out.self, out.next = pageLinks(path, fv, f.After, page.Next, changeStamp(page.ChangedAt))
 	return out, true
 }
@@ -156,7 +165,7 @@ func (h *Handler) listPage(w http.ResponseWriter, r *http.Request, path string, 
 // List shows the employee list: search as you type, filters, keyset pages.
 // htmx asks for the results fragment alone (search, filters, polling).
 func (h *Handler) List(w http.ResponseWriter, r *http.Request) {
-	p, ok := h.listPage(w, r, "/employees", listPageSize)
+	p, ok := h.listPage(w, r, "/employees", listPageSize, false)
 	if !ok {
 		return
 	}

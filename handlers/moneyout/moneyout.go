@@ -87,21 +87,12 @@ func (h *Handler) Index(w http.ResponseWriter, r *http.Request) {
 	h.Render(w, r, http.StatusOK, "Money out", views.MoneyOutPage(v), nil)
 }
 
-// treasuryUser is the partner's treasury user: the account value leaves.
+// treasuryUser is the partner's treasury user: the account value leaves,
+// with its wallets (store.Treasury: one round trip).
 func (h *Handler) treasuryUser(ctx context.Context) (store.Employee, []store.Wallet, error) {
-	users, err := h.store.TreasuryUsers(ctx)
-	if err != nil {
-		return store.Employee{}, nil, err
+	u, ws, err := h.store.Treasury(ctx)
+	if errors.Is(err, store.ErrNoTreasury) {
+		return store.Employee{}, nil, errNoTreasury
 	}
-	for _, u := range users {
-		if u.ServiceUserID == "" {
-			continue
-		}
-		ws, err := h.store.WalletsByEmployee(ctx, u.ID)
-		if err != nil {
-			return store.Employee{}, nil, err
-		}
-		return u, ws, nil
-	}
-	return store.Employee{}, nil, errNoTreasury
+	return u, ws, err
 }
