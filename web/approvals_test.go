@@ -167,6 +167,22 @@ func TestApprovalQueueShowsEveryOpenStateFromTheMirror(t *testing.T) {
 	if n := filtered.Find(`#f-employee, select[name="employee"]`).Length(); n != 0 {
 		t.Errorf("a select of every employee is still rendered")
 	}
+	// A refused person search is shown back as typed with its message
+	// and not applied; the poll and the CSV do not carry it.
+	long := strings.Repeat("e", 101)
+	refused := webtest.Doc(t, env.Get(c, "/approvals?status=FAILED&who="+long))
+	if v, _ := refused.Find("#f-who").Attr("value"); v != long {
+		t.Errorf("the refused search was not kept: %q", v)
+	}
+	if refused.Find("#f-who-error").Length() != 1 || refused.Find(`.error-summary a[href="#f-who"]`).Length() != 1 {
+		t.Errorf("the refused search has no message next to it or in the summary")
+	}
+	if n := refused.Find(`[data-testid="proposal-row"]`).Length(); n != 1 {
+		t.Errorf("refused search: %d rows; the other filters still apply", n)
+	}
+	if poll, _ := refused.Find("#queue").Attr("hx-get"); strings.Contains(poll, "who=") {
+		t.Errorf("the poll carries the refused search: %q", poll)
+	}
 
 	// The polled fragment keeps the filters and is only the table.
 	req := http.Header{"HX-Request": {"true"}}

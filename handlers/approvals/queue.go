@@ -30,7 +30,9 @@ func parseQueueFilter(q url.Values) views.QueueFilterForm {
 	f := views.QueueFilterForm{Mine: q.Get("mine") == "1", Type: q.Get("type"), Employee: strings.TrimSpace(q.Get("employee")),
 		Who: strings.TrimSpace(q.Get("who")), Fields: views.FieldErrors{}}
 	if msg := handlers.CheckText(f.Who, maxWho, false); msg != "" {
-		f.Fields["who"], f.Who = msg, ""
+		// Shown back as typed (what is not text made printable) next to
+		// its message, and not applied.
+		f.Fields["who"], f.Who = msg, strings.ToValidUTF8(f.Who, "\uFFFD")
 	}
 	if handlers.CheckText(f.Employee, maxWho, false) != "" {
 		f.Employee = ""
@@ -64,7 +66,7 @@ func (f queueQuery) values() url.Values {
 	if f.Mine {
 		v.Set("mine", "1")
 	}
-	for k, s := range map[string]string{"status": f.Status, "type": f.Type, "employee": f.Employee, "who": f.Who} {
+	for k, s := range map[string]string{"status": f.Status, "type": f.Type, "employee": f.Employee, "who": f.applied()} {
 		if s != "" {
 			v.Set(k, s)
 		}
@@ -74,8 +76,17 @@ func (f queueQuery) values() url.Values {
 
 type queueQuery struct{ views.QueueFilterForm }
 
+// applied is the person search the queue applies: none when it was
+// refused.
+func (f queueQuery) applied() string {
+	if f.Fields["who"] != "" {
+		return ""
+	}
+	return f.Who
+}
+
 func (h *Handler) storeFilter(f views.QueueFilterForm, linkedAs string, viewerID int64) store.QueueFilter {
-	sf := store.QueueFilter{Status: store.ProposalStatus(f.Status), Type: f.Type, UserID: f.Employee, Person: f.Who}
+	sf := store.QueueFilter{Status: store.ProposalStatus(f.Status), Type: f.Type, UserID: f.Employee, Person: queueQuery{f}.applied()}
 	if f.Mine {
 		sf.NeedsApprovalBy = linkedAs
 		sf.ExcludeCreator = viewerID
