@@ -255,6 +255,9 @@ type CardLimitsForm struct {
 	MaxSingle  string
 	Fields     FieldErrors
 	FormToken  string
+	// Posted is an answer to the form: it is drawn again with what was
+	// typed even when the limits could not be read this time.
+	Posted bool
 }
 
 // CardTxnsView is the transactions panel: filters, a page, paging links.
@@ -439,4 +442,13 @@ func signState(r CardIssueResult) string {
 		return "The sign payload could not be prepared: " + r.SignError
 	}
 	return "The sign payload is not available yet; the approval shows it once it is."
+}
+
+// limitHint is a limit field's hint: the provider's cap when the limits
+// were read, else that the caps are checked when the form is sent.
+func limitHint(v CardLimitsView, withCaps string) string {
+	if v.Loaded {
+		return withCaps
+	}
+	return "The provider's caps could not be read now; they are checked again when you save."
 }

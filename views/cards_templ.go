@@ -1626,7 +1626,7 @@ func CardLimitsPanel(v CardLimitsView) templ.Component {
 				return templ_7745c5c3_Err
 			}
 		}
-		if v.CanWrite && v.Loaded && !v.Disabled {
+		if v.CanWrite && (v.Loaded || v.Form.Posted) && !v.Disabled {
 			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 135, "<form method=\"post\" action=\"")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
@@ -1657,13 +1657,13 @@ func CardLimitsPanel(v CardLimitsView) templ.Component {
 				return templ_7745c5c3_Err
 			}
 			templ_7745c5c3_Err = Field(FieldSpec{ID: "limit-daily", Name: "total_daily", Label: "New daily limit (" + v.Currency + ")", Value: v.Form.TotalDaily,
-				Hint: "At most " + v.Current.CapDaily.String() + "; up to two decimals.", Error: v.Form.Fields.Get("total_daily"),
+				Hint: limitHint(v, "At most "+v.Current.CapDaily.String()+"; up to two decimals."), Error: v.Form.Fields.Get("total_daily"),
 				Attrs: templ.Attributes{"inputmode": "decimal", "autocomplete": "off"}}).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
 			templ_7745c5c3_Err = Field(FieldSpec{ID: "limit-single", Name: "max_single", Label: "New limit per transaction (" + v.Currency + ")", Value: v.Form.MaxSingle,
-				Hint: "At most " + v.Current.CapSingle.String() + ", and not more than the daily limit.", Error: v.Form.Fields.Get("max_single"),
+				Hint: limitHint(v, "At most "+v.Current.CapSingle.String()+", and not more than the daily limit."), Error: v.Form.Fields.Get("max_single"),
 				Attrs: templ.Attributes{"inputmode": "decimal", "autocomplete": "off"}}).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err

@@ -486,15 +486,13 @@ var notEchoed = map[string]bool{handlers.FormTokenField: true, "nin": true, "bvn
 var uncertainWords = []string{"Do not send it again", "before sending it again", "reads it back", "keeps checking"}
 
 // knownGaps are the forms that do not yet keep what was typed under a
-// fault, because the form is drawn from what the API lists (the card's
-// limits, a wallet's withdrawal routes, the payout's countries and banks,
-// the EUR provider's state, Mexico's KYC): with the API down the page draws no form to
-// put the values in (a view change: views/cards.templ,
-// treasury_withdrawal.templ, the payout wizard, moneyout_sepa.templ,
-// moneyout_mexico.templ).
+// fault, because the form is drawn from what the API lists (a wallet's
+// withdrawal routes, the payout's countries and banks, the EUR provider's
+// state, Mexico's KYC): with the API down the page draws no form to put the
+// values in (a view change: treasury_withdrawal.templ, the payout wizard,
+// moneyout_sepa.templ, moneyout_mexico.templ).
 // Listed so that any other form that loses its values fails.
 var knownGaps = map[string]bool{
-	"card limits/down":         true,
 	"treasury withdrawal/down": true,
 	"money-out payout/down":    true,
 	"money-out SEPA/down":      true, // the form is drawn only for a provider read as active
@@ -549,8 +547,6 @@ func (p *posted) check(t *testing.T, env *webtest.Env, fault string, wantCalls i
 		}
 	}
 	if a.State != store.ActionDone && !knownGaps[p.a.name+"/"+fault] {
-		if status == 409 {
-		}
 		// Not done (refused, unknown, or never sent): what was typed is
 		// on the page, to check, correct or send later.
 		for k, vs := range p.form {

@@ -150,7 +150,7 @@ func (h *Handler) SetLimits(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	form := views.CardLimitsForm{TotalDaily: r.PostFormValue("total_daily"), MaxSingle: r.PostFormValue("max_single"),
-		Fields: views.FieldErrors{}, FormToken: formToken(r)}
+		Fields: views.FieldErrors{}, FormToken: formToken(r), Posted: true}
 	again := func(status int, msg string) {
 		h.showDetail(w, r, hit, status, nil, func(v *views.CardDetailView) {
 			v.Limits.Form = form
