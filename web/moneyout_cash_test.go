@@ -80,14 +80,15 @@ func TestMoneyOutCashFundAndSend(t *testing.T) {
 	if resp.StatusCode != http.StatusCreated || !strings.HasPrefix(link.AttrOr("href", ""), "https://") || link.AttrOr("rel", "") != "noopener noreferrer" {
 		t.Fatalf("pay-in: %d %q", resp.StatusCode, link.AttrOr("href", ""))
 	}
-	order := doc.Find(`[data-testid="cash-order-link"]`).Text()
+	order := doc.Find(`[data-testid="cash-order-link"]`).AttrOr("title", "")
 	if doc := webtest.Doc(t, env.Get(c, "/money-out/cash")); doc.Find(`[data-testid="cash-order"][data-type="FUND"]`).Length() != 1 {
 		t.Fatal("the pay-in is not among the active orders")
 	}
 	sandboxControl(t, env, http.MethodPost, "/_sandbox/cash/orders/"+order+"/pay", nil)
 	sandboxControl(t, env, http.MethodPost, "/_sandbox/rails/settle", nil)
-	if got := webtest.TestID(webtest.Doc(t, env.Get(c, "/money-out/cash/"+order)), "cash-order-status"); got != "COMPLETED" {
-		t.Fatalf("pay-in status %q", got)
+	orderDoc := webtest.Doc(t, env.Get(c, "/money-out/cash/"+order))
+	if got, words := orderDoc.Find(`[data-testid="cash-order-status"]`).AttrOr("data-state", ""), webtest.TestID(orderDoc, "cash-order-status"); got != "COMPLETED" || words != "completed" {
+		t.Fatalf("pay-in status %q shown as %q", got, words)
 	}
 	if got := coinBalance(t, env, treasury, "USDB"); !got.Equal(before.Add(decimal.RequireFromString("250"))) {
 		t.Fatalf("after the pay-in: %s, want %s + 250", got, before)
