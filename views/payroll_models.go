@@ -32,8 +32,8 @@ type PayrollNewView struct {
 	Columns []string
 	MaxRows int
 	// CSV form.
-	CSVName  string
-	CSVError string
+	CSVName   string
+	CSVFields FieldErrors // "name", "file"
 	// Employee form.
 	Name        string
 	Amount      string
@@ -61,6 +61,8 @@ type PayrollCandidate struct {
 
 // PayrollRunView is a run's page.
 type PayrollRunView struct {
+	// Back is the way back to the list of runs.
+	Back       string
 	ID         int64
 	Name       string
 	Source     string
@@ -122,8 +124,10 @@ type PayrollRunView struct {
 	CancelOpen   int
 	CancelToken  string
 	CancelReason string
-	CancelFields FieldErrors
-	CancelResult []PayrollOutcome
+	// CancelConfirm: the confirmation box was ticked (kept on error).
+	CancelConfirm bool
+	CancelFields  FieldErrors
+	CancelResult  []PayrollOutcome
 }
 
 // PayrollTotal is a currency's total against the treasury's live balance.
