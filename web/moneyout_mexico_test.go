@@ -123,6 +123,10 @@ func TestMoneyOutMexicoTwoSignaturesEndToEnd(t *testing.T) {
 		if tc.field == "amount" && doc.Find("#f-amount").AttrOr("value", "") != tc.value {
 			t.Fatalf("typed amount lost")
 		}
+		fieldProblem(t, doc, "f-"+tc.field, tc.want)
+		if doc.Find(`label[for="f-amount"]`).Text() != "Amount to sell (MXN)" {
+			t.Fatalf("amount label %q", doc.Find(`label[for="f-amount"]`).Text())
+		}
 	}
 	if n := env.Sandbox.RequestCount("POST", mxQuoteRoute); n != 0 {
 		t.Fatalf("bad input sent %d quotes", n)

@@ -187,6 +187,10 @@ func TestMoneyOutNigeriaJourney(t *testing.T) {
 		if v, _ := doc.Find("#f-amount").Attr("value"); v != tc.amount {
 			t.Fatalf("typed amount lost: %q", v)
 		}
+		fieldProblem(t, doc, "f-amount", tc.want)
+		if doc.Find(`#f-wallet_id option[value="`+ngn+`"][selected]`).Length() != 1 {
+			t.Fatal("chosen wallet lost")
+		}
 	}
 	// The API's refusal in its words at the amount: under the NGN fee.
 	resp = env.PostForm(c, "/money-out/nigeria/offramp", url.Values{"form_token": {amountTok}, "account_token": {acctTok},

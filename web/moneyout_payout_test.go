@@ -131,6 +131,7 @@ func TestMoneyOutPayoutJourney(t *testing.T) {
 	if !strings.Contains(webtest.TestID(doc, "f-account_number-error"), "No account") || doc.Find("#f-account_number").AttrOr("value", "") != "1234560000" {
 		t.Fatalf("bad account: %q", webtest.TestID(doc, "f-account_number-error"))
 	}
+	fieldProblem(t, doc, "f-account_number", "No account")
 	if n := env.Sandbox.RequestCount("POST", payoutRoute); n != 0 {
 		t.Fatalf("%d payouts sent before confirming", n)
 	}
@@ -139,11 +140,24 @@ func TestMoneyOutPayoutJourney(t *testing.T) {
 	if got, sent := webtest.TestID(doc, "payout-review-amount"), webtest.TestID(doc, "payout-review-sent"); got != "1,250.50 USD (USDB)" || sent != "1,250.50 USDB" {
 		t.Fatalf("review amount %q, leaving the wallet %q", got, sent)
 	}
-	if strings.Contains(strings.ToLower(doc.Text()), "minor units") {
-		t.Fatal("the review speaks of minor units")
-	}
+	noMinorUnits(t, doc, "the payout review")
 	if !strings.Contains(webtest.TestID(doc, "payout-review-to"), "Toronto Main") {
 		t.Fatalf("review to %q", webtest.TestID(doc, "payout-review-to"))
+	}
+	// An amount with a cent fraction USDB cannot carry: at the amount field
+	// and in the summary, in people's words, with what was typed kept.
+	bad := url.Values{"step": {"amount"}, "amount": {"12.345"}, "note": {"Rent, November"}}
+	for _, k := range []string{"country", "bank_id", "branch_id", "account_number", "holder"} {
+		bad.Set(k, form.Get(k))
+	}
+	doc = payoutStep(t, env, c, bad, http.StatusUnprocessableEntity)
+	fieldProblem(t, doc, "f-amount", "")
+	noMinorUnits(t, doc, "the payout amount step")
+	if doc.Find("#f-amount").AttrOr("value", "") != "12.345" || doc.Find("#f-note").Text() != "Rent, November" {
+		t.Fatalf("typed amount or note lost: %q %q", doc.Find("#f-amount").AttrOr("value", ""), doc.Find("#f-note").Text())
+	}
+	if label := doc.Find(`label[for="f-amount"]`).Text(); label != "Amount (USD)" {
+		t.Fatalf("amount label %q", label)
 	}
 
 	// Five confirms at once: one payout upstream, one audit row.

@@ -232,6 +232,7 @@ func TestMoneyOutSEPAJourney(t *testing.T) {
 		if !strings.Contains(webtest.TestID(doc, "error-summary"), tc.want) || doc.Find(`[data-testid="error-summary"] a[href="#f-iban"]`).Length() != 1 {
 			t.Fatalf("iban %q: summary %q", tc.iban, webtest.TestID(doc, "error-summary"))
 		}
+		fieldProblem(t, doc, "f-iban", tc.want)
 		if doc.Find("#f-iban").AttrOr("value", "") != tc.iban || doc.Find("#f-beneficiary").AttrOr("value", "") != "Lena Schmidt" ||
 			doc.Find("#f-amount").AttrOr("value", "") != "250.50" {
 			t.Fatalf("iban %q: input lost", tc.iban)

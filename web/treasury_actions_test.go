@@ -359,6 +359,11 @@ func TestTreasuryAmountsAreReadStrictly(t *testing.T) {
 		if v := doc.Find("#transfer-amount").AttrOr("value", ""); v != tc.amount {
 			t.Fatalf("%q: typed amount lost: %q", tc.amount, v)
 		}
+		fieldProblem(t, doc, "transfer-amount", tc.want)
+		if doc.Find(`#transfer-wallet option[value="`+usd+`"][selected]`).Length() != 1 ||
+			doc.Find(`[data-testid="transfer-to-results"] input[name="to_user_id"][checked]`).AttrOr("value", "") != demoUser(env, "Emily") {
+			t.Fatalf("%q: the chosen wallet or recipient was lost", tc.amount)
+		}
 	}
 	if n := env.Sandbox.RequestCount("POST", proposalsRoute); n != 0 {
 		t.Fatalf("%d proposals sent for refused amounts", n)

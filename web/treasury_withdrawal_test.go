@@ -121,6 +121,7 @@ func TestCryptoWithdrawalFromTheTreasuryIsSignedOnTheDevice(t *testing.T) {
 		if doc.Find(`#f-route option[value="base:USDC"][selected]`).Length() != 1 {
 			t.Fatal("chosen route lost")
 		}
+		fieldProblem(t, doc, "f-address", tc.want)
 	}
 	resp = env.PostForm(c, "/treasury/withdrawal", url.Values{"form_token": form["form_token"], "wallet_id": {usd},
 		"route": {"polygon:DAI"}, "address": {withdrawalDestination}})
