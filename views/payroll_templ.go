@@ -302,7 +302,7 @@ func PayrollNewPage(v PayrollNewView) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 23, "<button type=\"submit\">Filter</button></form><form method=\"post\" action=\"/payroll/employees\" class=\"stack\" data-testid=\"payroll-employees-form\" novalidate><input type=\"hidden\" name=\"q\" value=\"")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 23, "<button type=\"submit\">Filter</button></form><form method=\"post\" action=\"/payroll/employees\" class=\"form\" data-testid=\"payroll-employees-form\" novalidate><input type=\"hidden\" name=\"q\" value=\"")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

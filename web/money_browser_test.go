@@ -2,6 +2,7 @@ package web_test
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -78,5 +79,6 @@ func TestBrowserMoneyPagesAccessibility(t *testing.T) {
 		}
 		checkPage(t, ctx, f.name)
 		console.check(t, f.name)
+		webtest.Screenshot(t, ctx, "money-form-errors-"+strings.ReplaceAll(f.name, " ", "-"))
 	}
 }
