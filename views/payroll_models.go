@@ -3,6 +3,7 @@ package views
 import (
 	"net/url"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -189,4 +190,15 @@ func windowPath(id int64, suffix, state string, from int) string {
 		p += "?" + q.Encode()
 	}
 	return p
+}
+
+// PayrollSourceLabel is where a run's rows came from, in people's words.
+func PayrollSourceLabel(source string) string {
+	switch source {
+	case "csv":
+		return "CSV file"
+	case "employees":
+		return "employee list"
+	}
+	return strings.ReplaceAll(source, "_", " ")
 }

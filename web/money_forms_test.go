@@ -82,6 +82,16 @@ func TestMoneyDetailPagesLeadBackToTheirListAsLeft(t *testing.T) {
 	if resp.StatusCode != http.StatusCreated || order == "" {
 		t.Fatalf("pay-in: %d", resp.StatusCode)
 	}
+	// The list and the request ledger say where a run came from and what a
+	// request was in words, not the stored codes.
+	doc := webtest.Doc(t, env.Get(c, "/payroll"))
+	if got := strings.TrimSpace(doc.Find(`[data-testid="payroll-run"] td`).Eq(2).Text()); got != "CSV file" {
+		t.Errorf("payroll run source %q", got)
+	}
+	doc = webtest.Doc(t, env.Get(c, "/actions?all=1"))
+	if got := strings.TrimSpace(doc.Find(`td[data-kind="cash_order.fund"]`).Text()); got != "cash pay-in" {
+		t.Errorf("the pay-in's request reads %q", got)
+	}
 	for _, tc := range []struct{ page, list string }{
 		{fmt.Sprintf("/payroll/%d", id), "/payroll"},
 		{"/money-out/cash/" + order, "/money-out/cash"},
