@@ -122,6 +122,7 @@ const (
 	StatusMexico        = "mexico"         // a Mexican offramp order (apiclient.MexicoOrder…)
 	StatusCash          = "cash"           // a LATAM cash order (the provider's, upper case)
 	StatusCashType      = "cash_type"      // a LATAM cash order's type (FUND, SEND)
+	StatusBankAccount   = "bank_account"   // the treasury's virtual bank account (the API's)
 	StatusBulkRow       = "bulk_row"       // a row of a bulk invite (store.BulkRow…)
 	StatusPayrollRow    = "payroll_row"    // a row of a payroll run
 	StatusPayrollRun    = "payroll_run"    // a payroll run (store.Payroll…)
@@ -257,6 +258,14 @@ var statusWords = map[string]map[string]StatusWord{
 	StatusCashType: {
 		"FUND": {"cash in", ToneNeutral},
 		"SEND": {"cash out", ToneNeutral},
+	},
+	StatusBankAccount: {
+		"none":         {"not requested", ToneNeutral},
+		"provisioning": {"being set up", ToneWarn},
+		"pending":      {"waiting for the bank", ToneWarn},
+		"active":       {"active: receives deposits", ToneOK},
+		"failed":       {"failed", ToneBad},
+		"rejected":     {"rejected", ToneBad},
 	},
 	StatusBulkRow: {
 		"invalid": {"not sent: invalid", ToneBad},
