@@ -203,8 +203,22 @@ func TestMoneyOutPayoutJourney(t *testing.T) {
 		!strings.Contains(webtest.TestID(page, "payout-quote-to"), "CAD") {
 		t.Fatalf("quote: %q %q", webtest.TestID(page, "payout-quote-expiry"), webtest.TestID(page, "payout-quote-to"))
 	}
+	// The payout's page, what its signing link shows in a browser and the
+	// audit row speak of dollars and USDB, never of minor units.
+	noMinorUnits(t, page, "the payout's page")
+	if got := webtest.TestID(page, "payout-sent"); got != "1,250.50 USDB" {
+		t.Fatalf("leaves the wallet %q", got)
+	}
+	if id := page.Find(`#payout-upstream-id`); id.AttrOr("data-full", "") != p.UpstreamID {
+		t.Fatalf("payout id %q, want %q shortened with its whole value", id.Text(), p.UpstreamID)
+	}
 	link := page.Find(`[data-testid="sign-link"]`).AttrOr("value", "")
 	u, _ := url.Parse(link)
+	noMinorUnits(t, webtest.Doc(t, env.Get(env.Client(), u.Path)), "the payout's signing link in a browser")
+	if rows, err := env.Store.ListAudit(ctx, store.AuditFilter{Action: "bank_payout.create"}); err != nil || len(rows) != 1 ||
+		strings.Contains(rows[0].Detail, "minor unit") || !strings.Contains(rows[0].Detail, "1,250.50 USDB") {
+		t.Fatalf("payout audit %+v %v", rows, err)
+	}
 	code, req := deviceGet(t, env, u.Path)
 	if code != http.StatusOK {
 		t.Fatalf("device get: %d", code)

@@ -70,7 +70,7 @@ type bpPayoutRequest struct {
 }
 
 func (q bpPayoutRequest) detail() string {
-	return fmt.Sprintf("bank payout of %s USD (%d USDB minor units) from wallet %s to %s ****%s (%s), %s %s", q.Amount, q.AmountMinor,
+	return fmt.Sprintf("bank payout of %s USD (%s leaving the USDB wallet %s) to %s ****%s (%s), %s %s", q.Amount, bpSentAmount(q.AmountMinor),
 		q.WalletID, q.BankName, q.Last4, q.Holder, q.Country, q.Currency)
 }
 
@@ -557,8 +557,8 @@ func bpSignDeadline(rec store.BankPayout) *time.Time {
 
 // bpPayoutWhat is the line the device shows for the payout.
 func bpPayoutWhat(rec store.BankPayout) string {
-	s := fmt.Sprintf("Bank payout of %s USD (%d USDB minor units) to %s, %s ****%s", views.FormatDecimal(rec.Amount, 2),
-		rec.AmountMinor, rec.HolderName, rec.BankName, rec.AccountLast4)
+	s := fmt.Sprintf("Bank payout of %s USD (%s leaving the USDB wallet) to %s, %s ****%s", views.FormatDecimal(rec.Amount, 2),
+		bpSentAmount(rec.AmountMinor), rec.HolderName, rec.BankName, rec.AccountLast4)
 	if rec.QuoteDestination.Valid {
 		s += fmt.Sprintf(", quoted to arrive as %s %s", views.FormatDecimal(rec.QuoteDestination.Decimal, 2), rec.Currency)
 	}
