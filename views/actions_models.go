@@ -1,6 +1,9 @@
 package views
 
-import "time"
+import (
+	"strings"
+	"time"
+)
 
 // ActionsView is the page of upstream writes (the action ledger).
 type ActionsView struct {
@@ -29,3 +32,67 @@ type ActionRow struct {
 
 // ActionStateClass is the chip class of a ledger state (Status).
 func ActionStateClass(state string) string { return StatusClass(StatusAction, state) }
+
+// actionKindWords are the ledger's request kinds in people's words.
+var actionKindWords = map[string]string{
+	"proposal.create":                     "proposal created",
+	"proposal.approve":                    "proposal approved",
+	"proposal.approve_again":              "failed proposal approved again",
+	"proposal.reject":                     "proposal rejected",
+	"bank_payout.create":                  "bank payout",
+	"crypto_withdrawal.create":            "crypto withdrawal",
+	"cash_order.fund":                     "cash pay-in",
+	"cash_order.send":                     "cash pay-out",
+	"mx_offramp.quote":                    "Mexican offramp quote",
+	"ngn_withdrawal_account.create":       "Nigerian bank account registered",
+	"ngn_offramp.create":                  "Nigerian bank withdrawal",
+	"sepa_payout.prepare":                 "SEPA payout",
+	"sepa_payout.eur_provider_start":      "EUR provider onboarding started",
+	"payroll.send":                        "payroll run sent",
+	"payroll.transfer":                    "payroll transfer",
+	"payroll.cancel":                      "payroll run canceled",
+	"payroll.again":                       "payroll run of refused rows",
+	"sign_request.create":                 "signing link issued",
+	"sign_request.submit":                 "owner signature sent",
+	"sign_batch.create":                   "batch signing link issued",
+	"sign_batch.submit":                   "batch owner signature sent",
+	"wallet.owner_proof":                  "treasury wallet owner proof",
+	"treasury.usd_onboarding.start":       "USD bank account requested",
+	"card.issue":                          "card issued",
+	"card.freeze":                         "card frozen",
+	"card.unfreeze":                       "card unfrozen",
+	"card.cancel":                         "card cancelled",
+	"card.limits":                         "card limits changed",
+	"card.activation_request":             "card activation requested",
+	"card.activation_confirm":             "card activation confirmed",
+	"employee.invite":                     "employee invited",
+	"employee.reinvite":                   "employee invited again",
+	"employee.delete":                     "employee deleted",
+	"employee.reactivate":                 "employee reactivated",
+	"employee.bulk_invite.row":            "bulk invite: one employee",
+	"employee.bulk_invite.start":          "bulk invite started",
+	"employee.kyc.occupation":             "occupation sent for identity checks",
+	"employee.kyc_action_cleared":         "identity check action marked resolved",
+	"employee.onboarding.start":           "currency set up for an employee",
+	"employee.onboarding.retry_usd":       "USD account retried",
+	"employee.onboarding.mx_kyc_activate": "Mexican identity check started",
+}
+
+// ActionKindLabel is a ledger request's kind in people's words; a kind the
+// table does not know is said with spaces.
+func ActionKindLabel(kind string) string {
+	if w, ok := actionKindWords[kind]; ok {
+		return w
+	}
+	r := strings.NewReplacer(".", ": ", "_", " ")
+	return r.Replace(kind)
+}
+
+// ActionTarget splits a ledger target ("proposal:0x12…") into what it is
+// and its id, for the id to be shortened.
+func ActionTarget(target string) (what, id string) {
+	if w, i, ok := strings.Cut(target, ":"); ok {
+		return strings.ReplaceAll(w, "_", " "), i
+	}
+	return "", target
+}

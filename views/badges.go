@@ -120,6 +120,9 @@ const (
 	StatusBankPayout    = "bank_payout"    // a bank payout (store.BankPayout…)
 	StatusSepa          = "sepa"           // a SEPA to MXN order
 	StatusMexico        = "mexico"         // a Mexican offramp order (apiclient.MexicoOrder…)
+	StatusCash          = "cash"           // a LATAM cash order (the provider's, upper case)
+	StatusCashType      = "cash_type"      // a LATAM cash order's type (FUND, SEND)
+	StatusBankAccount   = "bank_account"   // the treasury's virtual bank account (the API's)
 	StatusBulkRow       = "bulk_row"       // a row of a bulk invite (store.BulkRow…)
 	StatusPayrollRow    = "payroll_row"    // a row of a payroll run
 	StatusPayrollRun    = "payroll_run"    // a payroll run (store.Payroll…)
@@ -241,6 +244,28 @@ var statusWords = map[string]map[string]StatusWord{
 		"canceled":  {"canceled: the quote expired before the burn was signed; nothing left the wallet", ToneBad},
 		"refused":   {"refused", ToneBad},
 		"unknown":   {"outcome unknown", ToneWarn},
+	},
+	StatusCash: {
+		"CREATED":         {"created: waiting for the payer", ToneWarn},
+		"READY":           {"ready to be paid or picked up", ToneInfo},
+		"PAYMENT_STARTED": {"payment started", ToneInfo},
+		"COMPLETED":       {"completed", ToneOK},
+		"CANCELLED":       {"cancelled", ToneBad},
+		"CANCELED":        {"cancelled", ToneBad},
+		"EXPIRED":         {"expired", ToneBad},
+		"FAILED":          {"failed", ToneBad},
+	},
+	StatusCashType: {
+		"FUND": {"cash in", ToneNeutral},
+		"SEND": {"cash out", ToneNeutral},
+	},
+	StatusBankAccount: {
+		"none":         {"not requested", ToneNeutral},
+		"provisioning": {"being set up", ToneWarn},
+		"pending":      {"waiting for the bank", ToneWarn},
+		"active":       {"active: receives deposits", ToneOK},
+		"failed":       {"failed", ToneBad},
+		"rejected":     {"rejected", ToneBad},
 	},
 	StatusBulkRow: {
 		"invalid": {"not sent: invalid", ToneBad},

@@ -42,6 +42,8 @@ type CashResult struct {
 
 // CashOrderView is one order as the provider has it now.
 type CashOrderView struct {
+	// Back is the way back to the LATAM cash page.
+	Back                           string
 	ID, Status, Price, Description string
 	RedirectURL                    string
 	Live                           bool

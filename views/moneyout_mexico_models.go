@@ -9,7 +9,7 @@ type MexicoOfframpView struct {
 	Wallet   *SepaMXNWallet
 	KYC      MexicoKYC
 	Form     MexicoQuoteForm
-	Problems []SepaMXNProblem
+	Problems []FieldProblem
 	Error    string
 	Recent   []SepaMXNRecent
 	// Legacy names a pre-migration MXNe balance of the treasury, which
@@ -37,6 +37,8 @@ type MexicoQuoteForm struct {
 // MexicoOrderView is one offramp on one page: the quote, both owner
 // signatures and the order's status to its end.
 type MexicoOrderView struct {
+	// Back is the way back to the rail's page (its recent offramps).
+	Back string
 	ID          int64
 	UpstreamID  string
 	Source      string // MEXe sent, with its currency

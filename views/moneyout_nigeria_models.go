@@ -1,6 +1,5 @@
 package views
 
-import "sort"
 
 // NigeriaStep is a step of the Nigerian bank withdrawal.
 type NigeriaStep string
@@ -40,35 +39,18 @@ type NigeriaWithdrawalView struct {
 	Balances []string
 }
 
-// NGNPayoutSummaryItem is one line of an error summary: the message and the id of
-// the field it concerns.
-type NGNPayoutSummaryItem struct {
-	FieldID string
-	Message string
-}
+// NigeriaFieldIDs maps the wizard's error keys that are not their input's
+// name to the element they concern (the rest are "f-"+key).
+var NigeriaFieldIDs = map[string]string{"bank": "f-bank_code", "wallet": "f-wallet_id", "account": "ngn-account-label"}
 
-// NGNPayoutSummary lists field messages for the error summary at the top of
-// a money-out form, in the order of ids (form field → element id).
-func NGNPayoutSummary(f FieldErrors, ids map[string]string) []NGNPayoutSummaryItem {
-	keys := make([]string, 0, len(f))
-	for k := range f {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	out := make([]NGNPayoutSummaryItem, 0, len(keys))
-	for _, k := range keys {
-		out = append(out, NGNPayoutSummaryItem{FieldID: ids[k], Message: f[k]})
-	}
-	return out
-}
-
-// NigeriaFieldIDs maps the wizard's fields to their elements.
-var NigeriaFieldIDs = map[string]string{"bank": "ngn-bank", "account_number": "ngn-account", "holder": "ngn-holder",
-	"wallet": "ngn-wallet", "amount": "ngn-amount", "account": "ngn-account-label"}
+// NigeriaFieldOrder is the wizard's fields in the order they are asked.
+var NigeriaFieldOrder = []string{"bank", "account_number", "holder", "account", "wallet", "amount"}
 
 // NigeriaOfframpView is a Nigerian withdrawal as proposed: the API's quote
 // and where it is approved.
 type NigeriaOfframpView struct {
+	// Back is the way back to Money out.
+	Back string
 	ActionID   int64
 	State      string // the ledger's state of the request
 	StateLabel string

@@ -43,25 +43,28 @@ type BankPayoutView struct {
 	// Balance is the USDB wallet's balance as last read.
 	Balance string
 
-	// Review: the typed decimal and the minor units it becomes.
+	// Review: the typed decimal and what leaves the wallet.
 	Review *BankPayoutReview
 	// Token is the confirm form's one-time token.
 	Token string
 }
 
 // BankPayoutReview is what will be sent, shown both ways the spec warns must
-// not be confused.
+// not be confused: the amount typed, and the amount the request carries
+// (its minor units read back as a decimal of the token).
 type BankPayoutReview struct {
-	Amount   Amount // the decimal typed, in USD (USDB)
-	Minor    string // USDB minor units, as sent
-	Decimals int32
-	Account  string // masked
-	Balance  string // read just now
+	Amount  Amount // the decimal typed, in USD (USDB)
+	Sent    Amount // the request's amount, in USDB
+	Account string // masked
+	Balance string // read just now
 }
 
-// BankPayoutFieldIDs maps the wizard's fields to their elements.
-var BankPayoutFieldIDs = map[string]string{"country": "payout-country", "bank": "payout-bank", "branch": "payout-branch",
-	"account_number": "payout-account", "holder": "payout-holder", "amount": "payout-amount", "note": "payout-note"}
+// BankPayoutFieldIDs maps the wizard's error keys that are not their
+// input's name to the input's id (the rest are "f-"+key).
+var BankPayoutFieldIDs = map[string]string{"bank": "f-bank_id", "branch": "f-branch_id", "holder": "f-account_number"}
+
+// BankPayoutFieldOrder is the wizard's fields in the order they are asked.
+var BankPayoutFieldOrder = []string{"country", "bank", "branch", "account_number", "holder", "amount", "note"}
 
 // BankPayoutRecord is one bank payout: what was sent, the API's quote, its
 // state on the rail and its owner signature.
@@ -74,8 +77,9 @@ type BankPayoutRecord struct {
 	Destination string
 	Holder      string
 	Amount      Amount
-	Minor       string
-	Note        string
+	// Sent is the amount the request carried, in USDB.
+	Sent Amount
+	Note string
 	// The quote.
 	QuoteSource      *Amount
 	QuoteDestination *Amount
@@ -89,6 +93,8 @@ type BankPayoutRecord struct {
 	Error            string
 	Notice           string
 	CanIssueLink     bool
+	// Back is the way back to Money out.
+	Back string
 	// PollURL reloads the body while the payout is not final.
 	PollURL string
 	Sign    *SignPanel

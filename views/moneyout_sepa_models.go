@@ -2,14 +2,6 @@ package views
 
 import "time"
 
-// SepaMXNProblem is one message of a form's error summary: the field's id on
-// the page and what is wrong with it.
-type SepaMXNProblem struct {
-	FieldID string
-	Label   string
-	Message string
-}
-
 // SEPAPayoutView is the EUR SEPA payout page: what is missing before a
 // payout can be sent, the form, or the review of what will be sent.
 type SEPAPayoutView struct {
@@ -19,7 +11,7 @@ type SEPAPayoutView struct {
 	Form     SEPAPayoutForm
 	Review   *SEPAPayoutReview
 	// Problems is the error summary, in the order of the form's fields.
-	Problems []SepaMXNProblem
+	Problems []FieldProblem
 	Error    string
 	Recent   []SepaMXNRecent
 }
@@ -69,6 +61,8 @@ type SEPAPayoutReview struct {
 // SEPAOrderView is one SEPA payout: its state to the end and its owner
 // signature.
 type SEPAOrderView struct {
+	// Back is the way back to the rail's page (its recent orders).
+	Back string
 	ID          int64
 	State       string
 	StateLabel  string
@@ -96,6 +90,8 @@ type SEPAOrderView struct {
 // SepaMXNRequestView is an order the API has not opened (yet): the request
 // that asks for it, as the action ledger has it.
 type SepaMXNRequestView struct {
+	// Back is the way back to the rail's page (its recent orders).
+	Back string
 	Title      string
 	State      string
 	StateLabel string
@@ -113,5 +109,6 @@ type SepaMXNRecent struct {
 	Href      string
 	Label     string // what was sent, and to whom
 	Status    string // as last read
+	Kind      string // the status's kind: StatusSepa or StatusMexico
 	CreatedAt time.Time
 }

@@ -3,6 +3,7 @@ package views
 import (
 	"net/url"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -32,8 +33,8 @@ type PayrollNewView struct {
 	Columns []string
 	MaxRows int
 	// CSV form.
-	CSVName  string
-	CSVError string
+	CSVName   string
+	CSVFields FieldErrors // "name", "file"
 	// Employee form.
 	Name        string
 	Amount      string
@@ -61,6 +62,8 @@ type PayrollCandidate struct {
 
 // PayrollRunView is a run's page.
 type PayrollRunView struct {
+	// Back is the way back to the list of runs.
+	Back       string
 	ID         int64
 	Name       string
 	Source     string
@@ -122,8 +125,10 @@ type PayrollRunView struct {
 	CancelOpen   int
 	CancelToken  string
 	CancelReason string
-	CancelFields FieldErrors
-	CancelResult []PayrollOutcome
+	// CancelConfirm: the confirmation box was ticked (kept on error).
+	CancelConfirm bool
+	CancelFields  FieldErrors
+	CancelResult  []PayrollOutcome
 }
 
 // PayrollTotal is a currency's total against the treasury's live balance.
@@ -185,4 +190,15 @@ func windowPath(id int64, suffix, state string, from int) string {
 		p += "?" + q.Encode()
 	}
 	return p
+}
+
+// PayrollSourceLabel is where a run's rows came from, in people's words.
+func PayrollSourceLabel(source string) string {
+	switch source {
+	case "csv":
+		return "CSV file"
+	case "employees":
+		return "employee list"
+	}
+	return strings.ReplaceAll(source, "_", " ")
 }

@@ -122,8 +122,11 @@ type CryptoWithdrawalRecord struct {
 	State      string
 	StateLabel string
 	// Signed: the owner's signature was accepted; the rail is moving it.
-	Signed     bool
-	From       string // the wallet, "USD (USDB) wallet …"
+	Signed bool
+	From   string // the wallet, "USD (USDB) wallet"
+	FromID string // the wallet's id
+	// Back is the way back to the treasury.
+	Back       string
 	Amount     string // what leaves: the whole balance, with the last balance read
 	To         string // the destination address (EIP-55)
 	Route      string // "USDC on base"

@@ -55,6 +55,20 @@ func TestMoneyOutCashFundAndSend(t *testing.T) {
 		doc.Find("#cash-fund-price").AttrOr("value", "") != "250.00" {
 		t.Fatalf("mismatch: %d %q", resp.StatusCode, webtest.TestID(doc, "cash-fund-currency-error"))
 	}
+	fieldProblem(t, doc, "cash-fund-currency", "USD for a USDB wallet")
+	noMinorUnits(t, doc, "the cash page")
+	// An invalid price: at the price field and in the summary, everything typed kept.
+	resp = env.PostForm(c, "/money-out/cash/fund", cashForm(t, env, c, "fund", url.Values{"wallet_id": {usd}, "country": {"MX"},
+		"price": {"1,50"}, "price_currency": {"USD"}, "description": {"Field office float"}}))
+	doc = webtest.Doc(t, resp)
+	if resp.StatusCode != http.StatusUnprocessableEntity {
+		t.Fatalf("bad price: %d", resp.StatusCode)
+	}
+	fieldProblem(t, doc, "cash-fund-price", "")
+	if doc.Find("#cash-fund-price").AttrOr("value", "") != "1,50" || doc.Find("#cash-fund-description").AttrOr("value", "") != "Field office float" ||
+		doc.Find(`#cash-fund-country option[value="MX"][selected]`).Length() != 1 || doc.Find(`#cash-fund-wallet option[value="`+usd+`"][selected]`).Length() != 1 {
+		t.Fatal("the typed pay-in was not kept")
+	}
 	for _, tc := range []url.Values{
 		{"country": {"US"}}, {"price": {"1,50"}}, {"price": {"0"}}, {"description": {""}}, {"wallet_id": {"nope"}},
 	} {
@@ -80,14 +94,15 @@ func TestMoneyOutCashFundAndSend(t *testing.T) {
 	if resp.StatusCode != http.StatusCreated || !strings.HasPrefix(link.AttrOr("href", ""), "https://") || link.AttrOr("rel", "") != "noopener noreferrer" {
 		t.Fatalf("pay-in: %d %q", resp.StatusCode, link.AttrOr("href", ""))
 	}
-	order := doc.Find(`[data-testid="cash-order-link"]`).Text()
+	order := doc.Find(`[data-testid="cash-order-link"]`).AttrOr("title", "")
 	if doc := webtest.Doc(t, env.Get(c, "/money-out/cash")); doc.Find(`[data-testid="cash-order"][data-type="FUND"]`).Length() != 1 {
 		t.Fatal("the pay-in is not among the active orders")
 	}
 	sandboxControl(t, env, http.MethodPost, "/_sandbox/cash/orders/"+order+"/pay", nil)
 	sandboxControl(t, env, http.MethodPost, "/_sandbox/rails/settle", nil)
-	if got := webtest.TestID(webtest.Doc(t, env.Get(c, "/money-out/cash/"+order)), "cash-order-status"); got != "COMPLETED" {
-		t.Fatalf("pay-in status %q", got)
+	orderDoc := webtest.Doc(t, env.Get(c, "/money-out/cash/"+order))
+	if got, words := orderDoc.Find(`[data-testid="cash-order-status"]`).AttrOr("data-state", ""), webtest.TestID(orderDoc, "cash-order-status"); got != "COMPLETED" || words != "completed" {
+		t.Fatalf("pay-in status %q shown as %q", got, words)
 	}
 	if got := coinBalance(t, env, treasury, "USDB"); !got.Equal(before.Add(decimal.RequireFromString("250"))) {
 		t.Fatalf("after the pay-in: %s, want %s + 250", got, before)

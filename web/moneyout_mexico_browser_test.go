@@ -25,8 +25,8 @@ func TestBrowserMoneyOutMexicoOnePageToTheEnd(t *testing.T) {
 
 	err := chromedp.Do(ctx,
 		chromedp.Navigate(env.URL("/money-out/mexico")),
-		chromedp.WaitVisible(chromedp.ID("mx-amount")),
-		chromedp.SendKeys(chromedp.ID("mx-amount"), "300"),
+		chromedp.WaitVisible(chromedp.ID("f-amount")),
+		chromedp.SendKeys(chromedp.ID("f-amount"), "300"),
 		chromedp.Click(chromedp.CSS(`[data-testid="mx-submit"]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid="sign-qr"]`)),
 	)

@@ -104,10 +104,10 @@ func TestMoneyOutMexicoTwoSignaturesEndToEnd(t *testing.T) {
 
 	// Bad input: at the field and in the summary, kept, nothing sent.
 	for _, tc := range []struct{ field, value, id, want string }{
-		{"amount", "1,50", "mx-amount-error", "use a point"},
-		{"amount", "5000.01", "mx-amount-error", "More than the wallet holds"},
-		{"amount", "10.001", "mx-amount-error", "at most 2 decimal"},
-		{"note", strings.Repeat("n", 501), "mx-note-error", "500 characters"},
+		{"amount", "1,50", "f-amount-error", "use a point"},
+		{"amount", "5000.01", "f-amount-error", "More than the wallet holds"},
+		{"amount", "10.001", "f-amount-error", "at most 2 decimal"},
+		{"note", strings.Repeat("n", 501), "f-note-error", "500 characters"},
 	} {
 		bad := url.Values{}
 		for k, v := range form {
@@ -120,8 +120,12 @@ func TestMoneyOutMexicoTwoSignaturesEndToEnd(t *testing.T) {
 			!strings.Contains(webtest.TestID(doc, "error-summary"), tc.want) {
 			t.Fatalf("%s %q: %d %q", tc.field, tc.value, resp.StatusCode, webtest.TestID(doc, tc.id))
 		}
-		if tc.field == "amount" && doc.Find("#mx-amount").AttrOr("value", "") != tc.value {
+		if tc.field == "amount" && doc.Find("#f-amount").AttrOr("value", "") != tc.value {
 			t.Fatalf("typed amount lost")
+		}
+		fieldProblem(t, doc, "f-"+tc.field, tc.want)
+		if doc.Find(`label[for="f-amount"]`).Text() != "Amount to sell (MXN)" {
+			t.Fatalf("amount label %q", doc.Find(`label[for="f-amount"]`).Text())
 		}
 	}
 	if n := env.Sandbox.RequestCount("POST", mxQuoteRoute); n != 0 {
@@ -285,7 +289,7 @@ func TestMoneyOutMexicoFiveConcurrentQuotesAskOnce(t *testing.T) {
 	resp := env.PostForm(c, "/money-out/mexico", form)
 	doc := webtest.Doc(t, resp)
 	if msg := webtest.TestID(doc, "mx-error"); resp.StatusCode != http.StatusBadGateway || !strings.Contains(msg, "cannot be read back") ||
-		!strings.Contains(msg, "expires by itself") || doc.Find("#mx-amount").AttrOr("value", "") != "200" {
+		!strings.Contains(msg, "expires by itself") || doc.Find("#f-amount").AttrOr("value", "") != "200" {
 		t.Fatalf("lost answer: %d %q", resp.StatusCode, msg)
 	}
 	if a, err := env.Store.ActionByKey(ctx, "form:"+form.Get("form_token")); err != nil || a.State != store.ActionUnknown {
@@ -358,8 +362,8 @@ func TestMoneyOutMexicoExpiredQuoteIsNeverSigned(t *testing.T) {
 	if doc.Find(`[data-testid="sepa-mxn-recent"] a[href="`+page+`"]`).Length() != 1 {
 		t.Fatal("the offramp page does not link the recent offramp")
 	}
-	if doc.Find("#mx-amount").AttrOr("value", "") != "250.75" || doc.Find("#mx-note").AttrOr("value", "") != "Payroll November" {
-		t.Fatalf("re-quote form %q: amount %q", requote, doc.Find("#mx-amount").AttrOr("value", ""))
+	if doc.Find("#f-amount").AttrOr("value", "") != "250.75" || doc.Find("#f-note").AttrOr("value", "") != "Payroll November" {
+		t.Fatalf("re-quote form %q: amount %q", requote, doc.Find("#f-amount").AttrOr("value", ""))
 	}
 }
 
@@ -476,7 +480,7 @@ func TestMoneyOutMexicoRefusedQuoteIsExplained(t *testing.T) {
 	if resp.StatusCode != http.StatusBadGateway || !strings.Contains(webtest.TestID(doc, "mx-error"), "Insufficient balance") {
 		t.Fatalf("refused: %d %q", resp.StatusCode, webtest.TestID(doc, "mx-error"))
 	}
-	if doc.Find("#mx-amount").AttrOr("value", "") != "8000" || doc.Find("#mx-note").AttrOr("value", "") != "Payroll November" {
+	if doc.Find("#f-amount").AttrOr("value", "") != "8000" || doc.Find("#f-note").AttrOr("value", "") != "Payroll November" {
 		t.Fatal("input lost")
 	}
 	if tok := doc.Find(`[data-testid="mx-form"] input[name="form_token"]`).AttrOr("value", ""); tok == "" || tok == form.Get("form_token") {

@@ -92,22 +92,22 @@ func TestMoneyOutNigeriaJourney(t *testing.T) {
 		t.Fatal("no Nigerian withdrawal in the money-out index")
 	}
 	doc := webtest.Doc(t, env.Get(c, "/money-out/nigeria"))
-	if doc.Find(`#ngn-bank option[value="`+ngnTreasuryBank+`"]`).Length() != 1 {
-		t.Fatalf("banks: %q", doc.Find("#ngn-bank").Text())
+	if doc.Find(`#f-bank_code option[value="`+ngnTreasuryBank+`"]`).Length() != 1 {
+		t.Fatalf("banks: %q", doc.Find("#f-bank_code").Text())
 	}
 
 	// A bad NUBAN is refused at the field before any call, the input kept.
 	for _, bad := range []string{"801234567", "80123456ab", "80123456789", ""} {
 		resp := env.PostForm(c, "/money-out/nigeria/verify", url.Values{"bank_code": {ngnTreasuryBank}, "account_number": {bad}})
 		doc := webtest.Doc(t, resp)
-		if resp.StatusCode != http.StatusUnprocessableEntity || webtest.TestID(doc, "ngn-account-error") == "" ||
+		if resp.StatusCode != http.StatusUnprocessableEntity || webtest.TestID(doc, "f-account_number-error") == "" ||
 			webtest.TestID(doc, "ngn-error") == "" {
-			t.Fatalf("NUBAN %q: %d %q", bad, resp.StatusCode, webtest.TestID(doc, "ngn-account-error"))
+			t.Fatalf("NUBAN %q: %d %q", bad, resp.StatusCode, webtest.TestID(doc, "f-account_number-error"))
 		}
-		if v, _ := doc.Find("#ngn-account").Attr("value"); v != bad {
+		if v, _ := doc.Find("#f-account_number").Attr("value"); v != bad {
 			t.Fatalf("typed NUBAN lost: %q", v)
 		}
-		if doc.Find(`#ngn-bank option[value="`+ngnTreasuryBank+`"][selected]`).Length() != 1 {
+		if doc.Find(`#f-bank_code option[value="`+ngnTreasuryBank+`"][selected]`).Length() != 1 {
 			t.Fatal("chosen bank lost")
 		}
 	}
@@ -117,8 +117,8 @@ func TestMoneyOutNigeriaJourney(t *testing.T) {
 	// No account matches: the API's 404 said at the field.
 	resp := env.PostForm(c, "/money-out/nigeria/verify", url.Values{"bank_code": {ngnTreasuryBank}, "account_number": {"1234567890"}})
 	doc = webtest.Doc(t, resp)
-	if resp.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(webtest.TestID(doc, "ngn-account-error"), "No account") {
-		t.Fatalf("unknown account: %d %q", resp.StatusCode, webtest.TestID(doc, "ngn-account-error"))
+	if resp.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(webtest.TestID(doc, "f-account_number-error"), "No account") {
+		t.Fatalf("unknown account: %d %q", resp.StatusCode, webtest.TestID(doc, "f-account_number-error"))
 	}
 
 	// A changed holder name is refused; nothing registered.
@@ -130,8 +130,8 @@ func TestMoneyOutNigeriaJourney(t *testing.T) {
 	changed.Set("holder", "ACME PAYROLL")
 	resp = env.PostForm(c, "/money-out/nigeria/account", changed)
 	doc = webtest.Doc(t, resp)
-	if resp.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(webtest.TestID(doc, "ngn-holder-error"), "changed") {
-		t.Fatalf("changed holder: %d %q", resp.StatusCode, webtest.TestID(doc, "ngn-holder-error"))
+	if resp.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(webtest.TestID(doc, "f-holder-error"), "changed") {
+		t.Fatalf("changed holder: %d %q", resp.StatusCode, webtest.TestID(doc, "f-holder-error"))
 	}
 	if v, _ := doc.Find(`[data-testid="ngn-holder"]`).Attr("value"); v != ngnTreasuryName {
 		t.Fatalf("holder shown again: %q", v)
@@ -181,19 +181,23 @@ func TestMoneyOutNigeriaJourney(t *testing.T) {
 		resp := env.PostForm(c, "/money-out/nigeria/offramp", url.Values{"form_token": {amountTok}, "account_token": {acctTok},
 			"wallet_id": {ngn}, "amount": {tc.amount}})
 		doc := webtest.Doc(t, resp)
-		if resp.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(webtest.TestID(doc, "ngn-amount-error"), tc.want) {
-			t.Fatalf("amount %q: %d %q", tc.amount, resp.StatusCode, webtest.TestID(doc, "ngn-amount-error"))
+		if resp.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(webtest.TestID(doc, "f-amount-error"), tc.want) {
+			t.Fatalf("amount %q: %d %q", tc.amount, resp.StatusCode, webtest.TestID(doc, "f-amount-error"))
 		}
-		if v, _ := doc.Find("#ngn-amount").Attr("value"); v != tc.amount {
+		if v, _ := doc.Find("#f-amount").Attr("value"); v != tc.amount {
 			t.Fatalf("typed amount lost: %q", v)
+		}
+		fieldProblem(t, doc, "f-amount", tc.want)
+		if doc.Find(`#f-wallet_id option[value="`+ngn+`"][selected]`).Length() != 1 {
+			t.Fatal("chosen wallet lost")
 		}
 	}
 	// The API's refusal in its words at the amount: under the NGN fee.
 	resp = env.PostForm(c, "/money-out/nigeria/offramp", url.Values{"form_token": {amountTok}, "account_token": {acctTok},
 		"wallet_id": {ngn}, "amount": {"20"}})
 	doc = webtest.Doc(t, resp)
-	if resp.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(webtest.TestID(doc, "ngn-amount-error"), "fee") {
-		t.Fatalf("under the fee: %d %q", resp.StatusCode, webtest.TestID(doc, "ngn-amount-error"))
+	if resp.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(webtest.TestID(doc, "f-amount-error"), "fee") {
+		t.Fatalf("under the fee: %d %q", resp.StatusCode, webtest.TestID(doc, "f-amount-error"))
 	}
 	amountTok, _ = doc.Find(`[data-testid="ngn-amount-form"] input[name="form_token"]`).Attr("value")
 
@@ -351,8 +355,8 @@ func TestMoneyOutNigeriaAccountLostAnswerAndRefusal(t *testing.T) {
 		"status": 400, "message": "accountHolderName must equal the verified account name exactly", "times": 1})
 	resp := env.PostForm(c, "/money-out/nigeria/account", ngnHolderStep(t, env, c))
 	doc := webtest.Doc(t, resp)
-	if resp.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(webtest.TestID(doc, "ngn-holder-error"), "verified account name") {
-		t.Fatalf("refused: %d %q %q", resp.StatusCode, webtest.TestID(doc, "ngn-holder-error"), webtest.TestID(doc, "ngn-error"))
+	if resp.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(webtest.TestID(doc, "f-holder-error"), "verified account name") {
+		t.Fatalf("refused: %d %q %q", resp.StatusCode, webtest.TestID(doc, "f-holder-error"), webtest.TestID(doc, "ngn-error"))
 	}
 
 	control(t, env, http.MethodPost, "/_sandbox/faults", map[string]any{"method": "POST", "route": ngnAccountRoute,

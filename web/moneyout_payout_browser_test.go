@@ -18,7 +18,7 @@ import (
 
 // TestMoneyOutPayoutBrowserSignedThroughTheQRCode: a finance approver
 // walks the bank payout wizard in a browser (a bank without branches), the
-// review shows the USD decimal and the USDB minor units, the QR code on the
+// review shows the USD decimal and what leaves the USDB wallet, the QR code on the
 // page is decoded and cmd/device signs what it says, and the page follows
 // the payout to completed by itself while the USDB balance falls by the
 // amount.
@@ -41,17 +41,17 @@ func TestMoneyOutPayoutBrowserSignedThroughTheQRCode(t *testing.T) {
 		chromedp.SendKeys(chromedp.ID("email"), s.Email),
 		chromedp.SendKeys(chromedp.ID("password"), s.Password),
 		chromedp.Click(chromedp.CSS(`[data-testid="login-submit"]`)),
-		chromedp.WaitVisible(chromedp.ID("payout-country")),
-		chromedp.SetValue(chromedp.ID("payout-country"), "GBR"),
+		chromedp.WaitVisible(chromedp.ID("f-country")),
+		chromedp.SetValue(chromedp.ID("f-country"), "GBR"),
 		next,
-		chromedp.WaitVisible(chromedp.ID("payout-bank")),
-		chromedp.SetValue(chromedp.ID("payout-bank"), "gbr-barclays"),
+		chromedp.WaitVisible(chromedp.ID("f-bank_id")),
+		chromedp.SetValue(chromedp.ID("f-bank_id"), "gbr-barclays"),
 		next,
-		chromedp.WaitVisible(chromedp.ID("payout-account")),
-		chromedp.SendKeys(chromedp.ID("payout-account"), "12345678"),
+		chromedp.WaitVisible(chromedp.ID("f-account_number")),
+		chromedp.SendKeys(chromedp.ID("f-account_number"), "12345678"),
 		next,
-		chromedp.WaitVisible(chromedp.ID("payout-amount")),
-		chromedp.SendKeys(chromedp.ID("payout-amount"), "250.75"),
+		chromedp.WaitVisible(chromedp.ID("f-amount")),
+		chromedp.SendKeys(chromedp.ID("f-amount"), "250.75"),
 		next,
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid="payout-review"]`)),
 	)
@@ -59,7 +59,7 @@ func TestMoneyOutPayoutBrowserSignedThroughTheQRCode(t *testing.T) {
 		t.Fatal(err)
 	}
 	review, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`[data-testid="payout-review-amount"]`)))
-	if err != nil || review != "250.75 USD (USDB) = 25075 USDB minor units" {
+	if err != nil || review != "250.75 USD (USDB)" {
 		t.Fatalf("review %q %v", review, err)
 	}
 	webtest.Screenshot(t, ctx, "payout-review")

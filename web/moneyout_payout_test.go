@@ -41,21 +41,21 @@ func payoutReview(t *testing.T, env *webtest.Env, c *http.Client, country, bank,
 	v.Set("bank_id", bank)
 	doc := payoutStep(t, env, c, v, http.StatusOK)
 	if branch != "" {
-		if doc.Find(`#payout-branch option[value="`+branch+`"]`).Length() != 1 {
+		if doc.Find(`#f-branch_id option[value="`+branch+`"]`).Length() != 1 {
 			t.Fatalf("no branch %s offered", branch)
 		}
 		v.Set("step", "branch")
 		v.Set("branch_id", branch)
 		doc = payoutStep(t, env, c, v, http.StatusOK)
 	}
-	if doc.Find("#payout-account").Length() != 1 {
+	if doc.Find("#f-account_number").Length() != 1 {
 		t.Fatalf("not at the account step: %q", doc.Find("h1").Text())
 	}
 	v.Set("step", "account")
 	v.Set("account_number", account)
 	doc = payoutStep(t, env, c, v, http.StatusOK)
 	holder := webtest.TestID(doc, "payout-holder")
-	if holder == "" || doc.Find("#payout-amount").Length() != 1 {
+	if holder == "" || doc.Find("#f-amount").Length() != 1 {
 		t.Fatalf("no holder shown before the amount")
 	}
 	v.Set("step", "amount")
@@ -103,7 +103,7 @@ func sandboxPayoutAmount(t *testing.T, env *webtest.Env, id string) string {
 
 // TestMoneyOutPayoutJourney: a payout to a bank with branches, the branch
 // asked, a bad account refused at the field, the USD decimal shown with
-// the USDB minor units it becomes and sent as exactly those; five confirms
+// what leaves the USDB wallet (read back from the request) and sent as exactly that; five confirms
 // send one payout; signed on the owner's device, the wallet falls by the
 // amount and the page follows the payout to completed.
 func TestMoneyOutPayoutJourney(t *testing.T) {
@@ -117,30 +117,47 @@ func TestMoneyOutPayoutJourney(t *testing.T) {
 		t.Fatal("no bank payout in the money-out index")
 	}
 	doc := webtest.Doc(t, env.Get(c, "/money-out/payout"))
-	if doc.Find(`#payout-country option[value="CAN"]`).Length() != 1 || doc.Find(`#payout-country option[value="USA"]`).Length() != 0 {
-		t.Fatalf("countries: %q", doc.Find("#payout-country").Text())
+	if doc.Find(`#f-country option[value="CAN"]`).Length() != 1 || doc.Find(`#f-country option[value="USA"]`).Length() != 0 {
+		t.Fatalf("countries: %q", doc.Find("#f-country").Text())
 	}
 	// A bank with branches asks for one.
 	doc = payoutStep(t, env, c, url.Values{"step": {"branch"}, "country": {"CAN"}, "bank_id": {"can-rbc"}}, http.StatusUnprocessableEntity)
-	if !strings.Contains(webtest.TestID(doc, "payout-branch-error"), "branch") {
-		t.Fatalf("branch: %q", webtest.TestID(doc, "payout-branch-error"))
+	if !strings.Contains(webtest.TestID(doc, "f-branch_id-error"), "branch") {
+		t.Fatalf("branch: %q", webtest.TestID(doc, "f-branch_id-error"))
 	}
 	// An account the API says does not exist: its words at the field.
 	doc = payoutStep(t, env, c, url.Values{"step": {"account"}, "country": {"CAN"}, "bank_id": {"can-rbc"}, "branch_id": {"can-rbc-00002"},
 		"account_number": {"1234560000"}}, http.StatusUnprocessableEntity)
-	if !strings.Contains(webtest.TestID(doc, "payout-account-error"), "No account") || doc.Find("#payout-account").AttrOr("value", "") != "1234560000" {
-		t.Fatalf("bad account: %q", webtest.TestID(doc, "payout-account-error"))
+	if !strings.Contains(webtest.TestID(doc, "f-account_number-error"), "No account") || doc.Find("#f-account_number").AttrOr("value", "") != "1234560000" {
+		t.Fatalf("bad account: %q", webtest.TestID(doc, "f-account_number-error"))
 	}
+	fieldProblem(t, doc, "f-account_number", "No account")
 	if n := env.Sandbox.RequestCount("POST", payoutRoute); n != 0 {
 		t.Fatalf("%d payouts sent before confirming", n)
 	}
 
 	form, doc := payoutReview(t, env, c, "CAN", "can-rbc", "can-rbc-00002", "1234567", "1,250.50")
-	if got := webtest.TestID(doc, "payout-review-amount"); got != "1,250.50 USD (USDB) = 125050 USDB minor units" {
-		t.Fatalf("review amount %q", got)
+	if got, sent := webtest.TestID(doc, "payout-review-amount"), webtest.TestID(doc, "payout-review-sent"); got != "1,250.50 USD (USDB)" || sent != "1,250.50 USDB" {
+		t.Fatalf("review amount %q, leaving the wallet %q", got, sent)
 	}
+	noMinorUnits(t, doc, "the payout review")
 	if !strings.Contains(webtest.TestID(doc, "payout-review-to"), "Toronto Main") {
 		t.Fatalf("review to %q", webtest.TestID(doc, "payout-review-to"))
+	}
+	// An amount with a cent fraction USDB cannot carry: at the amount field
+	// and in the summary, in people's words, with what was typed kept.
+	bad := url.Values{"step": {"amount"}, "amount": {"12.345"}, "note": {"Rent, November"}}
+	for _, k := range []string{"country", "bank_id", "branch_id", "account_number", "holder"} {
+		bad.Set(k, form.Get(k))
+	}
+	doc = payoutStep(t, env, c, bad, http.StatusUnprocessableEntity)
+	fieldProblem(t, doc, "f-amount", "")
+	noMinorUnits(t, doc, "the payout amount step")
+	if doc.Find("#f-amount").AttrOr("value", "") != "12.345" || doc.Find("#f-note").Text() != "Rent, November" {
+		t.Fatalf("typed amount or note lost: %q %q", doc.Find("#f-amount").AttrOr("value", ""), doc.Find("#f-note").Text())
+	}
+	if label := doc.Find(`label[for="f-amount"]`).Text(); label != "Amount (USD)" {
+		t.Fatalf("amount label %q", label)
 	}
 
 	// Five confirms at once: one payout upstream, one audit row.
@@ -186,8 +203,22 @@ func TestMoneyOutPayoutJourney(t *testing.T) {
 		!strings.Contains(webtest.TestID(page, "payout-quote-to"), "CAD") {
 		t.Fatalf("quote: %q %q", webtest.TestID(page, "payout-quote-expiry"), webtest.TestID(page, "payout-quote-to"))
 	}
+	// The payout's page, what its signing link shows in a browser and the
+	// audit row speak of dollars and USDB, never of minor units.
+	noMinorUnits(t, page, "the payout's page")
+	if got := webtest.TestID(page, "payout-sent"); got != "1,250.50 USDB" {
+		t.Fatalf("leaves the wallet %q", got)
+	}
+	if id := page.Find(`#payout-upstream-id`); id.AttrOr("data-full", "") != p.UpstreamID {
+		t.Fatalf("payout id %q, want %q shortened with its whole value", id.Text(), p.UpstreamID)
+	}
 	link := page.Find(`[data-testid="sign-link"]`).AttrOr("value", "")
 	u, _ := url.Parse(link)
+	noMinorUnits(t, webtest.Doc(t, env.Get(env.Client(), u.Path)), "the payout's signing link in a browser")
+	if rows, err := env.Store.ListAudit(ctx, store.AuditFilter{Action: "bank_payout.create"}); err != nil || len(rows) != 1 ||
+		strings.Contains(rows[0].Detail, "minor unit") || !strings.Contains(rows[0].Detail, "1,250.50 USDB") {
+		t.Fatalf("payout audit %+v %v", rows, err)
+	}
 	code, req := deviceGet(t, env, u.Path)
 	if code != http.StatusOK {
 		t.Fatalf("device get: %d", code)
@@ -223,8 +254,8 @@ func TestMoneyOutPayoutNoBranchRefusalAndLostAnswer(t *testing.T) {
 	}
 	resp := env.PostForm(c, "/money-out/payout/confirm", form)
 	doc = webtest.Doc(t, resp)
-	if resp.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(webtest.TestID(doc, "payout-amount-error"), "fee") {
-		t.Fatalf("refused: %d %q %q", resp.StatusCode, webtest.TestID(doc, "payout-amount-error"), doc.Find(`[data-testid="payout-error"]`).Text())
+	if resp.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(webtest.TestID(doc, "f-amount-error"), "fee") {
+		t.Fatalf("refused: %d %q %q", resp.StatusCode, webtest.TestID(doc, "f-amount-error"), doc.Find(`[data-testid="payout-error"]`).Text())
 	}
 
 	form, _ = payoutReview(t, env, c, "GBR", "gbr-barclays", "", "12345678", "100")
@@ -361,7 +392,7 @@ func TestMoneyOutListsTheAPIDoesNotAnswer(t *testing.T) {
 	}
 	resp = env.PostForm(c, "/money-out/nigeria/verify", url.Values{"bank_code": {ngnTreasuryBank}, "account_number": {ngnTreasuryNUBAN}})
 	doc = webtest.Doc(t, resp)
-	if resp.StatusCode != http.StatusBadGateway || doc.Find("#ngn-account").AttrOr("value", "") != ngnTreasuryNUBAN ||
+	if resp.StatusCode != http.StatusBadGateway || doc.Find("#f-account_number").AttrOr("value", "") != ngnTreasuryNUBAN ||
 		env.Sandbox.RequestCount("POST", ngnVerifyRoute) != 0 {
 		t.Fatalf("verify without banks: %d %q", resp.StatusCode, webtest.TestID(doc, "ngn-error"))
 	}

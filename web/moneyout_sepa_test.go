@@ -226,14 +226,15 @@ func TestMoneyOutSEPAJourney(t *testing.T) {
 		bad.Set("iban", tc.iban)
 		resp := env.PostForm(c, "/money-out/sepa", bad)
 		doc := webtest.Doc(t, resp)
-		if resp.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(webtest.TestID(doc, "sepa-iban-error"), tc.want) {
-			t.Fatalf("iban %q: %d %q", tc.iban, resp.StatusCode, webtest.TestID(doc, "sepa-iban-error"))
+		if resp.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(webtest.TestID(doc, "f-iban-error"), tc.want) {
+			t.Fatalf("iban %q: %d %q", tc.iban, resp.StatusCode, webtest.TestID(doc, "f-iban-error"))
 		}
-		if !strings.Contains(webtest.TestID(doc, "error-summary"), tc.want) || doc.Find(`[data-testid="error-summary"] a[href="#sepa-iban"]`).Length() != 1 {
+		if !strings.Contains(webtest.TestID(doc, "error-summary"), tc.want) || doc.Find(`[data-testid="error-summary"] a[href="#f-iban"]`).Length() != 1 {
 			t.Fatalf("iban %q: summary %q", tc.iban, webtest.TestID(doc, "error-summary"))
 		}
-		if doc.Find("#sepa-iban").AttrOr("value", "") != tc.iban || doc.Find("#sepa-beneficiary").AttrOr("value", "") != "Lena Schmidt" ||
-			doc.Find("#sepa-amount").AttrOr("value", "") != "250.50" {
+		fieldProblem(t, doc, "f-iban", tc.want)
+		if doc.Find("#f-iban").AttrOr("value", "") != tc.iban || doc.Find("#f-beneficiary").AttrOr("value", "") != "Lena Schmidt" ||
+			doc.Find("#f-amount").AttrOr("value", "") != "250.50" {
 			t.Fatalf("iban %q: input lost", tc.iban)
 		}
 	}
@@ -247,8 +248,8 @@ func TestMoneyOutSEPAJourney(t *testing.T) {
 		bad.Set("amount", tc.amount)
 		resp := env.PostForm(c, "/money-out/sepa", bad)
 		doc := webtest.Doc(t, resp)
-		if resp.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(webtest.TestID(doc, "sepa-amount-error"), tc.want) {
-			t.Fatalf("amount %q: %d %q", tc.amount, resp.StatusCode, webtest.TestID(doc, "sepa-amount-error"))
+		if resp.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(webtest.TestID(doc, "f-amount-error"), tc.want) {
+			t.Fatalf("amount %q: %d %q", tc.amount, resp.StatusCode, webtest.TestID(doc, "f-amount-error"))
 		}
 	}
 	if n := env.Sandbox.RequestCount("POST", sepaPrepareRoute); n != 0 {
@@ -405,7 +406,7 @@ func TestMoneyOutSEPALostAnswersAreNotSentTwice(t *testing.T) {
 		!strings.Contains(msg, "expires by itself") {
 		t.Fatalf("lost answer: %d %q", resp.StatusCode, msg)
 	}
-	if doc.Find("#sepa-iban").AttrOr("value", "") != sepaIBAN || doc.Find("#sepa-amount").AttrOr("value", "") != "250.50" {
+	if doc.Find("#f-iban").AttrOr("value", "") != sepaIBAN || doc.Find("#f-amount").AttrOr("value", "") != "250.50" {
 		t.Fatal("input lost")
 	}
 	if a, err := env.Store.ActionByKey(ctx, "form:"+form.Get("form_token")); err != nil || a.State != store.ActionUnknown {

@@ -156,6 +156,7 @@ func TestPayrollPreviewExplainsEveryBadRowAndSendsNothing(t *testing.T) {
 	if v, _ := doc.Find("#payroll-csv-name").Attr("value"); v != "Kept name" {
 		t.Fatalf("typed name lost: %q", v)
 	}
+	fieldProblem(t, doc, "payroll-file", "unknown column")
 
 	file := "\ufeffEmployee,Amount,Currency,Description\n" + // a BOM and capitals, as spreadsheets save
 		demoEmailOf(env, "Emily") + ",100.00,USD,ok\n" + // 2
@@ -670,14 +671,19 @@ func TestPayrollCancelRejectsOpenProposalsOnce(t *testing.T) {
 	// No reason: the form comes back with what was typed, nothing sent.
 	resp := env.PostForm(fin, fmt.Sprintf("/payroll/%d/cancel", id), url.Values{"form_token": {tok}, "reason": {"  "}, "confirm": {"1"}})
 	doc = webtest.Doc(t, resp)
-	if resp.StatusCode != http.StatusUnprocessableEntity || webtest.TestID(doc, "payroll-cancel-reason-error") == "" {
+	if resp.StatusCode != http.StatusUnprocessableEntity || webtest.TestID(doc, "f-reason-error") == "" {
 		t.Fatalf("no reason: %d", resp.StatusCode)
+	}
+	fieldProblem(t, doc, "f-reason", "Say why")
+	if doc.Find(`#f-confirm[checked]`).Length() != 1 {
+		t.Fatal("the ticked confirmation was lost")
 	}
 	resp = env.PostForm(fin, fmt.Sprintf("/payroll/%d/cancel", id), url.Values{"form_token": {tok}, "reason": {"Wrong month"}})
 	doc = webtest.Doc(t, resp)
-	if resp.StatusCode != http.StatusUnprocessableEntity || doc.Find("#payroll-cancel-reason").Text() != "Wrong month" {
-		t.Fatalf("no confirmation: %d %q", resp.StatusCode, doc.Find("#payroll-cancel-reason").Text())
+	if resp.StatusCode != http.StatusUnprocessableEntity || doc.Find("#f-reason").Text() != "Wrong month" {
+		t.Fatalf("no confirmation: %d %q", resp.StatusCode, doc.Find("#f-reason").Text())
 	}
+	fieldProblem(t, doc, "f-confirm", "Tick the box")
 	if n := env.Sandbox.RequestCount("POST", rejectRoute) - before; n != 0 {
 		t.Fatalf("%d rejections sent for a refused form", n)
 	}
@@ -734,12 +740,16 @@ func TestPayrollFromTheEmployeeListKeepsWhatWasTyped(t *testing.T) {
 	resp := env.PostForm(c, "/payroll/employees", url.Values{"name": {"Bonus"}, "amount": {"1,5"}, "currency": {"USD"},
 		"description": {"Year-end bonus"}, "employee_id": {emily, marcus}, "state": {"linked"}})
 	doc = webtest.Doc(t, resp)
-	if resp.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(webtest.TestID(doc, "payroll-amount-error"), "point for decimals") {
-		t.Fatalf("bad amount: %d %q", resp.StatusCode, webtest.TestID(doc, "payroll-amount-error"))
+	if resp.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(webtest.TestID(doc, "f-amount-error"), "point for decimals") {
+		t.Fatalf("bad amount: %d %q", resp.StatusCode, webtest.TestID(doc, "f-amount-error"))
 	}
-	if v, _ := doc.Find("#payroll-amount").Attr("value"); v != "1,5" || doc.Find("#payroll-description").Text() != "Year-end bonus" ||
+	if v, _ := doc.Find("#f-amount").Attr("value"); v != "1,5" || doc.Find("#f-description").Text() != "Year-end bonus" ||
 		doc.Find(`input[name="employee_id"][checked]`).Length() != 2 {
-		t.Fatalf("typed values lost: %q %q %d", v, doc.Find("#payroll-description").Text(), doc.Find(`input[name="employee_id"][checked]`).Length())
+		t.Fatalf("typed values lost: %q %q %d", v, doc.Find("#f-description").Text(), doc.Find(`input[name="employee_id"][checked]`).Length())
+	}
+	fieldProblem(t, doc, "f-amount", "point for decimals")
+	if doc.Find("#f-name").AttrOr("value", "") != "Bonus" || doc.Find(`#f-currency option[value="USD"][selected]`).Length() != 1 {
+		t.Fatalf("name or currency lost: %q", doc.Find("#f-name").AttrOr("value", ""))
 	}
 	resp = env.PostForm(c, "/payroll/employees", url.Values{"name": {"Bonus"}, "amount": {"250"}, "currency": {"USD"},
 		"description": {"Year-end bonus"}, "employee_id": {emily, marcus}})

@@ -190,8 +190,8 @@ func TestTreasuryRefusalsShowTheAPIsWords(t *testing.T) {
 	form := w[4].form()
 	resp := env.PostForm(c, w[4].path, form)
 	doc := webtest.Doc(t, resp)
-	if resp.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(webtest.TestID(doc, "withdrawal-address-error"), "deny list") {
-		t.Fatalf("refused withdrawal: %d %q", resp.StatusCode, webtest.TestID(doc, "withdrawal-address-error"))
+	if resp.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(webtest.TestID(doc, "f-address-error"), "deny list") {
+		t.Fatalf("refused withdrawal: %d %q", resp.StatusCode, webtest.TestID(doc, "f-address-error"))
 	}
 	if a, _ := env.Store.ActionByKey(ctx, "form:"+form.Get("form_token")); a.State != store.ActionRefused || withdrawalRows(t, env) != 0 {
 		t.Fatalf("refused withdrawal: %+v, %d rows", a, withdrawalRows(t, env))
@@ -358,6 +358,11 @@ func TestTreasuryAmountsAreReadStrictly(t *testing.T) {
 		}
 		if v := doc.Find("#transfer-amount").AttrOr("value", ""); v != tc.amount {
 			t.Fatalf("%q: typed amount lost: %q", tc.amount, v)
+		}
+		fieldProblem(t, doc, "transfer-amount", tc.want)
+		if doc.Find(`#transfer-wallet option[value="`+usd+`"][selected]`).Length() != 1 ||
+			doc.Find(`[data-testid="transfer-to-results"] input[name="to_user_id"][checked]`).AttrOr("value", "") != demoUser(env, "Emily") {
+			t.Fatalf("%q: the chosen wallet or recipient was lost", tc.amount)
 		}
 	}
 	if n := env.Sandbox.RequestCount("POST", proposalsRoute); n != 0 {

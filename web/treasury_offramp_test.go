@@ -26,7 +26,7 @@ func TestCryptoOfframpIsReviewedAndSentOnce(t *testing.T) {
 
 	doc := webtest.Doc(t, env.Get(c, "/treasury/withdrawal/routes?wallet_id="+url.QueryEscape(usd)+"&rail=offramp"))
 	var routes []string
-	doc.Find(`#withdrawal-route option`).Each(func(_ int, s *goquery.Selection) { routes = append(routes, s.AttrOr("value", "")) })
+	doc.Find(`#f-route option`).Each(func(_ int, s *goquery.Selection) { routes = append(routes, s.AttrOr("value", "")) })
 	if len(routes) == 0 || routes[0] == "" {
 		t.Fatalf("offramp routes: %v", routes)
 	}

@@ -86,11 +86,11 @@ func TestCryptoWithdrawalFromTheTreasuryIsSignedOnTheDevice(t *testing.T) {
 		t.Fatal("no link to the crypto withdrawal from /treasury")
 	}
 	form, doc := withdrawalForm(t, env, c, usd)
-	if !strings.Contains(doc.Find("#withdrawal-wallet option[selected]").Text(), "USD (USDB)") {
-		t.Fatalf("wallet choice: %q", doc.Find("#withdrawal-wallet option[selected]").Text())
+	if !strings.Contains(doc.Find("#f-wallet_id option[selected]").Text(), "USD (USDB)") {
+		t.Fatalf("wallet choice: %q", doc.Find("#f-wallet_id option[selected]").Text())
 	}
-	if doc.Find(`#withdrawal-route option[value="base:USDC"]`).Length() != 1 {
-		t.Fatalf("routes: %q", doc.Find("#withdrawal-route").Text())
+	if doc.Find(`#f-route option[value="base:USDC"]`).Length() != 1 {
+		t.Fatalf("routes: %q", doc.Find("#f-route").Text())
 	}
 	// Choosing another wallet swaps the routes (htmx fragment).
 	ngn := treasuryWallet(t, env, "CNGN")
@@ -112,21 +112,22 @@ func TestCryptoWithdrawalFromTheTreasuryIsSignedOnTheDevice(t *testing.T) {
 		bad := url.Values{"form_token": form["form_token"], "wallet_id": {usd}, "route": {"base:USDC"}, "address": {tc.addr}}
 		resp := env.PostForm(c, "/treasury/withdrawal", bad)
 		doc := webtest.Doc(t, resp)
-		if resp.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(webtest.TestID(doc, "withdrawal-address-error"), tc.want) {
-			t.Fatalf("address %q: %d %q", tc.addr, resp.StatusCode, webtest.TestID(doc, "withdrawal-address-error"))
+		if resp.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(webtest.TestID(doc, "f-address-error"), tc.want) {
+			t.Fatalf("address %q: %d %q", tc.addr, resp.StatusCode, webtest.TestID(doc, "f-address-error"))
 		}
-		if v, _ := doc.Find("#withdrawal-address").Attr("value"); v != tc.addr {
+		if v, _ := doc.Find("#f-address").Attr("value"); v != tc.addr {
 			t.Fatalf("typed address lost: %q", v)
 		}
-		if doc.Find(`#withdrawal-route option[value="base:USDC"][selected]`).Length() != 1 {
+		if doc.Find(`#f-route option[value="base:USDC"][selected]`).Length() != 1 {
 			t.Fatal("chosen route lost")
 		}
+		fieldProblem(t, doc, "f-address", tc.want)
 	}
 	resp = env.PostForm(c, "/treasury/withdrawal", url.Values{"form_token": form["form_token"], "wallet_id": {usd},
 		"route": {"polygon:DAI"}, "address": {withdrawalDestination}})
 	doc = webtest.Doc(t, resp)
-	if resp.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(webtest.TestID(doc, "withdrawal-route-error"), "does not take USDB to DAI on polygon") {
-		t.Fatalf("unsupported route: %d %q", resp.StatusCode, webtest.TestID(doc, "withdrawal-route-error"))
+	if resp.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(webtest.TestID(doc, "f-route-error"), "does not take USDB to DAI on polygon") {
+		t.Fatalf("unsupported route: %d %q", resp.StatusCode, webtest.TestID(doc, "f-route-error"))
 	}
 	// An all-lower-case address has no checksum to check: accepted below.
 	if n := len(cryptoWorkflows(t, env)); n != 0 || withdrawalRows(t, env) != 0 {
@@ -155,8 +156,8 @@ func TestCryptoWithdrawalFromTheTreasuryIsSignedOnTheDevice(t *testing.T) {
 	form.Set("confirm_tail", "c23abc")
 	resp = env.PostForm(c, "/treasury/withdrawal", form)
 	doc = webtest.Doc(t, resp)
-	if resp.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(webtest.TestID(doc, "withdrawal-confirm-error"), "not the address's last 6") {
-		t.Fatalf("wrong tail: %d %q", resp.StatusCode, webtest.TestID(doc, "withdrawal-confirm-error"))
+	if resp.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(webtest.TestID(doc, "f-confirm_tail-error"), "not the address's last 6") {
+		t.Fatalf("wrong tail: %d %q", resp.StatusCode, webtest.TestID(doc, "f-confirm_tail-error"))
 	}
 	// "Change something" brings the form back as typed.
 	edit := url.Values{"edit": {"1"}}
@@ -164,8 +165,8 @@ func TestCryptoWithdrawalFromTheTreasuryIsSignedOnTheDevice(t *testing.T) {
 		edit[k] = v
 	}
 	doc = webtest.Doc(t, env.PostForm(c, "/treasury/withdrawal", edit))
-	if doc.Find("#withdrawal-address").AttrOr("value", "") != form.Get("address") {
-		t.Fatalf("edit lost the address: %q", doc.Find("#withdrawal-address").AttrOr("value", ""))
+	if doc.Find("#f-address").AttrOr("value", "") != form.Get("address") {
+		t.Fatalf("edit lost the address: %q", doc.Find("#f-address").AttrOr("value", ""))
 	}
 	if n := len(cryptoWorkflows(t, env)); n != 0 || withdrawalRows(t, env) != 0 {
 		t.Fatalf("review sent %d withdrawals upstream, stored %d", n, withdrawalRows(t, env))
@@ -302,10 +303,10 @@ func TestCryptoWithdrawalUpstreamFailuresKeepTheInputAndSendOnce(t *testing.T) {
 			!strings.Contains(msg, "cannot be read back") || !strings.Contains(msg, "expires by itself") {
 			t.Fatalf("fault %d: %d %q", i, resp.StatusCode, msg)
 		}
-		if v, _ := doc.Find("#withdrawal-address").Attr("value"); v != withdrawalDestination {
+		if v, _ := doc.Find("#f-address").Attr("value"); v != withdrawalDestination {
 			t.Fatalf("fault %d: address lost: %q", i, v)
 		}
-		if doc.Find(`#withdrawal-route option[value="ethereum:USDT"][selected]`).Length() != 1 {
+		if doc.Find(`#f-route option[value="ethereum:USDT"][selected]`).Length() != 1 {
 			t.Fatalf("fault %d: route lost", i)
 		}
 		fresh, _ := doc.Find(`input[name="form_token"]`).Attr("value")

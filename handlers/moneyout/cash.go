@@ -321,7 +321,7 @@ func (h *Handler) CashOrder(w http.ResponseWriter, r *http.Request) {
 		h.ServerError(w, r, err)
 		return
 	}
-	v := views.CashOrderView{ID: id}
+	v := views.CashOrderView{ID: id, Back: handlers.BackTo(r, "/money-out/cash")}
 	o, err := h.api.GetCashOrder(r.Context(), u.ServiceUserID, id)
 	switch {
 	case apiclient.IsNotFound(err):

@@ -134,13 +134,7 @@ func (h *Handler) renderMexico(w http.ResponseWriter, r *http.Request, s mexicoS
 			v.KYC = h.mexicoKYC(ctx, s)
 		}
 	}
-	for _, fld := range []struct{ key, id, label string }{
-		{"wallet", "mx-wallet", "From"}, {"amount", "mx-amount", "MEXe to sell"}, {"note", "mx-note", "Note"},
-	} {
-		if m := f.Fields.Get(fld.key); m != "" {
-			v.Problems = append(v.Problems, views.SepaMXNProblem{FieldID: fld.id, Label: fld.label, Message: m})
-		}
-	}
+	v.Problems = views.Problems(f.Fields, views.Prefixed("f-"), "wallet", "amount", "note")
 	recent, err := h.sepaMXNRecent(r.Context(), store.RailMXN)
 	if err != nil {
 		h.ServerError(w, r, err)
@@ -523,7 +517,8 @@ func (h *Handler) mexicoShow(w http.ResponseWriter, r *http.Request, o store.Sep
 	v := views.MexicoOrderView{ID: o.ID, UpstreamID: o.UpstreamID, Source: sepaMXNMoney(o.Amount, mexicoCoin).String(),
 		Destination: sepaMXNMoney(o.DestinationAmount.Decimal, "MXN").String(), FeeAmount: sepaMXNMoney(o.FeeAmount.Decimal, "MXN").String(),
 		FeeBps: o.FeeBps.Decimal.String(), Rate: "1 MEXe = " + o.ExchangeRate.Decimal.String() + " MXN", ExpiresAt: s.ExpiresAt,
-		Memo: o.Reference, CreatedBy: o.CreatedBy, CreatedAt: o.CreatedAt, Note: note, Error: errMsg, Steps: s, Sign: panel}
+		Memo: o.Reference, CreatedBy: o.CreatedBy, CreatedAt: o.CreatedAt, Note: note, Error: errMsg, Steps: s, Sign: panel,
+		Back: handlers.BackTo(r, "/money-out/mexico")}
 	if v.Sign == nil {
 		if burnSR != nil {
 			v.Sign = h.sepaMXNPanel(burnSR)

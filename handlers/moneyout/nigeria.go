@@ -790,7 +790,7 @@ func (h *Handler) NigeriaOfframpDetail(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	wl := store.Wallet{Currency: string(q.Currency)}
-	v := views.NigeriaOfframpView{ActionID: a.ID, State: string(a.State), StateLabel: a.State.Label(), Account: q.Account,
+	v := views.NigeriaOfframpView{ActionID: a.ID, State: string(a.State), StateLabel: a.State.Label(), Account: q.Account, Back: handlers.BackTo(r, "/money-out"),
 		Holder: q.Holder, From: npMoney(wl, q.Amount), CreatedBy: a.Actor.Email, RateUnit: string(q.Currency)}
 	if a.State != store.ActionDone {
 		v.Message = a.Message

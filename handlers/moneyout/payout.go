@@ -70,7 +70,7 @@ type bpPayoutRequest struct {
 }
 
 func (q bpPayoutRequest) detail() string {
-	return fmt.Sprintf("bank payout of %s USD (%d USDB minor units) from wallet %s to %s ****%s (%s), %s %s", q.Amount, q.AmountMinor,
+	return fmt.Sprintf("bank payout of %s USD (%s leaving the USDB wallet %s) to %s ****%s (%s), %s %s", q.Amount, bpSentAmount(q.AmountMinor),
 		q.WalletID, q.BankName, q.Last4, q.Holder, q.Country, q.Currency)
 }
 
@@ -289,7 +289,7 @@ func (h *Handler) bpPayoutWalk(ctx context.Context, f *bpPayoutForm, submitted, 
 	}
 	minor, err := apiclient.MinorUnitsFromMajor(amount, bpUSDBDecimals)
 	if err != nil {
-		v.Fields["amount"] = "This amount cannot be sent as USDB minor units: " + err.Error()
+		v.Fields["amount"] = "This amount cannot be paid in USDB, which has 2 decimal places: write it like 1250.50."
 		return stop(views.BankPayoutStepAmount)
 	}
 	if f.wallet.ID == "" {
@@ -307,7 +307,7 @@ func (h *Handler) bpPayoutWalk(ctx context.Context, f *bpPayoutForm, submitted, 
 	}
 	f.amount, f.minor, f.balance = amount, minor, npMoney(f.wallet, bal).String()+" (read just now)"
 	v.Step = views.BankPayoutStepReview
-	v.Review = &views.BankPayoutReview{Amount: npMoney(f.wallet, amount), Minor: minor.String(), Decimals: bpUSDBDecimals,
+	v.Review = &views.BankPayoutReview{Amount: npMoney(f.wallet, amount), Sent: bpSentAmount(minor.Int64()),
 		Account: "****" + npLast4(v.AccountNumber), Balance: f.balance}
 	return true
 }
@@ -557,8 +557,8 @@ func bpSignDeadline(rec store.BankPayout) *time.Time {
 
 // bpPayoutWhat is the line the device shows for the payout.
 func bpPayoutWhat(rec store.BankPayout) string {
-	s := fmt.Sprintf("Bank payout of %s USD (%d USDB minor units) to %s, %s ****%s", views.FormatDecimal(rec.Amount, 2),
-		rec.AmountMinor, rec.HolderName, rec.BankName, rec.AccountLast4)
+	s := fmt.Sprintf("Bank payout of %s USD (%s leaving the USDB wallet) to %s, %s ****%s", views.FormatDecimal(rec.Amount, 2),
+		bpSentAmount(rec.AmountMinor), rec.HolderName, rec.BankName, rec.AccountLast4)
 	if rec.QuoteDestination.Valid {
 		s += fmt.Sprintf(", quoted to arrive as %s %s", views.FormatDecimal(rec.QuoteDestination.Decimal, 2), rec.Currency)
 	}
@@ -681,7 +681,7 @@ func (h *Handler) bpShowPayout(w http.ResponseWriter, r *http.Request, rec store
 	}
 	wl := store.Wallet{Currency: string(apiclient.USDB)}
 	v := views.BankPayoutRecord{ID: rec.ID, State: string(rec.State), StateLabel: views.StatusLabel(views.StatusBankPayout, string(rec.State)), Final: rec.State.Final(),
-		UpstreamID: rec.UpstreamID, Holder: rec.HolderName, Amount: npMoney(wl, rec.Amount), Minor: strconv.FormatInt(rec.AmountMinor, 10),
+		UpstreamID: rec.UpstreamID, Holder: rec.HolderName, Amount: npMoney(wl, rec.Amount), Sent: bpSentAmount(rec.AmountMinor), Back: handlers.BackTo(r, "/money-out"),
 		Note: rec.Note, CreatedBy: rec.CreatedBy, CreatedAt: rec.CreatedAt, SettledAt: rec.SettledAt, Notice: note, Sign: panel,
 		Destination: fmt.Sprintf("%s%s, account ****%s, %s (%s)", rec.BankName, bpBranchOf(rec), rec.AccountLast4, rec.Country, rec.Currency)}
 	if rec.QuoteDestination.Valid {
@@ -725,6 +725,12 @@ func (h *Handler) bpShowPayout(w http.ResponseWriter, r *http.Request, rec store
 	h.Render(w, r, status, bpPayoutTitle, views.BankPayoutRecordPage(v), views.BankPayoutRecordBody(v))
 }
 
+// bpSentAmount is a request's amount, its USDB minor units read back as a
+// decimal of the token: what the API is told leaves the wallet.
+func bpSentAmount(minor int64) views.Amount {
+	return views.Amount{Value: apiclient.NewMinorUnits(minor).Major(bpUSDBDecimals), Currency: string(apiclient.USDB)}
+}
+
 func bpBranchOf(rec store.BankPayout) string {
 	if rec.BranchName == "" {
 		return ""
@@ -752,7 +758,7 @@ func (h *Handler) bpShowPayoutRequest(w http.ResponseWriter, r *http.Request, id
 	}
 	wl := store.Wallet{Currency: string(apiclient.USDB)}
 	v := views.BankPayoutRecord{ID: id, State: string(a.State), StateLabel: a.State.Label(), Final: a.State.Finished(),
-		Holder: q.Holder, Amount: npMoney(wl, q.Amount), Minor: strconv.FormatInt(q.AmountMinor, 10), Note: q.Note,
+		Holder: q.Holder, Amount: npMoney(wl, q.Amount), Sent: bpSentAmount(q.AmountMinor), Note: q.Note, Back: handlers.BackTo(r, "/money-out"),
 		CreatedBy: a.Actor.Email, CreatedAt: a.BegunAt,
 		Destination: fmt.Sprintf("%s, account ****%s, %s (%s)", q.BankName, q.Last4, q.Country, q.Currency)}
 	switch a.State {

@@ -127,14 +127,7 @@ func (h *Handler) renderSEPA(w http.ResponseWriter, r *http.Request, s sepaState
 			v.Provider = h.sepaProvider(ctx, s)
 		}
 	}
-	for _, fld := range []struct{ key, id, label string }{
-		{"wallet", "sepa-wallet", "From"}, {"amount", "sepa-amount", "Amount"}, {"iban", "sepa-iban", "IBAN"},
-		{"beneficiary", "sepa-beneficiary", "Beneficiary's name"}, {"reference", "sepa-reference", "Reference"},
-	} {
-		if m := f.Fields.Get(fld.key); m != "" {
-			v.Problems = append(v.Problems, views.SepaMXNProblem{FieldID: fld.id, Label: fld.label, Message: m})
-		}
-	}
+	v.Problems = views.Problems(f.Fields, views.Prefixed("f-"), "wallet", "amount", "iban", "beneficiary", "reference")
 	recent, err := h.sepaMXNRecent(r.Context(), store.RailSEPA)
 	if err != nil {
 		h.ServerError(w, r, err)
@@ -401,7 +394,8 @@ func (h *Handler) sepaShow(w http.ResponseWriter, r *http.Request, o store.SepaM
 	ctx := r.Context()
 	v := views.SEPAOrderView{ID: o.ID, From: sepaMXNWalletLabel(store.Wallet{ID: o.WalletID, Currency: o.Currency}),
 		Amount: sepaMXNMoney(o.Amount, o.Currency).String(), IBAN: o.IBANMasked, Beneficiary: o.Beneficiary,
-		Reference: o.Reference, UpstreamID: o.UpstreamID, CreatedBy: o.CreatedBy, CreatedAt: o.CreatedAt, Note: note, Error: errMsg}
+		Reference: o.Reference, UpstreamID: o.UpstreamID, CreatedBy: o.CreatedBy, CreatedAt: o.CreatedAt, Note: note, Error: errMsg,
+		Back: handlers.BackTo(r, "/money-out/sepa")}
 	if !sepaFinal(o.Status) {
 		rctx := ctx
 		if r.Method != http.MethodGet {
@@ -600,7 +594,7 @@ func (h *Handler) sepaMXNShowRequest(w http.ResponseWriter, r *http.Request, tar
 	}
 	a := as[0]
 	v := views.SepaMXNRequestView{Title: title, State: string(a.State), StateLabel: a.State.Label(), CreatedBy: a.Actor.Email,
-		CreatedAt: a.BegunAt, Again: again, Message: a.Message}
+		CreatedAt: a.BegunAt, Again: again, Message: a.Message, Back: handlers.BackTo(r, again)}
 	switch a.State {
 	case store.ActionBegun:
 		v.PollURL = r.URL.Path

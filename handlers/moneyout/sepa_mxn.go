@@ -136,9 +136,11 @@ func (h *Handler) sepaMXNRecent(ctx context.Context, rail string) ([]views.SepaM
 		r := views.SepaMXNRecent{Status: o.Status, CreatedAt: o.CreatedAt}
 		switch rail {
 		case store.RailSEPA:
+			r.Kind = views.StatusSepa
 			r.Href = sepaPage(o.ID)
 			r.Label = sepaMXNMoney(o.Amount, o.Currency).String() + " to " + o.Beneficiary + " (" + o.IBANMasked + ")"
 		default:
+			r.Kind = views.StatusMexico
 			r.Href = mexicoPage(o.ID)
 			r.Label = sepaMXNMoney(o.Amount, o.Currency).String() + " for " + sepaMXNMoney(o.DestinationAmount.Decimal, "MXN").String()
 		}

@@ -54,6 +54,7 @@ func (h *Handler) Cancel(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		v.CancelFields, v.CancelReason, v.CancelToken = fields, typed, r.PostFormValue(handlers.FormTokenField)
+		v.CancelConfirm = r.PostFormValue("confirm") == "1"
 		h.Render(w, r, http.StatusUnprocessableEntity, "Payroll run", views.PayrollRunPage(v), nil)
 		return
 	}

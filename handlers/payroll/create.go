@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"partneradmin/apiclient"
 	"partneradmin/handlers"
@@ -101,36 +102,41 @@ func runName(typed, fallback string) (string, string) {
 // UploadCSV checks a payroll file and stores the run for preview. Nothing
 // is sent.
 func (h *Handler) UploadCSV(w http.ResponseWriter, r *http.Request) {
-	fail := func(status int, name, msg string) {
+	// fail shows the form again with the name as typed (when it can be
+	// shown) and the message at its field ("name" or "file").
+	fail := func(status int, name, field, msg string) {
 		v, err := h.newView(r, "", "")
 		if err != nil {
 			h.ServerError(w, r, err)
 			return
 		}
-		v.CSVName, v.CSVError = name, msg
+		if !utf8.ValidString(name) {
+			name = ""
+		}
+		v.CSVName, v.CSVFields = name, views.FieldErrors{field: msg}
 		h.Render(w, r, status, "New payroll run", views.PayrollNewPage(v), nil)
 	}
 	r.Body = http.MaxBytesReader(w, r.Body, MaxBytes+64<<10)
 	if err := r.ParseMultipartForm(1 << 20); err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
-			fail(http.StatusRequestEntityTooLarge, "", "The file is larger than 5 MB: split it.")
+			fail(http.StatusRequestEntityTooLarge, "", "file", "The file is larger than 5 MB: split it.")
 			return
 		}
-		fail(http.StatusUnprocessableEntity, "", "Choose a CSV file to upload.")
+		fail(http.StatusUnprocessableEntity, "", "file", "Choose a CSV file to upload.")
 		return
 	}
 	defer func() { _ = r.MultipartForm.RemoveAll() }()
 	typedName := r.PostFormValue("name")
 	file, fh, err := r.FormFile("file")
 	if err != nil {
-		fail(http.StatusUnprocessableEntity, typedName, "Choose a CSV file to upload.")
+		fail(http.StatusUnprocessableEntity, typedName, "file", "Choose a CSV file to upload.")
 		return
 	}
 	defer file.Close()
 	name, msg := runName(typedName, fh.Filename)
 	if msg != "" {
-		fail(http.StatusUnprocessableEntity, "", "Name of the run: "+msg)
+		fail(http.StatusUnprocessableEntity, typedName, "name", msg)
 		return
 	}
 	if handlers.CheckText(name, maxNameLength, false) != "" {
@@ -138,7 +144,7 @@ func (h *Handler) UploadCSV(w http.ResponseWriter, r *http.Request) {
 	}
 	in, err := parseCSV(file)
 	if errors.Is(err, errFile) {
-		fail(http.StatusUnprocessableEntity, typedName, "The file was not accepted: "+strings.TrimPrefix(err.Error(), errFile.Error()+": ")+".")
+		fail(http.StatusUnprocessableEntity, typedName, "file", "The file was not accepted: "+strings.TrimPrefix(err.Error(), errFile.Error()+": ")+".")
 		return
 	}
 	if err != nil {

@@ -135,7 +135,7 @@ func windowOf(r *http.Request) rowWindow {
 // never reads its rows one by one; polls share a read for liveTTL. withBalance reads the treasury's
 // balances from the API (the preview, and the send form).
 func (h *Handler) runView(ctx context.Context, run store.PayrollRun, withBalance bool, win rowWindow, full bool) (views.PayrollRunView, error) {
-	v := views.PayrollRunView{StateFilter: win.State, From: win.From, ID: run.ID, Name: run.Name, Source: run.Source, State: run.State,
+	v := views.PayrollRunView{Back: "/payroll", StateFilter: win.State, From: win.From, ID: run.ID, Name: run.Name, Source: run.Source, State: run.State,
 		StateLabel: views.StatusLabel(views.StatusPayrollRun, run.State), CreatedBy: run.CreatedBy, CreatedAt: run.CreatedAt, TotalRows: run.Rows, ValidRows: run.ValidRows}
 	if run.State == store.PayrollCanceled {
 		v.CancelNote = "Canceled: " + run.CancelReason
@@ -359,6 +359,7 @@ func (h *Handler) Run(w http.ResponseWriter, r *http.Request) {
 		h.ServerError(w, r, err)
 		return
 	}
+	v.Back = handlers.BackTo(r, "/payroll")
 	h.Render(w, r, http.StatusOK, "Payroll run", views.PayrollRunPage(v), nil)
 }
 

@@ -536,7 +536,7 @@ func recordOf(id int64, currency, walletID string, balance decimal.NullDecimal, 
 	if balance.Valid {
 		amount += " (last read before sending: " + from.String() + ")"
 	}
-	return views.CryptoWithdrawalRecord{ID: id, From: walletName + " wallet " + walletID, Amount: amount, To: address,
+	return views.CryptoWithdrawalRecord{ID: id, From: walletName + " wallet", FromID: walletID, Amount: amount, To: address,
 		Route: routeLabel(chain, token)}
 }
 
@@ -578,6 +578,7 @@ func (h *Handler) showRecord(w http.ResponseWriter, r *http.Request, rec store.C
 		v.Error = errMsg
 	}
 	v.CanIssueLink = h.cannotIssue(rec, sr) == "" && (panel == nil || panel.Link == "")
+	v.Back = handlers.BackTo(r, "/treasury")
 	h.Render(w, r, status, withdrawalTitle, views.CryptoWithdrawalRecordPage(v), views.CryptoWithdrawalRecordBody(v))
 }
 
@@ -611,5 +612,6 @@ func (h *Handler) showRequest(w http.ResponseWriter, r *http.Request, id int64) 
 	default:
 		v.Error = a.Message
 	}
+	v.Back = handlers.BackTo(r, "/treasury")
 	h.Render(w, r, http.StatusOK, withdrawalTitle, views.CryptoWithdrawalRecordPage(v), views.CryptoWithdrawalRecordBody(v))
 }
