@@ -38,7 +38,7 @@ type MexicoQuoteForm struct {
 // signatures and the order's status to its end.
 type MexicoOrderView struct {
 	// Back is the way back to the rail's page (its recent offramps).
-	Back string
+	Back        string
 	ID          int64
 	UpstreamID  string
 	Source      string // MEXe sent, with its currency

@@ -1,6 +1,5 @@
 package views
 
-
 // NigeriaStep is a step of the Nigerian bank withdrawal.
 type NigeriaStep string
 
@@ -50,7 +49,7 @@ var NigeriaFieldOrder = []string{"bank", "account_number", "holder", "account", 
 // and where it is approved.
 type NigeriaOfframpView struct {
 	// Back is the way back to Money out.
-	Back string
+	Back       string
 	ActionID   int64
 	State      string // the ledger's state of the request
 	StateLabel string

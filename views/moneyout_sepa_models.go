@@ -62,7 +62,7 @@ type SEPAPayoutReview struct {
 // signature.
 type SEPAOrderView struct {
 	// Back is the way back to the rail's page (its recent orders).
-	Back string
+	Back        string
 	ID          int64
 	State       string
 	StateLabel  string
@@ -91,7 +91,7 @@ type SEPAOrderView struct {
 // that asks for it, as the action ledger has it.
 type SepaMXNRequestView struct {
 	// Back is the way back to the rail's page (its recent orders).
-	Back string
+	Back       string
 	Title      string
 	State      string
 	StateLabel string
