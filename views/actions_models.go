@@ -76,10 +76,51 @@ var actionKindWords = map[string]string{
 	"employee.onboarding.start":           "currency set up for an employee",
 	"employee.onboarding.retry_usd":       "USD account retried",
 	"employee.onboarding.mx_kyc_activate": "Mexican identity check started",
+
+	// Audit actions that are not requests to the Partner API.
+	"access.denied":                   "access refused",
+	"approver.link":                   "approver linked to an employee",
+	"auth.login":                      "signed in",
+	"auth.login_sso":                  "signed in with the identity provider",
+	"auth.password_change":            "password changed",
+	"auth.recovery_code":              "recovery code used",
+	"auth.recovery_codes":             "recovery codes made",
+	"auth.second_factor":              "second factor proved",
+	"auth.second_factor.enrol":        "second factor added",
+	"auth.second_factor.remove":       "second factor removed",
+	"auth.sessions.end":               "sessions ended",
+	"bank_payout.settle":              "bank payout settled",
+	"cards.index_refresh":             "card list refreshed",
+	"crypto_withdrawal.settle":        "crypto withdrawal settled",
+	"employee.bulk_invite.finish":     "bulk invite finished",
+	"employee.bulk_invite.upload":     "bulk invite file uploaded",
+	"employee.kyc_action_required":    "identity check needs an action",
+	"employee.link":                   "employee linked",
+	"employee.onboarding.bulk_finish": "currency set up for many employees: finished",
+	"employee.onboarding.bulk_start":  "currency set up for many employees: started",
+	"notifications.preferences":       "notification choices changed",
+	"payroll.approve":                 "payroll run approved",
+	"payroll.approve.finish":          "payroll run approvals finished",
+	"payroll.create":                  "payroll run made",
+	"payroll.send.finish":             "payroll run sent: finished",
+	"settings.second_factor":          "second factor rules changed",
+	"settings.sign_in":                "sign-in settings changed",
+	"staff.create":                    "staff member added",
+	"staff.password":                  "staff password set",
+	"staff.second_factor_reset":       "staff member's second factors reset",
+	"staff.set_password_link":         "set-password link made",
+	"staff.update":                    "staff member changed",
+	"webhooks.event.replay":           "webhook delivery processed again",
+	"webhooks.reconcile":              "reconciliation ran",
+	"webhooks.reconcile.request":      "reconciliation asked for",
+	"webhooks.secret.adopt":           "webhook secret adopted",
+	"webhooks.secret.rotate":          "webhook secret rotated",
+	"webhooks.subscription.create":    "webhook subscription made",
+	"webhooks.subscription.update":    "webhook subscription changed",
 }
 
-// ActionKindLabel is a ledger request's kind in people's words; a kind the
-// table does not know is said with spaces.
+// ActionKindLabel is a ledger request's kind, or an audit row's action, in
+// people's words; one the table does not know is said with spaces.
 func ActionKindLabel(kind string) string {
 	if w, ok := actionKindWords[kind]; ok {
 		return w

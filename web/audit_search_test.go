@@ -151,6 +151,17 @@ func TestAuditLogSearchFiltersLinksAndExports(t *testing.T) {
 	if doc.Find("script:not([src])").Length() != 0 || doc.Find("[style]").Length() != 0 {
 		t.Error("inline script or style on the audit page")
 	}
+	// Actions are in words, the code in the cell's title; the action
+	// filter's choices too.
+	for id, want := range map[int64]string{byOwner: "employee deleted", byHR: "card frozen", bySystem: "webhook delivery processed again"} {
+		cell := rows[id].Find(`[data-testid="audit-action"]`)
+		if got := strings.TrimSpace(cell.Text()); got != want || !strings.Contains(cell.AttrOr("title", ""), ".") {
+			t.Errorf("row %d action %q (title %q), want %q", id, got, cell.AttrOr("title", ""), want)
+		}
+	}
+	if got := strings.TrimSpace(doc.Find(`#f-action option[value="card.freeze"]`).Text()); got != "card frozen" {
+		t.Errorf("action filter offers card.freeze as %q", got)
+	}
 
 	// Pages: keyset by id, no row twice, none left out.
 	for i := range 60 {
