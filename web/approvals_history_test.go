@@ -24,7 +24,8 @@ func historyRows(t *testing.T, env *webtest.Env, c *http.Client, query string) (
 	doc := webtest.Doc(t, resp)
 	rows := map[string]*goquery.Selection{}
 	doc.Find(`[data-testid="history-row"]`).Each(func(_ int, s *goquery.Selection) {
-		rows[strings.TrimSpace(s.Find("td").Eq(3).Text())] = s
+		// A row's link is its description (the queue's rows read the same).
+		rows[strings.TrimSpace(s.Find(`[data-testid="history-link"]`).Text())] = s
 	})
 	return resp.StatusCode, rows
 }
