@@ -22,6 +22,9 @@ type MexicoOfframpView struct {
 type MexicoKYC struct {
 	Status string // as read; "" when unknown or never activated
 	Ready  bool
+	// Unread: the status could not be read now (the API failed), as
+	// opposed to read and not approved.
+	Unread bool
 	Words  string
 }
 
@@ -32,6 +35,9 @@ type MexicoQuoteForm struct {
 	Amount string
 	Note   string
 	Fields FieldErrors
+	// Posted is an answer to the form: it is drawn again with what was
+	// typed when the KYC status could not be read this time.
+	Posted bool
 }
 
 // MexicoOrderView is one offramp on one page: the quote, both owner

@@ -118,7 +118,7 @@ func MexicoOfframpPage(v MexicoOfframpView) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			if v.KYC.Ready {
+			if v.KYC.Ready || (v.Form.Posted && v.KYC.Unread) {
 				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 10, "<section class=\"panel\"><form method=\"post\" action=\"/money-out/mexico\" class=\"stack\" data-testid=\"mx-form\" novalidate>")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err

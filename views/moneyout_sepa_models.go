@@ -30,6 +30,9 @@ type SEPAProvider struct {
 	Status string
 	// Ready: the provider is active, payouts may be sent.
 	Ready bool
+	// Unread: the state could not be read now (the API failed), as
+	// opposed to read and not active.
+	Unread bool
 	// Words say what the status means and what to do.
 	Words string
 	// StartToken is the one-time token of the "start onboarding" form,
@@ -46,6 +49,9 @@ type SEPAPayoutForm struct {
 	Beneficiary string
 	Reference   string
 	Fields      FieldErrors
+	// Posted is an answer to the form: it is drawn again with what was
+	// typed when the provider's state could not be read this time.
+	Posted bool
 }
 
 // SEPAPayoutReview is what will be sent, for a last look.

@@ -77,7 +77,7 @@ func SEPAPayoutPage(v SEPAPayoutView) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			if v.Provider.Ready {
+			if v.Provider.Ready || (v.Form.Posted && v.Provider.Unread) {
 				if v.Review != nil {
 					templ_7745c5c3_Err = sepaReview(v.Form, *v.Review).Render(ctx, templ_7745c5c3_Buffer)
 					if templ_7745c5c3_Err != nil {

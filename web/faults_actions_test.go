@@ -487,16 +487,13 @@ var uncertainWords = []string{"Do not send it again", "before sending it again",
 
 // knownGaps are the forms that do not yet keep what was typed under a
 // fault, because the form is drawn from what the API lists (a wallet's
-// withdrawal routes, the payout's countries and banks, the EUR provider's
-// state, Mexico's KYC): with the API down the page draws no form to put the
-// values in (a view change: treasury_withdrawal.templ, the payout wizard,
-// moneyout_sepa.templ, moneyout_mexico.templ).
+// withdrawal routes, the payout's countries and banks): with the API down
+// the page draws no form to put the values in (a view change:
+// treasury_withdrawal.templ, the payout wizard).
 // Listed so that any other form that loses its values fails.
 var knownGaps = map[string]bool{
 	"treasury withdrawal/down": true,
 	"money-out payout/down":    true,
-	"money-out SEPA/down":      true, // the form is drawn only for a provider read as active
-	"money-out MXN/down":       true, // the form is drawn only for a KYC read as approved
 }
 
 func (p *posted) check(t *testing.T, env *webtest.Env, fault string, wantCalls int) {

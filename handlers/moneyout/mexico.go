@@ -93,7 +93,7 @@ func (h *Handler) mexicoKYC(ctx context.Context, s mexicoState) views.MexicoKYC 
 	}
 	if err != nil {
 		h.Logger.WarnContext(ctx, "moneyout: mexico: kyc status", "err", err)
-		return views.MexicoKYC{Words: "Mexico KYC could not be read: " + sepaMXNReadFailed(err) + " No quote is asked for until it is known to be approved. Reload the page to try again."}
+		return views.MexicoKYC{Unread: true, Words: "Mexico KYC could not be read: " + sepaMXNReadFailed(err) + " No quote is asked for until it is known to be approved. Reload the page to try again."}
 	}
 	k := views.MexicoKYC{Status: st.Status}
 	switch st.Status {
@@ -173,7 +173,7 @@ func (h *Handler) MexicoQuote(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	f := views.MexicoQuoteForm{Token: r.PostFormValue(handlers.FormTokenField), Amount: r.PostFormValue("amount"),
-		Note: r.PostFormValue("note"), Fields: views.FieldErrors{}}
+		Note: r.PostFormValue("note"), Fields: views.FieldErrors{}, Posted: true}
 	if !handlers.ValidFormToken(f.Token) {
 		h.StaleForm(w, r)
 		return
@@ -199,7 +199,11 @@ func (h *Handler) MexicoQuote(w http.ResponseWriter, r *http.Request) {
 	// Mexico KYC must be approved, read now.
 	kyc := h.mexicoKYC(apiclient.WithReadDeadline(ctx, time.Now().Add(sepaMXNReadBudget)), s)
 	if !kyc.Ready {
-		h.renderMexico(w, r, s, http.StatusConflict, f, "Nothing was sent: Mexico KYC of the treasury is not known to be approved (see below). The offramp form comes back once it is.", &kyc)
+		msg := "Nothing was sent: Mexico KYC of the treasury is not known to be approved (see below). The offramp form comes back once it is."
+		if kyc.Unread {
+			msg = "Nothing was sent: Mexico KYC of the treasury could not be read, and a quote is asked for only once it is known to be approved. What you typed is below: send it again in a moment."
+		}
+		h.renderMexico(w, r, s, http.StatusConflict, f, msg, &kyc)
 		return
 	}
 	key, ok := handlers.FormKey(r)

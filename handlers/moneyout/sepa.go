@@ -94,7 +94,7 @@ func (h *Handler) sepaProvider(ctx context.Context, s sepaState) views.SEPAProvi
 	st, err := h.api.GetOnboardingStatus(ctx, s.user.ServiceUserID)
 	if err != nil {
 		h.Logger.WarnContext(ctx, "moneyout: sepa: onboarding status", "err", err)
-		return views.SEPAProvider{Words: "The EUR provider's state could not be read: " + sepaMXNReadFailed(err) +
+		return views.SEPAProvider{Unread: true, Words: "The EUR provider's state could not be read: " + sepaMXNReadFailed(err) +
 			" Nothing can be sent until it is known to be active. Reload the page to try again."}
 	}
 	p := views.SEPAProvider{Status: st.EURProviderStatus}
@@ -200,7 +200,7 @@ func (h *Handler) SEPAPost(w http.ResponseWriter, r *http.Request) {
 	}
 	f := views.SEPAPayoutForm{Token: r.PostFormValue(handlers.FormTokenField), Amount: r.PostFormValue("amount"),
 		IBAN: r.PostFormValue("iban"), Beneficiary: r.PostFormValue("beneficiary"), Reference: r.PostFormValue("reference"),
-		Fields: views.FieldErrors{}}
+		Fields: views.FieldErrors{}, Posted: true}
 	if !handlers.ValidFormToken(f.Token) {
 		h.StaleForm(w, r)
 		return
@@ -215,11 +215,12 @@ func (h *Handler) SEPAPost(w http.ResponseWriter, r *http.Request) {
 	// against a state that may have changed.
 	provider := h.sepaProvider(rctx, s)
 	if !provider.Ready {
-		// The form is drawn only for an active provider: say so rather
-		// than promise the input is kept.
+		// The form is drawn again only when the provider's state could
+		// not be read (what was typed is kept, to send again); for a
+		// provider read as not active it comes back once it is.
 		msg := "Nothing was sent: the EUR provider is not active. The payout form comes back once it is."
-		if provider.Status == "" {
-			msg = "Nothing was sent: the EUR provider's state could not be read, and a payout is sent only to an active one. Reload the page in a moment."
+		if provider.Unread {
+			msg = "Nothing was sent: the EUR provider's state could not be read, and a payout is sent only to an active one. What you typed is below: send it again in a moment."
 		}
 		h.renderSEPA(w, r, s, http.StatusConflict, f, nil, msg, &provider)
 		return
