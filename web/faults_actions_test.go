@@ -486,14 +486,12 @@ var notEchoed = map[string]bool{handlers.FormTokenField: true, "nin": true, "bvn
 var uncertainWords = []string{"Do not send it again", "before sending it again", "reads it back", "keeps checking"}
 
 // knownGaps are the forms that do not yet keep what was typed under a
-// fault, because the form is drawn from what the API lists (a wallet's
-// withdrawal routes, the payout's countries and banks): with the API down
-// the page draws no form to put the values in (a view change:
-// treasury_withdrawal.templ, the payout wizard).
+// fault, because the form is drawn from what the API lists (the payout's
+// countries and banks): with the API down the page draws no form to put
+// the values in (a view change: the payout wizard).
 // Listed so that any other form that loses its values fails.
 var knownGaps = map[string]bool{
-	"treasury withdrawal/down": true,
-	"money-out payout/down":    true,
+	"money-out payout/down": true,
 }
 
 func (p *posted) check(t *testing.T, env *webtest.Env, fault string, wantCalls int) {

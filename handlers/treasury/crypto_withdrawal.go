@@ -137,6 +137,11 @@ func (h *Handler) routes(ctx context.Context, t treasury, walletID, selected, ra
 	if err != nil {
 		h.Logger.WarnContext(ctx, "treasury: crypto routes", "rail", railName(rail), "currency", wallet.Currency, "err", err)
 		out.Unavailable = "The API did not list the routes for " + wallet.Currency + ". " + readFailed(err) + " Reload the page to try again."
+		if chain, token, ok := parseRoute(selected); ok {
+			// The route chosen stays chosen (it is checked against the
+			// list again when the form is sent).
+			out.Choices = []views.Choice{{Value: selected, Label: routeLabel(chain, token) + " (as chosen; the list could not be read)"}}
+		}
 		return out
 	}
 	for _, rt := range sup.Routes {
