@@ -47,6 +47,10 @@ type BankPayoutView struct {
 	Review *BankPayoutReview
 	// Token is the confirm form's one-time token.
 	Token string
+	// Retry: a confirmed payout could not be checked again because the
+	// API did not answer; nothing was sent. The page keeps what was typed
+	// and offers to send the same confirmation again.
+	Retry bool
 }
 
 // BankPayoutReview is what will be sent, shown both ways the spec warns must

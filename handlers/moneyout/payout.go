@@ -396,15 +396,19 @@ func (h *Handler) BankPayoutConfirm(w http.ResponseWriter, r *http.Request) {
 		h.bpPayoutRepeat(w, r, a)
 		return
 	}
-	f := bpPayoutForm{userID: u.ServiceUserID, v: bpReadPayoutForm(r)}
+	typed := bpReadPayoutForm(r)
+	f := bpPayoutForm{userID: u.ServiceUserID, v: typed}
 	f.v.Step = views.BankPayoutStepReview
 	f.wallet, _ = bpUsdbWallet(wallets)
 	if !h.bpPayoutWalk(ctx, &f, true, true) {
-		status := http.StatusUnprocessableEntity
-		if !f.v.Fields.Any() {
-			status = http.StatusBadGateway
+		if f.v.Fields.Any() {
+			h.bpRenderPayout(w, r, http.StatusUnprocessableEntity, f.v)
+			return
 		}
-		h.bpRenderPayout(w, r, status, f.v)
+		// A list or the account could not be read again: nothing was
+		// sent; what was typed comes back with the same confirmation.
+		typed.Retry, typed.Token, typed.Error = true, token, strings.TrimSpace(f.v.Unavailable+" "+f.v.Error)
+		h.bpRenderPayout(w, r, http.StatusBadGateway, typed)
 		return
 	}
 	f.v.Token = token
