@@ -22,21 +22,6 @@ const (
 	ActionUnknown ActionState = "unknown"
 )
 
-// Label is the state in people's words.
-func (s ActionState) Label() string {
-	switch s {
-	case ActionBegun:
-		return "sending"
-	case ActionDone:
-		return "done"
-	case ActionRefused:
-		return "refused"
-	case ActionUnknown:
-		return "outcome unknown"
-	}
-	return string(s)
-}
-
 // Finished reports whether the outcome is settled (done or refused).
 func (s ActionState) Finished() bool { return s == ActionDone || s == ActionRefused }
 

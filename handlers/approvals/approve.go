@@ -155,7 +155,7 @@ func (h *Handler) finished(w http.ResponseWriter, r *http.Request, p store.Propo
 	ctx := r.Context()
 	switch {
 	case done.Repeat:
-		msg := repeat + ": " + done.Action.State.Label() + "."
+		msg := repeat + ": " + views.StatusLabel(views.StatusAction, string(done.Action.State)) + "."
 		if done.Action.Message != "" && done.Action.State != store.ActionDone {
 			msg += " " + done.Action.Message
 		}

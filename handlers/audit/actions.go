@@ -28,7 +28,7 @@ func actionRows(as []store.Action) []views.ActionRow {
 			actor = "system"
 		}
 		rows = append(rows, views.ActionRow{ID: a.ID, BegunAt: a.BegunAt, Actor: actor, Kind: a.Kind, Target: a.Target,
-			State: string(a.State), StateLabel: a.State.Label(), Message: a.Message, Open: !a.State.Finished()})
+			State: string(a.State), StateLabel: views.StatusLabel(views.StatusAction, string(a.State)), Message: a.Message, Open: !a.State.Finished()})
 	}
 	return rows
 }

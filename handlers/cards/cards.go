@@ -249,7 +249,7 @@ func repeatWords(a store.Action) string {
 	case store.ActionDone:
 		return "This form was already sent: done. Nothing was sent again."
 	}
-	return "This form was already sent: " + a.State.Label() + ". " + a.Message + " Nothing was sent again."
+	return "This form was already sent: " + views.StatusLabel(views.StatusAction, string(a.State)) + ". " + a.Message + " Nothing was sent again."
 }
 
 // failedStatus is the HTTP status of a change that did not end done: the

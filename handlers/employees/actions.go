@@ -11,6 +11,7 @@ import (
 	"partneradmin/apiclient"
 	"partneradmin/handlers"
 	"partneradmin/store"
+	"partneradmin/views"
 )
 
 // The area's actions, by kind: each is also the audit row's action.
@@ -289,7 +290,7 @@ func (h *Handler) repeated(w http.ResponseWriter, r *http.Request, a store.Actio
 			"This form was already used for something else, so nothing was sent. Go back, reload the page and send it again.")
 		return
 	}
-	msg := "This form was already sent, so nothing was sent again: " + a.State.Label() + "."
+	msg := "This form was already sent, so nothing was sent again: " + views.StatusLabel(views.StatusAction, string(a.State)) + "."
 	if a.Message != "" && a.State != store.ActionBegun {
 		msg += " " + a.Message
 	}

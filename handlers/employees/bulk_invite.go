@@ -183,7 +183,7 @@ func (h *Handler) bulkView(ctx context.Context, run store.BulkRun, withRows bool
 		}
 		if row.State == store.BulkRowUnknown {
 			if a, err := h.Store.ActionByKey(ctx, bulkKey(run.ID, row.Line)); err == nil && a.State.Finished() {
-				row.Error = a.State.Label() + ": " + a.Message
+				row.Error = views.StatusLabel(views.StatusAction, string(a.State)) + ": " + a.Message
 			} else {
 				row.Error = "the Partner API did not confirm it; the app keeps checking"
 			}

@@ -144,7 +144,7 @@ func (h *Handler) onboardingRunView(ctx context.Context, run store.OnboardingRun
 		if row.State == store.OnboardingRowUnknown {
 			// The read-back may have settled it since.
 			if a, err := h.Store.ActionByKey(ctx, runStartKey(run.ID, row.EmployeeID)); err == nil && a.State.Finished() {
-				rv.StateLabel, rv.Detail = a.State.Label(), a.Message
+				rv.StateLabel, rv.Detail = views.StatusLabel(views.StatusAction, string(a.State)), a.Message
 			}
 		}
 		v.Rows = append(v.Rows, rv)

@@ -467,7 +467,7 @@ func startProblemField(p apiclient.Problem) (string, string) {
 // startAnswered answers a start whose attempt exists already: nothing is
 // sent again; the page says what the first did.
 func (h *Handler) startAnswered(w http.ResponseWriter, r *http.Request, a store.Action, rl rail, page string) {
-	msg := fmt.Sprintf("The %s start was already sent by %s, so nothing was sent again: %s.", rl.Currency, a.Actor.Email, a.State.Label())
+	msg := fmt.Sprintf("The %s start was already sent by %s, so nothing was sent again: %s.", rl.Currency, a.Actor.Email, views.StatusLabel(views.StatusAction, string(a.State)))
 	if a.Message != "" && a.State != store.ActionBegun {
 		msg += " " + a.Message
 	}

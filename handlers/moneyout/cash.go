@@ -261,7 +261,7 @@ func (h *Handler) cashOrder(w http.ResponseWriter, r *http.Request, typ apiclien
 			return
 		}
 		form.Token = handlers.NewFormToken()
-		render(http.StatusConflict, "This form was already sent: "+done.Action.State.Label()+". Nothing was sent again. "+done.Action.Message)
+		render(http.StatusConflict, "This form was already sent: "+views.StatusLabel(views.StatusAction, string(done.Action.State))+". Nothing was sent again. "+done.Action.Message)
 		return
 	case done.State() != store.ActionDone:
 		form.Token = handlers.NewFormToken()

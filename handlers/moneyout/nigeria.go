@@ -386,7 +386,7 @@ func (h *Handler) NigeriaAccount(w http.ResponseWriter, r *http.Request) {
 		h.ngnAmountStep(w, r, http.StatusOK, views.NigeriaWithdrawalView{AccountToken: v.Token, Token: handlers.NewFormToken()}, acct)
 		return
 	case done.Repeat:
-		v.Step, v.Error = views.NigeriaStepHolder, "This form was already sent: "+done.Action.State.Label()+". Nothing was sent again. "+done.Action.Message
+		v.Step, v.Error = views.NigeriaStepHolder, "This form was already sent: "+views.StatusLabel(views.StatusAction, string(done.Action.State))+". Nothing was sent again. "+done.Action.Message
 		h.renderNigeria(w, r, http.StatusConflict, v)
 		return
 	}
@@ -638,7 +638,7 @@ func (h *Handler) NigeriaOfframp(w http.ResponseWriter, r *http.Request) {
 		return
 	case done.Repeat || done.State() == store.ActionDone:
 		if done.Repeat {
-			h.Flash(r, "info", "This form was already sent: "+done.Action.State.Label()+". Nothing was sent again.")
+			h.Flash(r, "info", "This form was already sent: "+views.StatusLabel(views.StatusAction, string(done.Action.State))+". Nothing was sent again.")
 		} else {
 			h.Flash(r, "ok", "Withdrawal proposed. Another approver must approve it, then the owner signs it.")
 		}
@@ -790,7 +790,7 @@ func (h *Handler) NigeriaOfframpDetail(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	wl := store.Wallet{Currency: string(q.Currency)}
-	v := views.NigeriaOfframpView{ActionID: a.ID, State: string(a.State), StateLabel: a.State.Label(), Account: q.Account, Back: handlers.BackTo(r, "/money-out"),
+	v := views.NigeriaOfframpView{ActionID: a.ID, State: string(a.State), StateLabel: views.StatusLabel(views.StatusAction, string(a.State)), Account: q.Account, Back: handlers.BackTo(r, "/money-out"),
 		Holder: q.Holder, From: npMoney(wl, q.Amount), CreatedBy: a.Actor.Email, RateUnit: string(q.Currency)}
 	if a.State != store.ActionDone {
 		v.Message = a.Message

@@ -511,7 +511,7 @@ func (h *Handler) BankPayoutConfirm(w http.ResponseWriter, r *http.Request) {
 // bpPayoutRepeat answers a confirm whose token was used: nothing is sent
 // again; the first payout (or its request) is shown.
 func (h *Handler) bpPayoutRepeat(w http.ResponseWriter, r *http.Request, a store.Action) {
-	h.Flash(r, "info", "This payout was already sent: "+a.State.Label()+". Nothing was sent again.")
+	h.Flash(r, "info", "This payout was already sent: "+views.StatusLabel(views.StatusAction, string(a.State))+". Nothing was sent again.")
 	id, _ := strconv.ParseInt(strings.TrimPrefix(a.Target, "bank_payout:"), 10, 64)
 	h.Redirect(w, r, bpPayoutPage(id))
 }
@@ -761,7 +761,7 @@ func (h *Handler) bpShowPayoutRequest(w http.ResponseWriter, r *http.Request, id
 		return
 	}
 	wl := store.Wallet{Currency: string(apiclient.USDB)}
-	v := views.BankPayoutRecord{ID: id, State: string(a.State), StateLabel: a.State.Label(), Final: a.State.Finished(),
+	v := views.BankPayoutRecord{ID: id, State: string(a.State), StateLabel: views.StatusLabel(views.StatusAction, string(a.State)), Final: a.State.Finished(),
 		Holder: q.Holder, Amount: npMoney(wl, q.Amount), Sent: bpSentAmount(q.AmountMinor), Note: q.Note, Back: handlers.BackTo(r, "/money-out"),
 		CreatedBy: a.Actor.Email, CreatedAt: a.BegunAt,
 		Destination: fmt.Sprintf("%s, account ****%s, %s (%s)", q.BankName, q.Last4, q.Country, q.Currency)}

@@ -594,7 +594,7 @@ func (h *Handler) sepaMXNShowRequest(w http.ResponseWriter, r *http.Request, tar
 		return
 	}
 	a := as[0]
-	v := views.SepaMXNRequestView{Title: title, State: string(a.State), StateLabel: a.State.Label(), CreatedBy: a.Actor.Email,
+	v := views.SepaMXNRequestView{Title: title, State: string(a.State), StateLabel: views.StatusLabel(views.StatusAction, string(a.State)), CreatedBy: a.Actor.Email,
 		CreatedAt: a.BegunAt, Again: again, Message: a.Message, Back: handlers.BackTo(r, again)}
 	switch a.State {
 	case store.ActionBegun:

@@ -70,7 +70,7 @@ func sepaMXNReadFailed(err error) string {
 // sepaMXNRepeated is what a person is told when a form comes back after it
 // was sent.
 func sepaMXNRepeated(a store.Action) string {
-	msg := "This form was already sent: " + a.State.Label() + ". Nothing was sent again."
+	msg := "This form was already sent: " + views.StatusLabel(views.StatusAction, string(a.State)) + ". Nothing was sent again."
 	if a.Message != "" && (!a.State.Finished() || a.State == store.ActionRefused) {
 		msg += " " + a.Message
 	}

@@ -206,7 +206,7 @@ func (h *Handler) approveRow(ctx context.Context, row store.PayrollRow, viewerID
 	}
 	switch {
 	case done.Repeat:
-		return views.PayrollOutcome{Text: "this approval was already sent (" + done.Action.State.Label() + "); nothing was sent again."}, nil
+		return views.PayrollOutcome{Text: "this approval was already sent (" + views.StatusLabel(views.StatusAction, string(done.Action.State)) + "); nothing was sent again."}, nil
 	case done.State() == store.ActionDone:
 		return views.PayrollOutcome{OK: true, Text: "approved."}, nil
 	}

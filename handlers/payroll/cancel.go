@@ -151,7 +151,7 @@ func (h *Handler) rejectRow(ctx context.Context, run store.PayrollRun, row store
 	}
 	switch {
 	case done.Repeat:
-		return views.PayrollOutcome{Text: "this rejection was already sent (" + done.Action.State.Label() + ")."}, nil
+		return views.PayrollOutcome{Text: "this rejection was already sent (" + views.StatusLabel(views.StatusAction, string(done.Action.State)) + ")."}, nil
 	case done.State() == store.ActionDone:
 		return views.PayrollOutcome{OK: true, Text: "proposal rejected."}, nil
 	}

@@ -262,7 +262,7 @@ func (h *Handler) CreateBatch(w http.ResponseWriter, r *http.Request) {
 			h.Redirect(w, r, BatchPathPrefix+strconv.FormatInt(res.BatchID, 10))
 			return
 		}
-		h.Flash(r, "info", "This selection was already sent: "+done.Action.State.Label()+".")
+		h.Flash(r, "info", "This selection was already sent: "+views.StatusLabel(views.StatusAction, string(done.Action.State))+".")
 		h.Redirect(w, r, form.ReturnTo)
 		return
 	case done.State() != store.ActionDone:

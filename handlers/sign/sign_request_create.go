@@ -117,7 +117,7 @@ func (h *Handler) Create(w http.ResponseWriter, r *http.Request) {
 	}
 	switch {
 	case done.Repeat:
-		h.Flash(r, "info", "This form was already sent: "+done.Action.State.Label()+
+		h.Flash(r, "info", "This form was already sent: "+views.StatusLabel(views.StatusAction, string(done.Action.State))+
 			". A link is shown only once; if it was lost, issue a new one (the old one then stops working).")
 		h.Redirect(w, r, back)
 		return

@@ -608,7 +608,7 @@ func (h *Handler) showRequest(w http.ResponseWriter, r *http.Request, id int64) 
 	}
 	v := recordOf(id, q.Currency, q.WalletID, q.BalanceSeen, q.Chain, q.Token, q.Address)
 	v.Title = titleOf(q.Rail)
-	v.State, v.StateLabel, v.CreatedBy, v.CreatedAt = string(a.State), a.State.Label(), a.Actor.Email, a.BegunAt
+	v.State, v.StateLabel, v.CreatedBy, v.CreatedAt = string(a.State), views.StatusLabel(views.StatusAction, string(a.State)), a.Actor.Email, a.BegunAt
 	switch a.State {
 	case store.ActionBegun:
 		v.PollURL = withdrawalPage(id)

@@ -272,7 +272,7 @@ func (h *Handler) runSettingsWrite(w http.ResponseWriter, r *http.Request, f sub
 		h.ServerError(w, r, err)
 		return false
 	case done.Repeat:
-		h.Flash(r, "info", "This form was already sent ("+done.Action.State.Label()+"); nothing was sent again. "+done.Action.Message)
+		h.Flash(r, "info", "This form was already sent ("+views.StatusLabel(views.StatusAction, string(done.Action.State))+"); nothing was sent again. "+done.Action.Message)
 		h.Redirect(w, r, "/settings/webhooks")
 		return false
 	case done.State() == store.ActionDone:
