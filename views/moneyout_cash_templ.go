@@ -300,12 +300,12 @@ func cashForm(title, action string, f CashForm, wallets []Choice, countries []st
 			return templ_7745c5c3_Err
 		}
 		templ_7745c5c3_Err = Field(FieldSpec{ID: cashFieldID(f.Type)("country"), Name: "country", Label: "Country", Type: "select", Value: f.Country,
-			Options: StringOptions(countries), Error: f.Fields.Get("country"), TestID: "cash-" + f.Type + "-field-country"}).Render(ctx, templ_7745c5c3_Buffer)
+			Options: ValueOptions(countries, nil), Error: f.Fields.Get("country"), TestID: "cash-" + f.Type + "-field-country"}).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
 		templ_7745c5c3_Err = Field(FieldSpec{ID: cashFieldID(f.Type)("price_currency"), Name: "price_currency", Label: "Currency of the price", Type: "select", Value: f.PriceCurrency,
-			Options: StringOptions(CashPriceCurrencies), Error: f.Fields.Get("price_currency"), TestID: "cash-" + f.Type + "-field-price_currency",
+			Options: ValueOptions(CashPriceCurrencies, nil), Error: f.Fields.Get("price_currency"), TestID: "cash-" + f.Type + "-field-price_currency",
 			Hint: "The wallet's own currency: MXN for the MXN (MEXe) wallet, USD for the USDB wallet."}).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err

@@ -341,7 +341,7 @@ func PayrollNewPage(v PayrollNewView) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = Field(FieldSpec{Name: "currency", Label: "Currency", Type: "select", Value: v.Currency, Options: StringOptions(v.Currencies),
+		templ_7745c5c3_Err = Field(FieldSpec{Name: "currency", Label: "Currency", Type: "select", Value: v.Currency, Options: ValueOptions(v.Currencies, nil),
 			Error: v.Fields.Get("currency"), Hint: "Paid from the treasury's wallet of this currency."}).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err

@@ -101,7 +101,7 @@ func TreasuryPage(v TreasuryView) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = Field(FieldSpec{ID: "swap-to", Name: "to_stablecoin", Label: "Swap to", Type: "select", Value: v.Swap.ToStablecoin, Options: StringOptions(v.Coins),
+		templ_7745c5c3_Err = Field(FieldSpec{ID: "swap-to", Name: "to_stablecoin", Label: "Swap to", Type: "select", Value: v.Swap.ToStablecoin, Options: ValueOptions(v.Coins, nil),
 			Error: v.Swap.Fields.Get("to_stablecoin"), TestID: "swap-to"}).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
@@ -167,7 +167,7 @@ func TreasuryPage(v TreasuryView) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = Field(FieldSpec{ID: "wallet-currency", Name: "currency", Label: "Currency", Type: "select", Value: v.NewWallet.Currency, Options: StringOptions(v.Coins),
+		templ_7745c5c3_Err = Field(FieldSpec{ID: "wallet-currency", Name: "currency", Label: "Currency", Type: "select", Value: v.NewWallet.Currency, Options: ValueOptions(v.Coins, nil),
 			Error: v.NewWallet.Fields.Get("currency"), TestID: "wallet-currency"}).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
