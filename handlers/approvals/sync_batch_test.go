@@ -1,0 +1,107 @@
+package approvals_test
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/shopspring/decimal"
+
+	"partneradmin/apiclient"
+	"partneradmin/handlers/approvals"
+	"partneradmin/store"
+)
+
+// scriptedAPI answers ListProposals from a map the test edits.
+type scriptedAPI struct {
+	mu    sync.Mutex
+	lists map[string][]apiclient.Proposal
+	fail  map[string]bool
+}
+
+func (s *scriptedAPI) ListProposals(_ context.Context, _, walletID string) ([]apiclient.Proposal, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.fail[walletID] {
+		return nil, fmt.Errorf("scripted failure for %s", walletID)
+	}
+	return append([]apiclient.Proposal(nil), s.lists[walletID]...), nil
+}
+
+// TestSyncComparesInBatches syncs 120 wallets with three proposals each
+// (more than one batch of the mirror's reads): every proposal is written
+// once, a second sync finds nothing changed, and the few changed upstream
+// (spread over several batches) are written and counted, whatever batch
+// they fall in, while a wallet whose read fails is counted and left alone.
+func TestSyncComparesInBatches(t *testing.T) {
+	st, _, _ := mirrorOf(t, 20) // 120 wallets
+	ctx := context.Background()
+	owners, err := st.WalletOwners(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	created := time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)
+	api := &scriptedAPI{lists: map[string][]apiclient.Proposal{}, fail: map[string]bool{}}
+	var all []string
+	n := 0
+	for w := range owners {
+		for j := range 3 {
+			n++
+			id := fmt.Sprintf("00000000-0000-4000-8000-%012d", n)
+			all = append(all, id)
+			api.lists[w] = append(api.lists[w], apiclient.Proposal{ID: id, WalletID: w, Type: "TRANSFER", Status: "PENDING",
+				Currency: "USDB", Amount: decimal.NewFromInt(int64(10 + j)), ToAddress: "0x00000000000000000000000000000000000000aa",
+				RequiredSignatures: 1, RequiredApprovals: 1, CreatedAt: created, UpdatedAt: created})
+		}
+	}
+	s := &approvals.Syncer{API: api, Store: st, Concurrency: 8, Clock: time.Now}
+	res, err := s.SyncAll(ctx)
+	if err != nil || res.Wallets != len(owners) || res.Proposals != len(all) || res.Changed != len(all) || res.Failed != 0 {
+		t.Fatalf("first sync: %+v %v (want %d wallets, %d proposals all changed)", res, err, len(owners), len(all))
+	}
+	res, err = s.SyncAll(ctx)
+	if err != nil || res.Proposals != len(all) || res.Changed != 0 {
+		t.Fatalf("second sync: %+v %v (want nothing changed)", res, err)
+	}
+
+	// Approve every 37th proposal upstream (they fall in several batches);
+	// make a wallet with none of them fail.
+	changed := map[string]bool{}
+	for i := 0; i < len(all); i += 37 {
+		changed[all[i]] = true
+	}
+	later := created.Add(time.Hour)
+	var failing string
+	api.mu.Lock()
+	for w, ps := range api.lists {
+		for i := range ps {
+			if changed[ps[i].ID] {
+				ps[i].Status, ps[i].Approvals, ps[i].UpdatedAt = "APPROVED", []string{"approver"}, later
+			}
+		}
+		if failing == "" && !changed[ps[0].ID] && !changed[ps[1].ID] && !changed[ps[2].ID] {
+			failing = w
+		}
+	}
+	api.fail[failing] = true
+	api.mu.Unlock()
+	res, err = s.SyncAll(ctx)
+	if err == nil || res.Failed != 1 || res.Changed != len(changed) || res.Proposals != len(all)-3 {
+		t.Fatalf("third sync: %+v %v (want %d changed, 1 failed)", res, err, len(changed))
+	}
+	held, err := st.ProposalsByIDs(ctx, all)
+	if err != nil || len(held) != len(all) {
+		t.Fatalf("mirror: %d rows %v", len(held), err)
+	}
+	for _, p := range held {
+		want := store.ProposalStatus("PENDING")
+		if changed[p.ID] {
+			want = "APPROVED"
+		}
+		if p.Status != want {
+			t.Errorf("proposal %s: %s in the mirror, want %s", p.ID, p.Status, want)
+		}
+	}
+}
