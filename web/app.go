@@ -120,7 +120,7 @@ func New(d Deps) (*App, error) {
 	a.sessions.Store = sessionCopy
 	a.authEpoch = newAuthEpoch(d.Store, a.staffCache, sessionCopy)
 	a.sessions.Lifetime = 12 * time.Hour
-	a.sessions.Codec = sessionCodec{}
+	a.sessions.Codec = newSessionCodec()
 	// The idle timeout is enforced by authenticate, which touches the
 	// session at most once a minute: scs's own IdleTimeout rewrites the
 	// session row on every request.

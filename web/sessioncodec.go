@@ -3,6 +3,8 @@ package web
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
+	"sync"
 	"time"
 
 	"github.com/alexedwards/scs/v2"
@@ -14,7 +16,33 @@ import (
 // page's CPU; the app keeps only strings and integers in sessions, so a
 // small typed JSON does the job at a fraction of the cost. Sessions written
 // by the gob codec (before this one) still decode.
-type sessionCodec struct{}
+//
+// A signed-in person's session bytes are the same from one request to the
+// next (scs writes them only when a value changes), so the decoded form is
+// kept by its exact bytes (memo; nil keeps nothing): a request pays a map
+// copy instead of a JSON decode. Keyed by content, an entry can never be
+// stale, on any replica.
+type sessionCodec struct {
+	memo *sessionMemo
+}
+
+// sessionMemo holds decoded sessions by their encoded bytes, up to
+// maxDecodedSessions (past it, it starts again empty).
+type sessionMemo struct {
+	mu   sync.Mutex
+	rows map[string]decodedSession
+}
+
+type decodedSession struct {
+	deadline time.Time
+	values   map[string]any
+}
+
+const maxDecodedSessions = 20_000
+
+func newSessionCodec() sessionCodec {
+	return sessionCodec{memo: &sessionMemo{rows: map[string]decodedSession{}}}
+}
 
 type sessionValue struct {
 	S *string `json:"s,omitempty"`
@@ -53,7 +81,31 @@ func (sessionCodec) Encode(deadline time.Time, values map[string]any) ([]byte, e
 	return b, nil
 }
 
-func (sessionCodec) Decode(b []byte) (time.Time, map[string]any, error) {
+func (c sessionCodec) Decode(b []byte) (time.Time, map[string]any, error) {
+	if c.memo == nil {
+		return decodeSession(b)
+	}
+	c.memo.mu.Lock()
+	d, ok := c.memo.rows[string(b)]
+	c.memo.mu.Unlock()
+	if ok {
+		// scs changes the map it is given: each request gets its own.
+		return d.deadline, maps.Clone(d.values), nil
+	}
+	deadline, values, err := decodeSession(b)
+	if err != nil {
+		return deadline, values, err
+	}
+	c.memo.mu.Lock()
+	if len(c.memo.rows) >= maxDecodedSessions {
+		clear(c.memo.rows)
+	}
+	c.memo.rows[string(b)] = decodedSession{deadline: deadline, values: maps.Clone(values)}
+	c.memo.mu.Unlock()
+	return deadline, values, nil
+}
+
+func decodeSession(b []byte) (time.Time, map[string]any, error) {
 	if len(b) == 0 || b[0] != '{' {
 		return scs.GobCodec{}.Decode(b)
 	}
