@@ -81,6 +81,45 @@ func TestQuickBenchRunsAndPrintsEveryRow(t *testing.T) {
 	}
 }
 
+// With two replicas behind the round-robin balancer, the quick bench's
+// pages and deliveries are shared by both processes, the owner's session
+// works on each and a sign-out ends it on each, deliveries are stored and
+// processed once, and the periodic jobs run once across them.
+func TestQuickBenchWithTwoReplicas(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the app with PostgreSQL: not in -short")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	cfg := quickConfig()
+	cfg.Replicas, cfg.Only = 2, []string{"employees, first page", "approval queue", "webhook"}
+	var out, progress bytes.Buffer
+	rep, err := run(ctx, cfg, &out, &progress)
+	if err != nil {
+		t.Fatalf("bench: %v\n%s", err, progress.String())
+	}
+	t.Logf("progress:\n%s\ntable:\n%s", progress.String(), out.String())
+	rc := rep.Replicas
+	if rc == nil || len(rc.Served) != 2 || rc.Served[0] == 0 || rc.Served[1] == 0 || !rc.SessionEverywhere || !rc.SignedOutEverywhere {
+		t.Fatalf("replica checks: %+v", rc)
+	}
+	if rc.SyncRuns == 0 || rc.SyncRuns > rc.SyncPeriods+1 {
+		t.Errorf("approvals_sync ran %d times in %d periods", rc.SyncRuns, rc.SyncPeriods)
+	}
+	if len(rep.Pages) != 2 || len(rep.ReplicaRSSKiB) != 2 {
+		t.Errorf("%d pages, %d replicas' RSS", len(rep.Pages), len(rep.ReplicaRSSKiB))
+	}
+	w := rep.Webhooks
+	if w.Sent == 0 || w.Lost != 0 || w.ProcessedTwo != 0 || w.Non2xx != 0 || w.Errors != 0 || w.Processed != w.Unique {
+		t.Errorf("webhooks through two replicas: %+v", w)
+	}
+	for _, row := range []string{"requests the balancer sent to each replica", "the sign-in page on each", "peak RSS of each replica"} {
+		if !strings.Contains(out.String(), row) {
+			t.Errorf("no %q row", row)
+		}
+	}
+}
+
 // The bare handler answers each captured URI, query included, with its
 // bytes and content type, and nothing else.
 func TestBareHandlerServesTheCapturedBytes(t *testing.T) {

@@ -81,8 +81,8 @@ func pgCPU(dataDir string) (time.Duration, bool) {
 // cpuMeter reads the app's and PostgreSQL's CPU time at the start and the
 // end of a round.
 type cpuMeter struct {
-	appPid int
-	pgData string
+	appPids []int // every replica
+	pgData  string
 }
 
 type cpuReading struct {
@@ -92,7 +92,11 @@ type cpuReading struct {
 
 func (m cpuMeter) read() cpuReading {
 	var r cpuReading
-	r.app, r.appOK = cpuOf(m.appPid)
+	r.appOK = len(m.appPids) > 0
+	for _, pid := range m.appPids {
+		d, ok := cpuOf(pid)
+		r.app, r.appOK = r.app+d, r.appOK && ok
+	}
 	r.pg, r.pgOK = pgCPU(m.pgData)
 	return r
 }

@@ -16,6 +16,9 @@ func (r *report) format() string {
 		runtime.GOMAXPROCS(0), r.Seeded)
 	fmt.Fprintf(&b, "Pages: %d connections, %d rounds of %s against the app (%s against the bare handler) after a warm-up; median (min–max) over the rounds; CPU per request is the CPU time the app's process and PostgreSQL's processes used in a round over its requests (median of the rounds; 10 ms ticks), which other work on the machine hardly moves.\n\n",
 		c.Conns, c.Rounds, c.AppRound, c.BareRound)
+	if r.Replicas != nil {
+		fmt.Fprintf(&b, "Two or more replicas: %d app processes share the database behind a round-robin balancer on loopback (in the bench's process, whose CPU is not counted); every request, sign-in and delivery goes through it, and the app's CPU is that of all replicas.\n\n", len(r.ReplicaRSSKiB))
+	}
 	b.WriteString("| page | requests/s | share of bare | p50 | p95 | p99 | bare requests/s | CPU per request: app + PostgreSQL |\n")
 	b.WriteString("|---|---|---|---|---|---|---|---|\n")
 	for _, p := range r.Pages {
@@ -38,8 +41,17 @@ func (r *report) format() string {
 			cpuCell(medianDur(appCPU), medianDur(pgCPU)))
 	}
 	b.WriteString("\n| what | figure |\n|---|---|\n")
+	if rc := r.Replicas; rc != nil {
+		fmt.Fprintf(&b, "| requests the balancer sent to each replica | %s |\n", joinInts(rc.Served, " / "))
+		fmt.Fprintf(&b, "| the owner's session, made through the balancer, asked of each replica directly | %s |\n",
+			yesNo(rc.SessionEverywhere, "the start page on each", "not checked"))
+		fmt.Fprintf(&b, "| after signing out through the balancer, the same cookie asked of each replica | %s |\n",
+			yesNo(rc.SignedOutEverywhere, "the sign-in page on each", "not checked"))
+		fmt.Fprintf(&b, "| periodic jobs during the run (each once across replicas) | approvals_sync %d runs in %d periods of %s; mirror_stale_balances %d runs in %d periods of %s |\n",
+			rc.SyncRuns, rc.SyncPeriods, approvalsSyncEvery, rc.StaleRuns, rc.StalePeriods, staleBalancesEvery)
+	}
 	if !c.webhooks() {
-		fmt.Fprintf(&b, "| peak RSS of the app (VmHWM) | %d MiB |\n", (r.PeakRSSKiB+512)/1024)
+		fmt.Fprintf(&b, "| %s | %s |\n", r.rssLabel(), r.rss())
 		fmt.Fprintf(&b, "\nOnly the pages named by %q were measured; the run took %s.\n", strings.Join(c.Only, ","), r.Took.Round(time.Second))
 		return b.String()
 	}
@@ -57,9 +69,43 @@ func (r *report) format() string {
 	for _, m := range r.Mirror {
 		fmt.Fprintf(&b, "| mirror refresh (`POST /approvals/refresh`), %s wallets, %d ms injected per read | %s |\n", thousands(m.Wallets), m.LatencyMs, durs(m.Took))
 	}
-	fmt.Fprintf(&b, "| peak RSS of the app (VmHWM) | %d MiB |\n", (r.PeakRSSKiB+512)/1024)
+	fmt.Fprintf(&b, "| %s | %s |\n", r.rssLabel(), r.rss())
 	fmt.Fprintf(&b, "\nThe whole run took %s.\n", r.Took.Round(time.Second))
 	return b.String()
+}
+
+// rssLabel and rss are the peak RSS row: the app's, or each replica's.
+func (r *report) rssLabel() string {
+	if len(r.ReplicaRSSKiB) > 1 {
+		return "peak RSS of each replica (VmHWM)"
+	}
+	return "peak RSS of the app (VmHWM)"
+}
+
+func (r *report) rss() string {
+	if len(r.ReplicaRSSKiB) <= 1 {
+		return fmt.Sprintf("%d MiB", (r.PeakRSSKiB+512)/1024)
+	}
+	parts := make([]string, len(r.ReplicaRSSKiB))
+	for i, k := range r.ReplicaRSSKiB {
+		parts[i] = fmt.Sprintf("%d MiB", (k+512)/1024)
+	}
+	return strings.Join(parts, ", ")
+}
+
+func joinInts(v []int64, sep string) string {
+	parts := make([]string, len(v))
+	for i, x := range v {
+		parts[i] = thousands(int(x))
+	}
+	return strings.Join(parts, sep)
+}
+
+func yesNo(ok bool, yes, no string) string {
+	if ok {
+		return yes
+	}
+	return no
 }
 
 // cpuCell is the CPU per request of the app and of PostgreSQL, in µs.

@@ -11,6 +11,7 @@
 //	go run ./cmd/bench           # about 4 to 5 minutes on 2 cores
 //	go run ./cmd/bench --quick   # under a minute: fewer rows, shorter rounds
 //	go run ./cmd/bench --only activity,'proposal page' --pprof /tmp/prof --hold
+//	go run ./cmd/bench --replicas 2
 //
 // --only measures just the pages whose names contain one of its words and
 // skips the mirror-refresh rows, and the webhook and commit-ceiling rows
@@ -21,6 +22,12 @@
 // sandbox and the app running after the table, until interrupted, with the
 // database's address (for EXPLAIN), the app's and the owner's sign-in in a
 // file only its user reads.
+//
+// --replicas 2 runs two app processes on the one database behind a
+// round-robin balancer on loopback (every page, sign-in and delivery goes
+// through it) and adds what two replicas must get right to the table: the
+// session works on each, a sign-out through the balancer ends it on each,
+// deliveries are stored and processed once, periodic jobs run once.
 //
 // Only loopback addresses are used. --bare-serve is the bare handler's own
 // mode, started by the bench itself.
@@ -55,6 +62,7 @@ func cli(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	addr := fs.String("addr", "127.0.0.1:0", "with --bare-serve: loopback listen address")
 	only := fs.String("only", "", "comma-separated words: measure only the pages whose names contain one (and skip the other rows)")
 	hold := fs.Bool("hold", false, "keep the database, the sandbox and the app running after the table until interrupted")
+	replicas := fs.Int("replicas", 1, "run this many app processes on the one database, behind a round-robin balancer (1 to 4)")
 	pprofDir := fs.String("pprof", "", "write a CPU profile of each page's first round into this directory")
 	if len(args) > 0 {
 		args = args[1:]
@@ -74,7 +82,10 @@ func cli(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			cfg.Only = append(cfg.Only, strings.ToLower(w))
 		}
 	}
-	cfg.Hold, cfg.PprofDir = *hold, *pprofDir
+	if *replicas < 1 || *replicas > 4 {
+		return fmt.Errorf("--replicas %d: between 1 and 4", *replicas)
+	}
+	cfg.Hold, cfg.PprofDir, cfg.Replicas = *hold, *pprofDir, *replicas
 	_, err := run(ctx, cfg, stdout, stderr)
 	return err
 }

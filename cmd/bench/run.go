@@ -58,6 +58,9 @@ type config struct {
 	// PprofDir, when set, receives a CPU profile of each page's first
 	// round (the app built with the benchpprof tag).
 	PprofDir string
+	// Replicas is how many app processes share the database (0 or 1: one);
+	// more than one are reached through a round-robin balancer.
+	Replicas int
 }
 
 // webhookRow names the webhook and commit-ceiling rows for --only.
@@ -125,7 +128,11 @@ type report struct {
 	CeilingTPS float64
 	Mirror     []mirrorStat
 	PeakRSSKiB int64
-	Table      string
+	// Replicas holds what --replicas checked (nil with one replica), and
+	// ReplicaRSSKiB each replica's peak RSS.
+	Replicas      *replicaChecks
+	ReplicaRSSKiB []int64
+	Table         string
 }
 
 const ownerEmail = "owner@bench.example"
@@ -238,34 +245,61 @@ func run(ctx context.Context, cfg config, stdout, stderr io.Writer) (rep *report
 		thousands(cfg.Employees), thousands(cfg.Wallets), thousands(len(seed.Cards)), thousands(cfg.ActivityDays*cfg.EventsPerDay), cfg.ActivityDays, cfg.PayrollRuns)
 	say("seeded: %s", rep.Seeded)
 
-	// The app, as a child process pointed at the private PostgreSQL and
-	// the sandbox.
-	port, err := freeLoopbackPort()
-	if err != nil {
-		return nil, err
-	}
-	password := randomHex(16)
-	env := append(os.Environ(),
-		"ADDR=127.0.0.1:"+strconv.Itoa(port), "DATA_DIR="+filepath.Join(tmp, "app"), "PUBLIC_ORIGIN=",
-		"DATABASE_URL="+dsn, "PARTNER_API_BASE_URL="+sbURL, "PARTNER_API_KEY="+demo.APIKey,
-		"OWNER_EMAIL="+ownerEmail, "OWNER_PASSWORD="+password, "ENCRYPTION_KEY="+randomHex(32), "LOG_LEVEL=warn",
-		"TRUSTED_PROXIES=", "SIGN_LINK_TEMPLATE=")
+	// The app, as child processes pointed at the private PostgreSQL and
+	// the sandbox: one, or --replicas of them behind a round-robin
+	// balancer, started one after the other (the first creates the owner).
+	password, encryptionKey := randomHex(16), randomHex(32)
 	pprofURL := ""
-	if cfg.PprofDir != "" {
-		pp, err := freeLoopbackPort()
+	replicas := max(1, cfg.Replicas)
+	var apps []*child
+	defer func() {
+		for _, a := range apps {
+			a.stop()
+		}
+	}()
+	var addrs []string
+	for i := range replicas {
+		port, err := freeLoopbackPort()
 		if err != nil {
 			return nil, err
 		}
-		addr := "127.0.0.1:" + strconv.Itoa(pp)
-		env, pprofURL = append(env, "BENCH_PPROF_ADDR="+addr), "http://"+addr
+		env := append(os.Environ(),
+			"ADDR=127.0.0.1:"+strconv.Itoa(port), "DATA_DIR="+filepath.Join(tmp, fmt.Sprintf("app%d", i+1)), "PUBLIC_ORIGIN=",
+			"DATABASE_URL="+dsn, "PARTNER_API_BASE_URL="+sbURL, "PARTNER_API_KEY="+demo.APIKey,
+			"OWNER_EMAIL="+ownerEmail, "OWNER_PASSWORD="+password, "ENCRYPTION_KEY="+encryptionKey, "LOG_LEVEL=warn",
+			"TRUSTED_PROXIES=", "SIGN_LINK_TEMPLATE=")
+		if cfg.PprofDir != "" && i == 0 {
+			pp, err := freeLoopbackPort()
+			if err != nil {
+				return nil, err
+			}
+			addr := "127.0.0.1:" + strconv.Itoa(pp)
+			env, pprofURL = append(env, "BENCH_PPROF_ADDR="+addr), "http://"+addr
+		}
+		logName := "app.log"
+		if replicas > 1 {
+			logName = fmt.Sprintf("app%d.log", i+1)
+		}
+		a, err := startChild(ctx, "partner-admin", filepath.Join(bin, "partner-admin"), nil, env, filepath.Join(tmp, logName), cfg.WaitBoot)
+		if err != nil {
+			return nil, err
+		}
+		apps, addrs = append(apps, a), append(addrs, a.addr)
+		say("app listening at http://%s (pid %d)", a.addr, a.cmd.Process.Pid)
 	}
-	app, err := startChild(ctx, "partner-admin", filepath.Join(bin, "partner-admin"), nil, env, filepath.Join(tmp, "app.log"), cfg.WaitBoot)
-	if err != nil {
-		return nil, err
-	}
-	defer app.stop()
+	app := apps[0]
 	appURL := "http://" + app.addr
-	say("app listening at %s (pid %d)", appURL, app.cmd.Process.Pid)
+	var balancer *roundRobin
+	if replicas > 1 {
+		if balancer, err = startRoundRobin(ctx, addrs); err != nil {
+			return nil, err
+		}
+		defer balancer.close()
+		appURL = balancer.URL
+		rep.Replicas = &replicaChecks{}
+		say("round-robin balancer over %d replicas at %s", replicas, appURL)
+	}
+	jobsSince := time.Now()
 
 	owner := newClient()
 	totpKey, err := signIn(ctx, owner, appURL, ownerEmail, password)
@@ -354,7 +388,10 @@ func run(ctx context.Context, cfg config, stdout, stderr io.Writer) (rep *report
 	// Load: a warm-up round, then rounds of every page against the app and
 	// against the bare handler.
 	bareClient := newClient()
-	meter := cpuMeter{appPid: app.cmd.Process.Pid, pgData: filepath.Join(tmp, "pg")}
+	meter := cpuMeter{pgData: filepath.Join(tmp, "pg")}
+	for _, a := range apps {
+		meter.appPids = append(meter.appPids, a.cmd.Process.Pid)
+	}
 	for round := -1; round < cfg.Rounds; round++ {
 		for i := range rep.Pages {
 			ps := &rep.Pages[i]
@@ -395,7 +432,7 @@ func run(ctx context.Context, cfg config, stdout, stderr io.Writer) (rep *report
 	}
 
 	if !cfg.webhooks() {
-		return finish(ctx, cfg, rep, app, holdEnv(tmp, dsn, appURL, password, totpKey), stdout, say)
+		return finish(ctx, cfg, rep, apps, balancer, owner, pool, jobsSince, holdEnv(tmp, dsn, appURL, password, totpKey), stdout, say)
 	}
 
 	// The webhook receiver, then PostgreSQL's own ceiling for what it commits.
@@ -423,7 +460,7 @@ func run(ctx context.Context, cfg config, stdout, stderr io.Writer) (rep *report
 	}
 	say("PostgreSQL commit ceiling: %.0f transactions/s", rep.CeilingTPS)
 
-	return finish(ctx, cfg, rep, app, holdEnv(tmp, dsn, appURL, password, totpKey), stdout, say)
+	return finish(ctx, cfg, rep, apps, balancer, owner, pool, jobsSince, holdEnv(tmp, dsn, appURL, password, totpKey), stdout, say)
 }
 
 // holdFile is what --hold writes for the developer: the run's throwaway
@@ -437,15 +474,28 @@ func holdEnv(tmp, dsn, appURL, password, totpKey string) holdFile {
 			"'\nOWNER_TOTP_KEY='" + totpKey + "'\n"}
 }
 
-// finish reads the app's peak RSS, prints the table and, with --hold,
-// keeps everything running until ctx ends.
-func finish(ctx context.Context, cfg config, rep *report, app *child, hold holdFile, stdout io.Writer, say func(string, ...any)) (*report, error) {
-	if app.exited() {
-		return nil, fmt.Errorf("the app exited during the run: %s", app.tail())
+// finish checks what --replicas proves, reads the apps' peak RSS, prints
+// the table and, with --hold, keeps everything running until ctx ends.
+func finish(ctx context.Context, cfg config, rep *report, apps []*child, balancer *roundRobin, owner *http.Client, pool *pgxpool.Pool,
+	jobsSince time.Time, hold holdFile, stdout io.Writer, say func(string, ...any)) (*report, error) {
+	for _, app := range apps {
+		if app.exited() {
+			return nil, fmt.Errorf("an app process exited during the run: %s", app.tail())
+		}
 	}
-	var err error
-	if rep.PeakRSSKiB, err = peakRSS(app.cmd.Process.Pid); err != nil {
-		return nil, err
+	if balancer != nil {
+		if err := checkReplicas(ctx, rep.Replicas, apps, balancer, owner, pool, jobsSince); err != nil {
+			return nil, err
+		}
+		say("replicas: requests per replica %v; a session works on each and a sign-out through the balancer ends it on each", rep.Replicas.Served)
+	}
+	for _, app := range apps {
+		kib, err := peakRSS(app.cmd.Process.Pid)
+		if err != nil {
+			return nil, err
+		}
+		rep.ReplicaRSSKiB = append(rep.ReplicaRSSKiB, kib)
+		rep.PeakRSSKiB = max(rep.PeakRSSKiB, kib)
 	}
 	rep.Took = time.Since(rep.Started)
 	rep.Table = rep.format()
@@ -454,10 +504,49 @@ func finish(ctx context.Context, cfg config, rep *report, app *child, hold holdF
 		if err := os.WriteFile(hold.path, []byte(hold.body), 0o600); err != nil {
 			return nil, err
 		}
-		say("holding until interrupted (app pid %d); the database's and the app's addresses and the owner's sign-in are in %s", app.cmd.Process.Pid, hold.path)
+		say("holding until interrupted (app pid %d); the database's and the app's addresses and the owner's sign-in are in %s", apps[0].cmd.Process.Pid, hold.path)
 		<-ctx.Done()
 	}
 	return rep, nil
+}
+
+// checkReplicas fills rc: the balancer's counts, the owner's session on
+// each replica, the periodic jobs' runs, and (last, as it ends the owner's
+// session) a sign-out through the balancer seen by each replica.
+func checkReplicas(ctx context.Context, rc *replicaChecks, apps []*child, balancer *roundRobin, owner *http.Client, pool *pgxpool.Pool, since time.Time) error {
+	rc.Served = balancer.counts()
+	for i, n := range rc.Served {
+		if n == 0 {
+			return fmt.Errorf("%w: replica %d was sent no request", errReplicaCheck, i+1)
+		}
+	}
+	var addrs []string
+	for _, a := range apps {
+		addrs = append(addrs, a.addr)
+	}
+	if err := checkSessionsOnEveryReplica(ctx, owner, addrs, true); err != nil {
+		return fmt.Errorf("%w: %w", errReplicaCheck, err)
+	}
+	rc.SessionEverywhere = true
+	var err error
+	if rc.SyncRuns, rc.SyncPeriods, err = periodicRuns(ctx, pool, "approvals_sync", since, approvalsSyncEvery); err != nil {
+		return err
+	}
+	if rc.StaleRuns, rc.StalePeriods, err = periodicRuns(ctx, pool, "mirror_stale_balances", since, staleBalancesEvery); err != nil {
+		return err
+	}
+	if rc.SyncRuns > rc.SyncPeriods+1 || rc.StaleRuns > rc.StalePeriods+1 {
+		return fmt.Errorf("%w: periodic jobs ran more than once a period: approvals_sync %d in %d periods, mirror_stale_balances %d in %d",
+			errReplicaCheck, rc.SyncRuns, rc.SyncPeriods, rc.StaleRuns, rc.StalePeriods)
+	}
+	if err := signOut(ctx, owner, balancer.URL); err != nil {
+		return err
+	}
+	if err := checkSessionsOnEveryReplica(ctx, owner, addrs, false); err != nil {
+		return fmt.Errorf("%w: %w", errReplicaCheck, err)
+	}
+	rc.SignedOutEverywhere = true
+	return nil
 }
 
 // cpuProfile fetches seconds of the app's CPU profile into file.
