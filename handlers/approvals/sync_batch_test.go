@@ -105,3 +105,22 @@ func TestSyncComparesInBatches(t *testing.T) {
 		}
 	}
 }
+
+// TestPeriodicSyncIsPaced: the periodic job's sync starts one read at most
+// every 5 ms, so 30 wallets take at least 28 of those gaps (a lower bound
+// only: a busy machine makes it longer, never shorter), and still reads
+// every wallet.
+func TestPeriodicSyncIsPaced(t *testing.T) {
+	st, _, _ := mirrorOf(t, 5) // 30 wallets
+	api := &scriptedAPI{lists: map[string][]apiclient.Proposal{}, fail: map[string]bool{}}
+	s := &approvals.Syncer{API: api, Store: st, Concurrency: 8, Clock: time.Now}
+	start := time.Now()
+	res, err := s.SyncAllPaced(context.Background(), approvals.SyncInterval/2)
+	took := time.Since(start)
+	if err != nil || res.Wallets != 30 || res.Failed != 0 {
+		t.Fatalf("paced sync: %+v %v", res, err)
+	}
+	if took < 28*5*time.Millisecond {
+		t.Fatalf("30 wallets read in %s: not paced", took)
+	}
+}
