@@ -21,6 +21,11 @@ func (s *Store) PruneSessions(ctx context.Context) (int64, error) {
 	if err != nil {
 		return 0, fmt.Errorf("store: prune sessions: %w", err)
 	}
+	// An ended session's tombstone is needed until the session would have
+	// expired (migration 0070).
+	if _, err := s.db.Exec(ctx, `DELETE FROM session_tombstones WHERE expiry < current_timestamp`); err != nil {
+		return 0, fmt.Errorf("store: prune session tombstones: %w", err)
+	}
 	return tag.RowsAffected(), nil
 }
 

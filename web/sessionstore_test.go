@@ -184,3 +184,66 @@ func TestSessionStoreKeepsSessionsHonest(t *testing.T) {
 		t.Errorf("a session token was logged:\n%s", got)
 	}
 }
+
+// TestEndedSessionStaysEnded: a request that loaded a session before it
+// was ended (signed out, ended from the account page) and commits it after
+// must not write it back: the token stays unknown, on every replica, until
+// the prune job clears the tombstone with the expired sessions.
+func TestEndedSessionStaysEnded(t *testing.T) {
+	st := sessionTestStore(t)
+	ctx := context.Background()
+	codec := newSessionCodec()
+	signedIn, err := codec.Encode(time.Now().Add(time.Hour), map[string]any{"staff_id": int64(1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := newSessionStore(st, store.NewListener(st, slog.New(slog.DiscardHandler)), time.Now)
+	const token = "tombstone-test-token"
+	expiry := time.Now().Add(time.Hour)
+	if err := s.CommitCtx(ctx, token, signedIn, expiry); err != nil {
+		t.Fatal(err)
+	}
+	// Another request changes the live session: an update, allowed.
+	if err := s.CommitCtx(ctx, token, signedIn, expiry); err != nil {
+		t.Fatal(err)
+	}
+	if _, found, err := s.FindCtx(ctx, token); err != nil || !found {
+		t.Fatalf("live session: found %v, %v", found, err)
+	}
+	// Signed out (scs deletes the row), then the slower request commits.
+	if err := s.DeleteCtx(ctx, token); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.CommitCtx(ctx, token, signedIn, expiry); err != nil {
+		t.Fatalf("late commit: %v", err)
+	}
+	if _, found, err := s.FindCtx(ctx, token); err != nil || found {
+		t.Fatalf("the ended session came back: found %v, %v", found, err)
+	}
+	// The same through the staff page's "end every session": a plain
+	// DELETE of the rows.
+	const other = "tombstone-test-token-2"
+	if err := s.CommitCtx(ctx, other, signedIn, expiry); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.Pool().Exec(ctx, `DELETE FROM sessions WHERE token = $1`, other); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.CommitCtx(ctx, other, signedIn, expiry); err != nil {
+		t.Fatal(err)
+	}
+	if _, found, _ := s.FindCtx(ctx, other); found {
+		t.Fatal("a session ended by DELETE came back")
+	}
+	// Tombstones go with the expired sessions.
+	if _, err := st.Pool().Exec(ctx, `UPDATE session_tombstones SET expiry = now() - interval '1 minute'`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.PruneSessions(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var left int
+	if err := st.Pool().QueryRow(ctx, `SELECT count(*) FROM session_tombstones`).Scan(&left); err != nil || left != 0 {
+		t.Fatalf("%d tombstones left after the prune (%v)", left, err)
+	}
+}
