@@ -83,6 +83,8 @@ func (c *readinessCell) Render(_ context.Context, w io.Writer) error {
 type htmlWriter struct {
 	w   io.Writer
 	err error
+	// scratch formats numbers and times without allocating (rows.go).
+	scratch []byte
 }
 
 // raw writes trusted markup (constants of this file).

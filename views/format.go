@@ -69,8 +69,10 @@ func DateTime(t time.Time) string {
 	if t.IsZero() {
 		return "—"
 	}
-	return t.UTC().Format("2 Jan 2006 15:04 UTC")
+	return t.UTC().Format(dateTimeLayout)
 }
+
+const dateTimeLayout = "2 Jan 2006 15:04 UTC"
 
 // ISO formats an instant for datetime attributes and CSV.
 func ISO(t time.Time) string { return t.UTC().Format(time.RFC3339) }
@@ -146,11 +148,11 @@ func plural(n int, unit string) string {
 // Shorten shortens a long identifier for a person to recognise it: its
 // first 8 and last 4 characters ("0x12ab34…9f3c"); short ones stay.
 func Shorten(id string) string {
-	r := []rune(id)
-	if len(r) <= 16 {
+	head, tail, short := shortParts(id)
+	if !short {
 		return id
 	}
-	return string(r[:8]) + "…" + string(r[len(r)-4:])
+	return head + "…" + tail
 }
 
 // SlippagePercent says basis points as a percentage: 50 → "0.5%".
