@@ -159,3 +159,63 @@ func (rows activityRows) Render(_ context.Context, w io.Writer) error {
 	}
 	return hw.err
 }
+
+// EmployeeListRows are the employee list's table rows.
+func EmployeeListRows(rows []EmployeeRow) templ.Component { return employeeListRows(rows) }
+
+type employeeListRows []EmployeeRow
+
+func (rows employeeListRows) Render(_ context.Context, w io.Writer) error {
+	hw := htmlWriter{w: w, scratch: make([]byte, 0, 64)}
+	for i := range rows {
+		r := &rows[i]
+		hw.raw(`<tr data-testid="employee-row" data-employee-id="`)
+		hw.int(r.ID)
+		hw.raw(`"><td><a href="/employees/`)
+		hw.int(r.ID)
+		hw.raw(`" data-testid="employee-name">`)
+		hw.text(r.Name)
+		hw.raw(`</a></td><td data-testid="employee-email">`)
+		hw.text(r.Email)
+		hw.raw(`</td><td>`)
+		hw.inviteBadge(r.InviteState, r.InviteLabel)
+		hw.raw(`</td>`)
+		for j := range r.Cells {
+			hw.raw(`<td>`)
+			hw.readinessCell(&r.Cells[j])
+			hw.raw(`</td>`)
+		}
+		hw.raw(`<td><time datetime="`)
+		hw.time(r.LastActivity, time.RFC3339)
+		hw.raw(`">`)
+		hw.dateTime(r.LastActivity)
+		hw.raw(`</time></td></tr>`)
+	}
+	return hw.err
+}
+
+// ReadinessMatrixRows are the readiness matrix's table rows.
+func ReadinessMatrixRows(rows []EmployeeRow) templ.Component { return readinessMatrixRows(rows) }
+
+type readinessMatrixRows []EmployeeRow
+
+func (rows readinessMatrixRows) Render(_ context.Context, w io.Writer) error {
+	hw := htmlWriter{w: w, scratch: make([]byte, 0, 64)}
+	for i := range rows {
+		r := &rows[i]
+		hw.raw(`<tr data-testid="matrix-row" data-employee-id="`)
+		hw.int(r.ID)
+		hw.raw(`"><th scope="row"><a href="/employees/`)
+		hw.int(r.ID)
+		hw.raw(`">`)
+		hw.text(r.Name)
+		hw.raw(`</a></th>`)
+		for j := range r.Cells {
+			hw.raw(`<td>`)
+			hw.readinessCell(&r.Cells[j])
+			hw.raw(`</td>`)
+		}
+		hw.raw(`</tr>`)
+	}
+	return hw.err
+}
