@@ -395,10 +395,14 @@ func (c chip) Render(_ context.Context, w io.Writer) error {
 // fields ("missing 3 fields").
 func ReadinessLabel(state string, missing int) string {
 	if state == "missing" && missing > 0 {
-		if missing == 1 {
-			return "missing 1 field"
+		if missing < len(missingFields) {
+			return missingFields[missing]
 		}
 		return "missing " + strconv.Itoa(missing) + " fields"
 	}
 	return StatusLabel(StatusReadiness, state)
 }
+
+// missingFields are ReadinessLabel's words for the usual counts, made once.
+var missingFields = [...]string{"", "missing 1 field", "missing 2 fields", "missing 3 fields", "missing 4 fields", "missing 5 fields",
+	"missing 6 fields", "missing 7 fields", "missing 8 fields", "missing 9 fields"}
