@@ -53,15 +53,14 @@ func (h *htmlWriter) shortID(id elementID, value string) {
 	}
 	h.raw(`<span class="id"><code id="`)
 	h.elementID(id)
-	esc := templ.EscapeString(value)
 	h.raw(`" title="`)
-	h.raw(esc)
+	h.text(value)
 	h.raw(`" data-full="`)
-	h.raw(esc)
+	h.text(value)
 	h.raw(`">`)
 	head, tail, short := shortParts(value)
 	if !short {
-		h.raw(esc)
+		h.text(value)
 		h.raw(`</code> </span>`)
 		return
 	}
