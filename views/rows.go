@@ -218,3 +218,33 @@ func (rows readinessMatrixRows) Render(_ context.Context, w io.Writer) error {
 	}
 	return hw.err
 }
+
+// selectOptions are a select's options, the chosen one (Selected, or
+// the value value when it is set) marked selected. Every filter form has
+// a few selects of up to a dozen options. (Field writes the space that
+// templ put after a "Choose…" option when the options were a loop.)
+func selectOptions(options []Option, value string) templ.Component {
+	return optionList{options: options, value: value}
+}
+
+type optionList struct {
+	options []Option
+	value   string
+}
+
+func (l optionList) Render(_ context.Context, w io.Writer) error {
+	hw := htmlWriter{w: w}
+	for i := range l.options {
+		o := &l.options[i]
+		hw.raw(`<option value="`)
+		hw.text(o.Value)
+		if o.Selected || (l.value != "" && o.Value == l.value) {
+			hw.raw(`" selected>`)
+		} else {
+			hw.raw(`">`)
+		}
+		hw.text(o.Label)
+		hw.raw(`</option>`)
+	}
+	return hw.err
+}
