@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"net/url"
+	"strings"
 	"time"
 
 	"github.com/a-h/templ"
@@ -13,12 +14,23 @@ import (
 // rather than in templ, like the list badges (badges.go): the queue renders
 // 50 of them on every load and every 2-second poll, and templ's
 // per-expression fmt.Sprint made them the page's largest cost.
-func ProposalRowView(r ProposalRow) templ.Component { return &proposalRow{r} }
+func ProposalRowView(r ProposalRow) templ.Component { return proposalRows{r} }
 
-type proposalRow struct{ ProposalRow }
+// ProposalRows are the queue's rows, written with one scratch buffer for
+// their amounts and times.
+func ProposalRows(rows []ProposalRow) templ.Component { return proposalRows(rows) }
 
-func (r *proposalRow) Render(_ context.Context, w io.Writer) error {
-	hw := htmlWriter{w: w}
+type proposalRows []ProposalRow
+
+func (rows proposalRows) Render(_ context.Context, w io.Writer) error {
+	hw := htmlWriter{w: w, scratch: make([]byte, 0, 64)}
+	for i := range rows {
+		hw.proposalRow(&rows[i])
+	}
+	return hw.err
+}
+
+func (hw *htmlWriter) proposalRow(r *ProposalRow) {
 	hw.raw(`<tr data-testid="proposal-row" data-id="`)
 	hw.text(r.ID)
 	hw.raw(`"><td>`)
@@ -39,17 +51,21 @@ func (r *proposalRow) Render(_ context.Context, w io.Writer) error {
 	hw.raw(`" id="open-`)
 	hw.text(r.ID)
 	hw.raw(`" data-testid="proposal-link">`)
-	hw.text(r.Title())
+	if strings.TrimSpace(r.Description) != "" {
+		hw.text(r.Description)
+	} else {
+		hw.text(r.Title())
+	}
 	hw.raw(`</a> <span class="muted" data-testid="proposal-type">`)
 	hw.text(ProposalTypeLabel(r.Type))
 	hw.raw(`</span></td><td class="num" data-testid="proposal-amount">`)
-	hw.text(r.Amount.String())
+	hw.amount(r.Amount)
 	hw.raw(`</td><td data-testid="proposal-parties">`)
 	hw.text(r.From)
 	hw.raw(` → `)
 	hw.text(r.To)
-	hw.raw(`</td><td><span class="badge `)
-	hw.text(ProposalBadgeClass(r.Status))
+	hw.raw(`</td><td><span class="badge badge-`)
+	hw.text(Status(StatusProposal, r.Status).Tone)
 	hw.raw(`" data-testid="proposal-status" data-status="`)
 	hw.text(r.Status)
 	hw.raw(`">`)
@@ -66,13 +82,28 @@ func (r *proposalRow) Render(_ context.Context, w io.Writer) error {
 	hw.text(r.Age)
 	hw.raw(`</td><td>`)
 	if r.Deadline != nil {
-		d := r.Deadline.UTC()
 		hw.raw(`<time datetime="`)
-		hw.text(d.Format(time.RFC3339))
+		hw.time(*r.Deadline, time.RFC3339)
 		hw.raw(`">`)
-		hw.text(Clock(d))
+		if r.Deadline.IsZero() {
+			hw.raw("—") // Clock's word for no time
+		} else {
+			hw.time(*r.Deadline, clockLayout)
+		}
 		hw.raw(`</time>`)
 	}
 	hw.raw(`</td></tr>`)
-	return hw.err
+}
+
+// amount writes Amount.String(), escaped.
+func (hw *htmlWriter) amount(a Amount) {
+	hw.scratch = appendDecimal(hw.scratch[:0], a.Value, 2)
+	hw.bytes(hw.scratch)
+	hw.raw(" ")
+	hw.text(a.Currency)
+	if a.Token != "" && a.Token != a.Currency {
+		hw.raw(" (")
+		hw.text(a.Token)
+		hw.raw(")")
+	}
 }

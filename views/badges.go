@@ -24,14 +24,18 @@ type inviteBadge struct{ state, label string }
 
 func (b inviteBadge) Render(_ context.Context, w io.Writer) error {
 	hw := htmlWriter{w: w}
-	hw.raw(`<span class="badge `)
-	hw.raw(StatusClass(StatusInvite, b.state))
-	hw.raw(`" data-testid="invite-state" data-state="`)
-	hw.text(b.state)
-	hw.raw(`">`)
-	hw.text(b.label)
-	hw.raw(`</span>`)
+	hw.inviteBadge(b.state, b.label)
 	return hw.err
+}
+
+func (h *htmlWriter) inviteBadge(state, label string) {
+	h.raw(`<span class="badge badge-`)
+	h.raw(Status(StatusInvite, state).Tone)
+	h.raw(`" data-testid="invite-state" data-state="`)
+	h.text(state)
+	h.raw(`">`)
+	h.text(label)
+	h.raw(`</span>`)
 }
 
 // ReadinessCell is one currency's readiness; the missing fields open on
@@ -42,47 +46,53 @@ type readinessCell struct{ ReadinessCellView }
 
 func (c *readinessCell) Render(_ context.Context, w io.Writer) error {
 	hw := htmlWriter{w: w}
+	hw.readinessCell(&c.ReadinessCellView)
+	return hw.err
+}
+
+func (h *htmlWriter) readinessCell(c *ReadinessCellView) {
 	if len(c.Missing) == 0 && c.Detail == "" {
-		hw.raw(`<span data-testid="readiness-`)
-		hw.text(c.Currency)
-		hw.raw(`" data-state="`)
-		hw.text(c.State)
-		hw.raw(`">`)
-		hw.readinessBadge(c.State, c.Label)
-		hw.raw(`</span>`)
-		return hw.err
+		h.raw(`<span data-testid="readiness-`)
+		h.text(c.Currency)
+		h.raw(`" data-state="`)
+		h.text(c.State)
+		h.raw(`">`)
+		h.readinessBadge(c.State, c.Label)
+		h.raw(`</span>`)
+		return
 	}
-	hw.raw(`<details class="readiness" data-testid="readiness-`)
-	hw.text(c.Currency)
-	hw.raw(`" data-state="`)
-	hw.text(c.State)
-	hw.raw(`"><summary>`)
-	hw.readinessBadge(c.State, c.Label)
-	hw.raw(`</summary>`)
+	h.raw(`<details class="readiness" data-testid="readiness-`)
+	h.text(c.Currency)
+	h.raw(`" data-state="`)
+	h.text(c.State)
+	h.raw(`"><summary>`)
+	h.readinessBadge(c.State, c.Label)
+	h.raw(`</summary>`)
 	if len(c.Missing) > 0 {
-		hw.raw(`<ul data-testid="missing-`)
-		hw.text(c.Currency)
-		hw.raw(`">`)
+		h.raw(`<ul data-testid="missing-`)
+		h.text(c.Currency)
+		h.raw(`">`)
 		for _, m := range c.Missing {
-			hw.raw(`<li>`)
-			hw.text(m)
-			hw.raw(`</li>`)
+			h.raw(`<li>`)
+			h.text(m)
+			h.raw(`</li>`)
 		}
-		hw.raw(`</ul>`)
+		h.raw(`</ul>`)
 	}
 	if c.Detail != "" {
-		hw.raw(`<p>`)
-		hw.text(c.Detail)
-		hw.raw(`</p>`)
+		h.raw(`<p>`)
+		h.text(c.Detail)
+		h.raw(`</p>`)
 	}
-	hw.raw(`</details>`)
-	return hw.err
+	h.raw(`</details>`)
 }
 
 // htmlWriter writes markup, keeping the first error.
 type htmlWriter struct {
 	w   io.Writer
 	err error
+	// scratch formats numbers and times without allocating (rows.go).
+	scratch []byte
 }
 
 // raw writes trusted markup (constants of this file).
@@ -93,12 +103,36 @@ func (h *htmlWriter) raw(s string) {
 }
 
 // text writes a value as escaped text, safe in element content and in a
-// double-quoted attribute value.
-func (h *htmlWriter) text(s string) { h.raw(templ.EscapeString(s)) }
+// double-quoted attribute value: templ.EscapeString's (html.EscapeString's)
+// five replacements, written in runs without building the escaped string.
+func (h *htmlWriter) text(s string) {
+	last := 0
+	for i := 0; i < len(s); i++ {
+		var esc string
+		switch s[i] {
+		case '&':
+			esc = "&amp;"
+		case '\'':
+			esc = "&#39;"
+		case '<':
+			esc = "&lt;"
+		case '>':
+			esc = "&gt;"
+		case '"':
+			esc = "&#34;"
+		default:
+			continue
+		}
+		h.raw(s[last:i])
+		h.raw(esc)
+		last = i + 1
+	}
+	h.raw(s[last:])
+}
 
 func (h *htmlWriter) readinessBadge(state, label string) {
-	h.raw(`<span class="badge `)
-	h.raw(StatusClass(StatusReadiness, state))
+	h.raw(`<span class="badge badge-`)
+	h.raw(Status(StatusReadiness, state).Tone)
 	h.raw(`">`)
 	h.text(label)
 	h.raw(`</span>`)
@@ -385,10 +419,14 @@ func (c chip) Render(_ context.Context, w io.Writer) error {
 // fields ("missing 3 fields").
 func ReadinessLabel(state string, missing int) string {
 	if state == "missing" && missing > 0 {
-		if missing == 1 {
-			return "missing 1 field"
+		if missing < len(missingFields) {
+			return missingFields[missing]
 		}
 		return "missing " + strconv.Itoa(missing) + " fields"
 	}
 	return StatusLabel(StatusReadiness, state)
 }
+
+// missingFields are ReadinessLabel's words for the usual counts, made once.
+var missingFields = [...]string{"", "missing 1 field", "missing 2 fields", "missing 3 fields", "missing 4 fields", "missing 5 fields",
+	"missing 6 fields", "missing 7 fields", "missing 8 fields", "missing 9 fields"}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"strings"
 	"testing"
+
+	"github.com/a-h/templ"
 )
 
 func TestReadinessCellMarkup(t *testing.T) {
@@ -80,5 +82,17 @@ func TestChipMarkup(t *testing.T) {
 	want := `<span class="badge badge-neutral" data-status="COMPLETED&#34;&lt;">completed&#34;&lt;</span>`
 	if b.String() != want {
 		t.Errorf("got %s", b.String())
+	}
+}
+
+// htmlWriter.text escapes as templ does.
+func TestHTMLWriterTextEscapesAsTempl(t *testing.T) {
+	for _, s := range []string{"", "plain", `<a href="x">O'Brien & co</a>`, "&&", "ë<>", "'", `"quoted"`, "end&"} {
+		var b strings.Builder
+		hw := htmlWriter{w: &b}
+		hw.text(s)
+		if got, want := b.String(), templ.EscapeString(s); got != want {
+			t.Errorf("text(%q) = %q, want %q", s, got, want)
+		}
 	}
 }

@@ -29,8 +29,69 @@ func (a Amount) String() string {
 }
 
 // FormatDecimal renders d with thousands separators and at least minPlaces
-// decimal places, keeping any further significant digits.
+// decimal places, keeping any further significant digits (then without
+// trailing zeros, as decimal's String gives them).
 func FormatDecimal(d decimal.Decimal, minPlaces int32) string {
+	var buf [48]byte
+	return string(appendDecimal(buf[:0], d, minPlaces))
+}
+
+// appendDecimal appends FormatDecimal(d, minPlaces) to dst. A coefficient
+// of up to 18 digits (every amount the console shows) is formatted from
+// its int64 without the decimal package's big.Int strings.
+func appendDecimal(dst []byte, d decimal.Decimal, minPlaces int32) []byte {
+	exp := d.Exponent()
+	if exp > 0 || exp < -18 || minPlaces < 0 || minPlaces > 18 || !decimal.TrimTrailingZeros || d.NumDigits() > 18 {
+		return append(dst, formatDecimalBig(d, minPlaces)...)
+	}
+	c := d.CoefficientInt64()
+	u := uint64(c)
+	if c < 0 {
+		u = -u
+		dst = append(dst, '-')
+	}
+	places := int(-exp)
+	var digits [20]byte
+	ds := strconv.AppendUint(digits[:0], u, 10)
+	// The integer part, with a comma every three digits.
+	intLen := len(ds) - places
+	if intLen <= 0 {
+		dst = append(dst, '0')
+	} else {
+		for i := 0; i < intLen; i++ {
+			if i > 0 && (intLen-i)%3 == 0 {
+				dst = append(dst, ',')
+			}
+			dst = append(dst, ds[i])
+		}
+	}
+	// The fraction: its digits as the coefficient has them, then
+	// padded to minPlaces or, beyond minPlaces, without trailing zeros.
+	var fbuf [40]byte
+	frac := fbuf[:0]
+	for i := intLen; i < 0; i++ {
+		frac = append(frac, '0')
+	}
+	frac = append(frac, ds[max(intLen, 0):]...)
+	if places > int(minPlaces) {
+		for len(frac) > 0 && frac[len(frac)-1] == '0' {
+			frac = frac[:len(frac)-1]
+		}
+	} else {
+		for len(frac) < int(minPlaces) {
+			frac = append(frac, '0')
+		}
+	}
+	if len(frac) > 0 {
+		dst = append(dst, '.')
+		dst = append(dst, frac...)
+	}
+	return dst
+}
+
+// formatDecimalBig is FormatDecimal through the decimal package's strings,
+// for coefficients of more than 18 digits.
+func formatDecimalBig(d decimal.Decimal, minPlaces int32) string {
 	s := d.StringFixed(minPlaces)
 	if exp := -d.Exponent(); exp > minPlaces {
 		s = d.String()
@@ -69,8 +130,10 @@ func DateTime(t time.Time) string {
 	if t.IsZero() {
 		return "—"
 	}
-	return t.UTC().Format("2 Jan 2006 15:04 UTC")
+	return t.UTC().Format(dateTimeLayout)
 }
+
+const dateTimeLayout = "2 Jan 2006 15:04 UTC"
 
 // ISO formats an instant for datetime attributes and CSV.
 func ISO(t time.Time) string { return t.UTC().Format(time.RFC3339) }
@@ -106,8 +169,10 @@ func Clock(t time.Time) string {
 	if t.IsZero() {
 		return "—"
 	}
-	return t.UTC().Format("15:04 UTC")
+	return t.UTC().Format(clockLayout)
 }
+
+const clockLayout = "15:04 UTC"
 
 // Relative says when t is from now in words: "in 9 minutes", "in 45
 // seconds", "3 hours ago"; more than two days away it gives the date.
@@ -146,11 +211,11 @@ func plural(n int, unit string) string {
 // Shorten shortens a long identifier for a person to recognise it: its
 // first 8 and last 4 characters ("0x12ab34…9f3c"); short ones stay.
 func Shorten(id string) string {
-	r := []rune(id)
-	if len(r) <= 16 {
+	head, tail, short := shortParts(id)
+	if !short {
 		return id
 	}
-	return string(r[:8]) + "…" + string(r[len(r)-4:])
+	return head + "…" + tail
 }
 
 // SlippagePercent says basis points as a percentage: 50 → "0.5%".

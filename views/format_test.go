@@ -1,6 +1,7 @@
 package views
 
 import (
+	"math/rand/v2"
 	"testing"
 	"time"
 
@@ -38,6 +39,30 @@ func TestAgo(t *testing.T) {
 	} {
 		if got := Ago(now.Add(-d), now); got != want {
 			t.Errorf("Ago(-%s) = %q, want %q", d, got, want)
+		}
+	}
+}
+
+// The int64 path of FormatDecimal writes what the decimal package's
+// strings give, for every sign, size, exponent and minimum of places.
+func TestFormatDecimalFastPathAsBig(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	coefficients := []int64{0, 1, -1, 5, 10, 100, 1000, 120, 1200, 123456, -123456, 1000000, 999999999999999999, -999999999999999999}
+	for i := 0; i < 400; i++ {
+		c := rng.Int64N(1 << uint(rng.IntN(62)+1))
+		if rng.IntN(2) == 0 {
+			c = -c
+		}
+		coefficients = append(coefficients, c, c*10, c*100)
+	}
+	for _, c := range coefficients {
+		for exp := int32(-20); exp <= 2; exp++ {
+			for minPlaces := int32(0); minPlaces <= 4; minPlaces++ {
+				d := decimal.New(c, exp)
+				if got, want := FormatDecimal(d, minPlaces), formatDecimalBig(d, minPlaces); got != want {
+					t.Fatalf("FormatDecimal(%d e%d, %d) = %q, want %q", c, exp, minPlaces, got, want)
+				}
+			}
 		}
 	}
 }

@@ -91,6 +91,9 @@ func (h *Handler) Feed(w http.ResponseWriter, r *http.Request) {
 			h.ServerError(w, r, err)
 			return
 		}
+		v.Rows = make([]views.ActivityRow, 0, len(list))
+		// A page has a few currencies: each one's words are made once.
+		labels := map[string]string{}
 		for _, e := range list {
 			row := views.ActivityRow{At: e.At, Kind: e.Kind, Employee: e.Employee, ServiceUserID: e.ServiceUserID,
 				Currency: e.Currency, Reference: e.Reference, Status: e.Status, Description: e.Description}
@@ -100,8 +103,13 @@ func (h *Handler) Feed(w http.ResponseWriter, r *http.Request) {
 			if e.Fee != nil {
 				row.Fee = views.FormatDecimal(*e.Fee, 2)
 			}
-			if fiat, ok := apiclient.Stablecoin(e.Currency).Fiat(); ok {
-				row.Currency = string(fiat) + " (" + e.Currency + ")"
+			if label, ok := labels[e.Currency]; ok {
+				row.Currency = label
+			} else {
+				if fiat, ok := apiclient.Stablecoin(e.Currency).Fiat(); ok {
+					row.Currency = string(fiat) + " (" + e.Currency + ")"
+				}
+				labels[e.Currency] = row.Currency
 			}
 			v.Rows = append(v.Rows, row)
 		}

@@ -53,13 +53,32 @@ func New(d handlers.Deps) *Handler {
 	return h
 }
 
+// ofCounts are "n of m" for the counts a wallet has (up to 9 admins or
+// owners), made once: the queue wrote two of them per row.
+var ofCounts = func() (t [10][10]string) {
+	for n := range t {
+		for m := range t[n] {
+			t[n][m] = strconv.Itoa(n) + " of " + strconv.Itoa(m)
+		}
+	}
+	return t
+}()
+
+// ofCount is "n of m" ("1 of 2").
+func ofCount(n, m int) string {
+	if n >= 0 && m >= 0 && n < len(ofCounts) && m < len(ofCounts[n]) {
+		return ofCounts[n][m]
+	}
+	return strconv.Itoa(n) + " of " + strconv.Itoa(m)
+}
+
 // row builds a queue row.
 func row(p store.Proposal, names mirror.Names, now time.Time, linkedAs string, viewerID int64) views.ProposalRow {
 	r := views.ProposalRow{
 		ID: p.ID, Type: p.Type, Amount: mirror.Money(p), From: names.Of(p.OwnerUserID), To: names.Recipient(p),
 		Description: p.Description, Status: string(p.Status), StatusLabel: views.StatusLabel(views.StatusProposal, string(p.Status)),
-		Approvals:  strconv.Itoa(len(p.Approvals)) + " of " + strconv.Itoa(p.RequiredApprovals),
-		Signatures: strconv.Itoa(p.CollectedSignatures) + " of " + strconv.Itoa(p.RequiredSignatures),
+		Approvals:  ofCount(len(p.Approvals), p.RequiredApprovals),
+		Signatures: ofCount(p.CollectedSignatures, p.RequiredSignatures),
 		Age:        views.Ago(p.CreatedAt, now),
 	}
 	if p.Status == store.ProposalPendingSignatures {

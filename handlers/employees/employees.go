@@ -100,20 +100,42 @@ func cellView(currency string, c store.ReadinessCell, ok bool) views.ReadinessCe
 	return v
 }
 
-// employeeRows turns employees and their readiness into list rows.
+// employeeRows turns employees and their readiness into list rows. The
+// rows' cells, read times and missing fields share one allocation each
+// per page (each cell as cellView builds it): a page has up to 250 cells.
 func employeeRows(list []store.Employee, readiness map[int64]map[string]store.ReadinessCell) []views.EmployeeRow {
-	rows := make([]views.EmployeeRow, 0, len(list))
+	rows := make([]views.EmployeeRow, len(list))
 	currencies := store.ReadinessCurrencies()
-	for _, e := range list {
-		row := views.EmployeeRow{ID: e.ID, Name: e.Name(), Email: e.Email, ServiceUserID: e.ServiceUserID, InviteState: e.InviteState,
-			InviteLabel: views.StatusLabel(views.StatusInvite, e.InviteState), ActionRequired: e.ActionRequired, LastActivity: e.LastActivityAt}
-		cells := readiness[e.ID]
-		row.Cells = make([]views.ReadinessCellView, 0, len(currencies))
-		for _, cur := range currencies {
-			c, ok := cells[cur]
-			row.Cells = append(row.Cells, cellView(cur, c, ok))
+	k := len(currencies)
+	cells := make([]views.ReadinessCellView, len(list)*k)
+	readAt := make([]time.Time, len(list)*k)
+	var words []string
+	for i, e := range list {
+		rows[i] = views.EmployeeRow{ID: e.ID, Name: e.Name(), Email: e.Email, ServiceUserID: e.ServiceUserID, InviteState: e.InviteState,
+			InviteLabel: views.StatusLabel(views.StatusInvite, e.InviteState), ActionRequired: e.ActionRequired, LastActivity: e.LastActivityAt,
+			Cells: cells[i*k : (i+1)*k : (i+1)*k]}
+		read := readiness[e.ID]
+		for j, cur := range currencies {
+			c, ok := read[cur]
+			v := &cells[i*k+j]
+			if !ok {
+				*v = views.ReadinessCellView{Currency: cur, State: store.ReadyNotRead, Label: views.ReadinessLabel(store.ReadyNotRead, 0)}
+				continue
+			}
+			*v = views.ReadinessCellView{Currency: cur, State: c.State, Label: views.ReadinessLabel(c.State, len(c.Missing)), Detail: c.Detail}
+			if len(c.Missing) > 0 {
+				if cap(words)-len(words) < len(c.Missing) {
+					words = make([]string, 0, max(len(c.Missing), 32))
+				}
+				start := len(words)
+				for _, m := range c.Missing {
+					words = append(words, FieldInWords(m))
+				}
+				v.Missing = words[start:len(words):len(words)]
+			}
+			readAt[i*k+j] = c.ReadAt
+			v.ReadAt = &readAt[i*k+j]
 		}
-		rows = append(rows, row)
 	}
 	return rows
 }
