@@ -243,7 +243,7 @@ func (s *Store) MoneyInOut(ctx context.Context, first, last time.Time) ([]MoneyD
 
 func queueMoneyInOut(b *pgx.Batch, first, last time.Time, out *[]MoneyDay) {
 	b.Queue(`
-		SELECT day::timestamp AT TIME ZONE 'UTC', currency,
+		SELECT day, currency,
 			coalesce(sum(amount_sum) FILTER (WHERE kind = 'deposit'), 0)::text,
 			coalesce(sum(amount_sum) FILTER (WHERE kind = 'withdrawal'), 0)::text
 		FROM activity_days
@@ -405,10 +405,10 @@ func (s *Store) CardSpendByDay(ctx context.Context, first, last time.Time) ([]Ca
 
 func queueCardSpendByDay(b *pgx.Batch, first, last time.Time, out *[]CardDay) {
 	b.Queue(`
-		SELECT day::timestamp AT TIME ZONE 'UTC', currency,
-			coalesce(sum(n) FILTER (WHERE upper(status) NOT IN ('DECLINED', 'REVERSED')), 0),
+		SELECT day, currency,
+			coalesce(sum(n) FILTER (WHERE upper(status) NOT IN ('DECLINED', 'REVERSED')), 0)::bigint,
 			coalesce(sum(amount_sum) FILTER (WHERE upper(status) NOT IN ('DECLINED', 'REVERSED')), 0)::text,
-			coalesce(sum(n) FILTER (WHERE upper(status) = 'DECLINED'), 0)
+			coalesce(sum(n) FILTER (WHERE upper(status) = 'DECLINED'), 0)::bigint
 		FROM activity_days
 		WHERE kind = 'card_transaction' AND day >= $1::date AND day <= $2::date
 		GROUP BY 1, 2 ORDER BY 1, 2`, utcDate(first), utcDate(last)).Query(func(rows pgx.Rows) error {
@@ -474,20 +474,11 @@ func queueWebhookHealth(b *pgx.Batch, since time.Time, out *WebhookHealth) {
 		})
 		return err
 	})
-	b.Queue(`SELECT count(*) FROM webhook_signature_failures WHERE at >= $1`, since).QueryRow(func(row pgx.Row) error {
-		return row.Scan(&out.SignatureFailures)
-	})
-	// The newest row by key is the newest delivery: no index on the time
-	// is needed for it.
-	b.Queue(`SELECT received_at FROM webhook_events ORDER BY id DESC LIMIT 1`).Query(func(rows pgx.Rows) error {
-		for rows.Next() {
-			var t time.Time
-			if err := rows.Scan(&t); err != nil {
-				return err
-			}
-			out.LastReceived = &t
-		}
-		return rows.Err()
+	// The refusals, and the newest delivery (the newest row by key: no
+	// index on the time is needed for it), as one statement.
+	b.Queue(`SELECT (SELECT count(*) FROM webhook_signature_failures WHERE at >= $1),
+		(SELECT received_at FROM webhook_events ORDER BY id DESC LIMIT 1)`, since).QueryRow(func(row pgx.Row) error {
+		return row.Scan(&out.SignatureFailures, &out.LastReceived)
 	})
 }
 
