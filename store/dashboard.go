@@ -68,7 +68,8 @@ const notLinkedAfter = 7 * 24 * time.Hour
 // employee's funnel stage and reasons, and dashboard_counts their counts,
 // as rows change (migration 0037). "Invited a week ago or more" depends on
 // the time: the kept count of everyone invited and not linked, less those
-// invited within the week (an index range of a week).
+// invited within the week (kept per hour, migration 0067, and the
+// cutoff's hour an index range).
 func (s *Store) HRDashboard(ctx context.Context, now time.Time, limit int, currencies []string) (HRDashboard, error) {
 	b := &pgx.Batch{}
 	out := queueHRDashboard(b, now, limit, currencies)
@@ -102,16 +103,22 @@ func queueHRDashboard(b *pgx.Batch, now time.Time, limit int, currencies []strin
 		})
 		return err
 	})
-	// The week's invites, and those of them with no other reason, in one
-	// read of the index's week.
-	b.Queue(`SELECT count(*), count(*) FILTER (WHERE need_rank IS NULL) FROM dashboard_employees
-		WHERE unlinked_since IS NOT NULL AND unlinked_since >= $1`, cutoff).QueryRow(func(row pgx.Row) error {
+	// The week's invites, and those of them with no other reason: the
+	// whole hours after the cutoff's from the counts kept per hour
+	// (migration 0067), and the cutoff's own hour from the index.
+	cutoffHour := cutoff.UTC().Truncate(time.Hour)
+	b.Queue(`SELECT coalesce(sum(n), 0)::bigint, coalesce(sum(n_only), 0)::bigint FROM dashboard_unlinked_hours WHERE hour > $1
+		UNION ALL
+		SELECT count(*), count(*) FILTER (WHERE need_rank IS NULL) FROM dashboard_employees
+		WHERE unlinked_since IS NOT NULL AND unlinked_since >= $2 AND unlinked_since < $3`,
+		cutoffHour, cutoff, cutoffHour.Add(time.Hour)).Query(func(rows pgx.Rows) error {
 		var week, weekOnly int
-		if err := row.Scan(&week, &weekOnly); err != nil {
-			return err
-		}
-		counts["week:unlinked"], counts["week:unlinked_only"] = week, weekOnly
-		return nil
+		_, err := pgx.ForEachRow(rows, []any{&week, &weekOnly}, func() error {
+			counts["week:unlinked"] += week
+			counts["week:unlinked_only"] += weekOnly
+			return nil
+		})
+		return err
 	})
 	// The most urgent first: the time-independent reasons by rank, then
 	// invites a week old; each part stops at limit on its index. The
