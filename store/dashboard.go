@@ -68,18 +68,33 @@ const notLinkedAfter = 7 * 24 * time.Hour
 // employee's funnel stage and reasons, and dashboard_counts their counts,
 // as rows change (migration 0037). "Invited a week ago or more" depends on
 // the time: the kept count of everyone invited and not linked, less those
-// invited within the week (an index range of a week).
+// invited within the week (kept per hour, migration 0067, and the
+// cutoff's hour an index range).
 func (s *Store) HRDashboard(ctx context.Context, now time.Time, limit int, currencies []string) (HRDashboard, error) {
-	out := HRDashboard{NeedCounts: map[string]int{}}
-	cutoff := now.Add(-notLinkedAfter)
-	counts := map[string]int{}
 	b := &pgx.Batch{}
-	b.Queue(`SELECT name, n FROM dashboard_counts
-		UNION ALL
-		SELECT 'week:unlinked', count(*) FROM dashboard_employees WHERE unlinked_since IS NOT NULL AND unlinked_since >= $1
-		UNION ALL
-		SELECT 'week:unlinked_only', count(*) FROM dashboard_employees
-		WHERE unlinked_since IS NOT NULL AND unlinked_since >= $1 AND need_rank IS NULL`, cutoff).Query(func(rows pgx.Rows) error {
+	out := queueHRDashboard(b, now, limit, currencies)
+	if err := s.db.SendBatch(ctx, b).Close(); err != nil {
+		return HRDashboard{}, fmt.Errorf("store: hr dashboard: %w", err)
+	}
+	out.finish()
+	return *out.HRDashboard, nil
+}
+
+// hrRead is an HRDashboard being read by a batch: finish sums the counts
+// once the batch is read.
+type hrRead struct {
+	*HRDashboard
+	counts map[string]int
+}
+
+// queueHRDashboard adds HRDashboard's statements to a batch.
+func queueHRDashboard(b *pgx.Batch, now time.Time, limit int, currencies []string) hrRead {
+	out := hrRead{HRDashboard: &HRDashboard{NeedCounts: map[string]int{}}, counts: map[string]int{}}
+	cutoff := now.Add(-notLinkedAfter)
+	counts := out.counts
+	// The kept counts: a statement without parameters, planned once per
+	// connection.
+	b.Queue(`SELECT name, n FROM dashboard_counts`).Query(func(rows pgx.Rows) error {
 		var name string
 		var n int
 		_, err := pgx.ForEachRow(rows, []any{&name, &n}, func() error {
@@ -88,17 +103,37 @@ func (s *Store) HRDashboard(ctx context.Context, now time.Time, limit int, curre
 		})
 		return err
 	})
+	// The week's invites, and those of them with no other reason: the
+	// whole hours after the cutoff's from the counts kept per hour
+	// (migration 0067), and the cutoff's own hour from the index.
+	cutoffHour := cutoff.UTC().Truncate(time.Hour)
+	b.Queue(`SELECT coalesce(sum(n), 0)::bigint, coalesce(sum(n_only), 0)::bigint FROM dashboard_unlinked_hours WHERE hour > $1
+		UNION ALL
+		SELECT count(*), count(*) FILTER (WHERE need_rank IS NULL) FROM dashboard_employees
+		WHERE unlinked_since IS NOT NULL AND unlinked_since >= $2 AND unlinked_since < $3`,
+		cutoffHour, cutoff, cutoffHour.Add(time.Hour)).Query(func(rows pgx.Rows) error {
+		var week, weekOnly int
+		_, err := pgx.ForEachRow(rows, []any{&week, &weekOnly}, func() error {
+			counts["week:unlinked"] += week
+			counts["week:unlinked_only"] += weekOnly
+			return nil
+		})
+		return err
+	})
 	// The most urgent first: the time-independent reasons by rank, then
-	// invites a week old; each part stops at limit on its index.
+	// invites a week old; each part stops at limit on its index. The
+	// cutoff is a one-row subquery and the limit a constant: see
+	// planOnce.
+	lim := limitSQL(limit)
 	b.Queue(`SELECT n.employee_id, e.first_name, e.last_name, e.email, n.rank, n.detail, n.since FROM (
 			(SELECT employee_id, need_rank AS rank, need_detail AS detail, need_since AS since FROM dashboard_employees
-			WHERE need_rank IS NOT NULL ORDER BY need_rank, need_since DESC, employee_id LIMIT $2)
+			WHERE need_rank IS NOT NULL ORDER BY need_rank, need_since DESC, employee_id LIMIT `+lim+`)
 			UNION ALL
 			(SELECT employee_id, 3, '', unlinked_since FROM dashboard_employees
-			WHERE unlinked_since IS NOT NULL AND unlinked_since < $1 AND need_rank IS NULL
-			ORDER BY unlinked_since DESC, employee_id LIMIT $2)
+			WHERE unlinked_since IS NOT NULL AND unlinked_since < `+planOnce(1, "timestamptz")+` AND need_rank IS NULL
+			ORDER BY unlinked_since DESC, employee_id LIMIT `+lim+`)
 		) n JOIN employees e ON e.id = n.employee_id
-		ORDER BY n.rank, n.since DESC, n.employee_id LIMIT $2`, cutoff, limit).Query(func(rows pgx.Rows) error {
+		ORDER BY n.rank, n.since DESC, n.employee_id LIMIT `+lim, cutoff).Query(func(rows pgx.Rows) error {
 		var n EmployeeNeed
 		var e Employee
 		var rank int
@@ -118,9 +153,12 @@ func (s *Store) HRDashboard(ctx context.Context, now time.Time, limit int, curre
 		return err
 	})
 	queueReadinessCounts(b, currencies, &out.Readiness)
-	if err := s.db.SendBatch(ctx, b).Close(); err != nil {
-		return out, fmt.Errorf("store: hr dashboard: %w", err)
-	}
+	return out
+}
+
+// finish sums the kept counts into the funnel and the reasons.
+func (out hrRead) finish() {
+	counts := out.counts
 	// Stages are kept exclusive (an employee counts at their furthest);
 	// the funnel's are each the sum of those at or past it.
 	stage := func(k int) int {
@@ -135,7 +173,6 @@ func (s *Store) HRDashboard(ctx context.Context, now time.Time, limit int, curre
 	out.NeedCounts[NeedOnboardingStop] = counts["need:stop"]
 	out.NeedCounts[NeedNotLinked] = counts["need:unlinked"] - counts["week:unlinked"]
 	out.NeedTotal = counts["need:any"] + counts["need:unlinked_only"] - counts["week:unlinked_only"]
-	return out, nil
 }
 
 // OpenSignLink is a sign link a device may still use: one proposal's or
@@ -154,7 +191,18 @@ type OpenSignLink struct {
 // OpenSignLinks lists the links still open at now, soonest to expire
 // first (at most limit), and how many there are.
 func (s *Store) OpenSignLinks(ctx context.Context, now time.Time, limit int) ([]OpenSignLink, int, error) {
-	rows, err := s.db.Query(ctx, `
+	b := &pgx.Batch{}
+	var list []OpenSignLink
+	total := 0
+	queueOpenSignLinks(b, now, limit, &list, &total)
+	if err := s.db.SendBatch(ctx, b).Close(); err != nil {
+		return nil, 0, fmt.Errorf("store: open sign links: %w", err)
+	}
+	return list, total, nil
+}
+
+func queueOpenSignLinks(b *pgx.Batch, now time.Time, limit int, list *[]OpenSignLink, total *int) {
+	b.Queue(`
 		SELECT x.id, x.batch, x.kind, x.proposal_id, x.items, x.expires_at, x.opened, coalesce(st.email, ''), count(*) OVER ()
 		FROM (
 			SELECT sr.id, false AS batch, sr.kind, sr.proposal_id, 1 AS items, sr.expires_at, sr.state = 'opened' AS opened,
@@ -168,22 +216,15 @@ func (s *Store) OpenSignLinks(ctx context.Context, now time.Time, limit int) ([]
 			FROM sign_batches b
 			WHERE b.expires_at > $1 AND EXISTS (SELECT 1 FROM sign_batch_items i WHERE i.batch_id = b.id AND i.state = 'waiting')
 		) x LEFT JOIN staff st ON st.id = x.staff_id
-		ORDER BY x.expires_at, x.id LIMIT $2`, now, limit)
-	if err != nil {
-		return nil, 0, fmt.Errorf("store: open sign links: %w", err)
-	}
-	var list []OpenSignLink
-	total := 0
-	var l OpenSignLink
-	_, err = pgx.ForEachRow(rows, []any{&l.ID, &l.Batch, &l.Kind, &l.ProposalID, &l.Items, &l.ExpiresAt, &l.Opened, &l.CreatedBy, &total},
-		func() error {
-			list = append(list, l)
-			return nil
-		})
-	if err != nil {
-		return nil, 0, fmt.Errorf("store: open sign links: %w", err)
-	}
-	return list, total, nil
+		ORDER BY x.expires_at, x.id LIMIT $2`, now, limit).Query(func(rows pgx.Rows) error {
+		var l OpenSignLink
+		_, err := pgx.ForEachRow(rows, []any{&l.ID, &l.Batch, &l.Kind, &l.ProposalID, &l.Items, &l.ExpiresAt, &l.Opened, &l.CreatedBy, total},
+			func() error {
+				*list = append(*list, l)
+				return nil
+			})
+		return err
+	})
 }
 
 // MoneyDay is one day's completed deposits (in) and withdrawals (out) in
@@ -198,35 +239,58 @@ type MoneyDay struct {
 // currency, for the days from first to last (dates, UTC), from the daily
 // totals kept as activity is recorded (migration 0037).
 func (s *Store) MoneyInOut(ctx context.Context, first, last time.Time) ([]MoneyDay, error) {
-	rows, err := s.db.Query(ctx, `
-		SELECT day::timestamp AT TIME ZONE 'UTC', currency,
-			coalesce(sum(amount_sum) FILTER (WHERE kind = 'deposit'), 0)::text,
-			coalesce(sum(amount_sum) FILTER (WHERE kind = 'withdrawal'), 0)::text
-		FROM activity_days
-		WHERE kind IN ('deposit', 'withdrawal') AND day >= $1::date AND day <= $2::date AND status = 'completed' AND amount_n > 0
-		GROUP BY 1, 2 ORDER BY 1, 2`, utcDate(first), utcDate(last))
-	if err != nil {
-		return nil, fmt.Errorf("store: money in and out: %w", err)
-	}
+	b := &pgx.Batch{}
 	var out []MoneyDay
-	var d MoneyDay
-	var in, outText string
-	_, err = pgx.ForEachRow(rows, []any{&d.Day, &d.Currency, &in, &outText}, func() error {
-		var err error
-		if d.In, err = decimal.NewFromString(in); err != nil {
-			return err
-		}
-		if d.Out, err = decimal.NewFromString(outText); err != nil {
-			return err
-		}
-		out = append(out, d)
-		return nil
-	})
-	if err != nil {
+	queueMoneyInOut(b, first, last, &out)
+	if err := s.db.SendBatch(ctx, b).Close(); err != nil {
 		return nil, fmt.Errorf("store: money in and out: %w", err)
 	}
 	return out, nil
 }
+
+func queueMoneyInOut(b *pgx.Batch, first, last time.Time, out *[]MoneyDay) {
+	b.Queue(`
+		SELECT day, currency,
+			coalesce(sum(amount_sum) FILTER (WHERE kind = 'deposit'), 0)::text,
+			coalesce(sum(amount_sum) FILTER (WHERE kind = 'withdrawal'), 0)::text
+		FROM activity_days
+		WHERE kind IN ('deposit', 'withdrawal') AND day >= $1::date AND day <= $2::date AND status = 'completed' AND amount_n > 0
+		GROUP BY 1, 2 ORDER BY 1, 2`, utcDate(first), utcDate(last)).Query(func(rows pgx.Rows) error {
+		var d MoneyDay
+		var in, outText string
+		_, err := pgx.ForEachRow(rows, []any{&d.Day, &d.Currency, &in, &outText}, func() error {
+			var err error
+			if d.In, err = decimal.NewFromString(in); err != nil {
+				return err
+			}
+			if d.Out, err = decimal.NewFromString(outText); err != nil {
+				return err
+			}
+			*out = append(*out, d)
+			return nil
+		})
+		return err
+	})
+}
+
+// planOnce is parameter $n (of type typ) as a one-row subquery, for a bound the
+// planner should not see. pgx runs every statement prepared, and
+// PostgreSQL plans a prepared statement again at every execution (a
+// custom plan, a third of a millisecond for the start page's joins) for
+// as long as the plan it makes knowing the values looks cheaper than the
+// generic one. Where the bound only narrows an index range whose rows
+// are few either way (stopped cards, invites a week old), hiding it makes
+// both plans the same, so PostgreSQL keeps the generic plan after five
+// executions and plans the statement once per connection. It is not for
+// a range whose size the plan must know (a day's webhook deliveries out
+// of a year's: there the custom plan is the right one).
+func planOnce(n int, typ string) string { return "(SELECT $" + strconv.Itoa(n) + "::" + typ + ")" }
+
+// limitSQL is a list's length as a constant for the statement's text
+// (generic plans guess a tenth of the rows for LIMIT $n, and then look
+// dearer than custom ones): one prepared statement per length used, of
+// which the start page has two.
+func limitSQL(limit int) string { return strconv.Itoa(min(max(limit, 1), 100)) }
 
 // utcDate is t's UTC date, as PostgreSQL reads 2006-01-02.
 func utcDate(t time.Time) string { return t.UTC().Format(time.DateOnly) }
@@ -246,7 +310,17 @@ type PayrollInProgress struct {
 // limit). A run's open proposals are found from the open proposals (the
 // queue's partial index), not by reading every row of every run.
 func (s *Store) PayrollRunsInProgress(ctx context.Context, limit int) ([]PayrollInProgress, error) {
-	rows, err := s.db.Query(ctx, `
+	b := &pgx.Batch{}
+	var out []PayrollInProgress
+	queuePayrollRunsInProgress(b, limit, &out)
+	if err := s.db.SendBatch(ctx, b).Close(); err != nil {
+		return nil, fmt.Errorf("store: payroll runs in progress: %w", err)
+	}
+	return out, nil
+}
+
+func queuePayrollRunsInProgress(b *pgx.Batch, limit int, out *[]PayrollInProgress) {
+	b.Queue(`
 		WITH open_rows AS (
 			SELECT w.run_id, count(*) AS n FROM proposals p JOIN payroll_rows w ON w.proposal_id = p.id
 			WHERE p.`+queueStatusCondition()+` GROUP BY w.run_id
@@ -254,20 +328,14 @@ func (s *Store) PayrollRunsInProgress(ctx context.Context, limit int) ([]Payroll
 		SELECT r.id, r.name, r.state, r.started_at, r.rows_valid, coalesce(o.n, 0)
 		FROM payroll_runs r LEFT JOIN open_rows o ON o.run_id = r.id
 		WHERE r.state = 'sending' OR o.n > 0
-		ORDER BY r.created_at DESC, r.id DESC LIMIT $1`, limit)
-	if err != nil {
-		return nil, fmt.Errorf("store: payroll runs in progress: %w", err)
-	}
-	var out []PayrollInProgress
-	var p PayrollInProgress
-	_, err = pgx.ForEachRow(rows, []any{&p.ID, &p.Name, &p.State, &p.StartedAt, &p.Rows, &p.Open}, func() error {
-		out = append(out, p)
-		return nil
+		ORDER BY r.created_at DESC, r.id DESC LIMIT $1`, limit).Query(func(rows pgx.Rows) error {
+		var p PayrollInProgress
+		_, err := pgx.ForEachRow(rows, []any{&p.ID, &p.Name, &p.State, &p.StartedAt, &p.Rows, &p.Open}, func() error {
+			*out = append(*out, p)
+			return nil
+		})
+		return err
 	})
-	if err != nil {
-		return nil, fmt.Errorf("store: payroll runs in progress: %w", err)
-	}
-	return out, nil
 }
 
 // StoppedCard is a card last seen frozen or cancelled.
@@ -290,29 +358,33 @@ const stoppedStatuses = `('frozen', 'blocked', 'canceled', 'cancelled', 'deactiv
 // status took that value then, migration 0038), most recent first (at most
 // limit), and how many there are.
 func (s *Store) RecentlyStoppedCards(ctx context.Context, since time.Time, limit int) ([]StoppedCard, int, error) {
-	rows, err := s.db.Query(ctx, `
-		SELECT c.id, c.last4, c.card_name, c.currency, c.employee_id, e.first_name, e.last_name, e.email, c.status, c.status_changed_at,
-			count(*) OVER ()
-		FROM cards c JOIN employees e ON e.id = c.employee_id
-		WHERE lower(c.status) IN `+stoppedStatuses+` AND NOT c.gone AND c.status_changed_at >= $1
-		ORDER BY c.status_changed_at DESC, c.id LIMIT $2`, since, limit)
-	if err != nil {
-		return nil, 0, fmt.Errorf("store: stopped cards: %w", err)
-	}
+	b := &pgx.Batch{}
 	var out []StoppedCard
 	total := 0
-	var c StoppedCard
-	var e Employee
-	_, err = pgx.ForEachRow(rows, []any{&c.CardID, &c.Last4, &c.CardName, &c.Currency, &c.EmployeeID, &e.FirstName, &e.LastName, &e.Email,
-		&c.Status, &c.SeenAt, &total}, func() error {
-		c.Employee = e.Name()
-		out = append(out, c)
-		return nil
-	})
-	if err != nil {
+	queueStoppedCards(b, since, limit, &out, &total)
+	if err := s.db.SendBatch(ctx, b).Close(); err != nil {
 		return nil, 0, fmt.Errorf("store: stopped cards: %w", err)
 	}
 	return out, total, nil
+}
+
+func queueStoppedCards(b *pgx.Batch, since time.Time, limit int, out *[]StoppedCard, total *int) {
+	b.Queue(`
+		SELECT c.id, c.last4, c.card_name, c.currency, c.employee_id, e.first_name, e.last_name, e.email, c.status, c.status_changed_at,
+			count(*) OVER ()
+		FROM cards c JOIN employees e ON e.id = c.employee_id
+		WHERE lower(c.status) IN `+stoppedStatuses+` AND NOT c.gone AND c.status_changed_at >= `+planOnce(1, "timestamptz")+`
+		ORDER BY c.status_changed_at DESC, c.id LIMIT `+limitSQL(limit), since).Query(func(rows pgx.Rows) error {
+		var c StoppedCard
+		var e Employee
+		_, err := pgx.ForEachRow(rows, []any{&c.CardID, &c.Last4, &c.CardName, &c.Currency, &c.EmployeeID, &e.FirstName, &e.LastName, &e.Email,
+			&c.Status, &c.SeenAt, total}, func() error {
+			c.Employee = e.Name()
+			*out = append(*out, c)
+			return nil
+		})
+		return err
+	})
 }
 
 // CardDay is one UTC day of card transactions in one currency: spends
@@ -329,32 +401,36 @@ type CardDay struct {
 // the days from first to last (dates, UTC), from the daily totals kept as
 // activity is recorded (migration 0037).
 func (s *Store) CardSpendByDay(ctx context.Context, first, last time.Time) ([]CardDay, error) {
-	rows, err := s.db.Query(ctx, `
-		SELECT day::timestamp AT TIME ZONE 'UTC', currency,
-			coalesce(sum(n) FILTER (WHERE upper(status) NOT IN ('DECLINED', 'REVERSED')), 0),
-			coalesce(sum(amount_sum) FILTER (WHERE upper(status) NOT IN ('DECLINED', 'REVERSED')), 0)::text,
-			coalesce(sum(n) FILTER (WHERE upper(status) = 'DECLINED'), 0)
-		FROM activity_days
-		WHERE kind = 'card_transaction' AND day >= $1::date AND day <= $2::date
-		GROUP BY 1, 2 ORDER BY 1, 2`, utcDate(first), utcDate(last))
-	if err != nil {
-		return nil, fmt.Errorf("store: card spend: %w", err)
-	}
+	b := &pgx.Batch{}
 	var out []CardDay
-	var d CardDay
-	var spent string
-	_, err = pgx.ForEachRow(rows, []any{&d.Day, &d.Currency, &d.Spends, &spent, &d.Declines}, func() error {
-		var err error
-		if d.Spent, err = decimal.NewFromString(spent); err != nil {
-			return err
-		}
-		out = append(out, d)
-		return nil
-	})
-	if err != nil {
+	queueCardSpendByDay(b, first, last, &out)
+	if err := s.db.SendBatch(ctx, b).Close(); err != nil {
 		return nil, fmt.Errorf("store: card spend: %w", err)
 	}
 	return out, nil
+}
+
+func queueCardSpendByDay(b *pgx.Batch, first, last time.Time, out *[]CardDay) {
+	b.Queue(`
+		SELECT day, currency,
+			coalesce(sum(n) FILTER (WHERE upper(status) NOT IN ('DECLINED', 'REVERSED')), 0)::bigint,
+			coalesce(sum(amount_sum) FILTER (WHERE upper(status) NOT IN ('DECLINED', 'REVERSED')), 0)::text,
+			coalesce(sum(n) FILTER (WHERE upper(status) = 'DECLINED'), 0)::bigint
+		FROM activity_days
+		WHERE kind = 'card_transaction' AND day >= $1::date AND day <= $2::date
+		GROUP BY 1, 2 ORDER BY 1, 2`, utcDate(first), utcDate(last)).Query(func(rows pgx.Rows) error {
+		var d CardDay
+		var spent string
+		_, err := pgx.ForEachRow(rows, []any{&d.Day, &d.Currency, &d.Spends, &spent, &d.Declines}, func() error {
+			var err error
+			if d.Spent, err = decimal.NewFromString(spent); err != nil {
+				return err
+			}
+			*out = append(*out, d)
+			return nil
+		})
+		return err
+	})
 }
 
 // WebhookHour is one hour of webhook deliveries: how many were received
@@ -384,6 +460,14 @@ type WebhookHealth struct {
 func (s *Store) WebhookHealth(ctx context.Context, since time.Time) (WebhookHealth, error) {
 	var out WebhookHealth
 	b := &pgx.Batch{}
+	queueWebhookHealth(b, since, &out)
+	if err := s.db.SendBatch(ctx, b).Close(); err != nil {
+		return out, fmt.Errorf("store: webhook health: %w", err)
+	}
+	return out, nil
+}
+
+func queueWebhookHealth(b *pgx.Batch, since time.Time, out *WebhookHealth) {
 	b.Queue(`SELECT date_trunc('hour', received_at, 'UTC'), count(*), count(*) FILTER (WHERE state IN ('failed', 'unparseable')),
 			count(*) FILTER (WHERE state IN ('queued', 'deferred'))
 		FROM webhook_events WHERE received_at >= $1 GROUP BY 1 ORDER BY 1`, since).Query(func(rows pgx.Rows) error {
@@ -397,23 +481,115 @@ func (s *Store) WebhookHealth(ctx context.Context, since time.Time) (WebhookHeal
 		})
 		return err
 	})
-	b.Queue(`SELECT count(*) FROM webhook_signature_failures WHERE at >= $1`, since).QueryRow(func(row pgx.Row) error {
-		return row.Scan(&out.SignatureFailures)
+	// The refusals, and the newest delivery (the newest row by key: no
+	// index on the time is needed for it), as one statement.
+	b.Queue(`SELECT (SELECT count(*) FROM webhook_signature_failures WHERE at >= $1),
+		(SELECT received_at FROM webhook_events ORDER BY id DESC LIMIT 1)`, since).QueryRow(func(row pgx.Row) error {
+		return row.Scan(&out.SignatureFailures, &out.LastReceived)
 	})
-	// The newest row by key is the newest delivery: no index on the time
-	// is needed for it.
-	b.Queue(`SELECT received_at FROM webhook_events ORDER BY id DESC LIMIT 1`).Query(func(rows pgx.Rows) error {
-		for rows.Next() {
-			var t time.Time
-			if err := rows.Scan(&t); err != nil {
-				return err
-			}
-			out.LastReceived = &t
-		}
-		return rows.Err()
-	})
+}
+
+// DashboardRequest says which parts of the start page to read, and their
+// windows; a part not asked for costs nothing.
+type DashboardRequest struct {
+	Now   time.Time
+	Limit int // the lists' length
+
+	HR         bool
+	Currencies []string // the readiness table's
+
+	// Finance: open sign links, the treasury's wallets, money in and out
+	// over the days from MoneyFirst to MoneyLast, payroll runs in
+	// progress.
+	Finance               bool
+	MoneyFirst, MoneyLast time.Time
+	Support               bool
+	CardFirst, CardLast   time.Time // stopped cards since CardFirst; spends per day
+	Webhooks              bool
+	WebhooksSince         time.Time
+	ReconciliationsToShow int
+}
+
+// Dashboard is what the start page reads from the mirror: each part is
+// set when the request asked for it.
+type Dashboard struct {
+	HR HRDashboard
+
+	SignLinks      []OpenSignLink
+	SignLinksTotal int
+	// NoTreasury: no treasury user is known upstream (Wallets is empty).
+	NoTreasury bool
+	Wallets    []Wallet
+	Money      []MoneyDay
+	Payroll    []PayrollInProgress
+
+	Stopped      []StoppedCard
+	StoppedTotal int
+	CardDays     []CardDay
+
+	Webhooks        WebhookHealth
+	Reconciliations []ReconciliationRun
+}
+
+// Dashboard reads every part of the start page that r asks for as one
+// pipelined batch on one connection: one round trip, where a connection
+// per part cost both processes a round trip each (the start page is
+// everyone's landing page, polled every 10 seconds). The statements are
+// those of HRDashboard, OpenSignLinks, MoneyInOut, PayrollRunsInProgress,
+// RecentlyStoppedCards, CardSpendByDay and WebhookHealth, with the
+// treasury's wallets (as Treasury reads them) and the latest
+// reconciliations (as ListReconciliations does).
+func (s *Store) Dashboard(ctx context.Context, r DashboardRequest) (Dashboard, error) {
+	var out Dashboard
+	b := &pgx.Batch{}
+	var hr hrRead
+	if r.HR {
+		hr = queueHRDashboard(b, r.Now, r.Limit, r.Currencies)
+	}
+	if r.Finance {
+		queueOpenSignLinks(b, r.Now, r.Limit, &out.SignLinks, &out.SignLinksTotal)
+		queueTreasuryWallets(b, &out.Wallets, &out.NoTreasury)
+		queueMoneyInOut(b, r.MoneyFirst, r.MoneyLast, &out.Money)
+		queuePayrollRunsInProgress(b, r.Limit, &out.Payroll)
+	}
+	if r.Support {
+		queueStoppedCards(b, r.CardFirst, r.Limit, &out.Stopped, &out.StoppedTotal)
+		queueCardSpendByDay(b, r.CardFirst, r.CardLast, &out.CardDays)
+	}
+	if r.Webhooks {
+		queueWebhookHealth(b, r.WebhooksSince, &out.Webhooks)
+		b.Queue(`SELECT id, started_at, finished_at, checked, corrected, notes FROM reconciliation_runs
+			ORDER BY started_at DESC, id DESC LIMIT $1`, r.ReconciliationsToShow).Query(func(rows pgx.Rows) error {
+			var x ReconciliationRun
+			_, err := pgx.ForEachRow(rows, []any{&x.ID, &x.StartedAt, &x.FinishedAt, &x.Checked, &x.Corrected, &x.Notes}, func() error {
+				out.Reconciliations = append(out.Reconciliations, x)
+				return nil
+			})
+			return err
+		})
+	}
+	if b.Len() == 0 {
+		return out, nil
+	}
 	if err := s.db.SendBatch(ctx, b).Close(); err != nil {
-		return out, fmt.Errorf("store: webhook health: %w", err)
+		return Dashboard{}, fmt.Errorf("store: dashboard: %w", err)
+	}
+	if r.HR {
+		hr.finish()
+		out.HR = *hr.HRDashboard
 	}
 	return out, nil
+}
+
+// queueTreasuryWallets reads the wallets of the treasury user Treasury
+// finds; *none is set when there is no such user. Neither statement has
+// a parameter: each is planned once per connection.
+func queueTreasuryWallets(b *pgx.Batch, ws *[]Wallet, none *bool) {
+	const first = `SELECT id FROM employees WHERE kind = 'treasury' AND coalesce(service_user_id, '') <> '' ORDER BY id LIMIT 1`
+	b.Queue(`SELECT NOT EXISTS (` + first + `)`).QueryRow(func(row pgx.Row) error { return row.Scan(none) })
+	b.Queue(`SELECT ` + walletColumns + ` FROM wallets WHERE employee_id = (` + first + `) ORDER BY currency`).Query(func(rows pgx.Rows) error {
+		list, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Wallet, error) { return scanWallet(r) })
+		*ws = list
+		return err
+	})
 }

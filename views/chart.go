@@ -3,8 +3,8 @@ package views
 import (
 	"context"
 	"io"
+	"math"
 	"strconv"
-	"strings"
 
 	"github.com/a-h/templ"
 	"github.com/shopspring/decimal"
@@ -95,29 +95,48 @@ type chartComponent struct {
 
 func (cc chartComponent) Render(_ context.Context, w io.Writer) error {
 	c := cc.c
-	hw := &htmlWriter{w: w}
+	hw := &chartBuf{b: make([]byte, 0, 4096+len(c.Labels)*len(c.Series)*256)}
 	hw.raw(`<figure class="chart chart-` + cc.kind + `" data-testid="chart-`)
 	hw.text(c.ID)
 	hw.raw(`">`)
 	svgOpen(hw, c.ID, c.Title, c.Desc, chartW, chartH)
-	top := niceCeiling(maxValue(c.Series))
+	top := newScaler(niceCeiling(maxValue(c.Series)))
 	plotW := int64(chartW - chartLeft - chartRight)
 	plotH := int64(chartH - chartTop - chartBottom)
 	base := int64(chartTop) + plotH
 	// y axis: three gridlines with their values.
 	for i := int64(0); i <= 2; i++ {
-		v := top.Mul(decimal.NewFromInt(i)).Div(decimal.NewFromInt(2))
-		y := base - scale(v, top, plotH)
-		hw.raw(`<line class="chart-grid" x1="` + coord(chartLeft) + `" x2="` + coord(chartW-chartRight) + `" y1="` + coord(y) + `" y2="` + coord(y) + `"/>`)
-		hw.raw(`<text class="chart-axis" text-anchor="end" x="` + coord(chartLeft-6) + `" y="` + coord(y+4) + `">`)
+		v := top.top.Mul(decimal.NewFromInt(i)).Div(decimal.NewFromInt(2))
+		y := base - top.scale(v, plotH)
+		hw.raw(`<line class="chart-grid" x1="`)
+		hw.coord(chartLeft)
+		hw.raw(`" x2="`)
+		hw.coord(chartW - chartRight)
+		hw.raw(`" y1="`)
+		hw.coord(y)
+		hw.raw(`" y2="`)
+		hw.coord(y)
+		hw.raw(`"/><text class="chart-axis" text-anchor="end" x="`)
+		hw.coord(chartLeft - 6)
+		hw.raw(`" y="`)
+		hw.coord(y + 4)
+		hw.raw(`">`)
 		hw.text(axisNumber(v))
 		hw.raw(`</text>`)
+	}
+	// Each value as the table (and a bar's tooltip) writes it, once.
+	numbers := make([][]string, len(c.Series))
+	for si, s := range c.Series {
+		numbers[si] = make([]string, len(c.Labels))
+		for i := range c.Labels {
+			numbers[si][i] = tableNumber(valueAt(s, i), c.Places)
+		}
 	}
 	n := int64(len(c.Labels))
 	if n > 0 {
 		switch cc.kind {
 		case "bar":
-			drawBars(hw, c, top, plotW, plotH, base)
+			drawBars(hw, c, numbers, top, plotW, plotH, base)
 		default:
 			drawAreas(hw, c, top, plotW, plotH, base)
 		}
@@ -127,7 +146,11 @@ func (cc chartComponent) Render(_ context.Context, w io.Writer) error {
 				continue
 			}
 			x := int64(chartLeft) + slotCentre(int64(i), n, plotW, cc.kind)
-			hw.raw(`<text class="chart-axis" text-anchor="middle" x="` + coord(x) + `" y="` + coord(chartH-8) + `">`)
+			hw.raw(`<text class="chart-axis" text-anchor="middle" x="`)
+			hw.coord(x)
+			hw.raw(`" y="`)
+			hw.coord(chartH - 8)
+			hw.raw(`">`)
 			hw.text(l)
 			hw.raw(`</text>`)
 		}
@@ -136,32 +159,56 @@ func (cc chartComponent) Render(_ context.Context, w io.Writer) error {
 	if len(c.Series) > 1 {
 		hw.raw(`<ul class="chart-key">`)
 		for _, s := range c.Series {
-			hw.raw(`<li><span class="chart-swatch chart-tone-` + toneClass(s.Tone) + `"></span>`)
+			hw.raw(`<li><span class="chart-swatch chart-tone-`)
+			hw.raw(toneClass(s.Tone))
+			hw.raw(`"></span>`)
 			hw.text(s.Name)
 			hw.raw(`</li>`)
 		}
 		hw.raw(`</ul>`)
 	}
-	chartTable(hw, c)
+	chartTable(hw, c, numbers)
 	hw.raw(`</figure>`)
-	return hw.err
+	_, err := w.Write(hw.b)
+	return err
 }
 
 // drawBars draws one group of bars per category.
-func drawBars(hw *htmlWriter, c Chart, top decimal.Decimal, plotW, plotH, base int64) {
+func drawBars(hw *chartBuf, c Chart, numbers [][]string, top scaler, plotW, plotH, base int64) {
 	n := int64(len(c.Labels))
 	k := int64(max(len(c.Series), 1))
+	name := make([]string, len(c.Series))
 	for si, s := range c.Series {
-		hw.raw(`<g class="chart-tone-` + toneClass(s.Tone) + `">`)
+		name[si] = templ.EscapeString(s.Name)
+	}
+	unit := templ.EscapeString(unitSuffix(c.Unit))
+	for si, s := range c.Series {
+		hw.raw(`<g class="chart-tone-`)
+		hw.raw(toneClass(s.Tone))
+		hw.raw(`">`)
 		for i := range n {
 			v := valueAt(s, int(i))
 			slot := plotW * 10 / n // tenths of a unit
 			bar := slot * 8 / 10 / k
 			x := int64(chartLeft)*10 + slot*i + slot/10 + bar*int64(si)
-			h := scale(v, top, plotH*10)
-			hw.raw(`<rect class="chart-bar" x="` + tenths(x) + `" y="` + tenths(base*10-h) + `" width="` + tenths(bar) +
-				`" height="` + tenths(h) + `"><title>`)
-			hw.text(c.Labels[i] + ", " + s.Name + ": " + tableNumber(v, c.Places) + unitSuffix(c.Unit))
+			h := top.scale(v, plotH*10)
+			hw.raw(`<rect class="chart-bar" x="`)
+			hw.tenths(x)
+			hw.raw(`" y="`)
+			hw.tenths(base*10 - h)
+			hw.raw(`" width="`)
+			hw.tenths(bar)
+			hw.raw(`" height="`)
+			hw.tenths(h)
+			hw.raw(`"><title>`)
+			// The parts escaped one by one read as the whole escaped:
+			// escaping replaces characters, never across them.
+			hw.text(c.Labels[i])
+			hw.raw(", ")
+			hw.raw(name[si])
+			hw.raw(": ")
+			hw.text(numbers[si][i])
+			hw.raw(unit)
 			hw.raw(`</title></rect>`)
 		}
 		hw.raw(`</g>`)
@@ -169,26 +216,40 @@ func drawBars(hw *htmlWriter, c Chart, top decimal.Decimal, plotW, plotH, base i
 }
 
 // drawAreas draws each series as a shaded area under its line.
-func drawAreas(hw *htmlWriter, c Chart, top decimal.Decimal, plotW, plotH, base int64) {
+func drawAreas(hw *chartBuf, c Chart, top scaler, plotW, plotH, base int64) {
 	n := int64(len(c.Labels))
+	line := &chartBuf{}
 	for _, s := range c.Series {
-		var line strings.Builder
+		line.b = line.b[:0]
 		for i := range n {
 			x := int64(chartLeft)*10 + slotCentre(i, n, plotW*10, "area")
-			y := base*10 - scale(valueAt(s, int(i)), top, plotH*10)
+			y := base*10 - top.scale(valueAt(s, int(i)), plotH*10)
 			if i == 0 {
-				line.WriteString("M")
+				line.raw("M")
 			} else {
-				line.WriteString(" L")
+				line.raw(" L")
 			}
-			line.WriteString(tenths(x) + " " + tenths(y))
+			line.tenths(x)
+			line.raw(" ")
+			line.tenths(y)
 		}
 		first := int64(chartLeft)*10 + slotCentre(0, n, plotW*10, "area")
 		last := int64(chartLeft)*10 + slotCentre(n-1, n, plotW*10, "area")
-		area := line.String() + " L" + tenths(last) + " " + tenths(base*10) + " L" + tenths(first) + " " + tenths(base*10) + " Z"
-		tone := toneClass(s.Tone)
-		hw.raw(`<g class="chart-tone-` + tone + `"><path class="chart-area" d="` + area + `"/><path class="chart-line" d="` +
-			line.String() + `"/></g>`)
+		hw.raw(`<g class="chart-tone-`)
+		hw.raw(toneClass(s.Tone))
+		hw.raw(`"><path class="chart-area" d="`)
+		hw.b = append(hw.b, line.b...)
+		hw.raw(" L")
+		hw.tenths(last)
+		hw.raw(" ")
+		hw.tenths(base * 10)
+		hw.raw(" L")
+		hw.tenths(first)
+		hw.raw(" ")
+		hw.tenths(base * 10)
+		hw.raw(` Z"/><path class="chart-line" d="`)
+		hw.b = append(hw.b, line.b...)
+		hw.raw(`"/></g>`)
 	}
 }
 
@@ -202,7 +263,7 @@ func slotCentre(i, n, width int64, kind string) int64 {
 }
 
 // chartTable is the chart's numbers as a table, folded under the chart.
-func chartTable(hw *htmlWriter, c Chart) {
+func chartTable(hw *chartBuf, c Chart, numbers [][]string) {
 	detailsOpen(hw, c.ID)
 	hw.text(c.Title)
 	hw.raw(`</summary><table data-testid="chart-table-`)
@@ -220,9 +281,11 @@ func chartTable(hw *htmlWriter, c Chart) {
 		hw.raw(`<tr><th scope="row">`)
 		hw.text(l)
 		hw.raw(`</th>`)
-		for si, s := range c.Series {
-			hw.raw(`<td class="num" data-series="` + strconv.Itoa(si) + `">`)
-			hw.text(tableNumber(valueAt(s, i), c.Places))
+		for si := range c.Series {
+			hw.raw(`<td class="num" data-series="`)
+			hw.coord(int64(si))
+			hw.raw(`">`)
+			hw.text(numbers[si][i])
 			hw.raw(`</td>`)
 		}
 		hw.raw(`</tr>`)
@@ -232,7 +295,7 @@ func chartTable(hw *htmlWriter, c Chart) {
 
 // detailsOpen starts the table's <details>. Its id lets the page keep it
 // open when the live part it sits in is reloaded (static/app.js).
-func detailsOpen(hw *htmlWriter, id string) {
+func detailsOpen(hw *chartBuf, id string) {
 	hw.raw(`<details class="chart-data" id="`)
 	hw.text("chart-data-" + id)
 	hw.raw(`"><summary>The numbers: `)
@@ -242,7 +305,7 @@ type funnelComponent struct{ f Funnel }
 
 func (fc funnelComponent) Render(_ context.Context, w io.Writer) error {
 	f := fc.f
-	hw := &htmlWriter{w: w}
+	hw := &chartBuf{b: make([]byte, 0, 4096)}
 	hw.raw(`<figure class="chart chart-funnel" data-testid="chart-`)
 	hw.text(f.ID)
 	hw.raw(`">`)
@@ -261,8 +324,15 @@ func (fc funnelComponent) Render(_ context.Context, w io.Writer) error {
 			w = int64(barW) * 10 * int64(st.N) / int64(first)
 		}
 		x := int64(labelW)*10 + (int64(barW)*10-w)/2
-		hw.raw(`<rect class="chart-bar chart-funnel-step" x="` + tenths(x) + `" y="` + coord(y) + `" width="` + tenths(w) +
-			`" height="` + coord(funnelRowH-6) + `"><title>`)
+		hw.raw(`<rect class="chart-bar chart-funnel-step" x="`)
+		hw.tenths(x)
+		hw.raw(`" y="`)
+		hw.coord(y)
+		hw.raw(`" width="`)
+		hw.tenths(w)
+		hw.raw(`" height="`)
+		hw.coord(funnelRowH - 6)
+		hw.raw(`"><title>`)
 		hw.text(st.Label + ": " + strconv.Itoa(st.N) + stageShare(f.Stages, i))
 		hw.raw(`</title></rect>`)
 		hw.raw(`<text class="chart-label" x="0" y="` + coord(y+20) + `">`)
@@ -287,7 +357,8 @@ func (fc funnelComponent) Render(_ context.Context, w io.Writer) error {
 		hw.raw(`</td></tr>`)
 	}
 	hw.raw(`</tbody></table></details></figure>`)
-	return hw.err
+	_, err := w.Write(hw.b)
+	return err
 }
 
 // stageShare is ", 62% of the stage before" for every stage but the first.
@@ -307,7 +378,7 @@ func percent(n, d int) string {
 }
 
 // svgOpen starts an accessible SVG named by its title and description.
-func svgOpen(hw *htmlWriter, id, title, desc string, w, h int64) {
+func svgOpen(hw *chartBuf, id, title, desc string, w, h int64) {
 	hw.raw(`<svg xmlns="http://www.w3.org/2000/svg" role="img" class="chart-svg" viewBox="0 0 ` + coord(w) + ` ` + coord(h) +
 		`" aria-labelledby="`)
 	hw.text(id + "-title " + id + "-desc")
@@ -363,32 +434,80 @@ func niceCeiling(m decimal.Decimal) decimal.Decimal {
 	return decimal.New(10, exp)
 }
 
+// scaler maps values in [0, top] to lengths.
+type scaler struct {
+	top decimal.Decimal
+	// step and exp: top is step × 10^exp (niceCeiling's), with step in
+	// whole numbers; ok when it is, and small enough for int64.
+	step int64
+	exp  int32
+	ok   bool
+}
+
+func newScaler(top decimal.Decimal) scaler {
+	s := scaler{top: top}
+	if top.IsPositive() && top.Coefficient().IsInt64() {
+		s.step, s.exp, s.ok = top.Coefficient().Int64(), top.Exponent(), true
+	}
+	return s
+}
+
 // scale maps v in [0, top] to [0, size], rounded down to whole units of
-// size; negative values draw as zero.
-func scale(v, top decimal.Decimal, size int64) int64 {
-	if !v.IsPositive() || !top.IsPositive() {
+// size; negative values draw as zero. A chart has a few hundred values:
+// the quotient is worked out in int64 when it fits, exactly as the
+// decimal division would round it down (top is 1, 2 or 5 times a power
+// of ten, so the quotient's decimals end within 16 places, where Div
+// rounds, whenever v has fewer than 15 decimals more than top).
+func (s scaler) scale(v decimal.Decimal, size int64) int64 {
+	if !v.IsPositive() || !s.top.IsPositive() {
 		return 0
 	}
-	return min(v.Mul(decimal.NewFromInt(size)).Div(top).IntPart(), size)
+	if s.ok && v.Coefficient().IsInt64() && size > 0 {
+		coef, shift := v.Coefficient().Int64(), v.Exponent()-s.exp
+		// v × size / top = coef × size × 10^shift / step.
+		num, den := coef, s.step
+		ok := shift >= -15 && shift <= 18
+		for ; ok && shift > 0; shift-- {
+			ok = num <= math.MaxInt64/10
+			num *= 10
+		}
+		for ; ok && shift < 0; shift++ {
+			ok = den <= math.MaxInt64/10
+			den *= 10
+		}
+		if ok && num <= math.MaxInt64/size {
+			return min(num*size/den, size)
+		}
+	}
+	return min(v.Mul(decimal.NewFromInt(size)).Div(s.top).IntPart(), size)
 }
 
 // coord writes a whole-unit coordinate.
 func coord(v int64) string { return strconv.FormatInt(v, 10) }
 
-// tenths writes a coordinate held in tenths of a unit: 1234 → "123.4".
-func tenths(v int64) string {
-	neg := v < 0
-	if neg {
+// chartBuf collects a chart's markup, written to the page at once.
+type chartBuf struct{ b []byte }
+
+// raw appends trusted markup (constants of this file, numbers).
+func (c *chartBuf) raw(s string) { c.b = append(c.b, s...) }
+
+// text appends a value as escaped text, safe in element content and in a
+// double-quoted attribute value.
+func (c *chartBuf) text(s string) { c.b = append(c.b, templ.EscapeString(s)...) }
+
+// coord appends a whole-unit coordinate.
+func (c *chartBuf) coord(v int64) { c.b = strconv.AppendInt(c.b, v, 10) }
+
+// tenths appends a coordinate held in tenths of a unit: 1234 → "123.4".
+func (c *chartBuf) tenths(v int64) {
+	if v < 0 {
+		c.b = append(c.b, '-')
 		v = -v
 	}
-	s := strconv.FormatInt(v/10, 10)
+	c.b = strconv.AppendInt(c.b, v/10, 10)
 	if r := v % 10; r != 0 {
-		s += "." + strconv.FormatInt(r, 10)
+		c.b = append(c.b, '.', byte('0'+r))
 	}
-	if neg {
-		s = "-" + s
-	}
-	return s
 }
 
 // axisNumber is a gridline's value, short: 1,500 or 2.5M.

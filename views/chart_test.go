@@ -107,3 +107,26 @@ func TestNiceCeiling(t *testing.T) {
 		}
 	}
 }
+
+// The int64 path of scale gives what the decimal division gives, for
+// money and counts of every size, and for values past int64's reach.
+func TestScaleMatchesDecimalDivision(t *testing.T) {
+	values := []string{"0", "1", "3", "7", "9.99", "10", "12.34", "99.995", "1250.50", "980.125", "1500.75", "123456789.01",
+		"0.001", "0.3333333", "5e-20", "92233720368547758.07", "123456789012345678901234567890", "-5", "1e18", "4.5e-15"}
+	sizes := []int64{0, 1, 180, 1800, 5840}
+	for _, vs := range values {
+		v := dec(vs)
+		for _, top := range []decimal.Decimal{niceCeiling(v), niceCeiling(v.Mul(dec("3"))), dec("1"), dec("0.5"), dec("2e30")} {
+			s := newScaler(top)
+			for _, size := range sizes {
+				want := int64(0)
+				if v.IsPositive() && top.IsPositive() {
+					want = min(v.Mul(decimal.NewFromInt(size)).Div(top).IntPart(), size)
+				}
+				if got := s.scale(v, size); got != want {
+					t.Errorf("scale(%s, top %s, size %d) = %d, want %d", vs, top, size, got, want)
+				}
+			}
+		}
+	}
+}

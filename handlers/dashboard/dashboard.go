@@ -4,7 +4,6 @@ package dashboard
 
 import (
 	"context"
-	"errors"
 	"net/http"
 	"strconv"
 	"sync"
@@ -57,9 +56,10 @@ const (
 
 // Windows the page reads.
 const (
-	moneyDays   = 30
-	cardDays    = 7
-	webhookSpan = 24 * time.Hour
+	moneyDays = 30
+	cardDays  = 7
+	// reconciliationsShown is how many of the latest runs the owner sees.
+	reconciliationsShown = 3
 )
 
 // Home shows the dashboard; an htmx poll gets its live part alone.
@@ -94,40 +94,58 @@ func (h *Handler) build(ctx context.Context, viewer *handlers.Viewer) (views.Das
 	if v.Brief {
 		limit = briefList
 	}
-	// The parts, and the API's status (a network call), are read side by
-	// side, each on its own connection; each part writes only its field.
+	req := store.DashboardRequest{Now: now, Limit: limit, HR: viewer.Can(store.PermEmployeesWrite),
+		Finance: viewer.Can(store.PermTreasury), Support: viewer.Can(store.PermCardsWrite), Webhooks: viewer.Can(store.PermSettings)}
+	if req.HR {
+		req.Currencies = store.ReadinessCurrencies()
+	}
+	moneyRange, cardRange, hours := dayRange(now, moneyDays), dayRange(now, cardDays), hourRange(now)
+	req.MoneyFirst, req.MoneyLast = moneyRange[0], moneyRange[len(moneyRange)-1]
+	req.CardFirst, req.CardLast = cardRange[0], cardRange[len(cardRange)-1]
+	req.WebhooksSince, req.ReconciliationsToShow = hours[0], reconciliationsShown
+	linked := req.Finance && viewer.Staff.ServiceUserID != ""
+	// Every part the mirror holds is one batch on one connection; the
+	// approval queue's page (the queue's own read) and the API's status
+	// (a network call) go side by side with it.
+	var (
+		d     store.Dashboard
+		queue store.QueuePage
+	)
 	g, gctx := errgroup.WithContext(ctx)
-	if viewer.Can(store.PermSettings) {
+	if req.Webhooks {
 		g.Go(func() error {
 			st := h.upstreamStatus(gctx)
 			v.Upstream = &st
 			return nil
 		})
+	}
+	if linked {
+		// The approval queue's "mine": waiting for this admin's approval,
+		// not created by this viewer.
 		g.Go(func() (err error) {
-			v.Webhooks, err = h.webhooks(gctx, now)
+			queue, err = h.store.ListQueuePage(gctx, store.QueueFilter{NeedsApprovalBy: viewer.Staff.ServiceUserID,
+				ExcludeCreator: viewer.Staff.ID, Limit: limit, ExactTotal: true})
 			return err
 		})
 	}
-	if viewer.Can(store.PermTreasury) {
-		g.Go(func() (err error) {
-			v.Finance, err = h.finance(gctx, viewer, now, limit)
-			return err
-		})
-	}
-	if viewer.Can(store.PermEmployeesWrite) {
-		g.Go(func() (err error) {
-			v.HR, err = h.hr(gctx, now, limit)
-			return err
-		})
-	}
-	if viewer.Can(store.PermCardsWrite) {
-		g.Go(func() (err error) {
-			v.Support, err = h.support(gctx, now, limit)
-			return err
-		})
-	}
+	g.Go(func() (err error) {
+		d, err = h.store.Dashboard(gctx, req)
+		return err
+	})
 	if err := g.Wait(); err != nil {
 		return v, err
+	}
+	if req.Webhooks {
+		v.Webhooks = webhooks(d, hours)
+	}
+	if req.Finance {
+		v.Finance = finance(d, linked, queue, moneyRange)
+	}
+	if req.HR {
+		v.HR = hr(d.HR, req.Currencies)
+	}
+	if req.Support {
+		v.Support = support(d, cardRange)
 	}
 	return v, nil
 }
@@ -154,12 +172,7 @@ var needWords = []views.DashboardCount{
 var readinessColumns = []string{store.ReadyActive, store.ReadyOnboarding, store.ReadyToActivate, store.ReadyMissing,
 	store.ReadyFailed, store.ReadyRejected, store.ReadyNotStarted, store.ReadyNotRead}
 
-func (h *Handler) hr(ctx context.Context, now time.Time, limit int) (*views.DashboardHR, error) {
-	currencies := store.ReadinessCurrencies()
-	d, err := h.store.HRDashboard(ctx, now, limit, currencies)
-	if err != nil {
-		return nil, err
-	}
+func hr(d store.HRDashboard, currencies []string) *views.DashboardHR {
 	f := d.Funnel
 	out := &views.DashboardHR{Funnel: views.Funnel{ID: "invite-funnel", Title: "Invite funnel",
 		Desc: "Employees by how far they got, each stage a part of the one before: " + strconv.Itoa(f.Invited) + " invited, " +
@@ -186,7 +199,7 @@ func (h *Handler) hr(ctx context.Context, now time.Time, limit int) (*views.Dash
 		}
 		out.Readiness.Currencies = append(out.Readiness.Currencies, row)
 	}
-	return out, nil
+	return out
 }
 
 // needInWords says why an employee needs action.
@@ -205,53 +218,9 @@ func needInWords(n store.EmployeeNeed) string {
 	return n.Reason
 }
 
-func (h *Handler) finance(ctx context.Context, viewer *handlers.Viewer, now time.Time, limit int) (*views.DashboardFinance, error) {
-	out := &views.DashboardFinance{Linked: viewer.Staff.ServiceUserID != ""}
-	var (
-		page    store.QueuePage
-		links   []store.OpenSignLink
-		wallets []store.Wallet
-		moves   []store.MoneyDay
-		runs    []store.PayrollInProgress
-	)
-	days := dayRange(now, moneyDays)
-	// Five reads, each on its own connection.
-	g, gctx := errgroup.WithContext(ctx)
-	if out.Linked {
-		// The approval queue's "mine": waiting for this admin's approval,
-		// not created by this viewer.
-		g.Go(func() (err error) {
-			page, err = h.store.ListQueuePage(gctx, store.QueueFilter{NeedsApprovalBy: viewer.Staff.ServiceUserID,
-				ExcludeCreator: viewer.Staff.ID, Limit: limit, ExactTotal: true})
-			return err
-		})
-	}
-	g.Go(func() (err error) {
-		links, out.SignLinksTotal, err = h.store.OpenSignLinks(gctx, now, limit)
-		return err
-	})
-	g.Go(func() error {
-		_, ws, err := h.store.Treasury(gctx)
-		switch {
-		case errors.Is(err, store.ErrNoTreasury):
-			out.NoTreasury = true
-		case err != nil:
-			return err
-		}
-		wallets = ws
-		return nil
-	})
-	g.Go(func() (err error) {
-		moves, err = h.store.MoneyInOut(gctx, days[0], days[len(days)-1])
-		return err
-	})
-	g.Go(func() (err error) {
-		runs, err = h.store.PayrollRunsInProgress(gctx, limit)
-		return err
-	})
-	if err := g.Wait(); err != nil {
-		return nil, err
-	}
+func finance(d store.Dashboard, linked bool, page store.QueuePage, days []time.Time) *views.DashboardFinance {
+	out := &views.DashboardFinance{Linked: linked, SignLinksTotal: d.SignLinksTotal, NoTreasury: d.NoTreasury}
+	links, wallets, moves, runs := d.SignLinks, d.Wallets, d.Money, d.Payroll
 	if out.Linked {
 		names := mirror.Names(page.Names)
 		out.WaitingTotal = page.Total
@@ -280,7 +249,7 @@ func (h *Handler) finance(ctx context.Context, viewer *handlers.Viewer, now time
 		out.Payroll = append(out.Payroll, views.DashboardPayroll{Href: "/payroll/" + strconv.FormatInt(r.ID, 10), Name: r.Name,
 			State: state, Rows: r.Rows, Open: r.Open})
 	}
-	return out, nil
+	return out
 }
 
 // signLinkView names what a link is for, and where it is followed.
@@ -312,6 +281,16 @@ func tokenAmount(d decimal.Decimal, coin string) views.Amount {
 		return views.Amount{Value: d, Currency: string(f), Token: coin}
 	}
 	return views.Amount{Value: d, Currency: coin}
+}
+
+// hourRange is 24 whole UTC hours, the current one last.
+func hourRange(now time.Time) []time.Time {
+	hours := make([]time.Time, 24)
+	current := now.UTC().Truncate(time.Hour)
+	for i := range hours {
+		hours[i] = current.Add(time.Duration(i-23) * time.Hour)
+	}
+	return hours
 }
 
 // dayRange is the n UTC days ending with today's, oldest first.

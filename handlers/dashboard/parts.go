@@ -1,13 +1,11 @@
 package dashboard
 
 import (
-	"context"
 	"slices"
 	"strconv"
 	"time"
 
 	"github.com/shopspring/decimal"
-	"golang.org/x/sync/errgroup"
 
 	"partneradmin/store"
 	"partneradmin/views"
@@ -51,25 +49,8 @@ func moneyCharts(moves []store.MoneyDay, days []time.Time) []views.Chart {
 	return out
 }
 
-func (h *Handler) support(ctx context.Context, now time.Time, limit int) (*views.DashboardSupport, error) {
-	days := dayRange(now, cardDays)
-	var (
-		cards []store.StoppedCard
-		total int
-		spend []store.CardDay
-	)
-	g, gctx := errgroup.WithContext(ctx)
-	g.Go(func() (err error) {
-		cards, total, err = h.store.RecentlyStoppedCards(gctx, days[0], limit)
-		return err
-	})
-	g.Go(func() (err error) {
-		spend, err = h.store.CardSpendByDay(gctx, days[0], days[len(days)-1])
-		return err
-	})
-	if err := g.Wait(); err != nil {
-		return nil, err
-	}
+func support(d store.Dashboard, days []time.Time) *views.DashboardSupport {
+	cards, total, spend := d.Stopped, d.StoppedTotal, d.CardDays
 	out := &views.DashboardSupport{StoppedTotal: total}
 	for _, c := range cards {
 		name := c.CardName
@@ -104,32 +85,12 @@ func (h *Handler) support(ctx context.Context, now time.Time, limit int) (*views
 		Desc:     "Card transactions per day: " + strconv.Itoa(out.Spends) + " spends and " + strconv.Itoa(out.Declines) + " declines in 7 days.",
 		Category: "Day", Labels: dayLabels(days), Unit: "transactions",
 		Series: []views.ChartSeries{{Name: "Spends", Values: spends}, {Name: "Declines", Tone: "bad", Values: declines}}}
-	return out, nil
+	return out
 }
 
-func (h *Handler) webhooks(ctx context.Context, now time.Time) (*views.DashboardWebhooks, error) {
-	// 24 whole hours, the current one last.
-	hours := make([]time.Time, 24)
-	current := now.UTC().Truncate(time.Hour)
-	for i := range hours {
-		hours[i] = current.Add(time.Duration(i-23) * time.Hour)
-	}
-	var (
-		health store.WebhookHealth
-		runs   []store.ReconciliationRun
-	)
-	g, gctx := errgroup.WithContext(ctx)
-	g.Go(func() (err error) {
-		health, err = h.store.WebhookHealth(gctx, hours[0])
-		return err
-	})
-	g.Go(func() (err error) {
-		runs, err = h.store.ListReconciliations(gctx, 3)
-		return err
-	})
-	if err := g.Wait(); err != nil {
-		return nil, err
-	}
+// webhooks is the owner's view of the 24 hours from hours[0].
+func webhooks(d store.Dashboard, hours []time.Time) *views.DashboardWebhooks {
+	health, runs := d.Webhooks, d.Reconciliations
 	out := &views.DashboardWebhooks{Failures: health.Failures, SignatureFailures: health.SignatureFailures, Waiting: health.Waiting,
 		LastReceived: health.LastReceived}
 	deliveries, failures := zeros(24), zeros(24)
@@ -156,7 +117,7 @@ func (h *Handler) webhooks(ctx context.Context, now time.Time) (*views.Dashboard
 		out.Reconciliations = append(out.Reconciliations, views.DashboardReconciliation{At: r.StartedAt, Checked: r.Checked,
 			Corrected: r.Corrected, Notes: r.Notes})
 	}
-	return out, nil
+	return out
 }
 
 func dayIndex(days []time.Time) map[time.Time]int {
