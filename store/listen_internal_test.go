@@ -36,7 +36,9 @@ func (l *liveLog) lost() int {
 	return n
 }
 
-func heartbeatListener(t *testing.T, to string) (*Listener, *liveLog) {
+// heartbeatListener heartbeats every 30 ms and gives each heartbeat wait to
+// come back.
+func heartbeatListener(t *testing.T, to string, wait time.Duration) (*Listener, *liveLog) {
 	t.Helper()
 	pool, err := pgxpool.New(context.Background(), pgtest.NewDatabase(t))
 	if err != nil {
@@ -44,7 +46,7 @@ func heartbeatListener(t *testing.T, to string) (*Listener, *liveLog) {
 	}
 	t.Cleanup(pool.Close)
 	l := NewListener(New(pool), slog.New(slog.DiscardHandler))
-	l.HeartbeatEvery, l.HeartbeatWait, l.heartbeatTo = 30*time.Millisecond, 200*time.Millisecond, to
+	l.HeartbeatEvery, l.HeartbeatWait, l.heartbeatTo = 30*time.Millisecond, wait, to
 	sub := &liveLog{}
 	l.Subscribe("test_channel", sub)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -60,7 +62,9 @@ func heartbeatListener(t *testing.T, to string) (*Listener, *liveLog) {
 }
 
 func TestListenerHeartbeatsKeepAWorkingConnection(t *testing.T) {
-	_, sub := heartbeatListener(t, heartbeatChannel)
+	// A busy machine can hold a heartbeat for a while: 3 s is far more
+	// than a working connection needs.
+	_, sub := heartbeatListener(t, heartbeatChannel, 3*time.Second)
 	time.Sleep(time.Second) // some 30 heartbeats
 	if n := sub.lost(); n != 0 {
 		t.Fatalf("a working connection was dropped %d times", n)
@@ -70,7 +74,7 @@ func TestListenerHeartbeatsKeepAWorkingConnection(t *testing.T) {
 // A connection that delivers nothing (here: heartbeats go to a channel
 // nobody listens on) is treated as lost, so nothing kept is used.
 func TestListenerDropsAConnectionThatDeliversNothing(t *testing.T) {
-	_, sub := heartbeatListener(t, "nobody_listens_here")
+	_, sub := heartbeatListener(t, "nobody_listens_here", 200*time.Millisecond)
 	deadline := time.Now().Add(5 * time.Second)
 	for sub.lost() == 0 {
 		if time.Now().After(deadline) {
