@@ -274,10 +274,19 @@ func (s *Store) RecordSignBatchItemRelayed(ctx context.Context, batchID int64, p
 	})
 }
 
+// proposalsByIDsSQL reads the proposals whose ids are in $1. The array
+// reaches the condition through an init plan, so the planner never sees
+// its length: the plan for one id and for many is the same, and
+// PostgreSQL keeps its cached generic plan. With the array in sight it
+// estimated one row for one id against ten for an unknown array, and
+// planned the statement (and its sign-deadline subquery) afresh on every
+// execution: the sync reads one wallet's few proposals 2,000 times a run.
+const proposalsByIDsSQL = `SELECT ` + proposalColumns + ` FROM proposals WHERE id = ANY((SELECT $1::text[])::text[])`
+
 // ProposalsByIDs loads the mirror's proposals with these ids, in no
 // particular order; ids the mirror does not know are left out.
 func (s *Store) ProposalsByIDs(ctx context.Context, ids []string) ([]Proposal, error) {
-	rows, err := s.db.Query(ctx, `SELECT `+proposalColumns+` FROM proposals WHERE id = ANY($1)`, ids)
+	rows, err := s.db.Query(ctx, proposalsByIDsSQL, ids)
 	if err != nil {
 		return nil, fmt.Errorf("store: proposals by id: %w", err)
 	}
