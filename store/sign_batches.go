@@ -274,14 +274,11 @@ func (s *Store) RecordSignBatchItemRelayed(ctx context.Context, batchID int64, p
 	})
 }
 
-// proposalsByIDsSQL reads the proposals whose ids are in $1. The array
-// reaches the condition through an init plan, so the planner never sees
-// its length: the plan for one id and for many is the same, and
-// PostgreSQL keeps its cached generic plan. With the array in sight it
-// estimated one row for one id against ten for an unknown array, and
-// planned the statement (and its sign-deadline subquery) afresh on every
-// execution: the sync reads one wallet's few proposals 2,000 times a run.
-const proposalsByIDsSQL = `SELECT ` + proposalColumns + ` FROM proposals WHERE id = ANY((SELECT $1::text[])::text[])`
+// proposalsByIDsSQL reads the proposals whose ids are in $1, with a plan
+// PostgreSQL keeps (anyText): planned afresh, with its sign-deadline
+// subquery, it cost more than it took to run, and the sync reads one
+// wallet's few proposals 2,000 times a run.
+var proposalsByIDsSQL = `SELECT ` + proposalColumns + ` FROM proposals WHERE id = ` + anyText("$1")
 
 // ProposalsByIDs loads the mirror's proposals with these ids, in no
 // particular order; ids the mirror does not know are left out.
