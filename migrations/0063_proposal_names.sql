@@ -73,6 +73,7 @@ CREATE TRIGGER proposal_names_on_proposal BEFORE INSERT OR UPDATE OF owner_user_
 CREATE FUNCTION proposal_names_rewrite(sids TEXT[]) RETURNS void LANGUAGE plpgsql AS $$
 DECLARE
     sid TEXT;
+    locked TEXT[];
     f TEXT;
     l TEXT;
     m TEXT;
@@ -87,14 +88,22 @@ BEGIN
     -- Every row to rewrite first, in one pass in the order of their ids,
     -- as every writer of several proposals locks them: a proposal can name
     -- two people, and rewrites locking as they went (or one id, then
-    -- another) deadlocked on two such rows.
-    PERFORM 1 FROM proposals WHERE owner_user_id = ANY(sids) OR to_user_id = ANY(sids) ORDER BY id FOR UPDATE;
+    -- another) deadlocked on two such rows. Only the rows of that pass are
+    -- rewritten: one committed since was written while these locks were
+    -- held, so its writer kept no copy (it is looked up).
+    SELECT array_agg(id) INTO locked FROM (SELECT id FROM proposals
+        WHERE owner_user_id = ANY(sids) OR to_user_id = ANY(sids) ORDER BY id FOR UPDATE) r;
+    IF locked IS NULL THEN
+        RETURN;
+    END IF;
     FOREACH sid IN ARRAY sids LOOP
         SELECT e.first_name, e.last_name, e.email INTO f, l, m FROM employees e WHERE e.service_user_id = sid;
         UPDATE proposals SET owner_first_name = f, owner_last_name = l, owner_email = m, owner_kept = true
-        WHERE owner_user_id = sid AND (NOT owner_kept OR (owner_first_name, owner_last_name, owner_email) IS DISTINCT FROM (f, l, m));
+        WHERE id = ANY(locked) AND owner_user_id = sid
+          AND (NOT owner_kept OR (owner_first_name, owner_last_name, owner_email) IS DISTINCT FROM (f, l, m));
         UPDATE proposals SET to_first_name = f, to_last_name = l, to_email = m, to_kept = true
-        WHERE to_user_id = sid AND (NOT to_kept OR (to_first_name, to_last_name, to_email) IS DISTINCT FROM (f, l, m));
+        WHERE id = ANY(locked) AND to_user_id = sid
+          AND (NOT to_kept OR (to_first_name, to_last_name, to_email) IS DISTINCT FROM (f, l, m));
     END LOOP;
 END
 $$;
