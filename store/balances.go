@@ -83,7 +83,7 @@ type Outflow struct {
 // ready or executing.
 func (s *Store) OpenOutflows(ctx context.Context, walletIDs []string) (map[string]Outflow, error) {
 	rows, err := s.db.Query(ctx, `SELECT wallet_id, coalesce(sum(amount), 0)::text, count(*) FROM proposals
-		WHERE wallet_id = ANY($1) AND amount > 0
+		WHERE wallet_id = `+anyText("$1")+` AND amount > 0
 		  AND status IN ('PENDING_APPROVALS', 'PENDING_SIGNATURES', 'SUBMITTED', 'READY_TO_EXECUTE', 'EXECUTING')
 		GROUP BY wallet_id`, walletIDs)
 	if err != nil {

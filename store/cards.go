@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -186,7 +187,10 @@ func (s *Store) WalletCardIDs(ctx context.Context, walletID string) ([]string, e
 // CardSearch selects indexed cards.
 type CardSearch struct {
 	// Query matches the owner's name or email, the card's name, last four
-	// or id (case-insensitive substring). Empty lists every card.
+	// or id: every typed word (split at spaces and ASCII punctuation, as
+	// the employee list's search splits) starts a word of them,
+	// case-insensitively. Empty lists every card; text with no word in it
+	// (only punctuation) matches none.
 	Query string
 	// EmployeeID, when set, keeps that employee's cards.
 	EmployeeID int64
@@ -198,16 +202,48 @@ type CardSearch struct {
 	Limit             int
 }
 
+// How card search matches typed words (card_search_words, migration
+// 0061): the card words the longest typed word starts are read first, up
+// to cardWalkMin+1 of them. At most cardWalkMin: the page is chosen among
+// those cards, by id. More (a word most cards have, such as "card"): the
+// index is walked in its order, each card probed for the words, until the
+// page is full. Both are branches of one statement, gated by that count;
+// the typed words reach the statement through init plans, so PostgreSQL
+// plans it once per connection and keeps the plan (a search planned for
+// its words cost more than it took to run).
+const cardWalkMin = 500
+
+// cardWordBounds are the range of words starting with $n, as init plans.
+func cardWordBounds(n string) (lo, hi string) {
+	return "(SELECT left(" + n + "::text, 100))", "(SELECT left(" + n + "::text, 100) || chr(1114111))"
+}
+
+// cardWordProbes is the condition that card c has, for each of words, a
+// word starting with it: one read of card_search_words_card_key a word.
+func cardWordProbes(words []string, arg func(any) string) []string {
+	conds := make([]string, len(words))
+	for i, w := range words {
+		lo, hi := cardWordBounds(arg(w))
+		conds[i] = "(SELECT true FROM card_search_words s WHERE s.card_id = c.id AND s.word >= " + lo +
+			" AND s.word < " + hi + " LIMIT 1)"
+	}
+	return conds
+}
+
 // SearchCards returns indexed cards matching the search, ordered by owner
 // name then card name, with keyset paging. It answers from the store alone.
 func (s *Store) SearchCards(ctx context.Context, f CardSearch) ([]CardHit, string, error) {
 	if f.Limit <= 0 || f.Limit > 500 {
 		f.Limit = 50
 	}
-	q := strings.ToLower(strings.TrimSpace(f.Query))
+	q := strings.TrimSpace(f.Query)
+	words := searchWords(strings.ToLower(q))
+	if q != "" && len(words) == 0 {
+		return nil, "", nil // only punctuation: no word to match
+	}
 	// Only the filters that are set become conditions, and the page size
-	// is written into the statement: each combination is planned for what
-	// it asks, without conditions that are true whatever the row.
+	// is written into the statement: each combination is its own
+	// statement, planned for what it asks.
 	var (
 		args []any
 		cond = []string{"true"}
@@ -215,9 +251,6 @@ func (s *Store) SearchCards(ctx context.Context, f CardSearch) ([]CardHit, strin
 	arg := func(v any) string {
 		args = append(args, v)
 		return "$" + strconv.Itoa(len(args))
-	}
-	if q != "" {
-		cond = append(cond, "c.search_text LIKE "+arg("%"+strings.NewReplacer(`\`, `\\`, "%", `\%`, "_", `\_`).Replace(q)+"%"))
 	}
 	if f.EmployeeID != 0 {
 		cond = append(cond, "c.employee_id = "+arg(f.EmployeeID))
@@ -228,14 +261,33 @@ func (s *Store) SearchCards(ctx context.Context, f CardSearch) ([]CardHit, strin
 	if f.AfterKey != "" {
 		cond = append(cond, "(c.search_text, c.id) > ("+arg(f.AfterKey)+"::text, "+arg(f.AfterID)+"::text)")
 	}
-	// The page is chosen on cards alone (trigram index, or the ordered
-	// index for a match of nearly everything), then joined to its owners:
-	// 50 rows are joined, not every match.
-	rows, err := s.db.Query(ctx, `SELECT `+cardHitColumns+`, c.search_text
-		FROM (SELECT * FROM cards c WHERE `+strings.Join(cond, " AND ")+`
-			ORDER BY c.search_text, c.id
-			LIMIT `+strconv.Itoa(f.Limit)+`) c
-		JOIN employees e ON e.id = c.employee_id JOIN wallets w ON w.id = c.wallet_id
+	limit := strconv.Itoa(f.Limit)
+	pageOf := func(extra ...string) string {
+		return `SELECT * FROM cards c WHERE ` + strings.Join(append(extra, cond...), " AND ") +
+			` ORDER BY c.search_text, c.id LIMIT ` + limit
+	}
+	// The page is chosen on cards alone, then joined to its owners: 50
+	// rows are joined, not every match.
+	with, page := "", pageOf()
+	if len(words) > 0 {
+		driver := longestWordIndex(words)
+		lo, hi := cardWordBounds(arg(words[driver]))
+		rest := append(slices.Clone(words[:driver]), words[driver+1:]...)
+		with = `WITH cand AS MATERIALIZED (SELECT count(*) AS n, array_agg(card_id) AS ids
+			FROM (SELECT card_id FROM card_search_words WHERE word >= ` + lo + ` AND word < ` + hi + `
+				LIMIT ` + strconv.Itoa(cardWalkMin+1) + `) w) `
+		byID := append([]string{"(SELECT n FROM cand) <= " + strconv.Itoa(cardWalkMin),
+			"c.id = ANY((SELECT ids FROM cand)::text[])"}, cardWordProbes(rest, arg)...)
+		walk := append([]string{"(SELECT n FROM cand) > " + strconv.Itoa(cardWalkMin)}, cardWordProbes(words, arg)...)
+		page = `(` + pageOf(byID...) + `) UNION ALL (` + pageOf(walk...) + `)`
+	}
+	// The owner and the wallet are read row by row (the foreign keys
+	// guarantee both): as plain joins, the plan cached for every word
+	// hashed all the wallets for a page of five cards.
+	rows, err := s.db.Query(ctx, with+`SELECT `+cardColumns+`, coalesce(e.service_user_id, ''), trim(e.first_name || ' ' || e.last_name), e.email,
+			(SELECT w.currency FROM wallets w WHERE w.id = c.wallet_id), c.search_text
+		FROM (`+page+`) c
+		JOIN LATERAL (SELECT service_user_id, first_name, last_name, email FROM employees e WHERE e.id = c.employee_id LIMIT 1) e ON true
 		ORDER BY c.search_text, c.id`, args...)
 	if err != nil {
 		return nil, "", fmt.Errorf("store: search cards: %w", err)

@@ -140,7 +140,7 @@ func (s *Store) EmployeeByEmail(ctx context.Context, email string) (Employee, er
 // EmployeesByServiceUserIDs loads the employees with those ids, keyed by id
 // (for showing names instead of ids in lists).
 func (s *Store) EmployeesByServiceUserIDs(ctx context.Context, ids []string) (map[string]Employee, error) {
-	rows, err := s.db.Query(ctx, `SELECT `+employeeColumns+` FROM employees WHERE service_user_id = ANY($1)`, ids)
+	rows, err := s.db.Query(ctx, `SELECT `+employeeColumns+` FROM employees WHERE service_user_id = `+anyText("$1"), ids)
 	if err != nil {
 		return nil, fmt.Errorf("store: load employees by ids: %w", err)
 	}
