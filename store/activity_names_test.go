@@ -3,14 +3,12 @@ package store_test
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"math/rand/v2"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"partneradmin/store"
-	"partneradmin/store/pgtest"
 )
 
 // activityNamesDrift counts the money events whose kept employee name is
@@ -33,19 +31,7 @@ func activityNamesDrift(t *testing.T, st *store.Store) int {
 // two pools (two replicas); the feed shows the names a lookup gives.
 func TestActivityNamesFollowEmployees(t *testing.T) {
 	ctx := context.Background()
-	url := pgtest.NewDatabase(t)
-	var stores []*store.Store
-	for range 2 {
-		pool, err := store.Open(ctx, url)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(pool.Close)
-		if err := store.Migrate(ctx, pool, slog.New(slog.DiscardHandler)); err != nil {
-			t.Fatal(err)
-		}
-		stores = append(stores, store.New(pool))
-	}
+	stores := replicaStores(t, 2)
 	st := stores[0]
 	const people = 4
 	var ids []int64

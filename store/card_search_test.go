@@ -3,7 +3,6 @@ package store_test
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -13,7 +12,6 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"partneradmin/store"
-	"partneradmin/store/pgtest"
 )
 
 // cardWordsDrift counts the rows by which card_search_words differs from
@@ -143,19 +141,7 @@ func TestCardSearchMatchesWordStartsInEveryMode(t *testing.T) {
 // search for a card's final name finds it.
 func TestCardSearchWordsFollowConcurrentWriters(t *testing.T) {
 	ctx := context.Background()
-	url := pgtest.NewDatabase(t)
-	var stores []*store.Store
-	for range 2 {
-		pool, err := store.Open(ctx, url)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(pool.Close)
-		if err := store.Migrate(ctx, pool, slog.New(slog.DiscardHandler)); err != nil {
-			t.Fatal(err)
-		}
-		stores = append(stores, store.New(pool))
-	}
+	stores := replicaStores(t, 2)
 	st := stores[0]
 	e, err := st.UpsertEmployee(ctx, store.Employee{Email: "ada.okafor@partner.example", FirstName: "Ada", LastName: "Okafor", ServiceUserID: "u-1"})
 	if err != nil {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"math/rand/v2"
 	"testing"
 	"time"
@@ -13,7 +12,6 @@ import (
 	"github.com/shopspring/decimal"
 
 	"partneradmin/store"
-	"partneradmin/store/pgtest"
 )
 
 // proposalNamesDrift counts the proposals whose kept copy of a person's
@@ -39,19 +37,7 @@ func proposalNamesDrift(t *testing.T, st *store.Store) int {
 // queue's page names everyone as looking them up does.
 func TestProposalNamesFollowEmployees(t *testing.T) {
 	ctx := context.Background()
-	url := pgtest.NewDatabase(t)
-	var stores []*store.Store
-	for range 2 {
-		pool, err := store.Open(ctx, url)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(pool.Close)
-		if err := store.Migrate(ctx, pool, slog.New(slog.DiscardHandler)); err != nil {
-			t.Fatal(err)
-		}
-		stores = append(stores, store.New(pool))
-	}
+	stores := replicaStores(t, 2)
 	st := stores[0]
 	const people = 4
 	var ids []int64
