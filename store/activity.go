@@ -213,19 +213,24 @@ func (s *Store) RecordReconciliation(ctx context.Context, r ReconciliationRun) e
 	})
 }
 
+// reconciliationsSQL lists the most recent runs ($1 of them); the
+// dashboard's batch reads it too.
+const reconciliationsSQL = `SELECT id, started_at, finished_at, checked, corrected, notes FROM reconciliation_runs
+	ORDER BY started_at DESC, id DESC LIMIT $1`
+
+func scanReconciliation(r pgx.CollectableRow) (ReconciliationRun, error) {
+	var x ReconciliationRun
+	err := r.Scan(&x.ID, &x.StartedAt, &x.FinishedAt, &x.Checked, &x.Corrected, &x.Notes)
+	return x, err
+}
+
 // ListReconciliations returns the most recent runs.
 func (s *Store) ListReconciliations(ctx context.Context, limit int) ([]ReconciliationRun, error) {
-	rows, err := s.db.Query(ctx, `
-		SELECT id, started_at, finished_at, checked, corrected, notes FROM reconciliation_runs
-		ORDER BY started_at DESC, id DESC LIMIT $1`, limit)
+	rows, err := s.db.Query(ctx, reconciliationsSQL, limit)
 	if err != nil {
 		return nil, fmt.Errorf("store: list reconciliations: %w", err)
 	}
-	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (ReconciliationRun, error) {
-		var x ReconciliationRun
-		err := r.Scan(&x.ID, &x.StartedAt, &x.FinishedAt, &x.Checked, &x.Corrected, &x.Notes)
-		return x, err
-	})
+	out, err := pgx.CollectRows(rows, scanReconciliation)
 	if err != nil {
 		return nil, fmt.Errorf("store: list reconciliations: %w", err)
 	}

@@ -558,13 +558,8 @@ func (s *Store) Dashboard(ctx context.Context, r DashboardRequest) (Dashboard, e
 	}
 	if r.Webhooks {
 		queueWebhookHealth(b, r.WebhooksSince, &out.Webhooks)
-		b.Queue(`SELECT id, started_at, finished_at, checked, corrected, notes FROM reconciliation_runs
-			ORDER BY started_at DESC, id DESC LIMIT $1`, r.ReconciliationsToShow).Query(func(rows pgx.Rows) error {
-			var x ReconciliationRun
-			_, err := pgx.ForEachRow(rows, []any{&x.ID, &x.StartedAt, &x.FinishedAt, &x.Checked, &x.Corrected, &x.Notes}, func() error {
-				out.Reconciliations = append(out.Reconciliations, x)
-				return nil
-			})
+		b.Queue(reconciliationsSQL, r.ReconciliationsToShow).Query(func(rows pgx.Rows) (err error) {
+			out.Reconciliations, err = pgx.CollectRows(rows, scanReconciliation)
 			return err
 		})
 	}
@@ -585,11 +580,6 @@ func (s *Store) Dashboard(ctx context.Context, r DashboardRequest) (Dashboard, e
 // finds; *none is set when there is no such user. Neither statement has
 // a parameter: each is planned once per connection.
 func queueTreasuryWallets(b *pgx.Batch, ws *[]Wallet, none *bool) {
-	const first = `SELECT id FROM employees WHERE kind = 'treasury' AND coalesce(service_user_id, '') <> '' ORDER BY id LIMIT 1`
-	b.Queue(`SELECT NOT EXISTS (` + first + `)`).QueryRow(func(row pgx.Row) error { return row.Scan(none) })
-	b.Queue(`SELECT ` + walletColumns + ` FROM wallets WHERE employee_id = (` + first + `) ORDER BY currency`).Query(func(rows pgx.Rows) error {
-		list, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Wallet, error) { return scanWallet(r) })
-		*ws = list
-		return err
-	})
+	b.Queue(`SELECT NOT EXISTS (` + treasuryUserIDSQL + `)`).QueryRow(func(row pgx.Row) error { return row.Scan(none) })
+	queueTreasuryWalletList(b, ws)
 }

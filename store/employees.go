@@ -171,17 +171,29 @@ func (s *Store) TreasuryUsers(ctx context.Context) ([]Employee, error) {
 // ErrNoTreasury: the mirror holds no treasury user known upstream.
 var ErrNoTreasury = errors.New("store: the partner has no treasury user in the mirror")
 
+// treasuryUserIDSQL finds the treasury user Treasury reads (no
+// parameter: planned once per connection).
+const treasuryUserIDSQL = `SELECT id FROM employees WHERE kind = 'treasury' AND coalesce(service_user_id, '') <> '' ORDER BY id LIMIT 1`
+
+// queueTreasuryWalletList reads that user's wallets by currency into ws.
+func queueTreasuryWalletList(b *pgx.Batch, ws *[]Wallet) {
+	b.Queue(`SELECT ` + walletColumns + ` FROM wallets WHERE employee_id = (` + treasuryUserIDSQL + `) ORDER BY currency`).Query(func(rows pgx.Rows) error {
+		list, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Wallet, error) { return scanWallet(r) })
+		*ws = list
+		return err
+	})
+}
+
 // Treasury is the partner's treasury: its first treasury user known
 // upstream, and that user's wallets by currency. ErrNoTreasury when there is
 // none. The user and the wallets are two statements of one pgx batch: one
 // round trip (the treasury, payroll and start pages read it on every view).
 func (s *Store) Treasury(ctx context.Context) (Employee, []Wallet, error) {
-	const first = `SELECT id FROM employees WHERE kind = 'treasury' AND coalesce(service_user_id, '') <> '' ORDER BY id LIMIT 1`
 	var u Employee
 	found := false
 	var ws []Wallet
 	b := &pgx.Batch{}
-	b.Queue(`SELECT ` + employeeColumns + ` FROM employees WHERE id = (` + first + `)`).Query(func(rows pgx.Rows) error {
+	b.Queue(`SELECT ` + employeeColumns + ` FROM employees WHERE id = (` + treasuryUserIDSQL + `)`).Query(func(rows pgx.Rows) error {
 		for rows.Next() {
 			e, err := scanEmployee(rows)
 			if err != nil {
@@ -191,11 +203,7 @@ func (s *Store) Treasury(ctx context.Context) (Employee, []Wallet, error) {
 		}
 		return rows.Err()
 	})
-	b.Queue(`SELECT ` + walletColumns + ` FROM wallets WHERE employee_id = (` + first + `) ORDER BY currency`).Query(func(rows pgx.Rows) error {
-		list, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Wallet, error) { return scanWallet(r) })
-		ws = list
-		return err
-	})
+	queueTreasuryWalletList(b, &ws)
 	if err := s.db.SendBatch(ctx, b).Close(); err != nil {
 		return Employee{}, nil, fmt.Errorf("store: treasury: %w", err)
 	}
