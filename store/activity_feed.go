@@ -60,7 +60,19 @@ type FeedFilter struct {
 // and only the lines shown look up their employees' names. Only the
 // filters that are set become conditions, so each combination is planned
 // for what it asks.
+//
+// A page of at most cachedPageRows lines is kept per version of
+// AreaActivity (read_cache.go): the entries returned may be shared with
+// other requests and must not be changed.
 func (s *Store) ActivityFeed(ctx context.Context, f FeedFilter) ([]FeedEntry, error) {
+	if f.Limit > cachedPageRows {
+		return s.readActivityFeed(ctx, f)
+	}
+	key := cacheKey(f.Kind, f.Currency, f.ServiceUserID, f.From, f.To, f.BeforeAt, f.BeforeKey, f.Limit)
+	return cachedRead(ctx, s.reads, AreaActivity, key, func() ([]FeedEntry, error) { return s.readActivityFeed(ctx, f) })
+}
+
+func (s *Store) readActivityFeed(ctx context.Context, f FeedFilter) ([]FeedEntry, error) {
 	if f.Limit <= 0 || f.Limit > 10000 {
 		f.Limit = 100
 	}

@@ -544,7 +544,20 @@ func (f QueueFilter) keptTotal() bool {
 // The total of a filter on the state and the type is read from the counts
 // the proposals' trigger keeps (migration 0054); any other filter's is
 // counted, up to QueueCountCap.
+//
+// A page of at most cachedPageRows rows is kept per version of AreaQueue
+// (read_cache.go): the page returned may be shared with other requests
+// and must not be changed.
 func (s *Store) ListQueuePage(ctx context.Context, f QueueFilter) (QueuePage, error) {
+	if f.Limit > cachedPageRows {
+		return s.readQueuePage(ctx, f)
+	}
+	key := cacheKey(f.NeedsApprovalBy, f.ExcludeCreator, string(f.Status), f.Type, f.UserID, f.BeforeAt, f.BeforeID, f.Limit,
+		f.ExactTotal, f.Person)
+	return cachedRead(ctx, s.reads, AreaQueue, key, func() (QueuePage, error) { return s.readQueuePage(ctx, f) })
+}
+
+func (s *Store) readQueuePage(ctx context.Context, f QueueFilter) (QueuePage, error) {
 	if f.Limit <= 0 || f.Limit > 1000 {
 		f.Limit = 100
 	}

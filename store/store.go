@@ -46,11 +46,14 @@ type Store struct {
 	// (other processes' changes reach it by notification). Shared by a
 	// store and the stores bound to its transactions.
 	staffCache *atomic.Pointer[StaffCache]
+	// reads keeps reads of the cached areas (read_cache.go); nil in a
+	// store bound to a transaction, whose reads must see its own writes.
+	reads *readCache
 }
 
 // New returns a store over an open pool.
 func New(pool *pgxpool.Pool) *Store {
-	return &Store{pool: pool, db: pool, staffCache: new(atomic.Pointer[StaffCache])}
+	return &Store{pool: pool, db: pool, staffCache: new(atomic.Pointer[StaffCache]), reads: &readCache{}}
 }
 
 // bound is a store whose statements run in tx. Its own InTx calls nest as

@@ -21,6 +21,10 @@ import (
 // moves at commit; when it has moved, both copies are emptied before the
 // request reads them.
 //
+// The same read brings the data versions (store.Epochs): a request that
+// changes nothing (GET, HEAD) carries them in its context, and the store
+// serves it reads kept at exactly those versions (store.WithVersions).
+//
 // Concurrent requests share reads: a request waits for the next read that
 // starts after it arrived (one at a time), so however many requests are
 // in flight the epoch costs about one query per round trip, and requests
@@ -40,7 +44,7 @@ type authEpoch struct {
 // before it started.
 type epochRead struct {
 	done chan struct{}
-	n    int64
+	e    store.Epochs
 	err  error
 }
 
@@ -56,20 +60,28 @@ func newAuthEpoch(st *store.Store, staff *store.StaffCache, sessions *sessionSto
 
 // wrap checks the epoch before next loads the session and the viewer.
 // While neither copy is in use (the listener is not listening) they read
-// through to the database anyway, and the check is skipped.
+// through to the database anyway, and the check is skipped. A request that
+// changes nothing gets the data versions of the same read.
 func (e *authEpoch) wrap(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if e.staff.Live() || e.sessions.live() {
-			e.sync(r.Context())
+		copies := e.staff.Live() || e.sessions.live()
+		safe := r.Method == http.MethodGet || r.Method == http.MethodHead
+		if copies || safe {
+			ep, err := e.read(r.Context())
+			if copies {
+				e.sync(ep.Auth, err)
+			}
+			if err == nil && safe {
+				r = r.WithContext(store.WithVersions(r.Context(), ep.Data))
+			}
 		}
 		next.ServeHTTP(w, r)
 	})
 }
 
-// sync empties the copies when the epoch moved since it was last seen, or
-// when it cannot be read (nothing can be vouched for then).
-func (e *authEpoch) sync(ctx context.Context) {
-	n, err := e.read(ctx)
+// sync empties the copies when the epoch n moved since it was last seen,
+// or when it could not be read (nothing can be vouched for then).
+func (e *authEpoch) sync(n int64, err error) {
 	if err != nil {
 		e.clear()
 		return
@@ -93,8 +105,8 @@ func (e *authEpoch) clear() {
 	e.sessions.clear()
 }
 
-// read returns the epoch as read by a query that started after the call.
-func (e *authEpoch) read(ctx context.Context) (int64, error) {
+// read returns the epochs as read by a query that started after the call.
+func (e *authEpoch) read(ctx context.Context) (store.Epochs, error) {
 	e.mu.Lock()
 	if e.next == nil {
 		e.next = &epochRead{done: make(chan struct{})}
@@ -108,9 +120,9 @@ func (e *authEpoch) read(ctx context.Context) (int64, error) {
 	e.mu.Unlock()
 	select {
 	case <-r.done:
-		return r.n, r.err
+		return r.e, r.err
 	case <-ctx.Done():
-		return 0, ctx.Err()
+		return store.Epochs{}, ctx.Err()
 	}
 }
 
@@ -118,7 +130,7 @@ func (e *authEpoch) read(ctx context.Context) (int64, error) {
 func (e *authEpoch) run(r *epochRead) {
 	for {
 		ctx, cancel := context.WithTimeout(context.Background(), epochReadTimeout)
-		r.n, r.err = e.store.AuthEpoch(ctx)
+		r.e, r.err = e.store.Epochs(ctx)
 		cancel()
 		close(r.done)
 		e.mu.Lock()

@@ -1,0 +1,186 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// An Area is a set of reads kept in memory (readCache) and served again
+// for as long as the groups of tables they read have not changed.
+type Area int
+
+const (
+	// AreaEmployees is the employee list and the readiness matrix.
+	AreaEmployees Area = iota
+	// AreaQueue is the approval queue.
+	AreaQueue
+	// AreaCards is card search.
+	AreaCards
+	// AreaActivity is the activity feed.
+	AreaActivity
+	numAreas
+)
+
+// A group is a set of tables whose committed changes are counted together
+// (migration 0071).
+type group int
+
+const (
+	groupEmployees group = iota // employees, employee_search_words
+	groupReadiness              // employee_readiness, readiness_counts
+	groupProposals              // proposals, sign_requests, actions, queue_counts
+	groupCards                  // cards, card_search_words, wallets' currency
+	groupActivity               // activity
+	numGroups
+)
+
+// areaGroups are the groups each area's reads read.
+var areaGroups = [numAreas][]group{
+	AreaEmployees: {groupEmployees, groupReadiness},
+	AreaQueue:     {groupProposals, groupEmployees},
+	AreaCards:     {groupCards, groupEmployees},
+	AreaActivity:  {groupActivity, groupProposals, groupEmployees},
+}
+
+// Versions are the groups' versions as one statement read them.
+type Versions [numGroups]int64
+
+// of is area's version: the sum of its groups' versions. Every version
+// only grows, so two readings of the same groups have the same sum only
+// when none of them changed in between, and the later has the larger sum
+// when one did.
+func (v Versions) of(area Area) int64 {
+	var n int64
+	for _, g := range areaGroups[area] {
+		n += v[g]
+	}
+	return n
+}
+
+type versionsKey struct{}
+
+// WithVersions returns ctx carrying v: versions read after the request
+// arrived and before it reads any data. Store reads of a cached area
+// under ctx are then served from memory when a read made at the same
+// version is kept; without versions every read goes to the database.
+//
+// Only a request that changes nothing may carry versions: a request that
+// writes and then reads would be served what was kept before its own
+// write.
+func WithVersions(ctx context.Context, v Versions) context.Context {
+	return context.WithValue(ctx, versionsKey{}, v)
+}
+
+func versionsFrom(ctx context.Context) (Versions, bool) {
+	v, ok := ctx.Value(versionsKey{}).(Versions)
+	return v, ok
+}
+
+// cachedPageRows is the largest page kept: the pages people look at are
+// smaller, and CSV exports walk every page once.
+const cachedPageRows = 100
+
+// cacheKey joins a read's parameters into its key. Every parameter is a
+// field of the read's filter; times are written to the nanosecond (in
+// UTC, without the monotonic clock reading).
+func cacheKey(parts ...any) string {
+	var b strings.Builder
+	for _, p := range parts {
+		switch x := p.(type) {
+		case string:
+			b.WriteString(strconv.Quote(x))
+		case int:
+			b.WriteString(strconv.Itoa(x))
+		case int64:
+			b.WriteString(strconv.FormatInt(x, 10))
+		case bool:
+			b.WriteString(strconv.FormatBool(x))
+		case time.Time:
+			b.WriteString(x.UTC().Format(time.RFC3339Nano))
+		default:
+			fmt.Fprint(&b, x)
+		}
+		b.WriteByte(0)
+	}
+	return b.String()
+}
+
+// readCacheEntries bounds the reads kept per area (a page of the list is
+// a few kilobytes; different searches and pages each take one).
+const readCacheEntries = 64
+
+// readCache keeps reads of each area made at its newest version seen.
+//
+// It is honest across replicas because of the order of the reads: the
+// versions are read before the data, and every change moves its area's
+// version in the transaction that makes it (at commit, migration 0071).
+// So a read kept under version v shows every change counted in v (it may
+// show later ones too), and a request is only served a read kept under
+// the very version it read itself, after it arrived. A newer version
+// drops the area's kept reads; a request holding an older version than
+// the kept ones reads the database and keeps nothing.
+//
+// Kept values are shared by every request that is served them: callers
+// must not change them.
+type readCache struct {
+	areas [numAreas]areaCache
+}
+
+type areaCache struct {
+	mu      sync.Mutex
+	version int64
+	entries map[string]any
+	order   []string // keys in the order they were kept, for the bound
+}
+
+// cachedRead returns the read of key in area kept at ctx's version, or
+// makes it with read and keeps it.
+func cachedRead[T any](ctx context.Context, c *readCache, area Area, key string, read func() (T, error)) (T, error) {
+	v, ok := versionsFrom(ctx)
+	if !ok || c == nil {
+		return read()
+	}
+	a, n := &c.areas[area], v.of(area)
+	if x, ok := a.get(n, key); ok {
+		return x.(T), nil
+	}
+	x, err := read()
+	if err == nil {
+		a.put(n, key, x)
+	}
+	return x, err
+}
+
+func (a *areaCache) get(version int64, key string) (any, bool) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.version != version {
+		return nil, false
+	}
+	x, ok := a.entries[key]
+	return x, ok
+}
+
+func (a *areaCache) put(version int64, key string, x any) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	switch {
+	case version < a.version:
+		return
+	case version > a.version || a.entries == nil:
+		a.version, a.entries, a.order = version, make(map[string]any, readCacheEntries), a.order[:0]
+	}
+	if _, ok := a.entries[key]; ok {
+		return
+	}
+	if len(a.order) == readCacheEntries {
+		delete(a.entries, a.order[0])
+		a.order = append(a.order[:0], a.order[1:]...)
+	}
+	a.entries[key] = x
+	a.order = append(a.order, key)
+}
