@@ -248,6 +248,9 @@ type EmployeePageWithReadiness struct {
 	Readiness map[int64]map[string]ReadinessCell
 	// ChangedAt is EmployeesChangedAt, read in the same statement.
 	ChangedAt time.Time
+	// Derived keeps what pages derive from this read (their rows, their
+	// markup), shared like the read itself.
+	Derived *Derived
 }
 
 // readinessAgg packs an employee's cells into one text: cells separated by
@@ -306,7 +309,7 @@ func (s *Store) readListWithReadiness(ctx context.Context, f EmployeeFilter, cur
 		return EmployeePageWithReadiness{}, nil, err
 	}
 	n := listLimit(f.Limit) + 1
-	out := EmployeePageWithReadiness{Readiness: make(map[int64]map[string]ReadinessCell, n)}
+	out := EmployeePageWithReadiness{Readiness: make(map[int64]map[string]ReadinessCell, n), Derived: &Derived{}}
 	list, nameKeys := make([]Employee, 0, n), make([]string, 0, n)
 	batch := &pgx.Batch{}
 	batch.Queue(sql, args...).Query(func(rows pgx.Rows) error {

@@ -184,3 +184,31 @@ func (a *areaCache) put(version int64, key string, x any) {
 	a.entries[key] = x
 	a.order = append(a.order, key)
 }
+
+// Derived keeps values derived from one read, such as its rows as a page
+// shows them or their markup: made once, however many requests are served
+// the read from memory. A nil Derived keeps nothing.
+type Derived struct {
+	mu     sync.Mutex
+	values map[string]any
+}
+
+// Get returns the value kept under key, or makes it (once: requests asking
+// meanwhile wait for it) and keeps it. make must derive the value from the
+// read alone, never from the request, which other requests do not share.
+func (m *Derived) Get(key string, make func() any) any {
+	if m == nil {
+		return make()
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if v, ok := m.values[key]; ok {
+		return v
+	}
+	v := make()
+	if m.values == nil {
+		m.values = map[string]any{}
+	}
+	m.values[key] = v
+	return v
+}

@@ -29,6 +29,8 @@ type EmployeeListView struct {
 	Sorts      []Option
 	Columns    []string // the readiness currencies, in order
 	Rows       []EmployeeRow
+	// RowsMarkup, when set, is Rows already rendered (EmployeeListRows).
+	RowsMarkup Markup
 	NextURL    string
 	SelfURL    string // this page's fragment URL, polled for live updates
 	CSVURL     string
@@ -66,6 +68,8 @@ type ReadinessMatrixView struct {
 	Readiness  []Option
 	Columns    []string
 	Rows       []EmployeeRow
+	// RowsMarkup, when set, is Rows already rendered (ReadinessMatrixRows).
+	RowsMarkup Markup
 	NextURL    string
 	SelfURL    string
 	CSVURL     string
@@ -73,6 +77,8 @@ type ReadinessMatrixView struct {
 	// Chart is the whole workforce by currency and state (nil on the
 	// 2-second refreshes, which only swap the matrix).
 	Chart *ReadinessChart
+	// ChartMarkup, when set, is Chart already rendered (ReadinessChartView).
+	ChartMarkup Markup
 	// Bulk are the "start for everyone ready" forms (HR admin, owner).
 	Bulk []OnboardingBulkOffer
 }

@@ -1,6 +1,7 @@
 package views
 
 import (
+	"bytes"
 	"context"
 	"io"
 	"strconv"
@@ -247,4 +248,24 @@ func (l optionList) Render(_ context.Context, w io.Writer) error {
 		hw.raw(`</option>`)
 	}
 	return hw.err
+}
+
+// Markup is HTML this package rendered earlier (RenderBytes), written as
+// it is: a page derived from a kept read reuses its rows' markup instead
+// of rendering them again.
+type Markup []byte
+
+// Render writes the markup.
+func (m Markup) Render(_ context.Context, w io.Writer) error {
+	_, err := w.Write(m)
+	return err
+}
+
+// RenderBytes renders c into a new Markup.
+func RenderBytes(c templ.Component) (Markup, error) {
+	var b bytes.Buffer
+	if err := c.Render(context.Background(), &b); err != nil {
+		return nil, err
+	}
+	return Markup(b.Bytes()), nil
 }

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/a-h/templ"
+
 	"partneradmin/handlers"
 	"partneradmin/store"
 	"partneradmin/views"
@@ -116,6 +118,22 @@ type listed struct {
 	status int
 	// counts are the whole workforce's readiness counts, when asked for.
 	counts map[string]map[string]int
+	// derived keeps what the pages make of the read (store.Derived).
+	derived *store.Derived
+}
+
+// markup is what derived keeps under key, rendered once from c: the
+// rows' markup, shared by every request served the same read. On an error
+// it is nil, and the page renders its rows itself.
+func (l listed) markup(key string, c func() templ.Component) views.Markup {
+	m, _ := l.derived.Get(key, func() any {
+		m, err := views.RenderBytes(c())
+		if err != nil {
+			return views.Markup(nil)
+		}
+		return m
+	}).(views.Markup)
+	return m
 }
 
 // listPage reads one filtered page for path (the list or the matrix):
@@ -157,7 +175,9 @@ func (h *Handler) listPage(w http.ResponseWriter, r *http.Request, path string, 
 		h.ServerError(w, r, err)
 		return listed{}, false
 	}
-	out := listed{filter: fv, status: http.StatusOK, rows: employeeRows(page.Employees, page.Readiness), csv: withQuery(path+".csv", filterQuery(fv)), counts: counts}
+	rows := page.Derived.Get("rows", func() any { return employeeRows(page.Employees, page.Readiness) }).([]views.EmployeeRow)
+	out := listed{filter: fv, status: http.StatusOK, rows: rows, csv: withQuery(path+".csv", filterQuery(fv)), counts: counts,
+		derived: page.Derived}
 	out.self, out.next = pageLinks(path, fv, f.After, page.Next, changeStamp(page.ChangedAt))
 	return out, true
 }
@@ -170,7 +190,8 @@ func (h *Handler) List(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	v := views.EmployeeListView{Filter: p.filter, Columns: store.ReadinessCurrencies(), Rows: p.rows, CanWrite: canWrite(r),
-		CSVURL: p.csv, SelfURL: p.self, NextURL: p.next}
+		CSVURL: p.csv, SelfURL: p.self, NextURL: p.next,
+		RowsMarkup: p.markup("list-rows", func() templ.Component { return views.EmployeeListRows(p.rows) })}
 	v.States, v.Currencies, v.Readiness, v.Sorts = filterOptions(p.filter)
 	h.Render(w, r, p.status, "Employees", views.EmployeeListPage(v), views.EmployeeResults(v))
 }

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/a-h/templ"
+
 	"partneradmin/handlers"
 	"partneradmin/store"
 	"partneradmin/views"
@@ -22,12 +24,32 @@ func (h *Handler) Matrix(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	v := views.ReadinessMatrixView{Filter: p.filter, Columns: store.ReadinessCurrencies(), Rows: p.rows, CSVURL: p.csv,
-		SelfURL: p.self, NextURL: p.next}
+		SelfURL: p.self, NextURL: p.next,
+		RowsMarkup: p.markup("matrix-rows", func() templ.Component { return views.ReadinessMatrixRows(p.rows) })}
 	v.States, v.Currencies, v.Readiness, _ = filterOptions(p.filter)
+	v.Totals = p.derived.Get("matrix-totals", func() any { return pageTotals(v.Columns, p.rows) }).([]views.ReadinessTotal)
+	if !handlers.IsFragmentRequest(r) {
+		v.ChartMarkup = p.markup("matrix-chart", func() templ.Component {
+			return views.ReadinessChartView(*readinessChart(v.Columns, p.counts))
+		})
+		if v.ChartMarkup == nil {
+			v.Chart = readinessChart(v.Columns, p.counts)
+		}
+		if canWrite(r) {
+			v.Bulk = bulkOffers(p.counts)
+		}
+	}
+	h.Render(w, r, p.status, "Readiness", views.ReadinessMatrixPage(v), nil)
+}
+
+// pageTotals counts the page's employees per currency and state, for the
+// matrix's footer.
+func pageTotals(columns []string, rows []views.EmployeeRow) []views.ReadinessTotal {
 	states := append(readinessStates(), store.ReadyNotRead)
-	for i, cur := range v.Columns {
+	totals := make([]views.ReadinessTotal, 0, len(columns))
+	for i, cur := range columns {
 		counts := map[string]int{}
-		for _, row := range v.Rows {
+		for _, row := range rows {
 			counts[row.Cells[i].State]++
 		}
 		t := views.ReadinessTotal{Currency: cur}
@@ -36,15 +58,9 @@ func (h *Handler) Matrix(w http.ResponseWriter, r *http.Request) {
 				t.Counts = append(t.Counts, views.Option{Value: strconv.Itoa(counts[s]), Label: chartLabel(s)})
 			}
 		}
-		v.Totals = append(v.Totals, t)
+		totals = append(totals, t)
 	}
-	if !handlers.IsFragmentRequest(r) {
-		v.Chart = readinessChart(v.Columns, p.counts)
-		if canWrite(r) {
-			v.Bulk = bulkOffers(p.counts)
-		}
-	}
-	h.Render(w, r, p.status, "Readiness", views.ReadinessMatrixPage(v), nil)
+	return totals
 }
 
 // matrixPageSize is the matrix's page: 50 employees of 5 cells. At 100
