@@ -78,30 +78,26 @@ type Outflow struct {
 	Count  int
 }
 
-// OpenOutflows sums, per wallet, the amounts of its proposals that may
-// still move value out: waiting for approvals or signatures, submitted,
-// ready or executing.
-func (s *Store) OpenOutflows(ctx context.Context, walletIDs []string) (map[string]Outflow, error) {
-	rows, err := s.db.Query(ctx, `SELECT wallet_id, coalesce(sum(amount), 0)::text, count(*) FROM proposals
-		WHERE wallet_id = `+anyText("$1")+` AND amount > 0
+// queueOpenOutflows sums, per wallet of the treasury (Treasury), the
+// amounts of its proposals that may still move value out: waiting for
+// approvals or signatures, submitted, ready or executing.
+func queueOpenOutflows(b *pgx.Batch, out *map[string]Outflow) {
+	b.Queue(`SELECT wallet_id, coalesce(sum(amount), 0)::text, count(*) FROM proposals
+		WHERE wallet_id IN (SELECT id FROM wallets WHERE employee_id = (` + treasuryUserIDSQL + `)) AND amount > 0
 		  AND status IN ('PENDING_APPROVALS', 'PENDING_SIGNATURES', 'SUBMITTED', 'READY_TO_EXECUTE', 'EXECUTING')
-		GROUP BY wallet_id`, walletIDs)
-	if err != nil {
-		return nil, fmt.Errorf("store: open outflows: %w", err)
-	}
-	out := map[string]Outflow{}
-	var id, sum string
-	var n int
-	_, err = pgx.ForEachRow(rows, []any{&id, &sum, &n}, func() error {
-		d, err := decimal.NewFromString(sum)
-		if err != nil {
-			return err
-		}
-		out[id] = Outflow{Amount: d, Count: n}
-		return nil
+		GROUP BY wallet_id`).Query(func(rows pgx.Rows) error {
+		m := map[string]Outflow{}
+		var id, sum string
+		var n int
+		_, err := pgx.ForEachRow(rows, []any{&id, &sum, &n}, func() error {
+			d, err := decimal.NewFromString(sum)
+			if err != nil {
+				return err
+			}
+			m[id] = Outflow{Amount: d, Count: n}
+			return nil
+		})
+		*out = m
+		return err
 	})
-	if err != nil {
-		return nil, fmt.Errorf("store: open outflows: %w", err)
-	}
-	return out, nil
 }

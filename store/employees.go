@@ -189,9 +189,21 @@ func queueTreasuryWalletList(b *pgx.Batch, ws *[]Wallet) {
 // none. The user and the wallets are two statements of one pgx batch: one
 // round trip (the treasury, payroll and start pages read it on every view).
 func (s *Store) Treasury(ctx context.Context) (Employee, []Wallet, error) {
+	u, ws, _, err := s.treasury(ctx, false)
+	return u, ws, err
+}
+
+// TreasuryWithOutflows is Treasury with each wallet's open outflows
+// (OpenOutflows), read in the same round trip.
+func (s *Store) TreasuryWithOutflows(ctx context.Context) (Employee, []Wallet, map[string]Outflow, error) {
+	return s.treasury(ctx, true)
+}
+
+func (s *Store) treasury(ctx context.Context, withOutflows bool) (Employee, []Wallet, map[string]Outflow, error) {
 	var u Employee
 	found := false
 	var ws []Wallet
+	var out map[string]Outflow
 	b := &pgx.Batch{}
 	b.Queue(`SELECT ` + employeeColumns + ` FROM employees WHERE id = (` + treasuryUserIDSQL + `)`).Query(func(rows pgx.Rows) error {
 		for rows.Next() {
@@ -204,13 +216,16 @@ func (s *Store) Treasury(ctx context.Context) (Employee, []Wallet, error) {
 		return rows.Err()
 	})
 	queueTreasuryWalletList(b, &ws)
+	if withOutflows {
+		queueOpenOutflows(b, &out)
+	}
 	if err := s.db.SendBatch(ctx, b).Close(); err != nil {
-		return Employee{}, nil, fmt.Errorf("store: treasury: %w", err)
+		return Employee{}, nil, nil, fmt.Errorf("store: treasury: %w", err)
 	}
 	if !found {
-		return Employee{}, nil, ErrNoTreasury
+		return Employee{}, nil, nil, ErrNoTreasury
 	}
-	return u, ws, nil
+	return u, ws, out, nil
 }
 
 // CountEmployees returns how many employees (not treasury users) exist.

@@ -17,19 +17,11 @@ import (
 // balances builds the treasury overview from the mirror: each wallet's last
 // balance read, when, whether value moved since, and what open proposals
 // will take out of it.
-func (h *Handler) balances(ctx context.Context, t treasury, readErr string) (views.TreasuryBalances, error) {
+func (h *Handler) balances(t treasury, readErr string) views.TreasuryBalances {
 	v := views.TreasuryBalances{TreasuryUserID: t.user.ServiceUserID, Now: h.clock(), Error: readErr}
-	ids := make([]string, 0, len(t.wallets))
-	for _, w := range t.wallets {
-		ids = append(ids, w.ID)
-	}
-	out, err := h.store.OpenOutflows(ctx, ids)
-	if err != nil {
-		return v, err
-	}
 	for _, w := range t.wallets {
 		m := money(w)
-		leaving := out[w.ID]
+		leaving := t.outflows[w.ID]
 		row := views.TreasuryBalanceRow{
 			WalletID: w.ID, Token: w.Currency, DisplayCurrency: m.Currency, ReadAt: w.BalanceReadAt, StaleSince: w.BalanceStaleSince,
 			Leaving: views.Amount{Value: leaving.Amount, Currency: m.Currency, Token: m.Token}, LeavingN: leaving.Count,
@@ -42,7 +34,7 @@ func (h *Handler) balances(ctx context.Context, t treasury, readErr string) (vie
 		}
 		v.Rows = append(v.Rows, row)
 	}
-	return v, nil
+	return v
 }
 
 // readBalances reads the treasury's balances from the API into the mirror
@@ -67,11 +59,7 @@ func (h *Handler) BalancesPanel(w http.ResponseWriter, r *http.Request) {
 		h.ServerError(w, r, err)
 		return
 	}
-	v, err := h.balances(r.Context(), t, "")
-	if err != nil {
-		h.ServerError(w, r, err)
-		return
-	}
+	v := h.balances(t, "")
 	h.RenderFragment(w, r, http.StatusOK, views.TreasuryBalancesPanel(v))
 }
 
@@ -89,11 +77,7 @@ func (h *Handler) RefreshBalances(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if handlers.IsFragmentRequest(r) {
-		v, err := h.balances(r.Context(), t, msg)
-		if err != nil {
-			h.ServerError(w, r, err)
-			return
-		}
+		v := h.balances(t, msg)
 		h.RenderFragment(w, r, http.StatusOK, views.TreasuryBalancesPanel(v))
 		return
 	}
@@ -112,11 +96,7 @@ func (h *Handler) BalancesCSV(w http.ResponseWriter, r *http.Request) {
 		h.ServerError(w, r, err)
 		return
 	}
-	v, err := h.balances(r.Context(), t, "")
-	if err != nil {
-		h.ServerError(w, r, err)
-		return
-	}
+	v := h.balances(t, "")
 	cw := handlers.NewCSV(w, "treasury-balances.csv", "wallet_id", "token", "currency", "balance", "leaving_in_open_proposals",
 		"open_proposals", "available", "read_at", "changed_since_read")
 	for _, row := range v.Rows {

@@ -43,6 +43,8 @@ func New(d handlers.Deps, sign SignRequests) *Handler {
 type treasury struct {
 	user    store.Employee
 	wallets []store.Wallet
+	// outflows are each wallet's open outflows (store.Outflow).
+	outflows map[string]store.Outflow
 }
 
 func (t treasury) wallet(id string) (store.Wallet, bool) {
@@ -58,8 +60,8 @@ func (t treasury) has(coin apiclient.Stablecoin) bool {
 }
 
 func (h *Handler) load(ctx context.Context) (treasury, error) {
-	u, ws, err := h.store.Treasury(ctx)
-	return treasury{user: u, wallets: ws}, err
+	u, ws, out, err := h.store.TreasuryWithOutflows(ctx)
+	return treasury{user: u, wallets: ws, outflows: out}, err
 }
 
 func money(w store.Wallet) views.Amount {
@@ -105,11 +107,7 @@ func (h *Handler) view(ctx context.Context, t treasury, fill func(*views.Treasur
 		NewWallet: views.NewWalletForm{Token: handlers.NewFormToken(), Fields: views.FieldErrors{}},
 	}
 	v.Wallets = treasuryWallets(t)
-	bal, err := h.balances(ctx, t, "")
-	if err != nil {
-		return v, err
-	}
-	v.Balances = bal
+	v.Balances = h.balances(t, "")
 	for _, c := range apiclient.Stablecoins() {
 		if !c.IsLegacy() {
 			v.Coins = append(v.Coins, string(c))
