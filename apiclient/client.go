@@ -139,7 +139,7 @@ func New(baseURL, apiKey string, opts ...Option) (*Client, error) {
 	c := &Client{
 		base:      u,
 		apiKey:    apiKey,
-		http:      &http.Client{CheckRedirect: refuseRedirect},
+		http:      &http.Client{CheckRedirect: refuseRedirect, Transport: newTransport()},
 		timeout:   DefaultTimeout,
 		userAgent: DefaultUserAgent,
 		logger:    slog.New(slog.DiscardHandler),
@@ -159,6 +159,26 @@ func New(baseURL, apiKey string, opts ...Option) (*Client, error) {
 		c.retry.MaxRetryAfter = def.MaxRetryAfter
 	}
 	return c, nil
+}
+
+// maxIdleConnsPerHost is how many idle connections to the API the default
+// client keeps: about as many as the app has calls in flight at once (a
+// busy page calls it from every request). net/http's default of two closed
+// nearly every connection after use under load, and each call then dialled
+// (and, over TLS, shook hands) again.
+const maxIdleConnsPerHost = 64
+
+// newTransport is net/http's default transport (proxy from the
+// environment, dial and handshake timeouts, HTTP/2) keeping
+// maxIdleConnsPerHost idle connections, a transport of the client's own.
+func newTransport() *http.Transport {
+	t := &http.Transport{Proxy: http.ProxyFromEnvironment, ForceAttemptHTTP2: true}
+	if d, ok := http.DefaultTransport.(*http.Transport); ok {
+		t = d.Clone()
+	}
+	t.MaxIdleConns = max(t.MaxIdleConns, maxIdleConnsPerHost)
+	t.MaxIdleConnsPerHost = maxIdleConnsPerHost
+	return t
 }
 
 // refuseRedirect stops the default client from following redirects: the API

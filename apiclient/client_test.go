@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -499,5 +500,55 @@ func TestRetryPolicyDefaultsFillZeroFields(t *testing.T) {
 	c, _ := New("https://api.example.com", "k", WithRetryPolicy(RetryPolicy{MaxAttempts: 2, BaseDelay: time.Millisecond}))
 	if c.retry.MaxDelay != 5*time.Second || c.retry.MaxRetryAfter != 30*time.Second {
 		t.Errorf("retry policy = %+v", c.retry)
+	}
+}
+
+// TestConcurrentCallsReuseConnections: calls made 16 at a time, round
+// after round, keep reusing their connections rather than dialling (and,
+// over TLS, shaking hands) again for most calls, as a client keeping
+// net/http's default two idle connections per host does.
+func TestConcurrentCallsReuseConnections(t *testing.T) {
+	t.Parallel()
+	var dialled atomic.Int32
+	release := make(chan struct{})
+	var inFlight atomic.Int32
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// Each round's 16 calls are all in flight together, so the round
+		// needs 16 connections at once.
+		if inFlight.Add(1) == 16 {
+			close(release)
+		}
+		<-release
+		_, _ = io.WriteString(w, `{"data":[]}`)
+	}))
+	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateNew {
+			dialled.Add(1)
+		}
+	}
+	srv.Start()
+	t.Cleanup(srv.Close)
+	c, err := New(srv.URL, "k")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const rounds, width = 5, 16
+	for round := range rounds {
+		if round > 0 {
+			release = make(chan struct{})
+			inFlight.Store(0)
+		}
+		var wg sync.WaitGroup
+		for range width {
+			wg.Go(func() {
+				if _, err := c.ListWallets(context.Background(), "u-1"); err != nil {
+					t.Error(err)
+				}
+			})
+		}
+		wg.Wait()
+	}
+	if n := dialled.Load(); n > width {
+		t.Fatalf("%d calls in rounds of %d dialled %d connections; want at most %d (reused between rounds)", rounds*width, width, n, width)
 	}
 }
