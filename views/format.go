@@ -73,14 +73,11 @@ func appendDecimal(dst []byte, d decimal.Decimal, minPlaces int32) []byte {
 		frac = append(frac, '0')
 	}
 	frac = append(frac, ds[max(intLen, 0):]...)
-	if places > int(minPlaces) {
-		for len(frac) > 0 && frac[len(frac)-1] == '0' {
-			frac = frac[:len(frac)-1]
-		}
-	} else {
-		for len(frac) < int(minPlaces) {
-			frac = append(frac, '0')
-		}
+	for len(frac) > int(minPlaces) && frac[len(frac)-1] == '0' {
+		frac = frac[:len(frac)-1]
+	}
+	for len(frac) < int(minPlaces) {
+		frac = append(frac, '0')
 	}
 	if len(frac) > 0 {
 		dst = append(dst, '.')
@@ -99,6 +96,10 @@ func formatDecimalBig(d decimal.Decimal, minPlaces int32) string {
 	neg := strings.HasPrefix(s, "-")
 	s = strings.TrimPrefix(s, "-")
 	intPart, frac, hasFrac := strings.Cut(s, ".")
+	if pad := int(minPlaces) - len(frac); pad > 0 {
+		// d.String() dropped trailing zeros the minimum keeps.
+		frac, hasFrac = frac+strings.Repeat("0", pad), true
+	}
 	// One allocation: the result is built in a buffer of its final size.
 	n := len(intPart) + (len(intPart)-1)/3
 	if hasFrac {

@@ -20,6 +20,14 @@ func TestFormatDecimal(t *testing.T) {
 		{"100", "100.00"},
 		{"999999", "999,999.00"},
 		{"0.000001", "0.000001"},
+		// Zeros beyond the minimum are dropped, never those within it,
+		// however many the value was written with.
+		{"1.200", "1.20"},
+		{"1.2000", "1.20"},
+		{"1.230", "1.23"},
+		{"1.2340", "1.234"},
+		{"-5.000", "-5.00"},
+		{"1234567890123456789.200", "1,234,567,890,123,456,789.20"},
 	}
 	for _, tt := range tests {
 		if got := FormatDecimal(decimal.RequireFromString(tt.in), 2); got != tt.want {
