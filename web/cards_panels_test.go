@@ -50,7 +50,7 @@ func loadPanels(t *testing.T, env *webtest.Env, c *http.Client, doc *goquery.Doc
 // same panels are a page of their own.
 func TestCardDetailReadsTheLiveStatusFirst(t *testing.T) {
 	env, c, _ := cardsEnv(t)
-	card := demoCard(t, env, "Everyday")
+	card := webtest.DemoCard(t, env, "Everyday")
 	setIssuerStatus(t, env, card.ID, "active")
 	counts := func() map[string]int {
 		return map[string]int{

@@ -36,53 +36,9 @@ func cardsEnv(t *testing.T) (*webtest.Env, *http.Client, webtest.Staff) {
 	return env, c, s
 }
 
-// demoCard finds one of the demo company's cards by name in the index.
-func demoCard(t *testing.T, env *webtest.Env, name string) store.CardHit {
-	t.Helper()
-	hits, _, err := env.Store.SearchCards(context.Background(), store.CardSearch{Query: name, Limit: 50})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, h := range hits {
-		if h.CardName == name {
-			return h
-		}
-	}
-	t.Fatalf("card %q not in the index (%d hits)", name, len(hits))
-	return store.CardHit{}
-}
-
-// sandboxControl calls the sandbox's control API.
-func sandboxControl(t *testing.T, env *webtest.Env, method, path string, body any) []byte {
-	t.Helper()
-	var r io.Reader
-	if body != nil {
-		b, err := json.Marshal(body)
-		if err != nil {
-			t.Fatal(err)
-		}
-		r = bytes.NewReader(b)
-	}
-	req, err := http.NewRequest(method, env.SandboxURL+path, r)
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	out, _ := io.ReadAll(resp.Body)
-	if resp.StatusCode >= 300 {
-		t.Fatalf("sandbox %s %s: %d %s", method, path, resp.StatusCode, out)
-	}
-	return out
-}
-
 func setIssuerStatus(t *testing.T, env *webtest.Env, cardID, status string) {
 	t.Helper()
-	sandboxControl(t, env, http.MethodPut, "/_sandbox/cards/"+cardID+"/issuer-status", map[string]string{"status": status})
+	webtest.SandboxControl(t, env, http.MethodPut, "/_sandbox/cards/"+cardID+"/issuer-status", map[string]string{"status": status})
 }
 
 // cardWithToken is a copy of form with a fresh one-time token, unless it has
@@ -123,21 +79,9 @@ func cardStatus(doc *goquery.Document) string {
 	return s
 }
 
-func lastAudit(t *testing.T, env *webtest.Env, action string) store.AuditEntry {
-	t.Helper()
-	rows, err := env.Store.ListAudit(context.Background(), store.AuditFilter{Action: action, Limit: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(rows) == 0 {
-		t.Fatalf("no audit row %s", action)
-	}
-	return rows[0]
-}
-
 func TestCardSearchFindsByNameEmailCardAndLastFour(t *testing.T) {
 	env, c, _ := cardsEnv(t)
-	everyday := demoCard(t, env, "Everyday")
+	everyday := webtest.DemoCard(t, env, "Everyday")
 	for _, q := range []string{"adaeze", "ADAEZE.OKAFOR@", "everyday", everyday.Last4, everyday.ID[:8]} {
 		resp := env.Get(c, "/cards?q="+url.QueryEscape(q))
 		if resp.StatusCode != http.StatusOK {
@@ -202,7 +146,7 @@ func TestCardSearchFindsByNameEmailCardAndLastFour(t *testing.T) {
 
 func TestCardFreezeAndUnfreezeInPlace(t *testing.T) {
 	env, c, support := cardsEnv(t)
-	card := demoCard(t, env, "Everyday")
+	card := webtest.DemoCard(t, env, "Everyday")
 	doc := htmxPost(t, env, c, "/cards/"+card.ID+"/freeze", url.Values{"reason": {"customer lost wallet"}})
 	if got := cardStatus(doc); got != "frozen" {
 		t.Fatalf("badge after freeze %q: %s", got, webtest.TestID(doc, "card-control-message"))
@@ -214,7 +158,7 @@ func TestCardFreezeAndUnfreezeInPlace(t *testing.T) {
 	if err != nil || !strings.EqualFold(string(live.Status), "frozen") {
 		t.Fatalf("issuer status %v %v", live, err)
 	}
-	a := lastAudit(t, env, "card.freeze")
+	a := webtest.LastAudit(t, env, "card.freeze")
 	if a.Outcome != store.OutcomeOK || a.Actor.StaffID != support.ID || a.Target != "card:"+card.ID || !strings.Contains(a.Detail, "customer lost wallet") || !strings.Contains(a.Detail, "BLOCKED") {
 		t.Fatalf("audit %+v", a)
 	}
@@ -222,7 +166,7 @@ func TestCardFreezeAndUnfreezeInPlace(t *testing.T) {
 	if got := cardStatus(doc); got != "active" {
 		t.Fatalf("badge after unfreeze %q", got)
 	}
-	if a := lastAudit(t, env, "card.unfreeze"); a.Outcome != store.OutcomeOK || !strings.Contains(a.Detail, "ACTIVE") {
+	if a := webtest.LastAudit(t, env, "card.unfreeze"); a.Outcome != store.OutcomeOK || !strings.Contains(a.Detail, "ACTIVE") {
 		t.Fatalf("audit %+v", a)
 	}
 }
@@ -235,7 +179,7 @@ func TestCardFreezeAndUnfreezeInPlace(t *testing.T) {
 func TestCardStatusTransitions(t *testing.T) {
 	env, c, _ := cardsEnv(t)
 	ctx := context.Background()
-	card := demoCard(t, env, "Everyday")
+	card := webtest.DemoCard(t, env, "Everyday")
 	const statusRoute = "/v1/users/{userId}/cards/{cardId}/status"
 	cases := []struct {
 		status, action string
@@ -301,14 +245,14 @@ func TestCardStatusTransitions(t *testing.T) {
 
 	// A physical card never activated: the page offers activation, and
 	// "unfreezing" it is refused with the reason.
-	office := demoCard(t, env, "Office card")
+	office := webtest.DemoCard(t, env, "Office card")
 	doc := htmxPost(t, env, c, "/cards/"+office.ID+"/unfreeze", nil)
 	if note := webtest.TestID(doc, "card-status-note"); !strings.Contains(note, "never activated") {
 		t.Fatalf("pending physical card: %q", note)
 	}
 
 	// A reserved entry (requested, not issued) has nothing to freeze.
-	reserved := demoCard(t, env, "Subscriptions")
+	reserved := webtest.DemoCard(t, env, "Subscriptions")
 	doc = htmxPost(t, env, c, "/cards/"+reserved.ID+"/freeze", nil)
 	if got := cardStatus(doc); got != "reserved" || !strings.Contains(webtest.TestID(doc, "card-control-message"), "not issued yet") {
 		t.Fatalf("reserved: %q %q", got, webtest.TestID(doc, "card-control-message"))
@@ -335,7 +279,7 @@ func TestCardStatusTransitions(t *testing.T) {
 // freeze (403, audited as denied, nothing sent); the owner can.
 func TestCardFreezeRolesAndRefusals(t *testing.T) {
 	env, _, _ := cardsEnv(t)
-	card := demoCard(t, env, "Everyday")
+	card := webtest.DemoCard(t, env, "Everyday")
 	for _, role := range []store.Role{store.RoleHRAdmin, store.RoleFinanceApprover} {
 		c, s := env.SignedIn(role)
 		for _, action := range []string{"freeze", "unfreeze", "limits", "cancel", "activation/request"} {
@@ -350,7 +294,7 @@ func TestCardFreezeRolesAndRefusals(t *testing.T) {
 		if resp.StatusCode != http.StatusForbidden {
 			t.Fatalf("%s reads cards: %d", role, resp.StatusCode)
 		}
-		a := lastAudit(t, env, "access.denied")
+		a := webtest.LastAudit(t, env, "access.denied")
 		if a.Actor.StaffID != s.ID || a.Outcome != store.OutcomeDenied {
 			t.Fatalf("denied audit %+v", a)
 		}
@@ -364,7 +308,7 @@ func TestCardFreezeRolesAndRefusals(t *testing.T) {
 	if cardStatus(doc) != "frozen" {
 		t.Fatalf("owner freeze: %q", cardStatus(doc))
 	}
-	if a := lastAudit(t, env, "card.freeze"); a.Actor.StaffID != o.ID || a.Outcome != store.OutcomeOK {
+	if a := webtest.LastAudit(t, env, "card.freeze"); a.Actor.StaffID != o.ID || a.Outcome != store.OutcomeOK {
 		t.Fatalf("owner audit %+v", a)
 	}
 }
@@ -375,7 +319,7 @@ func TestCardFreezeRolesAndRefusals(t *testing.T) {
 func TestCardFreezeInFlightAndUpstreamFailure(t *testing.T) {
 	env, c, support := cardsEnv(t)
 	ctx := context.Background()
-	card := demoCard(t, env, "Everyday")
+	card := webtest.DemoCard(t, env, "Everyday")
 	const statusRoute = "/v1/users/{userId}/cards/{cardId}/status"
 	token := handlers.NewFormToken()
 	if _, _, err := env.Store.BeginAction(ctx, store.NewAction{Key: "form:" + token, Kind: "card.freeze", Target: "card:" + card.ID,
@@ -392,8 +336,9 @@ func TestCardFreezeInFlightAndUpstreamFailure(t *testing.T) {
 
 	// One 503 on the status route: a retry would succeed, so a frozen card
 	// afterwards would mean the app retried blindly.
-	sandboxControl(t, env, http.MethodPost, "/_sandbox/faults", map[string]any{
+	webtest.SandboxControl(t, env, http.MethodPost, "/_sandbox/faults", map[string]any{
 		"method": "PUT", "route": statusRoute, "status": 503, "times": 1})
+
 	doc = htmxPost(t, env, c, "/cards/"+card.ID+"/freeze", url.Values{"reason": {"phone call"}})
 	msg := webtest.TestID(doc, "card-control-message")
 	if cardStatus(doc) != "active" || !strings.Contains(msg, "Do not send it again meanwhile") {
@@ -405,12 +350,13 @@ func TestCardFreezeInFlightAndUpstreamFailure(t *testing.T) {
 	if live, _ := env.API.GetCard(ctx, card.ServiceUserID, card.ID); string(live.Status) != "active" {
 		t.Fatalf("the write was retried: %s", live.Status)
 	}
-	if a := lastAudit(t, env, "card.freeze"); a.Outcome != store.OutcomeUnknown || !strings.Contains(a.Detail, "not recorded so far") {
+	if a := webtest.LastAudit(t, env, "card.freeze"); a.Outcome != store.OutcomeUnknown || !strings.Contains(a.Detail, "not recorded so far") {
 		t.Fatalf("audit %+v", a)
 	}
 	// Without htmx, the whole page answers with the real status.
-	sandboxControl(t, env, http.MethodPost, "/_sandbox/faults", map[string]any{
+	webtest.SandboxControl(t, env, http.MethodPost, "/_sandbox/faults", map[string]any{
 		"method": "PUT", "route": statusRoute, "status": 503, "times": 1})
+
 	resp := postCard(env, c, "/cards/"+card.ID+"/freeze", nil)
 	if resp.StatusCode != http.StatusBadGateway {
 		t.Fatalf("plain form failure: %d", resp.StatusCode)
@@ -438,9 +384,10 @@ func TestCardFreezeInFlightAndUpstreamFailure(t *testing.T) {
 // transactions route (major-unit number 1234.56), both with the currency.
 func TestCardDetailShowsMinorAndMajorUnitsAlike(t *testing.T) {
 	env, c, _ := cardsEnv(t)
-	card := demoCard(t, env, "Everyday")
-	sandboxControl(t, env, http.MethodPost, "/_sandbox/cards/"+card.ID+"/spend", map[string]string{
+	card := webtest.DemoCard(t, env, "Everyday")
+	webtest.SandboxControl(t, env, http.MethodPost, "/_sandbox/cards/"+card.ID+"/spend", map[string]string{
 		"amount": "1234.56", "fee": "0", "merchantName": "Unit Test Stores"})
+
 	resp := env.Get(c, "/cards/"+card.ID)
 	if resp.StatusCode != http.StatusOK {
 		t.Fatalf("detail: %d", resp.StatusCode)
@@ -486,8 +433,9 @@ func TestCardDetailShowsMinorAndMajorUnitsAlike(t *testing.T) {
 		t.Fatalf("index status %q %q", cardStatus(doc), webtest.TestID(doc, "card-status-age"))
 	}
 	// When the live read fails, the page says the status is not live.
-	sandboxControl(t, env, http.MethodPost, "/_sandbox/faults", map[string]any{
+	webtest.SandboxControl(t, env, http.MethodPost, "/_sandbox/faults", map[string]any{
 		"method": "GET", "route": "/v1/users/{userId}/cards/{cardId}", "status": 404})
+
 	doc = webtest.Doc(t, env.Get(c, "/cards/"+card.ID))
 	if !strings.Contains(webtest.TestID(doc, "card-upstream-error"), "not the live one") || !strings.Contains(webtest.TestID(doc, "card-status-age"), "not live") {
 		t.Fatalf("stale status not flagged: %q", webtest.TestID(doc, "card-upstream-error"))
@@ -496,13 +444,13 @@ func TestCardDetailShowsMinorAndMajorUnitsAlike(t *testing.T) {
 
 func TestCardTransactionsFiltersPagingAndCSV(t *testing.T) {
 	env, c, _ := cardsEnv(t)
-	card := demoCard(t, env, "Everyday")
+	card := webtest.DemoCard(t, env, "Everyday")
 	before, err := env.API.ListCardTransactions(context.Background(), card.ServiceUserID, card.ID, apiclient.CardTransactionQuery{Size: 100, Status: "COMPLETED"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for i := len(before.Transactions); i < 25; i++ {
-		sandboxControl(t, env, http.MethodPost, "/_sandbox/cards/"+card.ID+"/spend", map[string]string{"amount": "10.5", "fee": "0.25"})
+		webtest.SandboxControl(t, env, http.MethodPost, "/_sandbox/cards/"+card.ID+"/spend", map[string]string{"amount": "10.5", "fee": "0.25"})
 	}
 	h := http.Header{"Hx-Request": {"true"}}
 	resp := env.Do(c, http.MethodGet, "/cards/"+card.ID+"/transactions?status=COMPLETED", nil, h)
@@ -544,7 +492,7 @@ func TestCardTransactionsFiltersPagingAndCSV(t *testing.T) {
 // (the webhooks receiver's hook), with decimal amount and fee, once.
 func TestCardActivityFeedFromWebhooks(t *testing.T) {
 	env, c, _ := cardsEnv(t)
-	card := demoCard(t, env, "Everyday")
+	card := webtest.DemoCard(t, env, "Everyday")
 	amount, fee := decimal.RequireFromString("1234.56"), decimal.RequireFromString("12.30")
 	for i := 0; i < 2; i++ { // a redelivery changes nothing
 		added, err := env.Store.RecordCardActivity(context.Background(), store.CardActivity{
@@ -573,7 +521,7 @@ func TestCardActivityFeedFromWebhooks(t *testing.T) {
 
 func TestCardLimits(t *testing.T) {
 	env, c, support := cardsEnv(t)
-	card := demoCard(t, env, "Everyday")
+	card := webtest.DemoCard(t, env, "Everyday")
 	path := "/cards/" + card.ID + "/limits"
 	cases := []struct {
 		daily, single, field, want string
@@ -613,15 +561,16 @@ func TestCardLimits(t *testing.T) {
 	if limits.TotalDailyLimit.String() != "250000.5" || limits.MaxSingleTransactionAmount.String() != "1234.56" {
 		t.Fatalf("limits %s %s", limits.TotalDailyLimit, limits.MaxSingleTransactionAmount)
 	}
-	a := lastAudit(t, env, "card.limits")
+	a := webtest.LastAudit(t, env, "card.limits")
 	if a.Outcome != store.OutcomeOK || a.Actor.StaffID != support.ID || !strings.Contains(a.Detail, "daily 250,000.50 NGN, single 1,234.56 NGN") {
 		t.Fatalf("audit %+v", a)
 	}
 	// Upstream refuses: audited as refused, the API's words next to the
 	// fields it names, input kept.
-	sandboxControl(t, env, http.MethodPost, "/_sandbox/faults", map[string]any{"method": "PUT",
+	webtest.SandboxControl(t, env, http.MethodPost, "/_sandbox/faults", map[string]any{"method": "PUT",
 		"route": "/v1/users/{userId}/cards/{cardId}/set-limit", "status": 400, "times": 1,
 		"message": "maxSingleTransactionAmount must not exceed the issuer's limit for this card"})
+
 	resp = postCard(env, c, path, url.Values{"total_daily": {"1000"}, "max_single": {"10"}})
 	doc := webtest.Doc(t, resp)
 	if resp.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(webtest.TestID(doc, "limit-single-error"), "issuer's limit") ||
@@ -631,14 +580,14 @@ func TestCardLimits(t *testing.T) {
 	if v, _ := doc.Find("#limit-single").Attr("value"); v != "10" {
 		t.Fatalf("typed limit lost: %q", v)
 	}
-	if a := lastAudit(t, env, "card.limits"); a.Outcome != store.OutcomeRefused {
+	if a := webtest.LastAudit(t, env, "card.limits"); a.Outcome != store.OutcomeRefused {
 		t.Fatalf("audit %+v", a)
 	}
 }
 
 func TestCardCancel(t *testing.T) {
 	env, c, support := cardsEnv(t)
-	card := demoCard(t, env, "Travel")
+	card := webtest.DemoCard(t, env, "Travel")
 	path := "/cards/" + card.ID + "/cancel"
 	resp := postCard(env, c, path, url.Values{"confirm_name": {"travel"}, "reason": {"left the company"}})
 	doc := webtest.Doc(t, resp)
@@ -662,7 +611,7 @@ func TestCardCancel(t *testing.T) {
 	if live, _ := env.API.GetCard(context.Background(), card.ServiceUserID, card.ID); string(live.Status) != "canceled" {
 		t.Fatalf("issuer status %s", live.Status)
 	}
-	a := lastAudit(t, env, "card.cancel")
+	a := webtest.LastAudit(t, env, "card.cancel")
 	if a.Outcome != store.OutcomeOK || a.Actor.StaffID != support.ID || !strings.Contains(a.Detail, "left the company") {
 		t.Fatalf("audit %+v", a)
 	}
@@ -677,7 +626,7 @@ func TestCardCancel(t *testing.T) {
 	if resp.StatusCode != http.StatusConflict {
 		t.Fatalf("second cancel: %d", resp.StatusCode)
 	}
-	if a := lastAudit(t, env, "card.cancel"); a.Outcome != store.OutcomeRefused {
+	if a := webtest.LastAudit(t, env, "card.cancel"); a.Outcome != store.OutcomeRefused {
 		t.Fatalf("audit %+v", a)
 	}
 }
@@ -686,7 +635,7 @@ func TestCardCancel(t *testing.T) {
 // sms, a wrong code, an expired code, then the right one.
 func TestCardActivation(t *testing.T) {
 	env, c, _ := cardsEnv(t)
-	card := demoCard(t, env, "Office card")
+	card := webtest.DemoCard(t, env, "Office card")
 	doc := webtest.Doc(t, env.Get(c, "/cards/"+card.ID))
 	if doc.Find(`[data-testid="card-activation"]`).Length() != 1 {
 		t.Fatal("no activation for a pending physical card")
@@ -706,7 +655,7 @@ func TestCardActivation(t *testing.T) {
 		return otp, exp
 	}
 	otp, exp := request()
-	if a := lastAudit(t, env, "card.activation_request"); a.Outcome != store.OutcomeOK || !strings.Contains(a.Detail, "sms") {
+	if a := webtest.LastAudit(t, env, "card.activation_request"); a.Outcome != store.OutcomeOK || !strings.Contains(a.Detail, "sms") {
 		t.Fatalf("audit %+v", a)
 	}
 	for code, want := range map[string]string{"12345": "exactly 6 digits", "abcdef": "exactly 6 digits"} {
@@ -729,7 +678,7 @@ func TestCardActivation(t *testing.T) {
 			OTPCode string `json:"otpCode"`
 		} `json:"data"`
 	}
-	if err := json.Unmarshal(sandboxControl(t, env, http.MethodGet, "/_sandbox/cards/"+card.ID, nil), &issuer); err != nil {
+	if err := json.Unmarshal(webtest.SandboxControl(t, env, http.MethodGet, "/_sandbox/cards/"+card.ID, nil), &issuer); err != nil {
 		t.Fatal(err)
 	}
 	wrong := "000000"
@@ -741,11 +690,11 @@ func TestCardActivation(t *testing.T) {
 	if resp.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(webtest.TestID(doc, "activation-message"), "Invalid activation code") {
 		t.Fatalf("wrong code: %d %q", resp.StatusCode, webtest.TestID(doc, "activation-message"))
 	}
-	if a := lastAudit(t, env, "card.activation_confirm"); a.Outcome != store.OutcomeRefused {
+	if a := webtest.LastAudit(t, env, "card.activation_confirm"); a.Outcome != store.OutcomeRefused {
 		t.Fatalf("audit %+v", a)
 	}
 	// The issuer's clock passes the code's expiry: the API says so.
-	sandboxControl(t, env, http.MethodPost, "/_sandbox/clock/advance", map[string]any{"seconds": 11 * 60})
+	webtest.SandboxControl(t, env, http.MethodPost, "/_sandbox/clock/advance", map[string]any{"seconds": 11 * 60})
 	resp = postCard(env, c, "/cards/"+card.ID+"/activation/confirm", url.Values{"otp_id": {otp}, "code": {issuer.Data.OTPCode}})
 	doc = webtest.Doc(t, resp)
 	if resp.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(webtest.TestID(doc, "activation-message"), "expired") {
@@ -755,7 +704,7 @@ func TestCardActivation(t *testing.T) {
 		t.Fatal("no way to request a new code after expiry")
 	}
 	otp, exp = request()
-	if err := json.Unmarshal(sandboxControl(t, env, http.MethodGet, "/_sandbox/cards/"+card.ID, nil), &issuer); err != nil {
+	if err := json.Unmarshal(webtest.SandboxControl(t, env, http.MethodGet, "/_sandbox/cards/"+card.ID, nil), &issuer); err != nil {
 		t.Fatal(err)
 	}
 	resp = postCard(env, c, "/cards/"+card.ID+"/activation/confirm", url.Values{"otp_id": {otp}, "expires_at": {exp}, "code": {issuer.Data.OTPCode}})
@@ -766,7 +715,7 @@ func TestCardActivation(t *testing.T) {
 	if live, _ := env.API.GetCard(context.Background(), card.ServiceUserID, card.ID); string(live.Status) != "active" {
 		t.Fatalf("after activation: %s", live.Status)
 	}
-	if a := lastAudit(t, env, "card.activation_confirm"); a.Outcome != store.OutcomeOK {
+	if a := webtest.LastAudit(t, env, "card.activation_confirm"); a.Outcome != store.OutcomeOK {
 		t.Fatalf("audit %+v", a)
 	}
 	// Activating again: refused by the issuer, explained.
@@ -776,7 +725,7 @@ func TestCardActivation(t *testing.T) {
 		t.Fatalf("second activation: %d %q", resp.StatusCode, webtest.TestID(doc, "activation-message"))
 	}
 	// A virtual card needs none.
-	virtual := demoCard(t, env, "Everyday")
+	virtual := webtest.DemoCard(t, env, "Everyday")
 	resp = postCard(env, c, "/cards/"+virtual.ID+"/activation/request", url.Values{"channel": {"sms"}})
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusConflict {
@@ -809,7 +758,7 @@ func employeeWallet(t *testing.T, env *webtest.Env, email, coin string) (store.E
 func TestCardIssuance(t *testing.T) {
 	env, c, support := cardsEnv(t)
 	emp, wallet := employeeWallet(t, env, "chinedu.eze@acme-payroll.example", "CNGN")
-	sandboxControl(t, env, http.MethodPost, "/_sandbox/deposits", map[string]string{"smartWalletId": wallet.ID, "amount": "50000"})
+	webtest.SandboxControl(t, env, http.MethodPost, "/_sandbox/deposits", map[string]string{"smartWalletId": wallet.ID, "amount": "50000"})
 
 	doc := webtest.Doc(t, env.Get(c, "/cards/issue?q=chinedu"))
 	href, _ := doc.Find(`[data-testid="issue-wallet-link"]`).First().Attr("href")
@@ -882,7 +831,7 @@ func TestCardIssuance(t *testing.T) {
 	if got := webtest.TestID(doc, "issue-sign-state"); !strings.Contains(got, "sign payload is ready") {
 		t.Fatalf("sign state %q", got)
 	}
-	a := lastAudit(t, env, "card.issue")
+	a := webtest.LastAudit(t, env, "card.issue")
 	if a.Outcome != store.OutcomeOK || a.Actor.StaffID != support.ID || !strings.Contains(a.Detail, proposalID) || !strings.Contains(a.Detail, "1,000.00 NGN") || strings.Contains(a.Detail, nin) {
 		t.Fatalf("audit %+v", a)
 	}
@@ -903,8 +852,9 @@ func TestCardIssuanceRefusals(t *testing.T) {
 	emp, _ := employeeWallet(t, env, "emily.carter@acme-payroll.example", "USDB")
 
 	// A legacy CNGN wallet: the API answers migrationRequired with a hint.
-	sandboxControl(t, env, http.MethodPost, "/_sandbox/users/"+emp.ServiceUserID+"/legacy-wallets",
+	webtest.SandboxControl(t, env, http.MethodPost, "/_sandbox/users/"+emp.ServiceUserID+"/legacy-wallets",
 		map[string]string{"currency": "CNGN", "userOwnerAddress": "0x2c7536E3605D9C16a7a3D7b1898e529396a65c23"})
+
 	syncer := &mirror.Syncer{API: env.API, Store: env.Store, Now: time.Now}
 	if err := syncer.SyncWallets(ctx, emp); err != nil {
 		t.Fatal(err)
@@ -922,7 +872,7 @@ func TestCardIssuanceRefusals(t *testing.T) {
 	}
 	// The API answered (nothing is unknown) and issued nothing: the audit
 	// row says so, and no card is indexed.
-	if a := lastAudit(t, env, "card.issue"); !strings.Contains(a.Detail, "not issued: legacy wallet, migration required") {
+	if a := webtest.LastAudit(t, env, "card.issue"); !strings.Contains(a.Detail, "not issued: legacy wallet, migration required") {
 		t.Fatalf("audit %+v", a)
 	}
 	if ids, _ := env.Store.WalletCardIDs(ctx, legacy.ID); len(ids) != 0 {
@@ -932,7 +882,7 @@ func TestCardIssuanceRefusals(t *testing.T) {
 	// The index thinks Emily had a card (stale), the API says she is not
 	// enrolled: E101 asks for the NIN next to its field.
 	_, usd := employeeWallet(t, env, emp.Email, "USDB")
-	sandboxControl(t, env, http.MethodPost, "/_sandbox/deposits", map[string]string{"smartWalletId": usd.ID, "amount": "100"})
+	webtest.SandboxControl(t, env, http.MethodPost, "/_sandbox/deposits", map[string]string{"smartWalletId": usd.ID, "amount": "100"})
 	if err := env.Store.UpsertCard(ctx, store.CardEntry{ID: "stale-entry", WalletID: usd.ID, EmployeeID: emp.ID, CardName: "Ghost",
 		Currency: "USD", Type: "virtual", Status: "RESERVED", Reserved: true}, time.Now()); err != nil {
 		t.Fatal(err)
@@ -949,8 +899,9 @@ func TestCardIssuanceRefusals(t *testing.T) {
 
 	// An upstream fault on the create: not retried, read back (nothing
 	// there), the user told not to send it again meanwhile, the input kept.
-	sandboxControl(t, env, http.MethodPost, "/_sandbox/faults", map[string]any{
+	webtest.SandboxControl(t, env, http.MethodPost, "/_sandbox/faults", map[string]any{
 		"method": "POST", "route": "/v1/users/{userId}/cards", "status": 503, "times": 1})
+
 	form.Set("nin", "12345678901")
 	resp = postCard(env, c, "/cards/issue", form)
 	doc = webtest.Doc(t, resp)
@@ -963,7 +914,7 @@ func TestCardIssuanceRefusals(t *testing.T) {
 	if cards, _ := env.API.ListCards(ctx, emp.ServiceUserID, usd.ID); len(cards) != 0 {
 		t.Fatalf("the create was retried: %d cards", len(cards))
 	}
-	if a := lastAudit(t, env, "card.issue"); a.Outcome != store.OutcomeUnknown {
+	if a := webtest.LastAudit(t, env, "card.issue"); a.Outcome != store.OutcomeUnknown {
 		t.Fatalf("audit %+v", a)
 	}
 	if n := env.Sandbox.RequestCount("POST", "/v1/users/{userId}/cards"); n != 3 {
@@ -1012,7 +963,7 @@ func TestCardPANCanary(t *testing.T) {
 	}
 	keep(resp)
 	// Activation of the demo's pending physical card with the number.
-	office := demoCard(t, env, "Office card")
+	office := webtest.DemoCard(t, env, "Office card")
 	keep(postCard(env, c, "/cards/"+office.ID+"/activation/request", url.Values{"channel": {"sms"}, "pan": {pan}}))
 	keep(postCard(env, c, "/cards/"+office.ID+"/activation/request", url.Values{"channel": {"sms"}, "pan": {pan + "0000"}}))
 	// Every page that shows cards.
@@ -1074,7 +1025,7 @@ func TestCardPANCanary(t *testing.T) {
 // live, in words, with the one button it allows.
 func TestCardDetailForEveryStatus(t *testing.T) {
 	env, c, _ := cardsEnv(t)
-	card := demoCard(t, env, "Everyday")
+	card := webtest.DemoCard(t, env, "Everyday")
 	for status, button := range map[string]string{"active": "card-freeze", "pending": "card-freeze", "inactive": "card-freeze",
 		"restricted": "card-freeze", "frozen": "card-unfreeze", "lost": "", "stolen": "", "canceled": ""} {
 		setIssuerStatus(t, env, card.ID, status)
@@ -1095,7 +1046,7 @@ func TestCardDetailForEveryStatus(t *testing.T) {
 			t.Error("a cancelled card offers cancel")
 		}
 	}
-	reserved := demoCard(t, env, "Subscriptions")
+	reserved := webtest.DemoCard(t, env, "Subscriptions")
 	doc := webtest.Doc(t, env.Get(c, "/cards/"+reserved.ID))
 	if cardStatus(doc) != "reserved" || doc.Find(`[data-testid="card-freeze"]`).Length() != 0 {
 		t.Fatalf("reserved detail: %q", cardStatus(doc))
@@ -1117,9 +1068,10 @@ func TestCardSpendWebhookReachesTheActivityFeed(t *testing.T) {
 	c, _ := env.SignedIn(store.RoleSupport)
 	resp := env.PostForm(c, "/cards/refresh", nil)
 	resp.Body.Close()
-	card := demoCard(t, env, "Everyday")
-	sandboxControl(t, env, http.MethodPost, "/_sandbox/cards/"+card.ID+"/spend", map[string]string{
+	card := webtest.DemoCard(t, env, "Everyday")
+	webtest.SandboxControl(t, env, http.MethodPost, "/_sandbox/cards/"+card.ID+"/spend", map[string]string{
 		"amount": "1234.56", "fee": "12.3", "merchantName": "Webhook Mart"})
+
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		doc := webtest.Doc(t, env.Do(c, http.MethodGet, "/cards/"+card.ID+"/activity", nil, http.Header{"Hx-Request": {"true"}}))

@@ -17,14 +17,14 @@ import (
 // the river job does) at once.
 func deliverAndProcess(t *testing.T, env *webtest.Env, secret, id, eventType string, payload map[string]any) store.WebhookEvent {
 	t.Helper()
-	if code := mustDeliver(t, env, secret, id, eventBody(id, eventType, payload)); code != http.StatusOK {
+	if code := webtest.MustDeliver(t, env, secret, id, webtest.EventBody(id, eventType, payload)); code != http.StatusOK {
 		t.Fatalf("deliver %s: %d", id, code)
 	}
-	ev := eventByWebhookID(t, env, id)
+	ev := webtest.EventByWebhookID(t, env, id)
 	if err := env.App.Webhooks().ProcessEvent(context.Background(), ev.ID, false); err != nil {
 		t.Fatalf("process %s: %v", id, err)
 	}
-	return eventByWebhookID(t, env, id)
+	return webtest.EventByWebhookID(t, env, id)
 }
 
 func employeeNamed(t *testing.T, env *webtest.Env, id int64) store.Employee {
@@ -54,7 +54,7 @@ func auditOf(t *testing.T, env *webtest.Env, action string, employeeID int64) []
 // flag, processed late or replayed, does not clear it.
 func TestOnboardingCompletedClearsActionRequired(t *testing.T) {
 	env := webtest.New(t, webtest.Options{SkipDemoImport: true})
-	secret := adopt(t, env)
+	secret := webtest.AdoptWebhookSecret(t, env)
 	ctx := context.Background()
 	a, err := env.Store.UpsertEmployee(ctx, store.Employee{Email: "ada@acme.example", FirstName: "Ada", ServiceUserID: "svc-ada",
 		InviteState: store.InviteKYCSubmitted, KYCSubmitted: true})
@@ -89,7 +89,7 @@ func TestOnboardingCompletedClearsActionRequired(t *testing.T) {
 		t.Fatalf("another user's completion cleared %s: %+v", b.Email, got)
 	}
 	// The same delivery again is a duplicate: nothing more is written.
-	if code := mustDeliver(t, env, secret, "wh-done-ada", eventBody("wh-done-ada", apiclient.EventOnboardingCompleted,
+	if code := webtest.MustDeliver(t, env, secret, "wh-done-ada", webtest.EventBody("wh-done-ada", apiclient.EventOnboardingCompleted,
 		map[string]any{"serviceUserId": "svc-ada"})); code != http.StatusOK {
 		t.Fatalf("duplicate: %d", code)
 	}
@@ -98,13 +98,13 @@ func TestOnboardingCompletedClearsActionRequired(t *testing.T) {
 	}
 
 	// Bo: a completion arrives, then a newer flag is processed before it.
-	if code := mustDeliver(t, env, secret, "wh-done-bo", eventBody("wh-done-bo", apiclient.EventOnboardingCompleted,
+	if code := webtest.MustDeliver(t, env, secret, "wh-done-bo", webtest.EventBody("wh-done-bo", apiclient.EventOnboardingCompleted,
 		map[string]any{"serviceUserId": "svc-bo"})); code != http.StatusOK {
 		t.Fatalf("deliver: %d", code)
 	}
 	deliverAndProcess(t, env, secret, "wh-flag-bo-2", apiclient.EventKYCActionRequired,
 		map[string]any{"serviceUserId": "svc-bo", "action": "bank_verification", "reason": "Bank identity verification is needed"})
-	late := eventByWebhookID(t, env, "wh-done-bo")
+	late := webtest.EventByWebhookID(t, env, "wh-done-bo")
 	for _, replay := range []bool{false, true} {
 		if err := env.App.Webhooks().ProcessEvent(ctx, late.ID, replay); err != nil {
 			t.Fatal(err)
@@ -160,7 +160,7 @@ func TestResolveActionRequiredByHand(t *testing.T) {
 		if doc.Find(`[data-testid="resolve-action-form"]`).Length() != 0 {
 			t.Errorf("%s sees the resolve form", role)
 		}
-		resp := env.PostForm(c, resolve, fresh(confirmed))
+		resp := env.PostForm(c, resolve, webtest.WithFormToken(confirmed))
 		resp.Body.Close()
 		if resp.StatusCode != http.StatusForbidden {
 			t.Fatalf("%s: %d, want 403", role, resp.StatusCode)
@@ -171,7 +171,7 @@ func TestResolveActionRequiredByHand(t *testing.T) {
 	}
 
 	// Without the confirmation: the page again with the box's message.
-	resp := env.PostForm(hr, resolve, fresh(url.Values{}))
+	resp := env.PostForm(hr, resolve, webtest.WithFormToken(url.Values{}))
 	doc = webtest.Doc(t, resp)
 	if resp.StatusCode != http.StatusUnprocessableEntity || webtest.TestID(doc, "resolve-confirm-error") == "" {
 		t.Fatalf("unconfirmed: %d %q", resp.StatusCode, webtest.TestID(doc, "resolve-confirm-error"))
@@ -183,7 +183,7 @@ func TestResolveActionRequiredByHand(t *testing.T) {
 		t.Fatalf("audit before clearing: %+v", rows)
 	}
 
-	resp = env.PostForm(hr, resolve, fresh(confirmed))
+	resp = env.PostForm(hr, resolve, webtest.WithFormToken(confirmed))
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != page {
 		t.Fatalf("resolve: %d %q", resp.StatusCode, resp.Header.Get("Location"))
@@ -202,7 +202,7 @@ func TestResolveActionRequiredByHand(t *testing.T) {
 	}
 
 	// Not flagged any more (another admin, a webhook): said so, no error.
-	resp = env.PostForm(hr, resolve, fresh(confirmed))
+	resp = env.PostForm(hr, resolve, webtest.WithFormToken(confirmed))
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != page {
 		t.Fatalf("resolve again: %d", resp.StatusCode)

@@ -22,17 +22,6 @@ import (
 	"partneradmin/web/webtest"
 )
 
-// fresh is a form as a page renders it: the values with a new one-time
-// token.
-func fresh(v url.Values) url.Values {
-	out := url.Values{}
-	for k, vs := range v {
-		out[k] = append([]string(nil), vs...)
-	}
-	out.Set(handlers.FormTokenField, handlers.NewFormToken())
-	return out
-}
-
 // inviteFormFields are the names of the single invite form's fields, as the
 // page renders them (the occupation is a picker whose choices carry
 // occupation_code), sorted.
@@ -110,9 +99,9 @@ func empAuditCount(t *testing.T, env *webtest.Env, action string) int {
 // employee would, returning the linked employee.
 func linkedInvitee(t *testing.T, env *webtest.Env, c *http.Client, email string) store.Employee {
 	t.Helper()
-	resp := env.PostForm(c, "/employees/invite", fresh(gbrInvite(email)))
+	resp := env.PostForm(c, "/employees/invite", webtest.WithFormToken(gbrInvite(email)))
 	resp.Body.Close()
-	linkThroughSandbox(t, env, email)
+	webtest.LinkThroughSandbox(t, env, email)
 	resp = env.PostForm(c, "/employees/reconcile", nil)
 	resp.Body.Close()
 	e, err := env.Store.EmployeeByEmail(context.Background(), email)
@@ -145,7 +134,7 @@ func empForms() []empForm {
 			}},
 		{name: "re-invite", kind: "employee.reinvite", method: "POST", route: routeInvite, secondCalls: 1,
 			prepare: func(t *testing.T, env *webtest.Env, c *http.Client) (string, url.Values) {
-				resp := env.PostForm(c, "/employees/invite", fresh(gbrInvite("again@acme.example")))
+				resp := env.PostForm(c, "/employees/invite", webtest.WithFormToken(gbrInvite("again@acme.example")))
 				resp.Body.Close()
 				e, err := env.Store.EmployeeByEmail(context.Background(), "again@acme.example")
 				if err != nil {
@@ -160,7 +149,7 @@ func empForms() []empForm {
 		{name: "reactivate", kind: "employee.reactivate", method: "POST", route: routeReactivate,
 			prepare: func(t *testing.T, env *webtest.Env, c *http.Client) (string, url.Values) {
 				e := linkedDemoEmployee(t, env, false)
-				resp := env.PostForm(c, fmt.Sprintf("/employees/%d/delete", e.ID), fresh(nil))
+				resp := env.PostForm(c, fmt.Sprintf("/employees/%d/delete", e.ID), webtest.WithFormToken(nil))
 				resp.Body.Close()
 				return fmt.Sprintf("/employees/%d/reactivate", e.ID), nil
 			}},
@@ -175,7 +164,7 @@ func empForms() []empForm {
 			}},
 		{name: "bulk send", kind: "employee.bulk_invite.start",
 			prepare: func(t *testing.T, env *webtest.Env, c *http.Client) (string, url.Values) {
-				resp := uploadBulk(t, env, c, "three.csv", bulkFile(3))
+				resp := uploadBulk(t, env, c, "three.csv", webtest.BulkInviteCSV(3))
 				resp.Body.Close()
 				if resp.StatusCode != http.StatusSeeOther {
 					t.Fatalf("upload: %d", resp.StatusCode)
@@ -230,7 +219,7 @@ func TestEmployeeFormsSendOnce(t *testing.T) {
 				return env.Sandbox.RequestCount(f.method, f.route)
 			}
 			calls, audits := count(), empAuditCount(t, env, f.kind)
-			form := fresh(values)
+			form := webtest.WithFormToken(values)
 			for _, status := range empPostConcurrently(t, env, c, path, form, 5) {
 				if status >= 500 || status == http.StatusBadRequest {
 					t.Fatalf("a post answered %d", status)
@@ -258,7 +247,7 @@ func TestEmployeeFormsSendOnce(t *testing.T) {
 			}
 			// A second token is a new action.
 			before := count()
-			resp = env.PostForm(c, path, fresh(values))
+			resp = env.PostForm(c, path, webtest.WithFormToken(values))
 			resp.Body.Close()
 			if resp.StatusCode >= 500 {
 				t.Fatalf("second token: %d", resp.StatusCode)
@@ -315,7 +304,7 @@ func TestEmployeeFormsCarryTokens(t *testing.T) {
 		t.Fatal(err)
 	}
 	invited := linkedInvitee(t, env, c, "tokens@acme.example")
-	resp := uploadBulk(t, env, c, "t.csv", bulkFile(2))
+	resp := uploadBulk(t, env, c, "t.csv", webtest.BulkInviteCSV(2))
 	resp.Body.Close()
 	pages := []string{"/employees/invite", fmt.Sprintf("/employees/%d", failed.ID), fmt.Sprintf("/employees/%d/delete", failed.ID),
 		fmt.Sprintf("/employees/%d", invited.ID), resp.Header.Get("Location")}
@@ -342,7 +331,7 @@ func TestEmployeeFormsCarryTokens(t *testing.T) {
 // the connection: the caller does not learn the outcome.
 func afterFault(t *testing.T, env *webtest.Env, method, route string) {
 	t.Helper()
-	empControl(t, env, "POST", "/_sandbox/faults", map[string]any{"method": method, "route": route, "drop": true, "after": true, "times": 1}, nil)
+	webtest.SandboxControlData(t, env, "POST", "/_sandbox/faults", map[string]any{"method": method, "route": route, "drop": true, "after": true, "times": 1}, nil)
 }
 
 // TestEmployeeLostAnswersAreReadBack: the API records a deletion or a
@@ -355,7 +344,7 @@ func TestEmployeeLostAnswersAreReadBack(t *testing.T) {
 	e := linkedDemoEmployee(t, env, false)
 
 	afterFault(t, env, "DELETE", routeUser)
-	resp := env.PostForm(c, fmt.Sprintf("/employees/%d/delete", e.ID), fresh(nil))
+	resp := env.PostForm(c, fmt.Sprintf("/employees/%d/delete", e.ID), webtest.WithFormToken(nil))
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusSeeOther {
 		t.Fatalf("delete after a lost answer: %d", resp.StatusCode)
@@ -372,7 +361,7 @@ func TestEmployeeLostAnswersAreReadBack(t *testing.T) {
 	}
 
 	afterFault(t, env, "POST", routeReactivate)
-	resp = env.PostForm(c, fmt.Sprintf("/employees/%d/reactivate", e.ID), fresh(nil))
+	resp = env.PostForm(c, fmt.Sprintf("/employees/%d/reactivate", e.ID), webtest.WithFormToken(nil))
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusSeeOther {
 		t.Fatalf("reactivate after a lost answer: %d", resp.StatusCode)
@@ -394,7 +383,7 @@ func TestInviteWithALostAnswerIsSettledByTheRecoveryJob(t *testing.T) {
 	env := webtest.New(t, webtest.Options{})
 	c, _ := env.SignedIn(store.RoleHRAdmin)
 	afterFault(t, env, "POST", routeInvite)
-	resp := env.PostForm(c, "/employees/invite", fresh(gbrInvite("lost@acme.example")))
+	resp := env.PostForm(c, "/employees/invite", webtest.WithFormToken(gbrInvite("lost@acme.example")))
 	doc := webtest.Doc(t, resp)
 	if resp.StatusCode != http.StatusBadGateway || !strings.Contains(webtest.TestID(doc, "form-problem"), "not known") {
 		t.Fatalf("lost answer: %d %q", resp.StatusCode, webtest.TestID(doc, "form-problem"))
@@ -402,10 +391,10 @@ func TestInviteWithALostAnswerIsSettledByTheRecoveryJob(t *testing.T) {
 	if n := env.Sandbox.RequestCount("POST", routeInvite); n != 1 {
 		t.Fatalf("%d invite calls, want 1", n)
 	}
-	if _, ok := empInviteOf(t, env, "lost@acme.example"); !ok {
+	if _, ok := webtest.SandboxInviteOf(t, env, "lost@acme.example"); !ok {
 		t.Fatal("the sandbox did not record the invite")
 	}
-	linkThroughSandbox(t, env, "lost@acme.example")
+	webtest.LinkThroughSandbox(t, env, "lost@acme.example")
 	if _, err := env.App.Actions().Recover(ctx, time.Now().Add(5*time.Minute)); err != nil {
 		t.Fatal(err)
 	}
@@ -497,7 +486,7 @@ func TestEmployeeAuditFailureChangesNothing(t *testing.T) {
 		{fmt.Sprintf("/employees/%d/action-required/resolve", flagged.ID), url.Values{"confirm": {"1"}}},
 		{fmt.Sprintf("/employees/%d/reactivate", flagged.ID), nil}, // refused here: its audit row fails the request
 	} {
-		resp := env.PostForm(c, p.path, fresh(p.form))
+		resp := env.PostForm(c, p.path, webtest.WithFormToken(p.form))
 		resp.Body.Close()
 		if resp.StatusCode != http.StatusInternalServerError {
 			t.Errorf("%s without its audit row: %d", p.path, resp.StatusCode)
@@ -660,7 +649,7 @@ func TestBulkInviteAppliesTheSingleFormsRules(t *testing.T) {
 	}
 	// The numbers reached the API: they are in the profile submitted when
 	// the employee links.
-	linkThroughSandbox(t, env, "sam@acme.example")
+	webtest.LinkThroughSandbox(t, env, "sam@acme.example")
 	u, err := env.API.LookupUserByEmail(ctx, "sam@acme.example")
 	if err != nil {
 		t.Fatal(err)
@@ -713,7 +702,7 @@ func TestEmployeeTextInputsAreChecked(t *testing.T) {
 		if tc.field == "occupation_label" {
 			form.Set("occupation_code", "15-1252")
 		}
-		resp := env.PostForm(c, "/employees/invite", fresh(form))
+		resp := env.PostForm(c, "/employees/invite", webtest.WithFormToken(form))
 		doc := webtest.Doc(t, resp)
 		shown := tc.field
 		if tc.field == "occupation_label" {
@@ -776,7 +765,7 @@ func TestEmployeeTextInputsAreChecked(t *testing.T) {
 
 	// The occupation fix.
 	e := linkedDemoEmployee(t, env, false)
-	resp = env.PostForm(c, fmt.Sprintf("/employees/%d/occupation", e.ID), fresh(url.Values{"occupation_code": {strings.Repeat("1", 41)}}))
+	resp = env.PostForm(c, fmt.Sprintf("/employees/%d/occupation", e.ID), webtest.WithFormToken(url.Values{"occupation_code": {strings.Repeat("1", 41)}}))
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusUnprocessableEntity {
 		t.Fatalf("an overlong occupation code: %d", resp.StatusCode)
@@ -793,11 +782,11 @@ func TestBulkRowWithALostAnswerIsSettled(t *testing.T) {
 	ctx := context.Background()
 	env := webtest.New(t, webtest.Options{StartWorkers: true})
 	c, _ := env.SignedIn(store.RoleHRAdmin)
-	resp := uploadBulk(t, env, c, "two.csv", bulkFile(2))
+	resp := uploadBulk(t, env, c, "two.csv", webtest.BulkInviteCSV(2))
 	resp.Body.Close()
 	runURL := resp.Header.Get("Location")
 	afterFault(t, env, "POST", routeInvite)
-	resp = env.PostForm(c, runURL+"/send", fresh(nil))
+	resp = env.PostForm(c, runURL+"/send", webtest.WithFormToken(nil))
 	resp.Body.Close()
 	var doc *goquery.Document
 	deadline := time.Now().Add(30 * time.Second)
@@ -817,7 +806,7 @@ func TestBulkRowWithALostAnswerIsSettled(t *testing.T) {
 	if n := env.Sandbox.RequestCount("POST", routeInvite); n != 2 {
 		t.Fatalf("%d invite calls for two rows", n)
 	}
-	linkThroughSandbox(t, env, "bulk000@acme.example")
+	webtest.LinkThroughSandbox(t, env, "bulk000@acme.example")
 	if _, err := env.App.Actions().Recover(ctx, time.Now().Add(5*time.Minute)); err != nil {
 		t.Fatal(err)
 	}

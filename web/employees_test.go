@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/csv"
-	"encoding/json"
 	"fmt"
 	"io"
 	"mime/multipart"
@@ -26,79 +25,9 @@ import (
 	"partneradmin/web/webtest"
 )
 
-// sandboxControl calls the sandbox's control API and decodes data into out.
-func empControl(t *testing.T, env *webtest.Env, method, path string, body any, out any) {
-	t.Helper()
-	var rd io.Reader
-	if body != nil {
-		b, err := json.Marshal(body)
-		if err != nil {
-			t.Fatal(err)
-		}
-		rd = bytes.NewReader(b)
-	}
-	req, err := http.NewRequest(method, env.SandboxURL+path, rd)
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	raw, _ := io.ReadAll(resp.Body)
-	if resp.StatusCode >= 300 {
-		t.Fatalf("sandbox %s %s: %d %s", method, path, resp.StatusCode, raw)
-	}
-	if out != nil {
-		var env struct {
-			Data json.RawMessage `json:"data"`
-		}
-		if err := json.Unmarshal(raw, &env); err != nil {
-			t.Fatal(err)
-		}
-		if err := json.Unmarshal(env.Data, out); err != nil {
-			t.Fatalf("sandbox %s: %v: %s", path, err, raw)
-		}
-	}
-}
-
-type empInvite struct {
-	InvitationID  string `json:"invitationId"`
-	Email         string `json:"email"`
-	InviteURL     string `json:"inviteUrl"`
-	WorkEmailCode string `json:"workEmailCode"`
-	Status        string `json:"status"`
-	Sends         int    `json:"sends"`
-	KYCHeld       bool   `json:"kycHeld"`
-}
-
-func empInviteOf(t *testing.T, env *webtest.Env, email string) (empInvite, bool) {
-	t.Helper()
-	var list []empInvite
-	empControl(t, env, "GET", "/_sandbox/invites", nil, &list)
-	for _, inv := range list {
-		if strings.EqualFold(inv.Email, email) {
-			return inv, true
-		}
-	}
-	return empInvite{}, false
-}
-
-// linkThroughSandbox plays the employee's side of an invite.
-func linkThroughSandbox(t *testing.T, env *webtest.Env, email string) {
-	t.Helper()
-	inv, ok := empInviteOf(t, env, email)
-	if !ok {
-		t.Fatalf("no sandbox invite for %s", email)
-	}
-	empControl(t, env, "POST", "/_sandbox/invites/link", map[string]any{"invitationId": inv.InvitationID, "code": inv.WorkEmailCode}, nil)
-}
-
 func empFault(t *testing.T, env *webtest.Env, method, route string, status, times int) {
 	t.Helper()
-	empControl(t, env, "POST", "/_sandbox/faults", map[string]any{"method": method, "route": route, "status": status, "times": times}, nil)
+	webtest.SandboxControlData(t, env, "POST", "/_sandbox/faults", map[string]any{"method": method, "route": route, "status": status, "times": times}, nil)
 }
 
 // gbrInvite is a valid invite of a UK resident.
@@ -258,7 +187,7 @@ func TestInviteStoresSendsShowsQRAndReinviteKeepsLink(t *testing.T) {
 		t.Fatalf("form: %d", resp.StatusCode)
 	}
 	resp.Body.Close()
-	resp = env.PostForm(c, "/employees/invite", fresh(gbrInvite("grace@acme.example")))
+	resp = env.PostForm(c, "/employees/invite", webtest.WithFormToken(gbrInvite("grace@acme.example")))
 	if resp.StatusCode != http.StatusOK {
 		b, _ := io.ReadAll(resp.Body)
 		t.Fatalf("invite: %d %s", resp.StatusCode, b)
@@ -275,7 +204,7 @@ func TestInviteStoresSendsShowsQRAndReinviteKeepsLink(t *testing.T) {
 	if err != nil || e.InviteState != store.InviteInvited || e.Country != "GBR" {
 		t.Fatalf("stored employee %+v %v", e, err)
 	}
-	inv, ok := empInviteOf(t, env, "grace@acme.example")
+	inv, ok := webtest.SandboxInviteOf(t, env, "grace@acme.example")
 	if !ok || !inv.KYCHeld || inv.InviteURL != link {
 		t.Fatalf("sandbox invite %+v", inv)
 	}
@@ -293,19 +222,19 @@ func TestInviteStoresSendsShowsQRAndReinviteKeepsLink(t *testing.T) {
 	}
 
 	// Re-invite: same call, same link.
-	resp = env.PostForm(c, fmt.Sprintf("/employees/%d/reinvite", e.ID), fresh(nil))
+	resp = env.PostForm(c, fmt.Sprintf("/employees/%d/reinvite", e.ID), webtest.WithFormToken(nil))
 	doc = webtest.Doc(t, resp)
 	if resp.StatusCode != http.StatusOK || webtest.TestID(doc, "same-link") == "" || webtest.TestID(doc, "invite-url") != link {
 		t.Fatalf("reinvite: %d same-link=%q url=%q", resp.StatusCode, webtest.TestID(doc, "same-link"), webtest.TestID(doc, "invite-url"))
 	}
-	if inv, _ := empInviteOf(t, env, "grace@acme.example"); inv.Sends != 2 {
+	if inv, _ := webtest.SandboxInviteOf(t, env, "grace@acme.example"); inv.Sends != 2 {
 		t.Fatalf("sandbox sends %d", inv.Sends)
 	}
 	if rows := empAudit(t, env, "employee.reinvite"); len(rows) != 1 || rows[0].Outcome != store.OutcomeOK {
 		t.Fatalf("reinvite audit %+v", rows)
 	}
 	// A second first-invite of the same email is refused next to the field.
-	resp = env.PostForm(c, "/employees/invite", fresh(gbrInvite("GRACE@acme.example")))
+	resp = env.PostForm(c, "/employees/invite", webtest.WithFormToken(gbrInvite("GRACE@acme.example")))
 	doc = webtest.Doc(t, resp)
 	if resp.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(webtest.TestID(doc, "f-email-error"), "already invited") {
 		t.Fatalf("duplicate: %d %q", resp.StatusCode, webtest.TestID(doc, "f-email-error"))
@@ -314,12 +243,12 @@ func TestInviteStoresSendsShowsQRAndReinviteKeepsLink(t *testing.T) {
 	// Roles that may not invite are refused and nothing is stored or sent.
 	for _, role := range []store.Role{store.RoleSupport, store.RoleFinanceApprover} {
 		rc, _ := env.SignedIn(role)
-		resp = env.PostForm(rc, "/employees/invite", fresh(gbrInvite("refused@acme.example")))
+		resp = env.PostForm(rc, "/employees/invite", webtest.WithFormToken(gbrInvite("refused@acme.example")))
 		resp.Body.Close()
 		if resp.StatusCode != http.StatusForbidden {
 			t.Fatalf("%s invite: %d", role, resp.StatusCode)
 		}
-		resp = env.PostForm(rc, fmt.Sprintf("/employees/%d/reinvite", e.ID), fresh(nil))
+		resp = env.PostForm(rc, fmt.Sprintf("/employees/%d/reinvite", e.ID), webtest.WithFormToken(nil))
 		resp.Body.Close()
 		if resp.StatusCode != http.StatusForbidden {
 			t.Fatalf("%s reinvite: %d", role, resp.StatusCode)
@@ -328,7 +257,7 @@ func TestInviteStoresSendsShowsQRAndReinviteKeepsLink(t *testing.T) {
 	if _, err := env.Store.EmployeeByEmail(context.Background(), "refused@acme.example"); err == nil {
 		t.Fatal("a refused invite was stored")
 	}
-	if _, ok := empInviteOf(t, env, "refused@acme.example"); ok {
+	if _, ok := webtest.SandboxInviteOf(t, env, "refused@acme.example"); ok {
 		t.Fatal("a refused invite was sent")
 	}
 }
@@ -358,7 +287,7 @@ func TestInviteBadInputShowsFieldMessagesAndChangesNothing(t *testing.T) {
 		for k, v := range tc.change {
 			form.Set(k, v)
 		}
-		resp := env.PostForm(c, "/employees/invite", fresh(form))
+		resp := env.PostForm(c, "/employees/invite", webtest.WithFormToken(form))
 		doc := webtest.Doc(t, resp)
 		if resp.StatusCode != http.StatusUnprocessableEntity {
 			t.Fatalf("%s: status %d", tc.name, resp.StatusCode)
@@ -387,7 +316,7 @@ func TestInviteUpstreamFaultKeepsInputAndRetryIsSafe(t *testing.T) {
 	// yet), said so, the input kept with a new token, and nothing stored
 	// here until it is known.
 	empFault(t, env, "POST", "/v1/partners/employees/invite", http.StatusInternalServerError, 1)
-	resp := env.PostForm(c, "/employees/invite", fresh(gbrInvite("fault@acme.example")))
+	resp := env.PostForm(c, "/employees/invite", webtest.WithFormToken(gbrInvite("fault@acme.example")))
 	doc := webtest.Doc(t, resp)
 	if resp.StatusCode != http.StatusBadGateway {
 		t.Fatalf("fault: %d", resp.StatusCode)
@@ -407,22 +336,22 @@ func TestInviteUpstreamFaultKeepsInputAndRetryIsSafe(t *testing.T) {
 	if rows := empAudit(t, env, "employee.invite"); len(rows) != 1 || rows[0].Outcome != store.OutcomeUnknown {
 		t.Fatalf("audit %+v", rows)
 	}
-	if _, ok := empInviteOf(t, env, "fault@acme.example"); ok {
+	if _, ok := webtest.SandboxInviteOf(t, env, "fault@acme.example"); ok {
 		t.Fatal("sandbox holds an invite after a 500")
 	}
 	// Sending the kept form again (its new token) works.
-	resp = env.PostForm(c, "/employees/invite", fresh(gbrInvite("fault@acme.example")))
+	resp = env.PostForm(c, "/employees/invite", webtest.WithFormToken(gbrInvite("fault@acme.example")))
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
 		t.Fatalf("resend: %d", resp.StatusCode)
 	}
-	if inv, ok := empInviteOf(t, env, "fault@acme.example"); !ok || inv.Sends != 1 {
+	if inv, ok := webtest.SandboxInviteOf(t, env, "fault@acme.example"); !ok || inv.Sends != 1 {
 		t.Fatalf("sandbox after resend %+v", inv)
 	}
 
 	// A refusal: the API's words on the form, nothing stored, 422.
 	empFault(t, env, "POST", "/v1/partners/employees/invite", http.StatusBadRequest, 1)
-	resp = env.PostForm(c, "/employees/invite", fresh(gbrInvite("refused@acme.example")))
+	resp = env.PostForm(c, "/employees/invite", webtest.WithFormToken(gbrInvite("refused@acme.example")))
 	doc = webtest.Doc(t, resp)
 	if resp.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(webtest.TestID(doc, "form-problem"), "refused") {
 		t.Fatalf("refused: %d %q", resp.StatusCode, webtest.TestID(doc, "form-problem"))
@@ -434,8 +363,8 @@ func TestInviteUpstreamFaultKeepsInputAndRetryIsSafe(t *testing.T) {
 	// A dropped connection: unknown, said so, and the POST is not repeated
 	// by itself.
 	before := env.Sandbox.RequestCount("POST", "/v1/partners/employees/invite")
-	empControl(t, env, "POST", "/_sandbox/faults", map[string]any{"method": "POST", "route": "/v1/partners/employees/invite", "drop": true, "times": 1}, nil)
-	resp = env.PostForm(c, "/employees/invite", fresh(gbrInvite("dropped@acme.example")))
+	webtest.SandboxControlData(t, env, "POST", "/_sandbox/faults", map[string]any{"method": "POST", "route": "/v1/partners/employees/invite", "drop": true, "times": 1}, nil)
+	resp = env.PostForm(c, "/employees/invite", webtest.WithFormToken(gbrInvite("dropped@acme.example")))
 	doc = webtest.Doc(t, resp)
 	if resp.StatusCode != http.StatusBadGateway || !strings.Contains(webtest.TestID(doc, "form-problem"), "not known") {
 		t.Fatalf("dropped: %d %q", resp.StatusCode, webtest.TestID(doc, "form-problem"))
@@ -443,7 +372,7 @@ func TestInviteUpstreamFaultKeepsInputAndRetryIsSafe(t *testing.T) {
 	if n := env.Sandbox.RequestCount("POST", "/v1/partners/employees/invite") - before; n != 1 {
 		t.Fatalf("%d invite calls for one dropped POST", n)
 	}
-	if _, ok := empInviteOf(t, env, "dropped@acme.example"); ok {
+	if _, ok := webtest.SandboxInviteOf(t, env, "dropped@acme.example"); ok {
 		t.Fatal("the dropped POST was sent again by itself")
 	}
 }
@@ -451,9 +380,9 @@ func TestInviteUpstreamFaultKeepsInputAndRetryIsSafe(t *testing.T) {
 func TestLinkingThroughRefreshAndEmployeePage(t *testing.T) {
 	env := webtest.New(t, webtest.Options{})
 	c, _ := env.SignedIn(store.RoleHRAdmin)
-	resp := env.PostForm(c, "/employees/invite", fresh(gbrInvite("linker@acme.example")))
+	resp := env.PostForm(c, "/employees/invite", webtest.WithFormToken(gbrInvite("linker@acme.example")))
 	resp.Body.Close()
-	linkThroughSandbox(t, env, "linker@acme.example")
+	webtest.LinkThroughSandbox(t, env, "linker@acme.example")
 	resp = env.PostForm(c, "/employees/reconcile", nil)
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusSeeOther {
@@ -513,14 +442,14 @@ func TestLinkingThroughRefreshAndEmployeePage(t *testing.T) {
 		t.Fatalf("refresh: %d", resp.StatusCode)
 	}
 	// Fix without a choice: a field message, nothing sent.
-	resp = env.PostForm(c, fmt.Sprintf("/employees/%d/occupation", e.ID), fresh(url.Values{"occupation_code": {""}}))
+	resp = env.PostForm(c, fmt.Sprintf("/employees/%d/occupation", e.ID), webtest.WithFormToken(url.Values{"occupation_code": {""}}))
 	doc = webtest.Doc(t, resp)
 	if resp.StatusCode != http.StatusUnprocessableEntity || webtest.TestID(doc, "f-occupation_code-error") == "" {
 		t.Fatalf("empty fix: %d", resp.StatusCode)
 	}
 	sc, _ := env.SignedIn(store.RoleSupport)
 	for _, p := range []string{"/employees/reconcile", fmt.Sprintf("/employees/%d/occupation", e.ID)} {
-		resp = env.PostForm(sc, p, fresh(url.Values{"occupation_code": {"X1"}}))
+		resp = env.PostForm(sc, p, webtest.WithFormToken(url.Values{"occupation_code": {"X1"}}))
 		resp.Body.Close()
 		if resp.StatusCode != http.StatusForbidden {
 			t.Fatalf("support %s: %d", p, resp.StatusCode)
@@ -537,7 +466,7 @@ func TestStoreLinkInviteAndFlagForWebhooks(t *testing.T) {
 	env := webtest.New(t, webtest.Options{})
 	ctx := context.Background()
 	c, _ := env.SignedIn(store.RoleHRAdmin)
-	resp := env.PostForm(c, "/employees/invite", fresh(gbrInvite("hook@acme.example")))
+	resp := env.PostForm(c, "/employees/invite", webtest.WithFormToken(gbrInvite("hook@acme.example")))
 	resp.Body.Close()
 	at := time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)
 	e, changed, err := env.Store.LinkInvite(ctx, store.LinkInput{InvitationID: "inv-1", Email: "HOOK@acme.example", ServiceUserID: "svc-hook",
@@ -600,7 +529,7 @@ func TestDeleteAndReactivateLifecycle(t *testing.T) {
 	if webtest.TestID(doc, "has-balance") == "" || doc.Find(`[data-testid="delete-balances"] li`).Length() == 0 {
 		t.Fatal("pre-deletion check shows no balance")
 	}
-	resp := env.PostForm(c, fmt.Sprintf("/employees/%d/delete", rich.ID), fresh(nil))
+	resp := env.PostForm(c, fmt.Sprintf("/employees/%d/delete", rich.ID), webtest.WithFormToken(nil))
 	doc = webtest.Doc(t, resp)
 	if resp.StatusCode != http.StatusConflict || !strings.Contains(webtest.TestID(doc, "delete-problem"), "still holds balances") {
 		t.Fatalf("E101: %d %q", resp.StatusCode, webtest.TestID(doc, "delete-problem"))
@@ -612,7 +541,7 @@ func TestDeleteAndReactivateLifecycle(t *testing.T) {
 	// 503: could not verify; nothing deleted, a retry offered.
 	poor := linkedDemoEmployee(t, env, false)
 	empFault(t, env, "DELETE", "/v1/users/{userId}", http.StatusServiceUnavailable, 1)
-	resp = env.PostForm(c, fmt.Sprintf("/employees/%d/delete", poor.ID), fresh(nil))
+	resp = env.PostForm(c, fmt.Sprintf("/employees/%d/delete", poor.ID), webtest.WithFormToken(nil))
 	doc = webtest.Doc(t, resp)
 	problem := webtest.TestID(doc, "delete-problem")
 	if resp.StatusCode != http.StatusServiceUnavailable || !strings.Contains(problem, "nothing was deleted") || strings.Contains(problem, "still holds balances") {
@@ -628,7 +557,7 @@ func TestDeleteAndReactivateLifecycle(t *testing.T) {
 	// Refused roles.
 	sc, _ := env.SignedIn(store.RoleSupport)
 	for _, p := range []string{"/delete", "/reactivate"} {
-		resp = env.PostForm(sc, fmt.Sprintf("/employees/%d%s", poor.ID, p), fresh(nil))
+		resp = env.PostForm(sc, fmt.Sprintf("/employees/%d%s", poor.ID, p), webtest.WithFormToken(nil))
 		resp.Body.Close()
 		if resp.StatusCode != http.StatusForbidden {
 			t.Fatalf("support %s: %d", p, resp.StatusCode)
@@ -636,7 +565,7 @@ func TestDeleteAndReactivateLifecycle(t *testing.T) {
 	}
 
 	// Success, then reactivation within 90 days with the days left shown.
-	resp = env.PostForm(c, fmt.Sprintf("/employees/%d/delete", poor.ID), fresh(nil))
+	resp = env.PostForm(c, fmt.Sprintf("/employees/%d/delete", poor.ID), webtest.WithFormToken(nil))
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusSeeOther {
 		t.Fatalf("delete: %d", resp.StatusCode)
@@ -645,7 +574,7 @@ func TestDeleteAndReactivateLifecycle(t *testing.T) {
 	if !strings.Contains(webtest.TestID(doc, "days-left"), "90 more days") {
 		t.Fatalf("days left %q", webtest.TestID(doc, "days-left"))
 	}
-	resp = env.PostForm(c, fmt.Sprintf("/employees/%d/reactivate", poor.ID), fresh(nil))
+	resp = env.PostForm(c, fmt.Sprintf("/employees/%d/reactivate", poor.ID), webtest.WithFormToken(nil))
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusSeeOther {
 		t.Fatalf("reactivate: %d", resp.StatusCode)
@@ -658,10 +587,10 @@ func TestDeleteAndReactivateLifecycle(t *testing.T) {
 	}
 
 	// Over 90 days: a support hand-off, no retry button.
-	resp = env.PostForm(c, fmt.Sprintf("/employees/%d/delete", poor.ID), fresh(nil))
+	resp = env.PostForm(c, fmt.Sprintf("/employees/%d/delete", poor.ID), webtest.WithFormToken(nil))
 	resp.Body.Close()
-	empControl(t, env, "POST", "/_sandbox/clock/advance", map[string]any{"days": 91}, nil)
-	resp = env.PostForm(c, fmt.Sprintf("/employees/%d/reactivate", poor.ID), fresh(nil))
+	webtest.SandboxControlData(t, env, "POST", "/_sandbox/clock/advance", map[string]any{"days": 91}, nil)
+	resp = env.PostForm(c, fmt.Sprintf("/employees/%d/reactivate", poor.ID), webtest.WithFormToken(nil))
 	doc = webtest.Doc(t, resp)
 	if resp.StatusCode != http.StatusConflict || webtest.TestID(doc, "support-handoff") == "" || doc.Find(`[data-testid="reactivate"]`).Length() != 0 {
 		t.Fatalf("over 90 days: %d handoff=%q", resp.StatusCode, webtest.TestID(doc, "support-handoff"))
@@ -669,32 +598,6 @@ func TestDeleteAndReactivateLifecycle(t *testing.T) {
 	if rows := empAudit(t, env, "employee.reactivate"); rows[0].Outcome != store.OutcomeRefused {
 		t.Fatalf("over 90 days audit %+v", rows[0])
 	}
-}
-
-// bulkFile builds a bulk invite CSV of n rows, with bad rows at the given
-// indexes (a bad email, a Nigerian row without its postal code, a
-// duplicate email).
-func bulkFile(n int) []byte {
-	var b bytes.Buffer
-	w := csv.NewWriter(&b)
-	_ = w.Write([]string{"name", "email", "first_name", "last_name", "date_of_birth", "nationality", "street_line1", "city", "postal_code",
-		"country_code", "employment_status", "source_of_funds"})
-	for i := 0; i < n; i++ {
-		email := fmt.Sprintf("bulk%03d@acme.example", i)
-		postal, country := "D02 X285", "IRL"
-		switch i {
-		case 7:
-			email = "bulk-not-an-email"
-		case 21:
-			country, postal = "NGA", ""
-		case 33:
-			email = "bulk001@acme.example" // duplicate of line 3
-		}
-		_ = w.Write([]string{fmt.Sprintf("Bulk Person %d", i), email, "Bulk", fmt.Sprintf("Person%d", i), "1991-01-01", "GB", "1 Road",
-			"Dublin", postal, country, "employed", "salary"})
-	}
-	w.Flush()
-	return b.Bytes()
 }
 
 func uploadBulk(t *testing.T, env *webtest.Env, c *http.Client, name string, data []byte) *http.Response {
@@ -742,7 +645,7 @@ func TestBulkInvitePreviewSendProgressAndResult(t *testing.T) {
 		t.Fatalf("unknown occupation not flagged: %q", doc.Find(`[data-testid="bulk-problems"]`).Text())
 	}
 
-	data := bulkFile(50)
+	data := webtest.BulkInviteCSV(50)
 	// An existing employee's email is flagged too.
 	data = append(data, []byte(fmt.Sprintf("Existing,%s,Ex,Isting,1991-01-01,GB,1 Road,Dublin,D02 X285,IRL,employed,salary\n", env.Demo.Employees[0].Email))...)
 	resp = uploadBulk(t, env, c, "people.csv", data)
@@ -761,25 +664,25 @@ func TestBulkInvitePreviewSendProgressAndResult(t *testing.T) {
 			t.Errorf("preview problems lack %q: %s", want, problems)
 		}
 	}
-	if _, ok := empInviteOf(t, env, "bulk000@acme.example"); ok {
+	if _, ok := webtest.SandboxInviteOf(t, env, "bulk000@acme.example"); ok {
 		t.Fatal("the preview sent something")
 	}
 	// Refused role.
 	sc, _ := env.SignedIn(store.RoleFinanceApprover)
-	resp = env.PostForm(sc, runURL+"/send", fresh(nil))
+	resp = env.PostForm(sc, runURL+"/send", webtest.WithFormToken(nil))
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusForbidden {
 		t.Fatalf("finance send: %d", resp.StatusCode)
 	}
 	// One row fails upstream.
 	empFault(t, env, "POST", "/v1/partners/employees/invite", http.StatusInternalServerError, 1)
-	resp = env.PostForm(c, runURL+"/send", fresh(nil))
+	resp = env.PostForm(c, runURL+"/send", webtest.WithFormToken(nil))
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusSeeOther {
 		t.Fatalf("send: %d", resp.StatusCode)
 	}
 	// A second click sends nothing twice.
-	resp = env.PostForm(c, runURL+"/send", fresh(nil))
+	resp = env.PostForm(c, runURL+"/send", webtest.WithFormToken(nil))
 	resp.Body.Close()
 	deadline := time.Now().Add(30 * time.Second)
 	for {
@@ -803,8 +706,8 @@ func TestBulkInvitePreviewSendProgressAndResult(t *testing.T) {
 	if !strings.Contains(webtest.TestID(doc, "bulk-row-error"), "outcome unknown") {
 		t.Fatalf("row error %q", webtest.TestID(doc, "bulk-row-error"))
 	}
-	var list []empInvite
-	empControl(t, env, "GET", "/_sandbox/invites", nil, &list)
+	var list []webtest.SandboxInvite
+	webtest.SandboxControlData(t, env, "GET", "/_sandbox/invites", nil, &list)
 	sent := 0
 	for _, inv := range list {
 		if strings.HasPrefix(inv.Email, "bulk") {
@@ -1054,7 +957,7 @@ func BenchmarkBulkInvite1000Rows(b *testing.B) {
 		b.StopTimer()
 		env := webtest.New(b, webtest.Options{StartWorkers: true})
 		c, _ := env.SignedIn(store.RoleHRAdmin)
-		data := bulkFile(1000)
+		data := webtest.BulkInviteCSV(1000)
 		b.StartTimer()
 		start := time.Now()
 		resp := uploadBulkTB(b, env, c, "thousand.csv", data)
@@ -1069,7 +972,7 @@ func BenchmarkBulkInvite1000Rows(b *testing.B) {
 		_, _ = io.Copy(io.Discard, resp.Body)
 		resp.Body.Close()
 		preview := time.Since(start)
-		resp = env.PostForm(c, runURL+"/send", fresh(nil))
+		resp = env.PostForm(c, runURL+"/send", webtest.WithFormToken(nil))
 		resp.Body.Close()
 		start = time.Now()
 		var polls []time.Duration
@@ -1154,7 +1057,7 @@ func TestEmployeePageShowsUSDAccountStatesAndDepositAccounts(t *testing.T) {
 		if webtest.TestID(doc, "usd-rejected") == "" || doc.Find(`[data-testid="usd-retry"]`).Length() != 0 {
 			t.Fatalf("rejected: %q, retry buttons %d", webtest.TestID(doc, "usd-account"), doc.Find(`[data-testid="usd-retry"]`).Length())
 		}
-		resp := env.PostForm(c, fmt.Sprintf("/employees/%d/usd/retry", rejected.ID), fresh(nil))
+		resp := env.PostForm(c, fmt.Sprintf("/employees/%d/usd/retry", rejected.ID), webtest.WithFormToken(nil))
 		resp.Body.Close()
 		if resp.StatusCode != http.StatusConflict {
 			t.Fatalf("retry of a rejected account: %d", resp.StatusCode)
@@ -1167,12 +1070,12 @@ func TestEmployeePageShowsUSDAccountStatesAndDepositAccounts(t *testing.T) {
 		t.Fatalf("failed account offers no retry: %q", webtest.TestID(doc, "usd-account"))
 	}
 	sc, _ := env.SignedIn(store.RoleSupport)
-	resp := env.PostForm(sc, fmt.Sprintf("/employees/%d/usd/retry", failed.ID), fresh(nil))
+	resp := env.PostForm(sc, fmt.Sprintf("/employees/%d/usd/retry", failed.ID), webtest.WithFormToken(nil))
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusForbidden {
 		t.Fatalf("support retry: %d", resp.StatusCode)
 	}
-	resp = env.PostForm(c, fmt.Sprintf("/employees/%d/usd/retry", failed.ID), fresh(nil))
+	resp = env.PostForm(c, fmt.Sprintf("/employees/%d/usd/retry", failed.ID), webtest.WithFormToken(nil))
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusSeeOther {
 		t.Fatalf("retry: %d", resp.StatusCode)
@@ -1208,9 +1111,9 @@ func TestOccupationFixSendsTheCodeAndConfirmsIt(t *testing.T) {
 	env := webtest.New(t, webtest.Options{})
 	c, _ := env.SignedIn(store.RoleHRAdmin)
 	// Invited without an occupation (optional for the UK), then linked.
-	resp := env.PostForm(c, "/employees/invite", fresh(gbrInvite("nojob@acme.example")))
+	resp := env.PostForm(c, "/employees/invite", webtest.WithFormToken(gbrInvite("nojob@acme.example")))
 	resp.Body.Close()
-	linkThroughSandbox(t, env, "nojob@acme.example")
+	webtest.LinkThroughSandbox(t, env, "nojob@acme.example")
 	resp = env.PostForm(c, "/employees/reconcile", nil)
 	resp.Body.Close()
 	e, err := env.Store.EmployeeByEmail(context.Background(), "nojob@acme.example")
@@ -1231,7 +1134,7 @@ func TestOccupationFixSendsTheCodeAndConfirmsIt(t *testing.T) {
 	if code == "" {
 		t.Fatalf("no occupation offered: %q", webtest.TestID(doc, "occupation-results"))
 	}
-	resp = env.PostForm(c, fmt.Sprintf("/employees/%d/occupation", e.ID), fresh(url.Values{"occupation_code": {code}}))
+	resp = env.PostForm(c, fmt.Sprintf("/employees/%d/occupation", e.ID), webtest.WithFormToken(url.Values{"occupation_code": {code}}))
 	doc = webtest.Doc(t, resp)
 	t.Logf("occupation fix answered %d", resp.StatusCode)
 	rows := empAudit(t, env, "employee.kyc.occupation")
@@ -1267,7 +1170,7 @@ func TestReconciliationLinksAnInviteWhoseEventWasLost(t *testing.T) {
 	if _, err := env.Store.UpsertEmployee(ctx, store.Employee{Email: email, FirstName: "Lost", LastName: "Link"}); err != nil {
 		t.Fatal(err)
 	}
-	linkThroughSandbox(t, env, email)
+	webtest.LinkThroughSandbox(t, env, email)
 	if e, _ := env.Store.EmployeeByEmail(ctx, email); e.ServiceUserID != "" || e.InviteState != store.InviteInvited {
 		t.Fatalf("linked before reconciliation: %+v", e)
 	}

@@ -42,9 +42,9 @@ func TestMoneyOutCashFundAndSend(t *testing.T) {
 	env := webtest.New(t, webtest.Options{})
 	ctx := context.Background()
 	c, _ := env.SignedIn(store.RoleFinanceApprover)
-	usd := treasuryWallet(t, env, "USDB")
+	usd := webtest.TreasuryWallet(t, env, "USDB").ID
 	treasury := env.Demo.TreasuryUserID
-	before := coinBalance(t, env, treasury, "USDB")
+	before := webtest.CoinBalance(t, env, treasury, "USDB")
 
 	// The price must be in the wallet's own currency.
 	bad := cashForm(t, env, c, "fund", url.Values{"wallet_id": {usd}, "country": {"MX"}, "price": {"250.00"}, "price_currency": {"MXN"},
@@ -55,7 +55,7 @@ func TestMoneyOutCashFundAndSend(t *testing.T) {
 		doc.Find("#cash-fund-price").AttrOr("value", "") != "250.00" {
 		t.Fatalf("mismatch: %d %q", resp.StatusCode, webtest.TestID(doc, "cash-fund-currency-error"))
 	}
-	fieldProblem(t, doc, "cash-fund-currency", "USD for a USDB wallet")
+	webtest.FieldProblem(t, doc, "cash-fund-currency", "USD for a USDB wallet")
 	noMinorUnits(t, doc, "the cash page")
 	// An invalid price: at the price field and in the summary, everything typed kept.
 	resp = env.PostForm(c, "/money-out/cash/fund", cashForm(t, env, c, "fund", url.Values{"wallet_id": {usd}, "country": {"MX"},
@@ -64,7 +64,7 @@ func TestMoneyOutCashFundAndSend(t *testing.T) {
 	if resp.StatusCode != http.StatusUnprocessableEntity {
 		t.Fatalf("bad price: %d", resp.StatusCode)
 	}
-	fieldProblem(t, doc, "cash-fund-price", "")
+	webtest.FieldProblem(t, doc, "cash-fund-price", "")
 	if doc.Find("#cash-fund-price").AttrOr("value", "") != "1,50" || doc.Find("#cash-fund-description").AttrOr("value", "") != "Field office float" ||
 		doc.Find(`#cash-fund-country option[value="MX"][selected]`).Length() != 1 || doc.Find(`#cash-fund-wallet option[value="`+usd+`"][selected]`).Length() != 1 {
 		t.Fatal("the typed pay-in was not kept")
@@ -98,13 +98,13 @@ func TestMoneyOutCashFundAndSend(t *testing.T) {
 	if doc := webtest.Doc(t, env.Get(c, "/money-out/cash")); doc.Find(`[data-testid="cash-order"][data-type="FUND"]`).Length() != 1 {
 		t.Fatal("the pay-in is not among the active orders")
 	}
-	sandboxControl(t, env, http.MethodPost, "/_sandbox/cash/orders/"+order+"/pay", nil)
-	sandboxControl(t, env, http.MethodPost, "/_sandbox/rails/settle", nil)
+	webtest.SandboxControl(t, env, http.MethodPost, "/_sandbox/cash/orders/"+order+"/pay", nil)
+	webtest.SandboxControl(t, env, http.MethodPost, "/_sandbox/rails/settle", nil)
 	orderDoc := webtest.Doc(t, env.Get(c, "/money-out/cash/"+order))
 	if got, words := orderDoc.Find(`[data-testid="cash-order-status"]`).AttrOr("data-state", ""), webtest.TestID(orderDoc, "cash-order-status"); got != "COMPLETED" || words != "completed" {
 		t.Fatalf("pay-in status %q shown as %q", got, words)
 	}
-	if got := coinBalance(t, env, treasury, "USDB"); !got.Equal(before.Add(decimal.RequireFromString("250"))) {
+	if got := webtest.CoinBalance(t, env, treasury, "USDB"); !got.Equal(before.Add(decimal.RequireFromString("250"))) {
 		t.Fatalf("after the pay-in: %s, want %s + 250", got, before)
 	}
 
@@ -158,17 +158,17 @@ func TestMoneyOutCashFundAndSend(t *testing.T) {
 	if resp.StatusCode != http.StatusCreated || err != nil || !strings.HasPrefix(u.Path, "/sign/") {
 		t.Fatalf("pay-out page: %d link %q", resp.StatusCode, linkValue)
 	}
-	afterFund := coinBalance(t, env, treasury, "USDB")
-	code, req := deviceGet(t, env, u.Path)
+	afterFund := webtest.CoinBalance(t, env, treasury, "USDB")
+	code, req := webtest.DeviceGet(t, env, u.Path)
 	if code != http.StatusOK || req["kind"] != "workflow" {
 		t.Fatalf("device GET: %d %v", code, req)
 	}
-	code, ans := devicePost(t, env, u.Path, signHash(t, ownerKey(t, env, "treasury"), req["hashToSign"]).Hex())
+	code, ans := webtest.DevicePost(t, env, u.Path, webtest.SignHash(t, webtest.OwnerKey(t, env, "treasury"), req["hashToSign"]).Hex())
 	if code != http.StatusOK {
 		t.Fatalf("device POST: %d %v", code, ans)
 	}
-	sandboxControl(t, env, http.MethodPost, "/_sandbox/rails/settle", nil)
-	if got := coinBalance(t, env, treasury, "USDB"); !got.Equal(afterFund.Sub(decimal.RequireFromString("10"))) {
+	webtest.SandboxControl(t, env, http.MethodPost, "/_sandbox/rails/settle", nil)
+	if got := webtest.CoinBalance(t, env, treasury, "USDB"); !got.Equal(afterFund.Sub(decimal.RequireFromString("10"))) {
 		t.Fatalf("after the pick-up: %s, want %s - 10", got, afterFund)
 	}
 

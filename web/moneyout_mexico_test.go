@@ -24,14 +24,6 @@ const (
 	mxSubmitRoute = "/v1/users/{userId}/wallets/submit-signature"
 )
 
-// mxReady gives the treasury a MEXe wallet holding 5000 and an approved
-// Mexico KYC.
-func mxReady(t *testing.T, env *webtest.Env) {
-	t.Helper()
-	sepaMXNTreasuryWallet(t, env, "MEXe", "5000.00")
-	sandboxControl(t, env, http.MethodPut, "/_sandbox/users/"+env.Demo.TreasuryUserID+"/mx/kyc", map[string]any{"status": "approved"})
-}
-
 // mxForm opens the quote form and returns it filled.
 func mxForm(t *testing.T, env *webtest.Env, c *http.Client, amount string) url.Values {
 	t.Helper()
@@ -88,17 +80,17 @@ func TestMoneyOutMexicoTwoSignaturesEndToEnd(t *testing.T) {
 	if webtest.Doc(t, env.Get(c, "/money-out")).Find(`[data-testid="rail"] a[href="/money-out/mexico"]`).Length() != 1 {
 		t.Fatal("Money out does not list the Mexican offramp")
 	}
-	sepaMXNTreasuryWallet(t, env, "MEXe", "5000.00")
+	webtest.FundedTreasuryWallet(t, env, "MEXe", "5000.00")
 	doc = webtest.Doc(t, env.Get(c, "/money-out/mexico"))
 	if !strings.Contains(webtest.TestID(doc, "mx-kyc-words"), "not been activated") || doc.Find(`[data-testid="mx-form"]`).Length() != 0 {
 		t.Fatalf("kyc not activated: %q", webtest.TestID(doc, "mx-kyc-words"))
 	}
-	sandboxControl(t, env, http.MethodPut, "/_sandbox/users/"+env.Demo.TreasuryUserID+"/mx/kyc", map[string]any{"status": "proposed"})
+	webtest.SandboxControl(t, env, http.MethodPut, "/_sandbox/users/"+env.Demo.TreasuryUserID+"/mx/kyc", map[string]any{"status": "proposed"})
 	doc = webtest.Doc(t, env.Get(c, "/money-out/mexico"))
 	if !strings.Contains(webtest.TestID(doc, "mx-kyc-words"), "hosted verification") || doc.Find(`[data-testid="mx-form"]`).Length() != 0 {
 		t.Fatalf("kyc proposed: %q", webtest.TestID(doc, "mx-kyc-words"))
 	}
-	sandboxControl(t, env, http.MethodPut, "/_sandbox/users/"+env.Demo.TreasuryUserID+"/mx/kyc", map[string]any{"status": "approved"})
+	webtest.SandboxControl(t, env, http.MethodPut, "/_sandbox/users/"+env.Demo.TreasuryUserID+"/mx/kyc", map[string]any{"status": "approved"})
 	form := mxForm(t, env, c, "1000")
 	before := sepaMXNBalance(t, env, "MEXe")
 
@@ -123,7 +115,7 @@ func TestMoneyOutMexicoTwoSignaturesEndToEnd(t *testing.T) {
 		if tc.field == "amount" && doc.Find("#f-amount").AttrOr("value", "") != tc.value {
 			t.Fatalf("typed amount lost")
 		}
-		fieldProblem(t, doc, "f-"+tc.field, tc.want)
+		webtest.FieldProblem(t, doc, "f-"+tc.field, tc.want)
 		if doc.Find(`label[for="f-amount"]`).Text() != "Amount to sell (MXN)" {
 			t.Fatalf("amount label %q", doc.Find(`label[for="f-amount"]`).Text())
 		}
@@ -178,13 +170,13 @@ func TestMoneyOutMexicoTwoSignaturesEndToEnd(t *testing.T) {
 	}
 
 	// The first signature (the allowance), from the device.
-	if code, ans := sepaMXNSignOnDevice(t, env, firstLink, "treasury"); code != http.StatusOK || ans["state"] != store.SignSubmitted {
+	if code, ans := webtest.SignOnDevice(t, env, firstLink, "treasury"); code != http.StatusOK || ans["state"] != store.SignSubmitted {
 		t.Fatalf("first signature: %d %v", code, ans)
 	}
 
 	// While the API does not answer, the page says what it waits for and
 	// what to do.
-	sandboxControl(t, env, http.MethodPost, "/_sandbox/faults", map[string]any{"method": "GET", "route": mxOrderRoute, "status": 503})
+	webtest.SandboxControl(t, env, http.MethodPost, "/_sandbox/faults", map[string]any{"method": "GET", "route": mxOrderRoute, "status": 503})
 	doc = mxSteps(t, env, c, id)
 	if webtest.TestID(doc, "mx-read-error") == "" || !strings.Contains(webtest.TestID(doc, "mx-waiting"), "Waiting for the API to ask for the second (burn) signature") ||
 		!strings.Contains(webtest.TestID(doc, "mx-waiting"), "get a new quote") || mxAttr(doc, "mx-step-burn", "data-state") != "not_yet" {
@@ -193,7 +185,7 @@ func TestMoneyOutMexicoTwoSignaturesEndToEnd(t *testing.T) {
 	if doc.Find(`#mx-steps[hx-get]`).Length() != 1 {
 		t.Fatal("the steps must keep polling while the order is open")
 	}
-	sandboxControl(t, env, http.MethodDelete, "/_sandbox/faults", nil)
+	webtest.SandboxControl(t, env, http.MethodDelete, "/_sandbox/faults", nil)
 
 	// The poll finds the burn request; the second signature's QR code.
 	doc = mxSteps(t, env, c, id)
@@ -218,10 +210,10 @@ func TestMoneyOutMexicoTwoSignaturesEndToEnd(t *testing.T) {
 		t.Fatalf("waiting for the burn signature: %q", w)
 	}
 	u, _ := url.Parse(burnLink)
-	if code, req := deviceGet(t, env, u.Path); code != http.StatusOK || !strings.Contains(req["summary"].(map[string]any)["title"].(string), "burn") {
+	if code, req := webtest.DeviceGet(t, env, u.Path); code != http.StatusOK || !strings.Contains(req["summary"].(map[string]any)["title"].(string), "burn") {
 		t.Fatalf("device sees %d %v", code, req)
 	}
-	if code, ans := sepaMXNSignOnDevice(t, env, burnLink, "treasury"); code != http.StatusOK || ans["state"] != store.SignSubmitted {
+	if code, ans := webtest.SignOnDevice(t, env, burnLink, "treasury"); code != http.StatusOK || ans["state"] != store.SignSubmitted {
 		t.Fatalf("burn signature: %d %v", code, ans)
 	}
 	if n := env.Sandbox.RequestCount("POST", mxSubmitRoute); n != 2 {
@@ -234,7 +226,7 @@ func TestMoneyOutMexicoTwoSignaturesEndToEnd(t *testing.T) {
 	if mid := sepaMXNBalance(t, env, "MEXe"); !mid.Equal(before.Sub(decimal.RequireFromString("1000"))) {
 		t.Fatalf("MEXe after the burn %s", mid)
 	}
-	control(t, env, http.MethodPost, "/_sandbox/rails/settle", map[string]any{})
+	webtest.SandboxControl(t, env, http.MethodPost, "/_sandbox/rails/settle", map[string]any{})
 	doc = webtest.Doc(t, env.Get(c, page))
 	if mxAttr(doc, "mx-order-status", "data-state") != "completed" || mxAttr(doc, "mx-step-payout", "data-state") != "completed" ||
 		doc.Find(`#mx-steps[hx-get]`).Length() != 0 || doc.Find(`[data-testid="mx-link-form"]`).Length() != 0 {
@@ -253,9 +245,9 @@ func TestMoneyOutMexicoFiveConcurrentQuotesAskOnce(t *testing.T) {
 	env := webtest.New(t, webtest.Options{})
 	ctx := context.Background()
 	c, _ := env.SignedIn(store.RoleFinanceApprover)
-	mxReady(t, env)
+	webtest.MexicoReady(t, env)
 	form := mxForm(t, env, c, "100")
-	sandboxControl(t, env, http.MethodPost, "/_sandbox/faults", map[string]any{"method": "POST", "route": mxQuoteRoute, "latencyMs": 300, "times": 1})
+	webtest.SandboxControl(t, env, http.MethodPost, "/_sandbox/faults", map[string]any{"method": "POST", "route": mxQuoteRoute, "latencyMs": 300, "times": 1})
 	var wg sync.WaitGroup
 	codes := make(chan int, 5)
 	for range 5 {
@@ -285,7 +277,7 @@ func TestMoneyOutMexicoFiveConcurrentQuotesAskOnce(t *testing.T) {
 
 	// A lost answer.
 	form = mxForm(t, env, c, "200")
-	sandboxControl(t, env, http.MethodPost, "/_sandbox/faults", map[string]any{"method": "POST", "route": mxQuoteRoute, "after": true, "drop": true, "times": 1})
+	webtest.SandboxControl(t, env, http.MethodPost, "/_sandbox/faults", map[string]any{"method": "POST", "route": mxQuoteRoute, "after": true, "drop": true, "times": 1})
 	resp := env.PostForm(c, "/money-out/mexico", form)
 	doc := webtest.Doc(t, resp)
 	if msg := webtest.TestID(doc, "mx-error"); resp.StatusCode != http.StatusBadGateway || !strings.Contains(msg, "cannot be read back") ||
@@ -317,7 +309,7 @@ func TestMoneyOutMexicoExpiredQuoteIsNeverSigned(t *testing.T) {
 	var skew atomic.Int64
 	env := webtest.New(t, webtest.Options{Now: func() time.Time { return time.Now().Add(time.Duration(skew.Load())) }})
 	c, _ := env.SignedIn(store.RoleOwner)
-	mxReady(t, env)
+	webtest.MexicoReady(t, env)
 	resp := env.PostForm(c, "/money-out/mexico", mxForm(t, env, c, "250.75"))
 	doc := webtest.Doc(t, resp)
 	if resp.StatusCode != http.StatusCreated {
@@ -342,7 +334,7 @@ func TestMoneyOutMexicoExpiredQuoteIsNeverSigned(t *testing.T) {
 		t.Fatal("an expired quote shows no countdown")
 	}
 	u, _ := url.Parse(link)
-	code, _ := devicePost(t, env, u.Path, "0x"+strings.Repeat("11", 65))
+	code, _ := webtest.DevicePost(t, env, u.Path, "0x"+strings.Repeat("11", 65))
 	if code != http.StatusGone {
 		t.Fatalf("device after expiry: %d", code)
 	}
@@ -350,7 +342,7 @@ func TestMoneyOutMexicoExpiredQuoteIsNeverSigned(t *testing.T) {
 		t.Fatalf("%d signatures submitted for an expired quote", n)
 	}
 	// The API cancels the order at its expiry.
-	sandboxControl(t, env, http.MethodPost, "/_sandbox/clock/advance", map[string]any{"seconds": 180})
+	webtest.SandboxControl(t, env, http.MethodPost, "/_sandbox/clock/advance", map[string]any{"seconds": 180})
 	doc = webtest.Doc(t, env.Get(c, page))
 	if mxAttr(doc, "mx-order-status", "data-state") != "canceled" || doc.Find(`#mx-steps[hx-get]`).Length() != 0 {
 		t.Fatalf("canceled: %q", mxAttr(doc, "mx-order-status", "data-state"))
@@ -375,7 +367,7 @@ func TestMoneyOutMexicoExpiredQuoteIsNeverSigned(t *testing.T) {
 func TestMoneyOutMexicoRefusedSignatureAndFailedOrder(t *testing.T) {
 	env := webtest.New(t, webtest.Options{})
 	c, _ := env.SignedIn(store.RoleOwner)
-	mxReady(t, env)
+	webtest.MexicoReady(t, env)
 	before := sepaMXNBalance(t, env, "MEXe")
 	resp := env.PostForm(c, "/money-out/mexico", mxForm(t, env, c, "400"))
 	doc := webtest.Doc(t, resp)
@@ -387,7 +379,7 @@ func TestMoneyOutMexicoRefusedSignatureAndFailedOrder(t *testing.T) {
 	page := "/money-out/mexico/" + strconv.FormatInt(id, 10)
 
 	// The wrong key: refused on the device, nothing sent, shown on the page.
-	if code, _ := sepaMXNSignOnDevice(t, env, link, "legacy"); code != http.StatusUnprocessableEntity {
+	if code, _ := webtest.SignOnDevice(t, env, link, "legacy"); code != http.StatusUnprocessableEntity {
 		t.Fatalf("wrong key: %d", code)
 	}
 	if n := env.Sandbox.RequestCount("POST", mxSubmitRoute); n != 0 {
@@ -403,7 +395,7 @@ func TestMoneyOutMexicoRefusedSignatureAndFailedOrder(t *testing.T) {
 	if resp.StatusCode != http.StatusCreated {
 		t.Fatalf("new link: %d", resp.StatusCode)
 	}
-	if code, _ := sepaMXNSignOnDevice(t, env, sepaMXNQRLink(t, env, doc), "treasury"); code != http.StatusOK {
+	if code, _ := webtest.SignOnDevice(t, env, sepaMXNQRLink(t, env, doc), "treasury"); code != http.StatusOK {
 		t.Fatalf("first signature: %d", code)
 	}
 	mxSteps(t, env, c, id) // the poll that finds the burn request
@@ -412,14 +404,14 @@ func TestMoneyOutMexicoRefusedSignatureAndFailedOrder(t *testing.T) {
 	if resp.StatusCode != http.StatusCreated {
 		t.Fatalf("burn link: %d %q", resp.StatusCode, webtest.TestID(doc, "mx-order-error"))
 	}
-	if code, _ := sepaMXNSignOnDevice(t, env, sepaMXNQRLink(t, env, doc), "treasury"); code != http.StatusOK {
+	if code, _ := webtest.SignOnDevice(t, env, sepaMXNQRLink(t, env, doc), "treasury"); code != http.StatusOK {
 		t.Fatalf("burn: %d", code)
 	}
 	if mid := sepaMXNBalance(t, env, "MEXe"); !mid.Equal(before.Sub(decimal.RequireFromString("400"))) {
 		t.Fatalf("MEXe after the burn %s", mid)
 	}
-	control(t, env, http.MethodPost, "/_sandbox/rails/fail-next", map[string]any{"rail": "mx-offramp"})
-	control(t, env, http.MethodPost, "/_sandbox/rails/settle", map[string]any{})
+	webtest.SandboxControl(t, env, http.MethodPost, "/_sandbox/rails/fail-next", map[string]any{"rail": "mx-offramp"})
+	webtest.SandboxControl(t, env, http.MethodPost, "/_sandbox/rails/settle", map[string]any{})
 	doc = webtest.Doc(t, env.Get(c, page))
 	if mxAttr(doc, "mx-order-status", "data-state") != "refunded" || !strings.Contains(webtest.TestID(doc, "mx-waiting"), "tokens went back") ||
 		doc.Find(`[data-testid="mx-requote"]`).Length() != 1 {
@@ -450,7 +442,7 @@ func TestMoneyOutMexicoRefusedSignatureAndFailedOrder(t *testing.T) {
 func TestMoneyOutMexicoRefusedQuoteIsExplained(t *testing.T) {
 	env := webtest.New(t, webtest.Options{})
 	c, _ := env.SignedIn(store.RoleOwner)
-	mxReady(t, env)
+	webtest.MexicoReady(t, env)
 	var w store.Wallet
 	users, _ := env.Store.TreasuryUsers(context.Background())
 	ws, _ := env.Store.WalletsByEmployee(context.Background(), users[0].ID)
@@ -504,7 +496,7 @@ func TestMoneyOutMexicoRefusedQuoteIsExplained(t *testing.T) {
 func TestMoneyOutMexicoLostRelayIsReadBack(t *testing.T) {
 	env := webtest.New(t, webtest.Options{})
 	c, _ := env.SignedIn(store.RoleOwner)
-	mxReady(t, env)
+	webtest.MexicoReady(t, env)
 	resp := env.PostForm(c, "/money-out/mexico", mxForm(t, env, c, "250"))
 	doc := webtest.Doc(t, resp)
 	if resp.StatusCode != http.StatusCreated {
@@ -514,16 +506,17 @@ func TestMoneyOutMexicoLostRelayIsReadBack(t *testing.T) {
 	id := mxOrderID(t, env)
 	page := "/money-out/mexico/" + strconv.FormatInt(id, 10)
 
-	sandboxControl(t, env, http.MethodPost, "/_sandbox/faults", map[string]any{"method": "POST", "route": mxSubmitRoute,
+	webtest.SandboxControl(t, env, http.MethodPost, "/_sandbox/faults", map[string]any{"method": "POST", "route": mxSubmitRoute,
 		"drop": true, "after": true, "times": 1})
-	sandboxControl(t, env, http.MethodPost, "/_sandbox/faults", map[string]any{"method": "GET", "route": mxOrderRoute, "status": 503})
-	if code, ans := sepaMXNSignOnDevice(t, env, link, "treasury"); code != http.StatusBadGateway || ans["state"] != store.SignRelayPending {
+
+	webtest.SandboxControl(t, env, http.MethodPost, "/_sandbox/faults", map[string]any{"method": "GET", "route": mxOrderRoute, "status": 503})
+	if code, ans := webtest.SignOnDevice(t, env, link, "treasury"); code != http.StatusBadGateway || ans["state"] != store.SignRelayPending {
 		t.Fatalf("lost answer: %d %v", code, ans)
 	}
 	if st := mxAttr(mxSteps(t, env, c, id), "mx-step-first", "data-state"); st != store.SignRelayPending {
 		t.Fatalf("first step %q, want %q", st, store.SignRelayPending)
 	}
-	sandboxControl(t, env, http.MethodDelete, "/_sandbox/faults", nil)
+	webtest.SandboxControl(t, env, http.MethodDelete, "/_sandbox/faults", nil)
 	if _, err := env.App.Actions().Recover(context.Background(), time.Now().Add(5*time.Minute)); err != nil {
 		t.Fatal(err)
 	}
@@ -540,9 +533,10 @@ func TestMoneyOutMexicoLostRelayIsReadBack(t *testing.T) {
 	if resp.StatusCode != http.StatusCreated {
 		t.Fatalf("burn link: %d %q", resp.StatusCode, webtest.TestID(doc, "mx-order-error"))
 	}
-	sandboxControl(t, env, http.MethodPost, "/_sandbox/faults", map[string]any{"method": "POST", "route": mxSubmitRoute,
+	webtest.SandboxControl(t, env, http.MethodPost, "/_sandbox/faults", map[string]any{"method": "POST", "route": mxSubmitRoute,
 		"drop": true, "after": true, "times": 1})
-	if code, ans := sepaMXNSignOnDevice(t, env, sepaMXNQRLink(t, env, doc), "treasury"); code != http.StatusOK || ans["state"] != store.SignSubmitted {
+
+	if code, ans := webtest.SignOnDevice(t, env, sepaMXNQRLink(t, env, doc), "treasury"); code != http.StatusOK || ans["state"] != store.SignSubmitted {
 		t.Fatalf("burn with its answer lost: %d %v", code, ans)
 	}
 	if st := mxAttr(mxSteps(t, env, c, id), "mx-order-status", "data-state"); st != "funded" {

@@ -23,22 +23,6 @@ const (
 	ngnTreasuryName  = "ACME PAYROLL TREASURY LTD"
 )
 
-// tokenBalance is a user's balance of a token upstream.
-func npTokenBalance(t *testing.T, env *webtest.Env, userID, coin string) decimal.Decimal {
-	t.Helper()
-	ws, err := env.API.ListWallets(context.Background(), userID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, w := range ws {
-		if string(w.Currency) == coin {
-			return w.Balance
-		}
-	}
-	t.Fatalf("no %s wallet", coin)
-	return decimal.Zero
-}
-
 func npAuditCount(t *testing.T, env *webtest.Env, action string) int {
 	t.Helper()
 	rows, err := env.Store.ListAudit(context.Background(), store.AuditFilter{Action: action})
@@ -85,8 +69,8 @@ func TestMoneyOutNigeriaJourney(t *testing.T) {
 	env := webtest.New(t, webtest.Options{})
 	ctx := context.Background()
 	c, owner := env.SignedIn(store.RoleOwner)
-	ngn := treasuryWallet(t, env, "CNGN")
-	before := npTokenBalance(t, env, env.Demo.TreasuryUserID, "CNGN")
+	ngn := webtest.TreasuryWallet(t, env, "CNGN").ID
+	before := webtest.CoinBalance(t, env, env.Demo.TreasuryUserID, "CNGN")
 
 	if doc := webtest.Doc(t, env.Get(c, "/money-out")); doc.Find(`a[href="/money-out/nigeria"]`).Length() != 1 {
 		t.Fatal("no Nigerian withdrawal in the money-out index")
@@ -187,7 +171,7 @@ func TestMoneyOutNigeriaJourney(t *testing.T) {
 		if v, _ := doc.Find("#f-amount").Attr("value"); v != tc.amount {
 			t.Fatalf("typed amount lost: %q", v)
 		}
-		fieldProblem(t, doc, "f-amount", tc.want)
+		webtest.FieldProblem(t, doc, "f-amount", tc.want)
 		if doc.Find(`#f-wallet_id option[value="`+ngn+`"][selected]`).Length() != 1 {
 			t.Fatal("chosen wallet lost")
 		}
@@ -245,7 +229,7 @@ func TestMoneyOutNigeriaJourney(t *testing.T) {
 	if doc.Find(`[data-testid="approve"]`).Length() != 0 || !strings.Contains(webtest.TestID(doc, "blocked-reason"), "someone else") {
 		t.Fatal("the creator is offered approve")
 	}
-	resp = env.PostForm(c, "/approvals/"+id+"/approve", freshToken(url.Values{"confirm": {"1"}}))
+	resp = env.PostForm(c, "/approvals/"+id+"/approve", webtest.WithFormToken(url.Values{"confirm": {"1"}}))
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusForbidden {
 		t.Fatalf("the creator approving: %d", resp.StatusCode)
@@ -253,10 +237,10 @@ func TestMoneyOutNigeriaJourney(t *testing.T) {
 
 	// Approved by the wallet admins and signed on the owner's device, the
 	// withdrawal settles and the CNGN balance falls by the amount.
-	admins := treasuryAdmins(t, env)
+	admins := webtest.TreasuryAdmins(t, env)
 	for _, admin := range admins[:2] {
-		ac, _ := approver(t, env, admin)
-		resp := env.PostForm(ac, "/approvals/"+id+"/approve", freshToken(url.Values{"confirm": {"1"}}))
+		ac, _ := webtest.Approver(t, env, admin)
+		resp := env.PostForm(ac, "/approvals/"+id+"/approve", webtest.WithFormToken(url.Values{"confirm": {"1"}}))
 		resp.Body.Close()
 		if p, _ := env.Store.ProposalByID(ctx, id); p.Status == store.ProposalPendingSignatures {
 			break
@@ -265,17 +249,17 @@ func TestMoneyOutNigeriaJourney(t *testing.T) {
 	if p, _ := env.Store.ProposalByID(ctx, id); p.Status != store.ProposalPendingSignatures {
 		t.Fatalf("after approvals: %s", p.Status)
 	}
-	sl := issueLink(t, env, c, id)
-	code, req := deviceGet(t, env, sl.Path)
+	sl := webtest.IssueSignLink(t, env, c, id)
+	code, req := webtest.DeviceGet(t, env, sl.Path)
 	if code != http.StatusOK {
 		t.Fatalf("device get %d", code)
 	}
-	if code, ans := devicePost(t, env, sl.Path, signHash(t, ownerKey(t, env, "treasury"), req["hashToSign"]).Hex()); code != http.StatusOK {
+	if code, ans := webtest.DevicePost(t, env, sl.Path, webtest.SignHash(t, webtest.OwnerKey(t, env, "treasury"), req["hashToSign"]).Hex()); code != http.StatusOK {
 		t.Fatalf("device post %d %v", code, ans)
 	}
-	control(t, env, http.MethodPost, "/_sandbox/settle", nil)
-	control(t, env, http.MethodPost, "/_sandbox/settle", nil)
-	after := npTokenBalance(t, env, env.Demo.TreasuryUserID, "CNGN")
+	webtest.SandboxControl(t, env, http.MethodPost, "/_sandbox/settle", nil)
+	webtest.SandboxControl(t, env, http.MethodPost, "/_sandbox/settle", nil)
+	after := webtest.CoinBalance(t, env, env.Demo.TreasuryUserID, "CNGN")
 	if !before.Sub(after).Equal(decimal.RequireFromString("1000.50")) {
 		t.Fatalf("CNGN balance %s → %s, want a fall of 1000.50", before, after)
 	}
@@ -287,10 +271,11 @@ func TestMoneyOutNigeriaJourney(t *testing.T) {
 func TestMoneyOutNigeriaLostAnswerIsReadBack(t *testing.T) {
 	env := webtest.New(t, webtest.Options{})
 	c, _ := env.SignedIn(store.RoleFinanceApprover)
-	ngn := treasuryWallet(t, env, "CNGN")
+	ngn := webtest.TreasuryWallet(t, env, "CNGN").ID
 	form := ngnAmountStep(t, env, c)
-	control(t, env, http.MethodPost, "/_sandbox/faults", map[string]any{"method": "POST", "route": ngnOfframpRoute,
+	webtest.SandboxControl(t, env, http.MethodPost, "/_sandbox/faults", map[string]any{"method": "POST", "route": ngnOfframpRoute,
 		"drop": true, "after": true, "times": 1})
+
 	form.Set("wallet_id", ngn)
 	form.Set("amount", "500")
 	resp := env.PostForm(c, "/money-out/nigeria/offramp", form)
@@ -351,16 +336,18 @@ func TestMoneyOutNigeriaAccountLostAnswerAndRefusal(t *testing.T) {
 	ctx := context.Background()
 	c, _ := env.SignedIn(store.RoleOwner)
 
-	control(t, env, http.MethodPost, "/_sandbox/faults", map[string]any{"method": "POST", "route": ngnAccountRoute,
+	webtest.SandboxControl(t, env, http.MethodPost, "/_sandbox/faults", map[string]any{"method": "POST", "route": ngnAccountRoute,
 		"status": 400, "message": "accountHolderName must equal the verified account name exactly", "times": 1})
+
 	resp := env.PostForm(c, "/money-out/nigeria/account", ngnHolderStep(t, env, c))
 	doc := webtest.Doc(t, resp)
 	if resp.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(webtest.TestID(doc, "f-holder-error"), "verified account name") {
 		t.Fatalf("refused: %d %q %q", resp.StatusCode, webtest.TestID(doc, "f-holder-error"), webtest.TestID(doc, "ngn-error"))
 	}
 
-	control(t, env, http.MethodPost, "/_sandbox/faults", map[string]any{"method": "POST", "route": ngnAccountRoute,
+	webtest.SandboxControl(t, env, http.MethodPost, "/_sandbox/faults", map[string]any{"method": "POST", "route": ngnAccountRoute,
 		"drop": true, "after": true, "times": 1})
+
 	form := ngnHolderStep(t, env, c)
 	resp = env.PostForm(c, "/money-out/nigeria/account", form)
 	doc = webtest.Doc(t, resp)

@@ -77,7 +77,7 @@ func payoutReview(t *testing.T, env *webtest.Env, c *http.Client, country, bank,
 func sandboxPayoutAmount(t *testing.T, env *webtest.Env, id string) string {
 	t.Helper()
 	var state map[string]any
-	if err := json.Unmarshal(sandboxControl(t, env, http.MethodGet, "/_sandbox/state", nil), &state); err != nil {
+	if err := json.Unmarshal(webtest.SandboxControl(t, env, http.MethodGet, "/_sandbox/state", nil), &state); err != nil {
 		t.Fatal(err)
 	}
 	var find func(any) string
@@ -108,10 +108,10 @@ func sandboxPayoutAmount(t *testing.T, env *webtest.Env, id string) string {
 // amount and the page follows the payout to completed.
 func TestMoneyOutPayoutJourney(t *testing.T) {
 	env := webtest.New(t, webtest.Options{StartWorkers: true})
-	adopt(t, env) // the app verifies the sandbox's webhooks
+	webtest.AdoptWebhookSecret(t, env) // the app verifies the sandbox's webhooks
 	ctx := context.Background()
 	c, _ := env.SignedIn(store.RoleOwner)
-	before := npTokenBalance(t, env, env.Demo.TreasuryUserID, "USDB")
+	before := webtest.CoinBalance(t, env, env.Demo.TreasuryUserID, "USDB")
 
 	if doc := webtest.Doc(t, env.Get(c, "/money-out")); doc.Find(`a[href="/money-out/payout"]`).Length() != 1 {
 		t.Fatal("no bank payout in the money-out index")
@@ -131,7 +131,7 @@ func TestMoneyOutPayoutJourney(t *testing.T) {
 	if !strings.Contains(webtest.TestID(doc, "f-account_number-error"), "No account") || doc.Find("#f-account_number").AttrOr("value", "") != "1234560000" {
 		t.Fatalf("bad account: %q", webtest.TestID(doc, "f-account_number-error"))
 	}
-	fieldProblem(t, doc, "f-account_number", "No account")
+	webtest.FieldProblem(t, doc, "f-account_number", "No account")
 	if n := env.Sandbox.RequestCount("POST", payoutRoute); n != 0 {
 		t.Fatalf("%d payouts sent before confirming", n)
 	}
@@ -151,7 +151,7 @@ func TestMoneyOutPayoutJourney(t *testing.T) {
 		bad.Set(k, form.Get(k))
 	}
 	doc = payoutStep(t, env, c, bad, http.StatusUnprocessableEntity)
-	fieldProblem(t, doc, "f-amount", "")
+	webtest.FieldProblem(t, doc, "f-amount", "")
 	noMinorUnits(t, doc, "the payout amount step")
 	if doc.Find("#f-amount").AttrOr("value", "") != "12.345" || doc.Find("#f-note").Text() != "Rent, November" {
 		t.Fatalf("typed amount or note lost: %q %q", doc.Find("#f-amount").AttrOr("value", ""), doc.Find("#f-note").Text())
@@ -219,23 +219,24 @@ func TestMoneyOutPayoutJourney(t *testing.T) {
 		strings.Contains(rows[0].Detail, "minor unit") || !strings.Contains(rows[0].Detail, "1,250.50 USDB") {
 		t.Fatalf("payout audit %+v %v", rows, err)
 	}
-	code, req := deviceGet(t, env, u.Path)
+	code, req := webtest.DeviceGet(t, env, u.Path)
 	if code != http.StatusOK {
 		t.Fatalf("device get: %d", code)
 	}
-	if code, ans := devicePost(t, env, u.Path, signHash(t, ownerKey(t, env, "treasury"), req["hashToSign"]).Hex()); code != http.StatusOK {
+	if code, ans := webtest.DevicePost(t, env, u.Path, webtest.SignHash(t, webtest.OwnerKey(t, env, "treasury"), req["hashToSign"]).Hex()); code != http.StatusOK {
 		t.Fatalf("device post: %d %v", code, ans)
 	}
-	after := npTokenBalance(t, env, env.Demo.TreasuryUserID, "USDB")
+	after := webtest.CoinBalance(t, env, env.Demo.TreasuryUserID, "USDB")
 	if !before.Sub(after).Equal(decimal.RequireFromString("1250.50")) {
 		t.Fatalf("USDB %s → %s, want a fall of 1250.50", before, after)
 	}
-	control(t, env, http.MethodPost, "/_sandbox/rails/settle", nil)
+	webtest.SandboxControl(t, env, http.MethodPost, "/_sandbox/rails/settle", nil)
 	pagePath := "/money-out/payouts/" + strings.TrimSpace(strings.TrimPrefix(page.Find("h1").Text(), "Bank payout "))
-	waitFor(t, "payout completed", 30*time.Second, func() bool {
+	webtest.WaitFor(t, "payout completed", 30*time.Second, func() bool {
 		d := webtest.Doc(t, env.Get(c, pagePath))
 		return d.Find(`[data-testid="payout-state"][data-state="completed"]`).Length() == 1
 	})
+
 	if n := npAuditCount(t, env, "bank_payout.settle"); n != 1 {
 		t.Fatalf("%d settle audit rows", n)
 	}
@@ -259,7 +260,7 @@ func TestMoneyOutPayoutNoBranchRefusalAndLostAnswer(t *testing.T) {
 	}
 
 	form, _ = payoutReview(t, env, c, "GBR", "gbr-barclays", "", "12345678", "100")
-	control(t, env, http.MethodPost, "/_sandbox/faults", map[string]any{"method": "POST", "route": payoutRoute, "drop": true, "after": true, "times": 1})
+	webtest.SandboxControl(t, env, http.MethodPost, "/_sandbox/faults", map[string]any{"method": "POST", "route": payoutRoute, "drop": true, "after": true, "times": 1})
 	resp = env.PostForm(c, "/money-out/payout/confirm", form)
 	doc = webtest.Doc(t, resp)
 	if resp.StatusCode != http.StatusBadGateway || !strings.Contains(webtest.TestID(doc, "payout-error"), "no read of a payout") {
@@ -319,7 +320,7 @@ func TestMoneyOutPayoutQuoteExpiryIsEnforced(t *testing.T) {
 	if resp.StatusCode != http.StatusConflict || !strings.Contains(webtest.TestID(doc, "payout-record-error"), "quote expired") {
 		t.Fatalf("new link after expiry: %d %q", resp.StatusCode, webtest.TestID(doc, "payout-record-error"))
 	}
-	if code, _ := deviceGet(t, env, link.Path); code != http.StatusGone {
+	if code, _ := webtest.DeviceGet(t, env, link.Path); code != http.StatusGone {
 		t.Fatalf("device get after expiry: %d", code)
 	}
 	if n := env.Sandbox.RequestCount("POST", "/v1/users/{userId}/wallets/submit-signature"); n != 0 {
@@ -332,9 +333,9 @@ func TestMoneyOutPayoutQuoteExpiryIsEnforced(t *testing.T) {
 // row however often the page polls), and the USDB balance is whole again.
 func TestMoneyOutPayoutFailedOnTheRail(t *testing.T) {
 	env := webtest.New(t, webtest.Options{StartWorkers: true})
-	adopt(t, env)
+	webtest.AdoptWebhookSecret(t, env)
 	c, _ := env.SignedIn(store.RoleOwner)
-	before := npTokenBalance(t, env, env.Demo.TreasuryUserID, "USDB")
+	before := webtest.CoinBalance(t, env, env.Demo.TreasuryUserID, "USDB")
 	form, _ := payoutReview(t, env, c, "IND", "ind-hdfc", "ind-hdfc-0000240", "123456789", "99.99")
 	resp := env.PostForm(c, "/money-out/payout/confirm", form)
 	page := webtest.Doc(t, resp)
@@ -343,23 +344,24 @@ func TestMoneyOutPayoutFailedOnTheRail(t *testing.T) {
 	}
 	path := "/money-out/payouts/" + strings.TrimPrefix(page.Find("h1").Text(), "Bank payout ")
 	link, _ := url.Parse(page.Find(`[data-testid="sign-link"]`).AttrOr("value", ""))
-	_, req := deviceGet(t, env, link.Path)
-	if code, ans := devicePost(t, env, link.Path, signHash(t, ownerKey(t, env, "treasury"), req["hashToSign"]).Hex()); code != http.StatusOK {
+	_, req := webtest.DeviceGet(t, env, link.Path)
+	if code, ans := webtest.DevicePost(t, env, link.Path, webtest.SignHash(t, webtest.OwnerKey(t, env, "treasury"), req["hashToSign"]).Hex()); code != http.StatusOK {
 		t.Fatalf("device post: %d %v", code, ans)
 	}
-	if got := npTokenBalance(t, env, env.Demo.TreasuryUserID, "USDB"); !before.Sub(got).Equal(decimal.RequireFromString("99.99")) {
+	if got := webtest.CoinBalance(t, env, env.Demo.TreasuryUserID, "USDB"); !before.Sub(got).Equal(decimal.RequireFromString("99.99")) {
 		t.Fatalf("USDB after signing %s, before %s", got, before)
 	}
-	control(t, env, http.MethodPost, "/_sandbox/rails/fail-next", map[string]any{"rail": "payout"})
-	control(t, env, http.MethodPost, "/_sandbox/rails/settle", nil)
+	webtest.SandboxControl(t, env, http.MethodPost, "/_sandbox/rails/fail-next", map[string]any{"rail": "payout"})
+	webtest.SandboxControl(t, env, http.MethodPost, "/_sandbox/rails/settle", nil)
 
 	// The record's poll (htmx) answers the fragment, and stops once final.
 	var frag *goquery.Document
-	waitFor(t, "payout failed", 30*time.Second, func() bool {
+	webtest.WaitFor(t, "payout failed", 30*time.Second, func() bool {
 		resp := env.Do(c, http.MethodGet, path, nil, http.Header{"HX-Request": {"true"}})
 		frag = webtest.Doc(t, resp)
 		return frag.Find(`[data-testid="payout-state"][data-state="failed"]`).Length() == 1
 	})
+
 	if frag.Find("h1").Length() != 0 || frag.Find(`#payout-record[hx-get]`).Length() != 0 ||
 		!strings.Contains(webtest.TestID(frag, "payout-record-error"), "returned the payout") {
 		t.Fatalf("failed fragment: %q", webtest.TestID(frag, "payout-record-error"))
@@ -371,7 +373,7 @@ func TestMoneyOutPayoutFailedOnTheRail(t *testing.T) {
 	if len(rows) != 1 || rows[0].Outcome != store.OutcomeFailed {
 		t.Fatalf("settle audit %+v", rows)
 	}
-	if got := npTokenBalance(t, env, env.Demo.TreasuryUserID, "USDB"); !got.Equal(before) {
+	if got := webtest.CoinBalance(t, env, env.Demo.TreasuryUserID, "USDB"); !got.Equal(before) {
 		t.Fatalf("USDB after the refund %s, want %s", got, before)
 	}
 }
@@ -383,7 +385,7 @@ func TestMoneyOutListsTheAPIDoesNotAnswer(t *testing.T) {
 	c, _ := env.SignedIn(store.RoleOwner)
 	for _, route := range []string{"/v1/users/{userId}/bank-accounts/nigerian-banks", "/v1/users/{userId}/payouts/countries",
 		"/v1/users/{userId}/payouts/banks"} {
-		control(t, env, http.MethodPost, "/_sandbox/faults", map[string]any{"method": "GET", "route": route, "status": 503, "times": 0})
+		webtest.SandboxControl(t, env, http.MethodPost, "/_sandbox/faults", map[string]any{"method": "GET", "route": route, "status": 503, "times": 0})
 	}
 	resp := env.Get(c, "/money-out/nigeria")
 	doc := webtest.Doc(t, resp)
@@ -401,8 +403,8 @@ func TestMoneyOutListsTheAPIDoesNotAnswer(t *testing.T) {
 	if resp.StatusCode != http.StatusOK || !strings.Contains(webtest.TestID(doc, "payout-unavailable"), "did not list the payout countries") {
 		t.Fatalf("payout: %d %q", resp.StatusCode, webtest.TestID(doc, "payout-unavailable"))
 	}
-	control(t, env, http.MethodDelete, "/_sandbox/faults", nil)
-	control(t, env, http.MethodPost, "/_sandbox/faults", map[string]any{"method": "GET", "route": "/v1/users/{userId}/payouts/banks", "status": 503, "times": 0})
+	webtest.SandboxControl(t, env, http.MethodDelete, "/_sandbox/faults", nil)
+	webtest.SandboxControl(t, env, http.MethodPost, "/_sandbox/faults", map[string]any{"method": "GET", "route": "/v1/users/{userId}/payouts/banks", "status": 503, "times": 0})
 	resp = env.PostForm(c, "/money-out/payout", url.Values{"step": {"country"}, "country": {"GHA"}})
 	doc = webtest.Doc(t, resp)
 	if resp.StatusCode != http.StatusBadGateway || !strings.Contains(webtest.TestID(doc, "payout-unavailable"), "did not list the banks of Ghana") {

@@ -10,52 +10,16 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/PuerkitoBio/goquery"
 	"github.com/shopspring/decimal"
 
-	"partneradmin/apiclient"
-	"partneradmin/apiclient/ethsig"
 	"partneradmin/store"
 	"partneradmin/web/webtest"
 )
 
 // Helpers of the EUR SEPA and Mexican offramp tests (prefixed sepaMXN:
 // other rails' tests share the package).
-
-// sepaMXNTreasuryWallet gives the treasury user a wallet in coin, owned by
-// the treasury's demo key, funded with balance, and mirrored in the store
-// as the app would after creating it.
-func sepaMXNTreasuryWallet(t *testing.T, env *webtest.Env, coin, balance string) store.Wallet {
-	t.Helper()
-	ctx := context.Background()
-	key := ownerKey(t, env, "treasury")
-	owner := ethsig.KeyAddress(key).Hex()
-	uid := env.Demo.TreasuryUserID
-	ch, err := env.API.CreateOwnerProofChallenge(ctx, uid, apiclient.OwnerProofChallengeRequest{Currency: apiclient.Stablecoin(coin), UserOwnerAddress: owner})
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, err := env.API.CreateManagedWallet(ctx, uid, apiclient.CreateManagedWalletRequest{Currency: apiclient.Stablecoin(coin),
-		UserOwnerAddress: owner, OwnerProofChallengeID: ch.ChallengeID, OwnerProofSignature: ethsig.SignMessage(key, []byte(ch.Message)).Hex()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sandboxControl(t, env, http.MethodPost, "/_sandbox/deposits", map[string]any{"smartWalletId": w.ID, "amount": balance})
-	users, err := env.Store.TreasuryUsers(ctx)
-	if err != nil || len(users) == 0 {
-		t.Fatalf("treasury: %v", err)
-	}
-	now := time.Now()
-	row := store.Wallet{ID: w.ID, EmployeeID: users[0].ID, Currency: coin, DisplayCurrency: string(w.DisplayCurrency), Address: w.Address,
-		Chain: w.Chain, Status: w.Status, OwnerAddress: w.UserOwnerAddress,
-		Balance: decimal.NullDecimal{Decimal: decimal.RequireFromString(balance), Valid: true}, BalanceReadAt: &now}
-	if err := env.Store.UpsertWallet(ctx, row); err != nil {
-		t.Fatal(err)
-	}
-	return row
-}
 
 // sepaMXNBalance is a treasury wallet's balance upstream.
 func sepaMXNBalance(t *testing.T, env *webtest.Env, coin string) decimal.Decimal {
@@ -78,7 +42,7 @@ func sepaMXNBalance(t *testing.T, env *webtest.Env, coin string) decimal.Decimal
 func sepaMXNEditState(t *testing.T, env *webtest.Env, value any, path ...string) {
 	t.Helper()
 	var st map[string]any
-	if err := json.Unmarshal(sandboxControl(t, env, http.MethodGet, "/_sandbox/state", nil), &st); err != nil {
+	if err := json.Unmarshal(webtest.SandboxControl(t, env, http.MethodGet, "/_sandbox/state", nil), &st); err != nil {
 		t.Fatal(err)
 	}
 	m := st
@@ -91,23 +55,7 @@ func sepaMXNEditState(t *testing.T, env *webtest.Env, value any, path ...string)
 		m = next
 	}
 	m[path[len(path)-1]] = value
-	sandboxControl(t, env, http.MethodPut, "/_sandbox/state", st)
-}
-
-// sepaMXNSignOnDevice plays the owner's device on a link: GET it as JSON,
-// sign its hash with key, POST the signature. It returns the device's
-// answer.
-func sepaMXNSignOnDevice(t *testing.T, env *webtest.Env, link string, label string) (int, map[string]any) {
-	t.Helper()
-	u, err := url.Parse(link)
-	if err != nil {
-		t.Fatal(err)
-	}
-	code, req := deviceGet(t, env, u.Path)
-	if code != http.StatusOK || req["kind"] != "workflow" {
-		t.Fatalf("device get %s: %d %v", link, code, req)
-	}
-	return devicePost(t, env, u.Path, signHash(t, ownerKey(t, env, label), req["hashToSign"]).Hex())
+	webtest.SandboxControl(t, env, http.MethodPut, "/_sandbox/state", st)
 }
 
 // sepaMXNQRLink checks that a page's QR code carries its signing link and
@@ -117,7 +65,7 @@ func sepaMXNQRLink(t *testing.T, env *webtest.Env, doc *goquery.Document) string
 	link, _ := doc.Find(`[data-testid="sign-link"]`).Attr("value")
 	src, _ := doc.Find(`[data-testid="sign-qr"]`).Attr("src")
 	png, err := base64.StdEncoding.DecodeString(strings.TrimPrefix(src, "data:image/png;base64,"))
-	if err != nil || link == "" || decodeQR(t, png) != link || !strings.HasPrefix(link, env.Config.PublicOrigin+"/sign/") {
+	if err != nil || link == "" || webtest.DecodeQR(t, png) != link || !strings.HasPrefix(link, env.Config.PublicOrigin+"/sign/") {
 		t.Fatalf("qr %.40q, link %q: %v", src, link, err)
 	}
 	return link
@@ -142,7 +90,7 @@ const (
 // EUR provider.
 func sepaReady(t *testing.T, env *webtest.Env) store.Wallet {
 	t.Helper()
-	w := sepaMXNTreasuryWallet(t, env, "EURe", "1000.00")
+	w := webtest.FundedTreasuryWallet(t, env, "EURe", "1000.00")
 	sepaMXNEditState(t, env, "active", "users", env.Demo.TreasuryUserID, "onboarding", "eurProviderStatus")
 	return w
 }
@@ -180,7 +128,7 @@ func TestMoneyOutSEPAJourney(t *testing.T) {
 		t.Fatal("Money out does not list the SEPA payout")
 	}
 
-	sepaMXNTreasuryWallet(t, env, "EURe", "1000.00")
+	webtest.FundedTreasuryWallet(t, env, "EURe", "1000.00")
 	doc = webtest.Doc(t, env.Get(c, "/money-out/sepa"))
 	if st, _ := doc.Find(`[data-testid="sepa-provider"]`).Attr("data-status"); st != "none" || doc.Find(`[data-testid="sepa-form"]`).Length() != 0 {
 		t.Fatalf("provider %q, form %d", st, doc.Find(`[data-testid="sepa-form"]`).Length())
@@ -232,7 +180,7 @@ func TestMoneyOutSEPAJourney(t *testing.T) {
 		if !strings.Contains(webtest.TestID(doc, "error-summary"), tc.want) || doc.Find(`[data-testid="error-summary"] a[href="#f-iban"]`).Length() != 1 {
 			t.Fatalf("iban %q: summary %q", tc.iban, webtest.TestID(doc, "error-summary"))
 		}
-		fieldProblem(t, doc, "f-iban", tc.want)
+		webtest.FieldProblem(t, doc, "f-iban", tc.want)
 		if doc.Find("#f-iban").AttrOr("value", "") != tc.iban || doc.Find("#f-beneficiary").AttrOr("value", "") != "Lena Schmidt" ||
 			doc.Find("#f-amount").AttrOr("value", "") != "250.50" {
 			t.Fatalf("iban %q: input lost", tc.iban)
@@ -326,7 +274,7 @@ func TestMoneyOutSEPAJourney(t *testing.T) {
 
 	// The owner's device signs; the app relays it once; the amount leaves
 	// the wallet.
-	code, ans := sepaMXNSignOnDevice(t, env, link, "treasury")
+	code, ans := webtest.SignOnDevice(t, env, link, "treasury")
 	if code != http.StatusOK || ans["state"] != store.SignSubmitted {
 		t.Fatalf("device: %d %v", code, ans)
 	}
@@ -337,7 +285,7 @@ func TestMoneyOutSEPAJourney(t *testing.T) {
 	if st, _ := doc.Find(`[data-testid="sepa-order-state"]`).Attr("data-state"); st != "processing" || doc.Find(`[data-testid="sepa-link-form"]`).Length() != 0 {
 		t.Fatalf("after signing: %q", st)
 	}
-	control(t, env, http.MethodPost, "/_sandbox/rails/settle", map[string]any{})
+	webtest.SandboxControl(t, env, http.MethodPost, "/_sandbox/rails/settle", map[string]any{})
 	resp = env.Do(c, http.MethodGet, page, nil, http.Header{"HX-Request": {"true"}})
 	doc = webtest.Doc(t, resp)
 	if st, _ := doc.Find(`[data-testid="sepa-order-state"]`).Attr("data-state"); st != "completed" || doc.Find("#sepa-order-state[hx-get]").Length() != 0 {
@@ -358,7 +306,7 @@ func TestMoneyOutSEPAFiveConcurrentPostsPrepareOnce(t *testing.T) {
 	sepaReady(t, env)
 	form := sepaForm(t, env, c)
 	form.Set("confirm", "1")
-	sandboxControl(t, env, http.MethodPost, "/_sandbox/faults", map[string]any{"method": "POST", "route": sepaPrepareRoute, "latencyMs": 300, "times": 1})
+	webtest.SandboxControl(t, env, http.MethodPost, "/_sandbox/faults", map[string]any{"method": "POST", "route": sepaPrepareRoute, "latencyMs": 300, "times": 1})
 	var wg sync.WaitGroup
 	codes := make(chan int, 5)
 	for range 5 {
@@ -399,7 +347,7 @@ func TestMoneyOutSEPALostAnswersAreNotSentTwice(t *testing.T) {
 	sepaReady(t, env)
 	form := sepaForm(t, env, c)
 	form.Set("confirm", "1")
-	sandboxControl(t, env, http.MethodPost, "/_sandbox/faults", map[string]any{"method": "POST", "route": sepaPrepareRoute, "after": true, "drop": true, "times": 1})
+	webtest.SandboxControl(t, env, http.MethodPost, "/_sandbox/faults", map[string]any{"method": "POST", "route": sepaPrepareRoute, "after": true, "drop": true, "times": 1})
 	resp := env.PostForm(c, "/money-out/sepa", form)
 	doc := webtest.Doc(t, resp)
 	if msg := webtest.TestID(doc, "sepa-error"); resp.StatusCode != http.StatusBadGateway || !strings.Contains(msg, "cannot be read back") ||
@@ -439,7 +387,7 @@ func TestMoneyOutSEPALostAnswersAreNotSentTwice(t *testing.T) {
 	if tok == "" {
 		t.Fatalf("no start form for a failed provider: %q", webtest.TestID(doc, "sepa-provider-words"))
 	}
-	sandboxControl(t, env, http.MethodPost, "/_sandbox/faults", map[string]any{"method": "POST", "route": sepaStartRoute, "after": true, "drop": true, "times": 1})
+	webtest.SandboxControl(t, env, http.MethodPost, "/_sandbox/faults", map[string]any{"method": "POST", "route": sepaStartRoute, "after": true, "drop": true, "times": 1})
 	resp = env.PostForm(c, "/money-out/sepa/onboarding", url.Values{"form_token": {tok}})
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusSeeOther {
@@ -499,14 +447,14 @@ func TestMoneyOutSEPARefusalAndFailure(t *testing.T) {
 		t.Fatalf("confirm: %d", resp.StatusCode)
 	}
 	link := sepaMXNQRLink(t, env, doc)
-	if code, _ := sepaMXNSignOnDevice(t, env, link, "treasury"); code != http.StatusOK {
+	if code, _ := webtest.SignOnDevice(t, env, link, "treasury"); code != http.StatusOK {
 		t.Fatalf("device: %d", code)
 	}
 	if mid := sepaMXNBalance(t, env, "EURe"); !mid.Equal(before.Sub(decimal.RequireFromString("250.50"))) {
 		t.Fatalf("EURe while processing %s", mid)
 	}
-	control(t, env, http.MethodPost, "/_sandbox/rails/fail-next", map[string]any{"rail": "sepa"})
-	control(t, env, http.MethodPost, "/_sandbox/rails/settle", map[string]any{})
+	webtest.SandboxControl(t, env, http.MethodPost, "/_sandbox/rails/fail-next", map[string]any{"rail": "sepa"})
+	webtest.SandboxControl(t, env, http.MethodPost, "/_sandbox/rails/settle", map[string]any{})
 	var id int64
 	if err := env.Store.Pool().QueryRow(context.Background(), `SELECT id FROM sepa_mxn_orders`).Scan(&id); err != nil {
 		t.Fatal(err)

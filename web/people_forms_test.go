@@ -175,10 +175,10 @@ func TestFilterBarsShowErrorsNextToTheirFields(t *testing.T) {
 // left and shows no bare enum.
 func TestEventLogShortensIDsAndSaysStates(t *testing.T) {
 	env := webtest.New(t, webtest.Options{SkipDemoImport: true})
-	secret := adopt(t, env)
+	secret := webtest.AdoptWebhookSecret(t, env)
 	id := "wh-people-0123456789abcdef0123456789"
 	garbage := []byte(`{"id":"` + id + `","hello":"world"}`)
-	if code := mustDeliver(t, env, secret, id, garbage); code != http.StatusOK {
+	if code := webtest.MustDeliver(t, env, secret, id, garbage); code != http.StatusOK {
 		t.Fatalf("delivery: %d", code)
 	}
 	c, _ := env.SignedIn(store.RoleOwner)

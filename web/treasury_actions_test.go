@@ -21,7 +21,6 @@ import (
 
 // The sandbox's routes of the treasury's writes.
 const (
-	proposalsRoute  = "/v1/users/{userId}/smart-wallets/{smartWalletId}/proposals"
 	sendRoute       = "/v1/users/{userId}/smart-wallets/account/send"
 	challengeRoute  = "/v1/users/{userId}/smart-wallets/owner-proof-challenges"
 	withdrawalRoute = "/v1/users/{userId}/withdrawal/smart-wallet/crypto"
@@ -35,15 +34,15 @@ type treasuryWrite struct {
 }
 
 func treasuryWrites(t *testing.T, env *webtest.Env, c *http.Client) []treasuryWrite {
-	usd := treasuryWallet(t, env, "USDB")
-	emily := demoUser(env, "Emily")
+	usd := webtest.TreasuryWallet(t, env, "USDB").ID
+	emily := env.DemoEmployee("Emily").ServiceUserID
 	owner := ethsig.KeyAddress(must(ethsig.GenerateKey())).Hex()
 	return []treasuryWrite{
-		{"transfer", "/treasury/transfer", proposalsRoute, "proposal.create", func() url.Values {
+		{"transfer", "/treasury/transfer", webtest.ProposalsRoute, "proposal.create", func() url.Values {
 			return withToken(t, env, c, "transfer", url.Values{"wallet_id": {usd}, "to_user_id": {emily}, "amount": {"10.25"},
 				"description": {"Team lunch"}})
 		}},
-		{"swap", "/treasury/swap", proposalsRoute, "proposal.create", func() url.Values {
+		{"swap", "/treasury/swap", webtest.ProposalsRoute, "proposal.create", func() url.Values {
 			return quotedSwap(t, env, c, url.Values{"wallet_id": {usd}, "to_stablecoin": {"CNGN"}, "amount": {"20"}})
 		}},
 		{"send", "/treasury/send", sendRoute, "proposal.create", func() url.Values {
@@ -88,8 +87,9 @@ func TestTreasuryFormsSendOnceForOneToken(t *testing.T) {
 		form := w.form()
 		calls, audits := env.Sandbox.RequestCount("POST", w.route), auditCount(t, env, w.kind)
 		// The call is slow, so the posts overlap it.
-		sandboxControl(t, env, http.MethodPost, "/_sandbox/faults", map[string]any{"method": "POST", "route": w.route,
+		webtest.SandboxControl(t, env, http.MethodPost, "/_sandbox/faults", map[string]any{"method": "POST", "route": w.route,
 			"latencyMs": 300, "times": 1})
+
 		var wg sync.WaitGroup
 		codes := make(chan int, 5)
 		for range 5 {
@@ -145,8 +145,9 @@ func TestTreasuryProposalWithALostAnswerIsReadBack(t *testing.T) {
 	writes := treasuryWrites(t, env, c)[:3]
 	for _, w := range writes {
 		before := env.Sandbox.RequestCount("POST", w.route)
-		sandboxControl(t, env, http.MethodPost, "/_sandbox/faults", map[string]any{"method": "POST", "route": w.route,
+		webtest.SandboxControl(t, env, http.MethodPost, "/_sandbox/faults", map[string]any{"method": "POST", "route": w.route,
 			"drop": true, "after": true, "times": 1})
+
 		form := w.form()
 		resp := env.PostForm(c, w.path, form)
 		resp.Body.Close()
@@ -185,8 +186,9 @@ func TestTreasuryRefusalsShowTheAPIsWords(t *testing.T) {
 	w := treasuryWrites(t, env, c)
 
 	// The withdrawal's address, refused by the API as invalid.
-	sandboxControl(t, env, http.MethodPost, "/_sandbox/faults", map[string]any{"method": "POST", "route": withdrawalRoute,
+	webtest.SandboxControl(t, env, http.MethodPost, "/_sandbox/faults", map[string]any{"method": "POST", "route": withdrawalRoute,
 		"status": 400, "message": "destinationAddress is on a deny list", "times": 1})
+
 	form := w[4].form()
 	resp := env.PostForm(c, w[4].path, form)
 	doc := webtest.Doc(t, resp)
@@ -198,8 +200,9 @@ func TestTreasuryRefusalsShowTheAPIsWords(t *testing.T) {
 	}
 
 	// The owner-proof challenge, refused as another partner's user.
-	sandboxControl(t, env, http.MethodPost, "/_sandbox/faults", map[string]any{"method": "POST", "route": challengeRoute,
+	webtest.SandboxControl(t, env, http.MethodPost, "/_sandbox/faults", map[string]any{"method": "POST", "route": challengeRoute,
 		"status": 403, "message": "User does not belong to this partner", "times": 1})
+
 	resp = env.PostForm(c, w[3].path, w[3].form())
 	doc = webtest.Doc(t, resp)
 	if msg := webtest.TestID(doc, "treasury-error"); resp.StatusCode != http.StatusBadGateway || !strings.Contains(msg, "User does not belong to this partner") {
@@ -210,8 +213,9 @@ func TestTreasuryRefusalsShowTheAPIsWords(t *testing.T) {
 	}
 
 	// A swap refused by the API: its words above the form, what was typed kept.
-	sandboxControl(t, env, http.MethodPost, "/_sandbox/faults", map[string]any{"method": "POST", "route": proposalsRoute,
+	webtest.SandboxControl(t, env, http.MethodPost, "/_sandbox/faults", map[string]any{"method": "POST", "route": webtest.ProposalsRoute,
 		"status": 409, "message": "Wallet is being migrated", "times": 1})
+
 	resp = env.PostForm(c, w[1].path, w[1].form())
 	doc = webtest.Doc(t, resp)
 	if msg := webtest.TestID(doc, "treasury-error"); resp.StatusCode != http.StatusBadGateway || !strings.Contains(msg, "Wallet is being migrated") ||
@@ -232,8 +236,8 @@ func TestTreasuryBegunActionsAreResolvedByTheRecoveryJob(t *testing.T) {
 	env := webtest.New(t, webtest.Options{})
 	ctx := context.Background()
 	c, staff := env.SignedIn(store.RoleFinanceApprover)
-	usd := treasuryWallet(t, env, "USDB")
-	emily := demoUser(env, "Emily")
+	usd := webtest.TreasuryWallet(t, env, "USDB").ID
+	emily := env.DemoEmployee("Emily").ServiceUserID
 	begin := func(key, kind, target string, req map[string]any) {
 		t.Helper()
 		if _, fresh, err := env.Store.BeginAction(ctx, store.NewAction{Key: key, Kind: kind, Target: target, Actor: staff.Actor(), Request: req}); err != nil || !fresh {
@@ -268,7 +272,7 @@ func TestTreasuryBegunActionsAreResolvedByTheRecoveryJob(t *testing.T) {
 		doc.Find(`#withdrawal-body[hx-get]`).Length() != 1 {
 		t.Fatalf("a begun withdrawal: %q", st)
 	}
-	calls := env.Sandbox.RequestCount("POST", proposalsRoute) + env.Sandbox.RequestCount("POST", withdrawalRoute)
+	calls := env.Sandbox.RequestCount("POST", webtest.ProposalsRoute) + env.Sandbox.RequestCount("POST", withdrawalRoute)
 
 	if _, err := env.App.Actions().Recover(ctx, time.Now().Add(5*time.Minute)); err != nil {
 		t.Fatal(err)
@@ -290,7 +294,7 @@ func TestTreasuryBegunActionsAreResolvedByTheRecoveryJob(t *testing.T) {
 		!strings.Contains(webtest.TestID(doc, "withdrawal-record-error"), "expires by itself") || doc.Find(`#withdrawal-body[hx-get]`).Length() != 0 {
 		t.Fatalf("the withdrawal after recovery: %q %q", st, webtest.TestID(doc, "withdrawal-record-error"))
 	}
-	if n := env.Sandbox.RequestCount("POST", proposalsRoute) + env.Sandbox.RequestCount("POST", withdrawalRoute); n != calls {
+	if n := env.Sandbox.RequestCount("POST", webtest.ProposalsRoute) + env.Sandbox.RequestCount("POST", withdrawalRoute); n != calls {
 		t.Fatalf("the recovery sent %d requests", n-calls)
 	}
 }
@@ -344,14 +348,14 @@ func mustAction(t *testing.T, env *webtest.Env, form url.Values) store.Action {
 func TestTreasuryAmountsAreReadStrictly(t *testing.T) {
 	env := webtest.New(t, webtest.Options{})
 	c, _ := env.SignedIn(store.RoleOwner)
-	usd := treasuryWallet(t, env, "USDB")
+	usd := webtest.TreasuryWallet(t, env, "USDB").ID
 	for _, tc := range []struct{ amount, want string }{
 		{"1,50", "1,50 is not an amount: use a point for decimals (1.50)."},
 		{"0.000000000000000001", "at most 2 decimal places"},
 		{"12,34,5", "a comma may only separate thousands"},
 	} {
 		resp := env.PostForm(c, "/treasury/transfer", withToken(t, env, c, "transfer", url.Values{"wallet_id": {usd},
-			"to_user_id": {demoUser(env, "Emily")}, "amount": {tc.amount}}))
+			"to_user_id": {env.DemoEmployee("Emily").ServiceUserID}, "amount": {tc.amount}}))
 		doc := webtest.Doc(t, resp)
 		if resp.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(webtest.TestID(doc, "transfer-amount-error"), tc.want) {
 			t.Fatalf("%q: %d %q", tc.amount, resp.StatusCode, webtest.TestID(doc, "transfer-amount-error"))
@@ -359,13 +363,13 @@ func TestTreasuryAmountsAreReadStrictly(t *testing.T) {
 		if v := doc.Find("#transfer-amount").AttrOr("value", ""); v != tc.amount {
 			t.Fatalf("%q: typed amount lost: %q", tc.amount, v)
 		}
-		fieldProblem(t, doc, "transfer-amount", tc.want)
+		webtest.FieldProblem(t, doc, "transfer-amount", tc.want)
 		if doc.Find(`#transfer-wallet option[value="`+usd+`"][selected]`).Length() != 1 ||
-			doc.Find(`[data-testid="transfer-to-results"] input[name="to_user_id"][checked]`).AttrOr("value", "") != demoUser(env, "Emily") {
+			doc.Find(`[data-testid="transfer-to-results"] input[name="to_user_id"][checked]`).AttrOr("value", "") != env.DemoEmployee("Emily").ServiceUserID {
 			t.Fatalf("%q: the chosen wallet or recipient was lost", tc.amount)
 		}
 	}
-	if n := env.Sandbox.RequestCount("POST", proposalsRoute); n != 0 {
+	if n := env.Sandbox.RequestCount("POST", webtest.ProposalsRoute); n != 0 {
 		t.Fatalf("%d proposals sent for refused amounts", n)
 	}
 }

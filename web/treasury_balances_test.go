@@ -39,9 +39,9 @@ func balanceRow(t *testing.T, env *webtest.Env, c *http.Client, token string) (a
 // the owner reach it from the navigation, HR and support do not.
 func TestTreasuryOverviewShowsBalancesAndWhatIsLeaving(t *testing.T) {
 	env := webtest.New(t, webtest.Options{})
-	admins := treasuryAdmins(t, env)
-	c, _ := approver(t, env, admins[0])
-	usd := treasuryWallet(t, env, "USDB")
+	admins := webtest.TreasuryAdmins(t, env)
+	c, _ := webtest.Approver(t, env, admins[0])
+	usd := webtest.TreasuryWallet(t, env, "USDB").ID
 
 	doc := webtest.Doc(t, env.Get(c, "/"))
 	if doc.Find(`nav[aria-label="Main"] a[href="/treasury"]`).Length() != 1 {
@@ -53,7 +53,7 @@ func TestTreasuryOverviewShowsBalancesAndWhatIsLeaving(t *testing.T) {
 		t.Fatalf("USDB row: %q %q %q %q %q", amount, leaving, available, fresh, outdated)
 	}
 
-	resp := env.PostForm(c, "/treasury/transfer", url.Values{"wallet_id": {usd}, "to_user_id": {demoUser(env, "Emily")},
+	resp := env.PostForm(c, "/treasury/transfer", url.Values{"wallet_id": {usd}, "to_user_id": {env.DemoEmployee("Emily").ServiceUserID},
 		"amount": {"1,234.50"}, "description": {"bonus"}, "form_token": {treasuryToken(t, env, c, "transfer")}})
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusSeeOther {
@@ -99,15 +99,15 @@ func TestTreasuryBalanceIsReadAgainAfterACompletedProposal(t *testing.T) {
 	env := webtest.New(t, webtest.Options{})
 	ctx := context.Background()
 	c, _ := env.SignedIn(store.RoleFinanceApprover)
-	usd := treasuryWallet(t, env, "USDB")
+	usd := webtest.TreasuryWallet(t, env, "USDB").ID
 	treasury, _ := env.Store.TreasuryUsers(ctx)
 	owner := treasury[0].ServiceUserID
 
 	// Value arrives upstream (the API has it; the mirror does not yet).
-	sandboxControl(t, env, http.MethodPost, "/_sandbox/deposits", map[string]any{"smartWalletId": usd, "amount": "100.25"})
+	webtest.SandboxControl(t, env, http.MethodPost, "/_sandbox/deposits", map[string]any{"smartWalletId": usd, "amount": "100.25"})
 	// A proposal from the wallet completes.
 	p := store.Proposal{ID: "p-completed-1", WalletID: usd, OwnerUserID: owner, Type: "transfer", Status: store.ProposalExecuting,
-		Currency: "USDB", Amount: decimal.RequireFromString("5"), ToUserID: demoUser(env, "Emily"), CreatedAt: time.Now(), UpdatedAt: time.Now()}
+		Currency: "USDB", Amount: decimal.RequireFromString("5"), ToUserID: env.DemoEmployee("Emily").ServiceUserID, CreatedAt: time.Now(), UpdatedAt: time.Now()}
 	if _, err := env.Store.UpsertProposal(ctx, p); err != nil {
 		t.Fatal(err)
 	}
@@ -150,7 +150,7 @@ func TestTreasuryBalanceIsReadAgainAfterACompletedProposal(t *testing.T) {
 		t.Fatalf("after the read: %q %q %q", amount, fresh, outdated)
 	}
 	// The recipient's wallets were marked and read too.
-	emily, err := env.Store.EmployeeByServiceUserID(ctx, demoUser(env, "Emily"))
+	emily, err := env.Store.EmployeeByServiceUserID(ctx, env.DemoEmployee("Emily").ServiceUserID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -168,9 +168,9 @@ func TestTreasuryBalanceIsReadAgainAfterACompletedProposal(t *testing.T) {
 func TestTreasuryFormChecksTheAmountAgainstTheBalanceReadAtSubmit(t *testing.T) {
 	env := webtest.New(t, webtest.Options{})
 	ctx := context.Background()
-	admins := treasuryAdmins(t, env)
-	c, _ := approver(t, env, admins[0])
-	usd := treasuryWallet(t, env, "USDB")
+	admins := webtest.TreasuryAdmins(t, env)
+	c, _ := webtest.Approver(t, env, admins[0])
+	usd := webtest.TreasuryWallet(t, env, "USDB").ID
 	w, err := env.Store.WalletByID(ctx, usd)
 	if err != nil {
 		t.Fatal(err)
@@ -180,8 +180,8 @@ func TestTreasuryFormChecksTheAmountAgainstTheBalanceReadAtSubmit(t *testing.T) 
 	if err := env.Store.UpsertWallet(ctx, w); err != nil {
 		t.Fatal(err)
 	}
-	before := env.Sandbox.RequestCount("POST", proposalsRoute)
-	form := url.Values{"wallet_id": {usd}, "to_user_id": {demoUser(env, "Emily")}, "amount": {"300000"}}
+	before := env.Sandbox.RequestCount("POST", webtest.ProposalsRoute)
+	form := url.Values{"wallet_id": {usd}, "to_user_id": {env.DemoEmployee("Emily").ServiceUserID}, "amount": {"300000"}}
 	form.Set("form_token", treasuryToken(t, env, c, "transfer"))
 	resp := env.PostForm(c, "/treasury/transfer", form)
 	doc := webtest.Doc(t, resp)
@@ -189,7 +189,7 @@ func TestTreasuryFormChecksTheAmountAgainstTheBalanceReadAtSubmit(t *testing.T) 
 		!strings.Contains(msg, "More than the wallet holds now (249,500.00 USD (USDB)") {
 		t.Fatalf("over the live balance: %d %q", resp.StatusCode, msg)
 	}
-	if n := env.Sandbox.RequestCount("POST", proposalsRoute) - before; n != 0 {
+	if n := env.Sandbox.RequestCount("POST", webtest.ProposalsRoute) - before; n != 0 {
 		t.Fatalf("%d proposals sent", n)
 	}
 	// The read corrected the mirror.
@@ -198,7 +198,7 @@ func TestTreasuryFormChecksTheAmountAgainstTheBalanceReadAtSubmit(t *testing.T) 
 	}
 
 	// The balance cannot be read: refused in words, nothing sent.
-	sandboxControl(t, env, http.MethodPost, "/_sandbox/faults", map[string]any{"method": "GET", "route": balancesRoute, "status": 503})
+	webtest.SandboxControl(t, env, http.MethodPost, "/_sandbox/faults", map[string]any{"method": "GET", "route": balancesRoute, "status": 503})
 	form.Set("amount", "10")
 	resp = env.PostForm(c, "/treasury/transfer", form)
 	doc = webtest.Doc(t, resp)
@@ -206,14 +206,14 @@ func TestTreasuryFormChecksTheAmountAgainstTheBalanceReadAtSubmit(t *testing.T) 
 		!strings.Contains(msg, "could not be read") {
 		t.Fatalf("unreadable balance: %d %q", resp.StatusCode, msg)
 	}
-	if n := env.Sandbox.RequestCount("POST", proposalsRoute) - before; n != 0 {
+	if n := env.Sandbox.RequestCount("POST", webtest.ProposalsRoute) - before; n != 0 {
 		t.Fatalf("%d proposals sent", n)
 	}
-	sandboxControl(t, env, http.MethodDelete, "/_sandbox/faults", nil)
+	webtest.SandboxControl(t, env, http.MethodDelete, "/_sandbox/faults", nil)
 	resp = env.PostForm(c, "/treasury/transfer", form)
 	resp.Body.Close()
-	if resp.StatusCode != http.StatusSeeOther || env.Sandbox.RequestCount("POST", proposalsRoute)-before != 1 {
-		t.Fatalf("within the balance: %d, %d sent", resp.StatusCode, env.Sandbox.RequestCount("POST", proposalsRoute)-before)
+	if resp.StatusCode != http.StatusSeeOther || env.Sandbox.RequestCount("POST", webtest.ProposalsRoute)-before != 1 {
+		t.Fatalf("within the balance: %d, %d sent", resp.StatusCode, env.Sandbox.RequestCount("POST", webtest.ProposalsRoute)-before)
 	}
 }
 
@@ -222,8 +222,8 @@ func TestTreasuryFormChecksTheAmountAgainstTheBalanceReadAtSubmit(t *testing.T) 
 func TestTreasuryBalancesReadOnDemand(t *testing.T) {
 	env := webtest.New(t, webtest.Options{})
 	c, _ := env.SignedIn(store.RoleOwner)
-	usd := treasuryWallet(t, env, "USDB")
-	sandboxControl(t, env, http.MethodPost, "/_sandbox/deposits", map[string]any{"smartWalletId": usd, "amount": "0.5"})
+	usd := webtest.TreasuryWallet(t, env, "USDB").ID
+	webtest.SandboxControl(t, env, http.MethodPost, "/_sandbox/deposits", map[string]any{"smartWalletId": usd, "amount": "0.5"})
 	if amount, _, _, _, _ := balanceRow(t, env, c, "USDB"); amount != "249,500.00 USD (USDB)" {
 		t.Fatalf("before: %q", amount)
 	}
@@ -235,7 +235,7 @@ func TestTreasuryBalancesReadOnDemand(t *testing.T) {
 	if amount, _, _, _, _ := balanceRow(t, env, c, "USDB"); amount != "249,500.50 USD (USDB)" {
 		t.Fatalf("after: %q", amount)
 	}
-	sandboxControl(t, env, http.MethodPost, "/_sandbox/faults", map[string]any{"method": "GET", "route": balancesRoute, "status": 503})
+	webtest.SandboxControl(t, env, http.MethodPost, "/_sandbox/faults", map[string]any{"method": "GET", "route": balancesRoute, "status": 503})
 	h := http.Header{"HX-Request": {"true"}, "Content-Type": {"application/x-www-form-urlencoded"}}
 	resp = env.Do(c, http.MethodPost, "/treasury/balances/refresh", strings.NewReader(""), h)
 	doc := webtest.Doc(t, resp)

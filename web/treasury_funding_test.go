@@ -2,7 +2,6 @@ package web_test
 
 import (
 	"context"
-	"encoding/json"
 	"net/http"
 	"net/url"
 	"strings"
@@ -25,61 +24,11 @@ const (
 	fundingStartSel = `[data-testid="funding-usd-start-form"]`
 )
 
-// treasuryWalletRow is the treasury's mirrored wallet of a stablecoin.
-func treasuryWalletRow(t *testing.T, env *webtest.Env, coin string) store.Wallet {
-	t.Helper()
-	users, err := env.Store.TreasuryUsers(context.Background())
-	if err != nil || len(users) == 0 {
-		t.Fatalf("treasury: %v", err)
-	}
-	ws, err := env.Store.WalletsByEmployee(context.Background(), users[0].ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, w := range ws {
-		if w.Currency == coin {
-			return w
-		}
-	}
-	t.Fatalf("no treasury %s wallet", coin)
-	return store.Wallet{}
-}
-
-// editSandboxState exports the sandbox's state, lets edit change it and
-// imports it again: the way to put a rail into a state the control API has
-// no call for.
-func editSandboxState(t *testing.T, env *webtest.Env, edit func(st map[string]any)) {
-	t.Helper()
-	var st map[string]any
-	if err := json.Unmarshal(sandboxControl(t, env, http.MethodGet, "/_sandbox/state", nil), &st); err != nil {
-		t.Fatal(err)
-	}
-	if d, ok := st["data"].(map[string]any); ok {
-		st = d
-	}
-	edit(st)
-	sandboxControl(t, env, http.MethodPut, "/_sandbox/state", st)
-}
-
-// sandboxObject is st[keys...] as an object, made when missing.
-func sandboxObject(st map[string]any, keys ...string) map[string]any {
-	m := st
-	for _, k := range keys {
-		next, ok := m[k].(map[string]any)
-		if !ok {
-			next = map[string]any{}
-			m[k] = next
-		}
-		m = next
-	}
-	return m
-}
-
 // addSandboxAccount gives a user a virtual account in the sandbox's state.
 func addSandboxAccount(st map[string]any, acc map[string]any) {
 	now := time.Now().UTC().Format(time.RFC3339)
-	acc["statusAt"], acc["createdAt"], acc["registered"], acc["seq"] = now, now, true, 1_000_000+len(sandboxObject(st, "rails", "accounts"))
-	sandboxObject(st, "rails", "accounts")[acc["id"].(string)] = acc
+	acc["statusAt"], acc["createdAt"], acc["registered"], acc["seq"] = now, now, true, 1_000_000+len(webtest.SandboxObject(st, "rails", "accounts"))
+	webtest.SandboxObject(st, "rails", "accounts")[acc["id"].(string)] = acc
 }
 
 func fundingPage(t *testing.T, env *webtest.Env, c *http.Client, path string) *goquery.Document {
@@ -122,13 +71,13 @@ func TestFundingShowsTheDemoTreasury(t *testing.T) {
 		t.Errorf("MXN: %q", s)
 	}
 
-	usdb, cngn := treasuryWalletRow(t, env, "USDB"), treasuryWalletRow(t, env, "CNGN")
+	usdb, cngn := webtest.TreasuryWallet(t, env, "USDB"), webtest.TreasuryWallet(t, env, "CNGN")
 	found := map[string]bool{}
 	doc.Find(`[data-testid="funding-wallet"]`).Each(func(_ int, w *goquery.Selection) {
 		addr := strings.TrimSpace(w.Find(`[data-testid="funding-wallet-address"]`).Text())
 		qr, hasQR := w.Find(`[data-testid="funding-wallet-qr"]`).Attr("src")
 		if hasQR {
-			if got := decodeQRDataURL(t, qr); got != addr {
+			if got := webtest.DecodeQRDataURL(t, qr); got != addr {
 				t.Errorf("the QR code of %s decodes to %q", addr, got)
 			}
 		}
@@ -190,7 +139,7 @@ func TestFundingShowsTheDemoTreasury(t *testing.T) {
 func TestFundingShowsActiveAccountsAndTheRequiredReference(t *testing.T) {
 	env := webtest.New(t, webtest.Options{})
 	tid := env.Demo.TreasuryUserID
-	editSandboxState(t, env, func(st map[string]any) {
+	webtest.EditSandboxState(t, env, func(st map[string]any) {
 		addSandboxAccount(st, map[string]any{"id": "0f5f3f0e-1111-4a2b-9c3d-000000000001", "userId": tid, "currency": "USD", "status": "active",
 			"accountName": "Acme Treasury", "accountNumber": "812345678901", "routingNumber": "026073150", "bankName": "Sandbox Community Bank",
 			"bankAddress": "1 Sandbox Plaza, New York, NY 10001, USA", "swiftCode": "SBXBUS33", "accountType": "checking",
@@ -199,7 +148,8 @@ func TestFundingShowsActiveAccountsAndTheRequiredReference(t *testing.T) {
 			"accountName": "Acme Treasury", "accountNumber": "9123456789", "bankName": "Sandbox Microfinance Bank", "bankCode": "090999",
 			"accountType": "savings"})
 	})
-	sandboxControl(t, env, http.MethodPut, "/_sandbox/users/"+tid+"/mx/kyc", map[string]string{"status": "approved"})
+
+	webtest.SandboxControl(t, env, http.MethodPut, "/_sandbox/users/"+tid+"/mx/kyc", map[string]string{"status": "approved"})
 	mx, err := env.API.GetDepositAccounts(context.Background(), tid, apiclient.MXN)
 	if err != nil || len(mx) != 1 || len(mx[0].Clabe) != 18 {
 		t.Fatalf("the sandbox's CLABE: %+v %v", mx, err)
@@ -279,9 +229,10 @@ func TestFundingStartUSDSendsOnceForOneForm(t *testing.T) {
 	}
 
 	// A failed account: starting again is safe and offered.
-	editSandboxState(t, env, func(st map[string]any) {
-		sandboxObject(st, "users", tid, "onboarding")["USD"] = "failed"
+	webtest.EditSandboxState(t, env, func(st map[string]any) {
+		webtest.SandboxObject(st, "users", tid, "onboarding")["USD"] = "failed"
 	})
+
 	doc = fundingPage(t, env, c, fundingPath)
 	if s := webtest.TestID(doc, "funding-usd-status"); !strings.Contains(s, "failed") || !strings.Contains(webtest.TestID(doc, "funding-usd-start"), "again (safe)") {
 		t.Fatalf("failed account: %q, button %q", s, webtest.TestID(doc, "funding-usd-start"))
@@ -289,7 +240,7 @@ func TestFundingStartUSDSendsOnceForOneForm(t *testing.T) {
 	tok = doc.Find(fundingStartSel+` input[name="form_token"]`).AttrOr("value", "")
 	calls = env.Sandbox.RequestCount("POST", startUSARoute)
 	// The call is slow, so the posts overlap it.
-	sandboxControl(t, env, http.MethodPost, "/_sandbox/faults", map[string]any{"method": "POST", "route": startUSARoute, "latencyMs": 300, "times": 1})
+	webtest.SandboxControl(t, env, http.MethodPost, "/_sandbox/faults", map[string]any{"method": "POST", "route": startUSARoute, "latencyMs": 300, "times": 1})
 	var wg sync.WaitGroup
 	codes := make(chan int, 5)
 	for range 5 {
@@ -339,15 +290,17 @@ func TestFundingStartUSDWithALostAnswerIsReadBack(t *testing.T) {
 	env := webtest.New(t, webtest.Options{})
 	ctx := context.Background()
 	tid := env.Demo.TreasuryUserID
-	editSandboxState(t, env, func(st map[string]any) {
-		sandboxObject(st, "users", tid, "onboarding")["USD"] = "failed"
+	webtest.EditSandboxState(t, env, func(st map[string]any) {
+		webtest.SandboxObject(st, "users", tid, "onboarding")["USD"] = "failed"
 	})
+
 	c, _ := env.SignedIn(store.RoleFinanceApprover)
 	tok := env.FormToken(c, fundingPath, fundingStartSel)
 	// Every attempt (apiclient retries start-usa, which the spec makes
 	// safe) is recorded upstream and answered 503.
-	sandboxControl(t, env, http.MethodPost, "/_sandbox/faults", map[string]any{"method": "POST", "route": startUSARoute,
+	webtest.SandboxControl(t, env, http.MethodPost, "/_sandbox/faults", map[string]any{"method": "POST", "route": startUSARoute,
 		"status": 503, "after": true})
+
 	resp := env.PostForm(c, fundingStart, url.Values{"form_token": {tok}})
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusSeeOther {
@@ -368,14 +321,14 @@ func TestFundingStartUSDWithALostAnswerIsReadBack(t *testing.T) {
 func TestFundingPageWhenTheAPIHangs(t *testing.T) {
 	env := webtest.New(t, webtest.Options{})
 	c, _ := env.SignedIn(store.RoleOwner)
-	sandboxControl(t, env, http.MethodPost, "/_sandbox/faults", map[string]any{"route": "*", "latencyMs": 60000})
+	webtest.SandboxControl(t, env, http.MethodPost, "/_sandbox/faults", map[string]any{"route": "*", "latencyMs": 60000})
 	doc := fundingPage(t, env, c, fundingPath)
 	for _, id := range []string{"funding-usd-error", "funding-NGN-error", "funding-MXN-error", "funding-crypto-error"} {
 		if s := webtest.TestID(doc, id); !strings.Contains(s, "the Partner API did not answer") && !strings.Contains(s, "The Partner API did not answer") {
 			t.Errorf("%s: %q", id, s)
 		}
 	}
-	usdb := treasuryWalletRow(t, env, "USDB")
+	usdb := webtest.TreasuryWallet(t, env, "USDB")
 	if s := webtest.TestID(doc, "funding-wallet-address"); !strings.Contains(s, usdb.Address) {
 		t.Errorf("the known address is not shown: %q", s)
 	}

@@ -22,7 +22,7 @@ const offrampRoute = "/v1/users/{userId}/wallets/crypto-offramp"
 func TestCryptoOfframpIsReviewedAndSentOnce(t *testing.T) {
 	env := webtest.New(t, webtest.Options{})
 	c, _ := env.SignedIn(store.RoleFinanceApprover)
-	usd := treasuryWallet(t, env, "USDB")
+	usd := webtest.TreasuryWallet(t, env, "USDB").ID
 
 	doc := webtest.Doc(t, env.Get(c, "/treasury/withdrawal/routes?wallet_id="+url.QueryEscape(usd)+"&rail=offramp"))
 	var routes []string

@@ -124,7 +124,7 @@ func TestTreasuryRecipientIsFoundBySearchNotListed(t *testing.T) {
 		t.Fatalf("broad search: %d", len(got))
 	}
 	// The person already chosen stays first and checked whatever is searched.
-	emily := demoUser(env, "Emily")
+	emily := env.DemoEmployee("Emily").ServiceUserID
 	doc = recipientSearch(t, env, c, url.Values{"to_search": {"Person00123"}, "to_user_id": {emily}})
 	radios := doc.Find(`input[name=to_user_id]`)
 	if radios.Length() != 2 || radios.First().AttrOr("value", "") != emily || radios.First().AttrOr("checked", "no") == "no" ||

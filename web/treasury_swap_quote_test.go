@@ -21,9 +21,9 @@ func TestTreasurySwapIsProposedOnlyAtAFreshQuote(t *testing.T) {
 	var offset atomic.Int64
 	env := webtest.New(t, webtest.Options{Now: func() time.Time { return time.Now().Add(time.Duration(offset.Load())) }})
 	c, _ := env.SignedIn(store.RoleFinanceApprover)
-	usd := treasuryWallet(t, env, "USDB")
+	usd := webtest.TreasuryWallet(t, env, "USDB").ID
 	swap := url.Values{"wallet_id": {usd}, "to_stablecoin": {"CNGN"}, "amount": {"100"}, "slippage_bps": {"50"}}
-	sent := func() int { return env.Sandbox.RequestCount("POST", proposalsRoute) }
+	sent := func() int { return env.Sandbox.RequestCount("POST", webtest.ProposalsRoute) }
 	before := sent()
 
 	// The form offers a quote, not a proposal.

@@ -12,26 +12,6 @@ import (
 	"partneradmin/web/webtest"
 )
 
-// treasuryWallet returns the id of the treasury's wallet in a stablecoin.
-func treasuryWallet(t *testing.T, env *webtest.Env, coin string) string {
-	t.Helper()
-	users, err := env.Store.TreasuryUsers(context.Background())
-	if err != nil || len(users) == 0 {
-		t.Fatalf("treasury: %v", err)
-	}
-	ws, err := env.Store.WalletsByEmployee(context.Background(), users[0].ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, w := range ws {
-		if w.Currency == coin {
-			return w.ID
-		}
-	}
-	t.Fatalf("no treasury %s wallet", coin)
-	return ""
-}
-
 // treasuryToken opens the treasury page and returns the one-time token of
 // one of its forms ("transfer", "swap", "send", "wallet").
 func treasuryToken(t *testing.T, env *webtest.Env, c *http.Client, form string) string {
@@ -70,20 +50,11 @@ func quotedSwap(t *testing.T, env *webtest.Env, c *http.Client, v url.Values) ur
 	return form
 }
 
-func demoUser(env *webtest.Env, first string) string {
-	for _, e := range env.Demo.Employees {
-		if e.FirstName == first {
-			return e.ServiceUserID
-		}
-	}
-	return ""
-}
-
 func TestTreasuryTransferIsCreatedOnceAndItsCreatorCannotApprove(t *testing.T) {
 	env := webtest.New(t, webtest.Options{})
-	admins := treasuryAdmins(t, env)
-	c, s := approver(t, env, admins[0])
-	usd := treasuryWallet(t, env, "USDB")
+	admins := webtest.TreasuryAdmins(t, env)
+	c, s := webtest.Approver(t, env, admins[0])
+	usd := webtest.TreasuryWallet(t, env, "USDB").ID
 
 	doc := webtest.Doc(t, env.Get(c, "/treasury"))
 	if doc.Find(`[data-testid="transfer-form"]`).Length() != 1 || !strings.Contains(doc.Find("#transfer-wallet").Text(), "249,500.00 USD (USDB)") {
@@ -113,14 +84,14 @@ func TestTreasuryTransferIsCreatedOnceAndItsCreatorCannotApprove(t *testing.T) {
 	if v, _ := doc.Find(`[data-testid="transfer-form"] input[name="form_token"]`).Attr("value"); v != tok {
 		t.Errorf("the token changed after a validation error: %q, was %q", v, tok)
 	}
-	resp = env.PostForm(c, "/treasury/transfer", url.Values{"wallet_id": {usd}, "to_user_id": {demoUser(env, "Emily")}, "amount": {"250000.01"}, "form_token": {tok}})
+	resp = env.PostForm(c, "/treasury/transfer", url.Values{"wallet_id": {usd}, "to_user_id": {env.DemoEmployee("Emily").ServiceUserID}, "amount": {"250000.01"}, "form_token": {tok}})
 	doc = webtest.Doc(t, resp)
 	if resp.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(webtest.TestID(doc, "transfer-amount-error"), "More than the wallet holds") {
 		t.Fatalf("over balance: %d %q", resp.StatusCode, webtest.TestID(doc, "transfer-amount-error"))
 	}
 	// The recipient has no USDB account: the API's refusal is shown at the
 	// field, the recipient still chosen and named.
-	resp = env.PostForm(c, "/treasury/transfer", url.Values{"wallet_id": {usd}, "to_search": {"okafor"}, "to_user_id": {demoUser(env, "Adaeze")}, "amount": {"10"}, "form_token": {tok}})
+	resp = env.PostForm(c, "/treasury/transfer", url.Values{"wallet_id": {usd}, "to_search": {"okafor"}, "to_user_id": {env.DemoEmployee("Adaeze").ServiceUserID}, "amount": {"10"}, "form_token": {tok}})
 	doc = webtest.Doc(t, resp)
 	if resp.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(webtest.TestID(doc, "transfer-to-error"), "no active account") {
 		t.Fatalf("no account: %d %q", resp.StatusCode, webtest.TestID(doc, "transfer-to-error"))
@@ -129,7 +100,7 @@ func TestTreasuryTransferIsCreatedOnceAndItsCreatorCannotApprove(t *testing.T) {
 		t.Fatalf("the refused form offers its spent token again: %q", v)
 	}
 	chosen := doc.Find(`#transfer-to-results input[name=to_user_id][checked]`)
-	if chosen.Length() != 1 || chosen.AttrOr("value", "") != demoUser(env, "Adaeze") || !strings.Contains(chosen.Parent().Text(), "Adaeze Okafor") {
+	if chosen.Length() != 1 || chosen.AttrOr("value", "") != env.DemoEmployee("Adaeze").ServiceUserID || !strings.Contains(chosen.Parent().Text(), "Adaeze Okafor") {
 		t.Fatalf("recipient lost: %d %q", chosen.Length(), chosen.Parent().Text())
 	}
 	if doc.Find("#transfer-to").AttrOr("value", "") != "okafor" || !strings.Contains(doc.Find("#transfer-to").AttrOr("aria-describedby", ""), "transfer-to-error") {
@@ -153,7 +124,7 @@ func TestTreasuryTransferIsCreatedOnceAndItsCreatorCannotApprove(t *testing.T) {
 	}
 	id := strings.TrimPrefix(resp.Header.Get("Location"), "/approvals/")
 	p, err := env.Store.ProposalByID(context.Background(), id)
-	if err != nil || p.CreatedByStaffID != s.ID || p.Amount.String() != "1234.56" || p.Type != "TRANSFER" || p.ToUserID != demoUser(env, "Emily") {
+	if err != nil || p.CreatedByStaffID != s.ID || p.Amount.String() != "1234.56" || p.Type != "TRANSFER" || p.ToUserID != env.DemoEmployee("Emily").ServiceUserID {
 		t.Fatalf("recorded: %+v %v", p, err)
 	}
 	doc = webtest.Doc(t, env.Get(c, "/approvals/"+id))
@@ -185,7 +156,7 @@ func TestTreasuryTransferIsCreatedOnceAndItsCreatorCannotApprove(t *testing.T) {
 func TestTreasurySwapAndSend(t *testing.T) {
 	env := webtest.New(t, webtest.Options{})
 	c, _ := env.SignedIn(store.RoleOwner)
-	usd := treasuryWallet(t, env, "USDB")
+	usd := webtest.TreasuryWallet(t, env, "USDB").ID
 
 	resp := env.PostForm(c, "/treasury/swap", withToken(t, env, c, "swap", url.Values{"wallet_id": {usd}, "to_stablecoin": {"USDB"}, "amount": {"10"}, "slippage_bps": {"501"}}))
 	doc := webtest.Doc(t, resp)
@@ -203,20 +174,20 @@ func TestTreasurySwapAndSend(t *testing.T) {
 	}
 
 	// A refused send keeps its recipient chosen in the send form's picker only.
-	resp = env.PostForm(c, "/treasury/send", withToken(t, env, c, "send", url.Values{"wallet_id": {usd}, "to_search": {"oli"}, "to_user_id": {demoUser(env, "Oliver")}, "amount": {""}}))
+	resp = env.PostForm(c, "/treasury/send", withToken(t, env, c, "send", url.Values{"wallet_id": {usd}, "to_search": {"oli"}, "to_user_id": {env.DemoEmployee("Oliver").ServiceUserID}, "amount": {""}}))
 	doc = webtest.Doc(t, resp)
 	chosen := doc.Find(`#send-to-results input[name=to_user_id][checked]`)
-	if resp.StatusCode != http.StatusUnprocessableEntity || chosen.AttrOr("value", "") != demoUser(env, "Oliver") ||
+	if resp.StatusCode != http.StatusUnprocessableEntity || chosen.AttrOr("value", "") != env.DemoEmployee("Oliver").ServiceUserID ||
 		!strings.Contains(chosen.Parent().Text(), "Oliver Smith") || doc.Find(`#transfer-to-results input`).Length() != 0 {
 		t.Fatalf("bad send: %d, chosen %d", resp.StatusCode, chosen.Length())
 	}
-	resp = env.PostForm(c, "/treasury/send", withToken(t, env, c, "send", url.Values{"wallet_id": {usd}, "to_user_id": {demoUser(env, "Oliver")}, "amount": {"12.30"}, "note": {"Taxi"}}))
+	resp = env.PostForm(c, "/treasury/send", withToken(t, env, c, "send", url.Values{"wallet_id": {usd}, "to_user_id": {env.DemoEmployee("Oliver").ServiceUserID}, "amount": {"12.30"}, "note": {"Taxi"}}))
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusSeeOther {
 		t.Fatalf("send: %d", resp.StatusCode)
 	}
 	p, _ = env.Store.ProposalByID(context.Background(), strings.TrimPrefix(resp.Header.Get("Location"), "/approvals/"))
-	if p.Type != "TRANSFER" || p.Description != "Taxi" || p.ToUserID != demoUser(env, "Oliver") {
+	if p.Type != "TRANSFER" || p.Description != "Taxi" || p.ToUserID != env.DemoEmployee("Oliver").ServiceUserID {
 		t.Fatalf("send recorded: %+v", p)
 	}
 }
@@ -225,10 +196,11 @@ func TestTreasuryCreateDuringAnOutageKeepsTheInputAndSendsOnce(t *testing.T) {
 	env := webtest.New(t, webtest.Options{})
 	ctx := context.Background()
 	c, _ := env.SignedIn(store.RoleFinanceApprover)
-	usd := treasuryWallet(t, env, "USDB")
-	control(t, env, http.MethodPost, "/_sandbox/faults", map[string]any{"method": "POST",
+	usd := webtest.TreasuryWallet(t, env, "USDB").ID
+	webtest.SandboxControl(t, env, http.MethodPost, "/_sandbox/faults", map[string]any{"method": "POST",
 		"route": "/v1/users/{userId}/smart-wallets/{smartWalletId}/proposals", "drop": true, "times": 1})
-	form := withToken(t, env, c, "transfer", url.Values{"wallet_id": {usd}, "to_user_id": {demoUser(env, "Emily")},
+
+	form := withToken(t, env, c, "transfer", url.Values{"wallet_id": {usd}, "to_user_id": {env.DemoEmployee("Emily").ServiceUserID},
 		"amount": {"42.00"}, "description": {"Lunch"}})
 	resp := env.PostForm(c, "/treasury/transfer", form)
 	doc := webtest.Doc(t, resp)
@@ -270,10 +242,10 @@ func TestTreasuryCreateDuringAnOutageKeepsTheInputAndSendsOnce(t *testing.T) {
 // refused at the field before anything goes upstream, in both forms.
 func TestTreasuryRefusesARecipientThePickerWouldNotOffer(t *testing.T) {
 	env := webtest.New(t, webtest.Options{})
-	admins := treasuryAdmins(t, env)
-	c, _ := approver(t, env, admins[0])
-	usd := treasuryWallet(t, env, "USDB")
-	oliver := demoUser(env, "Oliver")
+	admins := webtest.TreasuryAdmins(t, env)
+	c, _ := webtest.Approver(t, env, admins[0])
+	usd := webtest.TreasuryWallet(t, env, "USDB").ID
+	oliver := env.DemoEmployee("Oliver").ServiceUserID
 	if _, err := env.Store.Pool().Exec(context.Background(), `UPDATE employees SET deleted_at = now() WHERE service_user_id = $1`, oliver); err != nil {
 		t.Fatal(err)
 	}

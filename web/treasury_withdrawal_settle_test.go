@@ -28,7 +28,7 @@ type signedWithdrawal struct {
 func startSignedWithdrawal(t *testing.T, env *webtest.Env, c *http.Client) signedWithdrawal {
 	t.Helper()
 	ctx := context.Background()
-	form, _ := withdrawalForm(t, env, c, treasuryWallet(t, env, "USDB"))
+	form, _ := withdrawalForm(t, env, c, webtest.TreasuryWallet(t, env, "USDB").ID)
 	form.Set("route", "base:USDC")
 	form.Set("address", withdrawalDestination)
 	form.Set("confirm_tail", addressTail(form.Get("address")))
@@ -50,11 +50,11 @@ func startSignedWithdrawal(t *testing.T, env *webtest.Env, c *http.Client) signe
 	}
 	w.Poll, w.SignReqID, w.Page = poll, rid, "/treasury/withdrawal/"+strconv.FormatInt(w.ID, 10)
 	u, _ := url.Parse(link)
-	code, req := deviceGet(t, env, u.Path)
+	code, req := webtest.DeviceGet(t, env, u.Path)
 	if code != http.StatusOK {
 		t.Fatalf("device get: %d %v", code, req)
 	}
-	code, ans := devicePost(t, env, u.Path, signHash(t, ownerKey(t, env, "treasury"), req["hashToSign"]).Hex())
+	code, ans := webtest.DevicePost(t, env, u.Path, webtest.SignHash(t, webtest.OwnerKey(t, env, "treasury"), req["hashToSign"]).Hex())
 	if code != http.StatusOK || ans["state"] != store.SignSubmitted {
 		t.Fatalf("device post: %d %v", code, ans)
 	}
@@ -66,7 +66,7 @@ func startSignedWithdrawal(t *testing.T, env *webtest.Env, c *http.Client) signe
 func withdrawalEvent(t *testing.T, env *webtest.Env, eventType, reference string) store.WebhookEvent {
 	t.Helper()
 	var ev store.WebhookEvent
-	waitFor(t, eventType+" of "+reference+" processed", 30*time.Second, func() bool {
+	webtest.WaitFor(t, eventType+" of "+reference+" processed", 30*time.Second, func() bool {
 		var id int64
 		err := env.Store.Pool().QueryRow(context.Background(), `SELECT id FROM webhook_events
 			WHERE event_type = $1 AND convert_from(body, 'UTF8')::jsonb -> 'payload' ->> 'reference' = $2 ORDER BY id DESC LIMIT 1`, eventType, reference).Scan(&id)
@@ -76,6 +76,7 @@ func withdrawalEvent(t *testing.T, env *webtest.Env, eventType, reference string
 		ev, err = env.Store.WebhookEventByID(context.Background(), id)
 		return err == nil && ev.State != store.EventQueued
 	})
+
 	return ev
 }
 
@@ -125,7 +126,7 @@ func signFragment(t *testing.T, env *webtest.Env, c *http.Client, poll string) (
 // another wallet with its reference change nothing and write no audit row.
 func TestCryptoWithdrawalCompletesFromItsWebhook(t *testing.T) {
 	env := webtest.New(t, webtest.Options{StartWorkers: true})
-	secret := adopt(t, env)
+	secret := webtest.AdoptWebhookSecret(t, env)
 	ctx := context.Background()
 	c, _ := env.SignedIn(store.RoleOwner)
 	w := startSignedWithdrawal(t, env, c)
@@ -138,7 +139,7 @@ func TestCryptoWithdrawalCompletesFromItsWebhook(t *testing.T) {
 		t.Fatal("settled before the rail settled")
 	}
 
-	control(t, env, http.MethodPost, "/_sandbox/settle", map[string]any{})
+	webtest.SandboxControl(t, env, http.MethodPost, "/_sandbox/settle", map[string]any{})
 	ev := withdrawalEvent(t, env, apiclient.EventEmployeeWithdrawalCompleted, w.UpstreamID)
 	wantNote := "crypto withdrawal " + strconv.FormatInt(w.ID, 10) + " marked completed"
 	if ev.State != store.EventProcessed || !strings.Contains(ev.Outcome, wantNote) {
@@ -181,16 +182,17 @@ func TestCryptoWithdrawalCompletesFromItsWebhook(t *testing.T) {
 	if resp.StatusCode != http.StatusSeeOther {
 		t.Fatalf("replay: %d", resp.StatusCode)
 	}
-	waitFor(t, "the replay processed", 30*time.Second, func() bool {
+	webtest.WaitFor(t, "the replay processed", 30*time.Second, func() bool {
 		e, err := env.Store.WebhookEventByID(ctx, ev.ID)
 		return err == nil && e.ProcessedCount >= 2
 	})
+
 	replayed, _ := env.Store.WebhookEventByID(ctx, ev.ID)
 	if replayed.State != store.EventProcessed || !strings.Contains(replayed.Outcome, "already completed by this event; nothing changed") {
 		t.Fatalf("replayed event: %s %q", replayed.State, replayed.Outcome)
 	}
 	// The sender delivers the same delivery again: a duplicate, not processed.
-	if code := mustDeliver(t, env, secret, ev.WebhookID, ev.Body); code != http.StatusOK {
+	if code := webtest.MustDeliver(t, env, secret, ev.WebhookID, ev.Body); code != http.StatusOK {
 		t.Fatalf("redelivery: %d", code)
 	}
 	if e, _ := env.Store.WebhookEventByID(ctx, ev.ID); e.Duplicates != 1 || e.ProcessedCount != 2 {
@@ -200,14 +202,16 @@ func TestCryptoWithdrawalCompletesFromItsWebhook(t *testing.T) {
 	// A late failed event for it (out of order) and an event of another
 	// wallet that happens to carry its reference change nothing either.
 	rec0, _ := env.Store.CryptoWithdrawalByID(ctx, w.ID)
-	late := eventBody("wh-cw-late", apiclient.EventEmployeeWithdrawalFailed, map[string]any{
+	late := webtest.EventBody("wh-cw-late", apiclient.EventEmployeeWithdrawalFailed, map[string]any{
 		"userId": rec0.UserID, "serviceUserId": rec0.UserID, "smartWalletId": rec0.WalletID, "amount": "1", "currency": rec0.Currency,
 		"rail": "crypto_withdrawal", "reference": w.UpstreamID, "reason": "late and wrong"})
-	other := eventBody("wh-cw-other", apiclient.EventEmployeeWithdrawalFailed, map[string]any{
+
+	other := webtest.EventBody("wh-cw-other", apiclient.EventEmployeeWithdrawalFailed, map[string]any{
 		"userId": rec0.UserID, "serviceUserId": rec0.UserID, "smartWalletId": "wallet-of-someone-else", "amount": "1",
 		"rail": "payout", "reference": w.UpstreamID, "reason": "not this one"})
+
 	for id, body := range map[string][]byte{"wh-cw-late": late, "wh-cw-other": other} {
-		if code := mustDeliver(t, env, secret, id, body); code != http.StatusOK {
+		if code := webtest.MustDeliver(t, env, secret, id, body); code != http.StatusOK {
 			t.Fatalf("deliver %s: %d", id, code)
 		}
 	}
@@ -216,10 +220,11 @@ func TestCryptoWithdrawalCompletesFromItsWebhook(t *testing.T) {
 		"wh-cw-other": "not ours, nothing else to do",
 	} {
 		var e store.WebhookEvent
-		waitFor(t, id+" processed", 30*time.Second, func() bool {
-			e = eventByWebhookID(t, env, id)
+		webtest.WaitFor(t, id+" processed", 30*time.Second, func() bool {
+			e = webtest.EventByWebhookID(t, env, id)
 			return e.State != store.EventQueued
 		})
+
 		if e.State != store.EventProcessed || e.Error != "" || !strings.Contains(e.Outcome, want) {
 			t.Fatalf("%s: %s %q %q", id, e.State, e.Outcome, e.Error)
 		}
@@ -240,13 +245,13 @@ func TestCryptoWithdrawalCompletesFromItsWebhook(t *testing.T) {
 // words.
 func TestCryptoWithdrawalFailsFromItsWebhook(t *testing.T) {
 	env := webtest.New(t, webtest.Options{StartWorkers: true})
-	adopt(t, env)
+	webtest.AdoptWebhookSecret(t, env)
 	ctx := context.Background()
 	c, _ := env.SignedIn(store.RoleOwner)
-	control(t, env, http.MethodPost, "/_sandbox/rails/fail-next", map[string]any{"rail": "crypto"})
+	webtest.SandboxControl(t, env, http.MethodPost, "/_sandbox/rails/fail-next", map[string]any{"rail": "crypto"})
 	w := startSignedWithdrawal(t, env, c)
 
-	control(t, env, http.MethodPost, "/_sandbox/settle", map[string]any{})
+	webtest.SandboxControl(t, env, http.MethodPost, "/_sandbox/settle", map[string]any{})
 	ev := withdrawalEvent(t, env, apiclient.EventEmployeeWithdrawalFailed, w.UpstreamID)
 	const reason = "The transfer reverted on chain; the amount was refunded"
 	if ev.State != store.EventProcessed || !strings.Contains(ev.Outcome, "marked failed: "+reason) {
@@ -291,24 +296,25 @@ func TestCryptoWithdrawalFailsFromItsWebhook(t *testing.T) {
 // before, and its log entry says there was nothing else to do.
 func TestWithdrawalEventOfNoCryptoWithdrawalIsNotOurs(t *testing.T) {
 	env := webtest.New(t, webtest.Options{SkipDemoImport: true})
-	secret := adopt(t, env)
+	secret := webtest.AdoptWebhookSecret(t, env)
 	ctx := context.Background()
-	body := eventBody("wh-cw-unknown", apiclient.EventEmployeeWithdrawalCompleted, map[string]any{
+	body := webtest.EventBody("wh-cw-unknown", apiclient.EventEmployeeWithdrawalCompleted, map[string]any{
 		"userId": "user-elsewhere", "serviceUserId": "user-elsewhere", "smartWalletId": "wallet-elsewhere", "amount": "12.50",
 		"currency": "USDB", "rail": "nigeria", "reference": "payout-not-ours"})
-	if code := mustDeliver(t, env, secret, "wh-cw-unknown", body); code != http.StatusOK {
+
+	if code := webtest.MustDeliver(t, env, secret, "wh-cw-unknown", body); code != http.StatusOK {
 		t.Fatalf("deliver: %d", code)
 	}
-	ev := eventByWebhookID(t, env, "wh-cw-unknown")
+	ev := webtest.EventByWebhookID(t, env, "wh-cw-unknown")
 	if err := env.App.Webhooks().ProcessEvent(ctx, ev.ID, false); err != nil {
 		t.Fatal(err)
 	}
-	ev = eventByWebhookID(t, env, "wh-cw-unknown")
+	ev = webtest.EventByWebhookID(t, env, "wh-cw-unknown")
 	if ev.State != store.EventProcessed || ev.Error != "" ||
 		!strings.Contains(ev.Outcome, "no crypto withdrawal of this app has reference payout-not-ours: not ours, nothing else to do") {
 		t.Fatalf("event: %s %q %q", ev.State, ev.Outcome, ev.Error)
 	}
-	if activityCount(t, env, ev.ID) != 1 || len(settleAudit(t, env)) != 0 {
-		t.Fatalf("activity %d, settle audit %d", activityCount(t, env, ev.ID), len(settleAudit(t, env)))
+	if webtest.ActivityCount(t, env, ev.ID) != 1 || len(settleAudit(t, env)) != 0 {
+		t.Fatalf("activity %d, settle audit %d", webtest.ActivityCount(t, env, ev.ID), len(settleAudit(t, env)))
 	}
 }

@@ -22,7 +22,7 @@ func cryptoWorkflows(t *testing.T, env *webtest.Env) []map[string]any {
 	var out struct {
 		Data []map[string]any `json:"data"`
 	}
-	if err := json.Unmarshal(sandboxControl(t, env, http.MethodGet, "/_sandbox/rails/workflows", nil), &out); err != nil {
+	if err := json.Unmarshal(webtest.SandboxControl(t, env, http.MethodGet, "/_sandbox/rails/workflows", nil), &out); err != nil {
 		t.Fatal(err)
 	}
 	var cw []map[string]any
@@ -74,8 +74,8 @@ func TestCryptoWithdrawalFromTheTreasuryIsSignedOnTheDevice(t *testing.T) {
 	env := webtest.New(t, webtest.Options{})
 	ctx := context.Background()
 	c, _ := env.SignedIn(store.RoleOwner)
-	usd := treasuryWallet(t, env, "USDB")
-	before := usdBalance(t, env, env.Demo.TreasuryUserID)
+	usd := webtest.TreasuryWallet(t, env, "USDB").ID
+	before := webtest.CoinBalance(t, env, env.Demo.TreasuryUserID, "USDB")
 	if !before.IsPositive() {
 		t.Fatalf("treasury USDB balance %s", before)
 	}
@@ -93,7 +93,7 @@ func TestCryptoWithdrawalFromTheTreasuryIsSignedOnTheDevice(t *testing.T) {
 		t.Fatalf("routes: %q", doc.Find("#f-route").Text())
 	}
 	// Choosing another wallet swaps the routes (htmx fragment).
-	ngn := treasuryWallet(t, env, "CNGN")
+	ngn := webtest.TreasuryWallet(t, env, "CNGN").ID
 	resp := env.Do(c, http.MethodGet, "/treasury/withdrawal/routes?wallet_id="+ngn, nil, http.Header{"HX-Request": {"true"}})
 	frag := webtest.Doc(t, resp)
 	if resp.StatusCode != http.StatusOK || frag.Find(`option[value="base:USDC"]`).Length() != 1 || frag.Find(`option[value="base:USDB"]`).Length() != 0 ||
@@ -121,7 +121,7 @@ func TestCryptoWithdrawalFromTheTreasuryIsSignedOnTheDevice(t *testing.T) {
 		if doc.Find(`#f-route option[value="base:USDC"][selected]`).Length() != 1 {
 			t.Fatal("chosen route lost")
 		}
-		fieldProblem(t, doc, "f-address", tc.want)
+		webtest.FieldProblem(t, doc, "f-address", tc.want)
 	}
 	resp = env.PostForm(c, "/treasury/withdrawal", url.Values{"form_token": form["form_token"], "wallet_id": {usd},
 		"route": {"polygon:DAI"}, "address": {withdrawalDestination}})
@@ -183,7 +183,7 @@ func TestCryptoWithdrawalFromTheTreasuryIsSignedOnTheDevice(t *testing.T) {
 	link, _ := doc.Find(`[data-testid="sign-link"]`).Attr("value")
 	src, _ := doc.Find(`[data-testid="sign-qr"]`).Attr("src")
 	png, err := base64.StdEncoding.DecodeString(strings.TrimPrefix(src, "data:image/png;base64,"))
-	if err != nil || decodeQR(t, png) != link || !strings.HasPrefix(link, env.Config.PublicOrigin+"/sign/") {
+	if err != nil || webtest.DecodeQR(t, png) != link || !strings.HasPrefix(link, env.Config.PublicOrigin+"/sign/") {
 		t.Fatalf("qr %.40q, link %q: %v", src, link, err)
 	}
 	poll, _ := doc.Find(`#sign-state`).Attr("hx-get")
@@ -238,27 +238,27 @@ func TestCryptoWithdrawalFromTheTreasuryIsSignedOnTheDevice(t *testing.T) {
 
 	// The owner's device signs the hash; the app relays it once.
 	u, _ := url.Parse(link)
-	code, req := deviceGet(t, env, u.Path)
+	code, req := webtest.DeviceGet(t, env, u.Path)
 	if code != http.StatusOK || req["kind"] != "workflow" || req["hashToSign"] != wfs[0]["hashToSign"] ||
 		!strings.Contains(req["summary"].(map[string]any)["title"].(string), withdrawalDestination) {
 		t.Fatalf("device get: %d %v", code, req)
 	}
-	code, ans := devicePost(t, env, u.Path, signHash(t, ownerKey(t, env, "treasury"), req["hashToSign"]).Hex())
+	code, ans := webtest.DevicePost(t, env, u.Path, webtest.SignHash(t, webtest.OwnerKey(t, env, "treasury"), req["hashToSign"]).Hex())
 	if code != http.StatusOK || ans["state"] != store.SignSubmitted {
 		t.Fatalf("device post: %d %v", code, ans)
 	}
-	if st, _ := signState(t, env, c, signLink{PollID: poll}); st != store.SignSubmitted {
+	if st, _ := webtest.SignState(t, env, c, webtest.SignLink{PollID: poll}); st != store.SignSubmitted {
 		t.Fatalf("sign state %q", st)
 	}
 
 	// The rail settles: the workflow is completed and the wallet's whole
 	// balance has left it.
-	control(t, env, http.MethodPost, "/_sandbox/settle", map[string]any{})
+	webtest.SandboxControl(t, env, http.MethodPost, "/_sandbox/settle", map[string]any{})
 	wfs = cryptoWorkflows(t, env)
 	if len(wfs) != 1 || wfs[0]["status"] != "completed" || wfs[0]["amount"] != before.String() {
 		t.Fatalf("after settle: %v (balance before %s)", wfs, before)
 	}
-	if after := usdBalance(t, env, env.Demo.TreasuryUserID); !after.IsZero() {
+	if after := webtest.CoinBalance(t, env, env.Demo.TreasuryUserID, "USDB"); !after.IsZero() {
 		t.Fatalf("USDB balance after the withdrawal %s", after)
 	}
 
@@ -285,7 +285,7 @@ func TestCryptoWithdrawalUpstreamFailuresKeepTheInputAndSendOnce(t *testing.T) {
 	env := webtest.New(t, webtest.Options{})
 	ctx := context.Background()
 	c, _ := env.SignedIn(store.RoleFinanceApprover)
-	usd := treasuryWallet(t, env, "USDB")
+	usd := webtest.TreasuryWallet(t, env, "USDB").ID
 	route := "/v1/users/{userId}/withdrawal/smart-wallet/crypto"
 
 	for i, fault := range []map[string]any{
@@ -296,7 +296,7 @@ func TestCryptoWithdrawalUpstreamFailuresKeepTheInputAndSendOnce(t *testing.T) {
 		form.Set("route", "ethereum:USDT")
 		form.Set("address", withdrawalDestination)
 		form.Set("confirm_tail", addressTail(form.Get("address")))
-		sandboxControl(t, env, http.MethodPost, "/_sandbox/faults", fault)
+		webtest.SandboxControl(t, env, http.MethodPost, "/_sandbox/faults", fault)
 		resp := env.PostForm(c, "/treasury/withdrawal", form)
 		doc := webtest.Doc(t, resp)
 		if msg := webtest.TestID(doc, "withdrawal-error"); resp.StatusCode != http.StatusBadGateway ||
@@ -357,12 +357,12 @@ func TestCryptoWithdrawalUpstreamFailuresKeepTheInputAndSendOnce(t *testing.T) {
 func TestCryptoWithdrawalDoubleClickSendsOne(t *testing.T) {
 	env := webtest.New(t, webtest.Options{})
 	c, _ := env.SignedIn(store.RoleOwner)
-	usd := treasuryWallet(t, env, "USDB")
+	usd := webtest.TreasuryWallet(t, env, "USDB").ID
 	form, _ := withdrawalForm(t, env, c, usd)
 	form.Set("route", "base:USDB")
 	form.Set("address", withdrawalDestination)
 	form.Set("confirm_tail", addressTail(form.Get("address")))
-	sandboxControl(t, env, http.MethodPost, "/_sandbox/faults", map[string]any{"method": "POST",
+	webtest.SandboxControl(t, env, http.MethodPost, "/_sandbox/faults", map[string]any{"method": "POST",
 		"route": "/v1/users/{userId}/withdrawal/smart-wallet/crypto", "latencyMs": 400, "times": 1})
 
 	codes := make(chan int, 2)
