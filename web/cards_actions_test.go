@@ -87,7 +87,7 @@ func issuerOTP(t *testing.T, env *webtest.Env, cardID string) (otpID, code strin
 // cardForms are every state-changing form of the card area.
 func cardForms(c *http.Client) []cardForm {
 	chinedu := func(t *testing.T, env *webtest.Env) string {
-		_, w := employeeWallet(t, env, "chinedu.eze@acme-payroll.example", "CNGN")
+		_, w := webtest.EmployeeWallet(t, env, "chinedu.eze@acme-payroll.example", "CNGN")
 		return "/cards/issue?wallet=" + w.ID
 	}
 	return []cardForm{
@@ -95,31 +95,31 @@ func cardForms(c *http.Client) []cardForm {
 			page: cardPage("Everyday"), form: `[data-testid="card-status-panel"] form`, path: cardPath("Everyday", "/freeze"),
 			values: fixedValues(url.Values{"reason": {"call from the cardholder"}}),
 			prepare: func(t *testing.T, env *webtest.Env) {
-				setIssuerStatus(t, env, webtest.DemoCard(t, env, "Everyday").ID, "active")
+				webtest.SetIssuerStatus(t, env, webtest.DemoCard(t, env, "Everyday").ID, "active")
 			}},
 		{name: "unfreeze", kind: "card.unfreeze", method: "PUT", route: routeCardStatus,
 			page: cardPage("Everyday"), form: `[data-testid="card-status-panel"] form`, path: cardPath("Everyday", "/unfreeze"),
 			values: fixedValues(url.Values{}),
 			prepare: func(t *testing.T, env *webtest.Env) {
-				setIssuerStatus(t, env, webtest.DemoCard(t, env, "Everyday").ID, "frozen")
+				webtest.SetIssuerStatus(t, env, webtest.DemoCard(t, env, "Everyday").ID, "frozen")
 			}},
 		{name: "limits", kind: "card.limits", method: "PUT", route: routeCardLimits,
 			page: cardPath("Everyday", "/panels"), form: `[data-testid="limits-form"]`, path: cardPath("Everyday", "/limits"),
 			values: fixedValues(url.Values{"total_daily": {"250,000.50"}, "max_single": {"1234.56"}}),
 			prepare: func(t *testing.T, env *webtest.Env) {
-				setIssuerStatus(t, env, webtest.DemoCard(t, env, "Everyday").ID, "active")
+				webtest.SetIssuerStatus(t, env, webtest.DemoCard(t, env, "Everyday").ID, "active")
 			}},
 		{name: "cancel", kind: "card.cancel", method: "PUT", route: routeCardCancel,
 			page: cardPage("Travel"), form: `[data-testid="card-cancel"]`, path: cardPath("Travel", "/cancel"),
 			values: fixedValues(url.Values{"confirm_name": {"Travel"}, "reason": {"left the company"}}),
 			prepare: func(t *testing.T, env *webtest.Env) {
-				setIssuerStatus(t, env, webtest.DemoCard(t, env, "Travel").ID, "frozen")
+				webtest.SetIssuerStatus(t, env, webtest.DemoCard(t, env, "Travel").ID, "frozen")
 			}},
 		{name: "activation request", kind: "card.activation_request", method: "POST", route: routeCardActRequest,
 			page: cardPage("Office card"), form: `form[action$="/activation/request"]`, path: cardPath("Office card", "/activation/request"),
 			values: fixedValues(url.Values{"channel": {"sms"}}),
 			prepare: func(t *testing.T, env *webtest.Env) {
-				setIssuerStatus(t, env, webtest.DemoCard(t, env, "Office card").ID, "pending")
+				webtest.SetIssuerStatus(t, env, webtest.DemoCard(t, env, "Office card").ID, "pending")
 			}},
 		{name: "activation confirm", kind: "card.activation_confirm", method: "POST", route: routeCardActConfirm,
 			path: cardPath("Office card", "/activation/confirm"),
@@ -137,7 +137,7 @@ func cardForms(c *http.Client) []cardForm {
 				if live, err := env.API.GetCard(context.Background(), card.ServiceUserID, card.ID); err != nil || live.Activated {
 					return
 				}
-				resp := postCard(env, c, "/cards/"+card.ID+"/activation/request", url.Values{"channel": {"sms"}})
+				resp := webtest.PostCardForm(env, c, "/cards/"+card.ID+"/activation/request", url.Values{"channel": {"sms"}})
 				doc := webtest.Doc(t, resp)
 				if resp.StatusCode != http.StatusOK {
 					t.Fatalf("code request: %d %q", resp.StatusCode, webtest.TestID(doc, "activation-message"))
@@ -146,11 +146,11 @@ func cardForms(c *http.Client) []cardForm {
 		{name: "issue", kind: "card.issue", method: "POST", route: routeCardCreate,
 			page: chinedu, form: `[data-testid="issue-form"]`, path: func(*testing.T, *webtest.Env) string { return "/cards/issue" },
 			values: func(t *testing.T, env *webtest.Env) url.Values {
-				_, w := employeeWallet(t, env, "chinedu.eze@acme-payroll.example", "CNGN")
+				_, w := webtest.EmployeeWallet(t, env, "chinedu.eze@acme-payroll.example", "CNGN")
 				return url.Values{"wallet_id": {w.ID}, "card_name": {"Fuel"}, "card_color": {"#0a0"}, "type": {"virtual"}, "nin": {"12345678901"}}
 			},
 			prepare: func(t *testing.T, env *webtest.Env) {
-				_, w := employeeWallet(t, env, "chinedu.eze@acme-payroll.example", "CNGN")
+				_, w := webtest.EmployeeWallet(t, env, "chinedu.eze@acme-payroll.example", "CNGN")
 				webtest.SandboxControl(t, env, http.MethodPost, "/_sandbox/deposits", map[string]string{"smartWalletId": w.ID, "amount": "50000"})
 			}},
 	}
@@ -178,7 +178,7 @@ func cardAuditCount(t *testing.T, env *webtest.Env, action string) int {
 // upstream call and one audit row; a second token for the same intent is a
 // new action.
 func TestCardFormsSendOnce(t *testing.T) {
-	env, c, _ := cardsEnv(t)
+	env, c, _ := webtest.NewCardsEnv(t)
 	ctx := context.Background()
 	for _, f := range cardForms(c) {
 		t.Run(f.name, func(t *testing.T) {
@@ -234,7 +234,7 @@ func TestCardFormsSendOnce(t *testing.T) {
 // and finishes the action as done, with one call and no second. An
 // activation request cannot be read back: it stays unknown, in words.
 func TestCardLostAnswersAreReadBack(t *testing.T) {
-	env, c, _ := cardsEnv(t)
+	env, c, _ := webtest.NewCardsEnv(t)
 	ctx := context.Background()
 	for _, f := range cardForms(c) {
 		t.Run(f.name, func(t *testing.T) {
@@ -286,14 +286,14 @@ func TestCardLostAnswersAreReadBack(t *testing.T) {
 // The API refuses: the action is refused, the page and the ledger say why
 // in the API's words, and nothing is sent again.
 func TestCardRefusalIsInTheAPIsWords(t *testing.T) {
-	env, c, _ := cardsEnv(t)
+	env, c, _ := webtest.NewCardsEnv(t)
 	ctx := context.Background()
 	card := webtest.DemoCard(t, env, "Everyday")
-	setIssuerStatus(t, env, card.ID, "frozen")
+	webtest.SetIssuerStatus(t, env, card.ID, "frozen")
 	token := cardPageToken(t, webtest.Doc(t, env.Get(c, "/cards/"+card.ID)), `[data-testid="card-status-panel"]`)
 	// The card is reported lost while the page with the unfreeze button is
 	// open.
-	setIssuerStatus(t, env, card.ID, "lost")
+	webtest.SetIssuerStatus(t, env, card.ID, "lost")
 	resp := env.PostForm(c, "/cards/"+card.ID+"/unfreeze", url.Values{handlers.FormTokenField: {token}})
 	doc := webtest.Doc(t, resp)
 	msg := webtest.TestID(doc, "card-control-message")
@@ -318,7 +318,7 @@ func TestCardRefusalIsInTheAPIsWords(t *testing.T) {
 // A process that died between beginning an action and calling the API
 // leaves a begun row: the recovery job reads each back and settles it.
 func TestCardBegunActionsAreRecovered(t *testing.T) {
-	env, _, support := cardsEnv(t)
+	env, _, support := webtest.NewCardsEnv(t)
 	ctx := context.Background()
 	actor := store.Actor{StaffID: support.ID, Email: support.Email}
 	everyday, travel := webtest.DemoCard(t, env, "Everyday"), webtest.DemoCard(t, env, "Travel")
@@ -331,7 +331,7 @@ func TestCardBegunActionsAreRecovered(t *testing.T) {
 	// The freeze reached the issuer before the crash; the cancel did not.
 	begin("form:freeze-crashed", "card.freeze", "card:"+everyday.ID, map[string]any{
 		"cardId": everyday.ID, "userId": everyday.ServiceUserID, "status": "BLOCKED", "was": "active"})
-	setIssuerStatus(t, env, everyday.ID, "frozen")
+	webtest.SetIssuerStatus(t, env, everyday.ID, "frozen")
 	begin("form:cancel-crashed", "card.cancel", "card:"+travel.ID, map[string]any{"cardId": travel.ID, "userId": travel.ServiceUserID})
 	begin("form:request-crashed", "card.activation_request", "card:x", map[string]any{"cardId": "x", "userId": "y", "channel": "sms"})
 	if _, err := env.App.Actions().Recover(ctx, time.Now().Add(5*time.Minute)); err != nil {
@@ -368,10 +368,10 @@ func cardsRefuseAudit(t *testing.T, env *webtest.Env) {
 // An audit write that fails fails the action: no local change without its
 // audit row (the recovery job finishes it later, with its row).
 func TestCardAuditFailureChangesNothing(t *testing.T) {
-	env, c, _ := cardsEnv(t)
+	env, c, _ := webtest.NewCardsEnv(t)
 	ctx := context.Background()
 	card := webtest.DemoCard(t, env, "Everyday")
-	_, wallet := employeeWallet(t, env, "chinedu.eze@acme-payroll.example", "CNGN")
+	_, wallet := webtest.EmployeeWallet(t, env, "chinedu.eze@acme-payroll.example", "CNGN")
 	webtest.SandboxControl(t, env, http.MethodPost, "/_sandbox/deposits", map[string]string{"smartWalletId": wallet.ID, "amount": "50000"})
 	freezeToken := cardPageToken(t, webtest.Doc(t, env.Get(c, "/cards/"+card.ID)), `[data-testid="card-status-panel"]`)
 	issueToken := cardPageToken(t, webtest.Doc(t, env.Get(c, "/cards/issue?wallet="+wallet.ID)), `[data-testid="issue-form"]`)
@@ -405,8 +405,8 @@ func TestCardAuditFailureChangesNothing(t *testing.T) {
 // and links nothing support may not open (the approval page is for
 // finance approvers and owners); an owner gets the link.
 func TestCardIssuanceLinksOnlyWhatTheViewerMayOpen(t *testing.T) {
-	env, support, _ := cardsEnv(t)
-	_, wallet := employeeWallet(t, env, "chinedu.eze@acme-payroll.example", "CNGN")
+	env, support, _ := webtest.NewCardsEnv(t)
+	_, wallet := webtest.EmployeeWallet(t, env, "chinedu.eze@acme-payroll.example", "CNGN")
 	webtest.SandboxControl(t, env, http.MethodPost, "/_sandbox/deposits", map[string]string{"smartWalletId": wallet.ID, "amount": "50000"})
 	issue := func(c *http.Client, name string) *goquery.Document {
 		t.Helper()
@@ -464,7 +464,7 @@ func TestCardIssuanceLinksOnlyWhatTheViewerMayOpen(t *testing.T) {
 // Cards are issued on employees' wallets only: the treasury's wallets are
 // neither offered nor accepted.
 func TestCardIssueOffersEmployeesWalletsOnly(t *testing.T) {
-	env, c, _ := cardsEnv(t)
+	env, c, _ := webtest.NewCardsEnv(t)
 	ctx := context.Background()
 	treasury, err := env.Store.EmployeeByEmail(ctx, "treasury@demo.partner.example")
 	if err != nil || treasury.Kind != store.KindTreasury {
@@ -494,8 +494,9 @@ func TestCardIssueOffersEmployeesWalletsOnly(t *testing.T) {
 		if resp.StatusCode != http.StatusConflict {
 			t.Errorf("the treasury's %s wallet's form: %d", w.Currency, resp.StatusCode)
 		}
-		resp = postCard(env, c, "/cards/issue", url.Values{"wallet_id": {w.ID}, "card_name": {"Treasury"}, "card_color": {"#000"},
+		resp = webtest.PostCardForm(env, c, "/cards/issue", url.Values{"wallet_id": {w.ID}, "card_name": {"Treasury"}, "card_color": {"#000"},
 			"type": {"virtual"}, "nin": {"12345678901"}})
+
 		resp.Body.Close()
 		if resp.StatusCode != http.StatusConflict {
 			t.Errorf("issuing on the treasury's %s wallet: %d", w.Currency, resp.StatusCode)
@@ -508,14 +509,14 @@ func TestCardIssueOffersEmployeesWalletsOnly(t *testing.T) {
 
 // Card limits show every invalid field at once, as the API does.
 func TestCardLimitsShowEveryMistakeAtOnce(t *testing.T) {
-	env, c, _ := cardsEnv(t)
+	env, c, _ := webtest.NewCardsEnv(t)
 	card := webtest.DemoCard(t, env, "Everyday")
 	for _, tc := range []struct{ daily, single, wantDaily, wantSingle string }{
 		{"abc", "9999999", "such as 1500", "1,000,000.00 NGN"},
 		{"6000000", "0", "5,000,000.00 NGN", "more than zero"},
 		{"1,50", "10.001", "comma", "decimal places"},
 	} {
-		resp := postCard(env, c, "/cards/"+card.ID+"/limits", url.Values{"total_daily": {tc.daily}, "max_single": {tc.single}})
+		resp := webtest.PostCardForm(env, c, "/cards/"+card.ID+"/limits", url.Values{"total_daily": {tc.daily}, "max_single": {tc.single}})
 		doc := webtest.Doc(t, resp)
 		if resp.StatusCode != http.StatusUnprocessableEntity {
 			t.Fatalf("%s/%s: %d", tc.daily, tc.single, resp.StatusCode)
@@ -536,12 +537,12 @@ func TestCardLimitsShowEveryMistakeAtOnce(t *testing.T) {
 // read as 150; more decimals than kobo are refused; a grouped amount is
 // read as written.
 func TestCardLimitsRefuseAmbiguousAmounts(t *testing.T) {
-	env, c, _ := cardsEnv(t)
+	env, c, _ := webtest.NewCardsEnv(t)
 	ctx := context.Background()
 	card := webtest.DemoCard(t, env, "Everyday")
 	path := "/cards/" + card.ID + "/limits"
 	for _, daily := range []string{"1,50", "1,5000", "150,00", "1.500,00", "1000.001"} {
-		resp := postCard(env, c, path, url.Values{"total_daily": {daily}, "max_single": {"1"}})
+		resp := webtest.PostCardForm(env, c, path, url.Values{"total_daily": {daily}, "max_single": {"1"}})
 		doc := webtest.Doc(t, resp)
 		if resp.StatusCode != http.StatusUnprocessableEntity || webtest.TestID(doc, "limit-daily-error") == "" {
 			t.Fatalf("%q: %d %q", daily, resp.StatusCode, webtest.TestID(doc, "limit-daily-error"))
@@ -553,7 +554,7 @@ func TestCardLimitsRefuseAmbiguousAmounts(t *testing.T) {
 	if n := env.Sandbox.RequestCount("PUT", routeCardLimits); n != 0 {
 		t.Fatalf("%d ambiguous amounts sent", n)
 	}
-	resp := postCard(env, c, path, url.Values{"total_daily": {"1,500.50"}, "max_single": {"150"}})
+	resp := webtest.PostCardForm(env, c, path, url.Values{"total_daily": {"1,500.50"}, "max_single": {"150"}})
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusSeeOther {
 		t.Fatalf("a grouped amount: %d", resp.StatusCode)

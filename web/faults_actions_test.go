@@ -110,53 +110,55 @@ func faultActions(t *testing.T, env *webtest.Env, clients map[store.Role]*http.C
 	// Money out, each rail's confirm step, filled in by its own tests'
 	// helpers.
 	out = append(out,
-		faultAction{name: "money-out payout", by: store.RoleOwner, method: http.MethodPost, route: payoutRoute,
+		faultAction{name: "money-out payout", by: store.RoleOwner, method: http.MethodPost, route: webtest.PayoutRoute,
 			prepare: func(t *testing.T, env *webtest.Env, c *http.Client) (string, url.Values) {
-				form, _ := payoutReview(t, env, c, "CAN", "can-rbc", "can-rbc-00002", "1234567", "1,250.50")
+				form, _ := webtest.PayoutReview(t, env, c, "CAN", "can-rbc", "can-rbc-00002", "1234567", "1,250.50")
 				return "/money-out/payout/confirm", form
 			}},
-		faultAction{name: "money-out NGN account", by: store.RoleFinanceApprover, method: http.MethodPost, route: ngnAccountRoute,
+		faultAction{name: "money-out NGN account", by: store.RoleFinanceApprover, method: http.MethodPost, route: webtest.NigeriaAccountRoute,
 			prepare: func(t *testing.T, env *webtest.Env, c *http.Client) (string, url.Values) {
-				return "/money-out/nigeria/account", ngnHolderStep(t, env, c)
+				return "/money-out/nigeria/account", webtest.NigeriaHolderStep(t, env, c)
 			}},
-		faultAction{name: "money-out NGN offramp", by: store.RoleFinanceApprover, method: http.MethodPost, route: ngnOfframpRoute,
+		faultAction{name: "money-out NGN offramp", by: store.RoleFinanceApprover, method: http.MethodPost, route: webtest.NigeriaOfframpRoute,
 			prepare: func(t *testing.T, env *webtest.Env, c *http.Client) (string, url.Values) {
-				form := ngnAmountStep(t, env, c)
+				form := webtest.NigeriaAmountStep(t, env, c)
 				form.Set("wallet_id", webtest.TreasuryWallet(t, env, "CNGN").ID)
 				form.Set("amount", "500")
 				return "/money-out/nigeria/offramp", form
 			}},
-		faultAction{name: "money-out cash fund", by: store.RoleFinanceApprover, method: http.MethodPost, route: cashFundRoute,
+		faultAction{name: "money-out cash fund", by: store.RoleFinanceApprover, method: http.MethodPost, route: webtest.CashFundRoute,
 			prepare: func(t *testing.T, env *webtest.Env, c *http.Client) (string, url.Values) {
-				return "/money-out/cash/fund", cashForm(t, env, c, "fund", url.Values{"wallet_id": {webtest.TreasuryWallet(t, env, "USDB").ID},
+				return "/money-out/cash/fund", webtest.CashForm(t, env, c, "fund", url.Values{"wallet_id": {webtest.TreasuryWallet(t, env, "USDB").ID},
 					"country": {"MX"}, "price": {"250.00"}, "price_currency": {"USD"}, "description": {"Field office float"}})
+
 			}},
-		faultAction{name: "money-out cash send", by: store.RoleFinanceApprover, method: http.MethodPost, route: cashSendRoute,
+		faultAction{name: "money-out cash send", by: store.RoleFinanceApprover, method: http.MethodPost, route: webtest.CashSendRoute,
 			prepare: func(t *testing.T, env *webtest.Env, c *http.Client) (string, url.Values) {
-				return "/money-out/cash/send", cashForm(t, env, c, "send", url.Values{"wallet_id": {webtest.TreasuryWallet(t, env, "USDB").ID},
+				return "/money-out/cash/send", webtest.CashForm(t, env, c, "send", url.Values{"wallet_id": {webtest.TreasuryWallet(t, env, "USDB").ID},
 					"country": {"CO"}, "price": {"75.50"}, "price_currency": {"USD"}, "description": {"Courier pay"}})
+
 			}},
 	)
 	out = append(out,
-		faultAction{name: "money-out SEPA", by: store.RoleOwner, method: http.MethodPost, route: sepaPrepareRoute,
+		faultAction{name: "money-out SEPA", by: store.RoleOwner, method: http.MethodPost, route: webtest.SEPAPrepareRoute,
 			prepare: func(t *testing.T, env *webtest.Env, c *http.Client) (string, url.Values) {
-				sepaReady(t, env)
-				form := sepaForm(t, env, c)
+				webtest.SEPAReady(t, env)
+				form := webtest.SEPAForm(t, env, c)
 				form.Set("confirm", "1")
 				return "/money-out/sepa", form
 			}},
-		faultAction{name: "money-out MXN", by: store.RoleOwner, method: http.MethodPost, route: mxQuoteRoute,
+		faultAction{name: "money-out MXN", by: store.RoleOwner, method: http.MethodPost, route: webtest.MexicoQuoteRoute,
 			prepare: func(t *testing.T, env *webtest.Env, c *http.Client) (string, url.Values) {
 				webtest.MexicoReady(t, env)
-				return "/money-out/mexico", mxForm(t, env, c, "1000")
+				return "/money-out/mexico", webtest.MexicoQuoteForm(t, env, c, "1000")
 			}},
-		faultAction{name: "funding start USD", by: store.RoleOwner, method: http.MethodPost, route: startUSARoute, idempotent: true,
+		faultAction{name: "funding start USD", by: store.RoleOwner, method: http.MethodPost, route: webtest.StartUSARoute, idempotent: true,
 			prepare: func(t *testing.T, env *webtest.Env, c *http.Client) (string, url.Values) {
 				webtest.EditSandboxState(t, env, func(st map[string]any) {
 					webtest.SandboxObject(st, "users", env.Demo.TreasuryUserID, "onboarding")["USD"] = "failed"
 				})
 
-				return fundingStart, url.Values{"form_token": {env.FormToken(c, fundingPath, fundingStartSel)}}
+				return webtest.FundingStartPath, url.Values{"form_token": {env.FormToken(c, webtest.FundingPath, webtest.FundingStartSelector)}}
 			}},
 	)
 	out = append(out, faultAction{name: "device signature relay", by: store.RoleFinanceApprover, method: http.MethodPost, route: webtest.SignRoute,

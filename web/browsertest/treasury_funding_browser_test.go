@@ -23,7 +23,7 @@ func TestBrowserFundingCopyButton(t *testing.T) {
 	address := webtest.TreasuryWallet(t, env, "USDB").Address
 	btn := `[data-testid="funding-wallet"] button[data-copy]`
 	err := chromedp.Do(ctx,
-		chromedp.Navigate(env.URL("/treasury/funding")),
+		chromedp.Navigate(env.URL(webtest.FundingPath)),
 		chromedp.WaitVisible(chromedp.CSS(btn)),
 		chromedp.Click(chromedp.CSS(btn)),
 	)

@@ -83,12 +83,8 @@ func ProposalID(t testing.TB, env *Env, desc string) string {
 // AuditOutcomes counts an action's audit rows by outcome.
 func AuditOutcomes(t testing.TB, env *Env, action string) map[string]int {
 	t.Helper()
-	rows, err := env.Store.ListAudit(context.Background(), store.AuditFilter{Action: action})
-	if err != nil {
-		t.Fatal(err)
-	}
 	m := map[string]int{}
-	for _, r := range rows {
+	for _, r := range AuditRows(t, env, action) {
 		m[r.Outcome]++
 	}
 	return m
@@ -146,4 +142,14 @@ func ProposalFormToken(t testing.TB, env *Env, c *http.Client, id, form string) 
 	doc := Doc(t, env.Get(c, "/approvals/"+id))
 	tok, _ := doc.Find(`[data-testid="` + form + `"] input[name="form_token"]`).Attr("value")
 	return tok
+}
+
+// AuditRows are an action's audit rows, newest first.
+func AuditRows(t testing.TB, env *Env, action string) []store.AuditEntry {
+	t.Helper()
+	rows, err := env.Store.ListAudit(context.Background(), store.AuditFilter{Action: action})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rows
 }

@@ -105,3 +105,13 @@ func FieldProblem(t testing.TB, doc *goquery.Document, id, want string) {
 		t.Fatalf("#%s has no label", id)
 	}
 }
+
+// WithFormTokenUnlessSet is WithFormToken that keeps the token form already
+// has: what a page renders into each form.
+func WithFormTokenUnlessSet(form url.Values) url.Values {
+	out := WithFormToken(form)
+	if tok := form.Get(handlers.FormTokenField); tok != "" {
+		out.Set(handlers.FormTokenField, tok)
+	}
+	return out
+}

@@ -107,3 +107,12 @@ func SandboxControlData(t testing.TB, env *Env, method, path string, body, out a
 		t.Fatalf("sandbox %s: %v: %s", path, err, raw)
 	}
 }
+
+// SetSandboxState sets the value at a path of the sandbox's state (maps are
+// made as needed): a fixture the control API has no call for.
+func SetSandboxState(t testing.TB, env *Env, value any, path ...string) {
+	t.Helper()
+	EditSandboxState(t, env, func(st map[string]any) {
+		SandboxObject(st, path[:len(path)-1]...)[path[len(path)-1]] = value
+	})
+}

@@ -5,13 +5,16 @@ package webtest
 import (
 	"context"
 	"net/http"
+	"net/url"
 	"testing"
 	"time"
 
+	"github.com/PuerkitoBio/goquery"
 	"github.com/shopspring/decimal"
 
 	"partneradmin/apiclient"
 	"partneradmin/apiclient/ethsig"
+	"partneradmin/handlers"
 	"partneradmin/store"
 )
 
@@ -74,4 +77,70 @@ func MexicoReady(t testing.TB, env *Env) {
 	t.Helper()
 	FundedTreasuryWallet(t, env, "MEXe", "5000.00")
 	SandboxControl(t, env, http.MethodPut, "/_sandbox/users/"+env.Demo.TreasuryUserID+"/mx/kyc", map[string]any{"status": "approved"})
+}
+
+// WithdrawalAddressTail is what a person retypes to confirm a withdrawal to address:
+// its last six characters (any case).
+func WithdrawalAddressTail(address string) string { return address[len(address)-6:] }
+
+// QuotedSwapForm is a swap form with a fresh token and the quote the page gave
+// for it (a swap is proposed only at a quote).
+func QuotedSwapForm(t testing.TB, env *Env, c *http.Client, v url.Values) url.Values {
+	t.Helper()
+	form := WithTreasuryFormToken(t, env, c, "swap", v)
+	resp := env.PostForm(c, "/treasury/swap/quote", form)
+	doc := Doc(t, resp)
+	id, _ := doc.Find(`[data-testid="swap-quote"] input[name="quote_id"]`).Attr("value")
+	if resp.StatusCode != http.StatusOK || id == "" {
+		t.Fatalf("quote: %d %q", resp.StatusCode, TestID(doc, "swap-quote-error"))
+	}
+	form.Set("quote_id", id)
+	return form
+}
+
+// TreasuryFormToken opens the treasury page and returns the one-time token of
+// one of its forms ("transfer", "swap", "send", "wallet").
+func TreasuryFormToken(t testing.TB, env *Env, c *http.Client, form string) string {
+	t.Helper()
+	doc := Doc(t, env.Get(c, "/treasury"))
+	tok, _ := doc.Find(`[data-testid="` + form + `-form"] input[name="form_token"]`).Attr("value")
+	if tok == "" {
+		t.Fatalf("no token in the %s form", form)
+	}
+	return tok
+}
+
+// WithdrawalForm opens the form for a wallet and returns its fields as a
+// browser would post them.
+func WithdrawalForm(t testing.TB, env *Env, c *http.Client, walletID string) (url.Values, *goquery.Document) {
+	t.Helper()
+	resp := env.Get(c, "/treasury/withdrawal?wallet_id="+url.QueryEscape(walletID))
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("withdrawal form: %d", resp.StatusCode)
+	}
+	doc := Doc(t, resp)
+	tok, _ := doc.Find(`[data-testid="withdrawal-form"] input[name="form_token"]`).Attr("value")
+	if tok == "" {
+		t.Fatal("no form token")
+	}
+	return url.Values{"form_token": {tok}, "wallet_id": {walletID}}, doc
+}
+
+// WithdrawalRows counts the crypto withdrawals the app recorded.
+func WithdrawalRows(t testing.TB, env *Env) int {
+	t.Helper()
+	var n int
+	if err := env.Store.Pool().QueryRow(context.Background(), `SELECT count(*) FROM crypto_withdrawals`).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// WithTreasuryFormToken is a copy of v with a fresh token of one of the
+// treasury page's forms.
+func WithTreasuryFormToken(t testing.TB, env *Env, c *http.Client, form string, v url.Values) url.Values {
+	t.Helper()
+	out := WithFormToken(v)
+	out.Set(handlers.FormTokenField, TreasuryFormToken(t, env, c, form))
+	return out
 }

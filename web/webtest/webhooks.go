@@ -79,6 +79,7 @@ func EventByWebhookID(t testing.TB, env *Env, id string) store.WebhookEvent {
 	return ev
 }
 
+// ActivityCount counts the activity rows a webhook event made.
 func ActivityCount(t testing.TB, env *Env, eventID int64) int {
 	t.Helper()
 	var n int

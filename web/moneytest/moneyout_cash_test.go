@@ -1,4 +1,4 @@
-package web_test
+package moneytest
 
 import (
 	"context"
@@ -14,26 +14,6 @@ import (
 	"partneradmin/web/webtest"
 )
 
-const (
-	cashFundRoute = "/v1/users/{userId}/latam/cash/orders/fund"
-	cashSendRoute = "/v1/users/{userId}/latam/cash/orders/send"
-)
-
-// cashForm is a cash order form of the page with its one-time token.
-func cashForm(t *testing.T, env *webtest.Env, c *http.Client, typ string, v url.Values) url.Values {
-	t.Helper()
-	doc := webtest.Doc(t, env.Get(c, "/money-out/cash"))
-	tok := doc.Find(`[data-testid="cash-`+typ+`-form"] input[name="form_token"]`).AttrOr("value", "")
-	if tok == "" {
-		t.Fatalf("no %s form", typ)
-	}
-	out := url.Values{"form_token": {tok}}
-	for k, vs := range v {
-		out[k] = vs
-	}
-	return out
-}
-
 // LATAM cash: the price-currency rule refused before any call; a pay-in
 // shows the provider's page and, once paid, credits the wallet; a pay-out
 // is created once for five posts of one form, its signature goes to the
@@ -47,8 +27,9 @@ func TestMoneyOutCashFundAndSend(t *testing.T) {
 	before := webtest.CoinBalance(t, env, treasury, "USDB")
 
 	// The price must be in the wallet's own currency.
-	bad := cashForm(t, env, c, "fund", url.Values{"wallet_id": {usd}, "country": {"MX"}, "price": {"250.00"}, "price_currency": {"MXN"},
+	bad := webtest.CashForm(t, env, c, "fund", url.Values{"wallet_id": {usd}, "country": {"MX"}, "price": {"250.00"}, "price_currency": {"MXN"},
 		"description": {"Field office float"}})
+
 	resp := env.PostForm(c, "/money-out/cash/fund", bad)
 	doc := webtest.Doc(t, resp)
 	if resp.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(webtest.TestID(doc, "cash-fund-currency-error"), "USD for a USDB wallet") ||
@@ -58,7 +39,7 @@ func TestMoneyOutCashFundAndSend(t *testing.T) {
 	webtest.FieldProblem(t, doc, "cash-fund-currency", "USD for a USDB wallet")
 	noMinorUnits(t, doc, "the cash page")
 	// An invalid price: at the price field and in the summary, everything typed kept.
-	resp = env.PostForm(c, "/money-out/cash/fund", cashForm(t, env, c, "fund", url.Values{"wallet_id": {usd}, "country": {"MX"},
+	resp = env.PostForm(c, "/money-out/cash/fund", webtest.CashForm(t, env, c, "fund", url.Values{"wallet_id": {usd}, "country": {"MX"},
 		"price": {"1,50"}, "price_currency": {"USD"}, "description": {"Field office float"}}))
 	doc = webtest.Doc(t, resp)
 	if resp.StatusCode != http.StatusUnprocessableEntity {
@@ -76,18 +57,18 @@ func TestMoneyOutCashFundAndSend(t *testing.T) {
 		for k, v := range tc {
 			f[k] = v
 		}
-		resp := env.PostForm(c, "/money-out/cash/fund", cashForm(t, env, c, "fund", f))
+		resp := env.PostForm(c, "/money-out/cash/fund", webtest.CashForm(t, env, c, "fund", f))
 		resp.Body.Close()
 		if resp.StatusCode != http.StatusUnprocessableEntity {
 			t.Errorf("%v: %d", tc, resp.StatusCode)
 		}
 	}
-	if n := env.Sandbox.RequestCount("POST", cashFundRoute); n != 0 {
+	if n := env.Sandbox.RequestCount("POST", webtest.CashFundRoute); n != 0 {
 		t.Fatalf("%d pay-ins sent for bad forms", n)
 	}
 
 	// A pay-in: the provider's https page, opened in a new tab.
-	resp = env.PostForm(c, "/money-out/cash/fund", cashForm(t, env, c, "fund", url.Values{"wallet_id": {usd}, "country": {"MX"},
+	resp = env.PostForm(c, "/money-out/cash/fund", webtest.CashForm(t, env, c, "fund", url.Values{"wallet_id": {usd}, "country": {"MX"},
 		"price": {"250.00"}, "price_currency": {"USD"}, "description": {"Field office float"}}))
 	doc = webtest.Doc(t, resp)
 	link := doc.Find(`[data-testid="cash-redirect"]`)
@@ -109,8 +90,9 @@ func TestMoneyOutCashFundAndSend(t *testing.T) {
 	}
 
 	// A pay-out: five posts of one form make one order.
-	form := cashForm(t, env, c, "send", url.Values{"wallet_id": {usd}, "country": {"CO"}, "price": {"75.50"}, "price_currency": {"USD"},
+	form := webtest.CashForm(t, env, c, "send", url.Values{"wallet_id": {usd}, "country": {"CO"}, "price": {"75.50"}, "price_currency": {"USD"},
 		"description": {"Courier pay"}})
+
 	var wg sync.WaitGroup
 	codes := make(chan int, 5)
 	for range 5 {
@@ -124,10 +106,10 @@ func TestMoneyOutCashFundAndSend(t *testing.T) {
 	}
 	wg.Wait()
 	close(codes)
-	if n := env.Sandbox.RequestCount("POST", cashSendRoute); n != 1 {
+	if n := env.Sandbox.RequestCount("POST", webtest.CashSendRoute); n != 1 {
 		t.Fatalf("%d pay-outs sent for one form", n)
 	}
-	if n := auditCount(t, env, "cash_order.send"); n != 1 {
+	if n := len(webtest.AuditRows(t, env, "cash_order.send")); n != 1 {
 		t.Fatalf("%d audit rows", n)
 	}
 	created := 0
@@ -150,7 +132,7 @@ func TestMoneyOutCashFundAndSend(t *testing.T) {
 	if err != nil || a.State != store.ActionDone {
 		t.Fatalf("action %+v %v", a, err)
 	}
-	resp = env.PostForm(c, "/money-out/cash/send", cashForm(t, env, c, "send", url.Values{"wallet_id": {usd}, "country": {"CO"},
+	resp = env.PostForm(c, "/money-out/cash/send", webtest.CashForm(t, env, c, "send", url.Values{"wallet_id": {usd}, "country": {"CO"},
 		"price": {"10"}, "price_currency": {"USD"}, "description": {"Second"}}))
 	doc = webtest.Doc(t, resp)
 	linkValue := doc.Find(`[data-testid="sign-link"]`).AttrOr("value", "")

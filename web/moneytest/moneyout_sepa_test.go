@@ -1,9 +1,8 @@
-package web_test
+package moneytest
 
 import (
 	"context"
 	"encoding/base64"
-	"encoding/json"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -37,27 +36,6 @@ func sepaMXNBalance(t *testing.T, env *webtest.Env, coin string) decimal.Decimal
 	return decimal.Zero
 }
 
-// sepaMXNEditState changes the sandbox's state at a path of its export
-// (maps are made as needed), as a fixture the control API has no call for.
-func sepaMXNEditState(t *testing.T, env *webtest.Env, value any, path ...string) {
-	t.Helper()
-	var st map[string]any
-	if err := json.Unmarshal(webtest.SandboxControl(t, env, http.MethodGet, "/_sandbox/state", nil), &st); err != nil {
-		t.Fatal(err)
-	}
-	m := st
-	for _, p := range path[:len(path)-1] {
-		next, ok := m[p].(map[string]any)
-		if !ok {
-			next = map[string]any{}
-			m[p] = next
-		}
-		m = next
-	}
-	m[path[len(path)-1]] = value
-	webtest.SandboxControl(t, env, http.MethodPut, "/_sandbox/state", st)
-}
-
 // sepaMXNQRLink checks that a page's QR code carries its signing link and
 // returns the link.
 func sepaMXNQRLink(t *testing.T, env *webtest.Env, doc *goquery.Document) string {
@@ -78,33 +56,6 @@ func sepaMXNAudit(t *testing.T, env *webtest.Env, action string) []store.AuditEn
 		t.Fatal(err)
 	}
 	return rows
-}
-
-const (
-	sepaPrepareRoute = "/v1/users/{userId}/eu/orders/prepare"
-	sepaStartRoute   = "/v1/users/{userId}/onboarding/start-eur-provider"
-	sepaIBAN         = "DE89 3704 0044 0532 0130 00"
-)
-
-// sepaReady gives the treasury an EURe wallet holding 1000 and an active
-// EUR provider.
-func sepaReady(t *testing.T, env *webtest.Env) store.Wallet {
-	t.Helper()
-	w := webtest.FundedTreasuryWallet(t, env, "EURe", "1000.00")
-	sepaMXNEditState(t, env, "active", "users", env.Demo.TreasuryUserID, "onboarding", "eurProviderStatus")
-	return w
-}
-
-// sepaForm opens the payout form and returns its token.
-func sepaForm(t *testing.T, env *webtest.Env, c *http.Client) url.Values {
-	t.Helper()
-	resp := env.Get(c, "/money-out/sepa")
-	doc := webtest.Doc(t, resp)
-	tok, _ := doc.Find(`[data-testid="sepa-form"] input[name="form_token"]`).Attr("value")
-	if resp.StatusCode != http.StatusOK || tok == "" {
-		t.Fatalf("sepa form: %d, token %q, provider %q", resp.StatusCode, tok, webtest.TestID(doc, "sepa-provider-words"))
-	}
-	return url.Values{"form_token": {tok}, "amount": {"250.50"}, "iban": {sepaIBAN}, "beneficiary": {"Lena Schmidt"}, "reference": {"Invoice 2026-11"}}
 }
 
 // TestMoneyOutSEPAJourney: the owner finds the rail, is told the EUR
@@ -144,15 +95,15 @@ func TestMoneyOutSEPAJourney(t *testing.T) {
 	if resp.StatusCode != http.StatusBadGateway || webtest.TestID(doc, "sepa-provider-error") == "" {
 		t.Fatalf("start refused: %d %q", resp.StatusCode, webtest.TestID(doc, "sepa-provider-error"))
 	}
-	if n := env.Sandbox.RequestCount("POST", sepaStartRoute); n != 1 {
+	if n := env.Sandbox.RequestCount("POST", webtest.SEPAStartRoute); n != 1 {
 		t.Fatalf("%d start calls", n)
 	}
 	if a := sepaMXNAudit(t, env, "sepa_payout.eur_provider_start"); len(a) != 1 || a[0].Outcome != store.OutcomeRefused {
 		t.Fatalf("audit %+v", a)
 	}
 
-	sepaMXNEditState(t, env, "active", "users", env.Demo.TreasuryUserID, "onboarding", "eurProviderStatus")
-	form := sepaForm(t, env, c)
+	webtest.SetSandboxState(t, env, "active", "users", env.Demo.TreasuryUserID, "onboarding", "eurProviderStatus")
+	form := webtest.SEPAForm(t, env, c)
 	before := sepaMXNBalance(t, env, "EURe")
 	if !before.Equal(decimal.RequireFromString("1000")) {
 		t.Fatalf("EURe before %s", before)
@@ -200,7 +151,7 @@ func TestMoneyOutSEPAJourney(t *testing.T) {
 			t.Fatalf("amount %q: %d %q", tc.amount, resp.StatusCode, webtest.TestID(doc, "f-amount-error"))
 		}
 	}
-	if n := env.Sandbox.RequestCount("POST", sepaPrepareRoute); n != 0 {
+	if n := env.Sandbox.RequestCount("POST", webtest.SEPAPrepareRoute); n != 0 {
 		t.Fatalf("bad input sent %d prepares", n)
 	}
 
@@ -215,7 +166,7 @@ func TestMoneyOutSEPAJourney(t *testing.T) {
 	if v, _ := doc.Find(`[data-testid="sepa-confirm-form"] input[name="reference"]`).Attr("value"); v != "Invoice 2026-11" {
 		t.Fatalf("reference not carried: %q", v)
 	}
-	if n := env.Sandbox.RequestCount("POST", sepaPrepareRoute); n != 0 {
+	if n := env.Sandbox.RequestCount("POST", webtest.SEPAPrepareRoute); n != 0 {
 		t.Fatalf("review sent %d prepares", n)
 	}
 
@@ -255,7 +206,7 @@ func TestMoneyOutSEPAJourney(t *testing.T) {
 	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != page {
 		t.Fatalf("second post: %d %q", resp.StatusCode, resp.Header.Get("Location"))
 	}
-	if n := env.Sandbox.RequestCount("POST", sepaPrepareRoute); n != 1 {
+	if n := env.Sandbox.RequestCount("POST", webtest.SEPAPrepareRoute); n != 1 {
 		t.Fatalf("%d prepares", n)
 	}
 
@@ -303,10 +254,10 @@ func TestMoneyOutSEPAJourney(t *testing.T) {
 func TestMoneyOutSEPAFiveConcurrentPostsPrepareOnce(t *testing.T) {
 	env := webtest.New(t, webtest.Options{})
 	c, _ := env.SignedIn(store.RoleFinanceApprover)
-	sepaReady(t, env)
-	form := sepaForm(t, env, c)
+	webtest.SEPAReady(t, env)
+	form := webtest.SEPAForm(t, env, c)
 	form.Set("confirm", "1")
-	webtest.SandboxControl(t, env, http.MethodPost, "/_sandbox/faults", map[string]any{"method": "POST", "route": sepaPrepareRoute, "latencyMs": 300, "times": 1})
+	webtest.SandboxControl(t, env, http.MethodPost, "/_sandbox/faults", map[string]any{"method": "POST", "route": webtest.SEPAPrepareRoute, "latencyMs": 300, "times": 1})
 	var wg sync.WaitGroup
 	codes := make(chan int, 5)
 	for range 5 {
@@ -327,7 +278,7 @@ func TestMoneyOutSEPAFiveConcurrentPostsPrepareOnce(t *testing.T) {
 	if got[http.StatusCreated] != 1 || got[http.StatusSeeOther] != 4 {
 		t.Fatalf("answers %v, want one 201 and four 303", got)
 	}
-	if n := env.Sandbox.RequestCount("POST", sepaPrepareRoute); n != 1 {
+	if n := env.Sandbox.RequestCount("POST", webtest.SEPAPrepareRoute); n != 1 {
 		t.Fatalf("%d prepares", n)
 	}
 	if a := sepaMXNAudit(t, env, "sepa_payout.prepare"); len(a) != 1 {
@@ -344,17 +295,17 @@ func TestMoneyOutSEPALostAnswersAreNotSentTwice(t *testing.T) {
 	env := webtest.New(t, webtest.Options{})
 	ctx := context.Background()
 	c, _ := env.SignedIn(store.RoleOwner)
-	sepaReady(t, env)
-	form := sepaForm(t, env, c)
+	webtest.SEPAReady(t, env)
+	form := webtest.SEPAForm(t, env, c)
 	form.Set("confirm", "1")
-	webtest.SandboxControl(t, env, http.MethodPost, "/_sandbox/faults", map[string]any{"method": "POST", "route": sepaPrepareRoute, "after": true, "drop": true, "times": 1})
+	webtest.SandboxControl(t, env, http.MethodPost, "/_sandbox/faults", map[string]any{"method": "POST", "route": webtest.SEPAPrepareRoute, "after": true, "drop": true, "times": 1})
 	resp := env.PostForm(c, "/money-out/sepa", form)
 	doc := webtest.Doc(t, resp)
 	if msg := webtest.TestID(doc, "sepa-error"); resp.StatusCode != http.StatusBadGateway || !strings.Contains(msg, "cannot be read back") ||
 		!strings.Contains(msg, "expires by itself") {
 		t.Fatalf("lost answer: %d %q", resp.StatusCode, msg)
 	}
-	if doc.Find("#f-iban").AttrOr("value", "") != sepaIBAN || doc.Find("#f-amount").AttrOr("value", "") != "250.50" {
+	if doc.Find("#f-iban").AttrOr("value", "") != webtest.SEPAIBAN || doc.Find("#f-amount").AttrOr("value", "") != "250.50" {
 		t.Fatal("input lost")
 	}
 	if a, err := env.Store.ActionByKey(ctx, "form:"+form.Get("form_token")); err != nil || a.State != store.ActionUnknown {
@@ -370,7 +321,7 @@ func TestMoneyOutSEPALostAnswersAreNotSentTwice(t *testing.T) {
 		!strings.Contains(webtest.TestID(doc, "flash"), "already sent") {
 		t.Fatalf("request page: %q %q", st, webtest.TestID(doc, "flash"))
 	}
-	if n := env.Sandbox.RequestCount("POST", sepaPrepareRoute); n != 1 {
+	if n := env.Sandbox.RequestCount("POST", webtest.SEPAPrepareRoute); n != 1 {
 		t.Fatalf("%d prepares", n)
 	}
 	if a := sepaMXNAudit(t, env, "sepa_payout.prepare"); len(a) != 1 || a[0].Outcome != store.OutcomeUnknown {
@@ -380,14 +331,14 @@ func TestMoneyOutSEPALostAnswersAreNotSentTwice(t *testing.T) {
 	// The provider start: a failed onboarding may be started again; its
 	// answer is lost after the API recorded it; the read-back finds the
 	// provider pending.
-	sepaMXNEditState(t, env, "failed", "users", env.Demo.TreasuryUserID, "onboarding", "eurProviderStatus")
-	sepaMXNEditState(t, env, "failed", "rails", "onboarding", env.Demo.TreasuryUserID, "eurProviderStatus")
+	webtest.SetSandboxState(t, env, "failed", "users", env.Demo.TreasuryUserID, "onboarding", "eurProviderStatus")
+	webtest.SetSandboxState(t, env, "failed", "rails", "onboarding", env.Demo.TreasuryUserID, "eurProviderStatus")
 	doc = webtest.Doc(t, env.Get(c, "/money-out/sepa"))
 	tok, _ := doc.Find(`[data-testid="sepa-provider-form"] input[name="form_token"]`).Attr("value")
 	if tok == "" {
 		t.Fatalf("no start form for a failed provider: %q", webtest.TestID(doc, "sepa-provider-words"))
 	}
-	webtest.SandboxControl(t, env, http.MethodPost, "/_sandbox/faults", map[string]any{"method": "POST", "route": sepaStartRoute, "after": true, "drop": true, "times": 1})
+	webtest.SandboxControl(t, env, http.MethodPost, "/_sandbox/faults", map[string]any{"method": "POST", "route": webtest.SEPAStartRoute, "after": true, "drop": true, "times": 1})
 	resp = env.PostForm(c, "/money-out/sepa/onboarding", url.Values{"form_token": {tok}})
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusSeeOther {
@@ -403,7 +354,7 @@ func TestMoneyOutSEPALostAnswersAreNotSentTwice(t *testing.T) {
 	}
 	resp = env.PostForm(c, "/money-out/sepa/onboarding", url.Values{"form_token": {tok}})
 	resp.Body.Close()
-	if n := env.Sandbox.RequestCount("POST", sepaStartRoute); n != 1 {
+	if n := env.Sandbox.RequestCount("POST", webtest.SEPAStartRoute); n != 1 {
 		t.Fatalf("%d starts", n)
 	}
 }
@@ -416,13 +367,13 @@ func TestMoneyOutSEPALostAnswersAreNotSentTwice(t *testing.T) {
 func TestMoneyOutSEPARefusalAndFailure(t *testing.T) {
 	env := webtest.New(t, webtest.Options{})
 	c, _ := env.SignedIn(store.RoleOwner)
-	w := sepaReady(t, env)
+	w := webtest.SEPAReady(t, env)
 	// The mirror believes the wallet holds more than it does.
 	w.Balance = decimal.NullDecimal{Decimal: decimal.RequireFromString("5000"), Valid: true}
 	if err := env.Store.UpsertWallet(context.Background(), w); err != nil {
 		t.Fatal(err)
 	}
-	form := sepaForm(t, env, c)
+	form := webtest.SEPAForm(t, env, c)
 	form.Set("amount", "2000")
 	form.Set("confirm", "1")
 	resp := env.PostForm(c, "/money-out/sepa", form)
@@ -439,7 +390,7 @@ func TestMoneyOutSEPARefusalAndFailure(t *testing.T) {
 
 	// The bank returns the transfer: failed, refunded.
 	before := sepaMXNBalance(t, env, "EURe")
-	form = sepaForm(t, env, c)
+	form = webtest.SEPAForm(t, env, c)
 	form.Set("confirm", "1")
 	resp = env.PostForm(c, "/money-out/sepa", form)
 	doc = webtest.Doc(t, resp)

@@ -1,4 +1,4 @@
-package web_test
+package moneytest
 
 import (
 	"context"
@@ -28,10 +28,10 @@ type signedWithdrawal struct {
 func startSignedWithdrawal(t *testing.T, env *webtest.Env, c *http.Client) signedWithdrawal {
 	t.Helper()
 	ctx := context.Background()
-	form, _ := withdrawalForm(t, env, c, webtest.TreasuryWallet(t, env, "USDB").ID)
+	form, _ := webtest.WithdrawalForm(t, env, c, webtest.TreasuryWallet(t, env, "USDB").ID)
 	form.Set("route", "base:USDC")
-	form.Set("address", withdrawalDestination)
-	form.Set("confirm_tail", addressTail(form.Get("address")))
+	form.Set("address", webtest.WithdrawalDestination)
+	form.Set("confirm_tail", webtest.WithdrawalAddressTail(form.Get("address")))
 	resp := env.PostForm(c, "/treasury/withdrawal", form)
 	if resp.StatusCode != http.StatusCreated {
 		t.Fatalf("withdraw: %d", resp.StatusCode)

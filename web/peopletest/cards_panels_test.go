@@ -1,4 +1,4 @@
-package web_test
+package peopletest
 
 import (
 	"io"
@@ -49,9 +49,9 @@ func loadPanels(t *testing.T, env *webtest.Env, c *http.Client, doc *goquery.Doc
 // shown, each read once, and never the status again. Without htmx the
 // same panels are a page of their own.
 func TestCardDetailReadsTheLiveStatusFirst(t *testing.T) {
-	env, c, _ := cardsEnv(t)
+	env, c, _ := webtest.NewCardsEnv(t)
 	card := webtest.DemoCard(t, env, "Everyday")
-	setIssuerStatus(t, env, card.ID, "active")
+	webtest.SetIssuerStatus(t, env, card.ID, "active")
 	counts := func() map[string]int {
 		return map[string]int{
 			"live":         env.Sandbox.RequestCount("GET", routeCardLive),
@@ -107,7 +107,7 @@ func TestCardDetailReadsTheLiveStatusFirst(t *testing.T) {
 
 	// A canceled card's panels offer no limits form: the status the page
 	// just read live decides.
-	setIssuerStatus(t, env, card.ID, "canceled")
+	webtest.SetIssuerStatus(t, env, card.ID, "canceled")
 	doc = webtest.Doc(t, env.Get(c, "/cards/"+card.ID))
 	loadPanels(t, env, c, doc)
 	if doc.Find(`[data-testid="card-limits"]`).Length() != 1 || doc.Find(`[data-testid="limits-form"]`).Length() != 0 {

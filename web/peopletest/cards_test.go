@@ -1,4 +1,4 @@
-package web_test
+package peopletest
 
 import (
 	"bytes"
@@ -22,50 +22,11 @@ import (
 	"partneradmin/web/webtest"
 )
 
-// cardsEnv starts the app and fills the card index through the real
-// refresh route, as support would.
-func cardsEnv(t *testing.T) (*webtest.Env, *http.Client, webtest.Staff) {
-	t.Helper()
-	env := webtest.New(t, webtest.Options{})
-	c, s := env.SignedIn(store.RoleSupport)
-	resp := env.PostForm(c, "/cards/refresh", nil)
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusSeeOther {
-		t.Fatalf("refresh: %d", resp.StatusCode)
-	}
-	return env, c, s
-}
-
-func setIssuerStatus(t *testing.T, env *webtest.Env, cardID, status string) {
-	t.Helper()
-	webtest.SandboxControl(t, env, http.MethodPut, "/_sandbox/cards/"+cardID+"/issuer-status", map[string]string{"status": status})
-}
-
-// cardWithToken is a copy of form with a fresh one-time token, unless it has
-// one: what a page renders into each form.
-func cardWithToken(form url.Values) url.Values {
-	out := url.Values{}
-	for k, v := range form {
-		out[k] = v
-	}
-	if out.Get(handlers.FormTokenField) == "" {
-		out.Set(handlers.FormTokenField, handlers.NewFormToken())
-	}
-	return out
-}
-
-// postCard posts a card form with a fresh one-time token (unless it has
-// one).
-func postCard(env *webtest.Env, c *http.Client, path string, form url.Values) *http.Response {
-	env.T.Helper()
-	return env.PostForm(c, path, cardWithToken(form))
-}
-
 // htmxPost posts a form as htmx does, with a fresh one-time token (unless
 // it has one).
 func htmxPost(t *testing.T, env *webtest.Env, c *http.Client, path string, form url.Values) *goquery.Document {
 	t.Helper()
-	resp := env.Do(c, http.MethodPost, path, strings.NewReader(cardWithToken(form).Encode()), http.Header{
+	resp := env.Do(c, http.MethodPost, path, strings.NewReader(webtest.WithFormTokenUnlessSet(form).Encode()), http.Header{
 		"Content-Type": {"application/x-www-form-urlencoded"}, "Hx-Request": {"true"},
 	})
 	if resp.StatusCode != http.StatusOK {
@@ -80,7 +41,7 @@ func cardStatus(doc *goquery.Document) string {
 }
 
 func TestCardSearchFindsByNameEmailCardAndLastFour(t *testing.T) {
-	env, c, _ := cardsEnv(t)
+	env, c, _ := webtest.NewCardsEnv(t)
 	everyday := webtest.DemoCard(t, env, "Everyday")
 	for _, q := range []string{"adaeze", "ADAEZE.OKAFOR@", "everyday", everyday.Last4, everyday.ID[:8]} {
 		resp := env.Get(c, "/cards?q="+url.QueryEscape(q))
@@ -145,7 +106,7 @@ func TestCardSearchFindsByNameEmailCardAndLastFour(t *testing.T) {
 }
 
 func TestCardFreezeAndUnfreezeInPlace(t *testing.T) {
-	env, c, support := cardsEnv(t)
+	env, c, support := webtest.NewCardsEnv(t)
 	card := webtest.DemoCard(t, env, "Everyday")
 	doc := htmxPost(t, env, c, "/cards/"+card.ID+"/freeze", url.Values{"reason": {"customer lost wallet"}})
 	if got := cardStatus(doc); got != "frozen" {
@@ -177,7 +138,7 @@ func TestCardFreezeAndUnfreezeInPlace(t *testing.T) {
 // refused in the API's words, re-read the status and explain it, and
 // nothing is retried.
 func TestCardStatusTransitions(t *testing.T) {
-	env, c, _ := cardsEnv(t)
+	env, c, _ := webtest.NewCardsEnv(t)
 	ctx := context.Background()
 	card := webtest.DemoCard(t, env, "Everyday")
 	const statusRoute = "/v1/users/{userId}/cards/{cardId}/status"
@@ -206,7 +167,7 @@ func TestCardStatusTransitions(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.status+" "+tc.action, func(t *testing.T) {
-			setIssuerStatus(t, env, card.ID, tc.status)
+			webtest.SetIssuerStatus(t, env, card.ID, tc.status)
 			audits, _ := env.Store.ListAudit(ctx, store.AuditFilter{Action: "card." + tc.action})
 			puts := env.Sandbox.RequestCount("PUT", statusRoute)
 			doc := htmxPost(t, env, c, "/cards/"+card.ID+"/"+tc.action, nil)
@@ -278,12 +239,12 @@ func TestCardStatusTransitions(t *testing.T) {
 // TestCardFreezeRolesAndRefusals: HR admins and finance approvers cannot
 // freeze (403, audited as denied, nothing sent); the owner can.
 func TestCardFreezeRolesAndRefusals(t *testing.T) {
-	env, _, _ := cardsEnv(t)
+	env, _, _ := webtest.NewCardsEnv(t)
 	card := webtest.DemoCard(t, env, "Everyday")
 	for _, role := range []store.Role{store.RoleHRAdmin, store.RoleFinanceApprover} {
 		c, s := env.SignedIn(role)
 		for _, action := range []string{"freeze", "unfreeze", "limits", "cancel", "activation/request"} {
-			resp := postCard(env, c, "/cards/"+card.ID+"/"+action, url.Values{"confirm_name": {"Everyday"}})
+			resp := webtest.PostCardForm(env, c, "/cards/"+card.ID+"/"+action, url.Values{"confirm_name": {"Everyday"}})
 			resp.Body.Close()
 			if resp.StatusCode != http.StatusForbidden {
 				t.Fatalf("%s %s: %d, want 403", role, action, resp.StatusCode)
@@ -317,7 +278,7 @@ func TestCardFreezeRolesAndRefusals(t *testing.T) {
 // still in flight sends nothing; a failed write is never retried, and the
 // page says where the card stands.
 func TestCardFreezeInFlightAndUpstreamFailure(t *testing.T) {
-	env, c, support := cardsEnv(t)
+	env, c, support := webtest.NewCardsEnv(t)
 	ctx := context.Background()
 	card := webtest.DemoCard(t, env, "Everyday")
 	const statusRoute = "/v1/users/{userId}/cards/{cardId}/status"
@@ -357,7 +318,7 @@ func TestCardFreezeInFlightAndUpstreamFailure(t *testing.T) {
 	webtest.SandboxControl(t, env, http.MethodPost, "/_sandbox/faults", map[string]any{
 		"method": "PUT", "route": statusRoute, "status": 503, "times": 1})
 
-	resp := postCard(env, c, "/cards/"+card.ID+"/freeze", nil)
+	resp := webtest.PostCardForm(env, c, "/cards/"+card.ID+"/freeze", nil)
 	if resp.StatusCode != http.StatusBadGateway {
 		t.Fatalf("plain form failure: %d", resp.StatusCode)
 	}
@@ -365,7 +326,7 @@ func TestCardFreezeInFlightAndUpstreamFailure(t *testing.T) {
 	// Bad input (too long, a control character) is refused with 422, kept,
 	// and nothing is sent.
 	for _, reason := range []string{strings.Repeat("x", 201), "bad\treason"} {
-		resp = postCard(env, c, "/cards/"+card.ID+"/freeze", url.Values{"reason": {reason}})
+		resp = webtest.PostCardForm(env, c, "/cards/"+card.ID+"/freeze", url.Values{"reason": {reason}})
 		pdoc := webtest.Doc(t, resp)
 		if resp.StatusCode != http.StatusUnprocessableEntity || webtest.TestID(pdoc, "card-control-message") == "" {
 			t.Fatalf("reason %q: %d", reason[:5], resp.StatusCode)
@@ -383,7 +344,7 @@ func TestCardFreezeInFlightAndUpstreamFailure(t *testing.T) {
 // is shown from the ledger (minor-unit string "-123456") and from the
 // transactions route (major-unit number 1234.56), both with the currency.
 func TestCardDetailShowsMinorAndMajorUnitsAlike(t *testing.T) {
-	env, c, _ := cardsEnv(t)
+	env, c, _ := webtest.NewCardsEnv(t)
 	card := webtest.DemoCard(t, env, "Everyday")
 	webtest.SandboxControl(t, env, http.MethodPost, "/_sandbox/cards/"+card.ID+"/spend", map[string]string{
 		"amount": "1234.56", "fee": "0", "merchantName": "Unit Test Stores"})
@@ -422,7 +383,7 @@ func TestCardDetailShowsMinorAndMajorUnitsAlike(t *testing.T) {
 	if resp.StatusCode != http.StatusNoContent {
 		t.Fatalf("poll unchanged: %d", resp.StatusCode)
 	}
-	setIssuerStatus(t, env, card.ID, "lost")
+	webtest.SetIssuerStatus(t, env, card.ID, "lost")
 	doc = webtest.Doc(t, env.Get(c, "/cards/"+card.ID+"/status?seen=active"))
 	if cardStatus(doc) != "lost" || doc.Find(`[data-testid="card-unfreeze"], [data-testid="card-freeze"]`).Length() != 0 {
 		t.Fatalf("poll after change: %q", cardStatus(doc))
@@ -443,7 +404,7 @@ func TestCardDetailShowsMinorAndMajorUnitsAlike(t *testing.T) {
 }
 
 func TestCardTransactionsFiltersPagingAndCSV(t *testing.T) {
-	env, c, _ := cardsEnv(t)
+	env, c, _ := webtest.NewCardsEnv(t)
 	card := webtest.DemoCard(t, env, "Everyday")
 	before, err := env.API.ListCardTransactions(context.Background(), card.ServiceUserID, card.ID, apiclient.CardTransactionQuery{Size: 100, Status: "COMPLETED"})
 	if err != nil {
@@ -491,7 +452,7 @@ func TestCardTransactionsFiltersPagingAndCSV(t *testing.T) {
 // card.fulfillment.updated land in the feed through RecordCardActivity
 // (the webhooks receiver's hook), with decimal amount and fee, once.
 func TestCardActivityFeedFromWebhooks(t *testing.T) {
-	env, c, _ := cardsEnv(t)
+	env, c, _ := webtest.NewCardsEnv(t)
 	card := webtest.DemoCard(t, env, "Everyday")
 	amount, fee := decimal.RequireFromString("1234.56"), decimal.RequireFromString("12.30")
 	for i := 0; i < 2; i++ { // a redelivery changes nothing
@@ -520,7 +481,7 @@ func TestCardActivityFeedFromWebhooks(t *testing.T) {
 }
 
 func TestCardLimits(t *testing.T) {
-	env, c, support := cardsEnv(t)
+	env, c, support := webtest.NewCardsEnv(t)
 	card := webtest.DemoCard(t, env, "Everyday")
 	path := "/cards/" + card.ID + "/limits"
 	cases := []struct {
@@ -536,7 +497,7 @@ func TestCardLimits(t *testing.T) {
 		{"1000", "2000", "limit-single-error", "more than the daily limit"},
 	}
 	for _, tc := range cases {
-		resp := postCard(env, c, path, url.Values{"total_daily": {tc.daily}, "max_single": {tc.single}})
+		resp := webtest.PostCardForm(env, c, path, url.Values{"total_daily": {tc.daily}, "max_single": {tc.single}})
 		doc := webtest.Doc(t, resp)
 		if resp.StatusCode != http.StatusUnprocessableEntity {
 			t.Fatalf("%s/%s: %d", tc.daily, tc.single, resp.StatusCode)
@@ -552,7 +513,7 @@ func TestCardLimits(t *testing.T) {
 	if limits.TotalDailyLimit.String() != "1000000" {
 		t.Fatalf("bad input changed the limits: %s", limits.TotalDailyLimit)
 	}
-	resp := postCard(env, c, path, url.Values{"total_daily": {"250,000.50"}, "max_single": {"1234.56"}})
+	resp := webtest.PostCardForm(env, c, path, url.Values{"total_daily": {"250,000.50"}, "max_single": {"1234.56"}})
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusSeeOther {
 		t.Fatalf("save: %d", resp.StatusCode)
@@ -571,7 +532,7 @@ func TestCardLimits(t *testing.T) {
 		"route": "/v1/users/{userId}/cards/{cardId}/set-limit", "status": 400, "times": 1,
 		"message": "maxSingleTransactionAmount must not exceed the issuer's limit for this card"})
 
-	resp = postCard(env, c, path, url.Values{"total_daily": {"1000"}, "max_single": {"10"}})
+	resp = webtest.PostCardForm(env, c, path, url.Values{"total_daily": {"1000"}, "max_single": {"10"}})
 	doc := webtest.Doc(t, resp)
 	if resp.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(webtest.TestID(doc, "limit-single-error"), "issuer's limit") ||
 		!strings.Contains(webtest.TestID(doc, "limits-error"), "not changed") {
@@ -586,10 +547,10 @@ func TestCardLimits(t *testing.T) {
 }
 
 func TestCardCancel(t *testing.T) {
-	env, c, support := cardsEnv(t)
+	env, c, support := webtest.NewCardsEnv(t)
 	card := webtest.DemoCard(t, env, "Travel")
 	path := "/cards/" + card.ID + "/cancel"
-	resp := postCard(env, c, path, url.Values{"confirm_name": {"travel"}, "reason": {"left the company"}})
+	resp := webtest.PostCardForm(env, c, path, url.Values{"confirm_name": {"travel"}, "reason": {"left the company"}})
 	doc := webtest.Doc(t, resp)
 	if resp.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(webtest.TestID(doc, "cancel-name-error"), "Travel") {
 		t.Fatalf("wrong name: %d %q", resp.StatusCode, webtest.TestID(doc, "cancel-name-error"))
@@ -603,7 +564,7 @@ func TestCardCancel(t *testing.T) {
 	if live, _ := env.API.GetCard(context.Background(), card.ServiceUserID, card.ID); string(live.Status) != "frozen" {
 		t.Fatalf("wrong name cancelled the card: %s", live.Status)
 	}
-	resp = postCard(env, c, path, url.Values{"confirm_name": {"Travel"}, "reason": {"left the company"}})
+	resp = webtest.PostCardForm(env, c, path, url.Values{"confirm_name": {"Travel"}, "reason": {"left the company"}})
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusSeeOther {
 		t.Fatalf("cancel: %d", resp.StatusCode)
@@ -621,7 +582,7 @@ func TestCardCancel(t *testing.T) {
 		t.Fatal("a cancelled card still offers cancel or limits")
 	}
 	// Cancelling again: the issuer refuses, audited, not retried.
-	resp = postCard(env, c, path, url.Values{"confirm_name": {"Travel"}})
+	resp = webtest.PostCardForm(env, c, path, url.Values{"confirm_name": {"Travel"}})
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusConflict {
 		t.Fatalf("second cancel: %d", resp.StatusCode)
@@ -634,7 +595,7 @@ func TestCardCancel(t *testing.T) {
 // TestCardActivation walks the physical card activation: code request by
 // sms, a wrong code, an expired code, then the right one.
 func TestCardActivation(t *testing.T) {
-	env, c, _ := cardsEnv(t)
+	env, c, _ := webtest.NewCardsEnv(t)
 	card := webtest.DemoCard(t, env, "Office card")
 	doc := webtest.Doc(t, env.Get(c, "/cards/"+card.ID))
 	if doc.Find(`[data-testid="card-activation"]`).Length() != 1 {
@@ -642,7 +603,7 @@ func TestCardActivation(t *testing.T) {
 	}
 	request := func() (otpID, expires string) {
 		t.Helper()
-		resp := postCard(env, c, "/cards/"+card.ID+"/activation/request", url.Values{"channel": {"sms"}})
+		resp := webtest.PostCardForm(env, c, "/cards/"+card.ID+"/activation/request", url.Values{"channel": {"sms"}})
 		doc := webtest.Doc(t, resp)
 		if resp.StatusCode != http.StatusOK {
 			t.Fatalf("request: %d %q", resp.StatusCode, webtest.TestID(doc, "activation-message"))
@@ -659,7 +620,7 @@ func TestCardActivation(t *testing.T) {
 		t.Fatalf("audit %+v", a)
 	}
 	for code, want := range map[string]string{"12345": "exactly 6 digits", "abcdef": "exactly 6 digits"} {
-		resp := postCard(env, c, "/cards/"+card.ID+"/activation/confirm", url.Values{"otp_id": {otp}, "expires_at": {exp}, "code": {code}})
+		resp := webtest.PostCardForm(env, c, "/cards/"+card.ID+"/activation/confirm", url.Values{"otp_id": {otp}, "expires_at": {exp}, "code": {code}})
 		doc := webtest.Doc(t, resp)
 		if resp.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(webtest.TestID(doc, "activation-code-error"), want) {
 			t.Fatalf("code %q: %d %q", code, resp.StatusCode, webtest.TestID(doc, "activation-code-error"))
@@ -667,8 +628,9 @@ func TestCardActivation(t *testing.T) {
 	}
 	// The page knows when the code expires (expiresInMinutes): past it, it
 	// says so without sending anything.
-	resp := postCard(env, c, "/cards/"+card.ID+"/activation/confirm", url.Values{"otp_id": {otp}, "code": {"123456"},
+	resp := webtest.PostCardForm(env, c, "/cards/"+card.ID+"/activation/confirm", url.Values{"otp_id": {otp}, "code": {"123456"},
 		"expires_at": {time.Now().Add(-time.Minute).UTC().Format(time.RFC3339)}})
+
 	doc = webtest.Doc(t, resp)
 	if resp.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(webtest.TestID(doc, "activation-code-error"), "expired") {
 		t.Fatalf("locally expired: %d %q", resp.StatusCode, webtest.TestID(doc, "activation-code-error"))
@@ -685,7 +647,7 @@ func TestCardActivation(t *testing.T) {
 	if issuer.Data.OTPCode == wrong {
 		wrong = "111111"
 	}
-	resp = postCard(env, c, "/cards/"+card.ID+"/activation/confirm", url.Values{"otp_id": {otp}, "expires_at": {exp}, "code": {wrong}})
+	resp = webtest.PostCardForm(env, c, "/cards/"+card.ID+"/activation/confirm", url.Values{"otp_id": {otp}, "expires_at": {exp}, "code": {wrong}})
 	doc = webtest.Doc(t, resp)
 	if resp.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(webtest.TestID(doc, "activation-message"), "Invalid activation code") {
 		t.Fatalf("wrong code: %d %q", resp.StatusCode, webtest.TestID(doc, "activation-message"))
@@ -695,7 +657,7 @@ func TestCardActivation(t *testing.T) {
 	}
 	// The issuer's clock passes the code's expiry: the API says so.
 	webtest.SandboxControl(t, env, http.MethodPost, "/_sandbox/clock/advance", map[string]any{"seconds": 11 * 60})
-	resp = postCard(env, c, "/cards/"+card.ID+"/activation/confirm", url.Values{"otp_id": {otp}, "code": {issuer.Data.OTPCode}})
+	resp = webtest.PostCardForm(env, c, "/cards/"+card.ID+"/activation/confirm", url.Values{"otp_id": {otp}, "code": {issuer.Data.OTPCode}})
 	doc = webtest.Doc(t, resp)
 	if resp.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(webtest.TestID(doc, "activation-message"), "expired") {
 		t.Fatalf("expired code: %d %q", resp.StatusCode, webtest.TestID(doc, "activation-message"))
@@ -707,7 +669,7 @@ func TestCardActivation(t *testing.T) {
 	if err := json.Unmarshal(webtest.SandboxControl(t, env, http.MethodGet, "/_sandbox/cards/"+card.ID, nil), &issuer); err != nil {
 		t.Fatal(err)
 	}
-	resp = postCard(env, c, "/cards/"+card.ID+"/activation/confirm", url.Values{"otp_id": {otp}, "expires_at": {exp}, "code": {issuer.Data.OTPCode}})
+	resp = webtest.PostCardForm(env, c, "/cards/"+card.ID+"/activation/confirm", url.Values{"otp_id": {otp}, "expires_at": {exp}, "code": {issuer.Data.OTPCode}})
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusSeeOther {
 		t.Fatalf("confirm: %d", resp.StatusCode)
@@ -719,45 +681,23 @@ func TestCardActivation(t *testing.T) {
 		t.Fatalf("audit %+v", a)
 	}
 	// Activating again: refused by the issuer, explained.
-	resp = postCard(env, c, "/cards/"+card.ID+"/activation/request", url.Values{"channel": {"email"}})
+	resp = webtest.PostCardForm(env, c, "/cards/"+card.ID+"/activation/request", url.Values{"channel": {"email"}})
 	doc = webtest.Doc(t, resp)
 	if resp.StatusCode != http.StatusConflict || !strings.Contains(webtest.TestID(doc, "activation-message"), "not waiting for activation") {
 		t.Fatalf("second activation: %d %q", resp.StatusCode, webtest.TestID(doc, "activation-message"))
 	}
 	// A virtual card needs none.
 	virtual := webtest.DemoCard(t, env, "Everyday")
-	resp = postCard(env, c, "/cards/"+virtual.ID+"/activation/request", url.Values{"channel": {"sms"}})
+	resp = webtest.PostCardForm(env, c, "/cards/"+virtual.ID+"/activation/request", url.Values{"channel": {"sms"}})
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusConflict {
 		t.Fatalf("virtual activation: %d", resp.StatusCode)
 	}
 }
 
-// employeeByName finds a demo employee and their wallet of a stablecoin in
-// the mirror.
-func employeeWallet(t *testing.T, env *webtest.Env, email, coin string) (store.Employee, store.Wallet) {
-	t.Helper()
-	ctx := context.Background()
-	e, err := env.Store.EmployeeByEmail(ctx, email)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ws, err := env.Store.WalletsByEmployee(ctx, e.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, w := range ws {
-		if w.Currency == coin {
-			return e, w
-		}
-	}
-	t.Fatalf("%s has no %s wallet", email, coin)
-	return e, store.Wallet{}
-}
-
 func TestCardIssuance(t *testing.T) {
-	env, c, support := cardsEnv(t)
-	emp, wallet := employeeWallet(t, env, "chinedu.eze@acme-payroll.example", "CNGN")
+	env, c, support := webtest.NewCardsEnv(t)
+	emp, wallet := webtest.EmployeeWallet(t, env, "chinedu.eze@acme-payroll.example", "CNGN")
 	webtest.SandboxControl(t, env, http.MethodPost, "/_sandbox/deposits", map[string]string{"smartWalletId": wallet.ID, "amount": "50000"})
 
 	doc := webtest.Doc(t, env.Get(c, "/cards/issue?q=chinedu"))
@@ -778,7 +718,7 @@ func TestCardIssuance(t *testing.T) {
 	nin, pan := "12345678901", "5399834711112222"
 	bad := url.Values{"wallet_id": {wallet.ID}, "card_name": {strings.Repeat("n", 51)}, "card_color": {"#12345"},
 		"type": {"physical"}, "nin": {"1234"}, "delivery_phone": {"+44 20 7946 0958"}, "delivery_address": {""}}
-	resp := postCard(env, c, "/cards/issue", bad)
+	resp := webtest.PostCardForm(env, c, "/cards/issue", bad)
 	body, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
 	doc, _ = goquery.NewDocumentFromReader(bytes.NewReader(body))
@@ -800,8 +740,9 @@ func TestCardIssuance(t *testing.T) {
 	if want := "#issue-name #issue-color #issue-nin #issue-address #issue-dstate #issue-phone"; strings.Join(links, " ") != want {
 		t.Errorf("summary links %v, want %s", links, want)
 	}
-	resp = postCard(env, c, "/cards/issue", url.Values{"wallet_id": {wallet.ID}, "card_name": {"Fuel"}, "card_color": {"#0a0"},
+	resp = webtest.PostCardForm(env, c, "/cards/issue", url.Values{"wallet_id": {wallet.ID}, "card_name": {"Fuel"}, "card_color": {"#0a0"},
 		"type": {"virtual"}, "nin": {nin}, "pan": {pan}})
+
 	body, _ = io.ReadAll(resp.Body)
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusUnprocessableEntity || strings.Contains(string(body), pan) || strings.Contains(string(body), nin) {
@@ -815,8 +756,9 @@ func TestCardIssuance(t *testing.T) {
 	}
 
 	// A good request: the fee after, the proposal in the approval queue.
-	resp = postCard(env, c, "/cards/issue", url.Values{"wallet_id": {wallet.ID}, "card_name": {"Fuel"}, "card_color": {"#0a0"},
+	resp = webtest.PostCardForm(env, c, "/cards/issue", url.Values{"wallet_id": {wallet.ID}, "card_name": {"Fuel"}, "card_color": {"#0a0"},
 		"type": {"virtual"}, "nin": {nin}, "form_token": {token}})
+
 	doc = webtest.Doc(t, resp)
 	if resp.StatusCode != http.StatusCreated {
 		t.Fatalf("issue: %d %q", resp.StatusCode, webtest.TestID(doc, "issue-message"))
@@ -847,9 +789,9 @@ func TestCardIssuance(t *testing.T) {
 }
 
 func TestCardIssuanceRefusals(t *testing.T) {
-	env, c, _ := cardsEnv(t)
+	env, c, _ := webtest.NewCardsEnv(t)
 	ctx := context.Background()
-	emp, _ := employeeWallet(t, env, "emily.carter@acme-payroll.example", "USDB")
+	emp, _ := webtest.EmployeeWallet(t, env, "emily.carter@acme-payroll.example", "USDB")
 
 	// A legacy CNGN wallet: the API answers migrationRequired with a hint.
 	webtest.SandboxControl(t, env, http.MethodPost, "/_sandbox/users/"+emp.ServiceUserID+"/legacy-wallets",
@@ -859,13 +801,14 @@ func TestCardIssuanceRefusals(t *testing.T) {
 	if err := syncer.SyncWallets(ctx, emp); err != nil {
 		t.Fatal(err)
 	}
-	_, legacy := employeeWallet(t, env, emp.Email, "CNGN")
+	_, legacy := webtest.EmployeeWallet(t, env, emp.Email, "CNGN")
 	doc := webtest.Doc(t, env.Get(c, "/cards/issue?wallet="+legacy.ID))
 	if webtest.TestID(doc, "issue-legacy") == "" {
 		t.Fatal("legacy wallet not flagged on the form")
 	}
-	resp := postCard(env, c, "/cards/issue", url.Values{"wallet_id": {legacy.ID}, "card_name": {"Old"}, "card_color": {"#000"},
+	resp := webtest.PostCardForm(env, c, "/cards/issue", url.Values{"wallet_id": {legacy.ID}, "card_name": {"Old"}, "card_color": {"#000"},
 		"type": {"virtual"}, "nin": {"12345678901"}})
+
 	doc = webtest.Doc(t, resp)
 	if resp.StatusCode != http.StatusConflict || !strings.Contains(webtest.TestID(doc, "issue-migration-hint"), "legacy") {
 		t.Fatalf("legacy: %d %q", resp.StatusCode, webtest.TestID(doc, "issue-migration-hint"))
@@ -881,14 +824,14 @@ func TestCardIssuanceRefusals(t *testing.T) {
 
 	// The index thinks Emily had a card (stale), the API says she is not
 	// enrolled: E101 asks for the NIN next to its field.
-	_, usd := employeeWallet(t, env, emp.Email, "USDB")
+	_, usd := webtest.EmployeeWallet(t, env, emp.Email, "USDB")
 	webtest.SandboxControl(t, env, http.MethodPost, "/_sandbox/deposits", map[string]string{"smartWalletId": usd.ID, "amount": "100"})
 	if err := env.Store.UpsertCard(ctx, store.CardEntry{ID: "stale-entry", WalletID: usd.ID, EmployeeID: emp.ID, CardName: "Ghost",
 		Currency: "USD", Type: "virtual", Status: "RESERVED", Reserved: true}, time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	form := url.Values{"wallet_id": {usd.ID}, "card_name": {"Travel USD"}, "card_color": {"#123456"}, "type": {"virtual"}}
-	resp = postCard(env, c, "/cards/issue", form)
+	resp = webtest.PostCardForm(env, c, "/cards/issue", form)
 	doc = webtest.Doc(t, resp)
 	if resp.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(webtest.TestID(doc, "issue-nin-error"), "not enrolled") {
 		t.Fatalf("E101: %d %q", resp.StatusCode, webtest.TestID(doc, "issue-nin-error"))
@@ -903,7 +846,7 @@ func TestCardIssuanceRefusals(t *testing.T) {
 		"method": "POST", "route": "/v1/users/{userId}/cards", "status": 503, "times": 1})
 
 	form.Set("nin", "12345678901")
-	resp = postCard(env, c, "/cards/issue", form)
+	resp = webtest.PostCardForm(env, c, "/cards/issue", form)
 	doc = webtest.Doc(t, resp)
 	if resp.StatusCode != http.StatusBadGateway || !strings.Contains(webtest.TestID(doc, "issue-message"), "Do not send it again meanwhile") {
 		t.Fatalf("fault: %d %q", resp.StatusCode, webtest.TestID(doc, "issue-message"))
@@ -928,7 +871,7 @@ func TestCardIssuanceRefusals(t *testing.T) {
 // table of the store and no response.
 func TestCardPANCanary(t *testing.T) {
 	const pan = "4000056655665556"
-	env, c, _ := cardsEnv(t)
+	env, c, _ := webtest.NewCardsEnv(t)
 	ctx := context.Background()
 	var bodies []string
 	keep := func(resp *http.Response) *goquery.Document {
@@ -942,7 +885,7 @@ func TestCardPANCanary(t *testing.T) {
 		doc, _ := goquery.NewDocumentFromReader(bytes.NewReader(b))
 		return doc
 	}
-	_, wallet := employeeWallet(t, env, "adaeze.okafor@acme-payroll.example", "CNGN")
+	_, wallet := webtest.EmployeeWallet(t, env, "adaeze.okafor@acme-payroll.example", "CNGN")
 	issue := url.Values{"wallet_id": {wallet.ID}, "card_name": {"Canary"}, "card_color": {"#FFEB3B"}, "type": {"physical"}, "pan": {pan}}
 	// Bad input around the number: re-rendered without it.
 	bad := url.Values{}
@@ -950,22 +893,22 @@ func TestCardPANCanary(t *testing.T) {
 		bad[k] = v
 	}
 	bad.Set("card_name", "")
-	keep(postCard(env, c, "/cards/issue", bad))
+	keep(webtest.PostCardForm(env, c, "/cards/issue", bad))
 	bad.Set("pan", pan+"123") // 19 digits + 3: too long
-	keep(postCard(env, c, "/cards/issue", bad))
+	keep(webtest.PostCardForm(env, c, "/cards/issue", bad))
 	bad.Set("type", "virtual")
 	bad.Set("pan", pan)
-	keep(postCard(env, c, "/cards/issue", bad))
+	keep(webtest.PostCardForm(env, c, "/cards/issue", bad))
 	// The real thing: an existing physical card, which skips delivery.
-	resp := postCard(env, c, "/cards/issue", issue)
+	resp := webtest.PostCardForm(env, c, "/cards/issue", issue)
 	if resp.StatusCode != http.StatusCreated {
 		t.Fatalf("issue with pan: %d", resp.StatusCode)
 	}
 	keep(resp)
 	// Activation of the demo's pending physical card with the number.
 	office := webtest.DemoCard(t, env, "Office card")
-	keep(postCard(env, c, "/cards/"+office.ID+"/activation/request", url.Values{"channel": {"sms"}, "pan": {pan}}))
-	keep(postCard(env, c, "/cards/"+office.ID+"/activation/request", url.Values{"channel": {"sms"}, "pan": {pan + "0000"}}))
+	keep(webtest.PostCardForm(env, c, "/cards/"+office.ID+"/activation/request", url.Values{"channel": {"sms"}, "pan": {pan}}))
+	keep(webtest.PostCardForm(env, c, "/cards/"+office.ID+"/activation/request", url.Values{"channel": {"sms"}, "pan": {pan + "0000"}}))
 	// Every page that shows cards.
 	keep(env.PostForm(c, "/cards/refresh", nil))
 	for _, p := range []string{"/cards", "/cards?q=canary", "/cards?q=5556", "/cards.csv", "/cards/" + office.ID, "/cards/" + office.ID + "/panels", "/cards/" + office.ID + "/transactions.csv"} {
@@ -1024,11 +967,11 @@ func TestCardPANCanary(t *testing.T) {
 // TestCardDetailForEveryStatus: the detail page shows every issuer status
 // live, in words, with the one button it allows.
 func TestCardDetailForEveryStatus(t *testing.T) {
-	env, c, _ := cardsEnv(t)
+	env, c, _ := webtest.NewCardsEnv(t)
 	card := webtest.DemoCard(t, env, "Everyday")
 	for status, button := range map[string]string{"active": "card-freeze", "pending": "card-freeze", "inactive": "card-freeze",
 		"restricted": "card-freeze", "frozen": "card-unfreeze", "lost": "", "stolen": "", "canceled": ""} {
-		setIssuerStatus(t, env, card.ID, status)
+		webtest.SetIssuerStatus(t, env, card.ID, status)
 		resp := env.Get(c, "/cards/"+card.ID)
 		doc := webtest.Doc(t, resp)
 		if resp.StatusCode != http.StatusOK || cardStatus(doc) != status {

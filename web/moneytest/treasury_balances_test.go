@@ -1,4 +1,4 @@
-package web_test
+package moneytest
 
 import (
 	"context"
@@ -54,7 +54,7 @@ func TestTreasuryOverviewShowsBalancesAndWhatIsLeaving(t *testing.T) {
 	}
 
 	resp := env.PostForm(c, "/treasury/transfer", url.Values{"wallet_id": {usd}, "to_user_id": {env.DemoEmployee("Emily").ServiceUserID},
-		"amount": {"1,234.50"}, "description": {"bonus"}, "form_token": {treasuryToken(t, env, c, "transfer")}})
+		"amount": {"1,234.50"}, "description": {"bonus"}, "form_token": {webtest.TreasuryFormToken(t, env, c, "transfer")}})
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusSeeOther {
 		t.Fatalf("transfer: %d", resp.StatusCode)
@@ -182,7 +182,7 @@ func TestTreasuryFormChecksTheAmountAgainstTheBalanceReadAtSubmit(t *testing.T) 
 	}
 	before := env.Sandbox.RequestCount("POST", webtest.ProposalsRoute)
 	form := url.Values{"wallet_id": {usd}, "to_user_id": {env.DemoEmployee("Emily").ServiceUserID}, "amount": {"300000"}}
-	form.Set("form_token", treasuryToken(t, env, c, "transfer"))
+	form.Set("form_token", webtest.TreasuryFormToken(t, env, c, "transfer"))
 	resp := env.PostForm(c, "/treasury/transfer", form)
 	doc := webtest.Doc(t, resp)
 	if msg := webtest.TestID(doc, "transfer-amount-error"); resp.StatusCode != http.StatusUnprocessableEntity ||

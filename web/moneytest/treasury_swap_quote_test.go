@@ -1,4 +1,4 @@
-package web_test
+package moneytest
 
 import (
 	"net/http"
@@ -32,7 +32,7 @@ func TestTreasurySwapIsProposedOnlyAtAFreshQuote(t *testing.T) {
 		t.Fatal("the swap form proposes before a quote")
 	}
 	// No quote: refused, nothing sent.
-	resp := env.PostForm(c, "/treasury/swap", withToken(t, env, c, "swap", swap))
+	resp := env.PostForm(c, "/treasury/swap", webtest.WithTreasuryFormToken(t, env, c, "swap", swap))
 	doc = webtest.Doc(t, resp)
 	if resp.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(webtest.TestID(doc, "swap-quote-error"), "Get a quote first") {
 		t.Fatalf("no quote: %d %q", resp.StatusCode, webtest.TestID(doc, "swap-quote-error"))
@@ -40,7 +40,7 @@ func TestTreasurySwapIsProposedOnlyAtAFreshQuote(t *testing.T) {
 
 	// The quote: what leaves, what arrives, the preview, the expiry.
 	quotes := env.Sandbox.RequestCount("POST", quoteRoute)
-	form := withToken(t, env, c, "swap", swap)
+	form := webtest.WithTreasuryFormToken(t, env, c, "swap", swap)
 	resp = env.PostForm(c, "/treasury/swap/quote", form)
 	doc = webtest.Doc(t, resp)
 	if resp.StatusCode != http.StatusOK || env.Sandbox.RequestCount("POST", quoteRoute)-quotes != 1 {
@@ -87,7 +87,7 @@ func TestTreasurySwapIsProposedOnlyAtAFreshQuote(t *testing.T) {
 
 	// A fresh quote: proposed once, the quote kept with the action.
 	offset.Store(0)
-	form = quotedSwap(t, env, c, swap)
+	form = webtest.QuotedSwapForm(t, env, c, swap)
 	resp = env.PostForm(c, "/treasury/swap", form)
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusSeeOther || sent()-before != 1 {

@@ -1,4 +1,4 @@
-package web_test
+package peopletest
 
 import (
 	"context"
@@ -39,7 +39,7 @@ func employeeNamed(t *testing.T, env *webtest.Env, id int64) store.Employee {
 func auditOf(t *testing.T, env *webtest.Env, action string, employeeID int64) []store.AuditEntry {
 	t.Helper()
 	var out []store.AuditEntry
-	for _, r := range empAudit(t, env, action) {
+	for _, r := range webtest.AuditRows(t, env, action) {
 		if r.Target == fmt.Sprintf("employee:%d", employeeID) {
 			out = append(out, r)
 		}

@@ -1,4 +1,4 @@
-package web_test
+package peopletest
 
 import (
 	"bytes"
@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -28,37 +29,6 @@ import (
 func empFault(t *testing.T, env *webtest.Env, method, route string, status, times int) {
 	t.Helper()
 	webtest.SandboxControlData(t, env, "POST", "/_sandbox/faults", map[string]any{"method": method, "route": route, "status": status, "times": times}, nil)
-}
-
-// gbrInvite is a valid invite of a UK resident.
-func gbrInvite(email string) url.Values {
-	return url.Values{
-		"name": {"Grace Hopper"}, "email": {email}, "first_name": {"Grace"}, "last_name": {"Hopper"},
-		"date_of_birth": {"1990-04-23"}, "nationality": {"GB"}, "phone_number": {"+44 7700 900123"},
-		"street_line1": {"1 Example Street"}, "city": {"London"}, "postal_code": {"SW1A 1AA"}, "country_code": {"GBR"},
-		"employment_status": {"employed"}, "source_of_funds": {"salary"}, "account_purpose": {"personal"}, "nino": {"QQ123456C"},
-	}
-}
-
-func empAudit(t *testing.T, env *webtest.Env, action string) []store.AuditEntry {
-	t.Helper()
-	rows, err := env.Store.ListAudit(context.Background(), store.AuditFilter{Action: action})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return rows
-}
-
-func rowByEmail(doc *goquery.Document, email string) *goquery.Selection {
-	var found *goquery.Selection
-	doc.Find(`[data-testid="employee-row"]`).EachWithBreak(func(_ int, s *goquery.Selection) bool {
-		if strings.EqualFold(strings.TrimSpace(s.Find(`[data-testid="employee-email"]`).Text()), email) {
-			found = s
-			return false
-		}
-		return true
-	})
-	return found
 }
 
 func TestEmployeeListSearchFiltersAndCSV(t *testing.T) {
@@ -89,7 +59,7 @@ func TestEmployeeListSearchFiltersAndCSV(t *testing.T) {
 	if doc.Find("h1").Length() != 0 {
 		t.Fatal("fragment request got the whole page")
 	}
-	if rowByEmail(doc, target.Email) == nil {
+	if webtest.EmployeeRowByEmail(doc, target.Email) == nil {
 		t.Fatalf("search for %s did not find %s", target.LastName, target.Email)
 	}
 	if target.ServiceUserID != "" {
@@ -187,7 +157,7 @@ func TestInviteStoresSendsShowsQRAndReinviteKeepsLink(t *testing.T) {
 		t.Fatalf("form: %d", resp.StatusCode)
 	}
 	resp.Body.Close()
-	resp = env.PostForm(c, "/employees/invite", webtest.WithFormToken(gbrInvite("grace@acme.example")))
+	resp = env.PostForm(c, "/employees/invite", webtest.WithFormToken(webtest.UKInviteForm("grace@acme.example")))
 	if resp.StatusCode != http.StatusOK {
 		b, _ := io.ReadAll(resp.Body)
 		t.Fatalf("invite: %d %s", resp.StatusCode, b)
@@ -208,7 +178,7 @@ func TestInviteStoresSendsShowsQRAndReinviteKeepsLink(t *testing.T) {
 	if !ok || !inv.KYCHeld || inv.InviteURL != link {
 		t.Fatalf("sandbox invite %+v", inv)
 	}
-	rows := empAudit(t, env, "employee.invite")
+	rows := webtest.AuditRows(t, env, "employee.invite")
 	if len(rows) == 0 || rows[0].Actor.StaffID != hr.ID || rows[0].Outcome != store.OutcomeOK || rows[0].Target != "invite:grace@acme.example" {
 		t.Fatalf("audit %+v", rows)
 	}
@@ -230,11 +200,11 @@ func TestInviteStoresSendsShowsQRAndReinviteKeepsLink(t *testing.T) {
 	if inv, _ := webtest.SandboxInviteOf(t, env, "grace@acme.example"); inv.Sends != 2 {
 		t.Fatalf("sandbox sends %d", inv.Sends)
 	}
-	if rows := empAudit(t, env, "employee.reinvite"); len(rows) != 1 || rows[0].Outcome != store.OutcomeOK {
+	if rows := webtest.AuditRows(t, env, "employee.reinvite"); len(rows) != 1 || rows[0].Outcome != store.OutcomeOK {
 		t.Fatalf("reinvite audit %+v", rows)
 	}
 	// A second first-invite of the same email is refused next to the field.
-	resp = env.PostForm(c, "/employees/invite", webtest.WithFormToken(gbrInvite("GRACE@acme.example")))
+	resp = env.PostForm(c, "/employees/invite", webtest.WithFormToken(webtest.UKInviteForm("GRACE@acme.example")))
 	doc = webtest.Doc(t, resp)
 	if resp.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(webtest.TestID(doc, "f-email-error"), "already invited") {
 		t.Fatalf("duplicate: %d %q", resp.StatusCode, webtest.TestID(doc, "f-email-error"))
@@ -243,7 +213,7 @@ func TestInviteStoresSendsShowsQRAndReinviteKeepsLink(t *testing.T) {
 	// Roles that may not invite are refused and nothing is stored or sent.
 	for _, role := range []store.Role{store.RoleSupport, store.RoleFinanceApprover} {
 		rc, _ := env.SignedIn(role)
-		resp = env.PostForm(rc, "/employees/invite", webtest.WithFormToken(gbrInvite("refused@acme.example")))
+		resp = env.PostForm(rc, "/employees/invite", webtest.WithFormToken(webtest.UKInviteForm("refused@acme.example")))
 		resp.Body.Close()
 		if resp.StatusCode != http.StatusForbidden {
 			t.Fatalf("%s invite: %d", role, resp.StatusCode)
@@ -283,7 +253,7 @@ func TestInviteBadInputShowsFieldMessagesAndChangesNothing(t *testing.T) {
 		{"bvn", map[string]string{"country_code": "NGA", "state": "Lagos", "postal_code": "100001", "phone_number": "08012345678", "occupation_code": "OCC1", "estimated_monthly_volume": "100", "bvn": "1234"}, "bvn", "11 digits"},
 	}
 	for _, tc := range cases {
-		form := gbrInvite("bad-" + strings.ReplaceAll(tc.name, " ", "-") + "@acme.example")
+		form := webtest.UKInviteForm("bad-" + strings.ReplaceAll(tc.name, " ", "-") + "@acme.example")
 		for k, v := range tc.change {
 			form.Set(k, v)
 		}
@@ -303,7 +273,7 @@ func TestInviteBadInputShowsFieldMessagesAndChangesNothing(t *testing.T) {
 	if err := env.Store.Pool().QueryRow(context.Background(), `SELECT count(*) FROM employees WHERE email LIKE 'bad-%'`).Scan(&n); err != nil || n != 0 {
 		t.Fatalf("bad input stored %d employees (%v)", n, err)
 	}
-	if rows := empAudit(t, env, "employee.invite"); len(rows) != 0 {
+	if rows := webtest.AuditRows(t, env, "employee.invite"); len(rows) != 0 {
 		t.Fatalf("bad input audited as an invite: %+v", rows)
 	}
 }
@@ -316,7 +286,7 @@ func TestInviteUpstreamFaultKeepsInputAndRetryIsSafe(t *testing.T) {
 	// yet), said so, the input kept with a new token, and nothing stored
 	// here until it is known.
 	empFault(t, env, "POST", "/v1/partners/employees/invite", http.StatusInternalServerError, 1)
-	resp := env.PostForm(c, "/employees/invite", webtest.WithFormToken(gbrInvite("fault@acme.example")))
+	resp := env.PostForm(c, "/employees/invite", webtest.WithFormToken(webtest.UKInviteForm("fault@acme.example")))
 	doc := webtest.Doc(t, resp)
 	if resp.StatusCode != http.StatusBadGateway {
 		t.Fatalf("fault: %d", resp.StatusCode)
@@ -333,14 +303,14 @@ func TestInviteUpstreamFaultKeepsInputAndRetryIsSafe(t *testing.T) {
 	if _, err := env.Store.EmployeeByEmail(context.Background(), "fault@acme.example"); err == nil {
 		t.Fatal("an unconfirmed invite was stored as an employee")
 	}
-	if rows := empAudit(t, env, "employee.invite"); len(rows) != 1 || rows[0].Outcome != store.OutcomeUnknown {
+	if rows := webtest.AuditRows(t, env, "employee.invite"); len(rows) != 1 || rows[0].Outcome != store.OutcomeUnknown {
 		t.Fatalf("audit %+v", rows)
 	}
 	if _, ok := webtest.SandboxInviteOf(t, env, "fault@acme.example"); ok {
 		t.Fatal("sandbox holds an invite after a 500")
 	}
 	// Sending the kept form again (its new token) works.
-	resp = env.PostForm(c, "/employees/invite", webtest.WithFormToken(gbrInvite("fault@acme.example")))
+	resp = env.PostForm(c, "/employees/invite", webtest.WithFormToken(webtest.UKInviteForm("fault@acme.example")))
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
 		t.Fatalf("resend: %d", resp.StatusCode)
@@ -351,7 +321,7 @@ func TestInviteUpstreamFaultKeepsInputAndRetryIsSafe(t *testing.T) {
 
 	// A refusal: the API's words on the form, nothing stored, 422.
 	empFault(t, env, "POST", "/v1/partners/employees/invite", http.StatusBadRequest, 1)
-	resp = env.PostForm(c, "/employees/invite", webtest.WithFormToken(gbrInvite("refused@acme.example")))
+	resp = env.PostForm(c, "/employees/invite", webtest.WithFormToken(webtest.UKInviteForm("refused@acme.example")))
 	doc = webtest.Doc(t, resp)
 	if resp.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(webtest.TestID(doc, "form-problem"), "refused") {
 		t.Fatalf("refused: %d %q", resp.StatusCode, webtest.TestID(doc, "form-problem"))
@@ -364,7 +334,7 @@ func TestInviteUpstreamFaultKeepsInputAndRetryIsSafe(t *testing.T) {
 	// by itself.
 	before := env.Sandbox.RequestCount("POST", "/v1/partners/employees/invite")
 	webtest.SandboxControlData(t, env, "POST", "/_sandbox/faults", map[string]any{"method": "POST", "route": "/v1/partners/employees/invite", "drop": true, "times": 1}, nil)
-	resp = env.PostForm(c, "/employees/invite", webtest.WithFormToken(gbrInvite("dropped@acme.example")))
+	resp = env.PostForm(c, "/employees/invite", webtest.WithFormToken(webtest.UKInviteForm("dropped@acme.example")))
 	doc = webtest.Doc(t, resp)
 	if resp.StatusCode != http.StatusBadGateway || !strings.Contains(webtest.TestID(doc, "form-problem"), "not known") {
 		t.Fatalf("dropped: %d %q", resp.StatusCode, webtest.TestID(doc, "form-problem"))
@@ -380,7 +350,7 @@ func TestInviteUpstreamFaultKeepsInputAndRetryIsSafe(t *testing.T) {
 func TestLinkingThroughRefreshAndEmployeePage(t *testing.T) {
 	env := webtest.New(t, webtest.Options{})
 	c, _ := env.SignedIn(store.RoleHRAdmin)
-	resp := env.PostForm(c, "/employees/invite", webtest.WithFormToken(gbrInvite("linker@acme.example")))
+	resp := env.PostForm(c, "/employees/invite", webtest.WithFormToken(webtest.UKInviteForm("linker@acme.example")))
 	resp.Body.Close()
 	webtest.LinkThroughSandbox(t, env, "linker@acme.example")
 	resp = env.PostForm(c, "/employees/reconcile", nil)
@@ -392,7 +362,7 @@ func TestLinkingThroughRefreshAndEmployeePage(t *testing.T) {
 	if !strings.Contains(webtest.TestID(doc, "flash"), "1 newly linked") {
 		t.Fatalf("reconcile message %q", webtest.TestID(doc, "flash"))
 	}
-	row := rowByEmail(doc, "linker@acme.example")
+	row := webtest.EmployeeRowByEmail(doc, "linker@acme.example")
 	if row == nil {
 		t.Fatal("linked employee missing")
 	}
@@ -403,13 +373,13 @@ func TestLinkingThroughRefreshAndEmployeePage(t *testing.T) {
 	if e.ServiceUserID == "" || e.LinkedAt == nil || !e.KYCSubmitted {
 		t.Fatalf("linked %+v", e)
 	}
-	if rows := empAudit(t, env, "employee.link"); len(rows) != 1 {
+	if rows := webtest.AuditRows(t, env, "employee.link"); len(rows) != 1 {
 		t.Fatalf("link audit %+v", rows)
 	}
 	// Idempotent: a second refresh links nothing new.
 	resp = env.PostForm(c, "/employees/reconcile", nil)
 	resp.Body.Close()
-	if rows := empAudit(t, env, "employee.link"); len(rows) != 1 {
+	if rows := webtest.AuditRows(t, env, "employee.link"); len(rows) != 1 {
 		t.Fatalf("second link audit %+v", rows)
 	}
 	// The employee page shows the profile summary read from GET /kyc, the
@@ -466,7 +436,7 @@ func TestStoreLinkInviteAndFlagForWebhooks(t *testing.T) {
 	env := webtest.New(t, webtest.Options{})
 	ctx := context.Background()
 	c, _ := env.SignedIn(store.RoleHRAdmin)
-	resp := env.PostForm(c, "/employees/invite", webtest.WithFormToken(gbrInvite("hook@acme.example")))
+	resp := env.PostForm(c, "/employees/invite", webtest.WithFormToken(webtest.UKInviteForm("hook@acme.example")))
 	resp.Body.Close()
 	at := time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)
 	e, changed, err := env.Store.LinkInvite(ctx, store.LinkInput{InvitationID: "inv-1", Email: "HOOK@acme.example", ServiceUserID: "svc-hook",
@@ -490,41 +460,12 @@ func TestStoreLinkInviteAndFlagForWebhooks(t *testing.T) {
 	}
 }
 
-// linkedEmployeeWithBalance finds a demo employee with (or without) money.
-func linkedDemoEmployee(t *testing.T, env *webtest.Env, withBalance bool) store.Employee {
-	t.Helper()
-	for _, d := range env.Demo.Employees {
-		if d.ServiceUserID == "" {
-			continue
-		}
-		balances, err := env.API.ListBalances(context.Background(), d.ServiceUserID)
-		if err != nil {
-			t.Fatal(err)
-		}
-		has := false
-		for _, b := range balances {
-			if b.Balance.IsPositive() {
-				has = true
-			}
-		}
-		if has == withBalance {
-			e, err := env.Store.EmployeeByServiceUserID(context.Background(), d.ServiceUserID)
-			if err != nil {
-				t.Fatal(err)
-			}
-			return e
-		}
-	}
-	t.Fatalf("no demo employee with balance=%v", withBalance)
-	return store.Employee{}
-}
-
 func TestDeleteAndReactivateLifecycle(t *testing.T) {
 	env := webtest.New(t, webtest.Options{})
 	c, _ := env.SignedIn(store.RoleHRAdmin)
 
 	// E101: money in the wallets.
-	rich := linkedDemoEmployee(t, env, true)
+	rich := webtest.LinkedDemoEmployee(t, env, true)
 	doc := webtest.Doc(t, env.Get(c, fmt.Sprintf("/employees/%d/delete", rich.ID)))
 	if webtest.TestID(doc, "has-balance") == "" || doc.Find(`[data-testid="delete-balances"] li`).Length() == 0 {
 		t.Fatal("pre-deletion check shows no balance")
@@ -534,12 +475,12 @@ func TestDeleteAndReactivateLifecycle(t *testing.T) {
 	if resp.StatusCode != http.StatusConflict || !strings.Contains(webtest.TestID(doc, "delete-problem"), "still holds balances") {
 		t.Fatalf("E101: %d %q", resp.StatusCode, webtest.TestID(doc, "delete-problem"))
 	}
-	if rows := empAudit(t, env, "employee.delete"); len(rows) != 1 || rows[0].Outcome != store.OutcomeRefused {
+	if rows := webtest.AuditRows(t, env, "employee.delete"); len(rows) != 1 || rows[0].Outcome != store.OutcomeRefused {
 		t.Fatalf("E101 audit %+v", rows)
 	}
 
 	// 503: could not verify; nothing deleted, a retry offered.
-	poor := linkedDemoEmployee(t, env, false)
+	poor := webtest.LinkedDemoEmployee(t, env, false)
 	empFault(t, env, "DELETE", "/v1/users/{userId}", http.StatusServiceUnavailable, 1)
 	resp = env.PostForm(c, fmt.Sprintf("/employees/%d/delete", poor.ID), webtest.WithFormToken(nil))
 	doc = webtest.Doc(t, resp)
@@ -582,7 +523,7 @@ func TestDeleteAndReactivateLifecycle(t *testing.T) {
 	if e, _ := env.Store.EmployeeByID(context.Background(), poor.ID); e.InviteState == store.InviteDeleted || e.DeletedAt != nil {
 		t.Fatalf("still deleted: %+v", e)
 	}
-	if rows := empAudit(t, env, "employee.reactivate"); len(rows) != 1 || rows[0].Outcome != store.OutcomeOK {
+	if rows := webtest.AuditRows(t, env, "employee.reactivate"); len(rows) != 1 || rows[0].Outcome != store.OutcomeOK {
 		t.Fatalf("reactivate audit %+v", rows)
 	}
 
@@ -595,22 +536,9 @@ func TestDeleteAndReactivateLifecycle(t *testing.T) {
 	if resp.StatusCode != http.StatusConflict || webtest.TestID(doc, "support-handoff") == "" || doc.Find(`[data-testid="reactivate"]`).Length() != 0 {
 		t.Fatalf("over 90 days: %d handoff=%q", resp.StatusCode, webtest.TestID(doc, "support-handoff"))
 	}
-	if rows := empAudit(t, env, "employee.reactivate"); rows[0].Outcome != store.OutcomeRefused {
+	if rows := webtest.AuditRows(t, env, "employee.reactivate"); rows[0].Outcome != store.OutcomeRefused {
 		t.Fatalf("over 90 days audit %+v", rows[0])
 	}
-}
-
-func uploadBulk(t *testing.T, env *webtest.Env, c *http.Client, name string, data []byte) *http.Response {
-	t.Helper()
-	var body bytes.Buffer
-	mw := multipart.NewWriter(&body)
-	fw, err := mw.CreateFormFile("file", name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, _ = fw.Write(data)
-	_ = mw.Close()
-	return env.Do(c, "POST", "/employees/invite/bulk", &body, http.Header{"Content-Type": {mw.FormDataContentType()}})
 }
 
 func TestBulkInvitePreviewSendProgressAndResult(t *testing.T) {
@@ -622,20 +550,21 @@ func TestBulkInvitePreviewSendProgressAndResult(t *testing.T) {
 	if err != nil || len(recs) < 2 || recs[0][1] != "email" {
 		t.Fatalf("template %v %v", recs, err)
 	}
-	if got, want := sorted(recs[0]), inviteFormFields(t, env, c); strings.Join(got, ",") != strings.Join(want, ",") {
+	if got, want := slices.Sorted(slices.Values(recs[0])), webtest.InviteFormFields(t, env, c); strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Fatalf("template columns %v, want the single form's fields %v", got, want)
 	}
 	// A whole-file problem: a column the invite does not take.
-	resp = uploadBulk(t, env, c, "ids.csv", []byte("name,email,nin\nA,a@acme.example,12345678901\n"))
+	resp = webtest.UploadBulkInvite(t, env, c, "ids.csv", []byte("name,email,nin\nA,a@acme.example,12345678901\n"))
 	doc := webtest.Doc(t, resp)
 	if resp.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(webtest.TestID(doc, "bulk-file-error"), "does not take") {
 		t.Fatalf("nin column: %d %q", resp.StatusCode, webtest.TestID(doc, "bulk-file-error"))
 	}
 
 	// Occupation codes are checked against the occupations lookup.
-	resp = uploadBulk(t, env, c, "occ.csv", []byte("name,email,first_name,last_name,date_of_birth,nationality,street_line1,city,postal_code,country_code,employment_status,source_of_funds,occupation_code\n"+
+	resp = webtest.UploadBulkInvite(t, env, c, "occ.csv", []byte("name,email,first_name,last_name,date_of_birth,nationality,street_line1,city,postal_code,country_code,employment_status,source_of_funds,occupation_code\n"+
 		"A B,occ1@acme.example,A,B,1990-01-01,GB,1 Road,Dublin,D02 X285,IRL,employed,salary,15-1252\n"+
 		"C D,occ2@acme.example,C,D,1990-01-01,GB,1 Road,Dublin,D02 X285,IRL,employed,salary,99-9999\n"))
+
 	resp.Body.Close()
 	doc = webtest.Doc(t, env.Get(c, resp.Header.Get("Location")))
 	if got := webtest.TestID(doc, "bulk-summary"); !strings.Contains(got, "2 rows: 1 ready") {
@@ -648,7 +577,7 @@ func TestBulkInvitePreviewSendProgressAndResult(t *testing.T) {
 	data := webtest.BulkInviteCSV(50)
 	// An existing employee's email is flagged too.
 	data = append(data, []byte(fmt.Sprintf("Existing,%s,Ex,Isting,1991-01-01,GB,1 Road,Dublin,D02 X285,IRL,employed,salary\n", env.Demo.Employees[0].Email))...)
-	resp = uploadBulk(t, env, c, "people.csv", data)
+	resp = webtest.UploadBulkInvite(t, env, c, "people.csv", data)
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusSeeOther {
 		t.Fatalf("upload: %d", resp.StatusCode)
@@ -734,15 +663,15 @@ func TestBulkInvitePreviewSendProgressAndResult(t *testing.T) {
 		t.Fatalf("outcomes %v", outcomes)
 	}
 	for _, a := range []string{"employee.bulk_invite.start", "employee.bulk_invite.finish"} {
-		rows := empAudit(t, env, a)
+		rows := webtest.AuditRows(t, env, a)
 		if len(rows) == 0 || rows[len(rows)-1].Outcome == store.OutcomeRefused {
 			t.Errorf("audit %s: %+v", a, rows)
 		}
 	}
-	if rows := empAudit(t, env, "employee.bulk_invite.start"); len(rows) != 2 || rows[0].Outcome != store.OutcomeRefused {
+	if rows := webtest.AuditRows(t, env, "employee.bulk_invite.start"); len(rows) != 2 || rows[0].Outcome != store.OutcomeRefused {
 		t.Errorf("second click not refused in the audit: %+v", rows)
 	}
-	if rows := empAudit(t, env, "employee.bulk_invite.row"); len(rows) != 47 {
+	if rows := webtest.AuditRows(t, env, "employee.bulk_invite.row"); len(rows) != 47 {
 		t.Errorf("row audits %d, want 47", len(rows))
 	}
 }
@@ -751,7 +680,7 @@ func TestReadinessMatrixAndMissingCSV(t *testing.T) {
 	env := webtest.New(t, webtest.Options{})
 	c, _ := env.SignedIn(store.RoleHRAdmin)
 	ctx := context.Background()
-	e := linkedDemoEmployee(t, env, false)
+	e := webtest.LinkedDemoEmployee(t, env, false)
 	now := time.Now()
 	if err := env.Store.SaveOnboarding(ctx, e.ID, nil, []store.ReadinessCell{
 		{Currency: "USD", State: store.ReadyMissing, Missing: []string{"employment.occupationCode", "identificationNumbers.ssn"}, ReadAt: now},
@@ -787,47 +716,13 @@ func TestReadinessMatrixAndMissingCSV(t *testing.T) {
 	}
 	// Not started (or not read yet) = no not-started cell recorded.
 	doc = webtest.Doc(t, env.Get(c, "/employees?currency=USD&readiness=not_started"))
-	if rowByEmail(doc, e.Email) != nil {
+	if webtest.EmployeeRowByEmail(doc, e.Email) != nil {
 		t.Fatal("not-started filter shows an employee with a USD cell")
 	}
 	resp = env.Get(env.Client(), "/employees/readiness")
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusSeeOther {
 		t.Fatalf("anonymous matrix: %d", resp.StatusCode)
-	}
-}
-
-// seedLoadEmployees adds n employees with readiness cells in every
-// currency, as a partner with a large workforce would have.
-func seedLoadEmployees(tb testing.TB, env *webtest.Env, n int) {
-	tb.Helper()
-	ctx := context.Background()
-	_, err := env.Store.Pool().Exec(ctx, `
-		INSERT INTO employees (kind, email, first_name, last_name, country, invite_state, service_user_id, kyc_submitted, last_activity_at)
-		SELECT 'employee', 'person' || lpad(i::text, 5, '0') || '@load.example', 'First' || i, 'Person' || lpad(i::text, 5, '0'),
-			(ARRAY['GBR','USA','NGA','MEX','CAN'])[1 + i % 5],
-			(ARRAY['invited','linked','kyc_submitted','action_required','deleted'])[1 + i % 5],
-			CASE WHEN i % 5 = 0 THEN NULL ELSE 'svc-' || md5(i::text) END, i % 5 = 2,
-			now() - i * interval '1 minute'
-		FROM generate_series(1, $1) AS i`, n)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	_, err = env.Store.Pool().Exec(ctx, `
-		INSERT INTO employee_readiness (employee_id, currency, state, missing, read_at)
-		SELECT e.id, c, (ARRAY['missing','ready','onboarding','active','failed','rejected'])[1 + (e.id + length(c)) % 6],
-			CASE WHEN (e.id + length(c)) % 6 = 0 THEN ARRAY['employment.occupationCode', 'identificationNumbers.ssn'] ELSE '{}' END, now()
-		FROM employees e CROSS JOIN unnest(ARRAY['USD','EUR','NGN','MXN','CAD']) AS c
-		WHERE e.email LIKE '%@load.example' AND e.service_user_id IS NOT NULL`)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	// A steady-state database: autovacuum has cleaned the trigram index's
-	// pending list and gathered statistics.
-	for _, table := range []string{"employees", "employee_search_words", "employee_readiness"} {
-		if _, err := env.Store.Pool().Exec(ctx, "VACUUM ANALYZE "+table); err != nil {
-			tb.Fatal(err)
-		}
 	}
 }
 
@@ -840,7 +735,7 @@ func seedLoadEmployees(tb testing.TB, env *webtest.Env, n int) {
 func BenchmarkEmployeeListAt32Clients(b *testing.B) {
 	web.TuneRuntime(os.Getenv) // what the server runs with
 	env := webtest.New(b, webtest.Options{})
-	seedLoadEmployees(b, env, 10000)
+	webtest.SeedLoadEmployees(b, env, 10000)
 	plan, err := env.Store.ExplainEmployeeSearch(context.Background(), store.EmployeeFilter{Search: "person0421", Limit: 50})
 	if err != nil {
 		b.Fatal(err)
@@ -1013,26 +908,11 @@ func uploadBulkTB(tb testing.TB, env *webtest.Env, c *http.Client, name string, 
 	return env.Do(c, "POST", "/employees/invite/bulk", &body, http.Header{"Content-Type": {mw.FormDataContentType()}})
 }
 
-func demoEmployeeNamed(t *testing.T, env *webtest.Env, first string) store.Employee {
-	t.Helper()
-	for _, d := range env.Demo.Employees {
-		if d.FirstName == first {
-			e, err := env.Store.EmployeeByEmail(context.Background(), d.Email)
-			if err != nil {
-				t.Fatal(err)
-			}
-			return e
-		}
-	}
-	t.Fatalf("no demo employee %s", first)
-	return store.Employee{}
-}
-
 func TestEmployeePageShowsUSDAccountStatesAndDepositAccounts(t *testing.T) {
 	env := webtest.New(t, webtest.Options{})
 	c, _ := env.SignedIn(store.RoleHRAdmin)
 
-	active := demoEmployeeNamed(t, env, "Adaeze")
+	active := webtest.MirroredDemoEmployee(t, env, "Adaeze")
 	doc := webtest.Doc(t, env.Get(c, fmt.Sprintf("/employees/%d", active.ID)))
 	if webtest.TestID(doc, "usd-account-number") == "" || webtest.TestID(doc, "usd-routing-number") == "" {
 		t.Fatalf("active USD account details missing: %q", webtest.TestID(doc, "usd-account"))
@@ -1051,7 +931,7 @@ func TestEmployeePageShowsUSDAccountStatesAndDepositAccounts(t *testing.T) {
 		t.Fatalf("wallets: %q", webtest.TestID(doc, "wallets"))
 	}
 
-	rejected := demoEmployeeNamed(t, env, "Daniel")
+	rejected := webtest.MirroredDemoEmployee(t, env, "Daniel")
 	if rejected.ServiceUserID != "" {
 		doc = webtest.Doc(t, env.Get(c, fmt.Sprintf("/employees/%d", rejected.ID)))
 		if webtest.TestID(doc, "usd-rejected") == "" || doc.Find(`[data-testid="usd-retry"]`).Length() != 0 {
@@ -1064,7 +944,7 @@ func TestEmployeePageShowsUSDAccountStatesAndDepositAccounts(t *testing.T) {
 		}
 	}
 
-	failed := demoEmployeeNamed(t, env, "Marcus")
+	failed := webtest.MirroredDemoEmployee(t, env, "Marcus")
 	doc = webtest.Doc(t, env.Get(c, fmt.Sprintf("/employees/%d", failed.ID)))
 	if doc.Find(`[data-testid="usd-retry"]`).Length() != 1 {
 		t.Fatalf("failed account offers no retry: %q", webtest.TestID(doc, "usd-account"))
@@ -1080,7 +960,7 @@ func TestEmployeePageShowsUSDAccountStatesAndDepositAccounts(t *testing.T) {
 	if resp.StatusCode != http.StatusSeeOther {
 		t.Fatalf("retry: %d", resp.StatusCode)
 	}
-	if rows := empAudit(t, env, "employee.onboarding.retry_usd"); rows[0].Target != fmt.Sprintf("employee:%d", failed.ID) || rows[0].Outcome != store.OutcomeOK {
+	if rows := webtest.AuditRows(t, env, "employee.onboarding.retry_usd"); rows[0].Target != fmt.Sprintf("employee:%d", failed.ID) || rows[0].Outcome != store.OutcomeOK {
 		t.Fatalf("retry audit %+v", rows)
 	}
 	doc = webtest.Doc(t, env.Get(c, fmt.Sprintf("/employees/%d", failed.ID)))
@@ -1088,7 +968,7 @@ func TestEmployeePageShowsUSDAccountStatesAndDepositAccounts(t *testing.T) {
 		t.Fatalf("still failed after retry: %q", st)
 	}
 
-	mx := demoEmployeeNamed(t, env, "Lucía")
+	mx := webtest.MirroredDemoEmployee(t, env, "Lucía")
 	doc = webtest.Doc(t, env.Get(c, fmt.Sprintf("/employees/%d", mx.ID)))
 	if !strings.Contains(webtest.TestID(doc, "deposit-MXN"), "CLABE") {
 		t.Fatalf("MXN deposit account: %q", webtest.TestID(doc, "deposit-MXN"))
@@ -1111,7 +991,7 @@ func TestOccupationFixSendsTheCodeAndConfirmsIt(t *testing.T) {
 	env := webtest.New(t, webtest.Options{})
 	c, _ := env.SignedIn(store.RoleHRAdmin)
 	// Invited without an occupation (optional for the UK), then linked.
-	resp := env.PostForm(c, "/employees/invite", webtest.WithFormToken(gbrInvite("nojob@acme.example")))
+	resp := env.PostForm(c, "/employees/invite", webtest.WithFormToken(webtest.UKInviteForm("nojob@acme.example")))
 	resp.Body.Close()
 	webtest.LinkThroughSandbox(t, env, "nojob@acme.example")
 	resp = env.PostForm(c, "/employees/reconcile", nil)
@@ -1137,7 +1017,7 @@ func TestOccupationFixSendsTheCodeAndConfirmsIt(t *testing.T) {
 	resp = env.PostForm(c, fmt.Sprintf("/employees/%d/occupation", e.ID), webtest.WithFormToken(url.Values{"occupation_code": {code}}))
 	doc = webtest.Doc(t, resp)
 	t.Logf("occupation fix answered %d", resp.StatusCode)
-	rows := empAudit(t, env, "employee.kyc.occupation")
+	rows := webtest.AuditRows(t, env, "employee.kyc.occupation")
 	if len(rows) != 1 {
 		t.Fatalf("audit %+v", rows)
 	}

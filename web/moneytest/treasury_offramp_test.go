@@ -1,4 +1,4 @@
-package web_test
+package moneytest
 
 import (
 	"context"
@@ -30,24 +30,24 @@ func TestCryptoOfframpIsReviewedAndSentOnce(t *testing.T) {
 	if len(routes) == 0 || routes[0] == "" {
 		t.Fatalf("offramp routes: %v", routes)
 	}
-	form, _ := withdrawalForm(t, env, c, usd)
+	form, _ := webtest.WithdrawalForm(t, env, c, usd)
 	form.Set("rail", "offramp")
 	form.Set("route", routes[0])
-	form.Set("address", withdrawalDestination)
+	form.Set("address", webtest.WithdrawalDestination)
 	resp := env.PostForm(c, "/treasury/withdrawal", form)
 	doc = webtest.Doc(t, resp)
 	if resp.StatusCode != http.StatusOK || webtest.TestID(doc, "review-rail") != "crypto offramp" {
 		t.Fatalf("review: %d %q", resp.StatusCode, webtest.TestID(doc, "review-rail"))
 	}
-	if n := env.Sandbox.RequestCount("POST", offrampRoute) + env.Sandbox.RequestCount("POST", withdrawalRoute); n != 0 {
+	if n := env.Sandbox.RequestCount("POST", offrampRoute) + env.Sandbox.RequestCount("POST", webtest.WithdrawalRoute); n != 0 {
 		t.Fatalf("the review sent %d requests", n)
 	}
-	form.Set("confirm_tail", addressTail(withdrawalDestination))
+	form.Set("confirm_tail", webtest.WithdrawalAddressTail(webtest.WithdrawalDestination))
 	for range 2 { // a double click sends once
 		resp = env.PostForm(c, "/treasury/withdrawal", form)
 		resp.Body.Close()
 	}
-	if n, w := env.Sandbox.RequestCount("POST", offrampRoute), env.Sandbox.RequestCount("POST", withdrawalRoute); n != 1 || w != 0 {
+	if n, w := env.Sandbox.RequestCount("POST", offrampRoute), env.Sandbox.RequestCount("POST", webtest.WithdrawalRoute); n != 1 || w != 0 {
 		t.Fatalf("offramp calls %d, withdrawal calls %d", n, w)
 	}
 	var id int64

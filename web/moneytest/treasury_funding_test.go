@@ -1,4 +1,4 @@
-package web_test
+package moneytest
 
 import (
 	"context"
@@ -14,14 +14,6 @@ import (
 	"partneradmin/apiclient"
 	"partneradmin/store"
 	"partneradmin/web/webtest"
-)
-
-const (
-	fundingPath     = "/treasury/funding"
-	fundingStart    = "/treasury/funding/usd/start"
-	startUSARoute   = "/v1/users/{userId}/onboarding/start-usa"
-	usdStartKind    = "treasury.usd_onboarding.start"
-	fundingStartSel = `[data-testid="funding-usd-start-form"]`
 )
 
 // addSandboxAccount gives a user a virtual account in the sandbox's state.
@@ -50,15 +42,15 @@ func TestFundingShowsTheDemoTreasury(t *testing.T) {
 	owner, _ := env.SignedIn(store.RoleOwner)
 
 	doc := fundingPage(t, env, owner, "/treasury")
-	if href, _ := doc.Find(`[data-testid="treasury-funding-link"] a`).Attr("href"); href != fundingPath {
+	if href, _ := doc.Find(`[data-testid="treasury-funding-link"] a`).Attr("href"); href != webtest.FundingPath {
 		t.Fatalf("the treasury page does not link to the funding page: %q", href)
 	}
 
-	doc = fundingPage(t, env, owner, fundingPath)
+	doc = fundingPage(t, env, owner, webtest.FundingPath)
 	if s := webtest.TestID(doc, "funding-usd-status"); !strings.Contains(s, "Not set up") {
 		t.Errorf("USD state: %q", s)
 	}
-	if doc.Find(`[data-testid="funding-usd-start"]`).Length() != 1 || doc.Find(fundingStartSel+` input[name="form_token"]`).AttrOr("value", "") == "" {
+	if doc.Find(`[data-testid="funding-usd-start"]`).Length() != 1 || doc.Find(webtest.FundingStartSelector+` input[name="form_token"]`).AttrOr("value", "") == "" {
 		t.Error("no start-usa button with a one-time token")
 	}
 	if doc.Find(`[data-testid="funding-usd-account"]`).Length() != 0 {
@@ -108,7 +100,7 @@ func TestFundingShowsTheDemoTreasury(t *testing.T) {
 	}
 
 	// The printable page: the same rails, no navigation, no buttons.
-	doc = fundingPage(t, env, owner, fundingPath+"?print=1")
+	doc = fundingPage(t, env, owner, webtest.FundingPath+"?print=1")
 	if doc.Find(`[data-testid="funding-print"]`).Length() != 1 || doc.Find(`[data-testid="nav"]`).Length() != 0 ||
 		doc.Find("form, button").Length() != 0 || doc.Find("script").Length() != 0 {
 		t.Fatal("the printable page has navigation, forms, buttons or script")
@@ -118,16 +110,16 @@ func TestFundingShowsTheDemoTreasury(t *testing.T) {
 	}
 
 	fin, _ := env.SignedIn(store.RoleFinanceApprover)
-	fundingPage(t, env, fin, fundingPath)
+	fundingPage(t, env, fin, webtest.FundingPath)
 	for _, role := range []store.Role{store.RoleHRAdmin, store.RoleSupport} {
 		c, _ := env.SignedIn(role)
-		if resp := env.Get(c, fundingPath); resp.StatusCode != http.StatusForbidden {
+		if resp := env.Get(c, webtest.FundingPath); resp.StatusCode != http.StatusForbidden {
 			t.Errorf("%s GET: %d, want 403", role, resp.StatusCode)
 		}
-		before := env.Sandbox.RequestCount("POST", startUSARoute)
-		resp := env.PostForm(c, fundingStart, url.Values{"form_token": {"AAAAAAAAAAAAAAAAAAAAAA"}})
+		before := env.Sandbox.RequestCount("POST", webtest.StartUSARoute)
+		resp := env.PostForm(c, webtest.FundingStartPath, url.Values{"form_token": {"AAAAAAAAAAAAAAAAAAAAAA"}})
 		resp.Body.Close()
-		if resp.StatusCode != http.StatusForbidden || env.Sandbox.RequestCount("POST", startUSARoute) != before {
+		if resp.StatusCode != http.StatusForbidden || env.Sandbox.RequestCount("POST", webtest.StartUSARoute) != before {
 			t.Errorf("%s POST: %d, want 403 and nothing sent", role, resp.StatusCode)
 		}
 	}
@@ -156,7 +148,7 @@ func TestFundingShowsActiveAccountsAndTheRequiredReference(t *testing.T) {
 	}
 
 	c, _ := env.SignedIn(store.RoleFinanceApprover)
-	doc := fundingPage(t, env, c, fundingPath)
+	doc := fundingPage(t, env, c, webtest.FundingPath)
 	if s := webtest.TestID(doc, "funding-usd-status"); !strings.HasPrefix(s, "Active") {
 		t.Errorf("USD state: %q", s)
 	}
@@ -183,11 +175,11 @@ func TestFundingShowsActiveAccountsAndTheRequiredReference(t *testing.T) {
 	if !strings.Contains(webtest.TestID(doc, "funding-usd-bank"), "Sandbox Community Bank") {
 		t.Errorf("bank: %q", webtest.TestID(doc, "funding-usd-bank"))
 	}
-	if doc.Find(fundingStartSel).Length() != 0 {
+	if doc.Find(webtest.FundingStartSelector).Length() != 0 {
 		t.Error("start-usa offered for an active account")
 	}
 	// The reference is on the printable page too.
-	doc = fundingPage(t, env, c, fundingPath+"?print=1")
+	doc = fundingPage(t, env, c, webtest.FundingPath+"?print=1")
 	if webtest.TestID(doc, "funding-deposit-message") != "SBXFUND42" || webtest.TestID(doc, "funding-MXN-number") != mx[0].Clabe {
 		t.Error("the printable page lacks the reference or the CLABE")
 	}
@@ -209,21 +201,21 @@ func TestFundingStartUSDSendsOnceForOneForm(t *testing.T) {
 	c, _ := env.SignedIn(store.RoleOwner)
 
 	// Not ready upstream: refused, said, audited.
-	calls := env.Sandbox.RequestCount("POST", startUSARoute)
-	tok := env.FormToken(c, fundingPath, fundingStartSel)
-	resp := env.PostForm(c, fundingStart, url.Values{"form_token": {tok}})
+	calls := env.Sandbox.RequestCount("POST", webtest.StartUSARoute)
+	tok := env.FormToken(c, webtest.FundingPath, webtest.FundingStartSelector)
+	resp := env.PostForm(c, webtest.FundingStartPath, url.Values{"form_token": {tok}})
 	resp.Body.Close()
-	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != fundingPath {
+	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != webtest.FundingPath {
 		t.Fatalf("refused start: %d %q", resp.StatusCode, resp.Header.Get("Location"))
 	}
-	doc := fundingPage(t, env, c, fundingPath)
+	doc := fundingPage(t, env, c, webtest.FundingPath)
 	if s := webtest.TestID(doc, "flash"); !strings.Contains(s, "USD onboarding was not started") || !strings.Contains(s, "usd-readiness") {
 		t.Errorf("refusal: %q", s)
 	}
-	if n := env.Sandbox.RequestCount("POST", startUSARoute) - calls; n != 1 {
+	if n := env.Sandbox.RequestCount("POST", webtest.StartUSARoute) - calls; n != 1 {
 		t.Fatalf("%d start-usa calls, want 1", n)
 	}
-	rows, _ := env.Store.ListAudit(ctx, store.AuditFilter{Action: usdStartKind})
+	rows, _ := env.Store.ListAudit(ctx, store.AuditFilter{Action: webtest.USDStartKind})
 	if len(rows) != 1 || rows[0].Outcome != store.OutcomeRefused || rows[0].Target != "user:"+tid {
 		t.Fatalf("audit after the refusal: %+v", rows)
 	}
@@ -233,19 +225,19 @@ func TestFundingStartUSDSendsOnceForOneForm(t *testing.T) {
 		webtest.SandboxObject(st, "users", tid, "onboarding")["USD"] = "failed"
 	})
 
-	doc = fundingPage(t, env, c, fundingPath)
+	doc = fundingPage(t, env, c, webtest.FundingPath)
 	if s := webtest.TestID(doc, "funding-usd-status"); !strings.Contains(s, "failed") || !strings.Contains(webtest.TestID(doc, "funding-usd-start"), "again (safe)") {
 		t.Fatalf("failed account: %q, button %q", s, webtest.TestID(doc, "funding-usd-start"))
 	}
-	tok = doc.Find(fundingStartSel+` input[name="form_token"]`).AttrOr("value", "")
-	calls = env.Sandbox.RequestCount("POST", startUSARoute)
+	tok = doc.Find(webtest.FundingStartSelector+` input[name="form_token"]`).AttrOr("value", "")
+	calls = env.Sandbox.RequestCount("POST", webtest.StartUSARoute)
 	// The call is slow, so the posts overlap it.
-	webtest.SandboxControl(t, env, http.MethodPost, "/_sandbox/faults", map[string]any{"method": "POST", "route": startUSARoute, "latencyMs": 300, "times": 1})
+	webtest.SandboxControl(t, env, http.MethodPost, "/_sandbox/faults", map[string]any{"method": "POST", "route": webtest.StartUSARoute, "latencyMs": 300, "times": 1})
 	var wg sync.WaitGroup
 	codes := make(chan int, 5)
 	for range 5 {
 		wg.Go(func() {
-			resp := env.PostForm(c, fundingStart, url.Values{"form_token": {tok}})
+			resp := env.PostForm(c, webtest.FundingStartPath, url.Values{"form_token": {tok}})
 			resp.Body.Close()
 			codes <- resp.StatusCode
 		})
@@ -257,29 +249,29 @@ func TestFundingStartUSDSendsOnceForOneForm(t *testing.T) {
 			t.Errorf("answer %d, want 303", code)
 		}
 	}
-	if n := env.Sandbox.RequestCount("POST", startUSARoute) - calls; n != 1 {
+	if n := env.Sandbox.RequestCount("POST", webtest.StartUSARoute) - calls; n != 1 {
 		t.Fatalf("%d start-usa calls for one form, want 1", n)
 	}
-	rows, _ = env.Store.ListAudit(ctx, store.AuditFilter{Action: usdStartKind})
+	rows, _ = env.Store.ListAudit(ctx, store.AuditFilter{Action: webtest.USDStartKind})
 	if len(rows) != 2 || rows[0].Outcome != store.OutcomeOK {
 		t.Fatalf("audit: %d rows, newest %+v", len(rows), rows[0])
 	}
 	a, err := env.Store.ActionByKey(ctx, "form:"+tok)
-	if err != nil || a.State != store.ActionDone || a.Kind != usdStartKind {
+	if err != nil || a.State != store.ActionDone || a.Kind != webtest.USDStartKind {
 		t.Fatalf("action %+v %v", a, err)
 	}
 	vba, err := env.API.GetUSDVirtualAccount(ctx, tid)
 	if err != nil || vba.Status != apiclient.VirtualAccountProvisioning {
 		t.Fatalf("upstream: %+v %v", vba, err)
 	}
-	doc = fundingPage(t, env, c, fundingPath)
-	if s := webtest.TestID(doc, "funding-usd-status"); !strings.Contains(s, "Being set up") || doc.Find(fundingStartSel).Length() != 0 {
-		t.Fatalf("after the start: %q, start offered %d", s, doc.Find(fundingStartSel).Length())
+	doc = fundingPage(t, env, c, webtest.FundingPath)
+	if s := webtest.TestID(doc, "funding-usd-status"); !strings.Contains(s, "Being set up") || doc.Find(webtest.FundingStartSelector).Length() != 0 {
+		t.Fatalf("after the start: %q, start offered %d", s, doc.Find(webtest.FundingStartSelector).Length())
 	}
 	// Without a token nothing is sent.
-	resp = env.PostForm(c, fundingStart, url.Values{})
+	resp = env.PostForm(c, webtest.FundingStartPath, url.Values{})
 	resp.Body.Close()
-	if resp.StatusCode != http.StatusBadRequest || env.Sandbox.RequestCount("POST", startUSARoute)-calls != 1 {
+	if resp.StatusCode != http.StatusBadRequest || env.Sandbox.RequestCount("POST", webtest.StartUSARoute)-calls != 1 {
 		t.Fatalf("no token: %d", resp.StatusCode)
 	}
 }
@@ -295,13 +287,13 @@ func TestFundingStartUSDWithALostAnswerIsReadBack(t *testing.T) {
 	})
 
 	c, _ := env.SignedIn(store.RoleFinanceApprover)
-	tok := env.FormToken(c, fundingPath, fundingStartSel)
+	tok := env.FormToken(c, webtest.FundingPath, webtest.FundingStartSelector)
 	// Every attempt (apiclient retries start-usa, which the spec makes
 	// safe) is recorded upstream and answered 503.
-	webtest.SandboxControl(t, env, http.MethodPost, "/_sandbox/faults", map[string]any{"method": "POST", "route": startUSARoute,
+	webtest.SandboxControl(t, env, http.MethodPost, "/_sandbox/faults", map[string]any{"method": "POST", "route": webtest.StartUSARoute,
 		"status": 503, "after": true})
 
-	resp := env.PostForm(c, fundingStart, url.Values{"form_token": {tok}})
+	resp := env.PostForm(c, webtest.FundingStartPath, url.Values{"form_token": {tok}})
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusSeeOther {
 		t.Fatalf("lost answer: %d", resp.StatusCode)
@@ -310,7 +302,7 @@ func TestFundingStartUSDWithALostAnswerIsReadBack(t *testing.T) {
 	if err != nil || a.State != store.ActionDone {
 		t.Fatalf("action %+v %v", a, err)
 	}
-	rows, _ := env.Store.ListAudit(ctx, store.AuditFilter{Action: usdStartKind})
+	rows, _ := env.Store.ListAudit(ctx, store.AuditFilter{Action: webtest.USDStartKind})
 	if len(rows) != 1 || rows[0].Outcome != store.OutcomeOK || !strings.Contains(rows[0].Detail, "reading it back") {
 		t.Fatalf("audit: %+v", rows)
 	}
@@ -322,7 +314,7 @@ func TestFundingPageWhenTheAPIHangs(t *testing.T) {
 	env := webtest.New(t, webtest.Options{})
 	c, _ := env.SignedIn(store.RoleOwner)
 	webtest.SandboxControl(t, env, http.MethodPost, "/_sandbox/faults", map[string]any{"route": "*", "latencyMs": 60000})
-	doc := fundingPage(t, env, c, fundingPath)
+	doc := fundingPage(t, env, c, webtest.FundingPath)
 	for _, id := range []string{"funding-usd-error", "funding-NGN-error", "funding-MXN-error", "funding-crypto-error"} {
 		if s := webtest.TestID(doc, id); !strings.Contains(s, "the Partner API did not answer") && !strings.Contains(s, "The Partner API did not answer") {
 			t.Errorf("%s: %q", id, s)
@@ -332,7 +324,7 @@ func TestFundingPageWhenTheAPIHangs(t *testing.T) {
 	if s := webtest.TestID(doc, "funding-wallet-address"); !strings.Contains(s, usdb.Address) {
 		t.Errorf("the known address is not shown: %q", s)
 	}
-	if doc.Find(fundingStartSel).Length() != 0 {
+	if doc.Find(webtest.FundingStartSelector).Length() != 0 {
 		t.Error("start-usa offered while the account's state is unknown")
 	}
 }

@@ -1,4 +1,4 @@
-package web_test
+package moneytest
 
 import (
 	"context"
@@ -12,44 +12,6 @@ import (
 	"partneradmin/web/webtest"
 )
 
-// treasuryToken opens the treasury page and returns the one-time token of
-// one of its forms ("transfer", "swap", "send", "wallet").
-func treasuryToken(t *testing.T, env *webtest.Env, c *http.Client, form string) string {
-	t.Helper()
-	doc := webtest.Doc(t, env.Get(c, "/treasury"))
-	tok, _ := doc.Find(`[data-testid="` + form + `-form"] input[name="form_token"]`).Attr("value")
-	if tok == "" {
-		t.Fatalf("no token in the %s form", form)
-	}
-	return tok
-}
-
-// withToken is v with a fresh token of the form.
-func withToken(t *testing.T, env *webtest.Env, c *http.Client, form string, v url.Values) url.Values {
-	t.Helper()
-	out := url.Values{}
-	for k, vs := range v {
-		out[k] = vs
-	}
-	out.Set("form_token", treasuryToken(t, env, c, form))
-	return out
-}
-
-// quotedSwap is a swap form with a fresh token and the quote the page gave
-// for it (a swap is proposed only at a quote).
-func quotedSwap(t *testing.T, env *webtest.Env, c *http.Client, v url.Values) url.Values {
-	t.Helper()
-	form := withToken(t, env, c, "swap", v)
-	resp := env.PostForm(c, "/treasury/swap/quote", form)
-	doc := webtest.Doc(t, resp)
-	id, _ := doc.Find(`[data-testid="swap-quote"] input[name="quote_id"]`).Attr("value")
-	if resp.StatusCode != http.StatusOK || id == "" {
-		t.Fatalf("quote: %d %q", resp.StatusCode, webtest.TestID(doc, "swap-quote-error"))
-	}
-	form.Set("quote_id", id)
-	return form
-}
-
 func TestTreasuryTransferIsCreatedOnceAndItsCreatorCannotApprove(t *testing.T) {
 	env := webtest.New(t, webtest.Options{})
 	admins := webtest.TreasuryAdmins(t, env)
@@ -62,7 +24,7 @@ func TestTreasuryTransferIsCreatedOnceAndItsCreatorCannotApprove(t *testing.T) {
 	}
 
 	// Bad input: messages next to the fields, typed values kept, nothing sent.
-	tok := treasuryToken(t, env, c, "transfer")
+	tok := webtest.TreasuryFormToken(t, env, c, "transfer")
 	resp := env.PostForm(c, "/treasury/transfer", url.Values{"wallet_id": {usd}, "to_user_id": {""}, "amount": {"1e3"},
 		"description": {strings.Repeat("d", 501)}, "form_token": {tok}})
 	doc = webtest.Doc(t, resp)
@@ -116,7 +78,7 @@ func TestTreasuryTransferIsCreatedOnceAndItsCreatorCannotApprove(t *testing.T) {
 	if emily.Length() != 1 || !strings.Contains(emily.Parent().Text(), "Emily Carter") {
 		t.Fatalf("search for Emily: %v", recipientOptions(doc.Selection))
 	}
-	resp = env.PostForm(c, "/treasury/transfer", withToken(t, env, c, "transfer", url.Values{"wallet_id": {usd}, "to_search": {"emily car"},
+	resp = env.PostForm(c, "/treasury/transfer", webtest.WithTreasuryFormToken(t, env, c, "transfer", url.Values{"wallet_id": {usd}, "to_search": {"emily car"},
 		"to_user_id": {emily.AttrOr("value", "")}, "amount": {"1,234.56"}, "description": {"Conference travel"}}))
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusSeeOther || !strings.HasPrefix(resp.Header.Get("Location"), "/approvals/") {
@@ -158,12 +120,12 @@ func TestTreasurySwapAndSend(t *testing.T) {
 	c, _ := env.SignedIn(store.RoleOwner)
 	usd := webtest.TreasuryWallet(t, env, "USDB").ID
 
-	resp := env.PostForm(c, "/treasury/swap", withToken(t, env, c, "swap", url.Values{"wallet_id": {usd}, "to_stablecoin": {"USDB"}, "amount": {"10"}, "slippage_bps": {"501"}}))
+	resp := env.PostForm(c, "/treasury/swap", webtest.WithTreasuryFormToken(t, env, c, "swap", url.Values{"wallet_id": {usd}, "to_stablecoin": {"USDB"}, "amount": {"10"}, "slippage_bps": {"501"}}))
 	doc := webtest.Doc(t, resp)
 	if resp.StatusCode != http.StatusUnprocessableEntity || webtest.TestID(doc, "swap-to-error") == "" || webtest.TestID(doc, "swap-slippage-error") == "" {
 		t.Fatalf("bad swap: %d", resp.StatusCode)
 	}
-	resp = env.PostForm(c, "/treasury/swap", quotedSwap(t, env, c, url.Values{"wallet_id": {usd}, "to_stablecoin": {"CNGN"}, "amount": {"100.5"}, "slippage_bps": {"50"}}))
+	resp = env.PostForm(c, "/treasury/swap", webtest.QuotedSwapForm(t, env, c, url.Values{"wallet_id": {usd}, "to_stablecoin": {"CNGN"}, "amount": {"100.5"}, "slippage_bps": {"50"}}))
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusSeeOther {
 		t.Fatalf("swap: %d", resp.StatusCode)
@@ -174,14 +136,14 @@ func TestTreasurySwapAndSend(t *testing.T) {
 	}
 
 	// A refused send keeps its recipient chosen in the send form's picker only.
-	resp = env.PostForm(c, "/treasury/send", withToken(t, env, c, "send", url.Values{"wallet_id": {usd}, "to_search": {"oli"}, "to_user_id": {env.DemoEmployee("Oliver").ServiceUserID}, "amount": {""}}))
+	resp = env.PostForm(c, "/treasury/send", webtest.WithTreasuryFormToken(t, env, c, "send", url.Values{"wallet_id": {usd}, "to_search": {"oli"}, "to_user_id": {env.DemoEmployee("Oliver").ServiceUserID}, "amount": {""}}))
 	doc = webtest.Doc(t, resp)
 	chosen := doc.Find(`#send-to-results input[name=to_user_id][checked]`)
 	if resp.StatusCode != http.StatusUnprocessableEntity || chosen.AttrOr("value", "") != env.DemoEmployee("Oliver").ServiceUserID ||
 		!strings.Contains(chosen.Parent().Text(), "Oliver Smith") || doc.Find(`#transfer-to-results input`).Length() != 0 {
 		t.Fatalf("bad send: %d, chosen %d", resp.StatusCode, chosen.Length())
 	}
-	resp = env.PostForm(c, "/treasury/send", withToken(t, env, c, "send", url.Values{"wallet_id": {usd}, "to_user_id": {env.DemoEmployee("Oliver").ServiceUserID}, "amount": {"12.30"}, "note": {"Taxi"}}))
+	resp = env.PostForm(c, "/treasury/send", webtest.WithTreasuryFormToken(t, env, c, "send", url.Values{"wallet_id": {usd}, "to_user_id": {env.DemoEmployee("Oliver").ServiceUserID}, "amount": {"12.30"}, "note": {"Taxi"}}))
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusSeeOther {
 		t.Fatalf("send: %d", resp.StatusCode)
@@ -200,8 +162,9 @@ func TestTreasuryCreateDuringAnOutageKeepsTheInputAndSendsOnce(t *testing.T) {
 	webtest.SandboxControl(t, env, http.MethodPost, "/_sandbox/faults", map[string]any{"method": "POST",
 		"route": "/v1/users/{userId}/smart-wallets/{smartWalletId}/proposals", "drop": true, "times": 1})
 
-	form := withToken(t, env, c, "transfer", url.Values{"wallet_id": {usd}, "to_user_id": {env.DemoEmployee("Emily").ServiceUserID},
+	form := webtest.WithTreasuryFormToken(t, env, c, "transfer", url.Values{"wallet_id": {usd}, "to_user_id": {env.DemoEmployee("Emily").ServiceUserID},
 		"amount": {"42.00"}, "description": {"Lunch"}})
+
 	resp := env.PostForm(c, "/treasury/transfer", form)
 	doc := webtest.Doc(t, resp)
 	if resp.StatusCode != http.StatusBadGateway || !strings.Contains(webtest.TestID(doc, "treasury-error"), "not recorded so far") ||

@@ -1,4 +1,4 @@
-package web_test
+package moneytest
 
 import (
 	"context"
@@ -45,7 +45,7 @@ func serviceUserIDOf(t *testing.T, env *webtest.Env, email string) string {
 
 func TestTreasuryRecipientIsFoundBySearchNotListed(t *testing.T) {
 	env := webtest.New(t, webtest.Options{})
-	seedLoadEmployees(t, env, 400)
+	webtest.SeedLoadEmployees(t, env, 400)
 	if _, err := env.Store.Pool().Exec(context.Background(), `INSERT INTO employees (kind, email, first_name, last_name, country, invite_state, service_user_id)
 		VALUES ('employee', 'half@load.example', 'Fifty', 'Fifty%Off', 'GBR', 'linked', 'svc-percent')`); err != nil {
 		t.Fatal(err)

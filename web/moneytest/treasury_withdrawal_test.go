@@ -1,4 +1,4 @@
-package web_test
+package moneytest
 
 import (
 	"context"
@@ -9,8 +9,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-
-	"github.com/PuerkitoBio/goquery"
 
 	"partneradmin/store"
 	"partneradmin/web/webtest"
@@ -34,37 +32,6 @@ func cryptoWorkflows(t *testing.T, env *webtest.Env) []map[string]any {
 	return cw
 }
 
-// withdrawalForm opens the form for a wallet and returns its fields as a
-// browser would post them.
-func withdrawalForm(t *testing.T, env *webtest.Env, c *http.Client, walletID string) (url.Values, *goquery.Document) {
-	t.Helper()
-	resp := env.Get(c, "/treasury/withdrawal?wallet_id="+url.QueryEscape(walletID))
-	if resp.StatusCode != http.StatusOK {
-		t.Fatalf("withdrawal form: %d", resp.StatusCode)
-	}
-	doc := webtest.Doc(t, resp)
-	tok, _ := doc.Find(`[data-testid="withdrawal-form"] input[name="form_token"]`).Attr("value")
-	if tok == "" {
-		t.Fatal("no form token")
-	}
-	return url.Values{"form_token": {tok}, "wallet_id": {walletID}}, doc
-}
-
-func withdrawalRows(t *testing.T, env *webtest.Env) int {
-	t.Helper()
-	var n int
-	if err := env.Store.Pool().QueryRow(context.Background(), `SELECT count(*) FROM crypto_withdrawals`).Scan(&n); err != nil {
-		t.Fatal(err)
-	}
-	return n
-}
-
-const withdrawalDestination = "0x2c7536E3605D9C16a7a3D7b1898e529396a65c23"
-
-// addressTail is what a person retypes to confirm a withdrawal to address:
-// its last six characters (any case).
-func addressTail(address string) string { return address[len(address)-6:] }
-
 // TestCryptoWithdrawalFromTheTreasuryIsSignedOnTheDevice: an owner starts a
 // crypto withdrawal of the treasury's USDB wallet; bad input is refused at
 // the fields with nothing sent; the API's signatureRequest becomes a QR code;
@@ -85,7 +52,7 @@ func TestCryptoWithdrawalFromTheTreasuryIsSignedOnTheDevice(t *testing.T) {
 	if doc := webtest.Doc(t, env.Get(c, "/treasury")); doc.Find(`[data-testid="withdrawal-link"]`).Length() != 1 {
 		t.Fatal("no link to the crypto withdrawal from /treasury")
 	}
-	form, doc := withdrawalForm(t, env, c, usd)
+	form, doc := webtest.WithdrawalForm(t, env, c, usd)
 	if !strings.Contains(doc.Find("#f-wallet_id option[selected]").Text(), "USD (USDB)") {
 		t.Fatalf("wallet choice: %q", doc.Find("#f-wallet_id option[selected]").Text())
 	}
@@ -105,7 +72,7 @@ func TestCryptoWithdrawalFromTheTreasuryIsSignedOnTheDevice(t *testing.T) {
 	// stored or sent upstream.
 	for _, tc := range []struct{ addr, want string }{
 		{"0x12", "40 hex characters"},
-		{strings.Replace(withdrawalDestination, "E", "e", 1), "EIP-55 checksum"},
+		{strings.Replace(webtest.WithdrawalDestination, "E", "e", 1), "EIP-55 checksum"},
 		{"0x" + strings.Repeat("0", 40), "zero address"},
 		{"0x2c7536E3605D9C16a7a3D7b1898e529396a65cZZ", "hex characters"},
 	} {
@@ -124,21 +91,21 @@ func TestCryptoWithdrawalFromTheTreasuryIsSignedOnTheDevice(t *testing.T) {
 		webtest.FieldProblem(t, doc, "f-address", tc.want)
 	}
 	resp = env.PostForm(c, "/treasury/withdrawal", url.Values{"form_token": form["form_token"], "wallet_id": {usd},
-		"route": {"polygon:DAI"}, "address": {withdrawalDestination}})
+		"route": {"polygon:DAI"}, "address": {webtest.WithdrawalDestination}})
 	doc = webtest.Doc(t, resp)
 	if resp.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(webtest.TestID(doc, "f-route-error"), "does not take USDB to DAI on polygon") {
 		t.Fatalf("unsupported route: %d %q", resp.StatusCode, webtest.TestID(doc, "f-route-error"))
 	}
 	// An all-lower-case address has no checksum to check: accepted below.
-	if n := len(cryptoWorkflows(t, env)); n != 0 || withdrawalRows(t, env) != 0 {
-		t.Fatalf("bad input sent %d withdrawals upstream, stored %d", n, withdrawalRows(t, env))
+	if n := len(cryptoWorkflows(t, env)); n != 0 || webtest.WithdrawalRows(t, env) != 0 {
+		t.Fatalf("bad input sent %d withdrawals upstream, stored %d", n, webtest.WithdrawalRows(t, env))
 	}
 
 	// A good form is shown for review first: the whole balance read now,
 	// the address in its checksummed form, and a warning that an address
 	// in one case carries no checksum. Nothing is sent.
 	form.Set("route", "base:USDC")
-	form.Set("address", "0x"+strings.ToUpper(withdrawalDestination[2:]))
+	form.Set("address", "0x"+strings.ToUpper(webtest.WithdrawalDestination[2:]))
 	resp = env.PostForm(c, "/treasury/withdrawal", form)
 	doc = webtest.Doc(t, resp)
 	if resp.StatusCode != http.StatusOK || doc.Find(`[data-testid="withdrawal-review"]`).Length() != 1 {
@@ -147,7 +114,7 @@ func TestCryptoWithdrawalFromTheTreasuryIsSignedOnTheDevice(t *testing.T) {
 	if got := webtest.TestID(doc, "review-amount"); !strings.HasPrefix(got, "249,500.00 USD (USDB) (read just now)") {
 		t.Errorf("review amount %q", got)
 	}
-	if webtest.TestID(doc, "review-address") != withdrawalDestination || webtest.TestID(doc, "review-route") != "USDC on base" ||
+	if webtest.TestID(doc, "review-address") != webtest.WithdrawalDestination || webtest.TestID(doc, "review-route") != "USDC on base" ||
 		webtest.TestID(doc, "review-no-checksum") == "" {
 		t.Errorf("review: %q %q no-checksum %q", webtest.TestID(doc, "review-address"), webtest.TestID(doc, "review-route"),
 			webtest.TestID(doc, "review-no-checksum"))
@@ -168,13 +135,13 @@ func TestCryptoWithdrawalFromTheTreasuryIsSignedOnTheDevice(t *testing.T) {
 	if doc.Find("#f-address").AttrOr("value", "") != form.Get("address") {
 		t.Fatalf("edit lost the address: %q", doc.Find("#f-address").AttrOr("value", ""))
 	}
-	if n := len(cryptoWorkflows(t, env)); n != 0 || withdrawalRows(t, env) != 0 {
-		t.Fatalf("review sent %d withdrawals upstream, stored %d", n, withdrawalRows(t, env))
+	if n := len(cryptoWorkflows(t, env)); n != 0 || webtest.WithdrawalRows(t, env) != 0 {
+		t.Fatalf("review sent %d withdrawals upstream, stored %d", n, webtest.WithdrawalRows(t, env))
 	}
 
 	// Confirmed (the tail in any case): 201 with the QR code of the device link.
-	form.Set("address", strings.ToLower(withdrawalDestination))
-	form.Set("confirm_tail", strings.ToUpper(addressTail(form.Get("address"))))
+	form.Set("address", strings.ToLower(webtest.WithdrawalDestination))
+	form.Set("confirm_tail", strings.ToUpper(webtest.WithdrawalAddressTail(form.Get("address"))))
 	resp = env.PostForm(c, "/treasury/withdrawal", form)
 	if resp.StatusCode != http.StatusCreated {
 		t.Fatalf("withdraw: %d", resp.StatusCode)
@@ -190,8 +157,8 @@ func TestCryptoWithdrawalFromTheTreasuryIsSignedOnTheDevice(t *testing.T) {
 	if !strings.HasPrefix(poll, "/sign-requests/") || doc.Find(`[data-testid="sign-countdown"]`).Length() != 1 {
 		t.Fatalf("poll %q", poll)
 	}
-	if got := webtest.TestID(doc, "withdrawal-to"); got != withdrawalDestination {
-		t.Fatalf("destination shown %q, want the checksummed %q", got, withdrawalDestination)
+	if got := webtest.TestID(doc, "withdrawal-to"); got != webtest.WithdrawalDestination {
+		t.Fatalf("destination shown %q, want the checksummed %q", got, webtest.WithdrawalDestination)
 	}
 	rid, _ := strconv.ParseInt(strings.TrimPrefix(poll, "/sign-requests/"), 10, 64)
 	sr, err := env.Store.SignRequestByID(ctx, rid)
@@ -199,7 +166,7 @@ func TestCryptoWithdrawalFromTheTreasuryIsSignedOnTheDevice(t *testing.T) {
 		t.Fatalf("sign request: %+v %v", sr, err)
 	}
 	wfs := cryptoWorkflows(t, env)
-	if len(wfs) != 1 || wfs[0]["id"] != sr.WorkflowID || !strings.Contains(wfs[0]["destination"].(string), "base:USDC:"+withdrawalDestination) {
+	if len(wfs) != 1 || wfs[0]["id"] != sr.WorkflowID || !strings.Contains(wfs[0]["destination"].(string), "base:USDC:"+webtest.WithdrawalDestination) {
 		t.Fatalf("upstream workflows %v (sign request for %s)", wfs, sr.WorkflowID)
 	}
 	var wid int64
@@ -219,8 +186,8 @@ func TestCryptoWithdrawalFromTheTreasuryIsSignedOnTheDevice(t *testing.T) {
 	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/treasury/withdrawal/"+strconv.FormatInt(wid, 10) {
 		t.Fatalf("second post: %d %q", resp.StatusCode, resp.Header.Get("Location"))
 	}
-	if n := len(cryptoWorkflows(t, env)); n != 1 || withdrawalRows(t, env) != 1 {
-		t.Fatalf("second post: %d withdrawals upstream, %d stored", n, withdrawalRows(t, env))
+	if n := len(cryptoWorkflows(t, env)); n != 1 || webtest.WithdrawalRows(t, env) != 1 {
+		t.Fatalf("second post: %d withdrawals upstream, %d stored", n, webtest.WithdrawalRows(t, env))
 	}
 
 	// Refused as a role without the treasury permission; nothing sent.
@@ -240,7 +207,7 @@ func TestCryptoWithdrawalFromTheTreasuryIsSignedOnTheDevice(t *testing.T) {
 	u, _ := url.Parse(link)
 	code, req := webtest.DeviceGet(t, env, u.Path)
 	if code != http.StatusOK || req["kind"] != "workflow" || req["hashToSign"] != wfs[0]["hashToSign"] ||
-		!strings.Contains(req["summary"].(map[string]any)["title"].(string), withdrawalDestination) {
+		!strings.Contains(req["summary"].(map[string]any)["title"].(string), webtest.WithdrawalDestination) {
 		t.Fatalf("device get: %d %v", code, req)
 	}
 	code, ans := webtest.DevicePost(t, env, u.Path, webtest.SignHash(t, webtest.OwnerKey(t, env, "treasury"), req["hashToSign"]).Hex())
@@ -292,10 +259,10 @@ func TestCryptoWithdrawalUpstreamFailuresKeepTheInputAndSendOnce(t *testing.T) {
 		{"method": "POST", "route": route, "status": 503, "times": 1},
 		{"method": "POST", "route": route, "drop": true, "times": 1},
 	} {
-		form, _ := withdrawalForm(t, env, c, usd)
+		form, _ := webtest.WithdrawalForm(t, env, c, usd)
 		form.Set("route", "ethereum:USDT")
-		form.Set("address", withdrawalDestination)
-		form.Set("confirm_tail", addressTail(form.Get("address")))
+		form.Set("address", webtest.WithdrawalDestination)
+		form.Set("confirm_tail", webtest.WithdrawalAddressTail(form.Get("address")))
 		webtest.SandboxControl(t, env, http.MethodPost, "/_sandbox/faults", fault)
 		resp := env.PostForm(c, "/treasury/withdrawal", form)
 		doc := webtest.Doc(t, resp)
@@ -303,7 +270,7 @@ func TestCryptoWithdrawalUpstreamFailuresKeepTheInputAndSendOnce(t *testing.T) {
 			!strings.Contains(msg, "cannot be read back") || !strings.Contains(msg, "expires by itself") {
 			t.Fatalf("fault %d: %d %q", i, resp.StatusCode, msg)
 		}
-		if v, _ := doc.Find("#f-address").Attr("value"); v != withdrawalDestination {
+		if v, _ := doc.Find("#f-address").Attr("value"); v != webtest.WithdrawalDestination {
 			t.Fatalf("fault %d: address lost: %q", i, v)
 		}
 		if doc.Find(`#f-route option[value="ethereum:USDT"][selected]`).Length() != 1 {
@@ -327,8 +294,8 @@ func TestCryptoWithdrawalUpstreamFailuresKeepTheInputAndSendOnce(t *testing.T) {
 			!strings.Contains(webtest.TestID(doc, "flash"), "already sent") || !strings.Contains(webtest.TestID(doc, "withdrawal-record-error"), "expires by itself") {
 			t.Fatalf("fault %d: record %q %q", i, st, webtest.TestID(doc, "flash"))
 		}
-		if n := len(cryptoWorkflows(t, env)); n != 0 || withdrawalRows(t, env) != 0 {
-			t.Fatalf("fault %d: %d withdrawals upstream, %d stored", i, n, withdrawalRows(t, env))
+		if n := len(cryptoWorkflows(t, env)); n != 0 || webtest.WithdrawalRows(t, env) != 0 {
+			t.Fatalf("fault %d: %d withdrawals upstream, %d stored", i, n, webtest.WithdrawalRows(t, env))
 		}
 	}
 	if n := env.Sandbox.RequestCount("POST", route); n != 2 {
@@ -340,10 +307,10 @@ func TestCryptoWithdrawalUpstreamFailuresKeepTheInputAndSendOnce(t *testing.T) {
 	}
 
 	// The API is back: the fresh form sends one withdrawal.
-	form, _ := withdrawalForm(t, env, c, usd)
+	form, _ := webtest.WithdrawalForm(t, env, c, usd)
 	form.Set("route", "ethereum:USDT")
-	form.Set("address", withdrawalDestination)
-	form.Set("confirm_tail", addressTail(form.Get("address")))
+	form.Set("address", webtest.WithdrawalDestination)
+	form.Set("confirm_tail", webtest.WithdrawalAddressTail(form.Get("address")))
 	resp := env.PostForm(c, "/treasury/withdrawal", form)
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusCreated || len(cryptoWorkflows(t, env)) != 1 {
@@ -358,10 +325,10 @@ func TestCryptoWithdrawalDoubleClickSendsOne(t *testing.T) {
 	env := webtest.New(t, webtest.Options{})
 	c, _ := env.SignedIn(store.RoleOwner)
 	usd := webtest.TreasuryWallet(t, env, "USDB").ID
-	form, _ := withdrawalForm(t, env, c, usd)
+	form, _ := webtest.WithdrawalForm(t, env, c, usd)
 	form.Set("route", "base:USDB")
-	form.Set("address", withdrawalDestination)
-	form.Set("confirm_tail", addressTail(form.Get("address")))
+	form.Set("address", webtest.WithdrawalDestination)
+	form.Set("confirm_tail", webtest.WithdrawalAddressTail(form.Get("address")))
 	webtest.SandboxControl(t, env, http.MethodPost, "/_sandbox/faults", map[string]any{"method": "POST",
 		"route": "/v1/users/{userId}/withdrawal/smart-wallet/crypto", "latencyMs": 400, "times": 1})
 
@@ -380,7 +347,7 @@ func TestCryptoWithdrawalDoubleClickSendsOne(t *testing.T) {
 	if got[http.StatusCreated] != 1 || got[http.StatusSeeOther] != 1 {
 		t.Fatalf("answers %v, want one 201 and one 303", got)
 	}
-	if n := len(cryptoWorkflows(t, env)); n != 1 || withdrawalRows(t, env) != 1 {
-		t.Fatalf("%d withdrawals upstream, %d stored", n, withdrawalRows(t, env))
+	if n := len(cryptoWorkflows(t, env)); n != 1 || webtest.WithdrawalRows(t, env) != 1 {
+		t.Fatalf("%d withdrawals upstream, %d stored", n, webtest.WithdrawalRows(t, env))
 	}
 }

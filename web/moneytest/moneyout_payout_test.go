@@ -1,4 +1,4 @@
-package web_test
+package moneytest
 
 import (
 	"context"
@@ -18,59 +18,6 @@ import (
 	"partneradmin/store"
 	"partneradmin/web/webtest"
 )
-
-const payoutRoute = "/v1/users/{userId}/payouts"
-
-// payoutStep posts one step of the payout wizard.
-func payoutStep(t *testing.T, env *webtest.Env, c *http.Client, v url.Values, want int) *goquery.Document {
-	t.Helper()
-	resp := env.PostForm(c, "/money-out/payout", v)
-	doc := webtest.Doc(t, resp)
-	if resp.StatusCode != want {
-		t.Fatalf("step %s: %d, want %d; %q", v.Get("step"), resp.StatusCode, want, webtest.TestID(doc, "payout-error"))
-	}
-	return doc
-}
-
-// payoutReview walks the wizard to its review and returns the confirm form.
-func payoutReview(t *testing.T, env *webtest.Env, c *http.Client, country, bank, branch, account, amount string) (url.Values, *goquery.Document) {
-	t.Helper()
-	v := url.Values{"step": {"country"}, "country": {country}}
-	payoutStep(t, env, c, v, http.StatusOK)
-	v.Set("step", "bank")
-	v.Set("bank_id", bank)
-	doc := payoutStep(t, env, c, v, http.StatusOK)
-	if branch != "" {
-		if doc.Find(`#f-branch_id option[value="`+branch+`"]`).Length() != 1 {
-			t.Fatalf("no branch %s offered", branch)
-		}
-		v.Set("step", "branch")
-		v.Set("branch_id", branch)
-		doc = payoutStep(t, env, c, v, http.StatusOK)
-	}
-	if doc.Find("#f-account_number").Length() != 1 {
-		t.Fatalf("not at the account step: %q", doc.Find("h1").Text())
-	}
-	v.Set("step", "account")
-	v.Set("account_number", account)
-	doc = payoutStep(t, env, c, v, http.StatusOK)
-	holder := webtest.TestID(doc, "payout-holder")
-	if holder == "" || doc.Find("#f-amount").Length() != 1 {
-		t.Fatalf("no holder shown before the amount")
-	}
-	v.Set("step", "amount")
-	v.Set("holder", holder)
-	v.Set("amount", amount)
-	doc = payoutStep(t, env, c, v, http.StatusOK)
-	form := url.Values{}
-	doc.Find(`[data-testid="payout-confirm-form"] input`).Each(func(_ int, s *goquery.Selection) {
-		form.Set(s.AttrOr("name", ""), s.AttrOr("value", ""))
-	})
-	if form.Get("form_token") == "" {
-		t.Fatal("no confirm form")
-	}
-	return form, doc
-}
 
 // sandboxPayoutAmount is the amount field of the payout the sandbox
 // recorded, as it read it from the request body.
@@ -121,22 +68,23 @@ func TestMoneyOutPayoutJourney(t *testing.T) {
 		t.Fatalf("countries: %q", doc.Find("#f-country").Text())
 	}
 	// A bank with branches asks for one.
-	doc = payoutStep(t, env, c, url.Values{"step": {"branch"}, "country": {"CAN"}, "bank_id": {"can-rbc"}}, http.StatusUnprocessableEntity)
+	doc = webtest.PayoutStep(t, env, c, url.Values{"step": {"branch"}, "country": {"CAN"}, "bank_id": {"can-rbc"}}, http.StatusUnprocessableEntity)
 	if !strings.Contains(webtest.TestID(doc, "f-branch_id-error"), "branch") {
 		t.Fatalf("branch: %q", webtest.TestID(doc, "f-branch_id-error"))
 	}
 	// An account the API says does not exist: its words at the field.
-	doc = payoutStep(t, env, c, url.Values{"step": {"account"}, "country": {"CAN"}, "bank_id": {"can-rbc"}, "branch_id": {"can-rbc-00002"},
+	doc = webtest.PayoutStep(t, env, c, url.Values{"step": {"account"}, "country": {"CAN"}, "bank_id": {"can-rbc"}, "branch_id": {"can-rbc-00002"},
 		"account_number": {"1234560000"}}, http.StatusUnprocessableEntity)
+
 	if !strings.Contains(webtest.TestID(doc, "f-account_number-error"), "No account") || doc.Find("#f-account_number").AttrOr("value", "") != "1234560000" {
 		t.Fatalf("bad account: %q", webtest.TestID(doc, "f-account_number-error"))
 	}
 	webtest.FieldProblem(t, doc, "f-account_number", "No account")
-	if n := env.Sandbox.RequestCount("POST", payoutRoute); n != 0 {
+	if n := env.Sandbox.RequestCount("POST", webtest.PayoutRoute); n != 0 {
 		t.Fatalf("%d payouts sent before confirming", n)
 	}
 
-	form, doc := payoutReview(t, env, c, "CAN", "can-rbc", "can-rbc-00002", "1234567", "1,250.50")
+	form, doc := webtest.PayoutReview(t, env, c, "CAN", "can-rbc", "can-rbc-00002", "1234567", "1,250.50")
 	if got, sent := webtest.TestID(doc, "payout-review-amount"), webtest.TestID(doc, "payout-review-sent"); got != "1,250.50 USD (USDB)" || sent != "1,250.50 USDB" {
 		t.Fatalf("review amount %q, leaving the wallet %q", got, sent)
 	}
@@ -150,7 +98,7 @@ func TestMoneyOutPayoutJourney(t *testing.T) {
 	for _, k := range []string{"country", "bank_id", "branch_id", "account_number", "holder"} {
 		bad.Set(k, form.Get(k))
 	}
-	doc = payoutStep(t, env, c, bad, http.StatusUnprocessableEntity)
+	doc = webtest.PayoutStep(t, env, c, bad, http.StatusUnprocessableEntity)
 	webtest.FieldProblem(t, doc, "f-amount", "")
 	noMinorUnits(t, doc, "the payout amount step")
 	if doc.Find("#f-amount").AttrOr("value", "") != "12.345" || doc.Find("#f-note").Text() != "Rent, November" {
@@ -181,7 +129,7 @@ func TestMoneyOutPayoutJourney(t *testing.T) {
 		}(i)
 	}
 	wg.Wait()
-	if n := env.Sandbox.RequestCount("POST", payoutRoute); n != 1 || created == nil {
+	if n := env.Sandbox.RequestCount("POST", webtest.PayoutRoute); n != 1 || created == nil {
 		t.Fatalf("%d payout calls, codes %v", n, codes)
 	}
 	if n := npAuditCount(t, env, "bank_payout.create"); n != 1 {
@@ -249,7 +197,7 @@ func TestMoneyOutPayoutJourney(t *testing.T) {
 func TestMoneyOutPayoutNoBranchRefusalAndLostAnswer(t *testing.T) {
 	env := webtest.New(t, webtest.Options{})
 	c, _ := env.SignedIn(store.RoleFinanceApprover)
-	form, doc := payoutReview(t, env, c, "GBR", "gbr-barclays", "", "12345678", "0.50")
+	form, doc := webtest.PayoutReview(t, env, c, "GBR", "gbr-barclays", "", "12345678", "0.50")
 	if !strings.Contains(webtest.TestID(doc, "payout-branch-name"), "none needed") {
 		t.Fatalf("branch: %q", webtest.TestID(doc, "payout-branch-name"))
 	}
@@ -259,8 +207,8 @@ func TestMoneyOutPayoutNoBranchRefusalAndLostAnswer(t *testing.T) {
 		t.Fatalf("refused: %d %q %q", resp.StatusCode, webtest.TestID(doc, "f-amount-error"), doc.Find(`[data-testid="payout-error"]`).Text())
 	}
 
-	form, _ = payoutReview(t, env, c, "GBR", "gbr-barclays", "", "12345678", "100")
-	webtest.SandboxControl(t, env, http.MethodPost, "/_sandbox/faults", map[string]any{"method": "POST", "route": payoutRoute, "drop": true, "after": true, "times": 1})
+	form, _ = webtest.PayoutReview(t, env, c, "GBR", "gbr-barclays", "", "12345678", "100")
+	webtest.SandboxControl(t, env, http.MethodPost, "/_sandbox/faults", map[string]any{"method": "POST", "route": webtest.PayoutRoute, "drop": true, "after": true, "times": 1})
 	resp = env.PostForm(c, "/money-out/payout/confirm", form)
 	doc = webtest.Doc(t, resp)
 	if resp.StatusCode != http.StatusBadGateway || !strings.Contains(webtest.TestID(doc, "payout-error"), "no read of a payout") {
@@ -277,7 +225,7 @@ func TestMoneyOutPayoutNoBranchRefusalAndLostAnswer(t *testing.T) {
 	if webtest.TestID(doc, "payout-state") != "outcome unknown" || !strings.Contains(webtest.TestID(doc, "payout-record-error"), "no read of a payout") {
 		t.Fatalf("unknown payout page: %q %q", webtest.TestID(doc, "payout-state"), webtest.TestID(doc, "payout-record-error"))
 	}
-	if n := env.Sandbox.RequestCount("POST", payoutRoute); n != 2 {
+	if n := env.Sandbox.RequestCount("POST", webtest.PayoutRoute); n != 2 {
 		t.Fatalf("%d payout calls, want 2 (the refused one and the lost one)", n)
 	}
 	for _, role := range []store.Role{store.RoleHRAdmin, store.RoleSupport} {
@@ -300,7 +248,7 @@ func TestMoneyOutPayoutQuoteExpiryIsEnforced(t *testing.T) {
 	var offset atomic.Int64
 	env := webtest.New(t, webtest.Options{Now: func() time.Time { return time.Now().Add(time.Duration(offset.Load())) }})
 	c, _ := env.SignedIn(store.RoleOwner)
-	form, _ := payoutReview(t, env, c, "KEN", "ken-kcb", "", "1234567890", "75")
+	form, _ := webtest.PayoutReview(t, env, c, "KEN", "ken-kcb", "", "1234567890", "75")
 	resp := env.PostForm(c, "/money-out/payout/confirm", form)
 	page := webtest.Doc(t, resp)
 	if resp.StatusCode != http.StatusCreated || page.Find(`[data-testid="payout-quote-expiry"] [data-countdown]`).Length() != 1 {
@@ -336,7 +284,7 @@ func TestMoneyOutPayoutFailedOnTheRail(t *testing.T) {
 	webtest.AdoptWebhookSecret(t, env)
 	c, _ := env.SignedIn(store.RoleOwner)
 	before := webtest.CoinBalance(t, env, env.Demo.TreasuryUserID, "USDB")
-	form, _ := payoutReview(t, env, c, "IND", "ind-hdfc", "ind-hdfc-0000240", "123456789", "99.99")
+	form, _ := webtest.PayoutReview(t, env, c, "IND", "ind-hdfc", "ind-hdfc-0000240", "123456789", "99.99")
 	resp := env.PostForm(c, "/money-out/payout/confirm", form)
 	page := webtest.Doc(t, resp)
 	if resp.StatusCode != http.StatusCreated {
@@ -392,10 +340,10 @@ func TestMoneyOutListsTheAPIDoesNotAnswer(t *testing.T) {
 	if resp.StatusCode != http.StatusOK || !strings.Contains(webtest.TestID(doc, "ngn-banks-unavailable"), "did not list the banks") {
 		t.Fatalf("nigeria: %d %q", resp.StatusCode, webtest.TestID(doc, "ngn-banks-unavailable"))
 	}
-	resp = env.PostForm(c, "/money-out/nigeria/verify", url.Values{"bank_code": {ngnTreasuryBank}, "account_number": {ngnTreasuryNUBAN}})
+	resp = env.PostForm(c, "/money-out/nigeria/verify", url.Values{"bank_code": {webtest.NigeriaTreasuryBank}, "account_number": {webtest.NigeriaTreasuryNUBAN}})
 	doc = webtest.Doc(t, resp)
-	if resp.StatusCode != http.StatusBadGateway || doc.Find("#f-account_number").AttrOr("value", "") != ngnTreasuryNUBAN ||
-		env.Sandbox.RequestCount("POST", ngnVerifyRoute) != 0 {
+	if resp.StatusCode != http.StatusBadGateway || doc.Find("#f-account_number").AttrOr("value", "") != webtest.NigeriaTreasuryNUBAN ||
+		env.Sandbox.RequestCount("POST", webtest.NigeriaVerifyRoute) != 0 {
 		t.Fatalf("verify without banks: %d %q", resp.StatusCode, webtest.TestID(doc, "ngn-error"))
 	}
 	resp = env.Get(c, "/money-out/payout")

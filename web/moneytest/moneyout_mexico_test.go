@@ -1,4 +1,4 @@
-package web_test
+package moneytest
 
 import (
 	"context"
@@ -17,24 +17,6 @@ import (
 	"partneradmin/store"
 	"partneradmin/web/webtest"
 )
-
-const (
-	mxQuoteRoute  = "/v1/users/{userId}/latam/mx/quote"
-	mxOrderRoute  = "/v1/users/{userId}/latam/mx/orders/{orderId}"
-	mxSubmitRoute = "/v1/users/{userId}/wallets/submit-signature"
-)
-
-// mxForm opens the quote form and returns it filled.
-func mxForm(t *testing.T, env *webtest.Env, c *http.Client, amount string) url.Values {
-	t.Helper()
-	resp := env.Get(c, "/money-out/mexico")
-	doc := webtest.Doc(t, resp)
-	tok, _ := doc.Find(`[data-testid="mx-form"] input[name="form_token"]`).Attr("value")
-	if resp.StatusCode != http.StatusOK || tok == "" {
-		t.Fatalf("mexico form: %d, token %q, kyc %q", resp.StatusCode, tok, webtest.TestID(doc, "mx-kyc-words"))
-	}
-	return url.Values{"form_token": {tok}, "amount": {amount}, "note": {"Payroll November"}}
-}
 
 // mxOrderID is the id of the newest offramp order in the store.
 func mxOrderID(t *testing.T, env *webtest.Env) int64 {
@@ -91,7 +73,7 @@ func TestMoneyOutMexicoTwoSignaturesEndToEnd(t *testing.T) {
 		t.Fatalf("kyc proposed: %q", webtest.TestID(doc, "mx-kyc-words"))
 	}
 	webtest.SandboxControl(t, env, http.MethodPut, "/_sandbox/users/"+env.Demo.TreasuryUserID+"/mx/kyc", map[string]any{"status": "approved"})
-	form := mxForm(t, env, c, "1000")
+	form := webtest.MexicoQuoteForm(t, env, c, "1000")
 	before := sepaMXNBalance(t, env, "MEXe")
 
 	// Bad input: at the field and in the summary, kept, nothing sent.
@@ -120,7 +102,7 @@ func TestMoneyOutMexicoTwoSignaturesEndToEnd(t *testing.T) {
 			t.Fatalf("amount label %q", doc.Find(`label[for="f-amount"]`).Text())
 		}
 	}
-	if n := env.Sandbox.RequestCount("POST", mxQuoteRoute); n != 0 {
+	if n := env.Sandbox.RequestCount("POST", webtest.MexicoQuoteRoute); n != 0 {
 		t.Fatalf("bad input sent %d quotes", n)
 	}
 
@@ -155,8 +137,8 @@ func TestMoneyOutMexicoTwoSignaturesEndToEnd(t *testing.T) {
 	// The same form again sends nothing and leads to the order.
 	resp = env.PostForm(c, "/money-out/mexico", form)
 	resp.Body.Close()
-	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != page || env.Sandbox.RequestCount("POST", mxQuoteRoute) != 1 {
-		t.Fatalf("second post: %d %q, %d quotes", resp.StatusCode, resp.Header.Get("Location"), env.Sandbox.RequestCount("POST", mxQuoteRoute))
+	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != page || env.Sandbox.RequestCount("POST", webtest.MexicoQuoteRoute) != 1 {
+		t.Fatalf("second post: %d %q, %d quotes", resp.StatusCode, resp.Header.Get("Location"), env.Sandbox.RequestCount("POST", webtest.MexicoQuoteRoute))
 	}
 	for _, role := range []store.Role{store.RoleHRAdmin, store.RoleSupport} {
 		other, _ := env.SignedIn(role)
@@ -176,7 +158,7 @@ func TestMoneyOutMexicoTwoSignaturesEndToEnd(t *testing.T) {
 
 	// While the API does not answer, the page says what it waits for and
 	// what to do.
-	webtest.SandboxControl(t, env, http.MethodPost, "/_sandbox/faults", map[string]any{"method": "GET", "route": mxOrderRoute, "status": 503})
+	webtest.SandboxControl(t, env, http.MethodPost, "/_sandbox/faults", map[string]any{"method": "GET", "route": webtest.MexicoOrderRoute, "status": 503})
 	doc = mxSteps(t, env, c, id)
 	if webtest.TestID(doc, "mx-read-error") == "" || !strings.Contains(webtest.TestID(doc, "mx-waiting"), "Waiting for the API to ask for the second (burn) signature") ||
 		!strings.Contains(webtest.TestID(doc, "mx-waiting"), "get a new quote") || mxAttr(doc, "mx-step-burn", "data-state") != "not_yet" {
@@ -216,7 +198,7 @@ func TestMoneyOutMexicoTwoSignaturesEndToEnd(t *testing.T) {
 	if code, ans := webtest.SignOnDevice(t, env, burnLink, "treasury"); code != http.StatusOK || ans["state"] != store.SignSubmitted {
 		t.Fatalf("burn signature: %d %v", code, ans)
 	}
-	if n := env.Sandbox.RequestCount("POST", mxSubmitRoute); n != 2 {
+	if n := env.Sandbox.RequestCount("POST", webtest.MexicoSubmitRoute); n != 2 {
 		t.Fatalf("%d signature submissions, want 2", n)
 	}
 	doc = mxSteps(t, env, c, id)
@@ -246,8 +228,8 @@ func TestMoneyOutMexicoFiveConcurrentQuotesAskOnce(t *testing.T) {
 	ctx := context.Background()
 	c, _ := env.SignedIn(store.RoleFinanceApprover)
 	webtest.MexicoReady(t, env)
-	form := mxForm(t, env, c, "100")
-	webtest.SandboxControl(t, env, http.MethodPost, "/_sandbox/faults", map[string]any{"method": "POST", "route": mxQuoteRoute, "latencyMs": 300, "times": 1})
+	form := webtest.MexicoQuoteForm(t, env, c, "100")
+	webtest.SandboxControl(t, env, http.MethodPost, "/_sandbox/faults", map[string]any{"method": "POST", "route": webtest.MexicoQuoteRoute, "latencyMs": 300, "times": 1})
 	var wg sync.WaitGroup
 	codes := make(chan int, 5)
 	for range 5 {
@@ -268,7 +250,7 @@ func TestMoneyOutMexicoFiveConcurrentQuotesAskOnce(t *testing.T) {
 	if got[http.StatusCreated] != 1 || got[http.StatusSeeOther] != 4 {
 		t.Fatalf("answers %v, want one 201 and four 303", got)
 	}
-	if n := env.Sandbox.RequestCount("POST", mxQuoteRoute); n != 1 {
+	if n := env.Sandbox.RequestCount("POST", webtest.MexicoQuoteRoute); n != 1 {
 		t.Fatalf("%d quotes", n)
 	}
 	if a := sepaMXNAudit(t, env, "mx_offramp.quote"); len(a) != 1 {
@@ -276,8 +258,8 @@ func TestMoneyOutMexicoFiveConcurrentQuotesAskOnce(t *testing.T) {
 	}
 
 	// A lost answer.
-	form = mxForm(t, env, c, "200")
-	webtest.SandboxControl(t, env, http.MethodPost, "/_sandbox/faults", map[string]any{"method": "POST", "route": mxQuoteRoute, "after": true, "drop": true, "times": 1})
+	form = webtest.MexicoQuoteForm(t, env, c, "200")
+	webtest.SandboxControl(t, env, http.MethodPost, "/_sandbox/faults", map[string]any{"method": "POST", "route": webtest.MexicoQuoteRoute, "after": true, "drop": true, "times": 1})
 	resp := env.PostForm(c, "/money-out/mexico", form)
 	doc := webtest.Doc(t, resp)
 	if msg := webtest.TestID(doc, "mx-error"); resp.StatusCode != http.StatusBadGateway || !strings.Contains(msg, "cannot be read back") ||
@@ -296,7 +278,7 @@ func TestMoneyOutMexicoFiveConcurrentQuotesAskOnce(t *testing.T) {
 	if mxAttr(doc, "sepa-mxn-request-state", "data-state") != string(store.ActionUnknown) {
 		t.Fatalf("request page: %q", mxAttr(doc, "sepa-mxn-request-state", "data-state"))
 	}
-	if n := env.Sandbox.RequestCount("POST", mxQuoteRoute); n != 2 {
+	if n := env.Sandbox.RequestCount("POST", webtest.MexicoQuoteRoute); n != 2 {
 		t.Fatalf("%d quotes, want 2 (one per form)", n)
 	}
 }
@@ -310,7 +292,7 @@ func TestMoneyOutMexicoExpiredQuoteIsNeverSigned(t *testing.T) {
 	env := webtest.New(t, webtest.Options{Now: func() time.Time { return time.Now().Add(time.Duration(skew.Load())) }})
 	c, _ := env.SignedIn(store.RoleOwner)
 	webtest.MexicoReady(t, env)
-	resp := env.PostForm(c, "/money-out/mexico", mxForm(t, env, c, "250.75"))
+	resp := env.PostForm(c, "/money-out/mexico", webtest.MexicoQuoteForm(t, env, c, "250.75"))
 	doc := webtest.Doc(t, resp)
 	if resp.StatusCode != http.StatusCreated {
 		t.Fatalf("quote: %d", resp.StatusCode)
@@ -338,7 +320,7 @@ func TestMoneyOutMexicoExpiredQuoteIsNeverSigned(t *testing.T) {
 	if code != http.StatusGone {
 		t.Fatalf("device after expiry: %d", code)
 	}
-	if n := env.Sandbox.RequestCount("POST", mxSubmitRoute); n != 0 {
+	if n := env.Sandbox.RequestCount("POST", webtest.MexicoSubmitRoute); n != 0 {
 		t.Fatalf("%d signatures submitted for an expired quote", n)
 	}
 	// The API cancels the order at its expiry.
@@ -369,7 +351,7 @@ func TestMoneyOutMexicoRefusedSignatureAndFailedOrder(t *testing.T) {
 	c, _ := env.SignedIn(store.RoleOwner)
 	webtest.MexicoReady(t, env)
 	before := sepaMXNBalance(t, env, "MEXe")
-	resp := env.PostForm(c, "/money-out/mexico", mxForm(t, env, c, "400"))
+	resp := env.PostForm(c, "/money-out/mexico", webtest.MexicoQuoteForm(t, env, c, "400"))
 	doc := webtest.Doc(t, resp)
 	if resp.StatusCode != http.StatusCreated {
 		t.Fatalf("quote: %d", resp.StatusCode)
@@ -382,7 +364,7 @@ func TestMoneyOutMexicoRefusedSignatureAndFailedOrder(t *testing.T) {
 	if code, _ := webtest.SignOnDevice(t, env, link, "legacy"); code != http.StatusUnprocessableEntity {
 		t.Fatalf("wrong key: %d", code)
 	}
-	if n := env.Sandbox.RequestCount("POST", mxSubmitRoute); n != 0 {
+	if n := env.Sandbox.RequestCount("POST", webtest.MexicoSubmitRoute); n != 0 {
 		t.Fatalf("a refused signature was sent: %d", n)
 	}
 	doc = webtest.Doc(t, env.Get(c, page))
@@ -422,7 +404,7 @@ func TestMoneyOutMexicoRefusedSignatureAndFailedOrder(t *testing.T) {
 	}
 
 	// The allowance now covers the amount: no first signature, but the burn.
-	resp = env.PostForm(c, "/money-out/mexico", mxForm(t, env, c, "100"))
+	resp = env.PostForm(c, "/money-out/mexico", webtest.MexicoQuoteForm(t, env, c, "100"))
 	doc = webtest.Doc(t, resp)
 	if resp.StatusCode != http.StatusCreated || mxAttr(doc, "mx-step-first", "data-state") != "not_needed" ||
 		doc.Find(`[data-testid="sign-qr"]`).Length() != 0 {
@@ -466,7 +448,7 @@ func TestMoneyOutMexicoRefusedQuoteIsExplained(t *testing.T) {
 		!strings.Contains(webtest.TestID(doc, "mx-wallet"), "MEXe") {
 		t.Fatalf("legacy flag %q, wallet %q", got, webtest.TestID(doc, "mx-wallet"))
 	}
-	form := mxForm(t, env, c, "8000")
+	form := webtest.MexicoQuoteForm(t, env, c, "8000")
 	resp := env.PostForm(c, "/money-out/mexico", form)
 	doc = webtest.Doc(t, resp)
 	if resp.StatusCode != http.StatusBadGateway || !strings.Contains(webtest.TestID(doc, "mx-error"), "Insufficient balance") {
@@ -497,7 +479,7 @@ func TestMoneyOutMexicoLostRelayIsReadBack(t *testing.T) {
 	env := webtest.New(t, webtest.Options{})
 	c, _ := env.SignedIn(store.RoleOwner)
 	webtest.MexicoReady(t, env)
-	resp := env.PostForm(c, "/money-out/mexico", mxForm(t, env, c, "250"))
+	resp := env.PostForm(c, "/money-out/mexico", webtest.MexicoQuoteForm(t, env, c, "250"))
 	doc := webtest.Doc(t, resp)
 	if resp.StatusCode != http.StatusCreated {
 		t.Fatalf("quote: %d %q", resp.StatusCode, webtest.TestID(doc, "mx-error"))
@@ -506,10 +488,10 @@ func TestMoneyOutMexicoLostRelayIsReadBack(t *testing.T) {
 	id := mxOrderID(t, env)
 	page := "/money-out/mexico/" + strconv.FormatInt(id, 10)
 
-	webtest.SandboxControl(t, env, http.MethodPost, "/_sandbox/faults", map[string]any{"method": "POST", "route": mxSubmitRoute,
+	webtest.SandboxControl(t, env, http.MethodPost, "/_sandbox/faults", map[string]any{"method": "POST", "route": webtest.MexicoSubmitRoute,
 		"drop": true, "after": true, "times": 1})
 
-	webtest.SandboxControl(t, env, http.MethodPost, "/_sandbox/faults", map[string]any{"method": "GET", "route": mxOrderRoute, "status": 503})
+	webtest.SandboxControl(t, env, http.MethodPost, "/_sandbox/faults", map[string]any{"method": "GET", "route": webtest.MexicoOrderRoute, "status": 503})
 	if code, ans := webtest.SignOnDevice(t, env, link, "treasury"); code != http.StatusBadGateway || ans["state"] != store.SignRelayPending {
 		t.Fatalf("lost answer: %d %v", code, ans)
 	}
@@ -533,7 +515,7 @@ func TestMoneyOutMexicoLostRelayIsReadBack(t *testing.T) {
 	if resp.StatusCode != http.StatusCreated {
 		t.Fatalf("burn link: %d %q", resp.StatusCode, webtest.TestID(doc, "mx-order-error"))
 	}
-	webtest.SandboxControl(t, env, http.MethodPost, "/_sandbox/faults", map[string]any{"method": "POST", "route": mxSubmitRoute,
+	webtest.SandboxControl(t, env, http.MethodPost, "/_sandbox/faults", map[string]any{"method": "POST", "route": webtest.MexicoSubmitRoute,
 		"drop": true, "after": true, "times": 1})
 
 	if code, ans := webtest.SignOnDevice(t, env, sepaMXNQRLink(t, env, doc), "treasury"); code != http.StatusOK || ans["state"] != store.SignSubmitted {
@@ -542,7 +524,7 @@ func TestMoneyOutMexicoLostRelayIsReadBack(t *testing.T) {
 	if st := mxAttr(mxSteps(t, env, c, id), "mx-order-status", "data-state"); st != "funded" {
 		t.Fatalf("order %q, want funded", st)
 	}
-	if n := env.Sandbox.RequestCount("POST", mxSubmitRoute); n != 2 {
+	if n := env.Sandbox.RequestCount("POST", webtest.MexicoSubmitRoute); n != 2 {
 		t.Fatalf("%d signature submissions, want 2", n)
 	}
 }

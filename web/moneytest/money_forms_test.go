@@ -1,4 +1,4 @@
-package web_test
+package moneytest
 
 import (
 	"fmt"
@@ -52,7 +52,7 @@ func TestMoneyDetailPagesLeadBackToTheirListAsLeft(t *testing.T) {
 	c, _ := env.SignedIn(store.RoleOwner)
 	id := webtest.CreatePayroll(t, env, c, "employee,amount,currency,description\n"+env.DemoEmployee("Emily").Email+",100,USD,a\n")
 	usd := webtest.TreasuryWallet(t, env, "USDB").ID
-	resp := env.PostForm(c, "/money-out/cash/fund", cashForm(t, env, c, "fund", url.Values{"wallet_id": {usd}, "country": {"MX"},
+	resp := env.PostForm(c, "/money-out/cash/fund", webtest.CashForm(t, env, c, "fund", url.Values{"wallet_id": {usd}, "country": {"MX"},
 		"price": {"25.00"}, "price_currency": {"USD"}, "description": {"Float"}}))
 	order := webtest.Doc(t, resp).Find(`[data-testid="cash-order-link"]`).AttrOr("title", "")
 	if resp.StatusCode != http.StatusCreated || order == "" {

@@ -1,4 +1,4 @@
-package web_test
+package moneytest
 
 import (
 	"net/http"

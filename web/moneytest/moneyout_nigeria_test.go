@@ -1,4 +1,4 @@
-package web_test
+package moneytest
 
 import (
 	"context"
@@ -14,15 +14,6 @@ import (
 	"partneradmin/web/webtest"
 )
 
-const (
-	ngnVerifyRoute   = "/v1/users/{userId}/bank-accounts/verify-nigerian-account"
-	ngnAccountRoute  = "/v1/users/{userId}/bank-accounts/withdrawal-accounts/nigeria"
-	ngnOfframpRoute  = "/v1/users/{userId}/smart-wallets/{smartWalletId}/offramp/nigeria"
-	ngnTreasuryNUBAN = "8012345678"
-	ngnTreasuryBank  = "50211"
-	ngnTreasuryName  = "ACME PAYROLL TREASURY LTD"
-)
-
 func npAuditCount(t *testing.T, env *webtest.Env, action string) int {
 	t.Helper()
 	rows, err := env.Store.ListAudit(context.Background(), store.AuditFilter{Action: action})
@@ -30,34 +21,6 @@ func npAuditCount(t *testing.T, env *webtest.Env, action string) int {
 		t.Fatal(err)
 	}
 	return len(rows)
-}
-
-// ngnHolderStep verifies the treasury's own account and returns the holder
-// step's form as a browser would post it.
-func ngnHolderStep(t *testing.T, env *webtest.Env, c *http.Client) url.Values {
-	t.Helper()
-	resp := env.PostForm(c, "/money-out/nigeria/verify", url.Values{"bank_code": {ngnTreasuryBank}, "account_number": {ngnTreasuryNUBAN}})
-	doc := webtest.Doc(t, resp)
-	holder, _ := doc.Find(`[data-testid="ngn-holder"]`).Attr("value")
-	_, readonly := doc.Find(`[data-testid="ngn-holder"]`).Attr("readonly")
-	tok, _ := doc.Find(`[data-testid="ngn-holder-form"] input[name="form_token"]`).Attr("value")
-	if resp.StatusCode != http.StatusOK || holder != ngnTreasuryName || !readonly || tok == "" {
-		t.Fatalf("verify: %d holder %q readonly %v error %q", resp.StatusCode, holder, readonly, webtest.TestID(doc, "ngn-error"))
-	}
-	return url.Values{"form_token": {tok}, "bank_code": {ngnTreasuryBank}, "account_number": {ngnTreasuryNUBAN}, "holder": {holder}}
-}
-
-// ngnAmountStep registers the account and returns the amount step's form.
-func ngnAmountStep(t *testing.T, env *webtest.Env, c *http.Client) url.Values {
-	t.Helper()
-	resp := env.PostForm(c, "/money-out/nigeria/account", ngnHolderStep(t, env, c))
-	doc := webtest.Doc(t, resp)
-	tok, _ := doc.Find(`[data-testid="ngn-amount-form"] input[name="form_token"]`).Attr("value")
-	acct, _ := doc.Find(`[data-testid="ngn-amount-form"] input[name="account_token"]`).Attr("value")
-	if resp.StatusCode != http.StatusOK || tok == "" || acct == "" {
-		t.Fatalf("register: %d %q", resp.StatusCode, webtest.TestID(doc, "ngn-error"))
-	}
-	return url.Values{"form_token": {tok}, "account_token": {acct}}
 }
 
 // TestMoneyOutNigeriaJourney: bank and NUBAN checked before any call, the
@@ -76,13 +39,13 @@ func TestMoneyOutNigeriaJourney(t *testing.T) {
 		t.Fatal("no Nigerian withdrawal in the money-out index")
 	}
 	doc := webtest.Doc(t, env.Get(c, "/money-out/nigeria"))
-	if doc.Find(`#f-bank_code option[value="`+ngnTreasuryBank+`"]`).Length() != 1 {
+	if doc.Find(`#f-bank_code option[value="`+webtest.NigeriaTreasuryBank+`"]`).Length() != 1 {
 		t.Fatalf("banks: %q", doc.Find("#f-bank_code").Text())
 	}
 
 	// A bad NUBAN is refused at the field before any call, the input kept.
 	for _, bad := range []string{"801234567", "80123456ab", "80123456789", ""} {
-		resp := env.PostForm(c, "/money-out/nigeria/verify", url.Values{"bank_code": {ngnTreasuryBank}, "account_number": {bad}})
+		resp := env.PostForm(c, "/money-out/nigeria/verify", url.Values{"bank_code": {webtest.NigeriaTreasuryBank}, "account_number": {bad}})
 		doc := webtest.Doc(t, resp)
 		if resp.StatusCode != http.StatusUnprocessableEntity || webtest.TestID(doc, "f-account_number-error") == "" ||
 			webtest.TestID(doc, "ngn-error") == "" {
@@ -91,22 +54,22 @@ func TestMoneyOutNigeriaJourney(t *testing.T) {
 		if v, _ := doc.Find("#f-account_number").Attr("value"); v != bad {
 			t.Fatalf("typed NUBAN lost: %q", v)
 		}
-		if doc.Find(`#f-bank_code option[value="`+ngnTreasuryBank+`"][selected]`).Length() != 1 {
+		if doc.Find(`#f-bank_code option[value="`+webtest.NigeriaTreasuryBank+`"][selected]`).Length() != 1 {
 			t.Fatal("chosen bank lost")
 		}
 	}
-	if n := env.Sandbox.RequestCount("POST", ngnVerifyRoute); n != 0 {
+	if n := env.Sandbox.RequestCount("POST", webtest.NigeriaVerifyRoute); n != 0 {
 		t.Fatalf("bad NUBANs made %d verify calls", n)
 	}
 	// No account matches: the API's 404 said at the field.
-	resp := env.PostForm(c, "/money-out/nigeria/verify", url.Values{"bank_code": {ngnTreasuryBank}, "account_number": {"1234567890"}})
+	resp := env.PostForm(c, "/money-out/nigeria/verify", url.Values{"bank_code": {webtest.NigeriaTreasuryBank}, "account_number": {"1234567890"}})
 	doc = webtest.Doc(t, resp)
 	if resp.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(webtest.TestID(doc, "f-account_number-error"), "No account") {
 		t.Fatalf("unknown account: %d %q", resp.StatusCode, webtest.TestID(doc, "f-account_number-error"))
 	}
 
 	// A changed holder name is refused; nothing registered.
-	form := ngnHolderStep(t, env, c)
+	form := webtest.NigeriaHolderStep(t, env, c)
 	changed := url.Values{}
 	for k, v := range form {
 		changed[k] = v
@@ -117,10 +80,10 @@ func TestMoneyOutNigeriaJourney(t *testing.T) {
 	if resp.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(webtest.TestID(doc, "f-holder-error"), "changed") {
 		t.Fatalf("changed holder: %d %q", resp.StatusCode, webtest.TestID(doc, "f-holder-error"))
 	}
-	if v, _ := doc.Find(`[data-testid="ngn-holder"]`).Attr("value"); v != ngnTreasuryName {
+	if v, _ := doc.Find(`[data-testid="ngn-holder"]`).Attr("value"); v != webtest.NigeriaTreasuryName {
 		t.Fatalf("holder shown again: %q", v)
 	}
-	if n := env.Sandbox.RequestCount("POST", ngnAccountRoute); n != 0 {
+	if n := env.Sandbox.RequestCount("POST", webtest.NigeriaAccountRoute); n != 0 {
 		t.Fatalf("a changed holder made %d register calls", n)
 	}
 
@@ -143,7 +106,7 @@ func TestMoneyOutNigeriaJourney(t *testing.T) {
 			t.Fatalf("concurrent register: %v", codes)
 		}
 	}
-	if n := env.Sandbox.RequestCount("POST", ngnAccountRoute); n != 1 {
+	if n := env.Sandbox.RequestCount("POST", webtest.NigeriaAccountRoute); n != 1 {
 		t.Fatalf("%d register calls, want 1", n)
 	}
 	if n := npAuditCount(t, env, "ngn_withdrawal_account.create"); n != 1 {
@@ -151,7 +114,7 @@ func TestMoneyOutNigeriaJourney(t *testing.T) {
 	}
 	resp = env.PostForm(c, "/money-out/nigeria/account", form)
 	doc = webtest.Doc(t, resp)
-	if resp.StatusCode != http.StatusOK || !strings.Contains(webtest.TestID(doc, "ngn-holder-name"), ngnTreasuryName) ||
+	if resp.StatusCode != http.StatusOK || !strings.Contains(webtest.TestID(doc, "ngn-holder-name"), webtest.NigeriaTreasuryName) ||
 		!strings.Contains(webtest.TestID(doc, "ngn-account-label"), "****5678") {
 		t.Fatalf("amount step: %d %q", resp.StatusCode, webtest.TestID(doc, "ngn-account-label"))
 	}
@@ -187,7 +150,7 @@ func TestMoneyOutNigeriaJourney(t *testing.T) {
 
 	// Five posts at once: one offramp upstream, one audit row, all shown
 	// the same proposal.
-	calls := env.Sandbox.RequestCount("POST", ngnOfframpRoute)
+	calls := env.Sandbox.RequestCount("POST", webtest.NigeriaOfframpRoute)
 	offramp := url.Values{"form_token": {amountTok}, "account_token": {acctTok}, "wallet_id": {ngn}, "amount": {"1,000.50"}}
 	locs := make([]string, 5)
 	for i := range locs {
@@ -205,7 +168,7 @@ func TestMoneyOutNigeriaJourney(t *testing.T) {
 			t.Fatalf("locations %v", locs)
 		}
 	}
-	if n := env.Sandbox.RequestCount("POST", ngnOfframpRoute) - calls; n != 1 {
+	if n := env.Sandbox.RequestCount("POST", webtest.NigeriaOfframpRoute) - calls; n != 1 {
 		t.Fatalf("%d offramp calls, want 1", n)
 	}
 	if rows, _ := env.Store.ListAudit(ctx, store.AuditFilter{Action: "ngn_offramp.create"}); len(rows) != 2 ||
@@ -272,8 +235,8 @@ func TestMoneyOutNigeriaLostAnswerIsReadBack(t *testing.T) {
 	env := webtest.New(t, webtest.Options{})
 	c, _ := env.SignedIn(store.RoleFinanceApprover)
 	ngn := webtest.TreasuryWallet(t, env, "CNGN").ID
-	form := ngnAmountStep(t, env, c)
-	webtest.SandboxControl(t, env, http.MethodPost, "/_sandbox/faults", map[string]any{"method": "POST", "route": ngnOfframpRoute,
+	form := webtest.NigeriaAmountStep(t, env, c)
+	webtest.SandboxControl(t, env, http.MethodPost, "/_sandbox/faults", map[string]any{"method": "POST", "route": webtest.NigeriaOfframpRoute,
 		"drop": true, "after": true, "times": 1})
 
 	form.Set("wallet_id", ngn)
@@ -288,7 +251,7 @@ func TestMoneyOutNigeriaLostAnswerIsReadBack(t *testing.T) {
 	if !strings.HasPrefix(link, "/approvals/") {
 		t.Fatalf("not read back: %q", webtest.TestID(doc, "ngn-offramp-message"))
 	}
-	if n := env.Sandbox.RequestCount("POST", ngnOfframpRoute); n != 1 {
+	if n := env.Sandbox.RequestCount("POST", webtest.NigeriaOfframpRoute); n != 1 {
 		t.Fatalf("%d offramp calls, want 1", n)
 	}
 	rows, _ := env.Store.ListAudit(context.Background(), store.AuditFilter{Action: "ngn_offramp.create"})
@@ -308,7 +271,7 @@ func TestMoneyOutNigeriaRoles(t *testing.T) {
 			if path == "/money-out/nigeria" {
 				resp = env.Get(c, path)
 			} else {
-				resp = env.PostForm(c, path, url.Values{"bank_code": {ngnTreasuryBank}, "account_number": {ngnTreasuryNUBAN}})
+				resp = env.PostForm(c, path, url.Values{"bank_code": {webtest.NigeriaTreasuryBank}, "account_number": {webtest.NigeriaTreasuryNUBAN}})
 			}
 			resp.Body.Close()
 			if resp.StatusCode != http.StatusForbidden {
@@ -318,10 +281,10 @@ func TestMoneyOutNigeriaRoles(t *testing.T) {
 	}
 	for _, role := range []store.Role{store.RoleFinanceApprover, store.RoleOwner} {
 		c, _ := env.SignedIn(role)
-		ngnAmountStep(t, env, c)
+		webtest.NigeriaAmountStep(t, env, c)
 	}
 	// Each verifies the account, and again before registering it.
-	if n := env.Sandbox.RequestCount("POST", ngnVerifyRoute); n != 4 {
+	if n := env.Sandbox.RequestCount("POST", webtest.NigeriaVerifyRoute); n != 4 {
 		t.Fatalf("%d verify calls", n)
 	}
 }
@@ -336,19 +299,19 @@ func TestMoneyOutNigeriaAccountLostAnswerAndRefusal(t *testing.T) {
 	ctx := context.Background()
 	c, _ := env.SignedIn(store.RoleOwner)
 
-	webtest.SandboxControl(t, env, http.MethodPost, "/_sandbox/faults", map[string]any{"method": "POST", "route": ngnAccountRoute,
+	webtest.SandboxControl(t, env, http.MethodPost, "/_sandbox/faults", map[string]any{"method": "POST", "route": webtest.NigeriaAccountRoute,
 		"status": 400, "message": "accountHolderName must equal the verified account name exactly", "times": 1})
 
-	resp := env.PostForm(c, "/money-out/nigeria/account", ngnHolderStep(t, env, c))
+	resp := env.PostForm(c, "/money-out/nigeria/account", webtest.NigeriaHolderStep(t, env, c))
 	doc := webtest.Doc(t, resp)
 	if resp.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(webtest.TestID(doc, "f-holder-error"), "verified account name") {
 		t.Fatalf("refused: %d %q %q", resp.StatusCode, webtest.TestID(doc, "f-holder-error"), webtest.TestID(doc, "ngn-error"))
 	}
 
-	webtest.SandboxControl(t, env, http.MethodPost, "/_sandbox/faults", map[string]any{"method": "POST", "route": ngnAccountRoute,
+	webtest.SandboxControl(t, env, http.MethodPost, "/_sandbox/faults", map[string]any{"method": "POST", "route": webtest.NigeriaAccountRoute,
 		"drop": true, "after": true, "times": 1})
 
-	form := ngnHolderStep(t, env, c)
+	form := webtest.NigeriaHolderStep(t, env, c)
 	resp = env.PostForm(c, "/money-out/nigeria/account", form)
 	doc = webtest.Doc(t, resp)
 	if resp.StatusCode != http.StatusBadGateway || !strings.Contains(webtest.TestID(doc, "ngn-error"), "same account") {
@@ -360,7 +323,7 @@ func TestMoneyOutNigeriaAccountLostAnswerAndRefusal(t *testing.T) {
 	// The same form again sends nothing.
 	resp = env.PostForm(c, "/money-out/nigeria/account", form)
 	resp.Body.Close()
-	if n := env.Sandbox.RequestCount("POST", ngnAccountRoute); n != 2 {
+	if n := env.Sandbox.RequestCount("POST", webtest.NigeriaAccountRoute); n != 2 {
 		t.Fatalf("%d register calls, want 2 (the refused and the lost one)", n)
 	}
 	// Continuing with the new token the page gave: the same account.
@@ -377,12 +340,12 @@ func TestMoneyOutNigeriaAccountLostAnswerAndRefusal(t *testing.T) {
 	}
 
 	// The account number is kept nowhere but the person's own form.
-	if strings.Contains(env.Logs.String(), ngnTreasuryNUBAN) {
+	if strings.Contains(env.Logs.String(), webtest.NigeriaTreasuryNUBAN) {
 		t.Fatal("the NUBAN is in the logs")
 	}
 	var leaks int
 	if err := env.Store.Pool().QueryRow(ctx, `SELECT (SELECT count(*) FROM actions WHERE request::text LIKE '%'||$1||'%' OR result::text LIKE '%'||$1||'%')
-		+ (SELECT count(*) FROM audit_log WHERE detail LIKE '%'||$1||'%')`, ngnTreasuryNUBAN).Scan(&leaks); err != nil || leaks != 0 {
+		+ (SELECT count(*) FROM audit_log WHERE detail LIKE '%'||$1||'%')`, webtest.NigeriaTreasuryNUBAN).Scan(&leaks); err != nil || leaks != 0 {
 		t.Fatalf("the NUBAN is kept in %d rows: %v", leaks, err)
 	}
 }

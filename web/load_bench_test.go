@@ -1,1 +1,0 @@
-package web_test
