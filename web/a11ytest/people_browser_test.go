@@ -1,4 +1,4 @@
-package browsertest
+package a11ytest
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package browsertest
+package a11ytest
 
 import (
 	"flag"
@@ -18,7 +18,7 @@ var screenshots = flag.Bool("screenshots", false, "write the README's screenshot
 // TestScreenshots writes PNGs of the main pages at 1366×900 to
 // static/screenshots, for the README. It runs only with -screenshots:
 //
-//	go test ./web/browsertest -run TestScreenshots -screenshots -count=1
+//	go test ./web/a11ytest -run TestScreenshots -screenshots -count=1
 func TestScreenshots(t *testing.T) {
 	if !*screenshots {
 		t.Skip("run with -screenshots to write static/screenshots")
