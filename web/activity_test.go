@@ -23,10 +23,10 @@ import (
 // accounting; finance and the owner read it, HR and support do not.
 func TestActivityFeedFiltersPagesAndExports(t *testing.T) {
 	env := webtest.New(t, webtest.Options{StartWorkers: true})
-	adopt(t, env)
+	webtest.AdoptWebhookSecret(t, env)
 	ctx := context.Background()
 	c, _ := env.SignedIn(store.RoleFinanceApprover)
-	emily := demoUser(env, "Emily")
+	emily := env.DemoEmployee("Emily").ServiceUserID
 	wallets, err := env.API.ListWallets(ctx, emily)
 	if err != nil || len(wallets) == 0 {
 		t.Fatalf("wallets: %v %v", wallets, err)
@@ -37,10 +37,11 @@ func TestActivityFeedFiltersPagesAndExports(t *testing.T) {
 		t.Fatalf("deposit: %v %v", resp, err)
 	}
 	resp.Body.Close()
-	waitFor(t, "the deposit in the feed", 30*time.Second, func() bool {
+	webtest.WaitFor(t, "the deposit in the feed", 30*time.Second, func() bool {
 		doc := webtest.Doc(t, env.Get(c, "/activity?kind=deposit&employee="+emily))
 		return strings.Contains(doc.Find(`[data-testid="activity-row"][data-kind="deposit"] [data-testid="activity-amount"]`).Text(), "25.75")
 	})
+
 	// 105 completed transfers, each a minute apart, the newest an hour ago.
 	treasury, _ := env.Store.TreasuryUsers(ctx)
 	base := time.Now().Add(-time.Hour)

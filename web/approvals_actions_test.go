@@ -17,14 +17,6 @@ import (
 	"partneradmin/web/webtest"
 )
 
-// The sandbox's routes of the approval area's calls.
-const (
-	approveRoute     = "/v1/users/{userId}/smart-wallets/proposals/{proposalId}/approve"
-	rejectRoute      = "/v1/users/{userId}/smart-wallets/proposals/{proposalId}/reject"
-	signRoute        = "/v1/users/{userId}/smart-wallets/proposals/{proposalId}/sign"
-	signPayloadRoute = "/v1/users/{userId}/smart-wallets/proposals/{proposalId}/sign-payload"
-)
-
 // approvalWrite is one form of the approval area: where it posts, the
 // upstream call it makes, its ledger kind, and a filled-in form (without
 // its token).
@@ -37,16 +29,16 @@ type approvalWrite struct {
 }
 
 func approvalWrites(t *testing.T, env *webtest.Env) []approvalWrite {
-	approve := proposalID(t, env, "November stipend")
-	reject := proposalID(t, env, "Travel reimbursement")
-	sign := proposalID(t, env, "Team lunch")
+	approve := webtest.ProposalID(t, env, "November stipend")
+	reject := webtest.ProposalID(t, env, "Travel reimbursement")
+	sign := webtest.ProposalID(t, env, "Team lunch")
 	return []approvalWrite{
-		{"approve", approve, "/approvals/" + approve + "/approve", "POST", approveRoute, "proposal.approve", url.Values{"confirm": {"1"}},
+		{"approve", approve, "/approvals/" + approve + "/approve", "POST", webtest.ApproveRoute, "proposal.approve", url.Values{"confirm": {"1"}},
 			http.StatusTooManyRequests},
-		{"reject", reject, "/approvals/" + reject + "/reject", "POST", rejectRoute, "proposal.reject",
+		{"reject", reject, "/approvals/" + reject + "/reject", "POST", webtest.RejectRoute, "proposal.reject",
 			url.Values{"reason": {"Paid twice"}, "confirm": {"1"}}, http.StatusTooManyRequests},
 		// A read: the client retries a 429 on it.
-		{"sign link", sign, "/approvals/" + sign + "/sign-requests", "GET", signPayloadRoute, "sign_request.create", url.Values{},
+		{"sign link", sign, "/approvals/" + sign + "/sign-requests", "GET", webtest.SignPayloadRoute, "sign_request.create", url.Values{},
 			http.StatusForbidden},
 	}
 }
@@ -74,20 +66,6 @@ func postConcurrently(env *webtest.Env, c *http.Client, path string, form url.Va
 	return out
 }
 
-// auditOutcomes counts an action's audit rows by outcome.
-func auditOutcomes(t *testing.T, env *webtest.Env, action string) map[string]int {
-	t.Helper()
-	rows, err := env.Store.ListAudit(context.Background(), store.AuditFilter{Action: action})
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := map[string]int{}
-	for _, r := range rows {
-		m[r.Outcome]++
-	}
-	return m
-}
-
 // Every form of the area: five concurrent posts of one form make one
 // upstream call and one audit row (here refused by the API, so nothing is
 // recorded); a second form for the same intent is a new action, and five
@@ -95,21 +73,22 @@ func auditOutcomes(t *testing.T, env *webtest.Env, action string) map[string]int
 func TestApprovalFormsSendOnceForOneToken(t *testing.T) {
 	env := webtest.New(t, webtest.Options{})
 	ctx := context.Background()
-	admins := treasuryAdmins(t, env)
-	c, _ := approver(t, env, admins[1]) // Emily (admins[0]) approved the travel reimbursement in the demo
-	syncQueue(t, env, c)
+	admins := webtest.TreasuryAdmins(t, env)
+	c, _ := webtest.Approver(t, env, admins[1]) // Emily (admins[0]) approved the travel reimbursement in the demo
+	webtest.SyncQueue(t, env, c)
 	writes := approvalWrites(t, env)
 	for _, w := range writes {
 		t.Run(w.name, func(t *testing.T) {
 			calls := env.Sandbox.RequestCount(w.method, w.route)
-			control(t, env, http.MethodPost, "/_sandbox/faults", map[string]any{"method": w.method, "route": w.route,
+			webtest.SandboxControl(t, env, http.MethodPost, "/_sandbox/faults", map[string]any{"method": w.method, "route": w.route,
 				"status": w.refusal, "latencyMs": 300, "times": 1})
-			first := freshToken(w.fields)
+
+			first := webtest.WithFormToken(w.fields)
 			postConcurrently(env, c, w.path, first)
 			if n := env.Sandbox.RequestCount(w.method, w.route) - calls; n != 1 {
 				t.Fatalf("%d upstream calls for one form, want 1", n)
 			}
-			if got := auditOutcomes(t, env, w.kind); got[store.OutcomeRefused] != 1 || got[store.OutcomeOK] != 0 {
+			if got := webtest.AuditOutcomes(t, env, w.kind); got[store.OutcomeRefused] != 1 || got[store.OutcomeOK] != 0 {
 				t.Fatalf("audit after the refused form: %v", got)
 			}
 			// The same form once more: it was used, nothing is sent.
@@ -120,14 +99,15 @@ func TestApprovalFormsSendOnceForOneToken(t *testing.T) {
 			}
 
 			// A new form for the same intent is a new action.
-			control(t, env, http.MethodPost, "/_sandbox/faults", map[string]any{"method": w.method, "route": w.route,
+			webtest.SandboxControl(t, env, http.MethodPost, "/_sandbox/faults", map[string]any{"method": w.method, "route": w.route,
 				"latencyMs": 300, "times": 1})
-			second := freshToken(w.fields)
+
+			second := webtest.WithFormToken(w.fields)
 			codes := postConcurrently(env, c, w.path, second)
 			if n := env.Sandbox.RequestCount(w.method, w.route) - calls; n != 2 {
 				t.Fatalf("%d upstream calls after the second form, want 2 (answers %v)", n, codes)
 			}
-			if got := auditOutcomes(t, env, w.kind); got[store.OutcomeOK] != 1 {
+			if got := webtest.AuditOutcomes(t, env, w.kind); got[store.OutcomeOK] != 1 {
 				t.Fatalf("audit after the second form: %v", got)
 			}
 			if w.kind != "proposal.approve" {
@@ -160,14 +140,15 @@ func TestApprovalFormsSendOnceForOneToken(t *testing.T) {
 func TestApprovalWritesWithALostAnswerAreReadBack(t *testing.T) {
 	env := webtest.New(t, webtest.Options{})
 	ctx := context.Background()
-	admins := treasuryAdmins(t, env)
-	c, _ := approver(t, env, admins[1])
-	syncQueue(t, env, c)
+	admins := webtest.TreasuryAdmins(t, env)
+	c, _ := webtest.Approver(t, env, admins[1])
+	webtest.SyncQueue(t, env, c)
 	ws := approvalWrites(t, env)
 	for _, w := range ws[:2] {
-		control(t, env, http.MethodPost, "/_sandbox/faults", map[string]any{"method": "POST", "route": w.route,
+		webtest.SandboxControl(t, env, http.MethodPost, "/_sandbox/faults", map[string]any{"method": "POST", "route": w.route,
 			"drop": true, "after": true, "times": 1})
-		resp := env.PostForm(c, w.path, freshToken(w.fields))
+
+		resp := env.PostForm(c, w.path, webtest.WithFormToken(w.fields))
 		resp.Body.Close()
 		if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/approvals/"+w.proposal {
 			t.Fatalf("%s with a lost answer: %d %q", w.name, resp.StatusCode, resp.Header.Get("Location"))
@@ -194,23 +175,24 @@ func TestApprovalWritesWithALostAnswerAreReadBack(t *testing.T) {
 
 	// The device's signature: recorded, answer lost, read back: the device
 	// is told it was submitted, and posting again sends nothing.
-	key := ownerKey(t, env, "treasury")
-	l := issueLink(t, env, c, ws[2].proposal)
-	_, req := deviceGet(t, env, l.Path)
-	control(t, env, http.MethodPost, "/_sandbox/faults", map[string]any{"method": "POST", "route": signRoute,
+	key := webtest.OwnerKey(t, env, "treasury")
+	l := webtest.IssueSignLink(t, env, c, ws[2].proposal)
+	_, req := webtest.DeviceGet(t, env, l.Path)
+	webtest.SandboxControl(t, env, http.MethodPost, "/_sandbox/faults", map[string]any{"method": "POST", "route": webtest.SignRoute,
 		"drop": true, "after": true, "times": 1})
-	sig := signHash(t, key, req["hashToSign"]).Hex()
-	code, ans := devicePost(t, env, l.Path, sig)
+
+	sig := webtest.SignHash(t, key, req["hashToSign"]).Hex()
+	code, ans := webtest.DevicePost(t, env, l.Path, sig)
 	if code != http.StatusOK || ans["state"] != store.SignSubmitted {
 		t.Fatalf("device post with a lost answer: %d %v", code, ans)
 	}
-	if code, _ := devicePost(t, env, l.Path, sig); code != http.StatusGone {
+	if code, _ := webtest.DevicePost(t, env, l.Path, sig); code != http.StatusGone {
 		t.Fatalf("second post: %d", code)
 	}
-	if n := env.Sandbox.RequestCount("POST", signRoute); n != 1 || collected(t, env, ws[2].proposal) != 1 {
-		t.Fatalf("%d sign calls, %d signatures", n, collected(t, env, ws[2].proposal))
+	if n := env.Sandbox.RequestCount("POST", webtest.SignRoute); n != 1 || webtest.CollectedSignatures(t, env, ws[2].proposal) != 1 {
+		t.Fatalf("%d sign calls, %d signatures", n, webtest.CollectedSignatures(t, env, ws[2].proposal))
 	}
-	if st, _ := signState(t, env, c, l); st != store.SignSubmitted && st != store.SignCompleted {
+	if st, _ := webtest.SignState(t, env, c, l); st != store.SignSubmitted && st != store.SignCompleted {
 		t.Fatalf("approver sees %q", st)
 	}
 }
@@ -220,9 +202,9 @@ func TestApprovalWritesWithALostAnswerAreReadBack(t *testing.T) {
 func TestApprovalRefusalsShowTheAPIsWords(t *testing.T) {
 	env := webtest.New(t, webtest.Options{})
 	ctx := context.Background()
-	admins := treasuryAdmins(t, env)
-	c, _ := approver(t, env, admins[1])
-	syncQueue(t, env, c)
+	admins := webtest.TreasuryAdmins(t, env)
+	c, _ := webtest.Approver(t, env, admins[1])
+	webtest.SyncQueue(t, env, c)
 	ws := approvalWrites(t, env)
 	cases := []struct {
 		w       approvalWrite
@@ -234,15 +216,16 @@ func TestApprovalRefusalsShowTheAPIsWords(t *testing.T) {
 	}
 	for _, tc := range cases {
 		before, _ := env.Store.ProposalByID(ctx, tc.w.proposal)
-		control(t, env, http.MethodPost, "/_sandbox/faults", map[string]any{"method": "POST", "route": tc.w.route,
+		webtest.SandboxControl(t, env, http.MethodPost, "/_sandbox/faults", map[string]any{"method": "POST", "route": tc.w.route,
 			"status": tc.status, "message": tc.message, "times": 1})
-		form := freshToken(tc.w.fields)
+
+		form := webtest.WithFormToken(tc.w.fields)
 		resp := env.PostForm(c, tc.w.path, form)
 		doc := webtest.Doc(t, resp)
 		if msg := webtest.TestID(doc, "action-error"); resp.StatusCode != http.StatusBadGateway || !strings.Contains(msg, tc.message) {
 			t.Fatalf("%s refused: %d %q", tc.w.name, resp.StatusCode, msg)
 		}
-		if got := auditOutcomes(t, env, tc.w.kind); got[store.OutcomeRefused] != 1 || got[store.OutcomeOK] != 0 {
+		if got := webtest.AuditOutcomes(t, env, tc.w.kind); got[store.OutcomeRefused] != 1 || got[store.OutcomeOK] != 0 {
 			t.Fatalf("%s: audit %v", tc.w.name, got)
 		}
 		after, _ := env.Store.ProposalByID(ctx, tc.w.proposal)
@@ -260,9 +243,10 @@ func TestApprovalRefusalsShowTheAPIsWords(t *testing.T) {
 		}
 	}
 	// The sign link: no payload, nothing issued; the proposal's page says why.
-	control(t, env, http.MethodPost, "/_sandbox/faults", map[string]any{"method": "GET", "route": signPayloadRoute,
+	webtest.SandboxControl(t, env, http.MethodPost, "/_sandbox/faults", map[string]any{"method": "GET", "route": webtest.SignPayloadRoute,
 		"status": 403, "message": "User does not belong to this partner", "times": 1})
-	resp := env.PostForm(c, ws[2].path, freshToken(nil))
+
+	resp := env.PostForm(c, ws[2].path, webtest.WithFormToken(nil))
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusSeeOther {
 		t.Fatalf("refused sign link: %d", resp.StatusCode)
@@ -283,9 +267,9 @@ func TestApprovalRefusalsShowTheAPIsWords(t *testing.T) {
 func TestApprovalBegunActionsAreResolvedByTheRecoveryJob(t *testing.T) {
 	env := webtest.New(t, webtest.Options{})
 	ctx := context.Background()
-	admins := treasuryAdmins(t, env)
-	c, staff := approver(t, env, admins[1])
-	syncQueue(t, env, c)
+	admins := webtest.TreasuryAdmins(t, env)
+	c, staff := webtest.Approver(t, env, admins[1])
+	webtest.SyncQueue(t, env, c)
 	ws := approvalWrites(t, env)
 	approveP, _ := env.Store.ProposalByID(ctx, ws[0].proposal)
 	rejectP, _ := env.Store.ProposalByID(ctx, ws[1].proposal)
@@ -316,9 +300,9 @@ func TestApprovalBegunActionsAreResolvedByTheRecoveryJob(t *testing.T) {
 		"ownerUserId": approveP.OwnerUserID, "round": approveP.Round, "identity": admins[2], "approvalsBefore": 0})
 
 	// A device's signature recorded upstream before the crash.
-	key := ownerKey(t, env, "treasury")
-	l := issueLink(t, env, c, ws[2].proposal)
-	_, req := deviceGet(t, env, l.Path)
+	key := webtest.OwnerKey(t, env, "treasury")
+	l := webtest.IssueSignLink(t, env, c, ws[2].proposal)
+	_, req := webtest.DeviceGet(t, env, l.Path)
 	sr, err := env.Store.SignRequestByTokenHash(ctx, hashOfLink(l))
 	if err != nil {
 		t.Fatal(err)
@@ -329,11 +313,11 @@ func TestApprovalBegunActionsAreResolvedByTheRecoveryJob(t *testing.T) {
 			"kind": "proposal", "userId": signP.OwnerUserID, "proposalId": signP.ID, "ownerAddress": sr.OwnerAddress, "collectedBefore": 0}}); err != nil {
 		t.Fatal(err)
 	}
-	if st, _ := signState(t, env, c, l); st != store.SignRelaying {
+	if st, _ := webtest.SignState(t, env, c, l); st != store.SignRelaying {
 		t.Fatalf("a begun relay shows %q", st)
 	}
 	if _, err := env.API.SignProposal(ctx, signP.OwnerUserID, signP.ID, apiclient.SignProposalRequest{
-		Signature: signHash(t, key, req["hashToSign"]).Hex()}); err != nil {
+		Signature: webtest.SignHash(t, key, req["hashToSign"]).Hex()}); err != nil {
 		t.Fatal(err)
 	}
 
@@ -355,23 +339,23 @@ func TestApprovalBegunActionsAreResolvedByTheRecoveryJob(t *testing.T) {
 	if p, _ := env.Store.ProposalByID(ctx, rejectP.ID); p.Status != store.ProposalRejected {
 		t.Fatalf("rejection mirrored: %s", p.Status)
 	}
-	if st, _ := signState(t, env, c, l); st != store.SignSubmitted && st != store.SignCompleted {
+	if st, _ := webtest.SignState(t, env, c, l); st != store.SignSubmitted && st != store.SignCompleted {
 		t.Fatalf("recovered relay shows %q", st)
 	}
-	if got := auditOutcomes(t, env, "proposal.approve"); got[store.OutcomeOK] != 1 || got[store.OutcomeRefused] != 1 {
+	if got := webtest.AuditOutcomes(t, env, "proposal.approve"); got[store.OutcomeOK] != 1 || got[store.OutcomeRefused] != 1 {
 		t.Fatalf("approve audit %v", got)
 	}
-	if got := auditOutcomes(t, env, "sign_request.submit"); got[store.OutcomeOK] != 1 {
+	if got := webtest.AuditOutcomes(t, env, "sign_request.submit"); got[store.OutcomeOK] != 1 {
 		t.Fatalf("sign audit %v", got)
 	}
 	// Nothing was sent by the recovery.
-	if n := env.Sandbox.RequestCount("POST", approveRoute) + env.Sandbox.RequestCount("POST", rejectRoute); n != 2 {
+	if n := env.Sandbox.RequestCount("POST", webtest.ApproveRoute) + env.Sandbox.RequestCount("POST", webtest.RejectRoute); n != 2 {
 		t.Fatalf("%d approve and reject calls, want the 2 made before the crash", n)
 	}
 }
 
 // hashOfLink is the stored hash of a link's token.
-func hashOfLink(l signLink) []byte {
+func hashOfLink(l webtest.SignLink) []byte {
 	return sign.HashToken(strings.TrimPrefix(l.Path, "/sign/"))
 }
 
@@ -380,13 +364,13 @@ func hashOfLink(l signLink) []byte {
 func TestApprovalWritesFailWithTheirAuditRow(t *testing.T) {
 	env := webtest.New(t, webtest.Options{})
 	ctx := context.Background()
-	admins := treasuryAdmins(t, env)
-	c, _ := approver(t, env, admins[1])
-	syncQueue(t, env, c)
+	admins := webtest.TreasuryAdmins(t, env)
+	c, _ := webtest.Approver(t, env, admins[1])
+	webtest.SyncQueue(t, env, c)
 	ws := approvalWrites(t, env)
-	key := ownerKey(t, env, "treasury")
-	l := issueLink(t, env, c, ws[2].proposal)
-	_, req := deviceGet(t, env, l.Path)
+	key := webtest.OwnerKey(t, env, "treasury")
+	l := webtest.IssueSignLink(t, env, c, ws[2].proposal)
+	_, req := webtest.DeviceGet(t, env, l.Path)
 
 	if _, err := env.Store.Pool().Exec(ctx, `
 		CREATE FUNCTION refuse_audit() RETURNS trigger LANGUAGE plpgsql AS $$
@@ -404,7 +388,7 @@ func TestApprovalWritesFailWithTheirAuditRow(t *testing.T) {
 	}
 	for _, w := range ws {
 		before := snapshot(w.proposal)
-		resp := env.PostForm(c, w.path, freshToken(w.fields))
+		resp := env.PostForm(c, w.path, webtest.WithFormToken(w.fields))
 		resp.Body.Close()
 		if resp.StatusCode != http.StatusInternalServerError {
 			t.Fatalf("%s without its audit row: %d", w.name, resp.StatusCode)
@@ -418,7 +402,7 @@ func TestApprovalWritesFailWithTheirAuditRow(t *testing.T) {
 		t.Fatalf("%d sign requests, want the one issued before (%v)", links, err)
 	}
 	before := snapshot(ws[2].proposal)
-	code, _ := devicePost(t, env, l.Path, signHash(t, key, req["hashToSign"]).Hex())
+	code, _ := webtest.DevicePost(t, env, l.Path, webtest.SignHash(t, key, req["hashToSign"]).Hex())
 	if code != http.StatusInternalServerError {
 		t.Fatalf("device post without its audit row: %d", code)
 	}

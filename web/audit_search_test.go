@@ -214,7 +214,7 @@ func TestAuditLogSearchFiltersLinksAndExports(t *testing.T) {
 func TestEmployeePageLinksToTheirCardsProposalsActivityAndAudit(t *testing.T) {
 	env := webtest.New(t, webtest.Options{})
 	ctx := context.Background()
-	emily, err := env.Store.EmployeeByServiceUserID(ctx, demoUser(env, "Emily"))
+	emily, err := env.Store.EmployeeByServiceUserID(ctx, env.DemoEmployee("Emily").ServiceUserID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -249,7 +249,7 @@ func TestEmployeePageLinksToTheirCardsProposalsActivityAndAudit(t *testing.T) {
 	}
 	// Each link opens for the owner and shows this employee's rows.
 	owner, _ := env.SignedIn(store.RoleOwner)
-	syncQueue(t, env, owner)
+	webtest.SyncQueue(t, env, owner)
 	for k, v := range all {
 		if resp := env.Get(owner, v); resp.StatusCode != http.StatusOK {
 			t.Errorf("%s %s: %d", k, v, resp.StatusCode)

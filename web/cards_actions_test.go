@@ -56,11 +56,13 @@ type cardForm struct {
 }
 
 func cardPage(name string) func(*testing.T, *webtest.Env) string {
-	return func(t *testing.T, env *webtest.Env) string { return "/cards/" + demoCard(t, env, name).ID }
+	return func(t *testing.T, env *webtest.Env) string { return "/cards/" + webtest.DemoCard(t, env, name).ID }
 }
 
 func cardPath(name, suffix string) func(*testing.T, *webtest.Env) string {
-	return func(t *testing.T, env *webtest.Env) string { return "/cards/" + demoCard(t, env, name).ID + suffix }
+	return func(t *testing.T, env *webtest.Env) string {
+		return "/cards/" + webtest.DemoCard(t, env, name).ID + suffix
+	}
 }
 
 func fixedValues(v url.Values) func(*testing.T, *webtest.Env) url.Values {
@@ -76,7 +78,7 @@ func issuerOTP(t *testing.T, env *webtest.Env, cardID string) (otpID, code strin
 			OTPCode string `json:"otpCode"`
 		} `json:"data"`
 	}
-	if err := json.Unmarshal(sandboxControl(t, env, http.MethodGet, "/_sandbox/cards/"+cardID, nil), &issuer); err != nil {
+	if err := json.Unmarshal(webtest.SandboxControl(t, env, http.MethodGet, "/_sandbox/cards/"+cardID, nil), &issuer); err != nil {
 		t.Fatal(err)
 	}
 	return issuer.Data.OTPID, issuer.Data.OTPCode
@@ -85,7 +87,7 @@ func issuerOTP(t *testing.T, env *webtest.Env, cardID string) (otpID, code strin
 // cardForms are every state-changing form of the card area.
 func cardForms(c *http.Client) []cardForm {
 	chinedu := func(t *testing.T, env *webtest.Env) string {
-		_, w := employeeWallet(t, env, "chinedu.eze@acme-payroll.example", "CNGN")
+		_, w := webtest.EmployeeWallet(t, env, "chinedu.eze@acme-payroll.example", "CNGN")
 		return "/cards/issue?wallet=" + w.ID
 	}
 	return []cardForm{
@@ -93,34 +95,36 @@ func cardForms(c *http.Client) []cardForm {
 			page: cardPage("Everyday"), form: `[data-testid="card-status-panel"] form`, path: cardPath("Everyday", "/freeze"),
 			values: fixedValues(url.Values{"reason": {"call from the cardholder"}}),
 			prepare: func(t *testing.T, env *webtest.Env) {
-				setIssuerStatus(t, env, demoCard(t, env, "Everyday").ID, "active")
+				webtest.SetIssuerStatus(t, env, webtest.DemoCard(t, env, "Everyday").ID, "active")
 			}},
 		{name: "unfreeze", kind: "card.unfreeze", method: "PUT", route: routeCardStatus,
 			page: cardPage("Everyday"), form: `[data-testid="card-status-panel"] form`, path: cardPath("Everyday", "/unfreeze"),
 			values: fixedValues(url.Values{}),
 			prepare: func(t *testing.T, env *webtest.Env) {
-				setIssuerStatus(t, env, demoCard(t, env, "Everyday").ID, "frozen")
+				webtest.SetIssuerStatus(t, env, webtest.DemoCard(t, env, "Everyday").ID, "frozen")
 			}},
 		{name: "limits", kind: "card.limits", method: "PUT", route: routeCardLimits,
 			page: cardPath("Everyday", "/panels"), form: `[data-testid="limits-form"]`, path: cardPath("Everyday", "/limits"),
 			values: fixedValues(url.Values{"total_daily": {"250,000.50"}, "max_single": {"1234.56"}}),
 			prepare: func(t *testing.T, env *webtest.Env) {
-				setIssuerStatus(t, env, demoCard(t, env, "Everyday").ID, "active")
+				webtest.SetIssuerStatus(t, env, webtest.DemoCard(t, env, "Everyday").ID, "active")
 			}},
 		{name: "cancel", kind: "card.cancel", method: "PUT", route: routeCardCancel,
 			page: cardPage("Travel"), form: `[data-testid="card-cancel"]`, path: cardPath("Travel", "/cancel"),
-			values:  fixedValues(url.Values{"confirm_name": {"Travel"}, "reason": {"left the company"}}),
-			prepare: func(t *testing.T, env *webtest.Env) { setIssuerStatus(t, env, demoCard(t, env, "Travel").ID, "frozen") }},
+			values: fixedValues(url.Values{"confirm_name": {"Travel"}, "reason": {"left the company"}}),
+			prepare: func(t *testing.T, env *webtest.Env) {
+				webtest.SetIssuerStatus(t, env, webtest.DemoCard(t, env, "Travel").ID, "frozen")
+			}},
 		{name: "activation request", kind: "card.activation_request", method: "POST", route: routeCardActRequest,
 			page: cardPage("Office card"), form: `form[action$="/activation/request"]`, path: cardPath("Office card", "/activation/request"),
 			values: fixedValues(url.Values{"channel": {"sms"}}),
 			prepare: func(t *testing.T, env *webtest.Env) {
-				setIssuerStatus(t, env, demoCard(t, env, "Office card").ID, "pending")
+				webtest.SetIssuerStatus(t, env, webtest.DemoCard(t, env, "Office card").ID, "pending")
 			}},
 		{name: "activation confirm", kind: "card.activation_confirm", method: "POST", route: routeCardActConfirm,
 			path: cardPath("Office card", "/activation/confirm"),
 			values: func(t *testing.T, env *webtest.Env) url.Values {
-				otp, code := issuerOTP(t, env, demoCard(t, env, "Office card").ID)
+				otp, code := issuerOTP(t, env, webtest.DemoCard(t, env, "Office card").ID)
 				if otp == "" { // activated: the code was used up
 					otp, code = "used-otp", "123456"
 				}
@@ -129,11 +133,11 @@ func cardForms(c *http.Client) []cardForm {
 			// A card is activated once: later, the same confirmation is sent
 			// (and refused) without a new code.
 			prepare: func(t *testing.T, env *webtest.Env) {
-				card := demoCard(t, env, "Office card")
+				card := webtest.DemoCard(t, env, "Office card")
 				if live, err := env.API.GetCard(context.Background(), card.ServiceUserID, card.ID); err != nil || live.Activated {
 					return
 				}
-				resp := postCard(env, c, "/cards/"+card.ID+"/activation/request", url.Values{"channel": {"sms"}})
+				resp := webtest.PostCardForm(env, c, "/cards/"+card.ID+"/activation/request", url.Values{"channel": {"sms"}})
 				doc := webtest.Doc(t, resp)
 				if resp.StatusCode != http.StatusOK {
 					t.Fatalf("code request: %d %q", resp.StatusCode, webtest.TestID(doc, "activation-message"))
@@ -142,12 +146,12 @@ func cardForms(c *http.Client) []cardForm {
 		{name: "issue", kind: "card.issue", method: "POST", route: routeCardCreate,
 			page: chinedu, form: `[data-testid="issue-form"]`, path: func(*testing.T, *webtest.Env) string { return "/cards/issue" },
 			values: func(t *testing.T, env *webtest.Env) url.Values {
-				_, w := employeeWallet(t, env, "chinedu.eze@acme-payroll.example", "CNGN")
+				_, w := webtest.EmployeeWallet(t, env, "chinedu.eze@acme-payroll.example", "CNGN")
 				return url.Values{"wallet_id": {w.ID}, "card_name": {"Fuel"}, "card_color": {"#0a0"}, "type": {"virtual"}, "nin": {"12345678901"}}
 			},
 			prepare: func(t *testing.T, env *webtest.Env) {
-				_, w := employeeWallet(t, env, "chinedu.eze@acme-payroll.example", "CNGN")
-				sandboxControl(t, env, http.MethodPost, "/_sandbox/deposits", map[string]string{"smartWalletId": w.ID, "amount": "50000"})
+				_, w := webtest.EmployeeWallet(t, env, "chinedu.eze@acme-payroll.example", "CNGN")
+				webtest.SandboxControl(t, env, http.MethodPost, "/_sandbox/deposits", map[string]string{"smartWalletId": w.ID, "amount": "50000"})
 			}},
 	}
 }
@@ -174,7 +178,7 @@ func cardAuditCount(t *testing.T, env *webtest.Env, action string) int {
 // upstream call and one audit row; a second token for the same intent is a
 // new action.
 func TestCardFormsSendOnce(t *testing.T) {
-	env, c, _ := cardsEnv(t)
+	env, c, _ := webtest.NewCardsEnv(t)
 	ctx := context.Background()
 	for _, f := range cardForms(c) {
 		t.Run(f.name, func(t *testing.T) {
@@ -230,7 +234,7 @@ func TestCardFormsSendOnce(t *testing.T) {
 // and finishes the action as done, with one call and no second. An
 // activation request cannot be read back: it stays unknown, in words.
 func TestCardLostAnswersAreReadBack(t *testing.T) {
-	env, c, _ := cardsEnv(t)
+	env, c, _ := webtest.NewCardsEnv(t)
 	ctx := context.Background()
 	for _, f := range cardForms(c) {
 		t.Run(f.name, func(t *testing.T) {
@@ -239,8 +243,9 @@ func TestCardLostAnswersAreReadBack(t *testing.T) {
 			token := f.tokenOf(t, env, c)
 			form.Set(handlers.FormTokenField, token)
 			calls := env.Sandbox.RequestCount(f.method, f.route)
-			sandboxControl(t, env, http.MethodPost, "/_sandbox/faults", map[string]any{
+			webtest.SandboxControl(t, env, http.MethodPost, "/_sandbox/faults", map[string]any{
 				"method": f.method, "route": f.route, "drop": true, "after": true, "times": 1})
+
 			resp := env.PostForm(c, f.path(t, env), form)
 			doc := webtest.Doc(t, resp)
 			if n := env.Sandbox.RequestCount(f.method, f.route) - calls; n != 1 {
@@ -257,7 +262,7 @@ func TestCardLostAnswersAreReadBack(t *testing.T) {
 				}
 				return
 			}
-			if a.State != store.ActionDone || !strings.Contains(lastAudit(t, env, f.kind).Detail, "confirmed by reading it back") {
+			if a.State != store.ActionDone || !strings.Contains(webtest.LastAudit(t, env, f.kind).Detail, "confirmed by reading it back") {
 				t.Fatalf("after a lost answer: %d %+v", resp.StatusCode, a)
 			}
 			if resp.StatusCode >= 400 {
@@ -266,10 +271,10 @@ func TestCardLostAnswersAreReadBack(t *testing.T) {
 		})
 	}
 	// The mirror took what the read-backs found.
-	if hit := demoCard(t, env, "Travel"); hit.Status != "canceled" {
+	if hit := webtest.DemoCard(t, env, "Travel"); hit.Status != "canceled" {
 		t.Fatalf("cancel read back, index says %q", hit.Status)
 	}
-	if hit := demoCard(t, env, "Office card"); hit.Status != "active" {
+	if hit := webtest.DemoCard(t, env, "Office card"); hit.Status != "active" {
 		t.Fatalf("activation read back, index says %q", hit.Status)
 	}
 	hits, _, _ := env.Store.SearchCards(ctx, store.CardSearch{Query: "fuel"})
@@ -281,14 +286,14 @@ func TestCardLostAnswersAreReadBack(t *testing.T) {
 // The API refuses: the action is refused, the page and the ledger say why
 // in the API's words, and nothing is sent again.
 func TestCardRefusalIsInTheAPIsWords(t *testing.T) {
-	env, c, _ := cardsEnv(t)
+	env, c, _ := webtest.NewCardsEnv(t)
 	ctx := context.Background()
-	card := demoCard(t, env, "Everyday")
-	setIssuerStatus(t, env, card.ID, "frozen")
+	card := webtest.DemoCard(t, env, "Everyday")
+	webtest.SetIssuerStatus(t, env, card.ID, "frozen")
 	token := cardPageToken(t, webtest.Doc(t, env.Get(c, "/cards/"+card.ID)), `[data-testid="card-status-panel"]`)
 	// The card is reported lost while the page with the unfreeze button is
 	// open.
-	setIssuerStatus(t, env, card.ID, "lost")
+	webtest.SetIssuerStatus(t, env, card.ID, "lost")
 	resp := env.PostForm(c, "/cards/"+card.ID+"/unfreeze", url.Values{handlers.FormTokenField: {token}})
 	doc := webtest.Doc(t, resp)
 	msg := webtest.TestID(doc, "card-control-message")
@@ -313,10 +318,10 @@ func TestCardRefusalIsInTheAPIsWords(t *testing.T) {
 // A process that died between beginning an action and calling the API
 // leaves a begun row: the recovery job reads each back and settles it.
 func TestCardBegunActionsAreRecovered(t *testing.T) {
-	env, _, support := cardsEnv(t)
+	env, _, support := webtest.NewCardsEnv(t)
 	ctx := context.Background()
 	actor := store.Actor{StaffID: support.ID, Email: support.Email}
-	everyday, travel := demoCard(t, env, "Everyday"), demoCard(t, env, "Travel")
+	everyday, travel := webtest.DemoCard(t, env, "Everyday"), webtest.DemoCard(t, env, "Travel")
 	begin := func(key, kind, target string, req any) {
 		t.Helper()
 		if _, _, err := env.Store.BeginAction(ctx, store.NewAction{Key: key, Kind: kind, Target: target, Actor: actor, Request: req}); err != nil {
@@ -326,7 +331,7 @@ func TestCardBegunActionsAreRecovered(t *testing.T) {
 	// The freeze reached the issuer before the crash; the cancel did not.
 	begin("form:freeze-crashed", "card.freeze", "card:"+everyday.ID, map[string]any{
 		"cardId": everyday.ID, "userId": everyday.ServiceUserID, "status": "BLOCKED", "was": "active"})
-	setIssuerStatus(t, env, everyday.ID, "frozen")
+	webtest.SetIssuerStatus(t, env, everyday.ID, "frozen")
 	begin("form:cancel-crashed", "card.cancel", "card:"+travel.ID, map[string]any{"cardId": travel.ID, "userId": travel.ServiceUserID})
 	begin("form:request-crashed", "card.activation_request", "card:x", map[string]any{"cardId": "x", "userId": "y", "channel": "sms"})
 	if _, err := env.App.Actions().Recover(ctx, time.Now().Add(5*time.Minute)); err != nil {
@@ -338,10 +343,10 @@ func TestCardBegunActionsAreRecovered(t *testing.T) {
 			t.Errorf("%s: %s (%s), want %s", key, a.State, a.Message, want)
 		}
 	}
-	if hit := demoCard(t, env, "Everyday"); hit.Status != "frozen" {
+	if hit := webtest.DemoCard(t, env, "Everyday"); hit.Status != "frozen" {
 		t.Fatalf("the recovered freeze left the index at %q", hit.Status)
 	}
-	if a := lastAudit(t, env, "card.freeze"); a.Outcome != store.OutcomeOK || a.Actor.StaffID != support.ID {
+	if a := webtest.LastAudit(t, env, "card.freeze"); a.Outcome != store.OutcomeOK || a.Actor.StaffID != support.ID {
 		t.Fatalf("audit %+v", a)
 	}
 	if n := env.Sandbox.RequestCount("PUT", routeCardStatus) + env.Sandbox.RequestCount("PUT", routeCardCancel); n != 0 {
@@ -363,11 +368,11 @@ func cardsRefuseAudit(t *testing.T, env *webtest.Env) {
 // An audit write that fails fails the action: no local change without its
 // audit row (the recovery job finishes it later, with its row).
 func TestCardAuditFailureChangesNothing(t *testing.T) {
-	env, c, _ := cardsEnv(t)
+	env, c, _ := webtest.NewCardsEnv(t)
 	ctx := context.Background()
-	card := demoCard(t, env, "Everyday")
-	_, wallet := employeeWallet(t, env, "chinedu.eze@acme-payroll.example", "CNGN")
-	sandboxControl(t, env, http.MethodPost, "/_sandbox/deposits", map[string]string{"smartWalletId": wallet.ID, "amount": "50000"})
+	card := webtest.DemoCard(t, env, "Everyday")
+	_, wallet := webtest.EmployeeWallet(t, env, "chinedu.eze@acme-payroll.example", "CNGN")
+	webtest.SandboxControl(t, env, http.MethodPost, "/_sandbox/deposits", map[string]string{"smartWalletId": wallet.ID, "amount": "50000"})
 	freezeToken := cardPageToken(t, webtest.Doc(t, env.Get(c, "/cards/"+card.ID)), `[data-testid="card-status-panel"]`)
 	issueToken := cardPageToken(t, webtest.Doc(t, env.Get(c, "/cards/issue?wallet="+wallet.ID)), `[data-testid="issue-form"]`)
 	cardsRefuseAudit(t, env)
@@ -377,7 +382,7 @@ func TestCardAuditFailureChangesNothing(t *testing.T) {
 	if resp.StatusCode != http.StatusInternalServerError {
 		t.Fatalf("freeze with a failing audit: %d", resp.StatusCode)
 	}
-	if hit := demoCard(t, env, "Everyday"); hit.Status != "active" {
+	if hit := webtest.DemoCard(t, env, "Everyday"); hit.Status != "active" {
 		t.Fatalf("the index changed without its audit row: %q", hit.Status)
 	}
 	resp = env.PostForm(c, "/cards/issue", url.Values{"wallet_id": {wallet.ID}, "card_name": {"Fuel"}, "card_color": {"#0a0"},
@@ -400,9 +405,9 @@ func TestCardAuditFailureChangesNothing(t *testing.T) {
 // and links nothing support may not open (the approval page is for
 // finance approvers and owners); an owner gets the link.
 func TestCardIssuanceLinksOnlyWhatTheViewerMayOpen(t *testing.T) {
-	env, support, _ := cardsEnv(t)
-	_, wallet := employeeWallet(t, env, "chinedu.eze@acme-payroll.example", "CNGN")
-	sandboxControl(t, env, http.MethodPost, "/_sandbox/deposits", map[string]string{"smartWalletId": wallet.ID, "amount": "50000"})
+	env, support, _ := webtest.NewCardsEnv(t)
+	_, wallet := webtest.EmployeeWallet(t, env, "chinedu.eze@acme-payroll.example", "CNGN")
+	webtest.SandboxControl(t, env, http.MethodPost, "/_sandbox/deposits", map[string]string{"smartWalletId": wallet.ID, "amount": "50000"})
 	issue := func(c *http.Client, name string) *goquery.Document {
 		t.Helper()
 		token := cardPageToken(t, webtest.Doc(t, env.Get(c, "/cards/issue?wallet="+wallet.ID)), `[data-testid="issue-form"]`)
@@ -459,7 +464,7 @@ func TestCardIssuanceLinksOnlyWhatTheViewerMayOpen(t *testing.T) {
 // Cards are issued on employees' wallets only: the treasury's wallets are
 // neither offered nor accepted.
 func TestCardIssueOffersEmployeesWalletsOnly(t *testing.T) {
-	env, c, _ := cardsEnv(t)
+	env, c, _ := webtest.NewCardsEnv(t)
 	ctx := context.Background()
 	treasury, err := env.Store.EmployeeByEmail(ctx, "treasury@demo.partner.example")
 	if err != nil || treasury.Kind != store.KindTreasury {
@@ -489,8 +494,9 @@ func TestCardIssueOffersEmployeesWalletsOnly(t *testing.T) {
 		if resp.StatusCode != http.StatusConflict {
 			t.Errorf("the treasury's %s wallet's form: %d", w.Currency, resp.StatusCode)
 		}
-		resp = postCard(env, c, "/cards/issue", url.Values{"wallet_id": {w.ID}, "card_name": {"Treasury"}, "card_color": {"#000"},
+		resp = webtest.PostCardForm(env, c, "/cards/issue", url.Values{"wallet_id": {w.ID}, "card_name": {"Treasury"}, "card_color": {"#000"},
 			"type": {"virtual"}, "nin": {"12345678901"}})
+
 		resp.Body.Close()
 		if resp.StatusCode != http.StatusConflict {
 			t.Errorf("issuing on the treasury's %s wallet: %d", w.Currency, resp.StatusCode)
@@ -503,14 +509,14 @@ func TestCardIssueOffersEmployeesWalletsOnly(t *testing.T) {
 
 // Card limits show every invalid field at once, as the API does.
 func TestCardLimitsShowEveryMistakeAtOnce(t *testing.T) {
-	env, c, _ := cardsEnv(t)
-	card := demoCard(t, env, "Everyday")
+	env, c, _ := webtest.NewCardsEnv(t)
+	card := webtest.DemoCard(t, env, "Everyday")
 	for _, tc := range []struct{ daily, single, wantDaily, wantSingle string }{
 		{"abc", "9999999", "such as 1500", "1,000,000.00 NGN"},
 		{"6000000", "0", "5,000,000.00 NGN", "more than zero"},
 		{"1,50", "10.001", "comma", "decimal places"},
 	} {
-		resp := postCard(env, c, "/cards/"+card.ID+"/limits", url.Values{"total_daily": {tc.daily}, "max_single": {tc.single}})
+		resp := webtest.PostCardForm(env, c, "/cards/"+card.ID+"/limits", url.Values{"total_daily": {tc.daily}, "max_single": {tc.single}})
 		doc := webtest.Doc(t, resp)
 		if resp.StatusCode != http.StatusUnprocessableEntity {
 			t.Fatalf("%s/%s: %d", tc.daily, tc.single, resp.StatusCode)
@@ -531,12 +537,12 @@ func TestCardLimitsShowEveryMistakeAtOnce(t *testing.T) {
 // read as 150; more decimals than kobo are refused; a grouped amount is
 // read as written.
 func TestCardLimitsRefuseAmbiguousAmounts(t *testing.T) {
-	env, c, _ := cardsEnv(t)
+	env, c, _ := webtest.NewCardsEnv(t)
 	ctx := context.Background()
-	card := demoCard(t, env, "Everyday")
+	card := webtest.DemoCard(t, env, "Everyday")
 	path := "/cards/" + card.ID + "/limits"
 	for _, daily := range []string{"1,50", "1,5000", "150,00", "1.500,00", "1000.001"} {
-		resp := postCard(env, c, path, url.Values{"total_daily": {daily}, "max_single": {"1"}})
+		resp := webtest.PostCardForm(env, c, path, url.Values{"total_daily": {daily}, "max_single": {"1"}})
 		doc := webtest.Doc(t, resp)
 		if resp.StatusCode != http.StatusUnprocessableEntity || webtest.TestID(doc, "limit-daily-error") == "" {
 			t.Fatalf("%q: %d %q", daily, resp.StatusCode, webtest.TestID(doc, "limit-daily-error"))
@@ -548,7 +554,7 @@ func TestCardLimitsRefuseAmbiguousAmounts(t *testing.T) {
 	if n := env.Sandbox.RequestCount("PUT", routeCardLimits); n != 0 {
 		t.Fatalf("%d ambiguous amounts sent", n)
 	}
-	resp := postCard(env, c, path, url.Values{"total_daily": {"1,500.50"}, "max_single": {"150"}})
+	resp := webtest.PostCardForm(env, c, path, url.Values{"total_daily": {"1,500.50"}, "max_single": {"150"}})
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusSeeOther {
 		t.Fatalf("a grouped amount: %d", resp.StatusCode)

@@ -14,8 +14,8 @@ import (
 func TestDetailPagesLeadBackToTheListAsLeft(t *testing.T) {
 	env := webtest.New(t, webtest.Options{})
 	c, _ := env.SignedIn(store.RoleOwner)
-	syncQueue(t, env, c)
-	id := proposalID(t, env, "Travel reimbursement")
+	webtest.SyncQueue(t, env, c)
+	id := webtest.ProposalID(t, env, "Travel reimbursement")
 	for _, tc := range []struct{ referer, want string }{
 		{env.URL("/approvals?status=PENDING_APPROVALS&who=oli"), "/approvals?status=PENDING_APPROVALS&who=oli"},
 		{"", "/approvals"},

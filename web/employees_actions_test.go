@@ -9,7 +9,6 @@ import (
 	"mime/multipart"
 	"net/http"
 	"net/url"
-	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -21,39 +20,6 @@ import (
 	"partneradmin/store"
 	"partneradmin/web/webtest"
 )
-
-// fresh is a form as a page renders it: the values with a new one-time
-// token.
-func fresh(v url.Values) url.Values {
-	out := url.Values{}
-	for k, vs := range v {
-		out[k] = append([]string(nil), vs...)
-	}
-	out.Set(handlers.FormTokenField, handlers.NewFormToken())
-	return out
-}
-
-// inviteFormFields are the names of the single invite form's fields, as the
-// page renders them (the occupation is a picker whose choices carry
-// occupation_code), sorted.
-func inviteFormFields(t *testing.T, env *webtest.Env, c *http.Client) []string {
-	t.Helper()
-	doc := webtest.Doc(t, env.Get(c, "/employees/invite"))
-	names := []string{"occupation_code"}
-	doc.Find(`[data-testid="invite-form"] input[name], [data-testid="invite-form"] select[name]`).Each(func(_ int, s *goquery.Selection) {
-		n, _ := s.Attr("name")
-		if n != handlers.FormTokenField && n != "occupation_search" && !slices.Contains(names, n) {
-			names = append(names, n)
-		}
-	})
-	return sorted(names)
-}
-
-func sorted(list []string) []string {
-	out := slices.Clone(list)
-	slices.Sort(out)
-	return out
-}
 
 // Upstream routes of the employees area, as the sandbox names them.
 const (
@@ -103,16 +69,16 @@ func empPostConcurrently(t *testing.T, env *webtest.Env, c *http.Client, path st
 
 func empAuditCount(t *testing.T, env *webtest.Env, action string) int {
 	t.Helper()
-	return len(empAudit(t, env, action))
+	return len(webtest.AuditRows(t, env, action))
 }
 
 // linkedInvitee invites an email through the app and links it as the
 // employee would, returning the linked employee.
 func linkedInvitee(t *testing.T, env *webtest.Env, c *http.Client, email string) store.Employee {
 	t.Helper()
-	resp := env.PostForm(c, "/employees/invite", fresh(gbrInvite(email)))
+	resp := env.PostForm(c, "/employees/invite", webtest.WithFormToken(webtest.UKInviteForm(email)))
 	resp.Body.Close()
-	linkThroughSandbox(t, env, email)
+	webtest.LinkThroughSandbox(t, env, email)
 	resp = env.PostForm(c, "/employees/reconcile", nil)
 	resp.Body.Close()
 	e, err := env.Store.EmployeeByEmail(context.Background(), email)
@@ -141,11 +107,11 @@ func empForms() []empForm {
 	return []empForm{
 		{name: "invite", kind: "employee.invite", method: "POST", route: routeInvite,
 			prepare: func(t *testing.T, env *webtest.Env, c *http.Client) (string, url.Values) {
-				return "/employees/invite", gbrInvite("once@acme.example")
+				return "/employees/invite", webtest.UKInviteForm("once@acme.example")
 			}},
 		{name: "re-invite", kind: "employee.reinvite", method: "POST", route: routeInvite, secondCalls: 1,
 			prepare: func(t *testing.T, env *webtest.Env, c *http.Client) (string, url.Values) {
-				resp := env.PostForm(c, "/employees/invite", fresh(gbrInvite("again@acme.example")))
+				resp := env.PostForm(c, "/employees/invite", webtest.WithFormToken(webtest.UKInviteForm("again@acme.example")))
 				resp.Body.Close()
 				e, err := env.Store.EmployeeByEmail(context.Background(), "again@acme.example")
 				if err != nil {
@@ -155,12 +121,12 @@ func empForms() []empForm {
 			}},
 		{name: "delete", kind: "employee.delete", method: "DELETE", route: routeUser,
 			prepare: func(t *testing.T, env *webtest.Env, c *http.Client) (string, url.Values) {
-				return fmt.Sprintf("/employees/%d/delete", linkedDemoEmployee(t, env, false).ID), nil
+				return fmt.Sprintf("/employees/%d/delete", webtest.LinkedDemoEmployee(t, env, false).ID), nil
 			}},
 		{name: "reactivate", kind: "employee.reactivate", method: "POST", route: routeReactivate,
 			prepare: func(t *testing.T, env *webtest.Env, c *http.Client) (string, url.Values) {
-				e := linkedDemoEmployee(t, env, false)
-				resp := env.PostForm(c, fmt.Sprintf("/employees/%d/delete", e.ID), fresh(nil))
+				e := webtest.LinkedDemoEmployee(t, env, false)
+				resp := env.PostForm(c, fmt.Sprintf("/employees/%d/delete", e.ID), webtest.WithFormToken(nil))
 				resp.Body.Close()
 				return fmt.Sprintf("/employees/%d/reactivate", e.ID), nil
 			}},
@@ -171,11 +137,11 @@ func empForms() []empForm {
 			}},
 		{name: "retry USD", kind: "employee.onboarding.retry_usd", method: "POST", route: routeStartUSA,
 			prepare: func(t *testing.T, env *webtest.Env, c *http.Client) (string, url.Values) {
-				return fmt.Sprintf("/employees/%d/usd/retry", demoEmployeeNamed(t, env, "Marcus").ID), nil
+				return fmt.Sprintf("/employees/%d/usd/retry", webtest.MirroredDemoEmployee(t, env, "Marcus").ID), nil
 			}},
 		{name: "bulk send", kind: "employee.bulk_invite.start",
 			prepare: func(t *testing.T, env *webtest.Env, c *http.Client) (string, url.Values) {
-				resp := uploadBulk(t, env, c, "three.csv", bulkFile(3))
+				resp := webtest.UploadBulkInvite(t, env, c, "three.csv", webtest.BulkInviteCSV(3))
 				resp.Body.Close()
 				if resp.StatusCode != http.StatusSeeOther {
 					t.Fatalf("upload: %d", resp.StatusCode)
@@ -192,7 +158,7 @@ func empForms() []empForm {
 			}},
 		{name: "mark as resolved", kind: "employee.kyc_action_cleared",
 			prepare: func(t *testing.T, env *webtest.Env, c *http.Client) (string, url.Values) {
-				e := linkedDemoEmployee(t, env, false)
+				e := webtest.LinkedDemoEmployee(t, env, false)
 				if _, err := env.Store.FlagActionRequired(context.Background(), e.ServiceUserID, "a selfie in the app", store.Actor{Email: "webhook"}); err != nil {
 					t.Fatal(err)
 				}
@@ -230,7 +196,7 @@ func TestEmployeeFormsSendOnce(t *testing.T) {
 				return env.Sandbox.RequestCount(f.method, f.route)
 			}
 			calls, audits := count(), empAuditCount(t, env, f.kind)
-			form := fresh(values)
+			form := webtest.WithFormToken(values)
 			for _, status := range empPostConcurrently(t, env, c, path, form, 5) {
 				if status >= 500 || status == http.StatusBadRequest {
 					t.Fatalf("a post answered %d", status)
@@ -258,7 +224,7 @@ func TestEmployeeFormsSendOnce(t *testing.T) {
 			}
 			// A second token is a new action.
 			before := count()
-			resp = env.PostForm(c, path, fresh(values))
+			resp = env.PostForm(c, path, webtest.WithFormToken(values))
 			resp.Body.Close()
 			if resp.StatusCode >= 500 {
 				t.Fatalf("second token: %d", resp.StatusCode)
@@ -310,12 +276,12 @@ func TestEmployeeFormsWithoutTokenSendNothing(t *testing.T) {
 func TestEmployeeFormsCarryTokens(t *testing.T) {
 	env := webtest.New(t, webtest.Options{StartWorkers: false})
 	c, _ := env.SignedIn(store.RoleHRAdmin)
-	failed := demoEmployeeNamed(t, env, "Marcus")
+	failed := webtest.MirroredDemoEmployee(t, env, "Marcus")
 	if _, err := env.Store.FlagActionRequired(context.Background(), failed.ServiceUserID, "a selfie", store.Actor{Email: "webhook"}); err != nil {
 		t.Fatal(err)
 	}
 	invited := linkedInvitee(t, env, c, "tokens@acme.example")
-	resp := uploadBulk(t, env, c, "t.csv", bulkFile(2))
+	resp := webtest.UploadBulkInvite(t, env, c, "t.csv", webtest.BulkInviteCSV(2))
 	resp.Body.Close()
 	pages := []string{"/employees/invite", fmt.Sprintf("/employees/%d", failed.ID), fmt.Sprintf("/employees/%d/delete", failed.ID),
 		fmt.Sprintf("/employees/%d", invited.ID), resp.Header.Get("Location")}
@@ -342,7 +308,7 @@ func TestEmployeeFormsCarryTokens(t *testing.T) {
 // the connection: the caller does not learn the outcome.
 func afterFault(t *testing.T, env *webtest.Env, method, route string) {
 	t.Helper()
-	empControl(t, env, "POST", "/_sandbox/faults", map[string]any{"method": method, "route": route, "drop": true, "after": true, "times": 1}, nil)
+	webtest.SandboxControlData(t, env, "POST", "/_sandbox/faults", map[string]any{"method": method, "route": route, "drop": true, "after": true, "times": 1}, nil)
 }
 
 // TestEmployeeLostAnswersAreReadBack: the API records a deletion or a
@@ -352,10 +318,10 @@ func afterFault(t *testing.T, env *webtest.Env, method, route string) {
 func TestEmployeeLostAnswersAreReadBack(t *testing.T) {
 	env := webtest.New(t, webtest.Options{})
 	c, _ := env.SignedIn(store.RoleHRAdmin)
-	e := linkedDemoEmployee(t, env, false)
+	e := webtest.LinkedDemoEmployee(t, env, false)
 
 	afterFault(t, env, "DELETE", routeUser)
-	resp := env.PostForm(c, fmt.Sprintf("/employees/%d/delete", e.ID), fresh(nil))
+	resp := env.PostForm(c, fmt.Sprintf("/employees/%d/delete", e.ID), webtest.WithFormToken(nil))
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusSeeOther {
 		t.Fatalf("delete after a lost answer: %d", resp.StatusCode)
@@ -366,13 +332,13 @@ func TestEmployeeLostAnswersAreReadBack(t *testing.T) {
 	if got, _ := env.Store.EmployeeByID(context.Background(), e.ID); got.InviteState != store.InviteDeleted {
 		t.Fatalf("not recorded as deleted: %+v", got)
 	}
-	rows := empAudit(t, env, "employee.delete")
+	rows := webtest.AuditRows(t, env, "employee.delete")
 	if len(rows) != 1 || rows[0].Outcome != store.OutcomeOK || !strings.Contains(rows[0].Detail, "reading it back") {
 		t.Fatalf("delete audit %+v", rows)
 	}
 
 	afterFault(t, env, "POST", routeReactivate)
-	resp = env.PostForm(c, fmt.Sprintf("/employees/%d/reactivate", e.ID), fresh(nil))
+	resp = env.PostForm(c, fmt.Sprintf("/employees/%d/reactivate", e.ID), webtest.WithFormToken(nil))
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusSeeOther {
 		t.Fatalf("reactivate after a lost answer: %d", resp.StatusCode)
@@ -394,7 +360,7 @@ func TestInviteWithALostAnswerIsSettledByTheRecoveryJob(t *testing.T) {
 	env := webtest.New(t, webtest.Options{})
 	c, _ := env.SignedIn(store.RoleHRAdmin)
 	afterFault(t, env, "POST", routeInvite)
-	resp := env.PostForm(c, "/employees/invite", fresh(gbrInvite("lost@acme.example")))
+	resp := env.PostForm(c, "/employees/invite", webtest.WithFormToken(webtest.UKInviteForm("lost@acme.example")))
 	doc := webtest.Doc(t, resp)
 	if resp.StatusCode != http.StatusBadGateway || !strings.Contains(webtest.TestID(doc, "form-problem"), "not known") {
 		t.Fatalf("lost answer: %d %q", resp.StatusCode, webtest.TestID(doc, "form-problem"))
@@ -402,10 +368,10 @@ func TestInviteWithALostAnswerIsSettledByTheRecoveryJob(t *testing.T) {
 	if n := env.Sandbox.RequestCount("POST", routeInvite); n != 1 {
 		t.Fatalf("%d invite calls, want 1", n)
 	}
-	if _, ok := empInviteOf(t, env, "lost@acme.example"); !ok {
+	if _, ok := webtest.SandboxInviteOf(t, env, "lost@acme.example"); !ok {
 		t.Fatal("the sandbox did not record the invite")
 	}
-	linkThroughSandbox(t, env, "lost@acme.example")
+	webtest.LinkThroughSandbox(t, env, "lost@acme.example")
 	if _, err := env.App.Actions().Recover(ctx, time.Now().Add(5*time.Minute)); err != nil {
 		t.Fatal(err)
 	}
@@ -430,7 +396,7 @@ func TestEmployeeBegunActionsAreRecovered(t *testing.T) {
 	_, hr := env.SignedIn(store.RoleHRAdmin)
 	by := store.Actor{StaffID: hr.ID, Email: hr.Email}
 	// A deletion that reached the API before the process died.
-	gone := linkedDemoEmployee(t, env, false)
+	gone := webtest.LinkedDemoEmployee(t, env, false)
 	if _, err := env.API.DeleteUser(ctx, gone.ServiceUserID); err != nil {
 		t.Fatal(err)
 	}
@@ -443,7 +409,7 @@ func TestEmployeeBegunActionsAreRecovered(t *testing.T) {
 	// An invite that never reached it.
 	begin("form:recover-invite", "employee.invite", map[string]any{"email": "never@acme.example", "name": "Never Sent"})
 	// A local change whose finish never committed.
-	flagged := demoEmployeeNamed(t, env, "Marcus")
+	flagged := webtest.MirroredDemoEmployee(t, env, "Marcus")
 	if _, err := env.Store.FlagActionRequired(ctx, flagged.ServiceUserID, "a selfie", store.Actor{Email: "webhook"}); err != nil {
 		t.Fatal(err)
 	}
@@ -477,8 +443,8 @@ func TestEmployeeAuditFailureChangesNothing(t *testing.T) {
 	ctx := context.Background()
 	env := webtest.New(t, webtest.Options{})
 	c, _ := env.SignedIn(store.RoleHRAdmin)
-	e := linkedDemoEmployee(t, env, false)
-	flagged := demoEmployeeNamed(t, env, "Marcus")
+	e := webtest.LinkedDemoEmployee(t, env, false)
+	flagged := webtest.MirroredDemoEmployee(t, env, "Marcus")
 	if _, err := env.Store.FlagActionRequired(ctx, flagged.ServiceUserID, "a selfie", store.Actor{Email: "webhook"}); err != nil {
 		t.Fatal(err)
 	}
@@ -493,11 +459,11 @@ func TestEmployeeAuditFailureChangesNothing(t *testing.T) {
 		form url.Values
 	}{
 		{fmt.Sprintf("/employees/%d/delete", e.ID), nil},
-		{"/employees/invite", gbrInvite("unaudited@acme.example")},
+		{"/employees/invite", webtest.UKInviteForm("unaudited@acme.example")},
 		{fmt.Sprintf("/employees/%d/action-required/resolve", flagged.ID), url.Values{"confirm": {"1"}}},
 		{fmt.Sprintf("/employees/%d/reactivate", flagged.ID), nil}, // refused here: its audit row fails the request
 	} {
-		resp := env.PostForm(c, p.path, fresh(p.form))
+		resp := env.PostForm(c, p.path, webtest.WithFormToken(p.form))
 		resp.Body.Close()
 		if resp.StatusCode != http.StatusInternalServerError {
 			t.Errorf("%s without its audit row: %d", p.path, resp.StatusCode)
@@ -549,7 +515,7 @@ func TestDemoImportReadsEveryEmployeesReadiness(t *testing.T) {
 		t.Fatal(err)
 	}
 	doc := webtest.Doc(t, env.Get(c, "/employees?q=unread"))
-	row := rowByEmail(doc, "unread@acme.example")
+	row := webtest.EmployeeRowByEmail(doc, "unread@acme.example")
 	if row == nil {
 		t.Fatal("unread employee missing")
 	}
@@ -597,7 +563,7 @@ func TestBulkInviteAppliesTheSingleFormsRules(t *testing.T) {
 		"No Ssn,nossn@acme.example,No,Ssn,1990-01-01,US,2 Market St,San Francisco,CA,94105,USA,employed,salary,,\n" +
 		"No Nino,nonino@acme.example,No,Nino,1990-01-01,GB,11 Example Way,London,,SW1A 1AA,GBR,employed,salary,,\n" +
 		"Eamon Byrne,eamon@acme.example,Eamon,Byrne,1990-01-01,IE,1 Quay,Dublin,,D02 X285,IRL,employed,salary,,\n"
-	resp := uploadBulk(t, env, c, "people.csv", []byte(file))
+	resp := webtest.UploadBulkInvite(t, env, c, "people.csv", []byte(file))
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusSeeOther {
 		t.Fatalf("upload: %d", resp.StatusCode)
@@ -660,7 +626,7 @@ func TestBulkInviteAppliesTheSingleFormsRules(t *testing.T) {
 	}
 	// The numbers reached the API: they are in the profile submitted when
 	// the employee links.
-	linkThroughSandbox(t, env, "sam@acme.example")
+	webtest.LinkThroughSandbox(t, env, "sam@acme.example")
 	u, err := env.API.LookupUserByEmail(ctx, "sam@acme.example")
 	if err != nil {
 		t.Fatal(err)
@@ -708,12 +674,12 @@ func TestEmployeeTextInputsAreChecked(t *testing.T) {
 		{"nino", "QQ12 3456C 1234567890 1234567890", http.StatusUnprocessableEntity},
 		{"occupation_label", strings.Repeat("x", 201), http.StatusUnprocessableEntity},
 	} {
-		form := gbrInvite("checked@acme.example")
+		form := webtest.UKInviteForm("checked@acme.example")
 		form.Set(tc.field, tc.value)
 		if tc.field == "occupation_label" {
 			form.Set("occupation_code", "15-1252")
 		}
-		resp := env.PostForm(c, "/employees/invite", fresh(form))
+		resp := env.PostForm(c, "/employees/invite", webtest.WithFormToken(form))
 		doc := webtest.Doc(t, resp)
 		shown := tc.field
 		if tc.field == "occupation_label" {
@@ -759,12 +725,12 @@ func TestEmployeeTextInputsAreChecked(t *testing.T) {
 		"C D,c@acme.example,C\x00,D,1990-01-01,IE,1 Quay,Dublin,D02 X285,IRL,employed,salary\n" +
 		"E F,e@acme.example," + huge[:200] + ",F,1990-01-01,IE,1 Quay,Dublin,D02 X285,IRL,employed,salary\n" +
 		"G H,g@acme.example,G,H,1990-01-01,IE,1 Quay,Dublin,D02 X285,IRL,employed,salary\n"
-	resp := uploadBulk(t, env, c, "nul\x00name.csv", []byte(file))
+	resp := webtest.UploadBulkInvite(t, env, c, "nul\x00name.csv", []byte(file))
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusUnprocessableEntity {
 		t.Fatalf("a file name with a NUL: %d", resp.StatusCode)
 	}
-	resp = uploadBulk(t, env, c, "bad\xffname.csv", []byte(file))
+	resp = webtest.UploadBulkInvite(t, env, c, "bad\xffname.csv", []byte(file))
 	if resp.StatusCode != http.StatusSeeOther {
 		t.Fatalf("bulk upload with bad cells: %d %s", resp.StatusCode, webtest.TestID(webtest.Doc(t, resp), "bulk-file-error"))
 	}
@@ -775,8 +741,8 @@ func TestEmployeeTextInputsAreChecked(t *testing.T) {
 	}
 
 	// The occupation fix.
-	e := linkedDemoEmployee(t, env, false)
-	resp = env.PostForm(c, fmt.Sprintf("/employees/%d/occupation", e.ID), fresh(url.Values{"occupation_code": {strings.Repeat("1", 41)}}))
+	e := webtest.LinkedDemoEmployee(t, env, false)
+	resp = env.PostForm(c, fmt.Sprintf("/employees/%d/occupation", e.ID), webtest.WithFormToken(url.Values{"occupation_code": {strings.Repeat("1", 41)}}))
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusUnprocessableEntity {
 		t.Fatalf("an overlong occupation code: %d", resp.StatusCode)
@@ -793,11 +759,11 @@ func TestBulkRowWithALostAnswerIsSettled(t *testing.T) {
 	ctx := context.Background()
 	env := webtest.New(t, webtest.Options{StartWorkers: true})
 	c, _ := env.SignedIn(store.RoleHRAdmin)
-	resp := uploadBulk(t, env, c, "two.csv", bulkFile(2))
+	resp := webtest.UploadBulkInvite(t, env, c, "two.csv", webtest.BulkInviteCSV(2))
 	resp.Body.Close()
 	runURL := resp.Header.Get("Location")
 	afterFault(t, env, "POST", routeInvite)
-	resp = env.PostForm(c, runURL+"/send", fresh(nil))
+	resp = env.PostForm(c, runURL+"/send", webtest.WithFormToken(nil))
 	resp.Body.Close()
 	var doc *goquery.Document
 	deadline := time.Now().Add(30 * time.Second)
@@ -817,7 +783,7 @@ func TestBulkRowWithALostAnswerIsSettled(t *testing.T) {
 	if n := env.Sandbox.RequestCount("POST", routeInvite); n != 2 {
 		t.Fatalf("%d invite calls for two rows", n)
 	}
-	linkThroughSandbox(t, env, "bulk000@acme.example")
+	webtest.LinkThroughSandbox(t, env, "bulk000@acme.example")
 	if _, err := env.App.Actions().Recover(ctx, time.Now().Add(5*time.Minute)); err != nil {
 		t.Fatal(err)
 	}

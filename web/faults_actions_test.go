@@ -49,7 +49,7 @@ func withFreshToken(v url.Values) url.Values {
 	if v.Get(handlers.FormTokenField) != "" {
 		return v
 	}
-	return fresh(v)
+	return webtest.WithFormToken(v)
 }
 
 // faultActions are the state-changing forms of every area that write to
@@ -103,65 +103,70 @@ func faultActions(t *testing.T, env *webtest.Env, clients map[store.Role]*http.C
 			continue // the sign link reads the payload; it writes nothing upstream
 		}
 		out = append(out, faultAction{name: "approval " + w.name, by: store.RoleFinanceApprover, method: w.method, route: w.route,
-			prepare: func(*testing.T, *webtest.Env, *http.Client) (string, url.Values) { return w.path, freshToken(w.fields) }})
+			prepare: func(*testing.T, *webtest.Env, *http.Client) (string, url.Values) {
+				return w.path, webtest.WithFormToken(w.fields)
+			}})
 	}
 	// Money out, each rail's confirm step, filled in by its own tests'
 	// helpers.
 	out = append(out,
-		faultAction{name: "money-out payout", by: store.RoleOwner, method: http.MethodPost, route: payoutRoute,
+		faultAction{name: "money-out payout", by: store.RoleOwner, method: http.MethodPost, route: webtest.PayoutRoute,
 			prepare: func(t *testing.T, env *webtest.Env, c *http.Client) (string, url.Values) {
-				form, _ := payoutReview(t, env, c, "CAN", "can-rbc", "can-rbc-00002", "1234567", "1,250.50")
+				form, _ := webtest.PayoutReview(t, env, c, "CAN", "can-rbc", "can-rbc-00002", "1234567", "1,250.50")
 				return "/money-out/payout/confirm", form
 			}},
-		faultAction{name: "money-out NGN account", by: store.RoleFinanceApprover, method: http.MethodPost, route: ngnAccountRoute,
+		faultAction{name: "money-out NGN account", by: store.RoleFinanceApprover, method: http.MethodPost, route: webtest.NigeriaAccountRoute,
 			prepare: func(t *testing.T, env *webtest.Env, c *http.Client) (string, url.Values) {
-				return "/money-out/nigeria/account", ngnHolderStep(t, env, c)
+				return "/money-out/nigeria/account", webtest.NigeriaHolderStep(t, env, c)
 			}},
-		faultAction{name: "money-out NGN offramp", by: store.RoleFinanceApprover, method: http.MethodPost, route: ngnOfframpRoute,
+		faultAction{name: "money-out NGN offramp", by: store.RoleFinanceApprover, method: http.MethodPost, route: webtest.NigeriaOfframpRoute,
 			prepare: func(t *testing.T, env *webtest.Env, c *http.Client) (string, url.Values) {
-				form := ngnAmountStep(t, env, c)
-				form.Set("wallet_id", treasuryWallet(t, env, "CNGN"))
+				form := webtest.NigeriaAmountStep(t, env, c)
+				form.Set("wallet_id", webtest.TreasuryWallet(t, env, "CNGN").ID)
 				form.Set("amount", "500")
 				return "/money-out/nigeria/offramp", form
 			}},
-		faultAction{name: "money-out cash fund", by: store.RoleFinanceApprover, method: http.MethodPost, route: cashFundRoute,
+		faultAction{name: "money-out cash fund", by: store.RoleFinanceApprover, method: http.MethodPost, route: webtest.CashFundRoute,
 			prepare: func(t *testing.T, env *webtest.Env, c *http.Client) (string, url.Values) {
-				return "/money-out/cash/fund", cashForm(t, env, c, "fund", url.Values{"wallet_id": {treasuryWallet(t, env, "USDB")},
+				return "/money-out/cash/fund", webtest.CashForm(t, env, c, "fund", url.Values{"wallet_id": {webtest.TreasuryWallet(t, env, "USDB").ID},
 					"country": {"MX"}, "price": {"250.00"}, "price_currency": {"USD"}, "description": {"Field office float"}})
+
 			}},
-		faultAction{name: "money-out cash send", by: store.RoleFinanceApprover, method: http.MethodPost, route: cashSendRoute,
+		faultAction{name: "money-out cash send", by: store.RoleFinanceApprover, method: http.MethodPost, route: webtest.CashSendRoute,
 			prepare: func(t *testing.T, env *webtest.Env, c *http.Client) (string, url.Values) {
-				return "/money-out/cash/send", cashForm(t, env, c, "send", url.Values{"wallet_id": {treasuryWallet(t, env, "USDB")},
+				return "/money-out/cash/send", webtest.CashForm(t, env, c, "send", url.Values{"wallet_id": {webtest.TreasuryWallet(t, env, "USDB").ID},
 					"country": {"CO"}, "price": {"75.50"}, "price_currency": {"USD"}, "description": {"Courier pay"}})
+
 			}},
 	)
 	out = append(out,
-		faultAction{name: "money-out SEPA", by: store.RoleOwner, method: http.MethodPost, route: sepaPrepareRoute,
+		faultAction{name: "money-out SEPA", by: store.RoleOwner, method: http.MethodPost, route: webtest.SEPAPrepareRoute,
 			prepare: func(t *testing.T, env *webtest.Env, c *http.Client) (string, url.Values) {
-				sepaReady(t, env)
-				form := sepaForm(t, env, c)
+				webtest.SEPAReady(t, env)
+				form := webtest.SEPAForm(t, env, c)
 				form.Set("confirm", "1")
 				return "/money-out/sepa", form
 			}},
-		faultAction{name: "money-out MXN", by: store.RoleOwner, method: http.MethodPost, route: mxQuoteRoute,
+		faultAction{name: "money-out MXN", by: store.RoleOwner, method: http.MethodPost, route: webtest.MexicoQuoteRoute,
 			prepare: func(t *testing.T, env *webtest.Env, c *http.Client) (string, url.Values) {
-				mxReady(t, env)
-				return "/money-out/mexico", mxForm(t, env, c, "1000")
+				webtest.MexicoReady(t, env)
+				return "/money-out/mexico", webtest.MexicoQuoteForm(t, env, c, "1000")
 			}},
-		faultAction{name: "funding start USD", by: store.RoleOwner, method: http.MethodPost, route: startUSARoute, idempotent: true,
+		faultAction{name: "funding start USD", by: store.RoleOwner, method: http.MethodPost, route: webtest.StartUSARoute, idempotent: true,
 			prepare: func(t *testing.T, env *webtest.Env, c *http.Client) (string, url.Values) {
-				editSandboxState(t, env, func(st map[string]any) {
-					sandboxObject(st, "users", env.Demo.TreasuryUserID, "onboarding")["USD"] = "failed"
+				webtest.EditSandboxState(t, env, func(st map[string]any) {
+					webtest.SandboxObject(st, "users", env.Demo.TreasuryUserID, "onboarding")["USD"] = "failed"
 				})
-				return fundingStart, url.Values{"form_token": {env.FormToken(c, fundingPath, fundingStartSel)}}
+
+				return webtest.FundingStartPath, url.Values{"form_token": {env.FormToken(c, webtest.FundingPath, webtest.FundingStartSelector)}}
 			}},
 	)
-	out = append(out, faultAction{name: "device signature relay", by: store.RoleFinanceApprover, method: http.MethodPost, route: signRoute,
+	out = append(out, faultAction{name: "device signature relay", by: store.RoleFinanceApprover, method: http.MethodPost, route: webtest.SignRoute,
 		device: true,
 		prepare: func(t *testing.T, env *webtest.Env, c *http.Client) (string, url.Values) {
-			l := issueLink(t, env, c, env.ProposalsAwaitingSignature(1, "3")[0])
-			_, req := deviceGet(t, env, l.Path)
-			return l.Path, url.Values{"signature": {signHash(t, ownerKey(t, env, "treasury"), req["hashToSign"]).Hex()}}
+			l := webtest.IssueSignLink(t, env, c, env.ProposalsAwaitingSignature(1, "3")[0])
+			_, req := webtest.DeviceGet(t, env, l.Path)
+			return l.Path, url.Values{"signature": {webtest.SignHash(t, webtest.OwnerKey(t, env, "treasury"), req["hashToSign"]).Hex()}}
 		}})
 	out = append(out, faultAction{name: "onboarding start EUR", by: store.RoleOwner, method: http.MethodPost, route: startRoutes["EUR"],
 		also: [][2]string{{http.MethodPost, routeActivate}},
@@ -178,7 +183,7 @@ func faultActions(t *testing.T, env *webtest.Env, clients map[store.Role]*http.C
 				t.Fatal(err)
 			}
 			return "/settings/webhooks/update", url.Values{"callback_url": {cfg.CallbackURL}, "events": {"employee.linked"},
-				"active": {"true"}, "form_token": {webhookFormToken(env, c)}}
+				"active": {"true"}, "form_token": {webtest.WebhookFormToken(env, c)}}
 		}})
 	return out
 }
@@ -263,15 +268,15 @@ type posted struct {
 // or unknown and being checked); and that a form shown again keeps what
 // was typed.
 func TestEveryActionUnderUpstreamFaults(t *testing.T) {
-	t.Parallel() // mostly waiting on the slow API: overlaps the page faults
+	t.Parallel() // mostly waiting on the slow API: its faults run at once, after the serial tests (the page faults are in web/faulttest)
 	for _, fault := range actionFaults {
 		t.Run(fault.name, func(t *testing.T) {
 			t.Parallel()
 			env := webtest.New(t, webtest.Options{})
-			admin := treasuryAdmins(t, env)[1]
+			admin := webtest.TreasuryAdmins(t, env)[1]
 			signIn := func(r store.Role) *http.Client {
 				if r == store.RoleFinanceApprover {
-					c, _ := approver(t, env, admin)
+					c, _ := webtest.Approver(t, env, admin)
 					return c
 				}
 				c, _ := env.SignedIn(r)
@@ -283,7 +288,7 @@ func TestEveryActionUnderUpstreamFaults(t *testing.T) {
 			}
 			resp := env.PostForm(clients[store.RoleOwner], "/cards/refresh", nil)
 			resp.Body.Close()
-			syncQueue(t, env, clients[store.RoleOwner])
+			webtest.SyncQueue(t, env, clients[store.RoleOwner])
 			actions := faultActions(t, env, clients)
 
 			var rounds [][]faultAction
@@ -312,9 +317,9 @@ func TestEveryActionUnderUpstreamFaults(t *testing.T) {
 				if fault.fault == nil {
 					env.SandboxHTTP.Close()
 				} else {
-					sandboxControl(t, env, http.MethodDelete, "/_sandbox/faults", nil)
+					webtest.SandboxControl(t, env, http.MethodDelete, "/_sandbox/faults", nil)
 					for _, p := range ps {
-						sandboxControl(t, env, http.MethodPost, "/_sandbox/faults", fault.fault(p.a))
+						webtest.SandboxControl(t, env, http.MethodPost, "/_sandbox/faults", fault.fault(p.a))
 					}
 				}
 				for _, p := range ps {
@@ -333,7 +338,7 @@ func TestEveryActionUnderUpstreamFaults(t *testing.T) {
 				}
 				wg.Wait()
 				if fault.fault != nil {
-					sandboxControl(t, env, http.MethodDelete, "/_sandbox/faults", nil)
+					webtest.SandboxControl(t, env, http.MethodDelete, "/_sandbox/faults", nil)
 				}
 				want := 0
 				if fault.reaches {
@@ -504,7 +509,7 @@ func (p *posted) check(t *testing.T, env *webtest.Env, fault string, wantCalls i
 	if status == http.StatusInternalServerError || status == http.StatusBadRequest {
 		t.Errorf("answered %d", status)
 	}
-	if w := containsAny(body, errorLeaks); w != "" {
+	if w := webtest.ContainsAny(body, webtest.ErrorLeaks); w != "" {
 		t.Errorf("the answer shows %q", w)
 	}
 	a, err := env.Store.ActionByKey(ctx, "form:"+p.form.Get(handlers.FormTokenField))
@@ -514,17 +519,17 @@ func (p *posted) check(t *testing.T, env *webtest.Env, fault string, wantCalls i
 	switch {
 	case err != nil && p.sent(env) > 0:
 		// Sent under another key (an approval's key is the approval).
-		if containsAny(body, append(uncertainWords, "Done", "approved", "Approved")) == "" && status >= 300 && status != http.StatusSeeOther {
+		if webtest.ContainsAny(body, append(uncertainWords, "Done", "approved", "Approved")) == "" && status >= 300 && status != http.StatusSeeOther {
 			t.Errorf("sent, and the answer (%d) says neither done nor being checked", status)
 		}
 	case err != nil:
 		// Never begun: the app refused before sending (it could not read
 		// what it checks first); the answer says so.
-		if containsAny(body, append(apiFailureWords, "nothing was sent", "Nothing was sent")) == "" {
+		if webtest.ContainsAny(body, append(webtest.APIFailureWords, "nothing was sent", "Nothing was sent")) == "" {
 			t.Errorf("nothing was sent, and the answer (%d) does not say why", status)
 		}
 	case a.State == store.ActionUnknown:
-		if containsAny(body, uncertainWords) == "" {
+		if webtest.ContainsAny(body, uncertainWords) == "" {
 			t.Errorf("the outcome is unknown, and the answer (%d) does not say it is being checked: %q", status, a.Message)
 		}
 	case a.State == store.ActionRefused:

@@ -493,7 +493,7 @@ func TestOnboardingBulkRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The first row sent is refused by the API.
-	empControl(t, env, "POST", "/_sandbox/faults", map[string]any{"method": "POST", "route": startRoutes["CAD"], "status": 400,
+	webtest.SandboxControlData(t, env, "POST", "/_sandbox/faults", map[string]any{"method": "POST", "route": startRoutes["CAD"], "status": 400,
 		"message": "Canadian onboarding is closed for this user", "times": 1}, nil)
 
 	runID, tok := startBulk(t, env, hr, "CAD")
@@ -502,10 +502,11 @@ func TestOnboardingBulkRun(t *testing.T) {
 	if loc := resp.Header.Get("Location"); loc != fmt.Sprintf("/employees/onboarding-runs/%d", runID) {
 		t.Fatalf("a second post of the form went to %q", loc)
 	}
-	waitFor(t, "the run to finish", 60*time.Second, func() bool {
+	webtest.WaitFor(t, "the run to finish", 60*time.Second, func() bool {
 		r, err := env.Store.OnboardingRunByID(context.Background(), runID)
 		return err == nil && r.State == store.OnboardingRunDone
 	})
+
 	rows := runRows(t, env, runID)
 	want := map[int64]string{list[0].ID: store.OnboardingRowRefused, list[1].ID: store.OnboardingRowStarted,
 		list[2].ID: store.OnboardingRowStarted, last.ID: store.OnboardingRowSkipped}
@@ -550,10 +551,11 @@ func TestOnboardingBulkRun(t *testing.T) {
 	}
 	// The CAD rail completes 5 minutes later: onboarding.completed reaches
 	// the app, which reads the employee again.
-	empControl(t, env, "POST", "/_sandbox/clock/advance", map[string]any{"seconds": 400}, nil)
-	waitFor(t, "the webhook to make the cell active", 60*time.Second, func() bool {
+	webtest.SandboxControlData(t, env, "POST", "/_sandbox/clock/advance", map[string]any{"seconds": 400}, nil)
+	webtest.WaitFor(t, "the webhook to make the cell active", 60*time.Second, func() bool {
 		return readiness(t, env, list[1].ID, "CAD") == store.ReadyActive
 	})
+
 }
 
 // TestOnboardingRunResumes: a run whose process stopped after sending a

@@ -84,9 +84,9 @@ func BenchmarkPayrollCheck1000Rows(b *testing.B) {
 	b.ResetTimer()
 	for range b.N {
 		t0 := time.Now()
-		id := createPayroll(b, env, c, file)
+		id := webtest.CreatePayroll(b, env, c, file)
 		t1 := time.Now()
-		doc := payrollPage(b, env, c, id)
+		doc := webtest.PayrollPage(b, env, c, id)
 		t2 := time.Now()
 		upload, preview = upload+t1.Sub(t0), preview+t2.Sub(t1)
 		if n := doc.Find(`[data-testid="payroll-row"][data-state="ready"]`).Length(); n != 1000 {
@@ -158,23 +158,23 @@ func BenchmarkPayrollProposalsPerSecond(b *testing.B) {
 		b.Run(fmt.Sprintf("latency=%dms", latency), func(b *testing.B) {
 			payrollControl(b, env, http.MethodDelete, "/_sandbox/faults", nil)
 			if latency > 0 {
-				payrollControl(b, env, http.MethodPost, "/_sandbox/faults", map[string]any{"method": "POST", "route": proposalsRoute,
+				payrollControl(b, env, http.MethodPost, "/_sandbox/faults", map[string]any{"method": "POST", "route": webtest.ProposalsRoute,
 					"latencyMs": latency})
 			}
 			var sent int
 			var took time.Duration
 			for range b.N {
-				id := createPayroll(b, env, c, file)
-				doc := payrollPage(b, env, c, id)
-				resp := env.PostForm(c, fmt.Sprintf("/payroll/%d/send", id), url.Values{"form_token": {formTokenOf(b, doc, "payroll-send-form")}})
+				id := webtest.CreatePayroll(b, env, c, file)
+				doc := webtest.PayrollPage(b, env, c, id)
+				resp := env.PostForm(c, fmt.Sprintf("/payroll/%d/send", id), url.Values{"form_token": {webtest.FormTokenOf(b, doc, "payroll-send-form")}})
 				resp.Body.Close()
-				before := env.Sandbox.RequestCount("POST", proposalsRoute)
+				before := env.Sandbox.RequestCount("POST", webtest.ProposalsRoute)
 				t0 := time.Now()
 				if err := env.App.Payroll().SendRun(context.Background(), id, by); err != nil {
 					b.Fatal(err)
 				}
 				took += time.Since(t0)
-				n := env.Sandbox.RequestCount("POST", proposalsRoute) - before
+				n := env.Sandbox.RequestCount("POST", webtest.ProposalsRoute) - before
 				if n != 200 {
 					b.Fatalf("%d proposals created, want 200", n)
 				}
@@ -200,12 +200,12 @@ func BenchmarkPayrollRunPollAt32Clients(b *testing.B) {
 	env := webtest.New(b, webtest.Options{StartWorkers: true})
 	c, _ := env.SignedIn(store.RoleOwner)
 	file := payrollFile(sandboxPayees(b, env, 1000), "1.00")
-	id := createPayroll(b, env, c, file)
-	payrollControl(b, env, http.MethodPost, "/_sandbox/faults", map[string]any{"method": "POST", "route": proposalsRoute, "latencyMs": 50})
-	doc := payrollPage(b, env, c, id)
-	resp := env.PostForm(c, fmt.Sprintf("/payroll/%d/send", id), url.Values{"form_token": {formTokenOf(b, doc, "payroll-send-form")}})
+	id := webtest.CreatePayroll(b, env, c, file)
+	payrollControl(b, env, http.MethodPost, "/_sandbox/faults", map[string]any{"method": "POST", "route": webtest.ProposalsRoute, "latencyMs": 50})
+	doc := webtest.PayrollPage(b, env, c, id)
+	resp := env.PostForm(c, fmt.Sprintf("/payroll/%d/send", id), url.Values{"form_token": {webtest.FormTokenOf(b, doc, "payroll-send-form")}})
 	resp.Body.Close()
-	p50, p99 := measureGets(b, env, c, fmt.Sprintf("/payroll/%d/progress", id), 32, true)
+	p50, p99 := webtest.MeasureGets(b, env, c, fmt.Sprintf("/payroll/%d/progress", id), 32, true)
 	run, err := env.Store.PayrollRunByID(context.Background(), id)
 	if err != nil {
 		b.Fatal(err)

@@ -19,14 +19,6 @@ import (
 	"partneradmin/web/webtest"
 )
 
-// The sandbox's routes of the treasury's writes.
-const (
-	proposalsRoute  = "/v1/users/{userId}/smart-wallets/{smartWalletId}/proposals"
-	sendRoute       = "/v1/users/{userId}/smart-wallets/account/send"
-	challengeRoute  = "/v1/users/{userId}/smart-wallets/owner-proof-challenges"
-	withdrawalRoute = "/v1/users/{userId}/withdrawal/smart-wallet/crypto"
-)
-
 // treasuryWrite is one treasury form: where it posts, the upstream route it
 // calls, its ledger kind, and a fresh filled-in form.
 type treasuryWrite struct {
@@ -35,28 +27,29 @@ type treasuryWrite struct {
 }
 
 func treasuryWrites(t *testing.T, env *webtest.Env, c *http.Client) []treasuryWrite {
-	usd := treasuryWallet(t, env, "USDB")
-	emily := demoUser(env, "Emily")
+	usd := webtest.TreasuryWallet(t, env, "USDB").ID
+	emily := env.DemoEmployee("Emily").ServiceUserID
 	owner := ethsig.KeyAddress(must(ethsig.GenerateKey())).Hex()
 	return []treasuryWrite{
-		{"transfer", "/treasury/transfer", proposalsRoute, "proposal.create", func() url.Values {
-			return withToken(t, env, c, "transfer", url.Values{"wallet_id": {usd}, "to_user_id": {emily}, "amount": {"10.25"},
+		{"transfer", "/treasury/transfer", webtest.ProposalsRoute, "proposal.create", func() url.Values {
+			return webtest.WithTreasuryFormToken(t, env, c, "transfer", url.Values{"wallet_id": {usd}, "to_user_id": {emily}, "amount": {"10.25"},
 				"description": {"Team lunch"}})
+
 		}},
-		{"swap", "/treasury/swap", proposalsRoute, "proposal.create", func() url.Values {
-			return quotedSwap(t, env, c, url.Values{"wallet_id": {usd}, "to_stablecoin": {"CNGN"}, "amount": {"20"}})
+		{"swap", "/treasury/swap", webtest.ProposalsRoute, "proposal.create", func() url.Values {
+			return webtest.QuotedSwapForm(t, env, c, url.Values{"wallet_id": {usd}, "to_stablecoin": {"CNGN"}, "amount": {"20"}})
 		}},
-		{"send", "/treasury/send", sendRoute, "proposal.create", func() url.Values {
-			return withToken(t, env, c, "send", url.Values{"wallet_id": {usd}, "to_user_id": {emily}, "amount": {"7"}, "note": {"Taxi"}})
+		{"send", "/treasury/send", webtest.SendRoute, "proposal.create", func() url.Values {
+			return webtest.WithTreasuryFormToken(t, env, c, "send", url.Values{"wallet_id": {usd}, "to_user_id": {emily}, "amount": {"7"}, "note": {"Taxi"}})
 		}},
-		{"wallet", "/treasury/wallets", challengeRoute, "wallet.owner_proof", func() url.Values {
-			return withToken(t, env, c, "wallet", url.Values{"currency": {"GBPe"}, "owner": {owner}})
+		{"wallet", "/treasury/wallets", webtest.ChallengeRoute, "wallet.owner_proof", func() url.Values {
+			return webtest.WithTreasuryFormToken(t, env, c, "wallet", url.Values{"currency": {"GBPe"}, "owner": {owner}})
 		}},
-		{"withdrawal", "/treasury/withdrawal", withdrawalRoute, "crypto_withdrawal.create", func() url.Values {
-			form, _ := withdrawalForm(t, env, c, usd)
+		{"withdrawal", "/treasury/withdrawal", webtest.WithdrawalRoute, "crypto_withdrawal.create", func() url.Values {
+			form, _ := webtest.WithdrawalForm(t, env, c, usd)
 			form.Set("route", "base:USDC")
-			form.Set("address", withdrawalDestination)
-			form.Set("confirm_tail", addressTail(form.Get("address")))
+			form.Set("address", webtest.WithdrawalDestination)
+			form.Set("confirm_tail", webtest.WithdrawalAddressTail(form.Get("address")))
 			return form
 		}},
 	}
@@ -69,15 +62,6 @@ func must[T any](v T, err error) T {
 	return v
 }
 
-func auditCount(t *testing.T, env *webtest.Env, action string) int {
-	t.Helper()
-	rows, err := env.Store.ListAudit(context.Background(), store.AuditFilter{Action: action})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return len(rows)
-}
-
 // Every treasury form: five concurrent posts of one form send one request
 // upstream and write one audit row; the same intent on a new form is a new
 // request.
@@ -86,10 +70,11 @@ func TestTreasuryFormsSendOnceForOneToken(t *testing.T) {
 	c, _ := env.SignedIn(store.RoleOwner)
 	for _, w := range treasuryWrites(t, env, c) {
 		form := w.form()
-		calls, audits := env.Sandbox.RequestCount("POST", w.route), auditCount(t, env, w.kind)
+		calls, audits := env.Sandbox.RequestCount("POST", w.route), len(webtest.AuditRows(t, env, w.kind))
 		// The call is slow, so the posts overlap it.
-		sandboxControl(t, env, http.MethodPost, "/_sandbox/faults", map[string]any{"method": "POST", "route": w.route,
+		webtest.SandboxControl(t, env, http.MethodPost, "/_sandbox/faults", map[string]any{"method": "POST", "route": w.route,
 			"latencyMs": 300, "times": 1})
+
 		var wg sync.WaitGroup
 		codes := make(chan int, 5)
 		for range 5 {
@@ -111,7 +96,7 @@ func TestTreasuryFormsSendOnceForOneToken(t *testing.T) {
 		if n := env.Sandbox.RequestCount("POST", w.route) - calls; n != 1 {
 			t.Fatalf("%s: %d upstream calls for one form, want 1", w.name, n)
 		}
-		if n := auditCount(t, env, w.kind) - audits; n != 1 {
+		if n := len(webtest.AuditRows(t, env, w.kind)) - audits; n != 1 {
 			t.Fatalf("%s: %d audit rows for one form, want 1", w.name, n)
 		}
 		a, err := env.Store.ActionByKey(context.Background(), "form:"+form.Get("form_token"))
@@ -121,7 +106,7 @@ func TestTreasuryFormsSendOnceForOneToken(t *testing.T) {
 		// The same intent on a fresh form is sent again.
 		resp := env.PostForm(c, w.path, w.form())
 		resp.Body.Close()
-		if n := env.Sandbox.RequestCount("POST", w.route) - calls; n != 2 || auditCount(t, env, w.kind)-audits != 2 {
+		if n := env.Sandbox.RequestCount("POST", w.route) - calls; n != 2 || len(webtest.AuditRows(t, env, w.kind))-audits != 2 {
 			t.Fatalf("%s: a new form: %d, %d upstream calls", w.name, resp.StatusCode, n)
 		}
 		// Without a token nothing is sent.
@@ -145,8 +130,9 @@ func TestTreasuryProposalWithALostAnswerIsReadBack(t *testing.T) {
 	writes := treasuryWrites(t, env, c)[:3]
 	for _, w := range writes {
 		before := env.Sandbox.RequestCount("POST", w.route)
-		sandboxControl(t, env, http.MethodPost, "/_sandbox/faults", map[string]any{"method": "POST", "route": w.route,
+		webtest.SandboxControl(t, env, http.MethodPost, "/_sandbox/faults", map[string]any{"method": "POST", "route": w.route,
 			"drop": true, "after": true, "times": 1})
+
 		form := w.form()
 		resp := env.PostForm(c, w.path, form)
 		resp.Body.Close()
@@ -185,21 +171,23 @@ func TestTreasuryRefusalsShowTheAPIsWords(t *testing.T) {
 	w := treasuryWrites(t, env, c)
 
 	// The withdrawal's address, refused by the API as invalid.
-	sandboxControl(t, env, http.MethodPost, "/_sandbox/faults", map[string]any{"method": "POST", "route": withdrawalRoute,
+	webtest.SandboxControl(t, env, http.MethodPost, "/_sandbox/faults", map[string]any{"method": "POST", "route": webtest.WithdrawalRoute,
 		"status": 400, "message": "destinationAddress is on a deny list", "times": 1})
+
 	form := w[4].form()
 	resp := env.PostForm(c, w[4].path, form)
 	doc := webtest.Doc(t, resp)
 	if resp.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(webtest.TestID(doc, "f-address-error"), "deny list") {
 		t.Fatalf("refused withdrawal: %d %q", resp.StatusCode, webtest.TestID(doc, "f-address-error"))
 	}
-	if a, _ := env.Store.ActionByKey(ctx, "form:"+form.Get("form_token")); a.State != store.ActionRefused || withdrawalRows(t, env) != 0 {
-		t.Fatalf("refused withdrawal: %+v, %d rows", a, withdrawalRows(t, env))
+	if a, _ := env.Store.ActionByKey(ctx, "form:"+form.Get("form_token")); a.State != store.ActionRefused || webtest.WithdrawalRows(t, env) != 0 {
+		t.Fatalf("refused withdrawal: %+v, %d rows", a, webtest.WithdrawalRows(t, env))
 	}
 
 	// The owner-proof challenge, refused as another partner's user.
-	sandboxControl(t, env, http.MethodPost, "/_sandbox/faults", map[string]any{"method": "POST", "route": challengeRoute,
+	webtest.SandboxControl(t, env, http.MethodPost, "/_sandbox/faults", map[string]any{"method": "POST", "route": webtest.ChallengeRoute,
 		"status": 403, "message": "User does not belong to this partner", "times": 1})
+
 	resp = env.PostForm(c, w[3].path, w[3].form())
 	doc = webtest.Doc(t, resp)
 	if msg := webtest.TestID(doc, "treasury-error"); resp.StatusCode != http.StatusBadGateway || !strings.Contains(msg, "User does not belong to this partner") {
@@ -210,8 +198,9 @@ func TestTreasuryRefusalsShowTheAPIsWords(t *testing.T) {
 	}
 
 	// A swap refused by the API: its words above the form, what was typed kept.
-	sandboxControl(t, env, http.MethodPost, "/_sandbox/faults", map[string]any{"method": "POST", "route": proposalsRoute,
+	webtest.SandboxControl(t, env, http.MethodPost, "/_sandbox/faults", map[string]any{"method": "POST", "route": webtest.ProposalsRoute,
 		"status": 409, "message": "Wallet is being migrated", "times": 1})
+
 	resp = env.PostForm(c, w[1].path, w[1].form())
 	doc = webtest.Doc(t, resp)
 	if msg := webtest.TestID(doc, "treasury-error"); resp.StatusCode != http.StatusBadGateway || !strings.Contains(msg, "Wallet is being migrated") ||
@@ -232,8 +221,8 @@ func TestTreasuryBegunActionsAreResolvedByTheRecoveryJob(t *testing.T) {
 	env := webtest.New(t, webtest.Options{})
 	ctx := context.Background()
 	c, staff := env.SignedIn(store.RoleFinanceApprover)
-	usd := treasuryWallet(t, env, "USDB")
-	emily := demoUser(env, "Emily")
+	usd := webtest.TreasuryWallet(t, env, "USDB").ID
+	emily := env.DemoEmployee("Emily").ServiceUserID
 	begin := func(key, kind, target string, req map[string]any) {
 		t.Helper()
 		if _, fresh, err := env.Store.BeginAction(ctx, store.NewAction{Key: key, Kind: kind, Target: target, Actor: staff.Actor(), Request: req}); err != nil || !fresh {
@@ -261,14 +250,14 @@ func TestTreasuryBegunActionsAreResolvedByTheRecoveryJob(t *testing.T) {
 	}
 	begin("form:crashed-withdrawal", "crypto_withdrawal.create", "crypto_withdrawal:"+strconv.FormatInt(id, 10), map[string]any{
 		"id": id, "userId": env.Demo.TreasuryUserID, "walletId": usd, "currency": "USDB", "balanceSeen": "100",
-		"destinationChain": "base", "destinationCurrency": "USDC", "destinationAddress": withdrawalDestination})
+		"destinationChain": "base", "destinationCurrency": "USDC", "destinationAddress": webtest.WithdrawalDestination})
 	page := "/treasury/withdrawal/" + strconv.FormatInt(id, 10)
 	doc := webtest.Doc(t, env.Get(c, page))
 	if st, _ := doc.Find(`[data-testid="withdrawal-state"]`).Attr("data-state"); st != string(store.ActionBegun) ||
 		doc.Find(`#withdrawal-body[hx-get]`).Length() != 1 {
 		t.Fatalf("a begun withdrawal: %q", st)
 	}
-	calls := env.Sandbox.RequestCount("POST", proposalsRoute) + env.Sandbox.RequestCount("POST", withdrawalRoute)
+	calls := env.Sandbox.RequestCount("POST", webtest.ProposalsRoute) + env.Sandbox.RequestCount("POST", webtest.WithdrawalRoute)
 
 	if _, err := env.App.Actions().Recover(ctx, time.Now().Add(5*time.Minute)); err != nil {
 		t.Fatal(err)
@@ -290,7 +279,7 @@ func TestTreasuryBegunActionsAreResolvedByTheRecoveryJob(t *testing.T) {
 		!strings.Contains(webtest.TestID(doc, "withdrawal-record-error"), "expires by itself") || doc.Find(`#withdrawal-body[hx-get]`).Length() != 0 {
 		t.Fatalf("the withdrawal after recovery: %q %q", st, webtest.TestID(doc, "withdrawal-record-error"))
 	}
-	if n := env.Sandbox.RequestCount("POST", proposalsRoute) + env.Sandbox.RequestCount("POST", withdrawalRoute); n != calls {
+	if n := env.Sandbox.RequestCount("POST", webtest.ProposalsRoute) + env.Sandbox.RequestCount("POST", webtest.WithdrawalRoute); n != calls {
 		t.Fatalf("the recovery sent %d requests", n-calls)
 	}
 }
@@ -321,7 +310,7 @@ func TestTreasuryAuditFailureChangesNothing(t *testing.T) {
 	if ps, _ := env.Store.ListQueue(ctx, store.QueueFilter{}); len(ps) != 0 {
 		t.Fatalf("%d proposals mirrored without their audit rows", len(ps))
 	}
-	if n := withdrawalRows(t, env); n != 0 {
+	if n := webtest.WithdrawalRows(t, env); n != 0 {
 		t.Fatalf("%d withdrawals recorded without their audit rows", n)
 	}
 	id, _ := strconv.ParseInt(strings.TrimPrefix(mustAction(t, env, withdrawal).Target, "crypto_withdrawal:"), 10, 64)
@@ -344,14 +333,14 @@ func mustAction(t *testing.T, env *webtest.Env, form url.Values) store.Action {
 func TestTreasuryAmountsAreReadStrictly(t *testing.T) {
 	env := webtest.New(t, webtest.Options{})
 	c, _ := env.SignedIn(store.RoleOwner)
-	usd := treasuryWallet(t, env, "USDB")
+	usd := webtest.TreasuryWallet(t, env, "USDB").ID
 	for _, tc := range []struct{ amount, want string }{
 		{"1,50", "1,50 is not an amount: use a point for decimals (1.50)."},
 		{"0.000000000000000001", "at most 2 decimal places"},
 		{"12,34,5", "a comma may only separate thousands"},
 	} {
-		resp := env.PostForm(c, "/treasury/transfer", withToken(t, env, c, "transfer", url.Values{"wallet_id": {usd},
-			"to_user_id": {demoUser(env, "Emily")}, "amount": {tc.amount}}))
+		resp := env.PostForm(c, "/treasury/transfer", webtest.WithTreasuryFormToken(t, env, c, "transfer", url.Values{"wallet_id": {usd},
+			"to_user_id": {env.DemoEmployee("Emily").ServiceUserID}, "amount": {tc.amount}}))
 		doc := webtest.Doc(t, resp)
 		if resp.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(webtest.TestID(doc, "transfer-amount-error"), tc.want) {
 			t.Fatalf("%q: %d %q", tc.amount, resp.StatusCode, webtest.TestID(doc, "transfer-amount-error"))
@@ -359,13 +348,13 @@ func TestTreasuryAmountsAreReadStrictly(t *testing.T) {
 		if v := doc.Find("#transfer-amount").AttrOr("value", ""); v != tc.amount {
 			t.Fatalf("%q: typed amount lost: %q", tc.amount, v)
 		}
-		fieldProblem(t, doc, "transfer-amount", tc.want)
+		webtest.FieldProblem(t, doc, "transfer-amount", tc.want)
 		if doc.Find(`#transfer-wallet option[value="`+usd+`"][selected]`).Length() != 1 ||
-			doc.Find(`[data-testid="transfer-to-results"] input[name="to_user_id"][checked]`).AttrOr("value", "") != demoUser(env, "Emily") {
+			doc.Find(`[data-testid="transfer-to-results"] input[name="to_user_id"][checked]`).AttrOr("value", "") != env.DemoEmployee("Emily").ServiceUserID {
 			t.Fatalf("%q: the chosen wallet or recipient was lost", tc.amount)
 		}
 	}
-	if n := env.Sandbox.RequestCount("POST", proposalsRoute); n != 0 {
+	if n := env.Sandbox.RequestCount("POST", webtest.ProposalsRoute); n != 0 {
 		t.Fatalf("%d proposals sent for refused amounts", n)
 	}
 }

@@ -23,7 +23,7 @@ func TestWebhookSettingsFormSendsOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	form := url.Values{"callback_url": {cfg.CallbackURL}, "events": {apiclient.EventEmployeeLinked}, "active": {"true"},
-		"form_token": {webhookFormToken(env, owner)}}
+		"form_token": {webtest.WebhookFormToken(env, owner)}}
 	env.Sandbox.ResetRequestCounts()
 	var wg sync.WaitGroup
 	for range 5 {
@@ -44,7 +44,7 @@ func TestWebhookSettingsFormSendsOnce(t *testing.T) {
 	if rows, _ := env.Store.ListAudit(ctx, store.AuditFilter{Action: "webhooks.subscription.update"}); len(rows) != 1 {
 		t.Fatalf("%d audit rows, want 1", len(rows))
 	}
-	form.Set("form_token", webhookFormToken(env, owner))
+	form.Set("form_token", webtest.WebhookFormToken(env, owner))
 	resp := env.PostForm(owner, "/settings/webhooks/update", form)
 	resp.Body.Close()
 	if n := env.Sandbox.RequestCount("PATCH", "/v1/webhooks/config"); resp.StatusCode != http.StatusSeeOther || n != 2 {
@@ -69,11 +69,12 @@ func TestWebhookSettingsLostAnswerIsReadBack(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sandboxControl(t, env, http.MethodPost, "/_sandbox/faults", map[string]any{
+	webtest.SandboxControl(t, env, http.MethodPost, "/_sandbox/faults", map[string]any{
 		"method": "PATCH", "route": "/v1/webhooks/config", "drop": true, "after": true, "times": 1})
+
 	env.Sandbox.ResetRequestCounts()
 	form := url.Values{"callback_url": {cfg.CallbackURL}, "events": {apiclient.EventEmployeeLinked, apiclient.EventCardTransactionCreated},
-		"active": {"true"}, "form_token": {webhookFormToken(env, owner)}}
+		"active": {"true"}, "form_token": {webtest.WebhookFormToken(env, owner)}}
 	resp := env.PostForm(owner, "/settings/webhooks/update", form)
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusSeeOther {
@@ -91,9 +92,10 @@ func TestWebhookSettingsLostAnswerIsReadBack(t *testing.T) {
 		t.Fatalf("the mirror did not take the read-back change: %v", sub.Events)
 	}
 	// The API refuses: the action is refused, with its words, nothing kept.
-	sandboxControl(t, env, http.MethodPost, "/_sandbox/faults", map[string]any{
+	webtest.SandboxControl(t, env, http.MethodPost, "/_sandbox/faults", map[string]any{
 		"method": "PATCH", "route": "/v1/webhooks/config", "status": 400, "message": "events must contain valid names", "times": 1})
-	form.Set("form_token", webhookFormToken(env, owner))
+
+	form.Set("form_token", webtest.WebhookFormToken(env, owner))
 	resp = env.PostForm(owner, "/settings/webhooks/update", form)
 	if resp.StatusCode != http.StatusUnprocessableEntity {
 		t.Fatalf("refused update: %d", resp.StatusCode)
@@ -114,7 +116,7 @@ func TestWebhookSettingsAuditFailureChangesNothing(t *testing.T) {
 	owner, _ := env.SignedIn(store.RoleOwner)
 	cfg, _ := env.API.GetWebhookConfig(ctx)
 	before, _ := env.Store.WebhookSubscription(ctx)
-	token := webhookFormToken(env, owner)
+	token := webtest.WebhookFormToken(env, owner)
 	refuseAudit(t, env)
 	resp := env.PostForm(owner, "/settings/webhooks/update", url.Values{"callback_url": {cfg.CallbackURL},
 		"events": {apiclient.EventEmployeeLinked}, "active": {"true"}, "form_token": {token}})

@@ -59,7 +59,7 @@ func benchmarkReceiver(b *testing.B, process bool) {
 		}
 		unique++
 		id := fmt.Sprintf("bench-%d-%d", run, i)
-		list[i] = delivery{id: id, body: eventBody(id, apiclient.EventCardTransactionCreated, map[string]any{
+		list[i] = delivery{id: id, body: webtest.EventBody(id, apiclient.EventCardTransactionCreated, map[string]any{
 			"cardId": "card-1", "transactionId": id, "serviceUserId": "user-bench", "amount": "12.34", "fee": "0.10", "currency": "USD",
 		})}
 	}
@@ -80,7 +80,7 @@ func benchmarkReceiver(b *testing.B, process bool) {
 					return
 				}
 				t0 := time.Now()
-				resp, err := deliver(b, client, env.Server.URL, secret, list[i].id, list[i].body)
+				resp, err := webtest.Deliver(b, client, env.Server.URL, secret, list[i].id, list[i].body)
 				latencies[i] = time.Since(t0)
 				switch {
 				case err != nil:

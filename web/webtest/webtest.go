@@ -2,6 +2,15 @@
 // from store/pgtest, the real router behind httptest, and HTTP clients that
 // keep cookies and sign in through the real form. Packages using it need
 // `func TestMain(m *testing.M) { pgtest.Main(m) }`.
+//
+// The helpers that more than one test package uses live here too, each in
+// a file named for its area (sandbox control, signing device, approvals,
+// payroll, treasury, money out, webhooks, people, sign-in, checks, latency
+// measurement, and the routes and paths tests name). The app's tests are
+// split by theme into package web and web/a11ytest, web/approvaltest,
+// web/authtest, web/browsertest, web/faulttest, web/moneytest, web/opstest
+// and web/peopletest, so that each test binary stays well inside go test's
+// default 10-minute timeout; they share these helpers.
 package webtest
 
 import (

@@ -1,0 +1,89 @@
+package a11ytest
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"partneradmin/store"
+	"partneradmin/web/webtest"
+)
+
+var screenshots = flag.Bool("screenshots", false, "write the README's screenshots to static/screenshots")
+
+// TestScreenshots writes PNGs of the main pages at 1366×900 to
+// static/screenshots, for the README. It runs only with -screenshots:
+//
+//	go test ./web/a11ytest -run TestScreenshots -screenshots -count=1
+func TestScreenshots(t *testing.T) {
+	if !*screenshots {
+		t.Skip("run with -screenshots to write static/screenshots")
+	}
+	env := webtest.New(t, webtest.Options{})
+	owner := env.CreateStaff(store.RoleOwner)
+	c, _ := env.SignedIn(store.RoleOwner)
+	webtest.SyncQueue(t, env, c)
+	ctx := webtest.BrowserFor(t, 5*time.Minute)
+	dir := filepath.Join("..", "..", "static", "screenshots")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	shoot := func(name string) {
+		t.Helper()
+		png, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name+".png"), png, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(1366, 900), chromedp.Navigate(env.URL("/login")), chromedp.WaitVisible(chromedp.ID("email"))); err != nil {
+		t.Fatal(err)
+	}
+	shoot("login")
+	signInByKeyboard(t, ctx, env, owner, "/login")
+	err := chromedp.Do(ctx,
+		chromedp.Navigate(env.URL("/cards")),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="cards-refresh"]`)),
+		chromedp.Click(chromedp.CSS(`[data-testid="cards-refresh"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="cards-table"]`)),
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []struct{ name, path, detail string }{
+		{"dashboard", "/", ""},
+		{"employees", "/employees", `[data-testid="employee-name"]`},
+		{"employee-invite", "/employees/invite", ""},
+		{"readiness", "/employees/readiness", ""},
+		{"approvals", "/approvals", `[data-testid="proposal-link"]`},
+		{"cards", "/cards", `[data-testid="card-link"]`},
+		{"treasury", "/treasury", ""},
+		{"money-out", "/money-out", ""},
+		{"payroll", "/payroll", ""},
+		{"activity", "/activity", ""},
+		{"audit", "/audit", ""},
+		{"staff", "/staff", ""},
+	} {
+		if err := chromedp.Do(ctx, chromedp.Navigate(env.URL(p.path)), chromedp.WaitVisible(chromedp.CSS("main"))); err != nil {
+			t.Fatalf("%s: %v", p.path, err)
+		}
+		shoot(p.name)
+		if p.detail == "" {
+			continue
+		}
+		href := firstHref(t, ctx, p.detail)
+		if href == "" {
+			t.Fatalf("%s: no detail link", p.path)
+		}
+		if err := chromedp.Do(ctx, chromedp.Navigate(env.URL(href)), chromedp.WaitVisible(chromedp.CSS("main"))); err != nil {
+			t.Fatalf("%s: %v", href, err)
+		}
+		shoot(p.name + "-detail")
+	}
+}

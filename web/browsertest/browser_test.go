@@ -1,0 +1,45 @@
+package browsertest
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+
+	"partneradmin/store"
+	"partneradmin/web/webtest"
+)
+
+// TestBrowserLogin signs in through the real form in headless chromium and
+// sees the dashboard.
+func TestBrowserLogin(t *testing.T) {
+	env := webtest.New(t, webtest.Options{})
+	s := env.CreateStaff(store.RoleOwner)
+	ctx := webtest.Browser(t)
+	err := chromedp.Do(ctx,
+		chromedp.Navigate(env.URL("/")),
+		chromedp.WaitVisible(chromedp.ID("email")),
+		chromedp.SendKeys(chromedp.ID("email"), s.Email),
+		chromedp.SendKeys(chromedp.ID("password"), s.Password),
+		chromedp.Click(chromedp.CSS(`[data-testid="login-submit"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="dashboard-title"]`)),
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	title, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`[data-testid="dashboard-title"]`)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(title, s.Name) {
+		t.Fatalf("dashboard title %q", title)
+	}
+	nav, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`[data-testid="nav"]`)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(nav, "Staff") || !strings.Contains(nav, "Audit log") {
+		t.Fatalf("owner navigation %q", nav)
+	}
+	webtest.Screenshot(t, ctx, "dashboard")
+}

@@ -1,0 +1,212 @@
+package peopletest
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/PuerkitoBio/goquery"
+
+	"partneradmin/store"
+	"partneradmin/web/webtest"
+)
+
+// fieldShown checks the design system's pattern for one field of a form
+// sent with a mistake: the summary at the top links to the field, the
+// error is under it, the control says it is invalid, and what was typed
+// is kept.
+func fieldShown(t *testing.T, doc *goquery.Document, id, typed string) {
+	t.Helper()
+	if doc.Find(`[data-testid="error-summary"] a[href="#`+id+`"]`).Length() != 1 {
+		t.Errorf("the error summary does not link to #%s: %q", id, webtest.TestID(doc, "error-summary"))
+	}
+	ctl := doc.Find("#" + id)
+	if ctl.Length() != 1 {
+		t.Fatalf("no control #%s", id)
+	}
+	if inv, _ := ctl.Attr("aria-invalid"); inv != "true" {
+		t.Errorf("#%s is not marked invalid", id)
+	}
+	msg := ctl.Parent().Find("#" + id + "-error")
+	if strings.TrimSpace(msg.Text()) == "" {
+		t.Errorf("no error under #%s", id)
+	}
+	if d, _ := ctl.Attr("aria-describedby"); !strings.Contains(d, id+"-error") {
+		t.Errorf("#%s is not described by its error: %q", id, d)
+	}
+	if typed != "\x00" {
+		v, _ := ctl.Attr("value")
+		if ctl.Is("select") {
+			v, _ = ctl.Find("option[selected]").Attr("value")
+		}
+		if v != typed {
+			t.Errorf("#%s lost what was typed: %q, want %q", id, v, typed)
+		}
+	}
+	if lbl := doc.Find(`label[for="` + id + `"]`); strings.TrimSpace(lbl.Text()) == "" {
+		t.Errorf("#%s has no label", id)
+	}
+}
+
+func TestEmployeeFiltersShowErrorsNextToTheSearch(t *testing.T) {
+	env := webtest.New(t, webtest.Options{})
+	c, _ := env.SignedIn(store.RoleHRAdmin)
+	long := strings.Repeat("a", 101)
+	for _, path := range []string{"/employees", "/employees/readiness"} {
+		resp := env.Get(c, path+"?state=invited&q="+long)
+		if resp.StatusCode != http.StatusBadRequest {
+			t.Errorf("%s: %d", path, resp.StatusCode)
+		}
+		doc := webtest.Doc(t, resp)
+		fieldShown(t, doc, "f-q", long)
+		if v, _ := doc.Find(`#f-state option[selected]`).Attr("value"); v != "invited" {
+			t.Errorf("%s: the state filter was lost: %q", path, v)
+		}
+		if doc.Find(`[data-testid="employee-row"], [data-testid="matrix-row"]`).Length() != 0 {
+			t.Errorf("%s: rows listed for a search that was refused", path)
+		}
+		if webtest.TestID(doc, "employees-empty")+webtest.TestID(doc, "matrix-empty") == "" {
+			t.Errorf("%s: no words on what to do", path)
+		}
+	}
+	// Every filter control has a real label.
+	doc := webtest.Doc(t, env.Get(c, "/employees"))
+	doc.Find(`[data-testid="employee-filters"] input, [data-testid="employee-filters"] select`).Each(func(_ int, s *goquery.Selection) {
+		id, _ := s.Attr("id")
+		if id == "" || doc.Find(`label[for="`+id+`"]`).Length() != 1 {
+			t.Errorf("filter control %q has no label", id)
+		}
+	})
+}
+
+func TestEmployeePageLeadsBackToTheListAsLeft(t *testing.T) {
+	env := webtest.New(t, webtest.Options{})
+	c, _ := env.SignedIn(store.RoleHRAdmin)
+	e, err := env.Store.EmployeeByEmail(context.Background(), env.Demo.Employees[0].Email)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := fmt.Sprintf("/employees/%d", e.ID)
+	for _, tc := range []struct{ referer, want, words string }{
+		{"", "/employees", "Employees"},
+		{env.URL("/employees?q=ada&state=invited"), "/employees?q=ada&state=invited", "Employees"},
+		{env.URL("/employees/readiness?currency=NGN"), "/employees/readiness?currency=NGN", "Readiness by currency"},
+		{"https://elsewhere.example/employees?q=x", "/employees", "Employees"},
+	} {
+		h := http.Header{}
+		if tc.referer != "" {
+			h.Set("Referer", tc.referer)
+		}
+		doc := webtest.Doc(t, env.Do(c, http.MethodGet, page, nil, h))
+		back := doc.Find(`[data-testid="back-link"]`)
+		if href, _ := back.Attr("href"); href != tc.want {
+			t.Errorf("from %q: back link %q, want %q", tc.referer, href, tc.want)
+		}
+		if !strings.Contains(back.Text(), tc.words) {
+			t.Errorf("from %q: back link says %q", tc.referer, back.Text())
+		}
+	}
+	if e.ServiceUserID != "" {
+		doc := webtest.Doc(t, env.Get(c, page))
+		code := doc.Find(`[data-testid="service-user-id"] code`)
+		if full, _ := code.Attr("data-full"); full != e.ServiceUserID {
+			t.Errorf("service user id %q, want %q", full, e.ServiceUserID)
+		}
+		if len(e.ServiceUserID) > 16 && (strings.TrimSpace(code.Text()) == e.ServiceUserID || doc.Find(`[data-testid="service-user-id"] button[data-copy]`).Length() != 1) {
+			t.Errorf("service user id not shortened with a copy button: %q", code.Text())
+		}
+	}
+}
+
+// TestFilterBarsShowErrorsNextToTheirFields: the activity feed's, the
+// audit log's, the approval history's and the event log's filters refuse
+// a bad value next to its field, with the summary linking to it and every
+// value typed kept.
+func TestFilterBarsShowErrorsNextToTheirFields(t *testing.T) {
+	env := webtest.New(t, webtest.Options{})
+	c, _ := env.SignedIn(store.RoleOwner)
+	long := strings.Repeat("x", 201)
+	for _, tc := range []struct {
+		path  string
+		typed map[string]string // control id → value typed (kept)
+		bad   []string          // control ids with an error
+	}{
+		{"/activity?currency=12&from=2026-02-31&to=2026-03-01&employee=abc",
+			map[string]string{"f-currency": "12", "f-from": "2026-02-31", "f-to": "2026-03-01", "f-employee": "abc"}, []string{"f-currency", "f-from"}},
+		{"/audit?q=" + long + "&actor=system&from=not-a-day",
+			map[string]string{"f-q": long, "f-actor": "system", "f-from": "not-a-day"}, []string{"f-q", "f-from"}},
+		{"/approvals/history?who=" + long[:101] + "&wallet=w-1&to=31/12/2026",
+			map[string]string{"f-who": long[:101], "f-wallet": "w-1", "f-to": "31/12/2026"}, []string{"f-who", "f-to"}},
+		{"/events?from=yesterday&to=2026-11-22T18:00",
+			map[string]string{"f-from": "yesterday", "f-to": "2026-11-22T18:00"}, []string{"f-from"}},
+		{"/cards?q=" + long[:101], map[string]string{"f-q": long[:101]}, []string{"f-q"}},
+	} {
+		resp := env.Get(c, tc.path)
+		if resp.StatusCode != http.StatusBadRequest && resp.StatusCode != http.StatusUnprocessableEntity {
+			t.Errorf("%s: %d", tc.path, resp.StatusCode)
+		}
+		doc := webtest.Doc(t, resp)
+		for _, id := range tc.bad {
+			fieldShown(t, doc, id, tc.typed[id])
+		}
+		for id, v := range tc.typed {
+			if got, _ := doc.Find("#" + id).Attr("value"); got != v {
+				t.Errorf("%s: #%s lost what was typed: %q", tc.path, id, got)
+			}
+		}
+		if n := doc.Find(`[data-testid="error-summary"] li`).Length(); n != len(tc.bad) {
+			t.Errorf("%s: %d problems in the summary, want %d", tc.path, n, len(tc.bad))
+		}
+		// No control of the bar lacks a label.
+		doc.Find(`form.filters input:not([type=hidden]), form.filters select`).Each(func(_ int, s *goquery.Selection) {
+			id, _ := s.Attr("id")
+			if id == "" || doc.Find(`label[for="`+id+`"]`).Length() != 1 {
+				t.Errorf("%s: control %q has no label", tc.path, id)
+			}
+		})
+	}
+}
+
+// TestEventLogShortensIDsAndSaysStates: the event log's long delivery and
+// source ids are shortened with a copy button and the whole id kept for
+// it; states read in words; a delivery's page leads back to the log as
+// left and shows no bare enum.
+func TestEventLogShortensIDsAndSaysStates(t *testing.T) {
+	env := webtest.New(t, webtest.Options{SkipDemoImport: true})
+	secret := webtest.AdoptWebhookSecret(t, env)
+	id := "wh-people-0123456789abcdef0123456789"
+	garbage := []byte(`{"id":"` + id + `","hello":"world"}`)
+	if code := webtest.MustDeliver(t, env, secret, id, garbage); code != http.StatusOK {
+		t.Fatalf("delivery: %d", code)
+	}
+	c, _ := env.SignedIn(store.RoleOwner)
+	doc := webtest.Doc(t, env.Get(c, "/events?state=unparseable"))
+	row := doc.Find(`[data-testid="event-row"][data-state="unparseable"]`)
+	if row.Length() != 1 {
+		t.Fatalf("%d unparseable rows", row.Length())
+	}
+	for _, full := range []string{id, "src-" + id} {
+		code := row.Find(`code[data-full="` + full + `"]`)
+		if code.Length() != 1 {
+			t.Fatalf("id %s not in the row: %s", full, row.Text())
+		}
+		codeID, _ := code.Attr("id")
+		if strings.Contains(code.Text(), full) || row.Find(`button[data-copy="#`+codeID+`"]`).Length() != 1 {
+			t.Errorf("id %s not shortened with a copy button: %q", full, code.Text())
+		}
+	}
+	if st := strings.TrimSpace(row.Find(`[data-testid="event-state"]`).Text()); st != "could not be read" {
+		t.Errorf("state says %q", st)
+	}
+	href, _ := row.Find("a").First().Attr("href")
+	h := http.Header{"Referer": {env.URL("/events?state=unparseable")}}
+	detail := webtest.Doc(t, env.Do(c, http.MethodGet, href, nil, h))
+	if back, _ := detail.Find(`[data-testid="back-link"]`).Attr("href"); back != "/events?state=unparseable" {
+		t.Errorf("back link %q", back)
+	}
+	if st := webtest.TestID(detail, "detail-state"); st != "could not be read" {
+		t.Errorf("detail state says %q", st)
+	}
+}

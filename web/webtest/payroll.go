@@ -1,0 +1,94 @@
+// Payroll runs through the app's pages: upload, read, approve.
+
+package webtest
+
+import (
+	"bytes"
+	"fmt"
+	"mime/multipart"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/PuerkitoBio/goquery"
+)
+
+// UploadPayroll posts a payroll CSV file.
+func UploadPayroll(t testing.TB, env *Env, c *http.Client, name string, data string) *http.Response {
+	t.Helper()
+	var body bytes.Buffer
+	mw := multipart.NewWriter(&body)
+	_ = mw.WriteField("name", name)
+	fw, err := mw.CreateFormFile("file", "payroll.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _ = fw.Write([]byte(data))
+	_ = mw.Close()
+	return env.Do(c, "POST", "/payroll/csv", &body, http.Header{"Content-Type": {mw.FormDataContentType()}})
+}
+
+// CreatePayroll uploads a file and returns the new run's id.
+func CreatePayroll(t testing.TB, env *Env, c *http.Client, data string) int64 {
+	t.Helper()
+	resp := UploadPayroll(t, env, c, "November payroll", data)
+	resp.Body.Close()
+	loc := resp.Header.Get("Location")
+	id, err := strconv.ParseInt(strings.TrimPrefix(loc, "/payroll/"), 10, 64)
+	if resp.StatusCode != http.StatusSeeOther || err != nil {
+		t.Fatalf("upload: %d %q", resp.StatusCode, loc)
+	}
+	return id
+}
+
+// PayrollPage reads a run's page.
+func PayrollPage(t testing.TB, env *Env, c *http.Client, id int64) *goquery.Document {
+	t.Helper()
+	resp := env.Get(c, fmt.Sprintf("/payroll/%d", id))
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("run page: %d", resp.StatusCode)
+	}
+	return Doc(t, resp)
+}
+
+// FormTokenOf is the one-time token of a form of the page.
+func FormTokenOf(t testing.TB, doc *goquery.Document, form string) string {
+	t.Helper()
+	tok, _ := doc.Find(`[data-testid="` + form + `"] input[name="form_token"]`).Attr("value")
+	if tok == "" {
+		t.Fatalf("no token in %s", form)
+	}
+	return tok
+}
+
+// ApprovePayrollRun asks for the run's approval in one action and waits for the
+// job to give every row its outcome; it returns the run page then.
+func ApprovePayrollRun(t testing.TB, env *Env, c *http.Client, id int64) *goquery.Document {
+	t.Helper()
+	doc := PayrollPage(t, env, c, id)
+	tok, _ := doc.Find(`[data-testid="payroll-approve-form"] input[name="form_token"]`).Attr("value")
+	if tok == "" {
+		tok = FormTokenOf(t, doc, "payroll-cancel-form") // a fresh token: the form is not offered
+	}
+	for range 2 { // a double click starts one approval
+		resp := env.PostForm(c, fmt.Sprintf("/payroll/%d/approve", id), url.Values{"form_token": {tok}})
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusSeeOther {
+			t.Fatalf("approve run: %d", resp.StatusCode)
+		}
+	}
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		doc = PayrollPage(t, env, c, id)
+		if running, _ := doc.Find(`[data-testid="payroll-approval"]`).Attr("data-running"); running == "false" {
+			return doc
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the run's approval did not finish")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
