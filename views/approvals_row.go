@@ -23,11 +23,11 @@ func ProposalRows(rows []ProposalRow) templ.Component { return proposalRows(rows
 type proposalRows []ProposalRow
 
 func (rows proposalRows) Render(_ context.Context, w io.Writer) error {
-	hw := htmlWriter{w: w, scratch: make([]byte, 0, 64)}
+	hw := newBufferedWriter(w)
 	for i := range rows {
 		hw.proposalRow(&rows[i])
 	}
-	return hw.err
+	return hw.done()
 }
 
 func (hw *htmlWriter) proposalRow(r *ProposalRow) {
@@ -97,8 +97,12 @@ func (hw *htmlWriter) proposalRow(r *ProposalRow) {
 
 // amount writes Amount.String(), escaped.
 func (hw *htmlWriter) amount(a Amount) {
-	hw.scratch = appendDecimal(hw.scratch[:0], a.Value, 2)
-	hw.bytes(hw.scratch)
+	if hw.buffered() {
+		hw.buf = appendDecimal(hw.buf, a.Value, 2)
+	} else {
+		hw.scratch = appendDecimal(hw.scratch[:0], a.Value, 2)
+		hw.bytes(hw.scratch)
+	}
 	hw.raw(" ")
 	hw.text(a.Currency)
 	if a.Token != "" && a.Token != a.Currency {

@@ -25,7 +25,7 @@ type inviteBadge struct{ state, label string }
 func (b inviteBadge) Render(_ context.Context, w io.Writer) error {
 	hw := htmlWriter{w: w}
 	hw.inviteBadge(b.state, b.label)
-	return hw.err
+	return hw.done()
 }
 
 func (h *htmlWriter) inviteBadge(state, label string) {
@@ -47,7 +47,7 @@ type readinessCell struct{ ReadinessCellView }
 func (c *readinessCell) Render(_ context.Context, w io.Writer) error {
 	hw := htmlWriter{w: w}
 	hw.readinessCell(&c.ReadinessCellView)
-	return hw.err
+	return hw.done()
 }
 
 func (h *htmlWriter) readinessCell(c *ReadinessCellView) {
@@ -91,21 +91,73 @@ func (h *htmlWriter) readinessCell(c *ReadinessCellView) {
 type htmlWriter struct {
 	w   io.Writer
 	err error
-	// scratch formats numbers and times without allocating (rows.go).
+	// buf, when given a capacity (newBufferedWriter), gathers the markup
+	// and goes to w a few kilobytes at a time, the rest at done: the row
+	// writers of the long pages append thousands of short pieces, each an
+	// interface call into w when written directly. Without a capacity
+	// every piece goes to w at once (the small components).
+	buf []byte
+	// scratch formats numbers and times without allocating when
+	// unbuffered (rows.go).
 	scratch []byte
 }
 
+// htmlFlushAt is how much markup a buffered writer gathers before
+// writing it to w.
+const htmlFlushAt = 8 << 10
+
+// newBufferedWriter is an htmlWriter gathering its markup in buf.
+func newBufferedWriter(w io.Writer) htmlWriter {
+	return htmlWriter{w: w, buf: make([]byte, 0, htmlFlushAt+512)}
+}
+
+func (h *htmlWriter) buffered() bool { return cap(h.buf) > 0 }
+
 // raw writes trusted markup (constants of this file).
 func (h *htmlWriter) raw(s string) {
+	if h.buffered() {
+		h.buf = append(h.buf, s...)
+		if len(h.buf) >= htmlFlushAt {
+			h.flush()
+		}
+		return
+	}
 	if h.err == nil {
 		_, h.err = io.WriteString(h.w, s)
 	}
 }
 
+// flush writes what buf gathered to w.
+func (h *htmlWriter) flush() {
+	if h.err == nil && len(h.buf) > 0 {
+		_, h.err = h.w.Write(h.buf)
+	}
+	h.buf = h.buf[:0]
+}
+
+// done writes what is still gathered and returns the first error.
+func (h *htmlWriter) done() error {
+	h.flush()
+	return h.err
+}
+
 // text writes a value as escaped text, safe in element content and in a
 // double-quoted attribute value: templ.EscapeString's (html.EscapeString's)
-// five replacements, written in runs without building the escaped string.
+// five replacements, appended in runs without building the escaped string.
 func (h *htmlWriter) text(s string) {
+	if h.buffered() {
+		h.buf = appendEscaped(h.buf, s)
+		if len(h.buf) >= htmlFlushAt {
+			h.flush()
+		}
+		return
+	}
+	h.scratch = appendEscaped(h.scratch[:0], s)
+	h.bytes(h.scratch)
+}
+
+// appendEscaped appends s escaped as text does.
+func appendEscaped(dst []byte, s string) []byte {
 	last := 0
 	for i := 0; i < len(s); i++ {
 		var esc string
@@ -123,11 +175,11 @@ func (h *htmlWriter) text(s string) {
 		default:
 			continue
 		}
-		h.raw(s[last:i])
-		h.raw(esc)
+		dst = append(dst, s[last:i]...)
+		dst = append(dst, esc...)
 		last = i + 1
 	}
-	h.raw(s[last:])
+	return append(dst, s[last:]...)
 }
 
 func (h *htmlWriter) readinessBadge(state, label string) {
@@ -412,7 +464,7 @@ func (c chip) Render(_ context.Context, w io.Writer) error {
 	hw.raw(`">`)
 	hw.text(s.Label)
 	hw.raw(`</span>`)
-	return hw.err
+	return hw.done()
 }
 
 // ReadinessLabel is a readiness state in words, with the count of missing

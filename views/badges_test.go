@@ -88,11 +88,21 @@ func TestChipMarkup(t *testing.T) {
 // htmlWriter.text escapes as templ does.
 func TestHTMLWriterTextEscapesAsTempl(t *testing.T) {
 	for _, s := range []string{"", "plain", `<a href="x">O'Brien & co</a>`, "&&", "ë<>", "'", `"quoted"`, "end&"} {
-		var b strings.Builder
+		var b, bb strings.Builder
 		hw := htmlWriter{w: &b}
 		hw.text(s)
 		if got, want := b.String(), templ.EscapeString(s); got != want {
 			t.Errorf("text(%q) = %q, want %q", s, got, want)
+		}
+		// Buffered, across a flush.
+		bw := newBufferedWriter(&bb)
+		bw.raw(strings.Repeat("x", htmlFlushAt-1))
+		bw.text(s)
+		if err := bw.done(); err != nil {
+			t.Fatal(err)
+		}
+		if got, want := strings.TrimPrefix(bb.String(), strings.Repeat("x", htmlFlushAt-1)), templ.EscapeString(s); got != want {
+			t.Errorf("buffered text(%q) = %q, want %q", s, got, want)
 		}
 	}
 }

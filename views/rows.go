@@ -26,7 +26,7 @@ type shortID struct{ id, value string }
 func (s shortID) Render(_ context.Context, w io.Writer) error {
 	hw := htmlWriter{w: w}
 	hw.shortID(elementID{id: s.id}, s.value)
-	return hw.err
+	return hw.done()
 }
 
 // elementID is an element's id: id, or prefix, n and suffix
@@ -94,6 +94,10 @@ func shortParts(id string) (head, tail string, short bool) {
 
 // int writes a number.
 func (h *htmlWriter) int(n int64) {
+	if h.buffered() {
+		h.buf = strconv.AppendInt(h.buf, n, 10)
+		return
+	}
 	h.scratch = strconv.AppendInt(h.scratch[:0], n, 10)
 	h.bytes(h.scratch)
 }
@@ -101,6 +105,10 @@ func (h *htmlWriter) int(n int64) {
 // time writes an instant in UTC in a layout whose output needs no
 // escaping (DateTime's, RFC 3339).
 func (h *htmlWriter) time(t time.Time, layout string) {
+	if h.buffered() {
+		h.buf = t.UTC().AppendFormat(h.buf, layout)
+		return
+	}
 	h.scratch = t.UTC().AppendFormat(h.scratch[:0], layout)
 	h.bytes(h.scratch)
 }
@@ -115,6 +123,10 @@ func (h *htmlWriter) dateTime(t time.Time) {
 }
 
 func (h *htmlWriter) bytes(b []byte) {
+	if h.buffered() {
+		h.buf = append(h.buf, b...)
+		return
+	}
 	if h.err == nil {
 		_, h.err = h.w.Write(b)
 	}
@@ -126,7 +138,7 @@ func ActivityRows(rows []ActivityRow) templ.Component { return activityRows(rows
 type activityRows []ActivityRow
 
 func (rows activityRows) Render(_ context.Context, w io.Writer) error {
-	hw := htmlWriter{w: w, scratch: make([]byte, 0, 64)}
+	hw := newBufferedWriter(w)
 	for i := range rows {
 		r := &rows[i]
 		hw.raw(`<tr data-testid="activity-row" data-kind="`)
@@ -157,7 +169,7 @@ func (rows activityRows) Render(_ context.Context, w io.Writer) error {
 		hw.shortID(elementID{prefix: "activity-", n: i, suffix: "-ref"}, r.Reference)
 		hw.raw(`</td></tr>`)
 	}
-	return hw.err
+	return hw.done()
 }
 
 // EmployeeListRows are the employee list's table rows.
@@ -166,7 +178,7 @@ func EmployeeListRows(rows []EmployeeRow) templ.Component { return employeeListR
 type employeeListRows []EmployeeRow
 
 func (rows employeeListRows) Render(_ context.Context, w io.Writer) error {
-	hw := htmlWriter{w: w, scratch: make([]byte, 0, 64)}
+	hw := newBufferedWriter(w)
 	for i := range rows {
 		r := &rows[i]
 		hw.raw(`<tr data-testid="employee-row" data-employee-id="`)
@@ -191,7 +203,7 @@ func (rows employeeListRows) Render(_ context.Context, w io.Writer) error {
 		hw.dateTime(r.LastActivity)
 		hw.raw(`</time></td></tr>`)
 	}
-	return hw.err
+	return hw.done()
 }
 
 // ReadinessMatrixRows are the readiness matrix's table rows.
@@ -200,7 +212,7 @@ func ReadinessMatrixRows(rows []EmployeeRow) templ.Component { return readinessM
 type readinessMatrixRows []EmployeeRow
 
 func (rows readinessMatrixRows) Render(_ context.Context, w io.Writer) error {
-	hw := htmlWriter{w: w, scratch: make([]byte, 0, 64)}
+	hw := newBufferedWriter(w)
 	for i := range rows {
 		r := &rows[i]
 		hw.raw(`<tr data-testid="matrix-row" data-employee-id="`)
@@ -217,7 +229,7 @@ func (rows readinessMatrixRows) Render(_ context.Context, w io.Writer) error {
 		}
 		hw.raw(`</tr>`)
 	}
-	return hw.err
+	return hw.done()
 }
 
 // selectOptions are a select's options, the chosen one (Selected, or
@@ -247,7 +259,7 @@ func (l optionList) Render(_ context.Context, w io.Writer) error {
 		hw.text(o.Label)
 		hw.raw(`</option>`)
 	}
-	return hw.err
+	return hw.done()
 }
 
 // Markup is HTML this package rendered earlier (RenderBytes), written as
