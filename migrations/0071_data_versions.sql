@@ -9,7 +9,8 @@
 -- Groups: employees (employees, employee_search_words), readiness
 -- (employee_readiness, readiness_counts), proposals (proposals,
 -- sign_requests, actions, queue_counts), cards (cards, card_search_words,
--- a wallet's currency) and activity (money events).
+-- a wallet's currency), activity (money events), wallets (wallets, their
+-- balances included) and payroll (payroll_runs).
 --
 -- The bump is a deferred constraint trigger, as auth_epoch's: it runs at
 -- commit, once per transaction and group, after the transaction holds
@@ -29,7 +30,11 @@ CREATE TABLE data_versions (
     cards         BIGINT NOT NULL DEFAULT 0,
     cards_xid     BIGINT NOT NULL DEFAULT 0,
     activity      BIGINT NOT NULL DEFAULT 0,
-    activity_xid  BIGINT NOT NULL DEFAULT 0
+    activity_xid  BIGINT NOT NULL DEFAULT 0,
+    wallets       BIGINT NOT NULL DEFAULT 0,
+    wallets_xid   BIGINT NOT NULL DEFAULT 0,
+    payroll       BIGINT NOT NULL DEFAULT 0,
+    payroll_xid   BIGINT NOT NULL DEFAULT 0
 );
 INSERT INTO data_versions (stripe) SELECT generate_series(0, 15);
 
@@ -54,6 +59,12 @@ BEGIN
     WHEN 'activity' THEN
         UPDATE data_versions SET activity = activity + 1, activity_xid = txid_current()
         WHERE stripe = pg_backend_pid() % 16 AND activity_xid <> txid_current();
+    WHEN 'wallets' THEN
+        UPDATE data_versions SET wallets = wallets + 1, wallets_xid = txid_current()
+        WHERE stripe = pg_backend_pid() % 16 AND wallets_xid <> txid_current();
+    WHEN 'payroll' THEN
+        UPDATE data_versions SET payroll = payroll + 1, payroll_xid = txid_current()
+        WHERE stripe = pg_backend_pid() % 16 AND payroll_xid <> txid_current();
     END CASE;
     RETURN NULL;
 END;
@@ -85,8 +96,14 @@ CREATE CONSTRAINT TRIGGER wallets_data_version AFTER INSERT OR DELETE OR UPDATE 
     DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION data_versions_bump('cards');
 CREATE CONSTRAINT TRIGGER activity_data_version AFTER INSERT OR UPDATE OR DELETE ON activity
     DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION data_versions_bump('activity');
+CREATE CONSTRAINT TRIGGER wallets_all_data_version AFTER INSERT OR UPDATE OR DELETE ON wallets
+    DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION data_versions_bump('wallets');
+CREATE CONSTRAINT TRIGGER payroll_runs_data_version AFTER INSERT OR UPDATE OR DELETE ON payroll_runs
+    DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION data_versions_bump('payroll');
 
 -- +goose Down
+DROP TRIGGER payroll_runs_data_version ON payroll_runs;
+DROP TRIGGER wallets_all_data_version ON wallets;
 DROP TRIGGER activity_data_version ON activity;
 DROP TRIGGER wallets_data_version ON wallets;
 DROP TRIGGER card_search_words_data_version ON card_search_words;

@@ -23,8 +23,10 @@ func (s *Store) Epochs(ctx context.Context) (Epochs, error) {
 	var e Epochs
 	d := &e.Data
 	err := s.db.QueryRow(ctx, `SELECT a.n, d.* FROM auth_epoch a, (SELECT sum(employees)::bigint, sum(readiness)::bigint,
-		sum(proposals)::bigint, sum(cards)::bigint, sum(activity)::bigint FROM data_versions) d WHERE a.id = 1`).
-		Scan(&e.Auth, &d[groupEmployees], &d[groupReadiness], &d[groupProposals], &d[groupCards], &d[groupActivity])
+		sum(proposals)::bigint, sum(cards)::bigint, sum(activity)::bigint, sum(wallets)::bigint, sum(payroll)::bigint
+		FROM data_versions) d WHERE a.id = 1`).
+		Scan(&e.Auth, &d[groupEmployees], &d[groupReadiness], &d[groupProposals], &d[groupCards], &d[groupActivity],
+			&d[groupWallets], &d[groupPayroll])
 	if err != nil {
 		return Epochs{}, fmt.Errorf("store: epochs: %w", err)
 	}

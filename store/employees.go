@@ -193,6 +193,21 @@ func (s *Store) Treasury(ctx context.Context) (Employee, []Wallet, error) {
 	return u, ws, err
 }
 
+// CachedTreasury is Treasury kept per version of AreaTreasury
+// (read_cache.go), for a page that only shows it: the wallets returned may
+// be shared with other requests and must not be changed.
+func (s *Store) CachedTreasury(ctx context.Context) (Employee, []Wallet, error) {
+	type read struct {
+		user    Employee
+		wallets []Wallet
+	}
+	r, err := cachedRead(ctx, s.reads, AreaTreasury, "treasury", func() (read, error) {
+		u, ws, err := s.Treasury(ctx)
+		return read{u, ws}, err
+	})
+	return r.user, r.wallets, err
+}
+
 // TreasuryWithOutflows is Treasury with each wallet's open outflows
 // (OpenOutflows), read in the same round trip.
 func (s *Store) TreasuryWithOutflows(ctx context.Context) (Employee, []Wallet, map[string]Outflow, error) {

@@ -22,6 +22,11 @@ const (
 	AreaCards
 	// AreaActivity is the activity feed.
 	AreaActivity
+	// AreaTreasury is the treasury user and its wallets, for the pages
+	// that only show them (CachedTreasury).
+	AreaTreasury
+	// AreaPayroll is the list of payroll runs.
+	AreaPayroll
 	numAreas
 )
 
@@ -35,6 +40,8 @@ const (
 	groupProposals              // proposals, sign_requests, actions, queue_counts
 	groupCards                  // cards, card_search_words, wallets' currency
 	groupActivity               // activity
+	groupWallets                // wallets (balances included)
+	groupPayroll                // payroll_runs
 	numGroups
 )
 
@@ -44,6 +51,8 @@ var areaGroups = [numAreas][]group{
 	AreaQueue:     {groupProposals, groupEmployees},
 	AreaCards:     {groupCards, groupEmployees},
 	AreaActivity:  {groupActivity, groupProposals, groupEmployees},
+	AreaTreasury:  {groupEmployees, groupWallets},
+	AreaPayroll:   {groupPayroll},
 }
 
 // Versions are the groups' versions as one statement read them.

@@ -173,3 +173,63 @@ func TestCachedListNeverOlderThanVersionsRead(t *testing.T) {
 		t.Fatal(stale)
 	}
 }
+
+// TestCachedTreasuryAndPayrollRunsFollowTheOtherReplica: the money-out
+// page's treasury and the payroll list, kept by one replica, show a
+// balance read and a run's new state written through the other replica's
+// connection at the next read of the versions.
+func TestCachedTreasuryAndPayrollRunsFollowTheOtherReplica(t *testing.T) {
+	ctx := context.Background()
+	stores := replicaStores(t, 2)
+	a, b := stores[0], stores[1]
+	db := b.Pool()
+	var treasury int64
+	if err := db.QueryRow(ctx, `INSERT INTO employees (kind, email, service_user_id) VALUES ('treasury', 't@partner.example', 'svc-t')
+		RETURNING id`).Scan(&treasury); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(ctx, `INSERT INTO wallets (id, employee_id, currency, balance) VALUES ('w-usd', $1, 'USDB', 10)`, treasury); err != nil {
+		t.Fatal(err)
+	}
+	balance := func(ctx context.Context) string {
+		t.Helper()
+		_, ws, err := a.CachedTreasury(ctx)
+		if err != nil || len(ws) != 1 {
+			t.Fatalf("treasury: %v %v", ws, err)
+		}
+		return ws[0].Balance.Decimal.String()
+	}
+	old := atVersions(t, a)
+	if got := balance(old); got != "10" {
+		t.Fatalf("first read: %s", got)
+	}
+	if _, err := db.Exec(ctx, `UPDATE wallets SET balance = 25.5 WHERE id = 'w-usd'`); err != nil {
+		t.Fatal(err)
+	}
+	if got := balance(old); got != "10" {
+		t.Fatalf("kept read at the old versions: %s (the read was not kept)", got)
+	}
+	if got := balance(atVersions(t, a)); got != "25.5" {
+		t.Fatalf("after a balance read on the other replica: %s", got)
+	}
+
+	run, err := b.CreatePayrollRun(ctx, "November", "csv", nil, store.Actor{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	state := func(ctx context.Context) string {
+		t.Helper()
+		runs, err := a.ListPayrollRuns(ctx, 200)
+		if err != nil || len(runs) != 1 {
+			t.Fatalf("runs: %v %v", runs, err)
+		}
+		return runs[0].State
+	}
+	before := state(atVersions(t, a))
+	if _, err := db.Exec(ctx, `UPDATE payroll_runs SET state = 'canceled', canceled_at = now() WHERE id = $1`, run.ID); err != nil {
+		t.Fatal(err)
+	}
+	if got := state(atVersions(t, a)); got == before || got != "canceled" {
+		t.Fatalf("run state after a change on the other replica: %q (was %q)", got, before)
+	}
+}

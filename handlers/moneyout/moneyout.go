@@ -67,9 +67,11 @@ func (h *Handler) rail(r views.Rail) { h.rails = append(h.rails, r) }
 // as last read.
 func (h *Handler) Index(w http.ResponseWriter, r *http.Request) {
 	v := views.MoneyOutView{Rails: h.rails}
-	_, wallets, err := h.treasuryUser(r.Context())
+	// The page changes nothing: the treasury as kept for the request's
+	// start will do.
+	_, wallets, err := h.store.CachedTreasury(r.Context())
 	switch {
-	case errors.Is(err, errNoTreasury):
+	case errors.Is(err, store.ErrNoTreasury):
 	case err != nil:
 		h.ServerError(w, r, err)
 		return
