@@ -233,3 +233,51 @@ func TestCachedTreasuryAndPayrollRunsFollowTheOtherReplica(t *testing.T) {
 		t.Fatalf("run state after a change on the other replica: %q (was %q)", got, before)
 	}
 }
+
+// TestCachedActivityPageFollowsTheOtherReplica: the activity feed's page,
+// and what the page derived from it, kept by one replica, make way for a
+// money event recorded through the other replica's connection at the next
+// read of the versions.
+func TestCachedActivityPageFollowsTheOtherReplica(t *testing.T) {
+	ctx := context.Background()
+	stores := replicaStores(t, 2)
+	a, b := stores[0], stores[1]
+	record := func(ref string) {
+		t.Helper()
+		var id int64
+		if err := b.Pool().QueryRow(ctx, `INSERT INTO webhook_events (webhook_id, event_type, body, state, received_at)
+			VALUES ($1, 'x', '{}', 'processed', now()) RETURNING id`, "wh-"+ref).Scan(&id); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := b.Pool().Exec(ctx, `INSERT INTO activity (webhook_event_id, service_user_id, kind, event_type, status, amount,
+			currency, reference, occurred_at) VALUES ($1, 'u-1', 'deposit', 'x', 'completed', 5, 'USDB', $2, now())`, id, ref); err != nil {
+			t.Fatal(err)
+		}
+	}
+	refs := func(ctx context.Context) (string, *store.Derived) {
+		t.Helper()
+		page, err := a.ActivityFeedPage(ctx, store.FeedFilter{Limit: 50})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, e := range page.Entries {
+			out = append(out, e.Reference)
+		}
+		return strings.Join(out, ","), page.Derived
+	}
+	record("r1")
+	ctx1 := atVersions(t, a)
+	got, d1 := refs(ctx1)
+	if got != "r1" {
+		t.Fatalf("first read: %q", got)
+	}
+	if _, again := refs(ctx1); again != d1 {
+		t.Fatal("the same versions did not serve the kept page")
+	}
+	record("r2")
+	got, d2 := refs(atVersions(t, a))
+	if got != "r2,r1" || d2 == d1 {
+		t.Fatalf("after a money event on the other replica: %q (a new read: %v)", got, d2 != d1)
+	}
+}

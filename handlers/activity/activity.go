@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/a-h/templ"
+
 	"partneradmin/apiclient"
 	"partneradmin/handlers"
 	"partneradmin/store"
@@ -86,33 +88,16 @@ func (h *Handler) Feed(w http.ResponseWriter, r *http.Request) {
 	if form.Fields.Any() {
 		status = http.StatusBadRequest
 	} else {
-		list, err := h.store.ActivityFeed(r.Context(), f)
+		page, err := h.store.ActivityFeedPage(r.Context(), f)
 		if err != nil {
 			h.ServerError(w, r, err)
 			return
 		}
-		v.Rows = make([]views.ActivityRow, 0, len(list))
-		// A page has a few currencies: each one's words are made once.
-		labels := map[string]string{}
-		for _, e := range list {
-			row := views.ActivityRow{At: e.At, Kind: e.Kind, Employee: e.Employee, ServiceUserID: e.ServiceUserID,
-				Currency: e.Currency, Reference: e.Reference, Status: e.Status, Description: e.Description}
-			if e.Amount != nil {
-				row.Amount = views.FormatDecimal(*e.Amount, 2)
-			}
-			if e.Fee != nil {
-				row.Fee = views.FormatDecimal(*e.Fee, 2)
-			}
-			if label, ok := labels[e.Currency]; ok {
-				row.Currency = label
-			} else {
-				if fiat, ok := apiclient.Stablecoin(e.Currency).Fiat(); ok {
-					row.Currency = string(fiat) + " (" + e.Currency + ")"
-				}
-				labels[e.Currency] = row.Currency
-			}
-			v.Rows = append(v.Rows, row)
-		}
+		list := page.Entries
+		// The rows and their markup are made once per kept read.
+		v.Rows = page.Derived.Get("rows", func() any { return feedRows(list) }).([]views.ActivityRow)
+		rows := v.Rows
+		v.RowsMarkup = handlers.KeptMarkup(page.Derived, "markup", func() templ.Component { return views.ActivityRows(rows) })
 		q := query(form)
 		v.CSV = "/activity.csv"
 		if len(q) > 0 {
@@ -125,6 +110,33 @@ func (h *Handler) Feed(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	h.Render(w, r, status, "Activity", views.ActivityPage(v), nil)
+}
+
+// feedRows are the feed's lines as the page shows them.
+func feedRows(list []store.FeedEntry) []views.ActivityRow {
+	rows := make([]views.ActivityRow, 0, len(list))
+	// A page has a few currencies: each one's words are made once.
+	labels := map[string]string{}
+	for _, e := range list {
+		row := views.ActivityRow{At: e.At, Kind: e.Kind, Employee: e.Employee, ServiceUserID: e.ServiceUserID,
+			Currency: e.Currency, Reference: e.Reference, Status: e.Status, Description: e.Description}
+		if e.Amount != nil {
+			row.Amount = views.FormatDecimal(*e.Amount, 2)
+		}
+		if e.Fee != nil {
+			row.Fee = views.FormatDecimal(*e.Fee, 2)
+		}
+		if label, ok := labels[e.Currency]; ok {
+			row.Currency = label
+		} else {
+			if fiat, ok := apiclient.Stablecoin(e.Currency).Fiat(); ok {
+				row.Currency = string(fiat) + " (" + e.Currency + ")"
+			}
+			labels[e.Currency] = row.Currency
+		}
+		rows = append(rows, row)
+	}
+	return rows
 }
 
 // CSV exports the filtered feed, every line, for accounting.

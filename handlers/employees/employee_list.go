@@ -122,18 +122,9 @@ type listed struct {
 	derived *store.Derived
 }
 
-// markup is what derived keeps under key, rendered once from c: the
-// rows' markup, shared by every request served the same read. On an error
-// it is nil, and the page renders its rows itself.
+// markup is c's markup kept with the read (handlers.KeptMarkup).
 func (l listed) markup(key string, c func() templ.Component) views.Markup {
-	m, _ := l.derived.Get(key, func() any {
-		m, err := views.RenderBytes(c())
-		if err != nil {
-			return views.Markup(nil)
-		}
-		return m
-	}).(views.Markup)
-	return m
+	return handlers.KeptMarkup(l.derived, key, c)
 }
 
 // listPage reads one filtered page for path (the list or the matrix):
