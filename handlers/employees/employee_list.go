@@ -122,11 +122,6 @@ type listed struct {
 	derived *store.Derived
 }
 
-// markup is c's markup kept with the read (handlers.KeptMarkup).
-func (l listed) markup(key string, c func() templ.Component) views.Markup {
-	return handlers.KeptMarkup(l.derived, key, c)
-}
-
 // listPage reads one filtered page for path (the list or the matrix):
 // the poll short-cut, the filter, the page with its readiness and its
 // links, and, withCounts, the workforce's readiness counts in the same
@@ -182,7 +177,7 @@ func (h *Handler) List(w http.ResponseWriter, r *http.Request) {
 	}
 	v := views.EmployeeListView{Filter: p.filter, Columns: store.ReadinessCurrencies(), Rows: p.rows, CanWrite: canWrite(r),
 		CSVURL: p.csv, SelfURL: p.self, NextURL: p.next,
-		RowsMarkup: p.markup("list-rows", func() templ.Component { return views.EmployeeListRows(p.rows) })}
+		RowsMarkup: handlers.KeptMarkup(p.derived, "list-rows", func() templ.Component { return views.EmployeeListRows(p.rows) })}
 	v.States, v.Currencies, v.Readiness, v.Sorts = filterOptions(p.filter)
 	h.Render(w, r, p.status, "Employees", views.EmployeeListPage(v), views.EmployeeResults(v))
 }

@@ -25,11 +25,11 @@ func (h *Handler) Matrix(w http.ResponseWriter, r *http.Request) {
 	}
 	v := views.ReadinessMatrixView{Filter: p.filter, Columns: store.ReadinessCurrencies(), Rows: p.rows, CSVURL: p.csv,
 		SelfURL: p.self, NextURL: p.next,
-		RowsMarkup: p.markup("matrix-rows", func() templ.Component { return views.ReadinessMatrixRows(p.rows) })}
+		RowsMarkup: handlers.KeptMarkup(p.derived, "matrix-rows", func() templ.Component { return views.ReadinessMatrixRows(p.rows) })}
 	v.States, v.Currencies, v.Readiness, _ = filterOptions(p.filter)
 	v.Totals = p.derived.Get("matrix-totals", func() any { return pageTotals(v.Columns, p.rows) }).([]views.ReadinessTotal)
 	if !handlers.IsFragmentRequest(r) {
-		v.ChartMarkup = p.markup("matrix-chart", func() templ.Component {
+		v.ChartMarkup = handlers.KeptMarkup(p.derived, "matrix-chart", func() templ.Component {
 			return views.ReadinessChartView(*readinessChart(v.Columns, p.counts))
 		})
 		if v.ChartMarkup == nil {
