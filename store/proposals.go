@@ -517,6 +517,9 @@ const queueOuterColumns = `q.id, q.wallet_id, q.owner_user_id, q.type, q.status,
 type QueuePage struct {
 	Rows  []Proposal
 	Names map[string]Employee // by serviceUserId
+	// Derived keeps what pages derive from this read (their rows, their
+	// markup).
+	Derived *Derived
 	// Total is how many proposals match the filter on every page; when
 	// TotalOver is set, more than Total match (a filter on a person or on
 	// whose approval is needed is counted up to QueueCountCap only).
@@ -588,7 +591,7 @@ func (s *Store) readQueuePage(ctx context.Context, f QueueFilter) (QueuePage, er
 	batch := &pgx.Batch{}
 	// Sized for the page: appending Proposals (some 400 bytes each) to a
 	// growing slice copied the page six times over.
-	page := QueuePage{Rows: make([]Proposal, 0, f.Limit), Names: make(map[string]Employee, f.Limit)}
+	page := QueuePage{Rows: make([]Proposal, 0, f.Limit), Names: make(map[string]Employee, f.Limit), Derived: &Derived{}}
 	batch.Queue(sql, args...).Query(func(rows pgx.Rows) error {
 		for rows.Next() {
 			var p Proposal

@@ -196,15 +196,23 @@ func (a *areaCache) put(version int64, key string, x any) {
 
 // Derived keeps values derived from one read, such as its rows as a page
 // shows them or their markup: made once, however many requests are served
-// the read from memory. A nil Derived keeps nothing.
+// the read from memory. It keeps the derivedValues most recently made; a
+// nil Derived keeps nothing.
 type Derived struct {
 	mu     sync.Mutex
 	values map[string]any
+	order  []string // keys, oldest first
 }
+
+// derivedValues is how many values a Derived keeps: a page keeps a few
+// (rows, markup, chart), and the queue one markup per set of ages shown,
+// which moves every minute while the read stays the same.
+const derivedValues = 16
 
 // Get returns the value kept under key, or makes it (once: requests asking
 // meanwhile wait for it) and keeps it. make must derive the value from the
-// read alone, never from the request, which other requests do not share.
+// read and key alone, never from anything else of the request, which other
+// requests do not share.
 func (m *Derived) Get(key string, make func() any) any {
 	if m == nil {
 		return make()
@@ -218,6 +226,11 @@ func (m *Derived) Get(key string, make func() any) any {
 	if m.values == nil {
 		m.values = map[string]any{}
 	}
+	if len(m.order) == derivedValues {
+		delete(m.values, m.order[0])
+		m.order = append(m.order[:0], m.order[1:]...)
+	}
 	m.values[key] = v
+	m.order = append(m.order, key)
 	return v
 }

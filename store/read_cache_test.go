@@ -281,3 +281,30 @@ func TestCachedActivityPageFollowsTheOtherReplica(t *testing.T) {
 		t.Fatalf("after a money event on the other replica: %q (a new read: %v)", got, d2 != d1)
 	}
 }
+
+// A Derived keeps the values most recently made, up to its bound: the
+// queue makes one per set of ages, and they must not pile up while the
+// read stays kept.
+func TestDerivedKeepsTheNewestValuesOnly(t *testing.T) {
+	var d store.Derived
+	made := 0
+	get := func(key string) any {
+		return d.Get(key, func() any { made++; return key })
+	}
+	for i := range 100 {
+		if got := get(strconv.Itoa(i)); got != strconv.Itoa(i) {
+			t.Fatalf("key %d: %v", i, got)
+		}
+	}
+	if made != 100 {
+		t.Fatalf("made %d values for 100 keys", made)
+	}
+	get("99")
+	if made != 100 {
+		t.Error("the newest value was made again")
+	}
+	get("0")
+	if made != 101 {
+		t.Error("the oldest of 100 values is still kept")
+	}
+}

@@ -72,20 +72,33 @@ func ofCount(n, m int) string {
 	return strconv.Itoa(n) + " of " + strconv.Itoa(m)
 }
 
-// row builds a queue row.
+// row builds a queue row as the viewer linked as linkedAs sees it now.
 func row(p store.Proposal, names mirror.Names, now time.Time, linkedAs string, viewerID int64) views.ProposalRow {
+	r := baseRow(p, names)
+	r.Age, r.NeedsMe = views.Ago(p.CreatedAt, now), needsMe(p, linkedAs, viewerID)
+	return r
+}
+
+// baseRow is a queue row without what depends on the time or the viewer
+// (its age, "needs me", the signing checkbox).
+func baseRow(p store.Proposal, names mirror.Names) views.ProposalRow {
 	r := views.ProposalRow{
 		ID: p.ID, Type: p.Type, Amount: mirror.Money(p), From: names.Of(p.OwnerUserID), To: names.Recipient(p),
 		Description: p.Description, Status: string(p.Status), StatusLabel: views.StatusLabel(views.StatusProposal, string(p.Status)),
 		Approvals:  ofCount(len(p.Approvals), p.RequiredApprovals),
 		Signatures: ofCount(p.CollectedSignatures, p.RequiredSignatures),
-		Age:        views.Ago(p.CreatedAt, now),
 	}
 	if p.Status == store.ProposalPendingSignatures {
 		r.Deadline = p.SignDeadline
 		r.Owner = p.OwnerUserID
 	}
-	r.NeedsMe = p.Status == store.ProposalPendingApprovals && linkedAs != "" && !slices.Contains(p.Approvals, linkedAs) &&
-		p.CreatedByStaffID != viewerID
 	return r
+}
+
+// needsMe reports whether p waits for the approval of the wallet admin
+// linkedAs, signed in as staff viewerID (who may not approve their own
+// proposal).
+func needsMe(p store.Proposal, linkedAs string, viewerID int64) bool {
+	return p.Status == store.ProposalPendingApprovals && linkedAs != "" && !slices.Contains(p.Approvals, linkedAs) &&
+		p.CreatedByStaffID != viewerID
 }
