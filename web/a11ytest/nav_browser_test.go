@@ -197,6 +197,10 @@ func TestBrowserNavigation(t *testing.T) {
 	// the width; a click elsewhere closes it.
 	for _, width := range []int64{1366, 390} {
 		name := fmt.Sprintf("settings menu open at %dpx", width)
+		if err := chromedp.Do(ctx, chromedp.EmulateViewport(width, 844)); err != nil {
+			t.Fatal(err)
+		}
+		webtest.Screenshot(t, ctx, fmt.Sprintf("nav-owner-closed-%d", width))
 		fits, err := doThen(ctx,
 			chromedp.Evaluate[bool](`[...document.querySelectorAll('[data-testid="nav-group-settings"] a')].every(a => { const r = a.getBoundingClientRect(); return r.width > 0 && r.left >= 0 && r.right <= innerWidth; })`),
 			chromedp.EmulateViewport(width, 844),
