@@ -50,7 +50,8 @@ type navMenu struct {
 // navMenus groups the areas into the few menus of the navigation bar, so
 // that the owner's bar stays on one line on a laptop's screen. An entry of
 // navigation() in no menu stands on its own (Start); views.NavGroups shows
-// a menu with a single link for the role as that link.
+// a menu with a single link for the role as that link. Menus and their
+// links appear in navigation()'s order, not this list's.
 func navMenus() []navMenu {
 	return []navMenu{
 		{Label: "People", Hrefs: []string{"/employees", "/staff"}},
