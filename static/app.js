@@ -95,4 +95,30 @@
     if (root.matches("details[id]")) found.push(root);
     found.forEach(function (d) { if (openDetails[d.id]) d.open = true; });
   });
+
+  // The main navigation's menus (<details data-nav-menu>): Escape closes
+  // the open one and gives the focus back to its name; the focus or a
+  // click going elsewhere closes it, so that an open list never covers
+  // what the keyboard or the pointer moved on to.
+  function closeNavMenus(except) {
+    document.querySelectorAll("details[data-nav-menu][open]").forEach(function (d) {
+      if (d !== except) d.open = false;
+    });
+  }
+  function navMenuOf(el) {
+    return el instanceof Element ? el.closest("details[data-nav-menu]") : null;
+  }
+  document.addEventListener("keydown", function (ev) {
+    if (ev.key !== "Escape") return;
+    var menu = navMenuOf(ev.target);
+    if (menu && menu.open) {
+      ev.preventDefault();
+      menu.open = false;
+      menu.querySelector("summary").focus();
+      return;
+    }
+    closeNavMenus(null);
+  });
+  document.addEventListener("focusin", function (ev) { closeNavMenus(navMenuOf(ev.target)); });
+  document.addEventListener("click", function (ev) { closeNavMenus(navMenuOf(ev.target)); });
 })();

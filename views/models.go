@@ -29,6 +29,8 @@ type NavItem struct {
 	Label  string
 	Href   string
 	Active bool
+	// Group names the menu the link sits in; "" for a link of its own.
+	Group string
 }
 
 // Assets are the versioned URLs of the static files.

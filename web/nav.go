@@ -41,9 +41,42 @@ func navigation() []NavEntry {
 	}
 }
 
+// navMenu is one menu of the navigation bar and the areas it holds.
+type navMenu struct {
+	Label string
+	Hrefs []string
+}
+
+// navMenus groups the areas into the few menus of the navigation bar, so
+// that the owner's bar stays on one line on a laptop's screen. An entry of
+// navigation() in no menu stands on its own (Start); views.NavGroups shows
+// a menu with a single link for the role as that link. Menus and their
+// links appear in navigation()'s order, not this list's.
+func navMenus() []navMenu {
+	return []navMenu{
+		{Label: "People", Hrefs: []string{"/employees", "/staff"}},
+		{Label: "Money", Hrefs: []string{"/approvals", "/treasury", "/money-out", "/payroll", "/activity"}},
+		{Label: "Cards", Hrefs: []string{"/cards"}},
+		{Label: "Operations", Hrefs: []string{"/audit", "/actions", "/events"}},
+		{Label: "Settings", Hrefs: []string{"/settings/webhooks", "/settings/security", "/settings/sign-in", "/account/notifications"}},
+	}
+}
+
+// navMenuOf maps an area's path to the menu it sits in.
+func navMenuOf(menus []navMenu) map[string]string {
+	m := make(map[string]string)
+	for _, g := range menus {
+		for _, h := range g.Hrefs {
+			m[h] = g.Label
+		}
+	}
+	return m
+}
+
 // navFor keeps the entries a role may use and marks the current one.
 func navFor(entries []NavEntry, role store.Role, path string) []views.NavItem {
 	var items []views.NavItem
+	menuOf := navMenuOf(navMenus())
 	for _, e := range entries {
 		if !role.Can(e.Permission) {
 			continue
@@ -52,7 +85,7 @@ func navFor(entries []NavEntry, role store.Role, path string) []views.NavItem {
 		for _, also := range e.Also {
 			active = active || strings.HasPrefix(path, also+"/")
 		}
-		items = append(items, views.NavItem{Label: e.Label, Href: e.Href, Active: active})
+		items = append(items, views.NavItem{Label: e.Label, Href: e.Href, Active: active, Group: menuOf[e.Href]})
 	}
 	return items
 }

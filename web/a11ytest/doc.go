@@ -3,7 +3,8 @@
 // page of the main journeys at 1366 and 375 px, failing on any serious or
 // critical violation, on a page that scrolls sideways, and on any console
 // error, exception or Content-Security-Policy report; two journeys done
-// with the keyboard alone; and the README's screenshots (go test
+// with the keyboard alone; the navigation bar (one line on a laptop, its
+// menus by keyboard, by role); and the README's screenshots (go test
 // ./web/a11ytest -run TestScreenshots -screenshots).
 //
 // The browser journeys are in web/browsertest. Both live apart from
