@@ -17,11 +17,14 @@ type NavEntry struct {
 	// Also lists further paths that belong to the area (pages reached
 	// from it), so that it is marked current there too.
 	Also []string
+	// Menu is the menu of the bar the entry sits in (navMenus), "" for
+	// one that stands on its own.
+	Menu string
 }
 
 // navigation lists the main areas, in the order shown.
 func navigation() []NavEntry {
-	return []NavEntry{
+	entries := []NavEntry{
 		{Label: "Start", Href: "/", Permission: store.PermSignedIn},
 		{Label: "Employees", Href: "/employees", Permission: store.PermEmployeesRead, Description: "Invite employees one by one or from a CSV file, follow linking, KYC and per-currency readiness, delete and reactivate accounts."},
 		{Label: "Approvals", Href: "/approvals", Permission: store.PermApprovalsRead, Description: "Open proposals: approve, reject, and send the owner's signature to their device."},
@@ -39,6 +42,11 @@ func navigation() []NavEntry {
 		{Label: "Second factor", Href: "/settings/security", Permission: store.PermSettings, Description: "Which roles must sign in with a passkey or an authenticator app."},
 		{Label: "Single sign-on", Href: "/settings/sign-in", Permission: store.PermSettings, Description: "Signing in with the company's identity provider: new accounts, its second factor, password sign-in."},
 	}
+	menuOf := navMenuOf(navMenus())
+	for i := range entries {
+		entries[i].Menu = menuOf[entries[i].Href]
+	}
+	return entries
 }
 
 // navMenu is one menu of the navigation bar and the areas it holds.
@@ -76,7 +84,6 @@ func navMenuOf(menus []navMenu) map[string]string {
 // navFor keeps the entries a role may use and marks the current one.
 func navFor(entries []NavEntry, role store.Role, path string) []views.NavItem {
 	var items []views.NavItem
-	menuOf := navMenuOf(navMenus())
 	for _, e := range entries {
 		if !role.Can(e.Permission) {
 			continue
@@ -85,7 +92,7 @@ func navFor(entries []NavEntry, role store.Role, path string) []views.NavItem {
 		for _, also := range e.Also {
 			active = active || strings.HasPrefix(path, also+"/")
 		}
-		items = append(items, views.NavItem{Label: e.Label, Href: e.Href, Active: active, Group: menuOf[e.Href]})
+		items = append(items, views.NavItem{Label: e.Label, Href: e.Href, Active: active, Group: e.Menu})
 	}
 	return items
 }
