@@ -406,7 +406,13 @@ func (h *Handler) StartRail(w http.ResponseWriter, r *http.Request) {
 	req, err := h.prepareStart(ctx, e, rl, level)
 	var no startRefusal
 	if errors.As(err, &no) {
-		refuse(http.StatusConflict, no.Field, no.Words, true)
+		// A refusal tied to a field is input to correct (422); the others
+		// are the employee's state (409).
+		status := http.StatusConflict
+		if no.Field != "" {
+			status = http.StatusUnprocessableEntity
+		}
+		refuse(status, no.Field, no.Words, true)
 		return
 	}
 	if err != nil {
