@@ -640,3 +640,21 @@ func TestOnboardingStartWithoutIdentityLevel(t *testing.T) {
 		t.Fatalf("%d writes sent", n)
 	}
 }
+
+// TestOnboardingMexicoLaunchBeforeActivation: the launch posted before the
+// Mexican KYC is activated (a page left open, a second tab) is refused by
+// the API with 400; that is the employee's state, said in words with 409,
+// never a 5xx as if the API were down.
+func TestOnboardingMexicoLaunchBeforeActivation(t *testing.T) {
+	env := webtest.New(t, webtest.Options{SkipDemoImport: true})
+	hr, _ := env.SignedIn(store.RoleHRAdmin)
+	e := readyEmployee(t, env, "mxn@early.example", "MEX", apiclient.MEXe)
+	resp := env.PostForm(hr, fmt.Sprintf("/employees/%d/onboarding/mxn/launch", e.ID), nil)
+	doc := webtest.Doc(t, resp)
+	if resp.StatusCode != http.StatusConflict {
+		t.Fatalf("launch before activation: %d, want 409", resp.StatusCode)
+	}
+	if text := doc.Find("main").Text(); !strings.Contains(text, "activate") || strings.Contains(text, "Correct the fields") {
+		t.Fatalf("words: %q", text)
+	}
+}
