@@ -138,6 +138,8 @@ func Explain(err error) Problem {
 		p.Summary = "The account was deleted over 90 days ago and can no longer be reactivated" + said + "."
 	case s == http.StatusBadRequest && ae.Op == "ActivateMexicoKYC":
 		p.Summary = "Mexico cannot be activated yet: the profile is not approved or its RFC is missing" + said + "."
+	case s == http.StatusBadRequest && (ae.Op == "GetMexicoAgreementsLaunch" || ae.Op == "GetMexicoIDVLaunch"):
+		p.Summary = "The Mexican KYC cannot be opened yet: activate it first from the employee's page" + said + "."
 	case s == http.StatusBadRequest && (ae.Op == "CreateTransferProposal" || ae.Op == "Send"):
 		p.Fields = ae.Fields()
 		p.Summary = "The API refused the transfer: the recipient must be given and must have an active account in the currency" + said + "."

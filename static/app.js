@@ -16,6 +16,18 @@
     form.querySelectorAll("button[type=submit]").forEach(function (b) { b.setAttribute("aria-disabled", "true"); });
   });
 
+  // htmx swaps only 2xx answers unless told otherwise. A part answered
+  // 400, 409 or 422 (a search not understood, a conflict, a refused field)
+  // carries the words the person must read, in the part it replaces, as
+  // the same form sent without htmx shows them: swap it.
+  document.addEventListener("htmx:beforeSwap", function (ev) {
+    var s = ev.detail.xhr.status;
+    if (s === 400 || s === 409 || s === 422) {
+      ev.detail.shouldSwap = true;
+      ev.detail.isError = false;
+    }
+  });
+
   // Copy buttons: <button data-copy="#id">. Buttons marked hidden are shown
   // only here, so that without JavaScript no button does nothing (the text
   // stays selectable). Without the clipboard API the text is selected, for

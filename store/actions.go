@@ -295,7 +295,7 @@ func (s *Store) ListActions(ctx context.Context, f ActionFilter) ([]Action, erro
 		f.Limit = 100
 	}
 	rows, err := s.db.Query(ctx, `SELECT `+actionColumns+` FROM actions
-		WHERE (NOT $1 OR state IN ('begun', 'unknown')) AND ($2 = '' OR target = $2) AND ($3 = 0 OR id < $3)
+		WHERE (NOT $1 OR state IN ('begun', 'unknown')) AND ($2 = '' OR target = $2) AND ($3::bigint = 0 OR id < $3::bigint)
 		ORDER BY id DESC LIMIT $4`, f.Open, f.Target, f.BeforeID, f.Limit)
 	if err != nil {
 		return nil, fmt.Errorf("store: list actions: %w", err)

@@ -299,7 +299,7 @@ func (f EventFilter) where() (string, []any) {
 	}
 	return `($1 = '' OR event_type = $1) AND ($2 = '' OR state = $2)
 		AND ($3::timestamptz IS NULL OR received_at >= $3) AND ($4::timestamptz IS NULL OR received_at < $4)
-		AND ($5 = 0 OR id < $5)`, []any{f.EventType, f.State, from, to, f.BeforeID}
+		AND ($5::bigint = 0 OR id < $5::bigint)`, []any{f.EventType, f.State, from, to, f.BeforeID}
 }
 
 // ListWebhookEvents returns events newest first.

@@ -21,6 +21,7 @@ type RecipientPicker struct {
 	Chosen  *Recipient
 	Results []Recipient // in name order, Chosen among them or not
 	More    bool        // the search found more than Results
+	Problem string      // why the search typed was not run, "" when it was or was too short
 }
 
 // Others are the results without the chosen person, who is shown first.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/alexedwards/scs/v2"
 	"github.com/go-chi/chi/v5"
+	"github.com/go-chi/chi/v5/middleware"
 	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
@@ -283,6 +284,8 @@ func (a *App) router(nav []NavEntry) (http.Handler, error) {
 	authn := &Authenticator{Base: a.base, Store: a.staffCache, Nav: nav, Now: a.now}
 	r := chi.NewRouter()
 	r.Use(requestID, a.metrics.instrument, clientAddress(a.cfg.TrustedProxies), accessLog(a.logger), securityHeaders(a.cfg.SecureCookies()), recoverer(a.base), cop, checkInput(a.base), readBudget(pageReadBudget))
+	// HEAD is answered by the GET route of the path, without the body.
+	r.Use(middleware.GetHead)
 	seen := map[string]bool{}
 	for _, rt := range a.table {
 		if rt.Permission == "" {
@@ -305,6 +308,7 @@ func (a *App) router(nav []NavEntry) (http.Handler, error) {
 	notFound := a.authEpoch.wrap(a.sessions.LoadAndSave(authn.authenticate(http.HandlerFunc(a.base.NotFound))))
 	r.NotFound(notFound.ServeHTTP)
 	r.MethodNotAllowed(func(w http.ResponseWriter, r *http.Request) {
+		setAllow(w, r)
 		a.base.ErrorPage(w, r, http.StatusMethodNotAllowed, "Not allowed", "This address does not take that kind of request.")
 	})
 	return r, nil

@@ -612,3 +612,49 @@ func TestOnboardingRunResumes(t *testing.T) {
 		t.Fatalf("run %+v %v", r, err)
 	}
 }
+
+// TestOnboardingStartWithoutIdentityLevel: a start posted without the
+// identity level, or with one the activation does not know, is the
+// person's input to correct (422, the words next to the field, the form
+// still there), not a conflict with the employee's state; nothing is sent.
+func TestOnboardingStartWithoutIdentityLevel(t *testing.T) {
+	env := webtest.New(t, webtest.Options{SkipDemoImport: true})
+	hr, _ := env.SignedIn(store.RoleHRAdmin)
+	e := readyEmployee(t, env, "eur@level.example", "GBR", apiclient.EURe, apiclient.USDB)
+	page := fmt.Sprintf("/employees/%d", e.ID)
+	for _, level := range []string{"", "bogus"} {
+		form := url.Values{"form_token": {env.FormToken(hr, page, `[data-testid="start-form-EUR"]`)}, "identity_level": {level}}
+		resp := env.PostForm(hr, startPath(e.ID, "EUR"), form)
+		doc := webtest.Doc(t, resp)
+		if resp.StatusCode != http.StatusUnprocessableEntity {
+			t.Errorf("identity level %q: status %d, want 422", level, resp.StatusCode)
+		}
+		if !strings.Contains(doc.Find(`.field-error`).Text(), "identity level") {
+			t.Errorf("identity level %q: no words next to the field", level)
+		}
+		if doc.Find(`[data-testid="start-form-EUR"]`).Length() != 1 {
+			t.Errorf("identity level %q: the form is gone", level)
+		}
+	}
+	if n := env.Sandbox.RequestCount("POST", startRoutes["EUR"]) + env.Sandbox.RequestCount("POST", routeActivate); n != 0 {
+		t.Fatalf("%d writes sent", n)
+	}
+}
+
+// TestOnboardingMexicoLaunchBeforeActivation: the launch posted before the
+// Mexican KYC is activated (a page left open, a second tab) is refused by
+// the API with 400; that is the employee's state, said in words with 409,
+// never a 5xx as if the API were down.
+func TestOnboardingMexicoLaunchBeforeActivation(t *testing.T) {
+	env := webtest.New(t, webtest.Options{SkipDemoImport: true})
+	hr, _ := env.SignedIn(store.RoleHRAdmin)
+	e := readyEmployee(t, env, "mxn@early.example", "MEX", apiclient.MEXe)
+	resp := env.PostForm(hr, fmt.Sprintf("/employees/%d/onboarding/mxn/launch", e.ID), nil)
+	doc := webtest.Doc(t, resp)
+	if resp.StatusCode != http.StatusConflict {
+		t.Fatalf("launch before activation: %d, want 409", resp.StatusCode)
+	}
+	if text := doc.Find("main").Text(); !strings.Contains(text, "activate") || strings.Contains(text, "Correct the fields") {
+		t.Fatalf("words: %q", text)
+	}
+}

@@ -406,7 +406,13 @@ func (h *Handler) StartRail(w http.ResponseWriter, r *http.Request) {
 	req, err := h.prepareStart(ctx, e, rl, level)
 	var no startRefusal
 	if errors.As(err, &no) {
-		refuse(http.StatusConflict, no.Field, no.Words, true)
+		// A refusal tied to a field is input to correct (422); the others
+		// are the employee's state (409).
+		status := http.StatusConflict
+		if no.Field != "" {
+			status = http.StatusUnprocessableEntity
+		}
+		refuse(status, no.Field, no.Words, true)
 		return
 	}
 	if err != nil {
@@ -565,7 +571,13 @@ func (h *Handler) OpenMexicoKYC(w http.ResponseWriter, r *http.Request) {
 	fetched := h.Clock()
 	p, err := h.API.GetMexicoAgreementsLaunch(r.Context(), e.ServiceUserID)
 	if err != nil {
-		h.ErrorPage(w, r, http.StatusBadGateway, "Mexican KYC could not be opened", apiclient.Explain(err).Summary)
+		// The API refusing (4xx) is the employee's state, not a fault of
+		// the API.
+		pr, status := apiclient.Explain(err), http.StatusBadGateway
+		if pr.Status >= 400 && pr.Status < 500 {
+			status = http.StatusConflict
+		}
+		h.ErrorPage(w, r, status, "Mexican KYC could not be opened", pr.Summary)
 		return
 	}
 	origin, ok := launchOrigin(p.URL)

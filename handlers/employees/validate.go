@@ -225,7 +225,9 @@ func validateInvite(f *views.InviteForm, now time.Time) {
 	}
 	req("name", f.Name, "Enter the employee's name.")
 	if req("email", f.Email, "Enter the work email the invite goes to.") {
-		if a, err := mail.ParseAddress(f.Email); err != nil || a.Address != f.Email {
+		// A work email's domain has a dot: the API refuses ada@localhost.
+		_, domain, _ := strings.Cut(f.Email, "@")
+		if a, err := mail.ParseAddress(f.Email); err != nil || a.Address != f.Email || !strings.Contains(domain, ".") {
 			e["email"] = "Enter an email address like name@company.com."
 		}
 	}
@@ -304,8 +306,8 @@ func validateInvite(f *views.InviteForm, now time.Time) {
 		}
 	}
 	if f.EstimatedMonthlyVolume != "" {
-		if d, err := decimal.NewFromString(f.EstimatedMonthlyVolume); err != nil || d.IsNegative() {
-			e["estimated_monthly_volume"] = "Enter an amount in USD, for example 2500 or 2500.50."
+		if _, msg := monthlyVolume(f.EstimatedMonthlyVolume); msg != "" {
+			e["estimated_monthly_volume"] = msg
 		}
 	}
 	if f.Gender != "" && !optionValid(genders, f.Gender) {
@@ -358,7 +360,7 @@ func inviteRequest(f views.InviteForm) apiclient.InviteEmployeeRequest {
 	intermediary := f.ActingAsIntermediary
 	p.ActingAsIntermediary = &intermediary
 	if f.EstimatedMonthlyVolume != "" {
-		if d, err := decimal.NewFromString(f.EstimatedMonthlyVolume); err == nil {
+		if d, msg := monthlyVolume(f.EstimatedMonthlyVolume); msg == "" {
 			v := apiclient.NewDecimalNumber(d)
 			p.EstimatedMonthlyVolume = &v
 		}
@@ -449,4 +451,22 @@ func sentence(field, msg string) string {
 		msg += "."
 	}
 	return strings.ToUpper(field[:1]) + field[1:] + ": " + msg
+}
+
+// zeroAmount matches a typed zero: 0, 0.0, 00.00.
+var zeroAmount = regexp.MustCompile(`^0+(\.0+)?$`)
+
+// monthlyVolume reads an estimated monthly volume in USD the way every
+// amount a person types is read (handlers.ParseAmount: plain digits,
+// thousands separators, cents, no exponent), except that zero is a fair
+// estimate. msg says what is wrong, "" when the volume is good.
+func monthlyVolume(typed string) (decimal.Decimal, string) {
+	if zeroAmount.MatchString(strings.TrimSpace(typed)) {
+		return decimal.Zero, ""
+	}
+	a, msg := handlers.ParseAmount(typed, 2)
+	if msg != "" {
+		return decimal.Decimal{}, msg
+	}
+	return a.Value, ""
 }

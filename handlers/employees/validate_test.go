@@ -66,6 +66,15 @@ func TestValidateInviteRegionRules(t *testing.T) {
 		{"state", "FCT"}:                            "",
 		{"estimated_monthly_volume", "-1"}:          "estimated_monthly_volume",
 		{"estimated_monthly_volume", "1e3x"}:        "estimated_monthly_volume",
+		{"estimated_monthly_volume", "1e5"}:         "estimated_monthly_volume",
+		{"estimated_monthly_volume", "1E-2"}:        "estimated_monthly_volume",
+		{"estimated_monthly_volume", "2500.505"}:    "estimated_monthly_volume",
+		{"estimated_monthly_volume", "1,50"}:        "estimated_monthly_volume",
+		{"estimated_monthly_volume", "2,500.50"}:    "",
+		{"estimated_monthly_volume", "0"}:           "",
+		{"email", "ada@localhost"}:                  "email",
+		{"email", "ada@example."}:                   "email",
+		{"email", "ada@.example.com"}:               "email",
 		{"date_of_birth", "2020-01-01"}:             "date_of_birth",
 		{"nationality", "XX"}:                       "nationality",
 		{"employment_status", "astronaut"}:          "employment_status",
@@ -84,6 +93,25 @@ func TestValidateInviteRegionRules(t *testing.T) {
 		}
 		if field != "" && f.Fields[field] == "" {
 			t.Errorf("%v: no message on %s (%v)", over, field, f.Fields)
+		}
+	}
+}
+
+// An estimated monthly volume is read like every other amount a person
+// types: thousands separators are understood, and what is sent is the
+// number they meant.
+func TestInviteSendsTheMonthlyVolumeTyped(t *testing.T) {
+	for typed, want := range map[string]string{"2,500.50": "2500.5", "1000": "1000", "0": "0"} {
+		f := readInviteForm(func(n string) string {
+			return map[string]string{"estimated_monthly_volume": typed}[n]
+		})
+		v := inviteRequest(f).KYC.Profile.EstimatedMonthlyVolume
+		if v == nil {
+			t.Errorf("%s: no volume sent", typed)
+			continue
+		}
+		if got, _ := v.MarshalJSON(); string(got) != want {
+			t.Errorf("%s: sent %s, want %s", typed, got, want)
 		}
 	}
 }

@@ -39,7 +39,11 @@ func (h *Handler) picker(ctx context.Context, id, search, chosen string) (views.
 		p.Chosen = &c
 	}
 	q := strings.TrimSpace(search)
-	if len([]rune(q)) < views.RecipientMinQuery || handlers.CheckText(q, maxSearchLength, false) != "" {
+	if msg := handlers.CheckText(q, maxSearchLength, false); msg != "" {
+		p.Problem = msg
+		return p, nil
+	}
+	if len([]rune(q)) < views.RecipientMinQuery {
 		return p, nil
 	}
 	p.Query = q

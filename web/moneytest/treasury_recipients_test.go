@@ -142,3 +142,20 @@ func TestTreasuryRecipientIsFoundBySearchNotListed(t *testing.T) {
 		}
 	}
 }
+
+// TestTreasuryRecipientSearchTooLongIsSaid: a search the picker cannot run
+// (longer than any name or email) says so, instead of asking for at least
+// 2 characters as if nothing had been typed.
+func TestTreasuryRecipientSearchTooLongIsSaid(t *testing.T) {
+	env := webtest.New(t, webtest.Options{SkipDemoImport: true})
+	c, _ := env.SignedIn(store.RoleFinanceApprover)
+	for _, typed := range []string{strings.Repeat("ada ", 60), strings.Repeat("a", 5000)} {
+		doc := recipientSearch(t, env, c, url.Values{"picker": {"transfer-to"}, "to_search": {typed}})
+		if doc.Find(`[data-testid="transfer-to-prompt"]`).Length() != 0 {
+			t.Errorf("%q: asked for at least 2 characters", typed)
+		}
+		if words := webtest.TestID(doc, "transfer-to-problem"); words == "" {
+			t.Errorf("%q: no words about the search", typed)
+		}
+	}
+}
