@@ -121,6 +121,19 @@ func (l *SignLinks[R]) Reissue(w http.ResponseWriter, r *http.Request) {
 	l.Issue(w, r, rec, http.StatusCreated)
 }
 
+// CheckOneSignRequest is a SignLinks.Check for a record that keeps one sign
+// request (its id): why says, from the record and that request (nil: none
+// issued), why no new link may be issued ("" when one may).
+func CheckOneSignRequest[R any](st *store.Store, id func(R) int64, why func(R, *store.SignRequest) string) func(context.Context, R) (R, string, error) {
+	return func(ctx context.Context, rec R) (R, string, error) {
+		sr, err := SignRequestOf(ctx, st, id(rec))
+		if err != nil {
+			return rec, "", err
+		}
+		return rec, why(rec, sr), nil
+	}
+}
+
 // SignRequestOf loads the sign request a record keeps (nil when id is 0:
 // none was issued).
 func SignRequestOf(ctx context.Context, st *store.Store, id int64) (*store.SignRequest, error) {

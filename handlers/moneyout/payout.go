@@ -574,13 +574,7 @@ func (h *Handler) bpSignLinks() *handlers.SignLinks[store.BankPayout] {
 			rec, _, err := h.store.FollowBankPayout(ctx, id)
 			return rec, err
 		},
-		Check: func(ctx context.Context, rec store.BankPayout) (store.BankPayout, string, error) {
-			sr, err := handlers.SignRequestOf(ctx, h.store, rec.SignRequestID)
-			if err != nil {
-				return rec, "", err
-			}
-			return rec, h.bpCannotIssuePayoutLink(rec, sr), nil
-		},
+		Check: handlers.CheckOneSignRequest(h.store, func(rec store.BankPayout) int64 { return rec.SignRequestID }, h.bpCannotIssuePayoutLink),
 		Signature: func(rec store.BankPayout) handlers.Signature {
 			return handlers.Signature{UserID: rec.UserID, WalletID: rec.WalletID, WorkflowID: rec.WorkflowID, HashToSign: rec.HashToSign,
 				Deadline: bpSignDeadline(rec), What: bpPayoutWhat(rec), Log: []any{"payout", rec.ID}}

@@ -363,13 +363,7 @@ func (h *Handler) sepaSignLinks() *handlers.SignLinks[store.SepaMXNOrder] {
 		Load: func(ctx context.Context, id int64) (store.SepaMXNOrder, error) {
 			return h.store.SepaMXNOrderByID(ctx, store.RailSEPA, id)
 		},
-		Check: func(ctx context.Context, o store.SepaMXNOrder) (store.SepaMXNOrder, string, error) {
-			sr, err := handlers.SignRequestOf(ctx, h.store, o.SignRequestID)
-			if err != nil {
-				return o, "", err
-			}
-			return o, h.sepaCannotIssue(o, sr), nil
-		},
+		Check: handlers.CheckOneSignRequest(h.store, func(o store.SepaMXNOrder) int64 { return o.SignRequestID }, h.sepaCannotIssue),
 		Signature: func(o store.SepaMXNOrder) handlers.Signature {
 			return handlers.Signature{UserID: o.UserID, WalletID: o.WalletID, WorkflowID: o.WorkflowID, HashToSign: o.HashToSign,
 				Deadline: o.Deadline, What: sepaWhat(o), Log: []any{"order", o.ID}}

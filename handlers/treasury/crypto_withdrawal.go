@@ -427,13 +427,7 @@ func (h *Handler) withdrawalSignLinks() *handlers.SignLinks[store.CryptoWithdraw
 	return &handlers.SignLinks[store.CryptoWithdrawal]{Base: h.Base, Sign: h.sign, LogMessage: "treasury: issue the withdrawal's signing link",
 		Failed: "The withdrawal was opened, but its signing link could not be issued. Try \"Issue a new signing link\".",
 		Load:   h.store.CryptoWithdrawalByID,
-		Check: func(ctx context.Context, rec store.CryptoWithdrawal) (store.CryptoWithdrawal, string, error) {
-			sr, err := handlers.SignRequestOf(ctx, h.store, rec.SignRequestID)
-			if err != nil {
-				return rec, "", err
-			}
-			return rec, h.cannotIssue(rec, sr), nil
-		},
+		Check:  handlers.CheckOneSignRequest(h.store, func(rec store.CryptoWithdrawal) int64 { return rec.SignRequestID }, h.cannotIssue),
 		Signature: func(rec store.CryptoWithdrawal) handlers.Signature {
 			return handlers.Signature{UserID: rec.UserID, WalletID: rec.WalletID, WorkflowID: rec.WorkflowID, HashToSign: rec.HashToSign,
 				Deadline: rec.Deadline, What: what(rec), Log: []any{"withdrawal", rec.ID}}
