@@ -6,7 +6,6 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -230,23 +229,7 @@ func TestMoneyOutMexicoFiveConcurrentQuotesAskOnce(t *testing.T) {
 	webtest.MexicoReady(t, env)
 	form := webtest.MexicoQuoteForm(t, env, c, "100")
 	webtest.SandboxControl(t, env, http.MethodPost, "/_sandbox/faults", map[string]any{"method": "POST", "route": webtest.MexicoQuoteRoute, "latencyMs": 300, "times": 1})
-	var wg sync.WaitGroup
-	codes := make(chan int, 5)
-	for range 5 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			resp := env.PostForm(c, "/money-out/mexico", form)
-			resp.Body.Close()
-			codes <- resp.StatusCode
-		}()
-	}
-	wg.Wait()
-	close(codes)
-	got := map[int]int{}
-	for code := range codes {
-		got[code]++
-	}
+	got := env.PostFormAtOnce(c, "/money-out/mexico", form, 5)
 	if got[http.StatusCreated] != 1 || got[http.StatusSeeOther] != 4 {
 		t.Fatalf("answers %v, want one 201 and four 303", got)
 	}

@@ -308,6 +308,28 @@ func (e *Env) PostForm(c *http.Client, path string, form url.Values) *http.Respo
 	})
 }
 
+// PostFormAtOnce posts one form n times at once, as a double click or
+// several tabs would, and counts the answers by status code.
+func (e *Env) PostFormAtOnce(c *http.Client, path string, form url.Values, n int) map[int]int {
+	e.T.Helper()
+	var wg sync.WaitGroup
+	codes := make(chan int, n)
+	for range n {
+		wg.Go(func() {
+			resp := e.PostForm(c, path, form)
+			resp.Body.Close()
+			codes <- resp.StatusCode
+		})
+	}
+	wg.Wait()
+	close(codes)
+	got := map[int]int{}
+	for code := range codes {
+		got[code]++
+	}
+	return got
+}
+
 // Do sends a request with Sec-Fetch-Site: same-origin (as browsers do).
 func (e *Env) Do(c *http.Client, method, path string, body io.Reader, h http.Header) *http.Response {
 	e.T.Helper()
