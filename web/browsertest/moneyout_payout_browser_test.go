@@ -63,19 +63,7 @@ func TestMoneyOutPayoutBrowserSignedThroughTheQRCode(t *testing.T) {
 		t.Fatalf("review %q %v", review, err)
 	}
 	webtest.Screenshot(t, ctx, "payout-review")
-	err = chromedp.Do(ctx,
-		chromedp.Click(chromedp.CSS(`[data-testid="payout-confirm"]`)),
-		chromedp.WaitVisible(chromedp.ID("sign-qr")),
-	)
-	if err != nil {
-		t.Fatal(err)
-	}
-	png, err := chromedp.Run(ctx, chromedp.Screenshot(chromedp.ID("sign-qr")))
-	if err != nil {
-		t.Fatal(err)
-	}
-	webtest.Screenshot(t, ctx, "payout-sign-request")
-	link := webtest.DecodeQR(t, png)
+	link, _ := webtest.ClickForSignQR(t, ctx, `[data-testid="payout-confirm"]`, "payout-sign-request")
 	shown, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.getElementById("sign-link").value`))
 	if err != nil || shown != link || !strings.HasPrefix(link, env.Config.PublicOrigin+"/sign/") {
 		t.Fatalf("QR says %q, page shows %q (%v)", link, shown, err)

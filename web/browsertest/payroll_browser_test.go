@@ -153,19 +153,7 @@ func TestBrowserPayrollRunSignedFromOneQRCode(t *testing.T) {
 	if err != nil || label != "Sign all 10 from one QR code" {
 		t.Fatalf("sign button %q %v", label, err)
 	}
-	err = chromedp.Do(ctx,
-		chromedp.Click(chromedp.CSS(`[data-testid="payroll-sign"]`)),
-		chromedp.WaitVisible(chromedp.ID("sign-qr")),
-	)
-	if err != nil {
-		t.Fatal(err)
-	}
-	png, err := chromedp.Run(ctx, chromedp.Screenshot(chromedp.ID("sign-qr")))
-	if err != nil {
-		t.Fatal(err)
-	}
-	webtest.Screenshot(t, ctx, "payroll-sign-batch")
-	link := webtest.DecodeQR(t, png)
+	link, _ := webtest.ClickForSignQR(t, ctx, `[data-testid="payroll-sign"]`, "payroll-sign-batch")
 	out, err := exec.Command(device, "sign", "--keystore", keystore, "--yes", link).CombinedOutput()
 	if err != nil || strings.Count(string(out), "signed ") != 10 {
 		t.Fatalf("device: %v\n%s", err, out)

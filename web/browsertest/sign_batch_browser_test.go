@@ -58,19 +58,7 @@ func TestBrowserBatchSelectionSurvivesPollsAndSigns(t *testing.T) {
 	if err != nil || len(ticked) != 2 || ticked[0] == ids[1] || ticked[1] == ids[1] {
 		t.Fatalf("ticked after a poll: %v %v", ticked, err)
 	}
-	err = chromedp.Do(ctx,
-		chromedp.Click(chromedp.CSS(`[data-testid="sign-batch-submit"]`)),
-		chromedp.WaitVisible(chromedp.ID("sign-qr")),
-	)
-	if err != nil {
-		t.Fatal(err)
-	}
-	png, err := chromedp.Run(ctx, chromedp.Screenshot(chromedp.ID("sign-qr")))
-	if err != nil {
-		t.Fatal(err)
-	}
-	webtest.Screenshot(t, ctx, "sign-batch")
-	link := webtest.DecodeQR(t, png)
+	link, _ := webtest.ClickForSignQR(t, ctx, `[data-testid="sign-batch-submit"]`, "sign-batch")
 	n, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll('[data-testid="sign-batch-item"]').length`))
 	if err != nil || n != 2 || !strings.HasPrefix(link, env.Config.PublicOrigin+"/sign/") {
 		t.Fatalf("batch page: %d items, link %q, %v", n, link, err)

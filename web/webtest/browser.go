@@ -68,6 +68,22 @@ func BrowserFor(t testing.TB, limit time.Duration) context.Context {
 	return ctx
 }
 
+// ClickForSignQR clicks the button (a CSS selector) that issues a signing
+// link, waits for the link's QR code, saves a screenshot of the page as
+// name, and returns the link the code carries and the code's PNG.
+func ClickForSignQR(t testing.TB, ctx context.Context, button, name string) (link string, png []byte) {
+	t.Helper()
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(button)), chromedp.WaitVisible(chromedp.ID("sign-qr"))); err != nil {
+		t.Fatal(err)
+	}
+	png, err := chromedp.Run(ctx, chromedp.Screenshot(chromedp.ID("sign-qr")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	Screenshot(t, ctx, name)
+	return DecodeQR(t, png), png
+}
+
 // Screenshot saves a full-page PNG under the test's temp dir and returns its
 // path.
 func Screenshot(t testing.TB, ctx context.Context, name string) string {
