@@ -51,11 +51,7 @@ func TestBrowserApproveAndSignThroughTheQRCode(t *testing.T) {
 
 	row := `[data-testid="proposal-row"][data-id="` + id + `"]`
 	err := chromedp.Do(ctx,
-		chromedp.Navigate(env.URL("/approvals")),
-		chromedp.WaitVisible(chromedp.ID("email")),
-		chromedp.SendKeys(chromedp.ID("email"), s.Email),
-		chromedp.SendKeys(chromedp.ID("password"), s.Password),
-		chromedp.Click(chromedp.CSS(`[data-testid="login-submit"]`)),
+		webtest.BrowserSignIn(env.URL("/approvals"), s),
 		chromedp.WaitVisible(chromedp.CSS(row)),
 	)
 	if err != nil {

@@ -27,13 +27,7 @@ func newEmployeesEnv(t *testing.T) *webtest.Env {
 // browserLogin signs in through the real form.
 func browserLogin(t *testing.T, env *webtest.Env, ctx context.Context, s webtest.Staff) {
 	t.Helper()
-	if err := chromedp.Do(ctx,
-		chromedp.Navigate(env.URL("/login")),
-		chromedp.SendKeys(chromedp.CSS(`input[name="email"]`), s.Email),
-		chromedp.SendKeys(chromedp.CSS(`input[name="password"]`), s.Password),
-		chromedp.Submit(chromedp.CSS(`input[name="password"]`)),
-		chromedp.WaitVisible(chromedp.CSS(`[data-testid="nav"]`)),
-	); err != nil {
+	if err := chromedp.Do(ctx, webtest.BrowserSignIn(env.URL("/login"), s), chromedp.WaitVisible(chromedp.CSS(`[data-testid="nav"]`))); err != nil {
 		t.Fatalf("login: %v", err)
 	}
 }

@@ -36,11 +36,7 @@ func TestMoneyOutPayoutBrowserSignedThroughTheQRCode(t *testing.T) {
 
 	next := chromedp.Click(chromedp.CSS(`[data-testid="payout-next"]`))
 	err := chromedp.Do(ctx,
-		chromedp.Navigate(env.URL("/money-out/payout")),
-		chromedp.WaitVisible(chromedp.ID("email")),
-		chromedp.SendKeys(chromedp.ID("email"), s.Email),
-		chromedp.SendKeys(chromedp.ID("password"), s.Password),
-		chromedp.Click(chromedp.CSS(`[data-testid="login-submit"]`)),
+		webtest.BrowserSignIn(env.URL("/money-out/payout"), s),
 		chromedp.WaitVisible(chromedp.ID("f-country")),
 		chromedp.SetValue(chromedp.ID("f-country"), "GBR"),
 		next,

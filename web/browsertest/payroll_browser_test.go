@@ -83,11 +83,7 @@ func TestBrowserPayrollRunSignedFromOneQRCode(t *testing.T) {
 
 	// Upload, preview, send.
 	err = chromedp.Do(ctx,
-		chromedp.Navigate(env.URL("/payroll/new")),
-		chromedp.WaitVisible(chromedp.ID("email")),
-		chromedp.SendKeys(chromedp.ID("email"), s1.Email),
-		chromedp.SendKeys(chromedp.ID("password"), s1.Password),
-		chromedp.Click(chromedp.CSS(`[data-testid="login-submit"]`)),
+		webtest.BrowserSignIn(env.URL("/payroll/new"), s1),
 		chromedp.WaitVisible(chromedp.ID("payroll-file")),
 		chromedp.SendKeys(chromedp.ID("payroll-csv-name"), "November"),
 		chromedp.SetUploadFiles(chromedp.ID("payroll-file"), []string{file}),

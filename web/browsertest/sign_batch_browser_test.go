@@ -31,11 +31,7 @@ func TestBrowserBatchSelectionSurvivesPollsAndSigns(t *testing.T) {
 	s := env.CreateStaff(store.RoleFinanceApprover)
 	box := func(id string) string { return `[data-testid="proposal-select"][value="` + id + `"]` }
 	err := chromedp.Do(ctx,
-		chromedp.Navigate(env.URL("/approvals?status=PENDING_SIGNATURES")),
-		chromedp.WaitVisible(chromedp.ID("email")),
-		chromedp.SendKeys(chromedp.ID("email"), s.Email),
-		chromedp.SendKeys(chromedp.ID("password"), s.Password),
-		chromedp.Click(chromedp.CSS(`[data-testid="login-submit"]`)),
+		webtest.BrowserSignIn(env.URL("/approvals?status=PENDING_SIGNATURES"), s),
 		chromedp.WaitVisible(chromedp.CSS(box(ids[0]))),
 		chromedp.Click(chromedp.CSS(box(ids[0]))),
 		chromedp.Click(chromedp.CSS(box(ids[2]))),

@@ -68,6 +68,19 @@ func BrowserFor(t testing.TB, limit time.Duration) context.Context {
 	return ctx
 }
 
+// BrowserSignIn is the steps that open url (a page that asks to sign in
+// first, or the login page itself) and sign s in through the login form;
+// the caller then waits for the page it lands on.
+func BrowserSignIn(url string, s Staff) chromedp.Action[chromedp.Void] {
+	return chromedp.Steps(
+		chromedp.Navigate(url),
+		chromedp.WaitVisible(chromedp.ID("email")),
+		chromedp.SendKeys(chromedp.ID("email"), s.Email),
+		chromedp.SendKeys(chromedp.ID("password"), s.Password),
+		chromedp.Click(chromedp.CSS(`[data-testid="login-submit"]`)),
+	)
+}
+
 // ClickForSignQR clicks the button (a CSS selector) that issues a signing
 // link, waits for the link's QR code, saves a screenshot of the page as
 // name, and returns the link the code carries and the code's PNG.
