@@ -312,15 +312,26 @@ func (e *Env) PostForm(c *http.Client, path string, form url.Values) *http.Respo
 // several tabs would, and counts the answers by status code.
 func (e *Env) PostFormAtOnce(c *http.Client, path string, form url.Values, n int) map[int]int {
 	e.T.Helper()
+	return AtOnce(n, func(int) int {
+		resp := e.PostForm(c, path, form)
+		resp.Body.Close()
+		return resp.StatusCode
+	})
+}
+
+// AtOnce runs do(0) … do(n-1) in n goroutines released together, and counts
+// the status codes they return.
+func AtOnce(n int, do func(i int) int) map[int]int {
 	var wg sync.WaitGroup
 	codes := make(chan int, n)
-	for range n {
+	start := make(chan struct{})
+	for i := range n {
 		wg.Go(func() {
-			resp := e.PostForm(c, path, form)
-			resp.Body.Close()
-			codes <- resp.StatusCode
+			<-start
+			codes <- do(i)
 		})
 	}
+	close(start)
 	wg.Wait()
 	close(codes)
 	got := map[int]int{}
