@@ -44,7 +44,8 @@ type Signature struct {
 	Log []any
 }
 
-// SignLinks issues the signing links of one rail's records, of type R.
+// SignLinks serves one rail's records, of type R: their page and their
+// signing links.
 type SignLinks[R any] struct {
 	*Base
 	Sign WorkflowSigner
@@ -95,18 +96,8 @@ func (l *SignLinks[R]) Issue(w http.ResponseWriter, r *http.Request, rec R, stat
 // Reissue serves POST …/{id}/sign-request: a new link (201) for a record
 // that still waits for its signature, or the record and why not (409).
 func (l *SignLinks[R]) Reissue(w http.ResponseWriter, r *http.Request) {
-	id, err := strconv.ParseInt(chi.URLParam(r, "id"), 10, 64)
-	if err != nil {
-		l.NotFound(w, r)
-		return
-	}
-	rec, err := l.Load(r.Context(), id)
-	if errors.Is(err, store.ErrNotFound) {
-		l.NotFound(w, r)
-		return
-	}
-	if err != nil {
-		l.ServerError(w, r, err)
+	rec, ok := l.record(w, r, func(w http.ResponseWriter, r *http.Request, _ int64) { l.NotFound(w, r) })
+	if !ok {
 		return
 	}
 	rec, why, err := l.Check(r.Context(), rec)
@@ -119,6 +110,36 @@ func (l *SignLinks[R]) Reissue(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	l.Issue(w, r, rec, http.StatusCreated)
+}
+
+// Detail serves GET …/{id}: the record as it stands. When there is none
+// (the API has not opened it: the request is being sent, was refused or
+// has no known outcome), notOpened shows the request that asked for it.
+func (l *SignLinks[R]) Detail(w http.ResponseWriter, r *http.Request, notOpened func(w http.ResponseWriter, r *http.Request, id int64)) {
+	if rec, ok := l.record(w, r, notOpened); ok {
+		l.Show(w, r, rec, http.StatusOK, "", nil, "")
+	}
+}
+
+// record loads the record the route's {id} names. When it cannot, it
+// answers (missing: there is no record of that id) and returns false.
+func (l *SignLinks[R]) record(w http.ResponseWriter, r *http.Request, missing func(w http.ResponseWriter, r *http.Request, id int64)) (R, bool) {
+	var zero R
+	id, err := strconv.ParseInt(chi.URLParam(r, "id"), 10, 64)
+	if err != nil {
+		l.NotFound(w, r)
+		return zero, false
+	}
+	rec, err := l.Load(r.Context(), id)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		missing(w, r, id)
+		return zero, false
+	case err != nil:
+		l.ServerError(w, r, err)
+		return zero, false
+	}
+	return rec, true
 }
 
 // CheckOneSignRequest is a SignLinks.Check for a record that keeps one sign

@@ -98,16 +98,59 @@ func newLinkRig() *linkRig {
 	return g
 }
 
-// reissue posts to the route with {id} = id, signed in as staff 9.
-func (g *linkRig) reissue(id string) int {
-	r := httptest.NewRequest(http.MethodPost, "/records/"+id+"/sign-request", nil)
+// routed is a request to a route with {id} = id, signed in as staff 9.
+func routed(method, id string) *http.Request {
+	r := httptest.NewRequest(method, "/records/"+id, nil)
 	rctx := chi.NewRouteContext()
 	rctx.URLParams.Add("id", id)
 	ctx := context.WithValue(r.Context(), chi.RouteCtxKey, rctx)
 	ctx = handlers.WithViewer(ctx, &handlers.Viewer{Staff: store.Staff{ID: 9, Email: "owner@example.test"}})
+	return r.WithContext(ctx)
+}
+
+// reissue posts to the record's sign-request route.
+func (g *linkRig) reissue(id string) int {
 	w := httptest.NewRecorder()
-	g.links.Reissue(w, r.WithContext(ctx))
+	g.links.Reissue(w, routed(http.MethodPost, id))
 	return w.Code
+}
+
+// detail gets the record's page; notOpened records the id it was asked
+// for.
+func (g *linkRig) detail(id string, notOpened *[]int64) int {
+	w := httptest.NewRecorder()
+	g.links.Detail(w, routed(http.MethodGet, id), func(w http.ResponseWriter, _ *http.Request, id int64) {
+		*notOpened = append(*notOpened, id)
+		w.WriteHeader(http.StatusAccepted)
+	})
+	return w.Code
+}
+
+func TestSignLinksDetail(t *testing.T) {
+	g := newLinkRig()
+	var asked []int64
+	if code := g.detail("7", &asked); code != http.StatusOK || len(asked) != 0 {
+		t.Fatalf("record: %d, request shown for %v", code, asked)
+	}
+	if len(g.shown) != 1 || g.shown[0].rec != (linkRecord{ID: 7, SignRequestID: 3}) || g.shown[0].panel != nil || g.shown[0].errMsg != "" {
+		t.Fatalf("shown %+v", g.shown)
+	}
+	if len(g.signer.calls) != 0 {
+		t.Fatalf("the page issued %d links", len(g.signer.calls))
+	}
+
+	// No record: the API has not opened it, so the request is shown.
+	g.loadErr = store.ErrNotFound
+	if code := g.detail("8", &asked); code != http.StatusAccepted || len(asked) != 1 || asked[0] != 8 {
+		t.Fatalf("no record: %d, request shown for %v", code, asked)
+	}
+	g.loadErr = errors.New("db down")
+	if code := g.detail("8", &asked); code != http.StatusInternalServerError {
+		t.Fatalf("load fails: %d", code)
+	}
+	if code := g.detail("eight", &asked); code != http.StatusNotFound || len(asked) != 1 || len(g.shown) != 1 {
+		t.Fatalf("bad id: %d, request shown for %v, %d records shown", code, asked, len(g.shown))
+	}
 }
 
 func TestSignLinksReissueIssuesAndKeepsTheNewLink(t *testing.T) {

@@ -10,7 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/go-chi/chi/v5"
 	"github.com/shopspring/decimal"
 
 	"partneradmin/apiclient"
@@ -562,20 +561,9 @@ func (h *Handler) mexicoShow(w http.ResponseWriter, r *http.Request, o store.Sep
 // it refused or did not answer), the state of the request that asked for
 // it. An htmx poll gets the steps alone.
 func (h *Handler) MexicoOrder(w http.ResponseWriter, r *http.Request) {
-	id, err := strconv.ParseInt(chi.URLParam(r, "id"), 10, 64)
-	if err != nil {
-		h.NotFound(w, r)
-		return
-	}
-	o, err := h.store.SepaMXNOrderByID(r.Context(), store.RailMXN, id)
-	switch {
-	case errors.Is(err, store.ErrNotFound):
+	h.mexicoLinks.Detail(w, r, func(w http.ResponseWriter, r *http.Request, id int64) {
 		h.sepaMXNShowRequest(w, r, mexicoTarget(id), kindMexicoQuote, mexicoTitle, "/money-out/mexico", mexicoUnknownWords)
-	case err != nil:
-		h.ServerError(w, r, err)
-	default:
-		h.mexicoShow(w, r, o, http.StatusOK, "", nil, "")
-	}
+	})
 }
 
 // MexicoLink issues the link of the signature the order waits for: the

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/go-chi/chi/v5"
 	"github.com/shopspring/decimal"
 
 	"partneradmin/apiclient"
@@ -590,20 +589,7 @@ func (h *Handler) bpSignLinks() *handlers.SignLinks[store.BankPayout] {
 // recorded; before the API opened it (or when it refused or did not
 // answer), the request that asked for it.
 func (h *Handler) BankPayoutDetail(w http.ResponseWriter, r *http.Request) {
-	id, err := strconv.ParseInt(chi.URLParam(r, "id"), 10, 64)
-	if err != nil {
-		h.NotFound(w, r)
-		return
-	}
-	rec, _, err := h.store.FollowBankPayout(r.Context(), id)
-	switch {
-	case errors.Is(err, store.ErrNotFound):
-		h.bpShowPayoutRequest(w, r, id)
-	case err != nil:
-		h.ServerError(w, r, err)
-	default:
-		h.bpShowPayout(w, r, rec, http.StatusOK, "", nil, "")
-	}
+	h.payoutLinks.Detail(w, r, h.bpShowPayoutRequest)
 }
 
 // BankPayoutLink issues a new signing link for a payout that still waits for

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/go-chi/chi/v5"
 	"github.com/shopspring/decimal"
 
 	"partneradmin/apiclient"
@@ -449,20 +448,9 @@ func (h *Handler) sepaCannotIssue(o store.SepaMXNOrder, sr *store.SignRequest) s
 // SEPAOrder shows one payout; before the API prepared it (or when it
 // refused or did not answer), the state of the request that asked for it.
 func (h *Handler) SEPAOrder(w http.ResponseWriter, r *http.Request) {
-	id, err := strconv.ParseInt(chi.URLParam(r, "id"), 10, 64)
-	if err != nil {
-		h.NotFound(w, r)
-		return
-	}
-	o, err := h.store.SepaMXNOrderByID(r.Context(), store.RailSEPA, id)
-	switch {
-	case errors.Is(err, store.ErrNotFound):
+	h.sepaLinks.Detail(w, r, func(w http.ResponseWriter, r *http.Request, id int64) {
 		h.sepaMXNShowRequest(w, r, sepaTarget(id), kindSEPAPrepare, sepaTitle, "/money-out/sepa", sepaUnsignedExpires)
-	case err != nil:
-		h.ServerError(w, r, err)
-	default:
-		h.sepaShow(w, r, o, http.StatusOK, "", nil, "")
-	}
+	})
 }
 
 // SEPALink issues a new signing link for an order that still waits for

@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/go-chi/chi/v5"
 	"github.com/shopspring/decimal"
 
 	"partneradmin/apiclient"
@@ -443,20 +442,7 @@ func (h *Handler) withdrawalSignLinks() *handlers.SignLinks[store.CryptoWithdraw
 // signature; before the API opened it (or when it refused or did not
 // answer), the state of the request that asked for it.
 func (h *Handler) WithdrawalDetail(w http.ResponseWriter, r *http.Request) {
-	id, err := strconv.ParseInt(chi.URLParam(r, "id"), 10, 64)
-	if err != nil {
-		h.NotFound(w, r)
-		return
-	}
-	rec, err := h.store.CryptoWithdrawalByID(r.Context(), id)
-	switch {
-	case errors.Is(err, store.ErrNotFound):
-		h.showRequest(w, r, id)
-	case err != nil:
-		h.ServerError(w, r, err)
-	default:
-		h.showRecord(w, r, rec, http.StatusOK, "", nil, "")
-	}
+	h.withdrawalLinks.Detail(w, r, h.showRequest)
 }
 
 // WithdrawalLink issues a new signing link for a withdrawal that still
