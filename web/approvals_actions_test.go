@@ -7,7 +7,6 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -43,29 +42,6 @@ func approvalWrites(t *testing.T, env *webtest.Env) []approvalWrite {
 	}
 }
 
-// postConcurrently posts one form five times at once and returns the
-// answers' statuses.
-func postConcurrently(env *webtest.Env, c *http.Client, path string, form url.Values) []int {
-	var wg sync.WaitGroup
-	codes := make(chan int, 5)
-	for range 5 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			resp := env.PostForm(c, path, form)
-			resp.Body.Close()
-			codes <- resp.StatusCode
-		}()
-	}
-	wg.Wait()
-	close(codes)
-	var out []int
-	for code := range codes {
-		out = append(out, code)
-	}
-	return out
-}
-
 // Every form of the area: five concurrent posts of one form make one
 // upstream call and one audit row (here refused by the API, so nothing is
 // recorded); a second form for the same intent is a new action, and five
@@ -84,7 +60,7 @@ func TestApprovalFormsSendOnceForOneToken(t *testing.T) {
 				"status": w.refusal, "latencyMs": 300, "times": 1})
 
 			first := webtest.WithFormToken(w.fields)
-			postConcurrently(env, c, w.path, first)
+			env.PostFormAtOnce(c, w.path, first, 5)
 			if n := env.Sandbox.RequestCount(w.method, w.route) - calls; n != 1 {
 				t.Fatalf("%d upstream calls for one form, want 1", n)
 			}
@@ -103,7 +79,7 @@ func TestApprovalFormsSendOnceForOneToken(t *testing.T) {
 				"latencyMs": 300, "times": 1})
 
 			second := webtest.WithFormToken(w.fields)
-			codes := postConcurrently(env, c, w.path, second)
+			codes := env.PostFormAtOnce(c, w.path, second, 5)
 			if n := env.Sandbox.RequestCount(w.method, w.route) - calls; n != 2 {
 				t.Fatalf("%d upstream calls after the second form, want 2 (answers %v)", n, codes)
 			}

@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -187,19 +186,11 @@ func TestCardFormsSendOnce(t *testing.T) {
 			form := f.values(t, env)
 			form.Set(handlers.FormTokenField, token)
 			calls, audits := env.Sandbox.RequestCount(f.method, f.route), cardAuditCount(t, env, f.kind)
-			var wg sync.WaitGroup
-			for range 5 {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					resp := env.PostForm(c, f.path(t, env), form)
-					resp.Body.Close()
-					if resp.StatusCode >= 500 {
-						t.Errorf("post: %d", resp.StatusCode)
-					}
-				}()
+			for code := range env.PostFormAtOnce(c, f.path(t, env), form, 5) {
+				if code >= 500 {
+					t.Errorf("post: %d", code)
+				}
 			}
-			wg.Wait()
 			if n := env.Sandbox.RequestCount(f.method, f.route) - calls; n != 1 {
 				t.Fatalf("%d upstream calls for one form, want 1", n)
 			}

@@ -7,7 +7,6 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -75,20 +74,8 @@ func TestTreasuryFormsSendOnceForOneToken(t *testing.T) {
 		webtest.SandboxControl(t, env, http.MethodPost, "/_sandbox/faults", map[string]any{"method": "POST", "route": w.route,
 			"latencyMs": 300, "times": 1})
 
-		var wg sync.WaitGroup
-		codes := make(chan int, 5)
-		for range 5 {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				resp := env.PostForm(c, w.path, form)
-				resp.Body.Close()
-				codes <- resp.StatusCode
-			}()
-		}
-		wg.Wait()
-		close(codes)
-		for code := range codes {
+		got := env.PostFormAtOnce(c, w.path, form, 5)
+		for code := range got {
 			if code != http.StatusSeeOther && code != http.StatusCreated {
 				t.Errorf("%s: answer %d", w.name, code)
 			}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"net/http"
 	"net/url"
-	"sync"
 	"testing"
 
 	"partneradmin/apiclient"
@@ -25,19 +24,11 @@ func TestWebhookSettingsFormSendsOnce(t *testing.T) {
 	form := url.Values{"callback_url": {cfg.CallbackURL}, "events": {apiclient.EventEmployeeLinked}, "active": {"true"},
 		"form_token": {webtest.WebhookFormToken(env, owner)}}
 	env.Sandbox.ResetRequestCounts()
-	var wg sync.WaitGroup
-	for range 5 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			resp := env.PostForm(owner, "/settings/webhooks/update", form)
-			resp.Body.Close()
-			if resp.StatusCode != http.StatusSeeOther {
-				t.Errorf("update: %d", resp.StatusCode)
-			}
-		}()
+	for code := range env.PostFormAtOnce(owner, "/settings/webhooks/update", form, 5) {
+		if code != http.StatusSeeOther {
+			t.Errorf("update: %d", code)
+		}
 	}
-	wg.Wait()
 	if n := env.Sandbox.RequestCount("PATCH", "/v1/webhooks/config"); n != 1 {
 		t.Fatalf("%d PATCH calls, want 1", n)
 	}

@@ -10,7 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/go-chi/chi/v5"
 	"github.com/shopspring/decimal"
 
 	"partneradmin/apiclient"
@@ -54,10 +53,11 @@ func mexicoTarget(id int64) string { return "mx_offramp:" + strconv.FormatInt(id
 
 func mexicoPage(id int64) string { return "/money-out/mexico/" + strconv.FormatInt(id, 10) }
 
-// registerMexico adds the rail to the index. Its one write of its own, the
-// quote, cannot be read back (the API lists no orders); the signatures are
-// the sign area's, read back there.
+// registerMexico adds the rail to the index and sets up its signing links.
+// Its one write of its own, the quote, cannot be read back (the API lists
+// no orders); the signatures are the sign area's, read back there.
 func (h *Handler) registerMexico(handlers.Deps) {
+	h.mexicoLinks = h.mexicoSignLinks()
 	h.rail(views.Rail{Name: "Mexican offramp (MXN)", Href: "/money-out/mexico",
 		Description: "MXN tokens (MEXe) to pesos in the treasury's registered Mexican bank account, at a quoted rate; signed twice on the owner's device."})
 }
@@ -247,7 +247,7 @@ func (h *Handler) MexicoQuote(w http.ResponseWriter, r *http.Request) {
 			h.mexicoShow(w, r, o, http.StatusCreated, "The wallet's allowance already covers this amount: no first signature is needed. The page waits for the burn signature request.", nil, "")
 			return
 		}
-		h.mexicoIssue(w, r, o, false, http.StatusCreated)
+		h.mexicoLinks.Issue(w, r, o, http.StatusCreated)
 		return
 	}
 	f.Token = handlers.NewFormToken()
@@ -318,36 +318,61 @@ func mexicoWhat(o store.SepaMXNOrder, burn bool) string {
 		" to the registered Mexican bank account"
 }
 
-// mexicoIssue creates a sign request for the order's first (burn false) or
-// burn signature and shows it as a QR code. No link outlives the quote.
-func (h *Handler) mexicoIssue(w http.ResponseWriter, r *http.Request, o store.SepaMXNOrder, burn bool, status int) {
-	ctx := r.Context()
-	req := apiclient.SignatureRequest{WorkflowID: o.WorkflowID, HashToSign: o.HashToSign}
-	deadline := o.Deadline
-	if burn {
-		req = apiclient.SignatureRequest{WorkflowID: o.BurnWorkflowID, HashToSign: o.BurnHashToSign}
-		deadline = o.BurnDeadline
-	}
-	if deadline != nil {
-		req.Deadline = *deadline
-	}
-	req = sepaMXNDeadline(req, o.QuoteExpiresAt)
-	panel, err := h.sign.IssueWorkflow(ctx, handlers.ActorFrom(ctx), o.UserID, o.WalletID, req, mexicoWhat(o, burn))
-	if err != nil {
-		h.Logger.ErrorContext(ctx, "moneyout: mexico: issue the signing link", "order", o.ID, "burn", burn, "err", err)
-		h.mexicoShow(w, r, o, http.StatusBadGateway, "", nil, "The signing link could not be issued. Try again with the button below.")
-		return
-	}
-	if err := h.store.SetSepaMXNSignRequest(ctx, o.ID, burn, panel.ID); err != nil {
-		h.ServerError(w, r, err)
-		return
-	}
-	if burn {
-		o.BurnSignRequestID = panel.ID
-	} else {
-		o.SignRequestID = panel.ID
-	}
-	h.mexicoShow(w, r, o, status, "", &panel, "")
+// mexicoBurnsNext: the signature an order waits for is its burn once the
+// API asked for it, the first (allowance) before.
+func mexicoBurnsNext(o store.SepaMXNOrder) bool { return o.BurnWorkflowID != "" }
+
+// mexicoSignLinks issues an order's signing links, for its first or burn
+// signature. No link outlives the quote.
+func (h *Handler) mexicoSignLinks() *handlers.SignLinks[store.SepaMXNOrder] {
+	return &handlers.SignLinks[store.SepaMXNOrder]{Base: h.Base, Sign: h.sign, LogMessage: "moneyout: mexico: issue the signing link",
+		Failed: "The signing link could not be issued. Try again with the button below.",
+		Load: func(ctx context.Context, id int64) (store.SepaMXNOrder, error) {
+			return h.store.SepaMXNOrderByID(ctx, store.RailMXN, id)
+		},
+		// The order is read first, so a burn request that just appeared is
+		// found; nothing is issued for an expired quote.
+		Check: func(ctx context.Context, o store.SepaMXNOrder) (store.SepaMXNOrder, string, error) {
+			o, readErr, err := h.mexicoRead(apiclient.WithReadDeadline(ctx, time.Now().Add(sepaMXNReadBudget)), o)
+			if err != nil {
+				return o, "", err
+			}
+			first, err := handlers.SignRequestOf(ctx, h.store, o.SignRequestID)
+			if err != nil {
+				return o, "", err
+			}
+			burnSR, err := handlers.SignRequestOf(ctx, h.store, o.BurnSignRequestID)
+			if err != nil {
+				return o, "", err
+			}
+			why := h.mexicoNext(o, first, burnSR)
+			if why == "" && readErr != "" && mexicoBurnsNext(o) {
+				// The burn is signed against the order as last read: it
+				// must be read now to know it still waits.
+				why = readErr
+			}
+			return o, why, nil
+		},
+		Signature: func(o store.SepaMXNOrder) handlers.Signature {
+			burn := mexicoBurnsNext(o)
+			sig := handlers.Signature{UserID: o.UserID, WalletID: o.WalletID, WorkflowID: o.WorkflowID, HashToSign: o.HashToSign,
+				Deadline: o.Deadline, What: mexicoWhat(o, burn), Log: []any{"order", o.ID, "burn", burn}}
+			if burn {
+				sig.WorkflowID, sig.HashToSign, sig.Deadline = o.BurnWorkflowID, o.BurnHashToSign, o.BurnDeadline
+			}
+			sig.Deadline = handlers.EarliestDeadline(sig.Deadline, o.QuoteExpiresAt)
+			return sig
+		},
+		Keep: func(ctx context.Context, o store.SepaMXNOrder, signRequestID int64) (store.SepaMXNOrder, error) {
+			burn := mexicoBurnsNext(o)
+			if burn {
+				o.BurnSignRequestID = signRequestID
+			} else {
+				o.SignRequestID = signRequestID
+			}
+			return o, h.store.SetSepaMXNSignRequest(ctx, o.ID, burn, signRequestID)
+		},
+		Show: h.mexicoShow}
 }
 
 // mexicoFinal: the order reached an end state.
@@ -398,36 +423,36 @@ func mexicoStep(sr *store.SignRequest, needed, known bool, later string) views.M
 	case sr == nil:
 		return views.MexicoSignStep{State: "not_issued", Label: "asked for by the API; no link issued yet"}
 	}
-	return views.MexicoSignStep{State: string(sr.State), Label: views.StatusLabel(views.StatusSign, string(sr.State)), Done: sepaMXNSignatureOnItsWay(sr)}
+	return views.MexicoSignStep{State: string(sr.State), Label: views.StatusLabel(views.StatusSign, string(sr.State)), Done: handlers.SignatureOnItsWay(sr)}
 }
 
-// mexicoNext is the signature a new link may be issued for now: burn true
-// for the burn; why says why none may ("" when one may).
-func (h *Handler) mexicoNext(o store.SepaMXNOrder, first, burnSR *store.SignRequest) (burn bool, why string) {
+// mexicoNext says why no new link may be issued now ("" when one may, for
+// the signature mexicoBurnsNext names).
+func (h *Handler) mexicoNext(o store.SepaMXNOrder, first, burnSR *store.SignRequest) string {
 	now := h.clock()
 	switch {
 	case o.Status != apiclient.MexicoOrderCreated:
-		return false, "This order no longer waits for a signature (" + views.StatusLabel(views.StatusMexico, o.Status) + ")."
+		return "This order no longer waits for a signature (" + views.StatusLabel(views.StatusMexico, o.Status) + ")."
 	case o.QuoteExpiresAt != nil && !now.Before(*o.QuoteExpiresAt):
-		return false, "The quote expired at " + views.DateTime(*o.QuoteExpiresAt) + ": no signature is asked for an expired quote. Get a new quote."
+		return "The quote expired at " + views.DateTime(*o.QuoteExpiresAt) + ": no signature is asked for an expired quote. Get a new quote."
 	case o.BurnWorkflowID != "":
 		if o.BurnDeadline != nil && !now.Before(*o.BurnDeadline) {
-			return true, "The burn signature's deadline has passed. Get a new quote."
+			return "The burn signature's deadline has passed. Get a new quote."
 		}
-		if sepaMXNSignatureOnItsWay(burnSR) {
-			return true, "The burn signature is already on its way or accepted: no new link is needed."
+		if handlers.SignatureOnItsWay(burnSR) {
+			return "The burn signature is already on its way or accepted: no new link is needed."
 		}
-		return true, ""
+		return ""
 	case o.WorkflowID != "":
 		if o.Deadline != nil && !now.Before(*o.Deadline) {
-			return false, "The first signature's deadline has passed. Get a new quote."
+			return "The first signature's deadline has passed. Get a new quote."
 		}
-		if sepaMXNSignatureOnItsWay(first) {
-			return false, "The first signature is on its way or accepted; the burn signature request has not appeared yet."
+		if handlers.SignatureOnItsWay(first) {
+			return "The first signature is on its way or accepted; the burn signature request has not appeared yet."
 		}
-		return false, ""
+		return ""
 	}
-	return false, "The burn signature request has not appeared yet."
+	return "The burn signature request has not appeared yet."
 }
 
 // mexicoShow renders an order: its quote, both signatures, its status. panel
@@ -442,12 +467,12 @@ func (h *Handler) mexicoShow(w http.ResponseWriter, r *http.Request, o store.Sep
 		h.ServerError(w, r, err)
 		return
 	}
-	first, err := h.sepaMXNSignRequest(ctx, o.SignRequestID)
+	first, err := handlers.SignRequestOf(ctx, h.store, o.SignRequestID)
 	if err != nil {
 		h.ServerError(w, r, err)
 		return
 	}
-	burnSR, err := h.sepaMXNSignRequest(ctx, o.BurnSignRequestID)
+	burnSR, err := handlers.SignRequestOf(ctx, h.store, o.BurnSignRequestID)
 	if err != nil {
 		h.ServerError(w, r, err)
 		return
@@ -470,13 +495,12 @@ func (h *Handler) mexicoShow(w http.ResponseWriter, r *http.Request, o store.Sep
 	if !s.Final {
 		s.PollURL = mexicoPage(o.ID)
 	}
-	burn, why := h.mexicoNext(o, first, burnSR)
-	if why == "" && (panel == nil || panel.Link == "") {
+	if h.mexicoNext(o, first, burnSR) == "" && (panel == nil || panel.Link == "") {
 		s.IssueLabel = "Show the QR code for the first signature (allowance)"
 		if first != nil {
 			s.IssueLabel = "Issue a new link for the first signature"
 		}
-		if burn {
+		if mexicoBurnsNext(o) {
 			s.IssueLabel = "Show the QR code for the second signature (burn)"
 			if burnSR != nil {
 				s.IssueLabel = "Issue a new link for the second signature (burn)"
@@ -495,14 +519,14 @@ func (h *Handler) mexicoShow(w http.ResponseWriter, r *http.Request, o store.Sep
 		s.Waiting = views.StatusLabel(views.StatusMexico, o.Status) + ". Get a new quote to try again."
 	case expired:
 		s.Waiting = "The quote expired at " + views.DateTime(s.ExpiresAt) + " before the burn was signed: no signature is asked for an expired quote, the API cancels the order, and nothing leaves the wallet. Get a new quote."
-	case o.WorkflowID != "" && !sepaMXNSignatureOnItsWay(first):
+	case o.WorkflowID != "" && !handlers.SignatureOnItsWay(first):
 		s.Waiting = "Waiting for the owner's first signature (the allowance) on their device, " + deadline + ". Scan the QR code with the wallet app; if the link is lost or was refused, issue a new one."
 	case o.BurnWorkflowID == "":
 		s.Waiting = "Waiting for the API to ask for the second (burn) signature: this page reads the order every 3 seconds. If it has not appeared " + deadline +
 			", the order is canceled and nothing leaves the wallet; then get a new quote. If the API does not answer meanwhile, keep this page open, or come back to it later: the Mexican offramp page lists recent offramps."
 	case burnSR == nil:
 		s.Waiting = "The API asks for the second (burn) signature. Show its QR code to the owner and have it signed " + deadline + "; without it nothing is paid out."
-	case sepaMXNSignatureOnItsWay(burnSR):
+	case handlers.SignatureOnItsWay(burnSR):
 		s.Waiting = "The burn signature was sent; waiting for the order to be funded."
 	case burnSR.State.Final():
 		s.Waiting = "The second (burn) signature's link ended (" + views.StatusLabel(views.StatusSign, string(burnSR.State)) + ") without a signature the API took. Issue a new link and have the owner sign it " + deadline + "."
@@ -537,65 +561,13 @@ func (h *Handler) mexicoShow(w http.ResponseWriter, r *http.Request, o store.Sep
 // it refused or did not answer), the state of the request that asked for
 // it. An htmx poll gets the steps alone.
 func (h *Handler) MexicoOrder(w http.ResponseWriter, r *http.Request) {
-	id, err := strconv.ParseInt(chi.URLParam(r, "id"), 10, 64)
-	if err != nil {
-		h.NotFound(w, r)
-		return
-	}
-	o, err := h.store.SepaMXNOrderByID(r.Context(), store.RailMXN, id)
-	switch {
-	case errors.Is(err, store.ErrNotFound):
+	h.mexicoLinks.Detail(w, r, func(w http.ResponseWriter, r *http.Request, id int64) {
 		h.sepaMXNShowRequest(w, r, mexicoTarget(id), kindMexicoQuote, mexicoTitle, "/money-out/mexico", mexicoUnknownWords)
-	case err != nil:
-		h.ServerError(w, r, err)
-	default:
-		h.mexicoShow(w, r, o, http.StatusOK, "", nil, "")
-	}
+	})
 }
 
 // MexicoLink issues the link of the signature the order waits for: the
-// first (allowance) or the burn. The order is read first, so a burn request
-// that just appeared is found; nothing is issued for an expired quote.
+// first (allowance) or the burn.
 func (h *Handler) MexicoLink(w http.ResponseWriter, r *http.Request) {
-	id, err := strconv.ParseInt(chi.URLParam(r, "id"), 10, 64)
-	if err != nil {
-		h.NotFound(w, r)
-		return
-	}
-	ctx := r.Context()
-	o, err := h.store.SepaMXNOrderByID(ctx, store.RailMXN, id)
-	if errors.Is(err, store.ErrNotFound) {
-		h.NotFound(w, r)
-		return
-	}
-	if err != nil {
-		h.ServerError(w, r, err)
-		return
-	}
-	o, readErr, err := h.mexicoRead(apiclient.WithReadDeadline(ctx, time.Now().Add(sepaMXNReadBudget)), o)
-	if err != nil {
-		h.ServerError(w, r, err)
-		return
-	}
-	first, err := h.sepaMXNSignRequest(ctx, o.SignRequestID)
-	if err != nil {
-		h.ServerError(w, r, err)
-		return
-	}
-	burnSR, err := h.sepaMXNSignRequest(ctx, o.BurnSignRequestID)
-	if err != nil {
-		h.ServerError(w, r, err)
-		return
-	}
-	burn, why := h.mexicoNext(o, first, burnSR)
-	if why == "" && readErr != "" && burn {
-		// The burn is signed against the order as last read: it must be
-		// read now to know it still waits.
-		why = readErr
-	}
-	if why != "" {
-		h.mexicoShow(w, r, o, http.StatusConflict, "", nil, why)
-		return
-	}
-	h.mexicoIssue(w, r, o, burn, http.StatusCreated)
+	h.mexicoLinks.Reissue(w, r)
 }

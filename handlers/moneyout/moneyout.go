@@ -26,9 +26,7 @@ import (
 var errNoTreasury = errors.New("moneyout: the partner has no treasury user in the mirror")
 
 // SignRequests hands a rail's signatureRequest to the owner's device.
-type SignRequests interface {
-	IssueWorkflow(ctx context.Context, by store.Actor, userID, walletID string, req apiclient.SignatureRequest, what string) (views.SignPanel, error)
-}
+type SignRequests = handlers.WorkflowSigner
 
 // Handler serves the money-out routes.
 type Handler struct {
@@ -39,6 +37,11 @@ type Handler struct {
 	sign    SignRequests
 	clock   func() time.Time
 	rails   []views.Rail
+	// The signing links of the rails whose records wait for the owner's
+	// signature.
+	payoutLinks *handlers.SignLinks[store.BankPayout]
+	sepaLinks   *handlers.SignLinks[store.SepaMXNOrder]
+	mexicoLinks *handlers.SignLinks[store.SepaMXNOrder]
 }
 
 // New returns the handler with every rail registered (its index entry and

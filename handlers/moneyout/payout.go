@@ -9,7 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/go-chi/chi/v5"
 	"github.com/shopspring/decimal"
 
 	"partneradmin/apiclient"
@@ -43,9 +42,10 @@ const (
 	bpPayoutAccountLength = 64
 )
 
-// registerBankPayout adds the bank payout to the index. No read-back: the API
-// cannot read a payout back.
+// registerBankPayout adds the bank payout to the index and sets up its
+// signing links. No read-back: the API cannot read a payout back.
 func (h *Handler) registerBankPayout(handlers.Deps) {
+	h.payoutLinks = h.bpSignLinks()
 	h.rail(views.Rail{Name: bpPayoutTitle, Href: "/money-out/payout",
 		Description: "From the USDB wallet to a bank account in one of the API's payout countries, at its quote; signed on the owner's device."})
 }
@@ -453,7 +453,7 @@ func (h *Handler) BankPayoutConfirm(w http.ResponseWriter, r *http.Request) {
 			h.bpShowPayout(w, r, rec, http.StatusCreated, "The API opened the payout without asking for a signature.", nil, "")
 			return
 		}
-		h.bpIssuePayoutLink(w, r, rec, http.StatusCreated)
+		h.payoutLinks.Issue(w, r, rec, http.StatusCreated)
 		return
 	}
 	// Refused, or not known: the review again with a new token (this one
@@ -552,11 +552,7 @@ func bpPayoutEffect(key string, q bpPayoutRequest, p apiclient.Payout, by store.
 // bpSignDeadline is when the payout can no longer be signed: the earlier of
 // the signature request's deadline and the quote's expiry.
 func bpSignDeadline(rec store.BankPayout) *time.Time {
-	d := rec.Deadline
-	if e := rec.QuoteExpiresAt; e != nil && (d == nil || e.Before(*d)) {
-		d = e
-	}
-	return d
+	return handlers.EarliestDeadline(rec.Deadline, rec.QuoteExpiresAt)
 }
 
 // bpPayoutWhat is the line the device shows for the payout.
@@ -569,87 +565,37 @@ func bpPayoutWhat(rec store.BankPayout) string {
 	return s
 }
 
-// bpIssuePayoutLink creates a sign request for the payout's signatureRequest
-// and shows it as a QR code (superseding an earlier link).
-func (h *Handler) bpIssuePayoutLink(w http.ResponseWriter, r *http.Request, rec store.BankPayout, status int) {
-	ctx := r.Context()
-	req := apiclient.SignatureRequest{WorkflowID: rec.WorkflowID, HashToSign: rec.HashToSign}
-	if d := bpSignDeadline(rec); d != nil {
-		req.Deadline = *d
-	}
-	panel, err := h.sign.IssueWorkflow(ctx, handlers.ActorFrom(ctx), rec.UserID, rec.WalletID, req, bpPayoutWhat(rec))
-	if err != nil {
-		h.Logger.ErrorContext(ctx, "moneyout: issue the payout's signing link", "payout", rec.ID, "err", err)
-		h.bpShowPayout(w, r, rec, http.StatusBadGateway, "", nil,
-			"The payout was opened, but its signing link could not be issued. Try \"Issue a new signing link\".")
-		return
-	}
-	if err := h.store.SetBankPayoutSignRequest(ctx, rec.ID, panel.ID); err != nil {
-		h.ServerError(w, r, err)
-		return
-	}
-	rec.SignRequestID = panel.ID
-	h.bpShowPayout(w, r, rec, status, "", &panel, "")
+// bpSignLinks issues a payout's signing links.
+func (h *Handler) bpSignLinks() *handlers.SignLinks[store.BankPayout] {
+	return &handlers.SignLinks[store.BankPayout]{Base: h.Base, Sign: h.sign, LogMessage: "moneyout: issue the payout's signing link",
+		Failed: "The payout was opened, but its signing link could not be issued. Try \"Issue a new signing link\".",
+		Load: func(ctx context.Context, id int64) (store.BankPayout, error) {
+			rec, _, err := h.store.FollowBankPayout(ctx, id)
+			return rec, err
+		},
+		Check: handlers.CheckOneSignRequest(h.store, func(rec store.BankPayout) int64 { return rec.SignRequestID }, h.bpCannotIssuePayoutLink),
+		Signature: func(rec store.BankPayout) handlers.Signature {
+			return handlers.Signature{UserID: rec.UserID, WalletID: rec.WalletID, WorkflowID: rec.WorkflowID, HashToSign: rec.HashToSign,
+				Deadline: bpSignDeadline(rec), What: bpPayoutWhat(rec), Log: []any{"payout", rec.ID}}
+		},
+		Keep: func(ctx context.Context, rec store.BankPayout, signRequestID int64) (store.BankPayout, error) {
+			rec.SignRequestID = signRequestID
+			return rec, h.store.SetBankPayoutSignRequest(ctx, rec.ID, signRequestID)
+		},
+		Show: h.bpShowPayout}
 }
 
 // BankPayoutDetail shows one payout, moved along what the withdrawal webhooks
 // recorded; before the API opened it (or when it refused or did not
 // answer), the request that asked for it.
 func (h *Handler) BankPayoutDetail(w http.ResponseWriter, r *http.Request) {
-	id, err := strconv.ParseInt(chi.URLParam(r, "id"), 10, 64)
-	if err != nil {
-		h.NotFound(w, r)
-		return
-	}
-	rec, _, err := h.store.FollowBankPayout(r.Context(), id)
-	switch {
-	case errors.Is(err, store.ErrNotFound):
-		h.bpShowPayoutRequest(w, r, id)
-	case err != nil:
-		h.ServerError(w, r, err)
-	default:
-		h.bpShowPayout(w, r, rec, http.StatusOK, "", nil, "")
-	}
+	h.payoutLinks.Detail(w, r, h.bpShowPayoutRequest)
 }
 
 // BankPayoutLink issues a new signing link for a payout that still waits for
 // its signature.
 func (h *Handler) BankPayoutLink(w http.ResponseWriter, r *http.Request) {
-	id, err := strconv.ParseInt(chi.URLParam(r, "id"), 10, 64)
-	if err != nil {
-		h.NotFound(w, r)
-		return
-	}
-	rec, _, err := h.store.FollowBankPayout(r.Context(), id)
-	if errors.Is(err, store.ErrNotFound) {
-		h.NotFound(w, r)
-		return
-	}
-	if err != nil {
-		h.ServerError(w, r, err)
-		return
-	}
-	sr, err := h.bpPayoutSignRequest(r.Context(), rec)
-	if err != nil {
-		h.ServerError(w, r, err)
-		return
-	}
-	if why := h.bpCannotIssuePayoutLink(rec, sr); why != "" {
-		h.bpShowPayout(w, r, rec, http.StatusConflict, "", nil, why)
-		return
-	}
-	h.bpIssuePayoutLink(w, r, rec, http.StatusCreated)
-}
-
-func (h *Handler) bpPayoutSignRequest(ctx context.Context, rec store.BankPayout) (*store.SignRequest, error) {
-	if rec.SignRequestID == 0 {
-		return nil, nil
-	}
-	sr, err := h.store.SignRequestByID(ctx, rec.SignRequestID)
-	if err != nil {
-		return nil, err
-	}
-	return &sr, nil
+	h.payoutLinks.Reissue(w, r)
 }
 
 // bpCannotIssuePayoutLink says why no new link may be issued ("" when one
@@ -662,11 +608,8 @@ func (h *Handler) bpCannotIssuePayoutLink(rec store.BankPayout, sr *store.SignRe
 	if d := bpSignDeadline(rec); d != nil && !h.clock().Before(*d) {
 		return "The payout's quote expired before it was signed: start a new payout for a fresh quote."
 	}
-	if sr != nil {
-		switch sr.State {
-		case store.SignRelaying, store.SignRelayPending, store.SignSubmitted, store.SignCompleted:
-			return "The owner's signature is already on its way or accepted: no new link is needed."
-		}
+	if handlers.SignatureOnItsWay(sr) {
+		return handlers.SignatureOnItsWayWords
 	}
 	return ""
 }
@@ -674,7 +617,7 @@ func (h *Handler) bpCannotIssuePayoutLink(rec store.BankPayout, sr *store.SignRe
 // bpShowPayout renders a payout the API opened. panel is a just-issued sign
 // request (with its QR code); otherwise the stored one's state is shown.
 func (h *Handler) bpShowPayout(w http.ResponseWriter, r *http.Request, rec store.BankPayout, status int, note string, panel *views.SignPanel, errMsg string) {
-	sr, err := h.bpPayoutSignRequest(r.Context(), rec)
+	sr, err := handlers.SignRequestOf(r.Context(), h.store, rec.SignRequestID)
 	if err != nil {
 		h.ServerError(w, r, err)
 		return

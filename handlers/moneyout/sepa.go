@@ -9,7 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/go-chi/chi/v5"
 	"github.com/shopspring/decimal"
 
 	"partneradmin/apiclient"
@@ -62,9 +61,10 @@ func sepaTarget(id int64) string { return "sepa_payout:" + strconv.FormatInt(id,
 
 func sepaPage(id int64) string { return "/money-out/sepa/" + strconv.FormatInt(id, 10) }
 
-// registerSEPA adds the rail to the index and says how its writes are read
-// back.
+// registerSEPA adds the rail to the index, sets up its signing links and
+// says how its writes are read back.
 func (h *Handler) registerSEPA(d handlers.Deps) {
+	h.sepaLinks = h.sepaSignLinks()
 	h.rail(views.Rail{Name: "EUR SEPA payout", Href: "/money-out/sepa",
 		Description: "Euros from the treasury's EURe wallet to a bank account in the SEPA area, by IBAN; signed on the owner's device."})
 	// start-eur-provider is read back from the onboarding status: pending
@@ -278,7 +278,7 @@ func (h *Handler) SEPAPost(w http.ResponseWriter, r *http.Request) {
 			h.sepaShow(w, r, o, http.StatusCreated, "The API prepared the order without asking for a signature.", nil, "")
 			return
 		}
-		h.sepaIssue(w, r, o, http.StatusCreated)
+		h.sepaLinks.Issue(w, r, o, http.StatusCreated)
 		return
 	}
 	// Refused, or not known: the form again with everything typed and a new
@@ -355,27 +355,23 @@ func sepaWhat(o store.SepaMXNOrder) string {
 	return "EUR SEPA payout of " + sepaMXNMoney(o.Amount, sepaCoin).String() + " to " + o.Beneficiary + ", IBAN " + o.IBANMasked
 }
 
-// sepaIssue creates a sign request for the order's signatureRequest and
-// shows it as a QR code (superseding an earlier link).
-func (h *Handler) sepaIssue(w http.ResponseWriter, r *http.Request, o store.SepaMXNOrder, status int) {
-	ctx := r.Context()
-	req := apiclient.SignatureRequest{WorkflowID: o.WorkflowID, HashToSign: o.HashToSign}
-	if o.Deadline != nil {
-		req.Deadline = *o.Deadline
-	}
-	panel, err := h.sign.IssueWorkflow(ctx, handlers.ActorFrom(ctx), o.UserID, o.WalletID, req, sepaWhat(o))
-	if err != nil {
-		h.Logger.ErrorContext(ctx, "moneyout: sepa: issue the signing link", "order", o.ID, "err", err)
-		h.sepaShow(w, r, o, http.StatusBadGateway, "", nil,
-			"The order was prepared, but its signing link could not be issued. Try \"Issue a new signing link\".")
-		return
-	}
-	if err := h.store.SetSepaMXNSignRequest(ctx, o.ID, false, panel.ID); err != nil {
-		h.ServerError(w, r, err)
-		return
-	}
-	o.SignRequestID = panel.ID
-	h.sepaShow(w, r, o, status, "", &panel, "")
+// sepaSignLinks issues an order's signing links.
+func (h *Handler) sepaSignLinks() *handlers.SignLinks[store.SepaMXNOrder] {
+	return &handlers.SignLinks[store.SepaMXNOrder]{Base: h.Base, Sign: h.sign, LogMessage: "moneyout: sepa: issue the signing link",
+		Failed: "The order was prepared, but its signing link could not be issued. Try \"Issue a new signing link\".",
+		Load: func(ctx context.Context, id int64) (store.SepaMXNOrder, error) {
+			return h.store.SepaMXNOrderByID(ctx, store.RailSEPA, id)
+		},
+		Check: handlers.CheckOneSignRequest(h.store, func(o store.SepaMXNOrder) int64 { return o.SignRequestID }, h.sepaCannotIssue),
+		Signature: func(o store.SepaMXNOrder) handlers.Signature {
+			return handlers.Signature{UserID: o.UserID, WalletID: o.WalletID, WorkflowID: o.WorkflowID, HashToSign: o.HashToSign,
+				Deadline: o.Deadline, What: sepaWhat(o), Log: []any{"order", o.ID}}
+		},
+		Keep: func(ctx context.Context, o store.SepaMXNOrder, signRequestID int64) (store.SepaMXNOrder, error) {
+			o.SignRequestID = signRequestID
+			return o, h.store.SetSepaMXNSignRequest(ctx, o.ID, false, signRequestID)
+		},
+		Show: h.sepaShow}
 }
 
 // sepaFinal: the order reached an end state.
@@ -421,7 +417,7 @@ func (h *Handler) sepaShow(w http.ResponseWriter, r *http.Request, o store.SepaM
 	if !v.Final {
 		v.PollURL = sepaPage(o.ID)
 	}
-	sr, err := h.sepaMXNSignRequest(ctx, o.SignRequestID)
+	sr, err := handlers.SignRequestOf(ctx, h.store, o.SignRequestID)
 	if err != nil {
 		h.ServerError(w, r, err)
 		return
@@ -443,8 +439,8 @@ func (h *Handler) sepaCannotIssue(o store.SepaMXNOrder, sr *store.SignRequest) s
 		return "This order no longer waits for a signature (" + views.StatusLabel(views.StatusSepa, o.Status) + ")."
 	case o.Deadline != nil && !h.clock().Before(*o.Deadline):
 		return "The signing deadline has passed: the order expires unsigned. Send a new payout."
-	case sepaMXNSignatureOnItsWay(sr):
-		return "The owner's signature is already on its way or accepted: no new link is needed."
+	case handlers.SignatureOnItsWay(sr):
+		return handlers.SignatureOnItsWayWords
 	}
 	return ""
 }
@@ -452,49 +448,15 @@ func (h *Handler) sepaCannotIssue(o store.SepaMXNOrder, sr *store.SignRequest) s
 // SEPAOrder shows one payout; before the API prepared it (or when it
 // refused or did not answer), the state of the request that asked for it.
 func (h *Handler) SEPAOrder(w http.ResponseWriter, r *http.Request) {
-	id, err := strconv.ParseInt(chi.URLParam(r, "id"), 10, 64)
-	if err != nil {
-		h.NotFound(w, r)
-		return
-	}
-	o, err := h.store.SepaMXNOrderByID(r.Context(), store.RailSEPA, id)
-	switch {
-	case errors.Is(err, store.ErrNotFound):
+	h.sepaLinks.Detail(w, r, func(w http.ResponseWriter, r *http.Request, id int64) {
 		h.sepaMXNShowRequest(w, r, sepaTarget(id), kindSEPAPrepare, sepaTitle, "/money-out/sepa", sepaUnsignedExpires)
-	case err != nil:
-		h.ServerError(w, r, err)
-	default:
-		h.sepaShow(w, r, o, http.StatusOK, "", nil, "")
-	}
+	})
 }
 
 // SEPALink issues a new signing link for an order that still waits for
 // its signature (the earlier link is replaced).
 func (h *Handler) SEPALink(w http.ResponseWriter, r *http.Request) {
-	id, err := strconv.ParseInt(chi.URLParam(r, "id"), 10, 64)
-	if err != nil {
-		h.NotFound(w, r)
-		return
-	}
-	o, err := h.store.SepaMXNOrderByID(r.Context(), store.RailSEPA, id)
-	if errors.Is(err, store.ErrNotFound) {
-		h.NotFound(w, r)
-		return
-	}
-	if err != nil {
-		h.ServerError(w, r, err)
-		return
-	}
-	sr, err := h.sepaMXNSignRequest(r.Context(), o.SignRequestID)
-	if err != nil {
-		h.ServerError(w, r, err)
-		return
-	}
-	if why := h.sepaCannotIssue(o, sr); why != "" {
-		h.sepaShow(w, r, o, http.StatusConflict, "", nil, why)
-		return
-	}
-	h.sepaIssue(w, r, o, http.StatusCreated)
+	h.sepaLinks.Reissue(w, r)
 }
 
 // SEPAProviderStart starts the treasury user's EUR provider onboarding

@@ -77,18 +77,6 @@ func sepaMXNRepeated(a store.Action) string {
 	return msg
 }
 
-// sepaMXNSignRequest loads a sign request by id (nil for none).
-func (h *Handler) sepaMXNSignRequest(ctx context.Context, id int64) (*store.SignRequest, error) {
-	if id == 0 {
-		return nil, nil
-	}
-	sr, err := h.store.SignRequestByID(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	return &sr, nil
-}
-
 // sepaMXNPanel is the stored state of a sign request, without its link
 // (which is shown once, when issued).
 func (h *Handler) sepaMXNPanel(sr *store.SignRequest) *views.SignPanel {
@@ -97,28 +85,6 @@ func (h *Handler) sepaMXNPanel(sr *store.SignRequest) *views.SignPanel {
 	}
 	p := mirror.SignPanelOf(*sr, h.clock())
 	return &p
-}
-
-// sepaMXNSignatureOnItsWay: the device's signature was checked and is
-// being, or was, taken by the API; no new link is needed.
-func sepaMXNSignatureOnItsWay(sr *store.SignRequest) bool {
-	if sr == nil {
-		return false
-	}
-	switch sr.State {
-	case store.SignRelaying, store.SignRelayPending, store.SignSubmitted, store.SignCompleted:
-		return true
-	}
-	return false
-}
-
-// sepaMXNDeadline is the earlier of a signature request's deadline and a
-// limit (a quote's expiry): no link outlives either.
-func sepaMXNDeadline(req apiclient.SignatureRequest, limit *time.Time) apiclient.SignatureRequest {
-	if limit != nil && (req.Deadline.IsZero() || limit.Before(req.Deadline)) {
-		req.Deadline = *limit
-	}
-	return req
 }
 
 // sepaMXNRecentLimit is how many of a rail's orders its page links to.

@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/go-chi/chi/v5"
 	"github.com/shopspring/decimal"
 
 	"partneradmin/apiclient"
@@ -346,7 +345,7 @@ func (h *Handler) Withdraw(w http.ResponseWriter, r *http.Request) {
 			h.showRecord(w, r, rec, http.StatusCreated, "The API opened the withdrawal without asking for a signature.", nil, "")
 			return
 		}
-		h.issueLink(w, r, rec, http.StatusCreated)
+		h.withdrawalLinks.Issue(w, r, rec, http.StatusCreated)
 		return
 	}
 	// Refused, or not known: the form again with everything typed and a new
@@ -422,87 +421,34 @@ func what(rec store.CryptoWithdrawal) string {
 	return s + " to " + rec.DestinationAddress + " as " + routeLabel(rec.DestinationChain, rec.DestinationCurrency)
 }
 
-// issueLink creates a sign request for the withdrawal's signatureRequest
-// and shows it as a QR code (superseding an earlier link).
-func (h *Handler) issueLink(w http.ResponseWriter, r *http.Request, rec store.CryptoWithdrawal, status int) {
-	ctx := r.Context()
-	req := apiclient.SignatureRequest{WorkflowID: rec.WorkflowID, HashToSign: rec.HashToSign}
-	if rec.Deadline != nil {
-		req.Deadline = *rec.Deadline
-	}
-	panel, err := h.sign.IssueWorkflow(ctx, handlers.ActorFrom(ctx), rec.UserID, rec.WalletID, req, what(rec))
-	if err != nil {
-		h.Logger.ErrorContext(ctx, "treasury: issue the withdrawal's signing link", "withdrawal", rec.ID, "err", err)
-		h.showRecord(w, r, rec, http.StatusBadGateway, "",
-			nil, "The withdrawal was opened, but its signing link could not be issued. Try \"Issue a new signing link\".")
-		return
-	}
-	if err := h.store.SetCryptoWithdrawalSignRequest(ctx, rec.ID, panel.ID); err != nil {
-		h.ServerError(w, r, err)
-		return
-	}
-	rec.SignRequestID = panel.ID
-	h.showRecord(w, r, rec, status, "", &panel, "")
+// withdrawalSignLinks issues a withdrawal's signing links.
+func (h *Handler) withdrawalSignLinks() *handlers.SignLinks[store.CryptoWithdrawal] {
+	return &handlers.SignLinks[store.CryptoWithdrawal]{Base: h.Base, Sign: h.sign, LogMessage: "treasury: issue the withdrawal's signing link",
+		Failed: "The withdrawal was opened, but its signing link could not be issued. Try \"Issue a new signing link\".",
+		Load:   h.store.CryptoWithdrawalByID,
+		Check:  handlers.CheckOneSignRequest(h.store, func(rec store.CryptoWithdrawal) int64 { return rec.SignRequestID }, h.cannotIssue),
+		Signature: func(rec store.CryptoWithdrawal) handlers.Signature {
+			return handlers.Signature{UserID: rec.UserID, WalletID: rec.WalletID, WorkflowID: rec.WorkflowID, HashToSign: rec.HashToSign,
+				Deadline: rec.Deadline, What: what(rec), Log: []any{"withdrawal", rec.ID}}
+		},
+		Keep: func(ctx context.Context, rec store.CryptoWithdrawal, signRequestID int64) (store.CryptoWithdrawal, error) {
+			rec.SignRequestID = signRequestID
+			return rec, h.store.SetCryptoWithdrawalSignRequest(ctx, rec.ID, signRequestID)
+		},
+		Show: h.showRecord}
 }
 
 // WithdrawalDetail shows one withdrawal and the live state of its owner
 // signature; before the API opened it (or when it refused or did not
 // answer), the state of the request that asked for it.
 func (h *Handler) WithdrawalDetail(w http.ResponseWriter, r *http.Request) {
-	id, err := strconv.ParseInt(chi.URLParam(r, "id"), 10, 64)
-	if err != nil {
-		h.NotFound(w, r)
-		return
-	}
-	rec, err := h.store.CryptoWithdrawalByID(r.Context(), id)
-	switch {
-	case errors.Is(err, store.ErrNotFound):
-		h.showRequest(w, r, id)
-	case err != nil:
-		h.ServerError(w, r, err)
-	default:
-		h.showRecord(w, r, rec, http.StatusOK, "", nil, "")
-	}
+	h.withdrawalLinks.Detail(w, r, h.showRequest)
 }
 
 // WithdrawalLink issues a new signing link for a withdrawal that still
 // waits for its signature (the earlier link is replaced).
 func (h *Handler) WithdrawalLink(w http.ResponseWriter, r *http.Request) {
-	id, err := strconv.ParseInt(chi.URLParam(r, "id"), 10, 64)
-	if err != nil {
-		h.NotFound(w, r)
-		return
-	}
-	rec, err := h.store.CryptoWithdrawalByID(r.Context(), id)
-	if errors.Is(err, store.ErrNotFound) {
-		h.NotFound(w, r)
-		return
-	}
-	if err != nil {
-		h.ServerError(w, r, err)
-		return
-	}
-	sr, err := h.signRequestOf(r.Context(), rec)
-	if err != nil {
-		h.ServerError(w, r, err)
-		return
-	}
-	if why := h.cannotIssue(rec, sr); why != "" {
-		h.showRecord(w, r, rec, http.StatusConflict, "", nil, why)
-		return
-	}
-	h.issueLink(w, r, rec, http.StatusCreated)
-}
-
-func (h *Handler) signRequestOf(ctx context.Context, rec store.CryptoWithdrawal) (*store.SignRequest, error) {
-	if rec.SignRequestID == 0 {
-		return nil, nil
-	}
-	sr, err := h.store.SignRequestByID(ctx, rec.SignRequestID)
-	if err != nil {
-		return nil, err
-	}
-	return &sr, nil
+	h.withdrawalLinks.Reissue(w, r)
 }
 
 // cannotIssue says why no new link may be issued ("" when one may): the
@@ -515,18 +461,10 @@ func (h *Handler) cannotIssue(rec store.CryptoWithdrawal, sr *store.SignRequest)
 	if rec.Deadline != nil && !h.clock().Before(*rec.Deadline) {
 		return "The rail's signing deadline has passed: the withdrawal expired unsigned. Start a new one."
 	}
-	if sr != nil && signatureOnItsWay(sr.State) {
-		return "The owner's signature is already on its way or accepted: no new link is needed."
+	if handlers.SignatureOnItsWay(sr) {
+		return handlers.SignatureOnItsWayWords
 	}
 	return ""
-}
-
-func signatureOnItsWay(state store.SignState) bool {
-	switch state {
-	case store.SignRelaying, store.SignRelayPending, store.SignSubmitted, store.SignCompleted:
-		return true
-	}
-	return false
 }
 
 // recordOf is the page's description of what a withdrawal sends.
@@ -557,7 +495,7 @@ func titleOf(rail string) string {
 // sign request (with its QR code); otherwise the stored one's state is
 // shown.
 func (h *Handler) showRecord(w http.ResponseWriter, r *http.Request, rec store.CryptoWithdrawal, status int, note string, panel *views.SignPanel, errMsg string) {
-	sr, err := h.signRequestOf(r.Context(), rec)
+	sr, err := handlers.SignRequestOf(r.Context(), h.store, rec.SignRequestID)
 	if err != nil {
 		h.ServerError(w, r, err)
 		return

@@ -28,12 +28,15 @@ type Handler struct {
 	actions *handlers.Actions
 	sign    SignRequests
 	clock   func() time.Time
+	// withdrawalLinks issues the crypto withdrawals' signing links.
+	withdrawalLinks *handlers.SignLinks[store.CryptoWithdrawal]
 }
 
 // New returns the treasury handler and registers how its writes are read
 // back when their outcome is unknown.
 func New(d handlers.Deps, sign SignRequests) *Handler {
 	h := &Handler{Base: d.Base, store: d.Store, api: d.API, actions: d.Actions, sign: sign, clock: d.Clock}
+	h.withdrawalLinks = h.withdrawalSignLinks()
 	d.Actions.ReadBackFor(kindProposalCreate, h.readBackProposal)
 	d.Actions.ReadBackFor(kindUSDStart, h.readBackUSDStart)
 	return h

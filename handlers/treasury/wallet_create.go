@@ -21,7 +21,7 @@ const kindOwnerProof = "wallet.owner_proof"
 // an owner proof for a new wallet, and a rail's signatureRequest.
 type SignRequests interface {
 	IssueOwnerProof(ctx context.Context, by store.Actor, userID string, currency apiclient.Stablecoin, owner string) (views.SignPanel, error)
-	IssueWorkflow(ctx context.Context, by store.Actor, userID, walletID string, req apiclient.SignatureRequest, what string) (views.SignPanel, error)
+	handlers.WorkflowSigner
 }
 
 // ownerProofRequest is what the new wallet form asks, as the ledger keeps

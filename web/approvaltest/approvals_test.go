@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -279,20 +278,13 @@ func TestConcurrentApprovalsByTwoStaffMakeOneCallEach(t *testing.T) {
 	id := webtest.ProposalID(t, env, "November stipend")
 	calls := env.Sandbox.RequestCount("POST", webtest.ApproveRoute)
 
-	var wg sync.WaitGroup
-	codes := make(chan int, 6)
-	for _, c := range []*http.Client{a, a, a2, b, b, a2} {
-		wg.Add(1)
-		go func(c *http.Client) {
-			defer wg.Done()
-			resp := postApprove(env, c, id)
-			resp.Body.Close()
-			codes <- resp.StatusCode
-		}(c)
-	}
-	wg.Wait()
-	close(codes)
-	for code := range codes {
+	clients := []*http.Client{a, a, a2, b, b, a2}
+	got := webtest.AtOnce(len(clients), func(i int) int {
+		resp := postApprove(env, clients[i], id)
+		resp.Body.Close()
+		return resp.StatusCode
+	})
+	for code := range got {
 		// Sent, already sent (a redirect saying so), or refused here
 		// because the mirror already shows the approval.
 		if code != http.StatusSeeOther && code != http.StatusConflict {

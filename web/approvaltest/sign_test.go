@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -248,30 +247,11 @@ func TestParallelPostsToOneTokenMakeOneUpstreamCall(t *testing.T) {
 	sig := webtest.SignHash(t, key, req["hashToSign"]).Hex()
 
 	const n = 8
-	var wg sync.WaitGroup
-	codes := make(chan int, n)
-	start := make(chan struct{})
-	for range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			<-start
-			code, _ := webtest.DevicePost(t, env, l.Path, sig)
-			codes <- code
-		}()
-	}
-	close(start)
-	wg.Wait()
-	close(codes)
-	ok, gone := 0, 0
-	for code := range codes {
-		switch code {
-		case http.StatusOK:
-			ok++
-		case http.StatusGone:
-			gone++
-		}
-	}
+	got := webtest.AtOnce(n, func(int) int {
+		code, _ := webtest.DevicePost(t, env, l.Path, sig)
+		return code
+	})
+	ok, gone := got[http.StatusOK], got[http.StatusGone]
 	if ok != 1 || gone != n-1 {
 		t.Fatalf("%d ok, %d gone", ok, gone)
 	}

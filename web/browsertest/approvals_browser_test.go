@@ -51,11 +51,7 @@ func TestBrowserApproveAndSignThroughTheQRCode(t *testing.T) {
 
 	row := `[data-testid="proposal-row"][data-id="` + id + `"]`
 	err := chromedp.Do(ctx,
-		chromedp.Navigate(env.URL("/approvals")),
-		chromedp.WaitVisible(chromedp.ID("email")),
-		chromedp.SendKeys(chromedp.ID("email"), s.Email),
-		chromedp.SendKeys(chromedp.ID("password"), s.Password),
-		chromedp.Click(chromedp.CSS(`[data-testid="login-submit"]`)),
+		webtest.BrowserSignIn(env.URL("/approvals"), s),
 		chromedp.WaitVisible(chromedp.CSS(row)),
 	)
 	if err != nil {
@@ -80,22 +76,10 @@ func TestBrowserApproveAndSignThroughTheQRCode(t *testing.T) {
 	if err != nil || status.Value != "PENDING_SIGNATURES" {
 		t.Fatalf("after approving: %q %v", status.Value, err)
 	}
-	err = chromedp.Do(ctx,
-		chromedp.Click(chromedp.CSS(`[data-testid="create-sign-request"]`)),
-		chromedp.WaitVisible(chromedp.ID("sign-qr")),
-	)
-	if err != nil {
-		t.Fatal(err)
-	}
-	png, err := chromedp.Run(ctx, chromedp.Screenshot(chromedp.ID("sign-qr")))
-	if err != nil {
-		t.Fatal(err)
-	}
+	link, png := webtest.ClickForSignQR(t, ctx, `[data-testid="create-sign-request"]`, "sign-request")
 	if dir := os.Getenv("SCREENSHOT_DIR"); dir != "" {
 		_ = os.WriteFile(filepath.Join(dir, "sign-qr.png"), png, 0o644)
 	}
-	webtest.Screenshot(t, ctx, "sign-request")
-	link := webtest.DecodeQR(t, png)
 	shown, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.getElementById("sign-link").value`))
 	if err != nil || shown != link || !strings.HasPrefix(link, env.Config.PublicOrigin+"/sign/") {
 		t.Fatalf("QR says %q, page shows %q (%v)", link, shown, err)

@@ -33,11 +33,7 @@ func TestBrowserAuditTableFitsTheWindow(t *testing.T) {
 	b := webtest.Browser(t)
 	err := chromedp.Do(b,
 		chromedp.EmulateViewport(1366, 900),
-		chromedp.Navigate(env.URL("/login")),
-		chromedp.WaitVisible(chromedp.ID("email")),
-		chromedp.SendKeys(chromedp.ID("email"), s.Email),
-		chromedp.SendKeys(chromedp.ID("password"), s.Password),
-		chromedp.Click(chromedp.CSS(`[data-testid="login-submit"]`)),
+		webtest.BrowserSignIn(env.URL("/login"), s),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid="dashboard-title"]`)),
 		chromedp.Navigate(env.URL("/audit")),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid="audit-table"]`)),

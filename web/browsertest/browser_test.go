@@ -17,11 +17,7 @@ func TestBrowserLogin(t *testing.T) {
 	s := env.CreateStaff(store.RoleOwner)
 	ctx := webtest.Browser(t)
 	err := chromedp.Do(ctx,
-		chromedp.Navigate(env.URL("/")),
-		chromedp.WaitVisible(chromedp.ID("email")),
-		chromedp.SendKeys(chromedp.ID("email"), s.Email),
-		chromedp.SendKeys(chromedp.ID("password"), s.Password),
-		chromedp.Click(chromedp.CSS(`[data-testid="login-submit"]`)),
+		webtest.BrowserSignIn(env.URL("/"), s),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid="dashboard-title"]`)),
 	)
 	if err != nil {

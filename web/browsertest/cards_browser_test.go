@@ -17,11 +17,7 @@ func TestBrowserSupportFreezesACard(t *testing.T) {
 	s := env.CreateStaff(store.RoleSupport)
 	ctx := webtest.Browser(t)
 	err := chromedp.Do(ctx,
-		chromedp.Navigate(env.URL("/login")),
-		chromedp.WaitVisible(chromedp.ID("email")),
-		chromedp.SendKeys(chromedp.ID("email"), s.Email),
-		chromedp.SendKeys(chromedp.ID("password"), s.Password),
-		chromedp.Click(chromedp.CSS(`[data-testid="login-submit"]`)),
+		webtest.BrowserSignIn(env.URL("/login"), s),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid="dashboard-title"]`)),
 		chromedp.Navigate(env.URL("/cards")),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid="cards-refresh"]`)),

@@ -3,8 +3,6 @@ package browsertest
 import (
 	"context"
 	"fmt"
-	"log/slog"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,11 +11,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"partneradmin/apiclient"
-	"partneradmin/apiclient/sandbox"
-	"partneradmin/handlers/mirror"
 	"partneradmin/store"
-	"partneradmin/web"
 	"partneradmin/web/webtest"
 )
 
@@ -25,72 +19,15 @@ import (
 // secret adopted, so employee.linked deliveries reach the employees area.
 func newEmployeesEnv(t *testing.T) *webtest.Env {
 	t.Helper()
-	ctx := context.Background()
-	pool, err := store.Open(ctx, webtest.MigratedDatabase(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(pool.Close)
-	logs := &webtest.LogBuffer{}
-	logger := web.NewLogger(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	srv := httptest.NewUnstartedServer(nil)
-	cfg := web.Config{Addr: srv.Listener.Addr().String(), PublicOrigin: "http://" + srv.Listener.Addr().String()}
-	sb, err := sandbox.New(sandbox.Options{Control: true, Local: true, Logger: logger.With("component", "sandbox")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(sb.Close)
-	demo, err := sandbox.SeedDemo(sb, sandbox.DemoOptions{CallbackURL: cfg.PublicOrigin + "/webhooks/partner-api"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sbSrv := httptest.NewServer(sb)
-	t.Cleanup(sbSrv.Close)
-	api, err := apiclient.New(sbSrv.URL, demo.APIKey, apiclient.WithLogger(logger))
-	if err != nil {
-		t.Fatal(err)
-	}
-	st := store.New(pool)
-	syncer := &mirror.Syncer{API: api, Store: st, Now: time.Now}
-	if _, err := syncer.Import(ctx, web.DemoPeople(demo, time.Now())); err != nil {
-		t.Fatal(err)
-	}
-	up := web.Upstream{Sandbox: true, BaseURL: sbSrv.URL, Probe: func(ctx context.Context) error { return nil }}
-	app, err := web.New(web.Deps{Config: cfg, Store: st, Logger: logger, Upstream: up, API: api})
-	if err != nil {
-		t.Fatal(err)
-	}
-	wctx, cancel := context.WithCancel(ctx)
-	if err := app.Start(wctx); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		sctx, c := context.WithTimeout(ctx, 10*time.Second)
-		defer c()
-		_ = app.Stop(sctx)
-		cancel()
-	})
-	srv.Config.Handler = app.Handler()
-	srv.Start()
-	t.Cleanup(srv.Close)
-	if demo.WebhookSecret != "" {
-		if err := app.AdoptWebhookSecret(ctx, demo.WebhookSecret); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return &webtest.Env{T: t, App: app, Server: srv, Store: st, Config: cfg, Logs: logs, Sandbox: sb, SandboxURL: sbSrv.URL, API: api, Demo: demo}
+	env := webtest.New(t, webtest.Options{StartWorkers: true})
+	webtest.AdoptWebhookSecret(t, env)
+	return env
 }
 
 // browserLogin signs in through the real form.
 func browserLogin(t *testing.T, env *webtest.Env, ctx context.Context, s webtest.Staff) {
 	t.Helper()
-	if err := chromedp.Do(ctx,
-		chromedp.Navigate(env.URL("/login")),
-		chromedp.SendKeys(chromedp.CSS(`input[name="email"]`), s.Email),
-		chromedp.SendKeys(chromedp.CSS(`input[name="password"]`), s.Password),
-		chromedp.Submit(chromedp.CSS(`input[name="password"]`)),
-		chromedp.WaitVisible(chromedp.CSS(`[data-testid="nav"]`)),
-	); err != nil {
+	if err := chromedp.Do(ctx, webtest.BrowserSignIn(env.URL("/login"), s), chromedp.WaitVisible(chromedp.CSS(`[data-testid="nav"]`))); err != nil {
 		t.Fatalf("login: %v", err)
 	}
 }

@@ -36,11 +36,7 @@ func TestMoneyOutPayoutBrowserSignedThroughTheQRCode(t *testing.T) {
 
 	next := chromedp.Click(chromedp.CSS(`[data-testid="payout-next"]`))
 	err := chromedp.Do(ctx,
-		chromedp.Navigate(env.URL("/money-out/payout")),
-		chromedp.WaitVisible(chromedp.ID("email")),
-		chromedp.SendKeys(chromedp.ID("email"), s.Email),
-		chromedp.SendKeys(chromedp.ID("password"), s.Password),
-		chromedp.Click(chromedp.CSS(`[data-testid="login-submit"]`)),
+		webtest.BrowserSignIn(env.URL("/money-out/payout"), s),
 		chromedp.WaitVisible(chromedp.ID("f-country")),
 		chromedp.SetValue(chromedp.ID("f-country"), "GBR"),
 		next,
@@ -63,19 +59,7 @@ func TestMoneyOutPayoutBrowserSignedThroughTheQRCode(t *testing.T) {
 		t.Fatalf("review %q %v", review, err)
 	}
 	webtest.Screenshot(t, ctx, "payout-review")
-	err = chromedp.Do(ctx,
-		chromedp.Click(chromedp.CSS(`[data-testid="payout-confirm"]`)),
-		chromedp.WaitVisible(chromedp.ID("sign-qr")),
-	)
-	if err != nil {
-		t.Fatal(err)
-	}
-	png, err := chromedp.Run(ctx, chromedp.Screenshot(chromedp.ID("sign-qr")))
-	if err != nil {
-		t.Fatal(err)
-	}
-	webtest.Screenshot(t, ctx, "payout-sign-request")
-	link := webtest.DecodeQR(t, png)
+	link, _ := webtest.ClickForSignQR(t, ctx, `[data-testid="payout-confirm"]`, "payout-sign-request")
 	shown, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.getElementById("sign-link").value`))
 	if err != nil || shown != link || !strings.HasPrefix(link, env.Config.PublicOrigin+"/sign/") {
 		t.Fatalf("QR says %q, page shows %q (%v)", link, shown, err)

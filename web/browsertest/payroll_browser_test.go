@@ -83,11 +83,7 @@ func TestBrowserPayrollRunSignedFromOneQRCode(t *testing.T) {
 
 	// Upload, preview, send.
 	err = chromedp.Do(ctx,
-		chromedp.Navigate(env.URL("/payroll/new")),
-		chromedp.WaitVisible(chromedp.ID("email")),
-		chromedp.SendKeys(chromedp.ID("email"), s1.Email),
-		chromedp.SendKeys(chromedp.ID("password"), s1.Password),
-		chromedp.Click(chromedp.CSS(`[data-testid="login-submit"]`)),
+		webtest.BrowserSignIn(env.URL("/payroll/new"), s1),
 		chromedp.WaitVisible(chromedp.ID("payroll-file")),
 		chromedp.SendKeys(chromedp.ID("payroll-csv-name"), "November"),
 		chromedp.SetUploadFiles(chromedp.ID("payroll-file"), []string{file}),
@@ -153,19 +149,7 @@ func TestBrowserPayrollRunSignedFromOneQRCode(t *testing.T) {
 	if err != nil || label != "Sign all 10 from one QR code" {
 		t.Fatalf("sign button %q %v", label, err)
 	}
-	err = chromedp.Do(ctx,
-		chromedp.Click(chromedp.CSS(`[data-testid="payroll-sign"]`)),
-		chromedp.WaitVisible(chromedp.ID("sign-qr")),
-	)
-	if err != nil {
-		t.Fatal(err)
-	}
-	png, err := chromedp.Run(ctx, chromedp.Screenshot(chromedp.ID("sign-qr")))
-	if err != nil {
-		t.Fatal(err)
-	}
-	webtest.Screenshot(t, ctx, "payroll-sign-batch")
-	link := webtest.DecodeQR(t, png)
+	link, _ := webtest.ClickForSignQR(t, ctx, `[data-testid="payroll-sign"]`, "payroll-sign-batch")
 	out, err := exec.Command(device, "sign", "--keystore", keystore, "--yes", link).CombinedOutput()
 	if err != nil || strings.Count(string(out), "signed ") != 10 {
 		t.Fatalf("device: %v\n%s", err, out)

@@ -32,11 +32,7 @@ func TestBrowserPasskeyEnrolAndSignIn(t *testing.T) {
 	}
 	signIn := func() error {
 		return chromedp.Do(ctx,
-			chromedp.Navigate(env.LocalhostURL("/login")),
-			chromedp.WaitVisible(chromedp.ID("email")),
-			chromedp.SendKeys(chromedp.ID("email"), s.Email),
-			chromedp.SendKeys(chromedp.ID("password"), s.Password),
-			chromedp.Click(chromedp.CSS(`[data-testid="login-submit"]`)),
+			webtest.BrowserSignIn(env.LocalhostURL("/login"), s),
 		)
 	}
 	err := chromedp.Do(ctx,

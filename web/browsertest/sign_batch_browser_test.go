@@ -31,11 +31,7 @@ func TestBrowserBatchSelectionSurvivesPollsAndSigns(t *testing.T) {
 	s := env.CreateStaff(store.RoleFinanceApprover)
 	box := func(id string) string { return `[data-testid="proposal-select"][value="` + id + `"]` }
 	err := chromedp.Do(ctx,
-		chromedp.Navigate(env.URL("/approvals?status=PENDING_SIGNATURES")),
-		chromedp.WaitVisible(chromedp.ID("email")),
-		chromedp.SendKeys(chromedp.ID("email"), s.Email),
-		chromedp.SendKeys(chromedp.ID("password"), s.Password),
-		chromedp.Click(chromedp.CSS(`[data-testid="login-submit"]`)),
+		webtest.BrowserSignIn(env.URL("/approvals?status=PENDING_SIGNATURES"), s),
 		chromedp.WaitVisible(chromedp.CSS(box(ids[0]))),
 		chromedp.Click(chromedp.CSS(box(ids[0]))),
 		chromedp.Click(chromedp.CSS(box(ids[2]))),
@@ -58,19 +54,7 @@ func TestBrowserBatchSelectionSurvivesPollsAndSigns(t *testing.T) {
 	if err != nil || len(ticked) != 2 || ticked[0] == ids[1] || ticked[1] == ids[1] {
 		t.Fatalf("ticked after a poll: %v %v", ticked, err)
 	}
-	err = chromedp.Do(ctx,
-		chromedp.Click(chromedp.CSS(`[data-testid="sign-batch-submit"]`)),
-		chromedp.WaitVisible(chromedp.ID("sign-qr")),
-	)
-	if err != nil {
-		t.Fatal(err)
-	}
-	png, err := chromedp.Run(ctx, chromedp.Screenshot(chromedp.ID("sign-qr")))
-	if err != nil {
-		t.Fatal(err)
-	}
-	webtest.Screenshot(t, ctx, "sign-batch")
-	link := webtest.DecodeQR(t, png)
+	link, _ := webtest.ClickForSignQR(t, ctx, `[data-testid="sign-batch-submit"]`, "sign-batch")
 	n, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll('[data-testid="sign-batch-item"]').length`))
 	if err != nil || n != 2 || !strings.HasPrefix(link, env.Config.PublicOrigin+"/sign/") {
 		t.Fatalf("batch page: %d items, link %q, %v", n, link, err)

@@ -5,7 +5,6 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/shopspring/decimal"
@@ -93,32 +92,14 @@ func TestMoneyOutCashFundAndSend(t *testing.T) {
 	form := webtest.CashForm(t, env, c, "send", url.Values{"wallet_id": {usd}, "country": {"CO"}, "price": {"75.50"}, "price_currency": {"USD"},
 		"description": {"Courier pay"}})
 
-	var wg sync.WaitGroup
-	codes := make(chan int, 5)
-	for range 5 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			resp := env.PostForm(c, "/money-out/cash/send", form)
-			resp.Body.Close()
-			codes <- resp.StatusCode
-		}()
-	}
-	wg.Wait()
-	close(codes)
+	got := env.PostFormAtOnce(c, "/money-out/cash/send", form, 5)
 	if n := env.Sandbox.RequestCount("POST", webtest.CashSendRoute); n != 1 {
 		t.Fatalf("%d pay-outs sent for one form", n)
 	}
 	if n := len(webtest.AuditRows(t, env, "cash_order.send")); n != 1 {
 		t.Fatalf("%d audit rows", n)
 	}
-	created := 0
-	for code := range codes {
-		if code == http.StatusCreated {
-			created++
-		}
-	}
-	if created == 0 {
+	if got[http.StatusCreated] == 0 {
 		t.Fatal("no post of the form answered with the created order")
 	}
 	resp = env.PostForm(c, "/money-out/cash/send", form)

@@ -6,7 +6,6 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -74,7 +73,7 @@ func TestMoneyOutMexicoTwoSignaturesEndToEnd(t *testing.T) {
 	}
 	webtest.SandboxControl(t, env, http.MethodPut, "/_sandbox/users/"+env.Demo.TreasuryUserID+"/mx/kyc", map[string]any{"status": "approved"})
 	form := webtest.MexicoQuoteForm(t, env, c, "1000")
-	before := sepaMXNBalance(t, env, "MEXe")
+	before := webtest.CoinBalance(t, env, env.Demo.TreasuryUserID, "MEXe")
 
 	// Bad input: at the field and in the summary, kept, nothing sent.
 	for _, tc := range []struct{ field, value, id, want string }{
@@ -176,7 +175,7 @@ func TestMoneyOutMexicoTwoSignaturesEndToEnd(t *testing.T) {
 		!strings.Contains(webtest.TestID(doc, "mx-waiting"), "asks for the second (burn) signature") {
 		t.Fatalf("burn request: %q %q %q", mxAttr(doc, "mx-step-burn", "data-state"), webtest.TestID(doc, "mx-link-submit"), webtest.TestID(doc, "mx-waiting"))
 	}
-	if mid := sepaMXNBalance(t, env, "MEXe"); !mid.Equal(before) {
+	if mid := webtest.CoinBalance(t, env, env.Demo.TreasuryUserID, "MEXe"); !mid.Equal(before) {
 		t.Fatalf("MEXe moved before the burn: %s", mid)
 	}
 	resp = env.PostForm(c, page+"/sign-request", url.Values{})
@@ -205,7 +204,7 @@ func TestMoneyOutMexicoTwoSignaturesEndToEnd(t *testing.T) {
 	if mxAttr(doc, "mx-order-status", "data-state") != "funded" || mxAttr(doc, "mx-step-burn", "data-state") != store.SignSubmitted {
 		t.Fatalf("after the burn: %q %q", mxAttr(doc, "mx-order-status", "data-state"), mxAttr(doc, "mx-step-burn", "data-state"))
 	}
-	if mid := sepaMXNBalance(t, env, "MEXe"); !mid.Equal(before.Sub(decimal.RequireFromString("1000"))) {
+	if mid := webtest.CoinBalance(t, env, env.Demo.TreasuryUserID, "MEXe"); !mid.Equal(before.Sub(decimal.RequireFromString("1000"))) {
 		t.Fatalf("MEXe after the burn %s", mid)
 	}
 	webtest.SandboxControl(t, env, http.MethodPost, "/_sandbox/rails/settle", map[string]any{})
@@ -214,7 +213,7 @@ func TestMoneyOutMexicoTwoSignaturesEndToEnd(t *testing.T) {
 		doc.Find(`#mx-steps[hx-get]`).Length() != 0 || doc.Find(`[data-testid="mx-link-form"]`).Length() != 0 {
 		t.Fatalf("completed: %q", mxAttr(doc, "mx-order-status", "data-state"))
 	}
-	if after := sepaMXNBalance(t, env, "MEXe"); !after.Equal(before.Sub(decimal.RequireFromString("1000"))) {
+	if after := webtest.CoinBalance(t, env, env.Demo.TreasuryUserID, "MEXe"); !after.Equal(before.Sub(decimal.RequireFromString("1000"))) {
 		t.Fatalf("MEXe after %s, want %s", after, before.Sub(decimal.RequireFromString("1000")))
 	}
 }
@@ -230,23 +229,7 @@ func TestMoneyOutMexicoFiveConcurrentQuotesAskOnce(t *testing.T) {
 	webtest.MexicoReady(t, env)
 	form := webtest.MexicoQuoteForm(t, env, c, "100")
 	webtest.SandboxControl(t, env, http.MethodPost, "/_sandbox/faults", map[string]any{"method": "POST", "route": webtest.MexicoQuoteRoute, "latencyMs": 300, "times": 1})
-	var wg sync.WaitGroup
-	codes := make(chan int, 5)
-	for range 5 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			resp := env.PostForm(c, "/money-out/mexico", form)
-			resp.Body.Close()
-			codes <- resp.StatusCode
-		}()
-	}
-	wg.Wait()
-	close(codes)
-	got := map[int]int{}
-	for code := range codes {
-		got[code]++
-	}
+	got := env.PostFormAtOnce(c, "/money-out/mexico", form, 5)
 	if got[http.StatusCreated] != 1 || got[http.StatusSeeOther] != 4 {
 		t.Fatalf("answers %v, want one 201 and four 303", got)
 	}
@@ -350,7 +333,7 @@ func TestMoneyOutMexicoRefusedSignatureAndFailedOrder(t *testing.T) {
 	env := webtest.New(t, webtest.Options{})
 	c, _ := env.SignedIn(store.RoleOwner)
 	webtest.MexicoReady(t, env)
-	before := sepaMXNBalance(t, env, "MEXe")
+	before := webtest.CoinBalance(t, env, env.Demo.TreasuryUserID, "MEXe")
 	resp := env.PostForm(c, "/money-out/mexico", webtest.MexicoQuoteForm(t, env, c, "400"))
 	doc := webtest.Doc(t, resp)
 	if resp.StatusCode != http.StatusCreated {
@@ -389,7 +372,7 @@ func TestMoneyOutMexicoRefusedSignatureAndFailedOrder(t *testing.T) {
 	if code, _ := webtest.SignOnDevice(t, env, sepaMXNQRLink(t, env, doc), "treasury"); code != http.StatusOK {
 		t.Fatalf("burn: %d", code)
 	}
-	if mid := sepaMXNBalance(t, env, "MEXe"); !mid.Equal(before.Sub(decimal.RequireFromString("400"))) {
+	if mid := webtest.CoinBalance(t, env, env.Demo.TreasuryUserID, "MEXe"); !mid.Equal(before.Sub(decimal.RequireFromString("400"))) {
 		t.Fatalf("MEXe after the burn %s", mid)
 	}
 	webtest.SandboxControl(t, env, http.MethodPost, "/_sandbox/rails/fail-next", map[string]any{"rail": "mx-offramp"})
@@ -399,7 +382,7 @@ func TestMoneyOutMexicoRefusedSignatureAndFailedOrder(t *testing.T) {
 		doc.Find(`[data-testid="mx-requote"]`).Length() != 1 {
 		t.Fatalf("refunded: %q %q", mxAttr(doc, "mx-order-status", "data-state"), webtest.TestID(doc, "mx-waiting"))
 	}
-	if after := sepaMXNBalance(t, env, "MEXe"); !after.Equal(before) {
+	if after := webtest.CoinBalance(t, env, env.Demo.TreasuryUserID, "MEXe"); !after.Equal(before) {
 		t.Fatalf("MEXe after the refund %s, want %s", after, before)
 	}
 

@@ -89,19 +89,8 @@ func TestMoneyOutNigeriaJourney(t *testing.T) {
 
 	// Five posts of the holder step at once: one registration upstream,
 	// one audit row.
-	var wg sync.WaitGroup
-	codes := make([]int, 5)
-	for i := range codes {
-		wg.Add(1)
-		go func(i int) {
-			defer wg.Done()
-			resp := env.PostForm(c, "/money-out/nigeria/account", form)
-			resp.Body.Close()
-			codes[i] = resp.StatusCode
-		}(i)
-	}
-	wg.Wait()
-	for _, code := range codes {
+	codes := env.PostFormAtOnce(c, "/money-out/nigeria/account", form, 5)
+	for code := range codes {
 		if code != http.StatusOK && code != http.StatusConflict {
 			t.Fatalf("concurrent register: %v", codes)
 		}
@@ -152,6 +141,7 @@ func TestMoneyOutNigeriaJourney(t *testing.T) {
 	// the same proposal.
 	calls := env.Sandbox.RequestCount("POST", webtest.NigeriaOfframpRoute)
 	offramp := url.Values{"form_token": {amountTok}, "account_token": {acctTok}, "wallet_id": {ngn}, "amount": {"1,000.50"}}
+	var wg sync.WaitGroup
 	locs := make([]string, 5)
 	for i := range locs {
 		wg.Add(1)

@@ -7,7 +7,6 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/PuerkitoBio/goquery"
@@ -19,22 +18,6 @@ import (
 
 // Helpers of the EUR SEPA and Mexican offramp tests (prefixed sepaMXN:
 // other rails' tests share the package).
-
-// sepaMXNBalance is a treasury wallet's balance upstream.
-func sepaMXNBalance(t *testing.T, env *webtest.Env, coin string) decimal.Decimal {
-	t.Helper()
-	ws, err := env.API.ListWallets(context.Background(), env.Demo.TreasuryUserID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, w := range ws {
-		if string(w.Currency) == coin {
-			return w.Balance
-		}
-	}
-	t.Fatalf("no treasury %s wallet upstream", coin)
-	return decimal.Zero
-}
 
 // sepaMXNQRLink checks that a page's QR code carries its signing link and
 // returns the link.
@@ -104,7 +87,7 @@ func TestMoneyOutSEPAJourney(t *testing.T) {
 
 	webtest.SetSandboxState(t, env, "active", "users", env.Demo.TreasuryUserID, "onboarding", "eurProviderStatus")
 	form := webtest.SEPAForm(t, env, c)
-	before := sepaMXNBalance(t, env, "EURe")
+	before := webtest.CoinBalance(t, env, env.Demo.TreasuryUserID, "EURe")
 	if !before.Equal(decimal.RequireFromString("1000")) {
 		t.Fatalf("EURe before %s", before)
 	}
@@ -242,7 +225,7 @@ func TestMoneyOutSEPAJourney(t *testing.T) {
 	if st, _ := doc.Find(`[data-testid="sepa-order-state"]`).Attr("data-state"); st != "completed" || doc.Find("#sepa-order-state[hx-get]").Length() != 0 {
 		t.Fatalf("after settle: %q (the poll should stop)", st)
 	}
-	after := sepaMXNBalance(t, env, "EURe")
+	after := webtest.CoinBalance(t, env, env.Demo.TreasuryUserID, "EURe")
 	if want := before.Sub(decimal.RequireFromString("250.50")); !after.Equal(want) {
 		t.Fatalf("EURe after %s, want %s", after, want)
 	}
@@ -258,23 +241,7 @@ func TestMoneyOutSEPAFiveConcurrentPostsPrepareOnce(t *testing.T) {
 	form := webtest.SEPAForm(t, env, c)
 	form.Set("confirm", "1")
 	webtest.SandboxControl(t, env, http.MethodPost, "/_sandbox/faults", map[string]any{"method": "POST", "route": webtest.SEPAPrepareRoute, "latencyMs": 300, "times": 1})
-	var wg sync.WaitGroup
-	codes := make(chan int, 5)
-	for range 5 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			resp := env.PostForm(c, "/money-out/sepa", form)
-			resp.Body.Close()
-			codes <- resp.StatusCode
-		}()
-	}
-	wg.Wait()
-	close(codes)
-	got := map[int]int{}
-	for code := range codes {
-		got[code]++
-	}
+	got := env.PostFormAtOnce(c, "/money-out/sepa", form, 5)
 	if got[http.StatusCreated] != 1 || got[http.StatusSeeOther] != 4 {
 		t.Fatalf("answers %v, want one 201 and four 303", got)
 	}
@@ -389,7 +356,7 @@ func TestMoneyOutSEPARefusalAndFailure(t *testing.T) {
 	}
 
 	// The bank returns the transfer: failed, refunded.
-	before := sepaMXNBalance(t, env, "EURe")
+	before := webtest.CoinBalance(t, env, env.Demo.TreasuryUserID, "EURe")
 	form = webtest.SEPAForm(t, env, c)
 	form.Set("confirm", "1")
 	resp = env.PostForm(c, "/money-out/sepa", form)
@@ -401,7 +368,7 @@ func TestMoneyOutSEPARefusalAndFailure(t *testing.T) {
 	if code, _ := webtest.SignOnDevice(t, env, link, "treasury"); code != http.StatusOK {
 		t.Fatalf("device: %d", code)
 	}
-	if mid := sepaMXNBalance(t, env, "EURe"); !mid.Equal(before.Sub(decimal.RequireFromString("250.50"))) {
+	if mid := webtest.CoinBalance(t, env, env.Demo.TreasuryUserID, "EURe"); !mid.Equal(before.Sub(decimal.RequireFromString("250.50"))) {
 		t.Fatalf("EURe while processing %s", mid)
 	}
 	webtest.SandboxControl(t, env, http.MethodPost, "/_sandbox/rails/fail-next", map[string]any{"rail": "sepa"})
@@ -415,7 +382,7 @@ func TestMoneyOutSEPARefusalAndFailure(t *testing.T) {
 		!strings.Contains(webtest.TestID(doc, "sepa-order-state"), "refunded") {
 		t.Fatalf("failed order: %q %q", st, webtest.TestID(doc, "sepa-order-state"))
 	}
-	if after := sepaMXNBalance(t, env, "EURe"); !after.Equal(before) {
+	if after := webtest.CoinBalance(t, env, env.Demo.TreasuryUserID, "EURe"); !after.Equal(before) {
 		t.Fatalf("EURe after the refund %s, want %s", after, before)
 	}
 }

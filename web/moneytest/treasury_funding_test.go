@@ -5,7 +5,6 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -233,18 +232,7 @@ func TestFundingStartUSDSendsOnceForOneForm(t *testing.T) {
 	calls = env.Sandbox.RequestCount("POST", webtest.StartUSARoute)
 	// The call is slow, so the posts overlap it.
 	webtest.SandboxControl(t, env, http.MethodPost, "/_sandbox/faults", map[string]any{"method": "POST", "route": webtest.StartUSARoute, "latencyMs": 300, "times": 1})
-	var wg sync.WaitGroup
-	codes := make(chan int, 5)
-	for range 5 {
-		wg.Go(func() {
-			resp := env.PostForm(c, webtest.FundingStartPath, url.Values{"form_token": {tok}})
-			resp.Body.Close()
-			codes <- resp.StatusCode
-		})
-	}
-	wg.Wait()
-	close(codes)
-	for code := range codes {
+	for code := range env.PostFormAtOnce(c, webtest.FundingStartPath, url.Values{"form_token": {tok}}, 5) {
 		if code != http.StatusSeeOther {
 			t.Errorf("answer %d, want 303", code)
 		}

@@ -332,18 +332,7 @@ func TestCryptoWithdrawalDoubleClickSendsOne(t *testing.T) {
 	webtest.SandboxControl(t, env, http.MethodPost, "/_sandbox/faults", map[string]any{"method": "POST",
 		"route": "/v1/users/{userId}/withdrawal/smart-wallet/crypto", "latencyMs": 400, "times": 1})
 
-	codes := make(chan int, 2)
-	for range 2 {
-		go func() {
-			resp := env.PostForm(c, "/treasury/withdrawal", form)
-			resp.Body.Close()
-			codes <- resp.StatusCode
-		}()
-	}
-	got := map[int]int{}
-	for range 2 {
-		got[<-codes]++
-	}
+	got := env.PostFormAtOnce(c, "/treasury/withdrawal", form, 2)
 	if got[http.StatusCreated] != 1 || got[http.StatusSeeOther] != 1 {
 		t.Fatalf("answers %v, want one 201 and one 303", got)
 	}

@@ -696,11 +696,7 @@ func TestBrowserOwnerRotatesWebhookSecret(t *testing.T) {
 	s := env.CreateStaff(store.RoleOwner)
 	ctx := webtest.Browser(t)
 	err := chromedp.Do(ctx,
-		chromedp.Navigate(env.URL("/settings/webhooks")),
-		chromedp.WaitVisible(chromedp.ID("email")),
-		chromedp.SendKeys(chromedp.ID("email"), s.Email),
-		chromedp.SendKeys(chromedp.ID("password"), s.Password),
-		chromedp.Click(chromedp.CSS(`[data-testid="login-submit"]`)),
+		webtest.BrowserSignIn(env.URL("/settings/webhooks"), s),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid="rotate-form"]`)),
 		chromedp.Click(chromedp.ID("rotate-confirm")),
 		chromedp.Click(chromedp.CSS(`[data-testid="rotate-submit"]`)),

@@ -68,6 +68,35 @@ func BrowserFor(t testing.TB, limit time.Duration) context.Context {
 	return ctx
 }
 
+// BrowserSignIn is the steps that open url (a page that asks to sign in
+// first, or the login page itself) and sign s in through the login form;
+// the caller then waits for the page it lands on.
+func BrowserSignIn(url string, s Staff) chromedp.Action[chromedp.Void] {
+	return chromedp.Steps(
+		chromedp.Navigate(url),
+		chromedp.WaitVisible(chromedp.ID("email")),
+		chromedp.SendKeys(chromedp.ID("email"), s.Email),
+		chromedp.SendKeys(chromedp.ID("password"), s.Password),
+		chromedp.Click(chromedp.CSS(`[data-testid="login-submit"]`)),
+	)
+}
+
+// ClickForSignQR clicks the button (a CSS selector) that issues a signing
+// link, waits for the link's QR code, saves a screenshot of the page as
+// name, and returns the link the code carries and the code's PNG.
+func ClickForSignQR(t testing.TB, ctx context.Context, button, name string) (link string, png []byte) {
+	t.Helper()
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(button)), chromedp.WaitVisible(chromedp.ID("sign-qr"))); err != nil {
+		t.Fatal(err)
+	}
+	png, err := chromedp.Run(ctx, chromedp.Screenshot(chromedp.ID("sign-qr")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	Screenshot(t, ctx, name)
+	return DecodeQR(t, png), png
+}
+
 // Screenshot saves a full-page PNG under the test's temp dir and returns its
 // path.
 func Screenshot(t testing.TB, ctx context.Context, name string) string {

@@ -308,6 +308,39 @@ func (e *Env) PostForm(c *http.Client, path string, form url.Values) *http.Respo
 	})
 }
 
+// PostFormAtOnce posts one form n times at once, as a double click or
+// several tabs would, and counts the answers by status code.
+func (e *Env) PostFormAtOnce(c *http.Client, path string, form url.Values, n int) map[int]int {
+	e.T.Helper()
+	return AtOnce(n, func(int) int {
+		resp := e.PostForm(c, path, form)
+		resp.Body.Close()
+		return resp.StatusCode
+	})
+}
+
+// AtOnce runs do(0) … do(n-1) in n goroutines released together, and counts
+// the status codes they return.
+func AtOnce(n int, do func(i int) int) map[int]int {
+	var wg sync.WaitGroup
+	codes := make(chan int, n)
+	start := make(chan struct{})
+	for i := range n {
+		wg.Go(func() {
+			<-start
+			codes <- do(i)
+		})
+	}
+	close(start)
+	wg.Wait()
+	close(codes)
+	got := map[int]int{}
+	for code := range codes {
+		got[code]++
+	}
+	return got
+}
+
 // Do sends a request with Sec-Fetch-Site: same-origin (as browsers do).
 func (e *Env) Do(c *http.Client, method, path string, body io.Reader, h http.Header) *http.Response {
 	e.T.Helper()
