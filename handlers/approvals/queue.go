@@ -26,8 +26,8 @@ var queueTypes = []string{string(apiclient.ProposalTransfer), string(apiclient.P
 const maxWho = 100
 
 // parseQueueFilter reads the queue's filters. A filter that is not usable
-// (not a known value, or text that is not valid) is not applied; the
-// person search says why next to its field.
+// (not a known value, or text that is not valid) is not applied, and says
+// why next to its field.
 func parseQueueFilter(q url.Values) views.QueueFilterForm {
 	f := views.QueueFilterForm{Mine: q.Get("mine") == "1", Type: q.Get("type"), Employee: strings.TrimSpace(q.Get("employee")),
 		Who: strings.TrimSpace(q.Get("who")), Fields: views.FieldErrors{}}
@@ -40,11 +40,14 @@ func parseQueueFilter(q url.Values) views.QueueFilterForm {
 		f.Employee = ""
 	}
 	switch s := store.ProposalStatus(q.Get("status")); s {
+	case "":
 	case store.ProposalPendingApprovals, store.ProposalPendingSignatures, store.ProposalFailed:
 		f.Status = string(s)
+	default:
+		f.Fields["status"] = "Choose one of the listed states."
 	}
-	if !slices.Contains(queueTypes, f.Type) {
-		f.Type = ""
+	if f.Type != "" && !slices.Contains(queueTypes, f.Type) {
+		f.Fields["type"], f.Type = "Choose one of the listed types.", ""
 	}
 	return f
 }
@@ -200,7 +203,12 @@ func (h *Handler) ExportCSV(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	v := handlers.ViewerFrom(ctx)
 	linked := v.Staff.ServiceUserID
-	sf := h.storeFilter(parseQueueFilter(r.URL.Query()), linked, v.Staff.ID)
+	f := parseQueueFilter(r.URL.Query())
+	if f.Fields.Any() {
+		h.ErrorPage(w, r, http.StatusBadRequest, "Not a filter the queue takes", "Correct the filter on the queue's page and export again.")
+		return
+	}
+	sf := h.storeFilter(f, linked, v.Staff.ID)
 	sf.Limit = 1000
 	var all []store.Proposal
 	for {

@@ -141,6 +141,24 @@ func TestApprovalQueueShowsEveryOpenStateFromTheMirror(t *testing.T) {
 	if poll, _ := refused.Find("#queue").Attr("hx-get"); strings.Contains(poll, "who=") {
 		t.Errorf("the poll carries the refused search: %q", poll)
 	}
+	// A state or type the queue does not know is refused in words next
+	// to its field, as the history does, and not applied; a CSV asked
+	// for with it is refused.
+	unknown := webtest.Doc(t, env.Get(c, "/approvals?status=COMPLETED&type=BOGUS"))
+	for _, id := range []string{"f-status", "f-type"} {
+		if unknown.Find("#"+id+"-error").Length() != 1 || unknown.Find(`.error-summary a[href="#`+id+`"]`).Length() != 1 {
+			t.Errorf("unknown filter value: no message next to #%s or in the summary", id)
+		}
+	}
+	if n, all := unknown.Find(`[data-testid="proposal-row"]`).Length(), queueRows(t, env, c, "").Length(); n != all {
+		t.Errorf("unknown filter values: %d rows, want all %d (not applied)", n, all)
+	}
+	if resp := env.Get(c, "/approvals.csv?type=BOGUS"); resp.StatusCode != http.StatusBadRequest {
+		resp.Body.Close()
+		t.Errorf("CSV with an unknown type: %d, want 400", resp.StatusCode)
+	} else {
+		resp.Body.Close()
+	}
 
 	// The polled fragment keeps the filters and is only the table.
 	req := http.Header{"HX-Request": {"true"}}
