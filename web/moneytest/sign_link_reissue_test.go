@@ -58,7 +58,7 @@ func TestSignLinkIsReissuedOnEveryRail(t *testing.T) {
 				t.Fatalf("the form again: %d, location %q", resp.StatusCode, page)
 			}
 			doc = webtest.Doc(t, env.Get(c, page))
-			if action := doc.Find(`[data-testid="` + rail.testID + `-form"]`).AttrOr("action", ""); action != page+"/sign-request" ||
+			if action := doc.Find(`[data-testid="`+rail.testID+`-form"]`).AttrOr("action", ""); action != page+"/sign-request" ||
 				webtest.TestID(doc, rail.testID+"-submit") != "Issue a new signing link" {
 				t.Fatalf("record page: form action %q, button %q", action, webtest.TestID(doc, rail.testID+"-submit"))
 			}
