@@ -57,7 +57,7 @@ func EmployeeListPage(v EmployeeListView) templ.Component {
 				return templ_7745c5c3_Err
 			}
 		}
-		templ_7745c5c3_Err = ErrorSummary(Problems(v.Filter.Fields, Prefixed("f-"), "q")).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = ErrorSummary(Problems(v.Filter.Fields, Prefixed("f-"), "q", "state", "currency", "readiness")).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -71,7 +71,7 @@ func EmployeeListPage(v EmployeeListView) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = EmployeeFilterSelects(v.States, v.Currencies, v.Readiness).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = EmployeeFilterSelects(v.States, v.Currencies, v.Readiness, v.Filter.Fields).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -91,7 +91,7 @@ func EmployeeListPage(v EmployeeListView) templ.Component {
 	})
 }
 
-func EmployeeFilterSelects(states, currencies, readiness []Option) templ.Component {
+func EmployeeFilterSelects(states, currencies, readiness []Option, fields FieldErrors) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -112,15 +112,15 @@ func EmployeeFilterSelects(states, currencies, readiness []Option) templ.Compone
 			templ_7745c5c3_Var2 = templ.NopComponent
 		}
 		ctx = templ.ClearChildren(ctx)
-		templ_7745c5c3_Err = Field(FieldSpec{Name: "state", Label: "Invite state", Type: "select", Options: states, TestID: "filter-state"}).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = Field(FieldSpec{Name: "state", Label: "Invite state", Type: "select", Options: states, TestID: "filter-state", Error: fields.Get("state")}).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = Field(FieldSpec{Name: "currency", Label: "Currency", Type: "select", Options: currencies, TestID: "filter-currency"}).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = Field(FieldSpec{Name: "currency", Label: "Currency", Type: "select", Options: currencies, TestID: "filter-currency", Error: fields.Get("currency")}).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = Field(FieldSpec{Name: "readiness", Label: "Readiness", Type: "select", Options: readiness, TestID: "filter-readiness"}).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = Field(FieldSpec{Name: "readiness", Label: "Readiness", Type: "select", Options: readiness, TestID: "filter-readiness", Error: fields.Get("readiness")}).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -179,7 +179,7 @@ func EmployeeResults(v EmployeeListView) templ.Component {
 			return templ_7745c5c3_Err
 		}
 		if v.Filter.Fields.Any() {
-			templ_7745c5c3_Err = Empty("employees-empty", "No employees shown.", "Correct the search above, or clear it, to see the list.").Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = Empty("employees-empty", "No employees shown.", "Correct the search or the filters above, or clear them, to see the list.").Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -304,7 +304,7 @@ func ReadinessMatrixPage(v ReadinessMatrixView) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = ErrorSummary(Problems(v.Filter.Fields, Prefixed("f-"), "q")).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = ErrorSummary(Problems(v.Filter.Fields, Prefixed("f-"), "q", "state", "currency", "readiness")).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -317,7 +317,7 @@ func ReadinessMatrixPage(v ReadinessMatrixView) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = EmployeeFilterSelects(v.States, v.Currencies, v.Readiness).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = EmployeeFilterSelects(v.States, v.Currencies, v.Readiness, v.Filter.Fields).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -389,7 +389,7 @@ func ReadinessMatrixPage(v ReadinessMatrixView) templ.Component {
 			return templ_7745c5c3_Err
 		}
 		if v.Filter.Fields.Any() {
-			templ_7745c5c3_Err = Empty("matrix-empty", "No employees shown.", "Correct the search above, or clear it, to see the matrix.").Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = Empty("matrix-empty", "No employees shown.", "Correct the search or the filters above, or clear them, to see the matrix.").Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

@@ -38,14 +38,27 @@ func listFilter(r *http.Request) (store.EmployeeFilter, views.EmployeeFilterView
 			return f, views.EmployeeFilterView{}, "This page link is not valid any more. Start again from the first page."
 		}
 	}
-	if s := q.Get("state"); slices.Contains(inviteStates(), s) {
-		f.InviteState = s
-	}
-	if c := q.Get("currency"); slices.Contains(store.ReadinessCurrencies(), c) {
-		f.Currency = c
-	}
-	if s := q.Get("readiness"); slices.Contains(readinessStates(), s) {
-		f.Readiness = s
+	// A value that is none of a select's options is refused next to it
+	// (a hand-made or stale link): the list is not read with it.
+	for _, c := range []struct {
+		name, msg string
+		known     []string
+		into      *string
+	}{
+		{"state", "Choose one of the listed invite states.", inviteStates(), &f.InviteState},
+		{"currency", "Choose one of the listed currencies.", store.ReadinessCurrencies(), &f.Currency},
+		{"readiness", "Choose one of the listed readiness states.", readinessStates(), &f.Readiness},
+	} {
+		switch v := q.Get(c.name); {
+		case v == "":
+		case slices.Contains(c.known, v):
+			*c.into = v
+		default:
+			if fields == nil {
+				fields = views.FieldErrors{}
+			}
+			fields[c.name] = c.msg
+		}
 	}
 	if q.Get("sort") == store.SortActivity {
 		f.Sort = store.SortActivity
@@ -187,8 +200,10 @@ func (h *Handler) List(w http.ResponseWriter, r *http.Request) {
 // when the first page fails; a later failure is logged and ends the file.
 func (h *Handler) eachPage(w http.ResponseWriter, r *http.Request, open func() *handlers.CSVWriter, row func(cw *handlers.CSVWriter, e views.EmployeeRow)) {
 	f, fv, bad := listFilter(r)
-	if bad == "" && fv.Fields.Any() {
-		bad = fv.Fields.Get("q")
+	for _, name := range []string{"q", "state", "currency", "readiness"} {
+		if bad == "" {
+			bad = fv.Fields.Get(name)
+		}
 	}
 	if bad != "" {
 		h.ErrorPage(w, r, http.StatusBadRequest, "Search not understood", bad)

@@ -71,6 +71,33 @@ func TestEmployeeFiltersShowErrorsNextToTheSearch(t *testing.T) {
 			t.Errorf("%s: no words on what to do", path)
 		}
 	}
+	// A select's value that is none of its options (a hand-made or stale
+	// link) is refused next to it, and nothing is listed or exported.
+	for _, path := range []string{"/employees", "/employees/readiness"} {
+		resp := env.Get(c, path+"?q=ada&state=zzz&currency=XXX&readiness=nope")
+		if resp.StatusCode != http.StatusBadRequest {
+			t.Errorf("%s with unknown filter values: %d", path, resp.StatusCode)
+		}
+		doc := webtest.Doc(t, resp)
+		for _, id := range []string{"f-state", "f-currency", "f-readiness"} {
+			if doc.Find("#"+id+"-error").Length() != 1 || doc.Find(`[data-testid="error-summary"] a[href="#`+id+`"]`).Length() != 1 {
+				t.Errorf("%s: no message next to #%s or in the summary", path, id)
+			}
+		}
+		if v, _ := doc.Find("#f-q").Attr("value"); v != "ada" {
+			t.Errorf("%s: the search was lost: %q", path, v)
+		}
+		if doc.Find(`[data-testid="employee-row"], [data-testid="matrix-row"]`).Length() != 0 {
+			t.Errorf("%s: rows listed with unknown filter values", path)
+		}
+	}
+	for _, path := range []string{"/employees.csv?currency=XXX", "/employees/readiness.csv?readiness=nope"} {
+		resp := env.Get(c, path)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusBadRequest {
+			t.Errorf("%s: %d, want 400", path, resp.StatusCode)
+		}
+	}
 	// Every filter control has a real label.
 	doc := webtest.Doc(t, env.Get(c, "/employees"))
 	doc.Find(`[data-testid="employee-filters"] input, [data-testid="employee-filters"] select`).Each(func(_ int, s *goquery.Selection) {
