@@ -42,13 +42,16 @@ type PayrollNewView struct {
 	Description string
 	Query       string
 	State       string
-	States      []string
-	Currencies  []string
-	Candidates  []PayrollCandidate
-	Selected    map[int64]bool
-	Fields      FieldErrors
-	Error       string
-	Limited     bool
+	// FilterFields says what is wrong with the employee filter ("q",
+	// "state"); a refused filter is shown back and not applied.
+	FilterFields FieldErrors
+	States       []string
+	Currencies   []string
+	Candidates   []PayrollCandidate
+	Selected     map[int64]bool
+	Fields       FieldErrors
+	Error        string
+	Limited      bool
 }
 
 // PayrollCandidate is an employee the employee form offers.

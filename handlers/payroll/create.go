@@ -37,11 +37,13 @@ func currencyChoices() []string {
 func (h *Handler) newView(r *http.Request, q, state string) (views.PayrollNewView, error) {
 	v := views.PayrollNewView{Columns: columns(), MaxRows: MaxRows, Query: q, State: state, States: inviteStates(),
 		Currencies: currencyChoices(), Currency: "USD", Fields: views.FieldErrors{}, Selected: map[int64]bool{}}
-	if handlers.CheckText(q, 100, false) != "" {
-		v.Query, q = "", ""
+	v.FilterFields = views.FieldErrors{}
+	if msg := handlers.CheckText(q, 100, false); msg != "" {
+		// Shown back as typed (made printable), with why; not applied.
+		v.FilterFields["q"], v.Query, q = "The search was not understood: "+msg, strings.ToValidUTF8(q, "\uFFFD"), ""
 	}
-	if !slices.Contains(inviteStates(), state) {
-		v.State, state = "", ""
+	if state != "" && !slices.Contains(inviteStates(), state) {
+		v.FilterFields["state"], v.State, state = "Choose one of the listed states.", "", ""
 	}
 	people, err := h.store.PayrollCandidates(r.Context(), q, state, store.PayrollCandidateLimit+1)
 	if err != nil {
@@ -77,7 +79,11 @@ func (h *Handler) NewForm(w http.ResponseWriter, r *http.Request) {
 		h.ServerError(w, r, err)
 		return
 	}
-	h.Render(w, r, http.StatusOK, "New payroll run", views.PayrollNewPage(v), nil)
+	status := http.StatusOK
+	if v.FilterFields.Any() {
+		status = http.StatusBadRequest
+	}
+	h.Render(w, r, status, "New payroll run", views.PayrollNewPage(v), nil)
 }
 
 // Template downloads the template CSV.

@@ -829,3 +829,30 @@ func TestPayrollRunPageShowsRowsAPageAtATime(t *testing.T) {
 		t.Fatalf("poll %q loses the filter", poll)
 	}
 }
+
+// The employee filter of a new run refuses a search that is not text (or
+// too long) and an unknown state next to their fields, keeps what was
+// typed, and lists the employees without them.
+func TestPayrollNewRefusesABadEmployeeFilterInWords(t *testing.T) {
+	env := webtest.New(t, webtest.Options{})
+	c, _ := env.SignedIn(store.RoleFinanceApprover)
+	long := strings.Repeat("a", 101)
+	resp := env.Get(c, "/payroll/new?q="+long+"&state=zzz")
+	if resp.StatusCode != http.StatusBadRequest {
+		t.Errorf("bad filter: %d, want 400", resp.StatusCode)
+	}
+	doc := webtest.Doc(t, resp)
+	for _, id := range []string{"payroll-q", "payroll-state"} {
+		if doc.Find("#"+id+"-error").Length() != 1 {
+			t.Errorf("no message next to #%s", id)
+		}
+	}
+	if v, _ := doc.Find("#payroll-q").Attr("value"); v != long {
+		t.Errorf("the search typed was lost: %q", v)
+	}
+	all := webtest.Doc(t, env.Get(c, "/payroll/new"))
+	if got, want := doc.Find(`[data-testid="payroll-employees-form"] input[type=checkbox]`).Length(),
+		all.Find(`[data-testid="payroll-employees-form"] input[type=checkbox]`).Length(); got != want || want == 0 {
+		t.Errorf("with the refused filter %d employees offered, without any filter %d", got, want)
+	}
+}
