@@ -60,8 +60,8 @@ type cashRequest struct {
 func cashWallets(ws []store.Wallet) []views.Choice {
 	var out []views.Choice
 	for _, w := range ws {
-		fiat, ok := apiclient.Stablecoin(w.Currency).Fiat()
-		if _, priced := apiclient.StablecoinFor(fiat); !ok || !priced || w.Legacy {
+		fiat, ok := cashFiat(w)
+		if !ok {
 			continue
 		}
 		label := string(fiat) + " (" + w.Currency + ")"
@@ -73,12 +73,31 @@ func cashWallets(ws []store.Wallet) []views.Choice {
 	return out
 }
 
+// cashFiat is the fiat code a wallet's cash prices are in (spec: the
+// price currency must match the wallet's stablecoin); false for a wallet
+// cash orders do not take.
+func cashFiat(w store.Wallet) (apiclient.Fiat, bool) {
+	fiat, ok := apiclient.Stablecoin(w.Currency).Fiat()
+	if _, priced := apiclient.StablecoinFor(fiat); !ok || !priced || w.Legacy {
+		return "", false
+	}
+	return fiat, true
+}
+
 // cashView is the page: both forms (as typed, when given) and the active
 // orders read from the API.
 func (h *Handler) cashView(ctx context.Context, ws []store.Wallet, user string, fund, send *views.CashForm) views.CashView {
 	v := views.CashView{Wallets: cashWallets(ws), Countries: cashCountries(),
 		Fund: views.CashForm{Type: "fund", Token: handlers.NewFormToken(), Fields: views.FieldErrors{}},
 		Send: views.CashForm{Type: "send", Token: handlers.NewFormToken(), Fields: views.FieldErrors{}}}
+	// A fresh form's price is in the currency of the wallet it offers
+	// first: the price must be in the wallet's currency.
+	for _, w := range ws {
+		if fiat, ok := cashFiat(w); ok {
+			v.Fund.PriceCurrency, v.Send.PriceCurrency = string(fiat), string(fiat)
+			break
+		}
+	}
 	if fund != nil {
 		v.Fund = *fund
 	}
@@ -173,7 +192,13 @@ func (h *Handler) cashOrder(w http.ResponseWriter, r *http.Request, typ apiclien
 	}
 	q.Country = f.Country
 	// spec: priceCurrency is the fiat code mapped to the wallet's
-	// stablecoin and must match the wallet's currency.
+	// stablecoin and must match the wallet's currency; left empty, it is
+	// the wallet's.
+	if f.PriceCurrency == "" && wallet.ID != "" {
+		if fiat, ok := cashFiat(wallet); ok {
+			f.PriceCurrency = string(fiat)
+		}
+	}
 	fiat := apiclient.Fiat(f.PriceCurrency)
 	coin, ok := apiclient.StablecoinFor(fiat)
 	switch {

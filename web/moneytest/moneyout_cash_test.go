@@ -25,12 +25,26 @@ func TestMoneyOutCashFundAndSend(t *testing.T) {
 	treasury := env.Demo.TreasuryUserID
 	before := webtest.CoinBalance(t, env, treasury, "USDB")
 
+	// A fresh form prices in the first wallet's currency, and a price
+	// currency left empty is the chosen wallet's.
+	page := webtest.Doc(t, env.Get(c, "/money-out/cash"))
+	first, _, _ := strings.Cut(strings.TrimSpace(page.Find(`#cash-fund-wallet option`).First().Text()), " ")
+	if got := page.Find(`#cash-fund-currency option[selected]`).AttrOr("value", ""); first == "" || got != first {
+		t.Errorf("fresh form: price currency %q, first wallet %q", got, first)
+	}
+	resp := env.PostForm(c, "/money-out/cash/fund", webtest.CashForm(t, env, c, "fund", url.Values{"wallet_id": {usd}, "country": {"MX"},
+		"price": {"0"}, "price_currency": {""}, "description": {"Field office float"}}))
+	doc := webtest.Doc(t, resp)
+	if got := webtest.TestID(doc, "cash-fund-currency-error"); got != "" || doc.Find(`#cash-fund-currency option[value="USD"][selected]`).Length() != 1 {
+		t.Errorf("empty price currency with the USDB wallet: error %q, USD selected %d", got, doc.Find(`#cash-fund-currency option[value="USD"][selected]`).Length())
+	}
+
 	// The price must be in the wallet's own currency.
 	bad := webtest.CashForm(t, env, c, "fund", url.Values{"wallet_id": {usd}, "country": {"MX"}, "price": {"250.00"}, "price_currency": {"MXN"},
 		"description": {"Field office float"}})
 
-	resp := env.PostForm(c, "/money-out/cash/fund", bad)
-	doc := webtest.Doc(t, resp)
+	resp = env.PostForm(c, "/money-out/cash/fund", bad)
+	doc = webtest.Doc(t, resp)
 	if resp.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(webtest.TestID(doc, "cash-fund-currency-error"), "USD for a USDB wallet") ||
 		doc.Find("#cash-fund-price").AttrOr("value", "") != "250.00" {
 		t.Fatalf("mismatch: %d %q", resp.StatusCode, webtest.TestID(doc, "cash-fund-currency-error"))
