@@ -18,3 +18,22 @@ func BackTo(r *http.Request, list string) string {
 	}
 	return list + "?" + ref.RawQuery
 }
+
+// Previous is the page of this site the request came from (its path and
+// query, from the Referer, kept on this site by SafeLocalPath), or ""
+// when it came from elsewhere, from nowhere, or from the very page asked
+// for.
+func Previous(r *http.Request) string {
+	ref, err := url.Parse(r.Referer())
+	if err != nil || r.Referer() == "" || (ref.Host != "" && ref.Host != r.Host) {
+		return ""
+	}
+	back := ref.EscapedPath()
+	if ref.RawQuery != "" {
+		back += "?" + ref.RawQuery
+	}
+	if back = SafeLocalPath(back); back == r.URL.RequestURI() {
+		return ""
+	}
+	return back
+}

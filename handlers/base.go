@@ -207,7 +207,7 @@ func (b *Base) ServerError(w http.ResponseWriter, r *http.Request, err error) {
 
 // ErrorPage shows the error page with a status.
 func (b *Base) ErrorPage(w http.ResponseWriter, r *http.Request, status int, title, message string) {
-	v := views.ErrorView{Status: status, Title: title, Message: message}
+	v := views.ErrorView{Status: status, Title: title, Message: message, Back: Previous(r)}
 	var buf bytes.Buffer
 	c := views.Layout(b.PageMeta(r, title), views.ErrorPage(v))
 	if IsFragmentRequest(r) {

@@ -65,6 +65,9 @@ type ErrorView struct {
 	Status  int
 	Title   string
 	Message string
+	// Back is the page of this site the person came from ("": the start
+	// page is offered).
+	Back string
 }
 
 // LoginView is the sign-in form.

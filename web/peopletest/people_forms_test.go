@@ -237,3 +237,34 @@ func TestEventLogShortensIDsAndSaysStates(t *testing.T) {
 		t.Errorf("detail state says %q", st)
 	}
 }
+
+// An error page leads back to the page the person came from on this site
+// (an employee's page, for a deletion refused there), never elsewhere.
+func TestErrorPageLeadsBackToThePreviousPage(t *testing.T) {
+	env := webtest.New(t, webtest.Options{})
+	c, _ := env.SignedIn(store.RoleHRAdmin)
+	var id int64
+	if err := env.Store.Pool().QueryRow(context.Background(),
+		`SELECT id FROM employees WHERE service_user_id IS NULL AND invite_state <> 'deleted' ORDER BY id LIMIT 1`).Scan(&id); err != nil {
+		t.Fatalf("no employee who is only invited: %v", err)
+	}
+	page := fmt.Sprintf("/employees/%d", id)
+	for _, tc := range []struct{ referer, want, words string }{
+		{env.URL(page), page, "Back to the previous page"},
+		{"https://elsewhere.example" + page, "/", "Back to the start page"},
+		{"", "/", "Back to the start page"},
+	} {
+		h := http.Header{}
+		if tc.referer != "" {
+			h.Set("Referer", tc.referer)
+		}
+		resp := env.Do(c, http.MethodGet, page+"/delete", nil, h)
+		if resp.StatusCode != http.StatusConflict {
+			t.Errorf("deleting an employee who is only invited: %d", resp.StatusCode)
+		}
+		back := webtest.Doc(t, resp).Find(`[data-testid="error-back"]`)
+		if href, _ := back.Attr("href"); href != tc.want || strings.TrimSpace(back.Text()) != tc.words {
+			t.Errorf("from %q: back link %q %q, want %q %q", tc.referer, href, back.Text(), tc.want, tc.words)
+		}
+	}
+}
