@@ -35,10 +35,13 @@ const QueueName = "webhooks"
 // QueueConfig is the processing queue's configuration. River fetches at
 // most MaxWorkers jobs per fetch and fetches at most every FetchCooldown,
 // so processing is bounded by MaxWorkers/FetchCooldown jobs per second
-// (2,000/s here). Few workers, often fetched: each holds a database
-// connection while it works, and the receiver needs them to acknowledge.
+// (600/s here). Few workers, often fetched: each holds one of the pool's
+// few database connections (six on two cores) while it works, and the
+// receiver needs them to acknowledge. During a burst, acknowledging comes
+// first: the upstream counts a slow acknowledgement as a failure and
+// sends again, while processing may finish a few seconds later.
 func QueueConfig() river.QueueConfig {
-	return river.QueueConfig{MaxWorkers: 20, FetchCooldown: 10 * time.Millisecond}
+	return river.QueueConfig{MaxWorkers: 6, FetchCooldown: 10 * time.Millisecond}
 }
 
 // InsertOpts bounds the retries: a cause that lasts longer is left to the
