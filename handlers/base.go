@@ -42,7 +42,11 @@ const (
 // put in the request context by web's authentication middleware.
 type Viewer struct {
 	Staff store.Staff
-	Nav   []views.NavItem
+	// Nav is the viewer's navigation, and NavMarkup the same rendered
+	// (views.NavBar): both may be shared with other requests and must
+	// not be changed.
+	Nav       []views.NavItem
+	NavMarkup views.Markup
 }
 
 // Can reports whether the viewer's role holds a permission.
@@ -153,7 +157,7 @@ func (b *Base) PageMeta(r *http.Request, title string) views.Page {
 	p := views.Page{Title: title, Assets: b.Assets}
 	if v := ViewerFrom(r.Context()); v != nil {
 		p.Viewer = &views.Viewer{Name: displayName(v.Staff), Email: v.Staff.Email, RoleLabel: v.Staff.Role.Label()}
-		p.Nav = v.Nav
+		p.Nav, p.NavMarkup = v.Nav, v.NavMarkup
 	}
 	if b.Sessions != nil && hasSession(r.Context()) {
 		if msg := b.Sessions.PopString(r.Context(), sessionFlash); msg != "" {

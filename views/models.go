@@ -10,8 +10,10 @@ type Page struct {
 	Title  string
 	Viewer *Viewer // nil when nobody is signed in
 	Nav    []NavItem
-	Flash  Flash
-	Assets Assets
+	// NavMarkup, when set, is NavBar(Nav) already rendered.
+	NavMarkup Markup
+	Flash     Flash
+	Assets    Assets
 	// NoHistoryCache turns off htmx's history snapshot for pages that show
 	// sensitive data.
 	NoHistoryCache bool

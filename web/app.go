@@ -281,7 +281,7 @@ func (a *App) router(nav []NavEntry) (http.Handler, error) {
 	if err != nil {
 		return nil, err
 	}
-	authn := &Authenticator{Base: a.base, Store: a.staffCache, Nav: nav, Now: a.now}
+	authn := &Authenticator{Base: a.base, Store: a.staffCache, Nav: NewNavBars(nav), Now: a.now}
 	r := chi.NewRouter()
 	r.Use(requestID, a.metrics.instrument, clientAddress(a.cfg.TrustedProxies), accessLog(a.logger), securityHeaders(a.cfg.SecureCookies()), recoverer(a.base), cop, checkInput(a.base), readBudget(pageReadBudget))
 	// HEAD is answered by the GET route of the path, without the body.

@@ -233,7 +233,8 @@ type Authenticator struct {
 	Store interface {
 		StaffByID(ctx context.Context, id int64) (store.Staff, error)
 	}
-	Nav []NavEntry
+	// Nav is the navigation, kept rendered per role and current area.
+	Nav *NavBars
 	Now func() time.Time
 }
 
@@ -280,7 +281,8 @@ func (a *Authenticator) authenticate(next http.Handler) http.Handler {
 			a.Base.ServerError(w, r, err)
 			return
 		}
-		v := &handlers.Viewer{Staff: staff, Nav: navFor(a.Nav, staff.Role, r.URL.Path)}
+		v := &handlers.Viewer{Staff: staff}
+		v.Nav, v.NavMarkup = a.Nav.For(staff.Role, r.URL.Path)
 		next.ServeHTTP(w, r.WithContext(handlers.WithViewer(ctx, v)))
 	})
 }
