@@ -21,7 +21,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/PuerkitoBio/goquery"
@@ -144,11 +143,7 @@ const ownerEmail = "owner@bench.example"
 func run(ctx context.Context, cfg config, stdout, stderr io.Writer) (rep *report, err error) {
 	rep = &report{Config: cfg, Started: time.Now()}
 	quiet := slog.New(slog.DiscardHandler)
-	// say may be called from the seed's goroutine beside the run's.
-	var sayMu sync.Mutex
 	say := func(format string, a ...any) {
-		sayMu.Lock()
-		defer sayMu.Unlock()
 		fmt.Fprintf(stderr, "bench %5.1fs: %s\n", time.Since(rep.Started).Seconds(), fmt.Sprintf(format, a...))
 	}
 	tmp, err := os.MkdirTemp("", "partner-admin-bench-")
