@@ -238,16 +238,12 @@ func run(ctx context.Context, cfg config, stdout, stderr io.Writer) (rep *report
 		return nil, fmt.Errorf("import demo company: %w", err)
 	}
 	say("sandbox started from the seeded state; demo company imported")
-	seedRest, err := seedApp(ctx, pool, seed, cfg.Employees, cfg.ActivityDays, cfg.EventsPerDay, cfg.PayrollRuns, say)
-	if err != nil {
+	if err := seedApp(ctx, pool, seed, cfg.Employees, cfg.ActivityDays, cfg.EventsPerDay, cfg.PayrollRuns, say); err != nil {
 		return nil, err
 	}
-	// The rest of the seed is written while the app starts and mirrors
-	// the sandbox; it is waited for before anything is measured.
-	seeding := make(chan error, 1)
-	go func() { seeding <- seedRest(ctx) }()
 	rep.Seeded = fmt.Sprintf("%s employees with readiness in 5 currencies, %s wallets with an open proposal each, %s cards, %s money events over %d days, %d payroll runs",
 		thousands(cfg.Employees), thousands(cfg.Wallets), thousands(len(seed.Cards)), thousands(cfg.ActivityDays*cfg.EventsPerDay), cfg.ActivityDays, cfg.PayrollRuns)
+	say("seeded: %s", rep.Seeded)
 
 	// The app, as child processes pointed at the private PostgreSQL and
 	// the sandbox: one, or --replicas of them behind a round-robin
@@ -316,10 +312,6 @@ func run(ctx context.Context, cfg config, stdout, stderr io.Writer) (rep *report
 	}
 	say("signed in as owner; webhook subscription created, its secret read from the page")
 
-	if err := <-seeding; err != nil {
-		return nil, err
-	}
-	say("seeded: %s", rep.Seeded)
 	// The app's own jobs read the proposals and the cards from the sandbox
 	// at start: wait for them.
 	if err := waitMirror(ctx, pool, seed, cfg.WaitForJobs); err != nil {

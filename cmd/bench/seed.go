@@ -222,19 +222,12 @@ func randomAddress() string {
 // year of money activity as the webhooks record it, and a monthly payroll
 // run. Proposals and cards are not written here: the app's own jobs read
 // them from the sandbox (the approvals sync, the card index refresh).
-//
-// It writes the employees and their wallets, which those jobs need, and
-// returns the rest as a function: the caller runs it while the app starts
-// and its jobs mirror the sandbox (the two take about as long as each
-// other, and touch different tables).
-func seedApp(ctx context.Context, pool *pgxpool.Pool, s seeded, employees, activityDays, eventsPerDay, payrollRuns int,
-	say func(string, ...any)) (rest func(context.Context) error, err error) {
-	type step struct {
+func seedApp(ctx context.Context, pool *pgxpool.Pool, s seeded, employees, activityDays, eventsPerDay, payrollRuns int, say func(string, ...any)) error {
+	steps := []struct {
 		what string
 		sql  string
 		args []any
-	}
-	steps := []step{
+	}{
 		{"employees", `
 			INSERT INTO employees (kind, email, first_name, last_name, country, invite_state, service_user_id, linked_at, kyc_submitted, last_activity_at)
 			SELECT 'employee', 'person' || lpad(i::text, 5, '0') || '@load.example', 'First' || i, 'Person' || lpad(i::text, 5, '0'),
@@ -246,19 +239,17 @@ func seedApp(ctx context.Context, pool *pgxpool.Pool, s seeded, employees, activ
 				CASE WHEN i <= cardinality($2::text[]) THEN now() - i * interval '1 hour' END,
 				i % 5 = 2, now() - i * interval '1 minute'
 			FROM generate_series(1, $1) AS i`, []any{employees, s.Users}},
-		{"wallets", `
-			INSERT INTO wallets (id, employee_id, currency, display_currency, address, chain, status, owner_address, balance, balance_read_at)
-			SELECT w.id, e.id, 'USDB', 'USD', w.addr, 'base', 'active', w.owner, 1000, now()
-			FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) AS w(id, user_id, addr, owner)
-			JOIN employees e ON e.service_user_id = w.user_id`, []any{s.Wallets, s.Users, s.Addresses, s.Owners}},
-	}
-	later := []step{
 		{"readiness", `
 			INSERT INTO employee_readiness (employee_id, currency, state, missing, read_at)
 			SELECT e.id, c, (ARRAY['missing','ready','onboarding','active','failed','rejected'])[1 + (e.id + length(c)) % 6],
 				CASE WHEN (e.id + length(c)) % 6 = 0 THEN ARRAY['employment.occupationCode', 'identificationNumbers.ssn'] ELSE '{}' END, now()
 			FROM employees e CROSS JOIN unnest(ARRAY['USD','EUR','NGN','MXN','CAD']) AS c
 			WHERE e.email LIKE '%@load.example' AND e.service_user_id IS NOT NULL`, nil},
+		{"wallets", `
+			INSERT INTO wallets (id, employee_id, currency, display_currency, address, chain, status, owner_address, balance, balance_read_at)
+			SELECT w.id, e.id, 'USDB', 'USD', w.addr, 'base', 'active', w.owner, 1000, now()
+			FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) AS w(id, user_id, addr, owner)
+			JOIN employees e ON e.service_user_id = w.user_id`, []any{s.Wallets, s.Users, s.Addresses, s.Owners}},
 		{"activity", `
 			WITH src AS (
 				SELECT g, now() - g * ($2::interval) AS at, ($1::text[])[1 + g % cardinality($1::text[])] AS uid,
@@ -295,28 +286,17 @@ func seedApp(ctx context.Context, pool *pgxpool.Pool, s seeded, employees, activ
 				($1::text[])[i], '1250.00', 1250.00, 'USD', 'USDB', r.name
 			FROM payroll_runs r CROSS JOIN generate_series(1, cardinality($1::text[])) AS i`, []any{s.Users}},
 	}
-	exec := func(ctx context.Context, steps []step) error {
-		for _, st := range steps {
-			t0 := time.Now()
-			if _, err := pool.Exec(ctx, st.sql, st.args...); err != nil {
-				return fmt.Errorf("seed %s: %w", st.what, err)
-			}
-			say("seeded %s in %s", st.what, time.Since(t0).Round(time.Millisecond))
+	for _, st := range steps {
+		t0 := time.Now()
+		if _, err := pool.Exec(ctx, st.sql, st.args...); err != nil {
+			return fmt.Errorf("seed %s: %w", st.what, err)
 		}
-		return nil
+		say("seeded %s in %s", st.what, time.Since(t0).Round(time.Millisecond))
 	}
-	if err := exec(ctx, steps); err != nil {
-		return nil, err
+	// A steady-state database: autovacuum has gathered statistics and set
+	// the visibility maps.
+	if _, err := pool.Exec(ctx, "VACUUM ANALYZE"); err != nil {
+		return fmt.Errorf("seed: vacuum: %w", err)
 	}
-	return func(ctx context.Context) error {
-		if err := exec(ctx, later); err != nil {
-			return err
-		}
-		// A steady-state database: autovacuum has gathered statistics
-		// and set the visibility maps.
-		if _, err := pool.Exec(ctx, "VACUUM ANALYZE"); err != nil {
-			return fmt.Errorf("seed: vacuum: %w", err)
-		}
-		return nil
-	}, nil
+	return nil
 }
