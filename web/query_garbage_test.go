@@ -37,3 +37,39 @@ func TestEveryPageSurvivesGarbageQueryParameters(t *testing.T) {
 		}
 	}
 }
+
+// The requests and event logs refuse a page link they did not make, as the
+// audit log does, and list nothing from it; a real cursor past a 32-bit
+// integer still pages.
+func TestLogsRefuseAPageLinkTheyDidNotMake(t *testing.T) {
+	env := webtest.New(t, webtest.Options{})
+	owner, _ := env.SignedIn(store.RoleOwner)
+	for _, tc := range []struct {
+		path, testID string
+		status       int
+	}{
+		{"/actions?all=1&before=junk", "actions-error", http.StatusBadRequest},
+		{"/actions?before=-4", "actions-error", http.StatusBadRequest},
+		{"/events?before=junk", "events-before-error", http.StatusUnprocessableEntity},
+		{"/events?before=0", "events-before-error", http.StatusUnprocessableEntity},
+	} {
+		resp := env.Get(owner, tc.path)
+		doc := webtest.Doc(t, resp)
+		if resp.StatusCode != tc.status || webtest.TestID(doc, tc.testID) == "" {
+			t.Errorf("%s: %d, message %q", tc.path, resp.StatusCode, webtest.TestID(doc, tc.testID))
+		}
+	}
+	for _, path := range []string{"/actions?all=1&before=2147483648", "/events?before=2147483648"} {
+		if resp := env.Get(owner, path); resp.StatusCode != http.StatusOK {
+			t.Errorf("%s: %d, want 200", path, resp.StatusCode)
+			resp.Body.Close()
+		} else {
+			resp.Body.Close()
+		}
+	}
+	resp := env.Get(owner, "/actions.csv?before=junk")
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusBadRequest {
+		t.Errorf("CSV with a junk page link: %d, want 400", resp.StatusCode)
+	}
+}

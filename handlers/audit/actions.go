@@ -15,9 +15,18 @@ import (
 
 const maxNote = 500
 
-func actionFilterFrom(r *http.Request) store.ActionFilter {
-	before, _ := strconv.ParseInt(r.URL.Query().Get("before"), 10, 64)
-	return store.ActionFilter{Open: r.URL.Query().Get("all") == "", BeforeID: before, Limit: pageSize}
+// actionFilterFrom reads the list's filter; bad is what is wrong with its
+// page link ("" when nothing).
+func actionFilterFrom(r *http.Request) (f store.ActionFilter, bad string) {
+	f = store.ActionFilter{Open: r.URL.Query().Get("all") == "", Limit: pageSize}
+	if b := r.URL.Query().Get("before"); b != "" {
+		id, err := strconv.ParseInt(b, 10, 64)
+		if err != nil || id <= 0 {
+			return f, "This page link is not one the list makes; start from the newest requests."
+		}
+		f.BeforeID = id
+	}
+	return f, ""
 }
 
 func actionRows(as []store.Action) []views.ActionRow {
@@ -40,7 +49,12 @@ func (h *Handler) Actions(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *Handler) renderActions(w http.ResponseWriter, r *http.Request, status int, msg string) {
-	f := actionFilterFrom(r)
+	f, bad := actionFilterFrom(r)
+	if bad != "" {
+		// Nothing is listed from a page link the list did not make.
+		h.Render(w, r, http.StatusBadRequest, "Requests to the Partner API", views.ActionsPage(views.ActionsView{Open: f.Open, Error: bad}), nil)
+		return
+	}
 	as, err := h.Store.ListActions(r.Context(), f)
 	if err != nil {
 		h.ServerError(w, r, err)
@@ -56,7 +70,11 @@ func (h *Handler) renderActions(w http.ResponseWriter, r *http.Request, status i
 
 // ActionsCSV exports the listed actions.
 func (h *Handler) ActionsCSV(w http.ResponseWriter, r *http.Request) {
-	f := actionFilterFrom(r)
+	f, bad := actionFilterFrom(r)
+	if bad != "" {
+		h.ErrorPage(w, r, http.StatusBadRequest, "Not a page the list makes", bad)
+		return
+	}
 	f.Limit = 500
 	cw := handlers.NewCSV(w, "partner-api-requests.csv", "id", "begun_at", "actor", "kind", "target", "state", "message")
 	for {

@@ -98,7 +98,13 @@ func eventRow(e store.WebhookEvent) views.EventRow {
 // EventLog shows the deliveries, filtered, newest first.
 func (h *Handler) EventLog(w http.ResponseWriter, r *http.Request) {
 	f := parseEventFilter(r.URL.Query().Get)
-	f.filter.BeforeID, _ = strconv.ParseInt(r.URL.Query().Get("before"), 10, 64)
+	if b := r.URL.Query().Get("before"); b != "" {
+		id, err := strconv.ParseInt(b, 10, 64)
+		if err != nil || id <= 0 {
+			f.form.Fields["before"] = "This page link is not one the log makes; start from the newest deliveries."
+		}
+		f.filter.BeforeID = id
+	}
 	h.renderLog(w, r, f, nil)
 }
 
