@@ -7,11 +7,6 @@ import (
 	"github.com/go-chi/chi/v5"
 )
 
-// routeMethods are the methods a 405 answer may name in its Allow header:
-// those of the route table, and HEAD wherever GET is served (GET routes
-// answer HEAD through middleware.GetHead).
-var routeMethods = []string{http.MethodGet, http.MethodHead, http.MethodPost}
-
 // setAllow names in the Allow header the methods the request's path takes,
 // as a 405 answer must (RFC 9110 15.5.6). chi's own 405 sets it, but not a
 // custom MethodNotAllowed handler.
@@ -24,8 +19,11 @@ func setAllow(w http.ResponseWriter, r *http.Request) {
 	if path == "" {
 		path = r.URL.Path
 	}
+	// The methods a 405 may name: those of the route table, and HEAD
+	// wherever GET is served (GET routes answer HEAD through
+	// middleware.GetHead).
 	var allowed []string
-	for _, m := range routeMethods {
+	for _, m := range []string{http.MethodGet, http.MethodHead, http.MethodPost} {
 		probe := m
 		if m == http.MethodHead {
 			probe = http.MethodGet
