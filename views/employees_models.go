@@ -1,6 +1,10 @@
 package views
 
-import "time"
+import (
+	"time"
+
+	"github.com/a-h/templ"
+)
 
 // Option is one choice of a select or filter.
 type Option struct {
@@ -74,6 +78,12 @@ type ReadinessMatrixView struct {
 	SelfURL    string
 	CSVURL     string
 	Totals     []ReadinessTotal
+	// TotalsMarkup, when set, is Totals already rendered
+	// (ReadinessMatrixTotals).
+	TotalsMarkup Markup
+	// SelectsMarkup, when set, is the filter's selects already rendered
+	// (EmployeeFilterSelects).
+	SelectsMarkup Markup
 	// Chart is the whole workforce by currency and state (nil on the
 	// 2-second refreshes, which only swap the matrix).
 	Chart *ReadinessChart
@@ -81,6 +91,9 @@ type ReadinessMatrixView struct {
 	ChartMarkup Markup
 	// Bulk are the "start for everyone ready" forms (HR admin, owner).
 	Bulk []OnboardingBulkOffer
+	// BulkMarkup, when set, is Bulk already rendered with fresh form
+	// tokens (OnboardingBulkPanel).
+	BulkMarkup templ.Component
 }
 
 // ReadinessChart is a stacked bar per currency: how many employees are in

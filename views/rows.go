@@ -273,6 +273,59 @@ func (m Markup) Render(_ context.Context, w io.Writer) error {
 	return err
 }
 
+// Slotted is markup rendered earlier with holes for values that must be
+// new on every request, such as form tokens: the kept parts are written
+// as they are and a fresh value fills each hole. It is made by
+// RenderSlotted.
+type Slotted struct{ parts []Markup }
+
+// RenderSlotted renders c with marker wherever a value is to be filled
+// later and keeps the markup around those places. marker must be text
+// the component cannot otherwise produce (a random one is) and must not
+// change when escaped.
+func RenderSlotted(c templ.Component, marker string) (Slotted, error) {
+	m, err := RenderBytes(c)
+	if err != nil {
+		return Slotted{}, err
+	}
+	parts := bytes.Split(m, []byte(marker))
+	out := Slotted{parts: make([]Markup, len(parts))}
+	for i, p := range parts {
+		out.parts[i] = Markup(p)
+	}
+	return out, nil
+}
+
+// IsZero is true of a Slotted that RenderSlotted did not make.
+func (s Slotted) IsZero() bool { return s.parts == nil }
+
+// Slots is how many values the markup takes.
+func (s Slotted) Slots() int { return max(len(s.parts)-1, 0) }
+
+// Fill is the markup with value() written, escaped, into each hole in
+// turn; value is called once per hole at render time.
+func (s Slotted) Fill(value func() string) templ.Component {
+	return filled{parts: s.parts, value: value}
+}
+
+type filled struct {
+	parts []Markup
+	value func() string
+}
+
+func (f filled) Render(_ context.Context, w io.Writer) error {
+	hw := htmlWriter{w: w}
+	for i, p := range f.parts {
+		if i > 0 {
+			hw.text(f.value())
+		}
+		if hw.err == nil {
+			_, hw.err = w.Write(p)
+		}
+	}
+	return hw.done()
+}
+
 // RenderBytes renders c into a new Markup.
 func RenderBytes(c templ.Component) (Markup, error) {
 	var b bytes.Buffer
