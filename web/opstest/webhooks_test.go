@@ -453,6 +453,15 @@ func TestEventLogFilterReplayAndCSV(t *testing.T) {
 	if webtest.TestID(doc, "preview-matching") != "3" || webtest.TestID(doc, "preview-would-change") != "3" {
 		t.Fatalf("preview: %s matching, %s would change", webtest.TestID(doc, "preview-matching"), webtest.TestID(doc, "preview-would-change"))
 	}
+	// A preview asked through htmx with a filter not understood: the
+	// part swapped in says why nothing is replayed, and offers no button.
+	resp = env.Do(owner, http.MethodPost, "/events/replay", strings.NewReader(url.Values{"from": {"yesterday"}}.Encode()),
+		http.Header{"Content-Type": {"application/x-www-form-urlencoded"}, "Hx-Request": {"true"}})
+	doc = webtest.Doc(t, resp)
+	if msg := webtest.TestID(doc, "replay-refused"); resp.StatusCode != http.StatusUnprocessableEntity ||
+		!strings.Contains(msg, "2026-11-22T14:05") || doc.Find(`[data-testid="replay-preview"], [data-testid="replay-confirm"]`).Length() != 0 {
+		t.Fatalf("htmx preview with a bad filter: %d %q", resp.StatusCode, msg)
+	}
 	var jobsBefore int
 	_ = env.Store.Pool().QueryRow(ctx, `SELECT count(*) FROM river_job WHERE kind = 'webhook_event_process'`).Scan(&jobsBefore)
 	form.Set("confirm", "yes")
