@@ -28,6 +28,45 @@
     }
   });
 
+  // A part htmx asked for and did not get (not allowed, not found, a fault
+  // of the app or of the network): the page keeps what it shows and says,
+  // above it, what went wrong, in the error page's own words. A refresh
+  // that fails does not blank the table it refreshes. The next answer the
+  // same element gets clears the message.
+  var failedElt = null;
+  function showProblem(elt, text) {
+    var box = document.getElementById("request-problem");
+    if (!box) return;
+    failedElt = elt;
+    box.textContent = text;
+    box.hidden = false;
+  }
+  function problemText(xhr) {
+    try {
+      var page = new DOMParser().parseFromString(xhr.responseText || "", "text/html").querySelector("[data-testid=error-page]");
+      var h = page && page.querySelector("h1"), p = page && page.querySelector("p");
+      if (h && p) return h.textContent.trim() + ": " + p.textContent.trim();
+    } catch (e) { /* not HTML: the words below */ }
+    return "The request failed (" + xhr.status + "). What this page shows may be out of date; reload it to try again.";
+  }
+  document.addEventListener("htmx:responseError", function (ev) {
+    showProblem(ev.detail.elt, problemText(ev.detail.xhr));
+  });
+  document.addEventListener("htmx:sendError", function (ev) {
+    showProblem(ev.detail.elt, "Partner Admin could not be reached. What this page shows may be out of date; it tries again by itself, or reload it.");
+  });
+  // Cleared as the answer arrives, before it is swapped in: an element
+  // replaced by its answer (outerHTML) no longer reaches the document with
+  // its later events. A refused answer sets the message again just after.
+  document.addEventListener("htmx:beforeOnLoad", function (ev) {
+    var box = document.getElementById("request-problem");
+    if (box && !box.hidden && ev.detail.elt === failedElt) {
+      box.hidden = true;
+      box.textContent = "";
+      failedElt = null;
+    }
+  });
+
   // Copy buttons: <button data-copy="#id">. Buttons marked hidden are shown
   // only here, so that without JavaScript no button does nothing (the text
   // stays selectable). Without the clipboard API the text is selected, for
