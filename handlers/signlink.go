@@ -194,3 +194,42 @@ func EarliestDeadline(a, b *time.Time) *time.Time {
 	}
 	return a
 }
+
+// NotOpened is the ledger's action that asks the API for target (of
+// kind): what a record's page shows while the API has not opened the
+// record, because the request is being sent, was refused or has no known
+// outcome. With req not nil, the action's request is decoded into it. When
+// there is no such action it answers 404 (500 on a fault) and returns
+// false.
+func (b *Base) NotOpened(w http.ResponseWriter, r *http.Request, st *store.Store, target, kind string, req any) (store.Action, bool) {
+	as, err := st.ListActions(r.Context(), store.ActionFilter{Target: target, Limit: 1})
+	if err != nil {
+		b.ServerError(w, r, err)
+		return store.Action{}, false
+	}
+	if len(as) == 0 || as[0].Kind != kind {
+		b.NotFound(w, r)
+		return store.Action{}, false
+	}
+	if req != nil {
+		if err := as[0].DecodeRequest(req); err != nil {
+			b.ServerError(w, r, err)
+			return store.Action{}, false
+		}
+	}
+	return as[0], true
+}
+
+// NotOpenedSays is what such a page says of the request: whether it polls
+// (the request is still being sent) and its message, the API's words,
+// with unknown (what to check, and where) after them when the outcome is
+// not known.
+func NotOpenedSays(a store.Action, unknown string) (poll bool, message string) {
+	switch a.State {
+	case store.ActionBegun:
+		return true, a.Message
+	case store.ActionUnknown:
+		return false, a.Message + " " + unknown
+	}
+	return false, a.Message
+}

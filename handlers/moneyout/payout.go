@@ -688,19 +688,9 @@ func bpBranchOf(rec store.BankPayout) string {
 // bpShowPayoutRequest renders a payout the API has not opened: the request
 // as the ledger has it.
 func (h *Handler) bpShowPayoutRequest(w http.ResponseWriter, r *http.Request, id int64) {
-	as, err := h.store.ListActions(r.Context(), store.ActionFilter{Target: bpPayoutTarget(id), Limit: 1})
-	if err != nil {
-		h.ServerError(w, r, err)
-		return
-	}
-	if len(as) == 0 || as[0].Kind != bpKindPayout {
-		h.NotFound(w, r)
-		return
-	}
-	a := as[0]
 	var q bpPayoutRequest
-	if err := a.DecodeRequest(&q); err != nil {
-		h.ServerError(w, r, err)
+	a, ok := h.NotOpened(w, r, h.store, bpPayoutTarget(id), bpKindPayout, &q)
+	if !ok {
 		return
 	}
 	wl := store.Wallet{Currency: string(apiclient.USDB)}
@@ -708,13 +698,10 @@ func (h *Handler) bpShowPayoutRequest(w http.ResponseWriter, r *http.Request, id
 		Holder: q.Holder, Amount: npMoney(wl, q.Amount), Sent: bpSentAmount(q.AmountMinor), Note: q.Note, Back: handlers.BackTo(r, "/money-out"),
 		CreatedBy: a.Actor.Email, CreatedAt: a.BegunAt,
 		Destination: fmt.Sprintf("%s, account ****%s, %s (%s)", q.BankName, q.Last4, q.Country, q.Currency)}
-	switch a.State {
-	case store.ActionBegun:
+	poll, says := handlers.NotOpenedSays(a, "The API has no read of a payout: check the treasury's USDB balance and withdrawals at the Partner API, then record the outcome on API requests. Nothing moves without the owner's signature.")
+	if poll {
 		v.PollURL = bpPayoutPage(id)
-	case store.ActionUnknown:
-		v.Error = a.Message + " The API has no read of a payout: check the treasury's USDB balance and withdrawals at the Partner API, then record the outcome on API requests. Nothing moves without the owner's signature."
-	default:
-		v.Error = a.Message
 	}
+	v.Error = says
 	h.Render(w, r, http.StatusOK, bpPayoutTitle, views.BankPayoutRecordPage(v), views.BankPayoutRecordBody(v))
 }

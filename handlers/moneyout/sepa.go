@@ -546,23 +546,16 @@ func (h *Handler) readBackProviderStart(ctx context.Context, a store.Action) (ha
 // that asks for it, as the ledger has it — still being sent, refused, or
 // with no known outcome.
 func (h *Handler) sepaMXNShowRequest(w http.ResponseWriter, r *http.Request, target, kind, title, again, unknownWords string) {
-	as, err := h.store.ListActions(r.Context(), store.ActionFilter{Target: target, Limit: 1})
-	if err != nil {
-		h.ServerError(w, r, err)
+	a, ok := h.NotOpened(w, r, h.store, target, kind, nil)
+	if !ok {
 		return
 	}
-	if len(as) == 0 || as[0].Kind != kind {
-		h.NotFound(w, r)
-		return
-	}
-	a := as[0]
 	v := views.SepaMXNRequestView{Title: title, State: string(a.State), StateLabel: views.StatusLabel(views.StatusAction, string(a.State)), CreatedBy: a.Actor.Email,
-		CreatedAt: a.BegunAt, Again: again, Message: a.Message, Back: handlers.BackTo(r, again)}
-	switch a.State {
-	case store.ActionBegun:
+		CreatedAt: a.BegunAt, Again: again, Back: handlers.BackTo(r, again)}
+	poll, says := handlers.NotOpenedSays(a, unknownWords)
+	if poll {
 		v.PollURL = r.URL.Path
-	case store.ActionUnknown:
-		v.Message = a.Message + " " + unknownWords
 	}
+	v.Message = says
 	h.Render(w, r, http.StatusOK, title, views.SepaMXNRequestPage(v), views.SepaMXNRequestBody(v))
 }

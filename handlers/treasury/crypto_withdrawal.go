@@ -529,32 +529,19 @@ func (h *Handler) showRecord(w http.ResponseWriter, r *http.Request, rec store.C
 // asks for it, as the ledger has it — still being sent, refused, or with
 // no known outcome.
 func (h *Handler) showRequest(w http.ResponseWriter, r *http.Request, id int64) {
-	as, err := h.store.ListActions(r.Context(), store.ActionFilter{Target: withdrawalTarget(id), Limit: 1})
-	if err != nil {
-		h.ServerError(w, r, err)
-		return
-	}
-	if len(as) == 0 || as[0].Kind != kindCryptoWithdrawal {
-		h.NotFound(w, r)
-		return
-	}
-	a := as[0]
 	var q withdrawalRequest
-	if err := a.DecodeRequest(&q); err != nil {
-		h.ServerError(w, r, err)
+	a, ok := h.NotOpened(w, r, h.store, withdrawalTarget(id), kindCryptoWithdrawal, &q)
+	if !ok {
 		return
 	}
 	v := recordOf(id, q.Currency, q.WalletID, q.BalanceSeen, q.Chain, q.Token, q.Address)
 	v.Title = titleOf(q.Rail)
 	v.State, v.StateLabel, v.CreatedBy, v.CreatedAt = string(a.State), views.StatusLabel(views.StatusAction, string(a.State)), a.Actor.Email, a.BegunAt
-	switch a.State {
-	case store.ActionBegun:
+	poll, says := handlers.NotOpenedSays(a, unsignedExpires)
+	if poll {
 		v.PollURL = withdrawalPage(id)
-	case store.ActionUnknown:
-		v.Error = a.Message + " " + unsignedExpires
-	default:
-		v.Error = a.Message
 	}
+	v.Error = says
 	v.Back = handlers.BackTo(r, "/treasury")
 	h.Render(w, r, http.StatusOK, withdrawalTitle, views.CryptoWithdrawalRecordPage(v), views.CryptoWithdrawalRecordBody(v))
 }
