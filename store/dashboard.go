@@ -527,6 +527,10 @@ type Dashboard struct {
 	StoppedTotal int
 	CardDays     []CardDay
 
+	// DaysDerived keeps what pages derive from Money and CardDays (their
+	// charts' markup) for as long as those are kept.
+	DaysDerived *Derived
+
 	Webhooks        WebhookHealth
 	Reconciliations []ReconciliationRun
 }
@@ -542,6 +546,15 @@ type Dashboard struct {
 func (s *Store) Dashboard(ctx context.Context, r DashboardRequest) (Dashboard, error) {
 	var out Dashboard
 	b := &pgx.Batch{}
+	// Money and card spend per day are kept per version of the activity
+	// and per window (AreaActivityDays); when they are not, they are read
+	// in the batch with the rest and kept.
+	var days activityDays
+	daysKey := cacheKey(r.Finance, utcDate(r.MoneyFirst), utcDate(r.MoneyLast), r.Support, utcDate(r.CardFirst), utcDate(r.CardLast))
+	kept, haveDays := keptLookup(ctx, s.reads, AreaActivityDays, daysKey)
+	if haveDays {
+		days = kept.(activityDays)
+	}
 	var hr hrRead
 	if r.HR {
 		hr = queueHRDashboard(b, r.Now, r.Limit, r.Currencies)
@@ -549,12 +562,16 @@ func (s *Store) Dashboard(ctx context.Context, r DashboardRequest) (Dashboard, e
 	if r.Finance {
 		queueOpenSignLinks(b, r.Now, r.Limit, &out.SignLinks, &out.SignLinksTotal)
 		queueTreasuryWallets(b, &out.Wallets, &out.NoTreasury)
-		queueMoneyInOut(b, r.MoneyFirst, r.MoneyLast, &out.Money)
+		if !haveDays {
+			queueMoneyInOut(b, r.MoneyFirst, r.MoneyLast, &days.money)
+		}
 		queuePayrollRunsInProgress(b, r.Limit, &out.Payroll)
 	}
 	if r.Support {
 		queueStoppedCards(b, r.CardFirst, r.Limit, &out.Stopped, &out.StoppedTotal)
-		queueCardSpendByDay(b, r.CardFirst, r.CardLast, &out.CardDays)
+		if !haveDays {
+			queueCardSpendByDay(b, r.CardFirst, r.CardLast, &days.cards)
+		}
 	}
 	if r.Webhooks {
 		queueWebhookHealth(b, r.WebhooksSince, &out.Webhooks)
@@ -569,11 +586,24 @@ func (s *Store) Dashboard(ctx context.Context, r DashboardRequest) (Dashboard, e
 	if err := s.db.SendBatch(ctx, b).Close(); err != nil {
 		return Dashboard{}, fmt.Errorf("store: dashboard: %w", err)
 	}
+	if !haveDays && (r.Finance || r.Support) {
+		days.derived = &Derived{}
+		keep(ctx, s.reads, AreaActivityDays, daysKey, days)
+	}
+	out.Money, out.CardDays, out.DaysDerived = days.money, days.cards, days.derived
 	if r.HR {
 		hr.finish()
 		out.HR = *hr.HRDashboard
 	}
 	return out, nil
+}
+
+// activityDays are the start page's days read from activity_days, kept
+// together: the values are shared by the requests served them.
+type activityDays struct {
+	money   []MoneyDay
+	cards   []CardDay
+	derived *Derived
 }
 
 // queueTreasuryWallets reads the wallets of the treasury user Treasury

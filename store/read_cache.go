@@ -27,6 +27,10 @@ const (
 	AreaTreasury
 	// AreaPayroll is the list of payroll runs.
 	AreaPayroll
+	// AreaActivityDays is the start page's money in and out and card
+	// spend per day: activity_days, which activity's trigger keeps in the
+	// transaction that records a money event (migration 0037).
+	AreaActivityDays
 	numAreas
 )
 
@@ -53,6 +57,8 @@ var areaGroups = [numAreas][]group{
 	AreaActivity:  {groupActivity, groupProposals, groupEmployees},
 	AreaTreasury:  {groupEmployees, groupWallets},
 	AreaPayroll:   {groupPayroll},
+	// activity_days only changes with activity.
+	AreaActivityDays: {groupActivity},
 }
 
 // Versions are the groups' versions as one statement read them.
@@ -149,19 +155,35 @@ type areaCache struct {
 // cachedRead returns the read of key in area kept at ctx's version, or
 // makes it with read and keeps it.
 func cachedRead[T any](ctx context.Context, c *readCache, area Area, key string, read func() (T, error)) (T, error) {
-	v, ok := versionsFrom(ctx)
-	if !ok || c == nil {
-		return read()
-	}
-	a, n := &c.areas[area], v.of(area)
-	if x, ok := a.get(n, key); ok {
+	if x, ok := keptLookup(ctx, c, area, key); ok {
 		return x.(T), nil
 	}
 	x, err := read()
 	if err == nil {
-		a.put(n, key, x)
+		keep(ctx, c, area, key, x)
 	}
 	return x, err
+}
+
+// keptLookup is the read of key in area kept at ctx's version, if there
+// is one: cachedRead's first half, for a read that goes in one batch with
+// others when it is not kept.
+func keptLookup(ctx context.Context, c *readCache, area Area, key string) (any, bool) {
+	v, ok := versionsFrom(ctx)
+	if !ok || c == nil {
+		return nil, false
+	}
+	return c.areas[area].get(v.of(area), key)
+}
+
+// keep keeps x, read after ctx's versions were, as the read of key in
+// area: cachedRead's second half. Without versions it keeps nothing.
+func keep(ctx context.Context, c *readCache, area Area, key string, x any) {
+	v, ok := versionsFrom(ctx)
+	if !ok || c == nil {
+		return
+	}
+	c.areas[area].put(v.of(area), key, x)
 }
 
 func (a *areaCache) get(version int64, key string) (any, bool) {

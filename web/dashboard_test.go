@@ -339,3 +339,33 @@ func TestDashboardLivePart(t *testing.T) {
 		t.Error("an empty week shows no 'nothing stopped'")
 	}
 }
+
+// TestDashboardMoneyChartFollowsNewActivity: the money chart's markup is
+// kept with the days it draws, shared by the roles that see it; a deposit
+// recorded since shows at the next view, for each of them.
+func TestDashboardMoneyChartFollowsNewActivity(t *testing.T) {
+	ctx := context.Background()
+	env := webtest.New(t, webtest.Options{SkipDemoImport: true})
+	now := time.Now()
+	seedDashboard(t, env, now)
+	moneyIn := func(doc *goquery.Document) decimal.Decimal { return sumColumn(t, tableColumn(doc, "money-USD", "0")) }
+	for _, role := range []store.Role{store.RoleFinanceApprover, store.RoleOwner} {
+		if in := moneyIn(dashboardAs(t, env, role)); !in.Equal(decimal.RequireFromString("120.75")) {
+			t.Fatalf("%s: money in %s, want 120.75", role, in)
+		}
+	}
+	var id int64
+	if err := env.Store.Pool().QueryRow(ctx, `INSERT INTO webhook_events (webhook_id, event_type, body, state, received_at)
+		VALUES ('wh-dash-new', 'employee.deposit.completed', '{}', 'processed', now()) RETURNING id`).Scan(&id); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := env.Store.Pool().Exec(ctx, `INSERT INTO activity (webhook_event_id, service_user_id, kind, event_type, status, amount, currency, occurred_at)
+		VALUES ($1, 'user-f', 'deposit', 'x', 'completed', 9.25, 'USDB', $2)`, id, now); err != nil {
+		t.Fatal(err)
+	}
+	for _, role := range []store.Role{store.RoleOwner, store.RoleFinanceApprover} {
+		if in := moneyIn(dashboardAs(t, env, role)); !in.Equal(decimal.RequireFromString("130")) {
+			t.Fatalf("%s after a new deposit: money in %s, want 130.00", role, in)
+		}
+	}
+}
