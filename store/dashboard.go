@@ -546,14 +546,38 @@ type Dashboard struct {
 func (s *Store) Dashboard(ctx context.Context, r DashboardRequest) (Dashboard, error) {
 	var out Dashboard
 	b := &pgx.Batch{}
-	// Money and card spend per day are kept per version of the activity
-	// and per window (AreaActivityDays); when they are not, they are read
-	// in the batch with the rest and kept.
-	var days activityDays
-	daysKey := cacheKey(r.Finance, utcDate(r.MoneyFirst), utcDate(r.MoneyLast), r.Support, utcDate(r.CardFirst), utcDate(r.CardLast))
-	kept, haveDays := keptLookup(ctx, s.reads, AreaActivityDays, daysKey)
-	if haveDays {
-		days = kept.(activityDays)
+	// The parts that read only tables of a kept area, over windows of
+	// whole days, are kept per version of that area (AreaActivityDays,
+	// AreaTreasury, AreaCards): served from memory when kept, read in the
+	// batch with the rest and kept otherwise.
+	var (
+		days     activityDays
+		treasury treasuryWallets
+		stopped  stoppedCards
+		kept     []func()
+	)
+	if r.Finance || r.Support {
+		kept = append(kept, batchKept(ctx, s, b, AreaActivityDays,
+			"dashboard:"+cacheKey(r.Finance, utcDate(r.MoneyFirst), utcDate(r.MoneyLast), r.Support, utcDate(r.CardFirst), utcDate(r.CardLast)),
+			&days, func(b *pgx.Batch, d *activityDays) {
+				if r.Finance {
+					queueMoneyInOut(b, r.MoneyFirst, r.MoneyLast, &d.money)
+				}
+				if r.Support {
+					queueCardSpendByDay(b, r.CardFirst, r.CardLast, &d.cards)
+				}
+				d.derived = &Derived{}
+			}))
+	}
+	if r.Finance {
+		kept = append(kept, batchKept(ctx, s, b, AreaTreasury, "dashboard:", &treasury, func(b *pgx.Batch, t *treasuryWallets) {
+			queueTreasuryWallets(b, &t.wallets, &t.none)
+		}))
+	}
+	if r.Support {
+		kept = append(kept, batchKept(ctx, s, b, AreaCards, "dashboard:"+cacheKey(r.CardFirst, r.Limit), &stopped, func(b *pgx.Batch, c *stoppedCards) {
+			queueStoppedCards(b, r.CardFirst, r.Limit, &c.cards, &c.total)
+		}))
 	}
 	var hr hrRead
 	if r.HR {
@@ -561,17 +585,7 @@ func (s *Store) Dashboard(ctx context.Context, r DashboardRequest) (Dashboard, e
 	}
 	if r.Finance {
 		queueOpenSignLinks(b, r.Now, r.Limit, &out.SignLinks, &out.SignLinksTotal)
-		queueTreasuryWallets(b, &out.Wallets, &out.NoTreasury)
-		if !haveDays {
-			queueMoneyInOut(b, r.MoneyFirst, r.MoneyLast, &days.money)
-		}
 		queuePayrollRunsInProgress(b, r.Limit, &out.Payroll)
-	}
-	if r.Support {
-		queueStoppedCards(b, r.CardFirst, r.Limit, &out.Stopped, &out.StoppedTotal)
-		if !haveDays {
-			queueCardSpendByDay(b, r.CardFirst, r.CardLast, &days.cards)
-		}
 	}
 	if r.Webhooks {
 		queueWebhookHealth(b, r.WebhooksSince, &out.Webhooks)
@@ -580,17 +594,17 @@ func (s *Store) Dashboard(ctx context.Context, r DashboardRequest) (Dashboard, e
 			return err
 		})
 	}
-	if b.Len() == 0 {
-		return out, nil
+	if b.Len() > 0 {
+		if err := s.db.SendBatch(ctx, b).Close(); err != nil {
+			return Dashboard{}, fmt.Errorf("store: dashboard: %w", err)
+		}
 	}
-	if err := s.db.SendBatch(ctx, b).Close(); err != nil {
-		return Dashboard{}, fmt.Errorf("store: dashboard: %w", err)
-	}
-	if !haveDays && (r.Finance || r.Support) {
-		days.derived = &Derived{}
-		keep(ctx, s.reads, AreaActivityDays, daysKey, days)
+	for _, keep := range kept {
+		keep()
 	}
 	out.Money, out.CardDays, out.DaysDerived = days.money, days.cards, days.derived
+	out.Wallets, out.NoTreasury = treasury.wallets, treasury.none
+	out.Stopped, out.StoppedTotal = stopped.cards, stopped.total
 	if r.HR {
 		hr.finish()
 		out.HR = *hr.HRDashboard
@@ -598,12 +612,38 @@ func (s *Store) Dashboard(ctx context.Context, r DashboardRequest) (Dashboard, e
 	return out, nil
 }
 
-// activityDays are the start page's days read from activity_days, kept
-// together: the values are shared by the requests served them.
-type activityDays struct {
-	money   []MoneyDay
-	cards   []CardDay
-	derived *Derived
+// The start page's kept parts. Kept values are shared by the requests
+// served them: nothing may change them.
+type (
+	// activityDays are the days read from activity_days.
+	activityDays struct {
+		money   []MoneyDay
+		cards   []CardDay
+		derived *Derived
+	}
+	treasuryWallets struct {
+		wallets []Wallet
+		none    bool
+	}
+	stoppedCards struct {
+		cards []StoppedCard
+		total int
+	}
+)
+
+// batchKept is a part of a batch kept per version of area under key: out
+// is set to the kept value when there is one, and queue adds the part's
+// statements to b, reading into out, when there is not. The returned
+// function, called once the batch is read, keeps what it read.
+func batchKept[T any](ctx context.Context, s *Store, b *pgx.Batch, area Area, key string, out *T, queue func(b *pgx.Batch, out *T)) func() {
+	if x, ok := keptLookup(ctx, s.reads, area, key); ok {
+		if v, ok := x.(T); ok {
+			*out = v
+			return func() {}
+		}
+	}
+	queue(b, out)
+	return func() { keep(ctx, s.reads, area, key, *out) }
 }
 
 // queueTreasuryWallets reads the wallets of the treasury user Treasury

@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -82,5 +83,63 @@ func TestDashboardDaysAreKeptUntilActivityChangesOnAnyReplica(t *testing.T) {
 	d, err := a.Dashboard(atVersions(t, a), week)
 	if err != nil || !in(d).Equal(decimal.RequireFromString("15.25")) {
 		t.Fatalf("a week's window: %v %v", in(d), err)
+	}
+}
+
+// TestDashboardTreasuryAndStoppedCardsFollowTheOtherReplica: the start
+// page's treasury balances and stopped cards are kept with the versions of
+// the treasury's and the cards' tables: a balance read and a card frozen
+// on the other replica show at the next request.
+func TestDashboardTreasuryAndStoppedCardsFollowTheOtherReplica(t *testing.T) {
+	ctx := context.Background()
+	stores := replicaStores(t, 2)
+	a, b := stores[0], stores[1]
+	exec := func(q string, args ...any) {
+		t.Helper()
+		if _, err := b.Pool().Exec(ctx, q, args...); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	exec(`INSERT INTO employees (kind, service_user_id, email, invite_state) VALUES ('treasury', 'k-treasury', 'treasury@partner.example', 'linked')`)
+	exec(`INSERT INTO wallets (id, employee_id, currency, display_currency, balance, balance_read_at)
+		SELECT 'k-tw', id, 'USDB', '', 100, now() FROM employees WHERE service_user_id = 'k-treasury'`)
+	exec(`INSERT INTO employees (kind, service_user_id, email, first_name, invite_state) VALUES ('employee', 'k-1', 'k1@partner.example', 'Kay', 'linked')`)
+	exec(`INSERT INTO wallets (id, employee_id, currency) SELECT 'k-w', id, 'USDB' FROM employees WHERE service_user_id = 'k-1'`)
+	exec(`INSERT INTO cards (id, wallet_id, employee_id, card_name, last4, status, status_read_at, currency)
+		SELECT 'k-card', 'k-w', id, 'Travel', '4242', 'ACTIVE', now(), 'USD' FROM employees WHERE service_user_id = 'k-1'`)
+	now := time.Now().UTC()
+	day := 24 * time.Hour
+	req := store.DashboardRequest{Now: now, Limit: 5, Finance: true, MoneyFirst: now.Add(-29 * day), MoneyLast: now,
+		Support: true, CardFirst: now.Truncate(day).Add(-6 * day), CardLast: now}
+	read := func(ctx context.Context) store.Dashboard {
+		t.Helper()
+		d, err := a.Dashboard(ctx, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	balance := func(d store.Dashboard) string {
+		if d.NoTreasury || len(d.Wallets) != 1 {
+			return fmt.Sprintf("no treasury (%v, %d wallets)", d.NoTreasury, len(d.Wallets))
+		}
+		return d.Wallets[0].Balance.Decimal.String()
+	}
+
+	old := atVersions(t, a)
+	if d := read(old); balance(d) != "100" || d.StoppedTotal != 0 {
+		t.Fatalf("first read: balance %s, %d stopped", balance(d), d.StoppedTotal)
+	}
+	exec(`UPDATE wallets SET balance = 150, balance_read_at = now() WHERE id = 'k-tw'`)
+	exec(`UPDATE cards SET status = 'FROZEN' WHERE id = 'k-card'`)
+	if d := read(old); balance(d) != "100" || d.StoppedTotal != 0 {
+		t.Fatalf("a request from before the changes: balance %s, %d stopped (not kept)", balance(d), d.StoppedTotal)
+	}
+	d := read(atVersions(t, a))
+	if balance(d) != "150" {
+		t.Fatalf("after a balance read on the other replica: %s", balance(d))
+	}
+	if d.StoppedTotal != 1 || len(d.Stopped) != 1 || d.Stopped[0].CardID != "k-card" {
+		t.Fatalf("after a card frozen on the other replica: %d stopped %+v", d.StoppedTotal, d.Stopped)
 	}
 }

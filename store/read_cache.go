@@ -156,7 +156,9 @@ type areaCache struct {
 // makes it with read and keeps it.
 func cachedRead[T any](ctx context.Context, c *readCache, area Area, key string, read func() (T, error)) (T, error) {
 	if x, ok := keptLookup(ctx, c, area, key); ok {
-		return x.(T), nil
+		if v, ok := x.(T); ok {
+			return v, nil
+		}
 	}
 	x, err := read()
 	if err == nil {
