@@ -280,7 +280,8 @@ func (h *Handler) bpPayoutWalk(ctx context.Context, f *bpPayoutForm, submitted, 
 			return stop(views.BankPayoutStepAmount)
 		}
 	}
-	amount, msg := npParseAmount(v.Amount, bpUSDBDecimals)
+	parsed, msg := handlers.ParseAmount(v.Amount, bpUSDBDecimals)
+	amount := parsed.Value
 	if msg != "" {
 		v.Fields["amount"] = msg
 	}
