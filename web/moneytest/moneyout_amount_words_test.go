@@ -52,3 +52,23 @@ func TestMoneyOutPayoutAndNigeriaAmountWordsAreTheOtherFormsWords(t *testing.T) 
 		t.Fatalf("a refused amount was sent: %d offramps", n)
 	}
 }
+
+// An amount too large to count in cents is more than the wallet holds, and
+// is told so; not that it has too many decimal places (it has none).
+func TestMoneyOutPayoutHugeAmountIsMoreThanTheWalletHolds(t *testing.T) {
+	env := webtest.New(t, webtest.Options{})
+	c, _ := env.SignedIn(store.RoleOwner)
+	huge := strings.Repeat("9", 32)
+	v := url.Values{"step": {"amount"}, "country": {"GBR"}, "bank_id": {"gbr-barclays"}, "account_number": {"12345678"},
+		"holder": {"x"}, "amount": {huge}}
+	doc := webtest.PayoutStep(t, env, c, v, http.StatusUnprocessableEntity)
+	if got := webtest.TestID(doc, "f-amount-error"); !strings.Contains(got, "More than the USDB wallet holds now") {
+		t.Fatalf("huge amount: %q", got)
+	}
+	if got := doc.Find("#f-amount").AttrOr("value", ""); got != huge {
+		t.Fatalf("typed amount not kept: %q", got)
+	}
+	if n := env.Sandbox.RequestCount("POST", webtest.PayoutRoute); n != 0 {
+		t.Fatalf("%d payouts sent", n)
+	}
+}
