@@ -745,8 +745,21 @@ func (h *Handler) NigeriaOfframpDetail(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	v.ProposalID, v.Status = res.ProposalID, views.StatusLabel(views.StatusProposal, res.Status)
-	if p, err := h.store.ProposalByID(r.Context(), res.ProposalID); err == nil {
-		v.Status = views.StatusLabel(views.StatusProposal, string(p.Status))
+	if res.ProposalID != "" {
+		// The proposal moves on elsewhere (approved, signed, executed):
+		// the page follows it until it is final.
+		v.PollURL = r.URL.Path
+		p, err := h.store.ProposalByID(r.Context(), res.ProposalID)
+		switch {
+		case err == nil:
+			v.Status = views.StatusLabel(views.StatusProposal, string(p.Status))
+			if p.Status.Final() {
+				v.PollURL = ""
+			}
+		case !errors.Is(err, store.ErrNotFound):
+			h.ServerError(w, r, err)
+			return
+		}
 	}
 	if qt := res.Quote; qt != nil {
 		v.To = views.Amount{Value: qt.ToAmount, Currency: string(apiclient.NGN)}
