@@ -285,8 +285,18 @@ func (h *Handler) cashOrder(w http.ResponseWriter, r *http.Request, typ apiclien
 			h.Redirect(w, r, "/money-out/cash/"+url.PathEscape(id))
 			return
 		}
-		form.Token = handlers.NewFormToken()
-		render(http.StatusConflict, "This form was already sent: "+views.StatusLabel(views.StatusAction, string(done.Action.State))+". Nothing was sent again. "+done.Action.Message)
+		msg := "This form was already sent: " + views.StatusLabel(views.StatusAction, string(done.Action.State)) + ". Nothing was sent again."
+		if done.Action.State.Finished() {
+			// Refused: a corrected form is a new request.
+			form.Token = handlers.NewFormToken()
+			msg += " " + done.Action.Message
+		} else {
+			// Still with the API, or not known: the same token, so that
+			// sending this form again finds that order, never makes a
+			// second one.
+			msg = strings.TrimSpace(msg + " " + done.Action.Message + " Send the form again in a moment to open its order.")
+		}
+		render(http.StatusConflict, msg)
 		return
 	case done.State() != store.ActionDone:
 		form.Token = handlers.NewFormToken()
