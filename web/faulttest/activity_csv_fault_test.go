@@ -1,0 +1,27 @@
+package faulttest
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"testing"
+
+	"partneradmin/store"
+	"partneradmin/web/webtest"
+)
+
+// An activity export the database cannot read is an error page, not a
+// file with the header alone, which accounting would read as a period with
+// no activity.
+func TestActivityCSVThatCannotBeReadIsNotAnEmptyFile(t *testing.T) {
+	env := webtest.New(t, webtest.Options{})
+	c, _ := env.SignedIn(store.RoleFinanceApprover)
+	if _, err := env.Store.Pool().Exec(context.Background(), `ALTER TABLE activity RENAME TO activity_away`); err != nil {
+		t.Fatal(err)
+	}
+	resp := env.Get(c, "/activity.csv")
+	body := webtest.ReadBody(t, resp)
+	if resp.StatusCode != http.StatusInternalServerError || strings.HasPrefix(resp.Header.Get("Content-Type"), "text/csv") {
+		t.Fatalf("unreadable feed exported as %d %q: %.200q", resp.StatusCode, resp.Header.Get("Content-Type"), body)
+	}
+}
