@@ -25,3 +25,17 @@ func TestActivityCSVThatCannotBeReadIsNotAnEmptyFile(t *testing.T) {
 		t.Fatalf("unreadable feed exported as %d %q: %.200q", resp.StatusCode, resp.Header.Get("Content-Type"), body)
 	}
 }
+
+// The same for the approvals history's export.
+func TestApprovalHistoryCSVThatCannotBeReadIsNotAnEmptyFile(t *testing.T) {
+	env := webtest.New(t, webtest.Options{})
+	c, _ := env.SignedIn(store.RoleFinanceApprover)
+	if _, err := env.Store.Pool().Exec(context.Background(), `ALTER TABLE proposals RENAME TO proposals_away`); err != nil {
+		t.Fatal(err)
+	}
+	resp := env.Get(c, "/approvals/history.csv")
+	body := webtest.ReadBody(t, resp)
+	if resp.StatusCode != http.StatusInternalServerError || strings.HasPrefix(resp.Header.Get("Content-Type"), "text/csv") {
+		t.Fatalf("unreadable history exported as %d %q: %.200q", resp.StatusCode, resp.Header.Get("Content-Type"), body)
+	}
+}
