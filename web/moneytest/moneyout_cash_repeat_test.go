@@ -2,8 +2,10 @@ package moneytest
 
 import (
 	"context"
+	"encoding/csv"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -58,5 +60,26 @@ func TestMoneyOutCashFormSentAgainWhileInFlightNeverMakesASecondOrder(t *testing
 	}
 	if n := env.Sandbox.RequestCount("POST", webtest.CashFundRoute); n != 1 {
 		t.Fatalf("%d cash orders asked for one form", n)
+	}
+}
+
+// The cash orders' export writes a price as a plain decimal, as every
+// export writes amounts, not as the page groups it ("1,000.50").
+func TestMoneyOutCashCSVWritesPlainDecimals(t *testing.T) {
+	env := webtest.New(t, webtest.Options{})
+	c, _ := env.SignedIn(store.RoleOwner)
+	usd := webtest.TreasuryWallet(t, env, "USDB").ID
+	resp := env.PostForm(c, "/money-out/cash/fund", webtest.CashForm(t, env, c, "fund", url.Values{"wallet_id": {usd}, "country": {"MX"},
+		"price": {"1,000.5"}, "price_currency": {"USD"}, "description": {"Field office float"}}))
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusCreated {
+		t.Fatalf("fund: %d", resp.StatusCode)
+	}
+	recs, err := csv.NewReader(strings.NewReader(webtest.ReadBody(t, env.Get(c, "/money-out/cash.csv")))).ReadAll()
+	if err != nil || len(recs) != 2 {
+		t.Fatalf("csv: %v %v", recs, err)
+	}
+	if price := recs[1][slices.Index(recs[0], "price")]; price != "1000.50" {
+		t.Fatalf("price %q, want 1000.50", price)
 	}
 }
