@@ -3,6 +3,9 @@ package approvaltest
 import (
 	"context"
 	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
 	"testing"
 
 	"partneradmin/store"
@@ -41,5 +44,27 @@ func TestPayrollUploadRefusesARowWithMoreValuesThanColumns(t *testing.T) {
 	id := webtest.CreatePayroll(t, env, c, "employee,amount,currency\n"+emily+",10,USD,,\n")
 	if st, _ := payrollRow(webtest.PayrollPage(t, env, c, id), 2).Attr("data-state"); st != "ready" {
 		t.Fatalf("a row with empty trailing cells: %q, want ready", st)
+	}
+}
+
+// A run from the employee list with a chosen id that is no employee (a
+// stale or edited form) is refused next to the employees, with what was
+// typed kept; it is never made with that person silently left out.
+func TestPayrollFromEmployeesRefusesAnUnknownEmployee(t *testing.T) {
+	env := webtest.New(t, webtest.Options{})
+	c, _ := env.SignedIn(store.RoleFinanceApprover)
+	emily := strconv.FormatInt(webtest.MirroredDemoEmployee(t, env, "Emily").ID, 10)
+	resp := env.PostForm(c, "/payroll/employees", url.Values{"name": {"Bonus"}, "amount": {"250"}, "currency": {"USD"},
+		"description": {"Year-end bonus"}, "employee_id": {emily, "999999999"}})
+	doc := webtest.Doc(t, resp)
+	if resp.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(webtest.TestID(doc, "payroll-employees-error"), "1 of the 2 chosen employees are not known") {
+		t.Fatalf("unknown employee: %d %q", resp.StatusCode, webtest.TestID(doc, "payroll-employees-error"))
+	}
+	if doc.Find("#f-name").AttrOr("value", "") != "Bonus" || doc.Find("#f-amount").AttrOr("value", "") != "250" {
+		t.Fatal("typed values lost")
+	}
+	var n int
+	if err := env.Store.Pool().QueryRow(context.Background(), `SELECT count(*) FROM payroll_runs`).Scan(&n); err != nil || n != 0 {
+		t.Fatalf("%d runs made (%v)", n, err)
 	}
 }
