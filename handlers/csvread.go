@@ -56,6 +56,10 @@ func ReadCSV(r io.Reader, maxRows int, header func(names []string) (map[string]i
 		if blankRecord(rec) {
 			continue
 		}
+		if n := valuesBeyond(rec, len(head)); n > 0 {
+			return CSVError{fmt.Sprintf("line %d has %d values but the header names %d columns; a value holding a comma, as 1,000.50, must be in double quotes (\"1,000.50\")",
+				line, len(head)+n, len(head))}
+		}
 		if rows == maxRows {
 			return CSVError{fmt.Sprintf("more than %d rows; split the file", maxRows)}
 		}
@@ -71,6 +75,19 @@ func ReadCSV(r io.Reader, maxRows int, header func(names []string) (map[string]i
 			return err
 		}
 	}
+}
+
+// valuesBeyond counts the values of rec past its first columns, up to its
+// last value that is not blank: values a header does not name, which
+// would be dropped unread (an unquoted comma splits one value in two).
+// Empty trailing cells, as spreadsheets save, are not values.
+func valuesBeyond(rec []string, columns int) int {
+	for i := len(rec) - 1; i >= columns; i-- {
+		if strings.TrimSpace(rec[i]) != "" {
+			return i + 1 - columns
+		}
+	}
+	return 0
 }
 
 func blankRecord(rec []string) bool {

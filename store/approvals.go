@@ -109,6 +109,19 @@ func (s *Store) RecordApproval(ctx context.Context, a Approval, after Proposal) 
 	})
 }
 
+// ApprovedByStaff reports whether the staff member has an approval of the
+// proposal recorded in its current round, as whichever wallet admin: two
+// approvals are two people, whatever admins they act as.
+func (s *Store) ApprovedByStaff(ctx context.Context, proposalID string, staffID int64) (bool, error) {
+	var ok bool
+	err := s.db.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM proposal_approvals a JOIN proposals p ON p.id = a.proposal_id AND p.round = a.round
+		WHERE a.proposal_id = $1 AND a.staff_id = $2 AND a.state = 'approved')`, proposalID, staffID).Scan(&ok)
+	if err != nil {
+		return false, fmt.Errorf("store: approved by staff: %w", err)
+	}
+	return ok, nil
+}
+
 // approvalStaffSQL lists who approved proposal $1 in its current round: the
 // admin's serviceUserId and the staff member's email.
 const approvalStaffSQL = `SELECT a.service_user_id, st.email FROM proposal_approvals a JOIN proposals p ON p.id = a.proposal_id AND p.round = a.round

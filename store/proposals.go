@@ -41,6 +41,16 @@ func (s ProposalStatus) Open() bool {
 	return false
 }
 
+// Final reports whether the proposal has reached a state it does not leave
+// (a FAILED one may still be approved again).
+func (s ProposalStatus) Final() bool {
+	switch s {
+	case ProposalCompleted, ProposalRejected, ProposalExpired:
+		return true
+	}
+	return false
+}
+
 // QueueStatuses are the states the approval queue shows: open ones and
 // FAILED (which may be approved again).
 var QueueStatuses = []ProposalStatus{ProposalPendingApprovals, ProposalPendingSignatures, ProposalSubmitted,

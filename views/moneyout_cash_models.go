@@ -1,6 +1,10 @@
 package views
 
-import "time"
+import (
+	"time"
+
+	"github.com/shopspring/decimal"
+)
 
 // CashView is the LATAM cash page: a pay-in form, a pay-out form and the
 // active orders.
@@ -28,7 +32,10 @@ type CashForm struct {
 // CashOrderRow is an active order.
 type CashOrderRow struct {
 	ID, Type, Status, Price string
-	Expiry, CreatedAt       time.Time
+	// PriceValue is the price as the API gave it, for the CSV (Price is
+	// it as shown, grouped in thousands).
+	PriceValue        decimal.Decimal
+	Expiry, CreatedAt time.Time
 }
 
 // CashResult is a created order: where the payer pays (fund) or the owner's

@@ -65,4 +65,7 @@ type NigeriaOfframpView struct {
 	RateUnit   string // the source token
 	Swapped    bool
 	CreatedBy  string
+	// PollURL reloads the request while its proposal can still change
+	// (approved, signed, executed elsewhere); "" once it is final.
+	PollURL string
 }

@@ -147,14 +147,17 @@ func (h *Handler) CSV(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	f.Limit = 1000
+	// The first page is read before the download starts, so that a feed
+	// that cannot be read is an error page, not an empty file that says
+	// there was no activity.
+	list, err := h.store.ActivityFeed(r.Context(), f)
+	if err != nil {
+		h.ServerError(w, r, err)
+		return
+	}
 	cw := handlers.NewCSV(w, "activity.csv", "date", "kind", "employee", "service_user_id", "amount", "currency", "fee", "reference",
 		"status", "description")
 	for {
-		list, err := h.store.ActivityFeed(r.Context(), f)
-		if err != nil {
-			h.Logger.ErrorContext(r.Context(), "activity csv", "err", err)
-			break
-		}
 		for _, e := range list {
 			amt, fee := "", ""
 			if e.Amount != nil {
@@ -171,6 +174,11 @@ func (h *Handler) CSV(w http.ResponseWriter, r *http.Request) {
 		}
 		last := list[len(list)-1]
 		f.BeforeAt, f.BeforeKey = last.At, last.Key
+		if list, err = h.store.ActivityFeed(r.Context(), f); err != nil {
+			// The status is sent: the file ends here, and the log says why.
+			h.Logger.ErrorContext(r.Context(), "activity csv", "err", err)
+			break
+		}
 	}
 	cw.Close(h.Logger, r)
 }

@@ -90,6 +90,19 @@ func (h *Handler) Approve(w http.ResponseWriter, r *http.Request) {
 		refuse(http.StatusConflict, "This wallet admin has already approved this proposal.")
 		return
 	}
+	// Separation of duties: one person's approval counts once, even when
+	// they link to another wallet admin after approving.
+	if !again {
+		already, err := h.store.ApprovedByStaff(ctx, p.ID, viewer.Staff.ID)
+		if err != nil {
+			h.ServerError(w, r, err)
+			return
+		}
+		if already {
+			refuse(http.StatusConflict, "You already approved this proposal (as another wallet admin): someone else must give the next approval.")
+			return
+		}
+	}
 	req := approveRequest{ProposalID: p.ID, OwnerUserID: p.OwnerUserID, WalletID: p.WalletID, Round: p.Round,
 		Identity: identity, Again: again, ApprovalsBefore: len(p.Approvals), Form: form}
 	kind := kindApprove

@@ -175,23 +175,29 @@ func (h *Handler) HistoryCSV(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	f.Limit = 1000
-	cw := handlers.NewCSV(w, "approval-history.csv", "id", "type", "amount", "currency", "token", "from", "to", "description",
-		"state", "reason", "approved_by", "rejected_by", "signatures", "signed_by", "sign_link_by", "sign_deadline", "created_at", "changed_at")
-	for {
+	// A page of the history with its people's names.
+	page := func() ([]store.HistoryEntry, mirror.Names, error) {
 		entries, err := h.store.ListHistory(ctx, f)
 		if err != nil {
-			h.Logger.ErrorContext(ctx, "approval history export", "err", err)
-			break
+			return nil, nil, err
 		}
 		ps := make([]store.Proposal, len(entries))
 		for i, e := range entries {
 			ps[i] = e.Proposal
 		}
 		names, err := mirror.LoadNames(ctx, h.store, ps...)
-		if err != nil {
-			h.Logger.ErrorContext(ctx, "approval history export", "err", err)
-			break
-		}
+		return entries, names, err
+	}
+	// The first page is read before the download starts, so that a
+	// history that cannot be read is an error page, not an empty file.
+	entries, names, err := page()
+	if err != nil {
+		h.ServerError(w, r, err)
+		return
+	}
+	cw := handlers.NewCSV(w, "approval-history.csv", "id", "type", "amount", "currency", "token", "from", "to", "description",
+		"state", "reason", "approved_by", "rejected_by", "signatures", "signed_by", "sign_link_by", "sign_deadline", "created_at", "changed_at")
+	for {
 		for _, e := range entries {
 			row := historyRow(e, names)
 			deadline := ""
@@ -207,6 +213,11 @@ func (h *Handler) HistoryCSV(w http.ResponseWriter, r *http.Request) {
 		}
 		last := entries[len(entries)-1]
 		f.BeforeAt, f.BeforeID = last.UpdatedAt, last.ID
+		if entries, names, err = page(); err != nil {
+			// The status is sent: the file ends here, and the log says why.
+			h.Logger.ErrorContext(ctx, "approval history export", "err", err)
+			break
+		}
 	}
 	cw.Close(h.Logger, r)
 }

@@ -140,13 +140,15 @@ func (h *Handler) ExportCSV(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	f.Limit = 500
+	// The first page is read before the download starts, so that a log
+	// that cannot be read is an error page, not an empty file.
+	entries, err := h.Store.ListAudit(r.Context(), f)
+	if err != nil {
+		h.ServerError(w, r, err)
+		return
+	}
 	cw := handlers.NewCSV(w, "audit-log.csv", "id", "at", "actor", "action", "target", "outcome", "detail")
 	for {
-		entries, err := h.Store.ListAudit(r.Context(), f)
-		if err != nil {
-			h.Logger.ErrorContext(r.Context(), "audit export", "err", err)
-			break
-		}
 		for _, e := range entries {
 			actor := e.Actor.Email
 			if actor == "" {
@@ -158,6 +160,11 @@ func (h *Handler) ExportCSV(w http.ResponseWriter, r *http.Request) {
 			break
 		}
 		f.BeforeID = entries[len(entries)-1].ID
+		if entries, err = h.Store.ListAudit(r.Context(), f); err != nil {
+			// The status is sent: the file ends here, and the log says why.
+			h.Logger.ErrorContext(r.Context(), "audit export", "err", err)
+			break
+		}
 	}
 	cw.Close(h.Logger, r)
 }

@@ -116,7 +116,7 @@ func (h *Handler) cashView(ctx context.Context, ws []store.Wallet, user string, 
 		}
 		for _, o := range list {
 			v.Orders = append(v.Orders, views.CashOrderRow{ID: o.ID, Type: string(o.Type), Status: o.Status,
-				Price: views.FormatDecimal(o.Price, 2), Expiry: o.Expiry, CreatedAt: o.CreatedAt})
+				Price: views.FormatDecimal(o.Price, 2), PriceValue: o.Price, Expiry: o.Expiry, CreatedAt: o.CreatedAt})
 		}
 	}
 	slices.SortFunc(v.Orders, func(a, b views.CashOrderRow) int { return b.CreatedAt.Compare(a.CreatedAt) })
@@ -147,7 +147,13 @@ func (h *Handler) CashCSV(w http.ResponseWriter, r *http.Request) {
 	}
 	cw := handlers.NewCSV(w, "cash-orders.csv", "id", "type", "status", "price", "expiry", "created_at")
 	for _, o := range v.Orders {
-		cw.Row(o.ID, o.Type, o.Status, o.Price, o.Expiry.UTC().Format(time.RFC3339), o.CreatedAt.UTC().Format(time.RFC3339))
+		// A plain decimal, as every export writes amounts: at least the
+		// cents, never rounded.
+		price := o.PriceValue.String()
+		if o.PriceValue.Exponent() > -2 {
+			price = o.PriceValue.StringFixed(2)
+		}
+		cw.Row(o.ID, o.Type, o.Status, price, o.Expiry.UTC().Format(time.RFC3339), o.CreatedAt.UTC().Format(time.RFC3339))
 	}
 	cw.Close(h.Logger, r)
 }
@@ -285,8 +291,18 @@ func (h *Handler) cashOrder(w http.ResponseWriter, r *http.Request, typ apiclien
 			h.Redirect(w, r, "/money-out/cash/"+url.PathEscape(id))
 			return
 		}
-		form.Token = handlers.NewFormToken()
-		render(http.StatusConflict, "This form was already sent: "+views.StatusLabel(views.StatusAction, string(done.Action.State))+". Nothing was sent again. "+done.Action.Message)
+		msg := "This form was already sent: " + views.StatusLabel(views.StatusAction, string(done.Action.State)) + ". Nothing was sent again."
+		if done.Action.State.Finished() {
+			// Refused: a corrected form is a new request.
+			form.Token = handlers.NewFormToken()
+			msg += " " + done.Action.Message
+		} else {
+			// Still with the API, or not known: the same token, so that
+			// sending this form again finds that order, never makes a
+			// second one.
+			msg = strings.TrimSpace(msg + " " + done.Action.Message + " Send the form again in a moment to open its order.")
+		}
+		render(http.StatusConflict, msg)
 		return
 	case done.State() != store.ActionDone:
 		form.Token = handlers.NewFormToken()

@@ -46,8 +46,6 @@ const (
 	npHolderLength = 200
 	// npCodeLength bounds a bank code, bank id, branch id or token.
 	npCodeLength = 100
-	// npAmountLength bounds a typed amount before it is read.
-	npAmountLength = 40
 	// npCallTimeout bounds a call that checks something and changes nothing
 	// (verifying or validating an account).
 	npCallTimeout = 8 * time.Second
@@ -483,63 +481,6 @@ func (h *Handler) ngnAccountOf(ctx context.Context, token string) (ngnAccount, b
 	return acct, acct.ID != "", nil
 }
 
-// npParseAmount reads an amount a person typed: digits, at most one
-// decimal point, commas only as thousands separators, positive, at most
-// places decimals. A comma that does not group thousands is refused, never
-// guessed. msg says what is wrong, "" when the amount is good.
-func npParseAmount(typed string, places int32) (decimal.Decimal, string) {
-	s := strings.TrimSpace(typed)
-	switch {
-	case s == "":
-		return decimal.Decimal{}, "Enter an amount."
-	case len(s) > npAmountLength || handlers.CheckText(s, npAmountLength, false) != "":
-		return decimal.Decimal{}, "Write the amount as plain digits, like 1250.50."
-	case strings.HasPrefix(s, "-"):
-		return decimal.Decimal{}, "The amount must be more than zero."
-	}
-	whole, frac, hasPoint := strings.Cut(s, ".")
-	plain := strings.ReplaceAll(whole, ",", "")
-	if !npDigits(plain) && !(plain == "" && hasPoint) || hasPoint && !npDigits(frac) {
-		return decimal.Decimal{}, "Write the amount as plain digits, like 1250.50."
-	}
-	if strings.Contains(whole, ",") {
-		groups := strings.Split(whole, ",")
-		ok := len(groups[0]) >= 1 && len(groups[0]) <= 3
-		for _, g := range groups[1:] {
-			ok = ok && len(g) == 3
-		}
-		if !ok {
-			return decimal.Decimal{}, s + " is not an amount: a comma may only separate thousands (1,234.56); use a point for decimals."
-		}
-	}
-	d, err := decimal.NewFromString(plain + "." + frac)
-	if !hasPoint {
-		d, err = decimal.NewFromString(plain)
-	}
-	if err != nil {
-		return decimal.Decimal{}, "Write the amount as plain digits, like 1250.50."
-	}
-	if !d.IsPositive() {
-		return decimal.Decimal{}, "The amount must be more than zero."
-	}
-	if !d.Equal(d.Truncate(places)) {
-		return decimal.Decimal{}, fmt.Sprintf("Use at most %d decimal places.", places)
-	}
-	return d, ""
-}
-
-func npDigits(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	return true
-}
-
 // npTokenPlaces is how many decimal places an amount of a treasury token
 // may have: the spec gives no token precision; every token of its table is
 // a stablecoin of a fiat currency counted in hundredths.
@@ -599,10 +540,11 @@ func (h *Handler) NigeriaOfframp(w http.ResponseWriter, r *http.Request) {
 	if !found {
 		v.Fields["wallet"] = "Choose the treasury's CNGN or USDB wallet."
 	}
-	amount, msg := npParseAmount(v.Amount, npTokenPlaces)
+	parsed, msg := handlers.ParseAmount(v.Amount, npTokenPlaces)
 	if msg != "" {
 		v.Fields["amount"] = msg
 	}
+	amount := parsed.Value
 	if !v.Fields.Any() {
 		bal, read := h.npLiveBalance(ctx, u.ServiceUserID, wallet.ID)
 		switch {
@@ -803,8 +745,21 @@ func (h *Handler) NigeriaOfframpDetail(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	v.ProposalID, v.Status = res.ProposalID, views.StatusLabel(views.StatusProposal, res.Status)
-	if p, err := h.store.ProposalByID(r.Context(), res.ProposalID); err == nil {
-		v.Status = views.StatusLabel(views.StatusProposal, string(p.Status))
+	if res.ProposalID != "" {
+		// The proposal moves on elsewhere (approved, signed, executed):
+		// the page follows it until it is final.
+		v.PollURL = r.URL.Path
+		p, err := h.store.ProposalByID(r.Context(), res.ProposalID)
+		switch {
+		case err == nil:
+			v.Status = views.StatusLabel(views.StatusProposal, string(p.Status))
+			if p.Status.Final() {
+				v.PollURL = ""
+			}
+		case !errors.Is(err, store.ErrNotFound):
+			h.ServerError(w, r, err)
+			return
+		}
 	}
 	if qt := res.Quote; qt != nil {
 		v.To = views.Amount{Value: qt.ToAmount, Currency: string(apiclient.NGN)}

@@ -280,16 +280,12 @@ func (h *Handler) bpPayoutWalk(ctx context.Context, f *bpPayoutForm, submitted, 
 			return stop(views.BankPayoutStepAmount)
 		}
 	}
-	amount, msg := npParseAmount(v.Amount, bpUSDBDecimals)
+	parsed, msg := handlers.ParseAmount(v.Amount, bpUSDBDecimals)
+	amount := parsed.Value
 	if msg != "" {
 		v.Fields["amount"] = msg
 	}
 	if v.Fields.Has("note") || v.Fields.Has("amount") {
-		return stop(views.BankPayoutStepAmount)
-	}
-	minor, err := apiclient.MinorUnitsFromMajor(amount, bpUSDBDecimals)
-	if err != nil {
-		v.Fields["amount"] = "This amount cannot be paid in USDB, which has 2 decimal places: write it like 1250.50."
 		return stop(views.BankPayoutStepAmount)
 	}
 	if f.wallet.ID == "" {
@@ -303,6 +299,14 @@ func (h *Handler) bpPayoutWalk(ctx context.Context, f *bpPayoutForm, submitted, 
 		return stop(views.BankPayoutStepAmount)
 	case amount.GreaterThan(bal):
 		v.Fields["amount"] = "More than the USDB wallet holds now (" + npMoney(f.wallet, bal).String() + ", read just now)."
+		return stop(views.BankPayoutStepAmount)
+	}
+	// Counted in cents only once it is known to be no more than the
+	// wallet holds: an amount too large for the count is more than any
+	// wallet holds, and is told so above.
+	minor, err := apiclient.MinorUnitsFromMajor(amount, bpUSDBDecimals)
+	if err != nil {
+		v.Fields["amount"] = "This amount cannot be paid in USDB, which has 2 decimal places: write it like 1250.50."
 		return stop(views.BankPayoutStepAmount)
 	}
 	f.amount, f.minor, f.balance = amount, minor, npMoney(f.wallet, bal).String()+" (read just now)"

@@ -177,6 +177,15 @@ func (h *Handler) approveRow(ctx context.Context, row store.PayrollRow, viewerID
 		return views.PayrollOutcome{Text: "not approved: " + why + "."}, nil
 	}
 	p := *row.Proposal
+	// Separation of duties: one person's approval counts once, even when
+	// they link to another wallet admin after approving.
+	already, err := h.store.ApprovedByStaff(ctx, p.ID, viewerID)
+	if err != nil {
+		return views.PayrollOutcome{}, err
+	}
+	if already {
+		return views.PayrollOutcome{Text: "not approved: you already approved it (as another wallet admin); someone else must give the next approval."}, nil
+	}
 	identity := mirror.ActingIdentity(p, linked)
 	req := mirror.ApproveRequest{ProposalID: p.ID, OwnerUserID: p.OwnerUserID, WalletID: p.WalletID, Round: p.Round,
 		Identity: identity, ApprovalsBefore: len(p.Approvals), Form: form}

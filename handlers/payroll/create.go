@@ -178,8 +178,10 @@ func (h *Handler) FromEmployees(w http.ResponseWriter, r *http.Request) {
 			v.Fields["employees"] = "Choose employees from the list."
 			continue
 		}
-		v.Selected[id] = true
-		ids = append(ids, id)
+		if !v.Selected[id] {
+			v.Selected[id] = true
+			ids = append(ids, id)
+		}
 	}
 	if len(ids) > MaxRows {
 		v.Fields["employees"] = fmt.Sprintf("Choose at most %d employees in one run.", MaxRows)
@@ -211,6 +213,14 @@ func (h *Handler) FromEmployees(w http.ResponseWriter, r *http.Request) {
 	people, err := h.store.EmployeesByIDs(r.Context(), ids)
 	if err != nil {
 		h.ServerError(w, r, err)
+		return
+	}
+	if len(people) != len(ids) {
+		// A chosen id that is no employee is refused, never left out of
+		// the run without a word.
+		v.Fields["employees"] = fmt.Sprintf("%d of the %d chosen employees are not known here; choose them again from the list.",
+			len(ids)-len(people), len(ids))
+		h.Render(w, r, http.StatusUnprocessableEntity, "New payroll run", views.PayrollNewPage(v), nil)
 		return
 	}
 	in := make([]input, 0, len(people))

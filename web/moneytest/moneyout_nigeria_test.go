@@ -112,7 +112,7 @@ func TestMoneyOutNigeriaJourney(t *testing.T) {
 
 	// Bad amounts: at the field, typed value kept, nothing sent.
 	for _, tc := range []struct{ amount, want string }{
-		{"1,50", "comma"}, {"12.345", "decimal places"}, {"-3", "more than zero"}, {before.Add(decimal.NewFromInt(1)).String(), "More than the wallet holds"},
+		{"1,50", "use a point for decimals"}, {"12.345", "decimal places"}, {"-3", "more than zero"}, {before.Add(decimal.NewFromInt(1)).String(), "More than the wallet holds"},
 	} {
 		resp := env.PostForm(c, "/money-out/nigeria/offramp", url.Values{"form_token": {amountTok}, "account_token": {acctTok},
 			"wallet_id": {ngn}, "amount": {tc.amount}})
