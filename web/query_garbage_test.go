@@ -52,14 +52,19 @@ func TestLogsRefuseAPageLinkTheyDidNotMake(t *testing.T) {
 		{"/actions?before=-4", "actions-error", http.StatusBadRequest},
 		{"/events?before=junk", "events-before-error", http.StatusUnprocessableEntity},
 		{"/events?before=0", "events-before-error", http.StatusUnprocessableEntity},
+		{"/approvals?before=junk", "queue-before-error", http.StatusBadRequest},
+		{"/approvals?status=open&before=2026-11-27T10:00:00Z", "queue-before-error", http.StatusBadRequest},
 	} {
 		resp := env.Get(owner, tc.path)
 		doc := webtest.Doc(t, resp)
 		if resp.StatusCode != tc.status || webtest.TestID(doc, tc.testID) == "" {
 			t.Errorf("%s: %d, message %q", tc.path, resp.StatusCode, webtest.TestID(doc, tc.testID))
 		}
+		if n := doc.Find(`[data-testid="proposal-row"], [data-testid="event-row"], [data-testid="action-row"]`).Length(); n != 0 {
+			t.Errorf("%s: %d rows listed under a page link the log did not make", tc.path, n)
+		}
 	}
-	for _, path := range []string{"/actions?all=1&before=2147483648", "/events?before=2147483648"} {
+	for _, path := range []string{"/actions?all=1&before=2147483648", "/events?before=2147483648", "/approvals?before=2026-11-27T10:00:00Z|p-1"} {
 		if resp := env.Get(owner, path); resp.StatusCode != http.StatusOK {
 			t.Errorf("%s: %d, want 200", path, resp.StatusCode)
 			resp.Body.Close()

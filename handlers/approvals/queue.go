@@ -116,13 +116,23 @@ func (h *Handler) Queue(w http.ResponseWriter, r *http.Request) {
 	before := r.URL.Query().Get("before")
 	if t, id, ok := parseBefore(before); ok {
 		sf.BeforeAt, sf.BeforeID = t, id
-	} else {
+	} else if before != "" {
+		// A page link the queue did not make lists nothing, as the
+		// activity feed and the logs do, rather than the newest page
+		// under a link that claims to be another.
+		f.Fields["before"] = "This page link is not one the queue makes; start from the first page."
 		before = ""
 	}
-	page, err := h.store.ListQueuePage(ctx, sf)
-	if err != nil {
-		h.ServerError(w, r, err)
-		return
+	status := http.StatusOK
+	var page store.QueuePage
+	if f.Fields.Has("before") {
+		status = http.StatusBadRequest
+	} else {
+		var err error
+		if page, err = h.store.ListQueuePage(ctx, sf); err != nil {
+			h.ServerError(w, r, err)
+			return
+		}
 	}
 	rows, names := page.Rows, mirror.Names(page.Names)
 	// The sync stamps every row it reads: the newest stamp shown says how
@@ -181,7 +191,7 @@ func (h *Handler) Queue(w http.ResponseWriter, r *http.Request) {
 	if f.Employee != "" {
 		view.EmployeeName = names.Of(f.Employee)
 	}
-	h.Render(w, r, http.StatusOK, "Approval queue", views.ApprovalQueuePage(view), views.ApprovalQueueTable(view))
+	h.Render(w, r, status, "Approval queue", views.ApprovalQueuePage(view), views.ApprovalQueueTable(view))
 }
 
 // flags is a row's "needs me" and "selectable" as one byte of a markup's
