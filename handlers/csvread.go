@@ -99,10 +99,20 @@ func blankRecord(rec []string) bool {
 	return true
 }
 
+// csvProblem is a reader's error in words, with the line where it is.
+// encoding/csv's own texts ("bare \" in non-quoted-field") are for
+// programmers: the quoting mistakes people make in a spreadsheet export
+// are said plainly.
 func csvProblem(err error) string {
 	var pe *csv.ParseError
-	if errors.As(err, &pe) {
-		return fmt.Sprintf("line %d: %s", pe.Line, pe.Err)
+	if !errors.As(err, &pe) {
+		return "it could not be read"
 	}
-	return "it could not be read"
+	switch {
+	case errors.Is(pe.Err, csv.ErrBareQuote):
+		return fmt.Sprintf("line %d has a double quote inside a value that does not start with one; put the whole value in double quotes and double the quote inside it (\"5\"\" screen\")", pe.Line)
+	case errors.Is(pe.Err, csv.ErrQuote):
+		return fmt.Sprintf("line %d has a value whose double quotes do not close; close the quote, or double a quote inside the value", pe.StartLine)
+	}
+	return fmt.Sprintf("line %d cannot be read as CSV; save the file as CSV UTF-8 from the template", pe.Line)
 }
