@@ -86,10 +86,24 @@ func BrowserSignIn(url string, s Staff) chromedp.Action[chromedp.Void] {
 // name, and returns the link the code carries and the code's PNG.
 func ClickForSignQR(t testing.TB, ctx context.Context, button, name string) (link string, png []byte) {
 	t.Helper()
-	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(button)), chromedp.WaitVisible(chromedp.ID("sign-qr"))); err != nil {
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(button))); err != nil {
 		t.Fatal(err)
 	}
-	png, err := chromedp.Run(ctx, chromedp.Screenshot(chromedp.ID("sign-qr")))
+	// The record's page refreshes itself every 2 s and htmx replaces the
+	// part holding the code (outerHTML): a node found just before a swap
+	// is gone when the browser is asked for it ("No node with given id
+	// found"). Each attempt finds the code again.
+	var err error
+	for range 5 {
+		if err = chromedp.Do(ctx, chromedp.WaitVisible(chromedp.ID("sign-qr"))); err == nil {
+			if png, err = chromedp.Run(ctx, chromedp.Screenshot(chromedp.ID("sign-qr"))); err == nil {
+				break
+			}
+		}
+		if ctx.Err() != nil {
+			break
+		}
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
