@@ -12,6 +12,8 @@ type ActivityView struct {
 	// end.
 	CSV   string
 	Older string
+	// LiveURL refreshes the first page's lines ("" on older pages).
+	LiveURL string
 }
 
 // ActivityFilterForm is the feed's filter as typed, with its messages.

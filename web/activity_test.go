@@ -69,6 +69,19 @@ func TestActivityFeedFiltersPagesAndExports(t *testing.T) {
 	if len(kinds) != 100 || kinds[0] != "deposit" || kinds[1] != "transfer" || older == "" {
 		t.Fatalf("first page: %d lines, first %v, older %q", len(kinds), kinds[:min(2, len(kinds))], older)
 	}
+	// The first page refreshes its lines (the part alone, with the
+	// filter); older pages stay as they are.
+	live := webtest.Doc(t, env.Get(c, "/activity?employee="+emily)).Find(`[data-testid="activity-results"]`)
+	if got := live.AttrOr("hx-get", ""); got != "/activity?employee="+emily {
+		t.Fatalf("first page refreshes from %q", got)
+	}
+	if _, ok := webtest.Doc(t, env.Get(c, older)).Find(`[data-testid="activity-results"]`).Attr("hx-get"); ok {
+		t.Fatal("an older page refreshes itself")
+	}
+	part := webtest.Doc(t, env.Do(c, http.MethodGet, "/activity?employee="+emily, nil, http.Header{"Hx-Request": {"true"}}))
+	if part.Find("h1").Length() != 0 || part.Find(`[data-testid="activity-row"]`).Length() != 100 {
+		t.Fatalf("the refresh answers the whole page, or not the lines (%d)", part.Find(`[data-testid="activity-row"]`).Length())
+	}
 	_, kinds, older = rows(older)
 	if len(kinds) < 6 || older != "" {
 		t.Fatalf("second page: %d lines, older %q", len(kinds), older)

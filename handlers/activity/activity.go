@@ -103,13 +103,19 @@ func (h *Handler) Feed(w http.ResponseWriter, r *http.Request) {
 		if len(q) > 0 {
 			v.CSV += "?" + q.Encode()
 		}
+		if !r.URL.Query().Has("before") {
+			v.LiveURL = "/activity"
+			if len(q) > 0 {
+				v.LiveURL += "?" + q.Encode()
+			}
+		}
 		if len(list) == pageSize {
 			last := list[len(list)-1]
 			q.Set("before", last.At.UTC().Format(time.RFC3339Nano)+"_"+last.Key)
 			v.Older = "/activity?" + q.Encode()
 		}
 	}
-	h.Render(w, r, status, "Activity", views.ActivityPage(v), nil)
+	h.Render(w, r, status, "Activity", views.ActivityPage(v), views.ActivityResults(v))
 }
 
 // feedRows are the feed's lines as the page shows them.
