@@ -124,7 +124,7 @@ func (h *Handler) List(w http.ResponseWriter, r *http.Request) {
 			StateLabel: views.StatusLabel(views.StatusPayrollRun, run.State), CreatedBy: run.CreatedBy, CreatedAt: run.CreatedAt, Rows: run.Rows, Valid: run.ValidRows,
 			Totals: runTotals(run)})
 	}
-	h.Render(w, r, http.StatusOK, "Payroll", views.PayrollListPage(v), nil)
+	h.Render(w, r, http.StatusOK, "Payroll", views.PayrollListPage(v), views.PayrollRuns(v))
 }
 
 // ListCSV exports the runs.

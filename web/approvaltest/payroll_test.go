@@ -293,6 +293,14 @@ func TestPayrollSendCreatesOneProposalPerRowOnceAndShowsTheirState(t *testing.T)
 		webtest.TestID(list, "payroll-run-total") != "270,000.50 NGN (CNGN) + 3,000.75 USD (USDB)" {
 		t.Errorf("list state %q total %q", st, webtest.TestID(list, "payroll-run-total"))
 	}
+	// The list refreshes itself: the part alone, with the same runs.
+	if got := list.Find(`[data-testid="payroll-list"]`).AttrOr("hx-get", ""); got != "/payroll" {
+		t.Errorf("the list refreshes from %q", got)
+	}
+	part := webtest.Doc(t, env.Do(c, http.MethodGet, "/payroll", nil, http.Header{"Hx-Request": {"true"}}))
+	if part.Find("h1").Length() != 0 || part.Find(`[data-testid="payroll-list"] [data-testid="payroll-run"][data-state="sent"]`).Length() != 1 {
+		t.Errorf("the refresh answers the whole page, or not the runs")
+	}
 	resp = env.Get(c, "/payroll.csv")
 	recs, _ = csv.NewReader(resp.Body).ReadAll()
 	resp.Body.Close()
