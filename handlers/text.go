@@ -6,10 +6,19 @@ import (
 	"unicode/utf8"
 )
 
+// invisibleFormat reports whether r is a formatting character (Unicode
+// category Cf) that shows nothing yet changes what a text is or how it is
+// drawn: zero-width spaces, word joiners, byte order marks, soft hyphens and the bidirectional overrides that can make a name or an email
+// read differently from what is stored. The zero-width non-joiner and joiner
+// (U+200C, U+200D) are kept: Persian, Indic scripts and emoji need them.
+func invisibleFormat(r rune) bool {
+	return unicode.Is(unicode.Cf, r) && r != '\u200c' && r != '\u200d'
+}
+
 // CheckText says what is wrong with a text a person typed, "" when
 // nothing: it must be valid UTF-8, hold no control characters (a tab or a
-// line break only where multiline allows), and have at most max
-// characters. Every text input is checked with it before anything is stored
+// line break only where multiline allows) nor invisible formatting ones,
+// and have at most max characters. Every text input is checked with it before anything is stored
 // or sent.
 func CheckText(s string, max int, multiline bool) string {
 	if !utf8.ValidString(s) {
@@ -21,6 +30,9 @@ func CheckText(s string, max int, multiline bool) string {
 		}
 		if unicode.IsControl(r) || r == '\u2028' || r == '\u2029' {
 			return fmt.Sprintf("This text holds an invisible control character (%U): remove it.", r)
+		}
+		if invisibleFormat(r) {
+			return fmt.Sprintf("This text holds an invisible formatting character (%U): remove it.", r)
 		}
 	}
 	if n := utf8.RuneCountInString(s); n > max {

@@ -26,8 +26,8 @@ func (h *Handler) Create(w http.ResponseWriter, r *http.Request) {
 	}
 	if form.Name == "" {
 		form.Fields["name"] = "Enter the person's name."
-	} else if len([]rune(form.Name)) > 100 {
-		form.Fields["name"] = "Keep the name to 100 characters."
+	} else if msg := handlers.CheckText(form.Name, 100, false); msg != "" {
+		form.Fields["name"] = msg
 	}
 	if !store.Role(form.Role).Valid() {
 		form.Fields["role"] = "Choose one of the four roles."
