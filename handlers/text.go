@@ -2,6 +2,8 @@ package handlers
 
 import (
 	"fmt"
+	"net/mail"
+	"strings"
 	"unicode"
 	"unicode/utf8"
 )
@@ -37,6 +39,33 @@ func CheckText(s string, max int, multiline bool) string {
 	}
 	if n := utf8.RuneCountInString(s); n > max {
 		return fmt.Sprintf("Keep it to %d characters (it has %d).", max, n)
+	}
+	return ""
+}
+
+// maxEmail is the longest email address, in characters (RFC 5321's path
+// limit less its angle brackets).
+const maxEmail = 254
+
+// CheckEmail says what is wrong with a typed email address, "" when
+// nothing; an empty address is the caller's to refuse with its own words.
+// An address is a sign-in name or the place an invite goes, so it must be
+// text (CheckText), one plain address (no display name), only ASCII
+// characters (a Cyrillic "а" or a Greek "ο" reads like a Latin letter and
+// would make a second, look-alike account) and a domain with a dot (the
+// Partner API refuses ada@localhost).
+func CheckEmail(s string) string {
+	if msg := CheckText(s, maxEmail, false); msg != "" {
+		return msg
+	}
+	for _, r := range s {
+		if r > unicode.MaxASCII {
+			return fmt.Sprintf("An email address here uses Latin letters, digits and ASCII signs only: %q (%U) is not one of them, though it may look like one.", r, r)
+		}
+	}
+	_, domain, _ := strings.Cut(s, "@")
+	if a, err := mail.ParseAddress(s); err != nil || a.Address != s || !strings.Contains(domain, ".") {
+		return "Enter an email address like name@company.com."
 	}
 	return ""
 }

@@ -3,7 +3,6 @@ package staff
 import (
 	"errors"
 	"net/http"
-	"net/mail"
 	"strings"
 
 	"partneradmin/handlers"
@@ -21,8 +20,8 @@ func (h *Handler) Create(w http.ResponseWriter, r *http.Request) {
 	}
 	if form.Email == "" {
 		form.Fields["email"] = "Enter a work email."
-	} else if a, err := mail.ParseAddress(form.Email); err != nil || a.Address != form.Email {
-		form.Fields["email"] = "Enter an email address like name@company.com."
+	} else if msg := handlers.CheckEmail(form.Email); msg != "" {
+		form.Fields["email"] = msg
 	}
 	if form.Name == "" {
 		form.Fields["name"] = "Enter the person's name."

@@ -268,3 +268,41 @@ func TestErrorPageLeadsBackToThePreviousPage(t *testing.T) {
 		}
 	}
 }
+
+// An invite whose email holds a look-alike letter (Cyrillic "а") or an
+// invisible character, or whose name holds a bidirectional override, is
+// refused next to the field: nothing is stored or sent, and the rest of
+// the form is kept.
+func TestInviteRefusesLookAlikeEmailsAndInvisibleCharacters(t *testing.T) {
+	env := webtest.New(t, webtest.Options{})
+	c, _ := env.SignedIn(store.RoleHRAdmin)
+	before := env.Sandbox.RequestCount("POST", "/v1/partners/employees/invite")
+	for _, tc := range []struct{ field, value, want string }{
+		{"email", "gr\u0430ce@acme.example", "U+0430"},
+		{"email", "grace\u200b@acme.example", "U+200B"},
+		{"email", "grace@localhost", "name@company.com"},
+		{"name", "Grace \u202eHopper", "U+202E"},
+		{"last_name", "Hopper\ufeff", "U+FEFF"},
+	} {
+		form := webtest.UKInviteForm("lookalike@acme.example")
+		form.Set(tc.field, tc.value)
+		resp := env.PostForm(c, "/employees/invite", webtest.WithFormToken(form))
+		doc := webtest.Doc(t, resp)
+		if resp.StatusCode != http.StatusUnprocessableEntity {
+			t.Fatalf("%s %q: status %d", tc.field, tc.value, resp.StatusCode)
+		}
+		if got := webtest.TestID(doc, "f-"+tc.field+"-error"); !strings.Contains(got, tc.want) {
+			t.Errorf("%s %q: message %q, want %q", tc.field, tc.value, got, tc.want)
+		}
+		if v, _ := doc.Find(`[data-testid="field-first_name"]`).Attr("value"); v != "Grace" {
+			t.Errorf("%s %q: first name lost: %q", tc.field, tc.value, v)
+		}
+	}
+	if n := env.Sandbox.RequestCount("POST", "/v1/partners/employees/invite") - before; n != 0 {
+		t.Fatalf("%d invites sent upstream", n)
+	}
+	var n int
+	if err := env.Store.Pool().QueryRow(context.Background(), `SELECT count(*) FROM employees WHERE email LIKE '%acme.example' OR email LIKE '%localhost'`).Scan(&n); err != nil || n != 0 {
+		t.Fatalf("refused invites stored %d employees (%v)", n, err)
+	}
+}
