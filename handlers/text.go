@@ -69,3 +69,19 @@ func CheckEmail(s string) string {
 	}
 	return ""
 }
+
+// Printable is s as it can be shown or stored again whatever was sent:
+// bytes that are not UTF-8 and control characters become U+FFFD, and a
+// text over max characters is cut there with an ellipsis.
+func Printable(s string, max int) string {
+	s = strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return '\uFFFD'
+		}
+		return r
+	}, strings.ToValidUTF8(s, "\uFFFD"))
+	if rs := []rune(s); len(rs) > max {
+		s = string(rs[:max]) + "…"
+	}
+	return s
+}
