@@ -306,3 +306,31 @@ func TestInviteRefusesLookAlikeEmailsAndInvisibleCharacters(t *testing.T) {
 		t.Fatalf("refused invites stored %d employees (%v)", n, err)
 	}
 }
+
+// A bulk file saved as a spreadsheet's "Unicode text" (UTF-16) or with
+// bytes that are not UTF-8 in its header is refused with what to do, not
+// as "unknown columns ��" (lower-casing had turned the bytes into U+FFFD
+// before they were checked).
+func TestBulkInviteSaysWhenTheFileIsNotUTF8(t *testing.T) {
+	env := webtest.New(t, webtest.Options{})
+	c, _ := env.SignedIn(store.RoleHRAdmin)
+	utf16 := []byte{0xff, 0xfe}
+	for _, b := range []byte("name,email\r\nAda,ada@acme.example\r\n") {
+		utf16 = append(utf16, b, 0)
+	}
+	for _, tc := range []struct {
+		name string
+		data []byte
+		want string
+	}{
+		{"utf16.csv", utf16, "UTF-16"},
+		{"latin1.csv", []byte("n\xe4me,email\nAda,ada@acme.example\n"), "not valid UTF-8"},
+	} {
+		resp := webtest.UploadBulkInvite(t, env, c, tc.name, tc.data)
+		doc := webtest.Doc(t, resp)
+		got := webtest.TestID(doc, "bulk-file-error")
+		if resp.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(got, tc.want) || strings.Contains(got, "\ufffd") {
+			t.Errorf("%s: %d %q, want %q", tc.name, resp.StatusCode, got, tc.want)
+		}
+	}
+}
