@@ -334,3 +334,23 @@ func TestBulkInviteSaysWhenTheFileIsNotUTF8(t *testing.T) {
 		}
 	}
 }
+
+// A bulk file with thousands of stray columns is refused with a message a
+// person can read: the first few named, then how many more.
+func TestBulkInviteNamesAFewUnknownColumns(t *testing.T) {
+	env := webtest.New(t, webtest.Options{})
+	c, _ := env.SignedIn(store.RoleHRAdmin)
+	var b strings.Builder
+	b.WriteString("name,email")
+	for i := range 3000 {
+		fmt.Fprintf(&b, ",stray%d", i)
+	}
+	b.WriteString("\nAda,ada@acme.example\n")
+	resp := webtest.UploadBulkInvite(t, env, c, "wide.csv", []byte(b.String()))
+	doc := webtest.Doc(t, resp)
+	got := webtest.TestID(doc, "bulk-file-error")
+	if resp.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(got, "stray0, stray1") ||
+		!strings.Contains(got, "and 2990 more") || len(got) > 500 {
+		t.Fatalf("%d %.600q", resp.StatusCode, got)
+	}
+}
