@@ -32,12 +32,19 @@ func ReadCSV(r io.Reader, maxRows int, header func(names []string) (map[string]i
 	if err != nil {
 		return CSVError{"the file is not a CSV file (" + csvProblem(err) + ")"}
 	}
+	if len(head) > 0 && (strings.HasPrefix(head[0], "\xff\xfe") || strings.HasPrefix(head[0], "\xfe\xff")) {
+		// A spreadsheet's "Unicode text": every other byte is a NUL.
+		return CSVError{"the file is UTF-16 text, not CSV UTF-8; save it again as CSV UTF-8 (comma delimited) from the template"}
+	}
 	names := make([]string, len(head))
 	for i, h := range head {
-		names[i] = strings.ToLower(strings.TrimSpace(strings.TrimPrefix(h, "\ufeff")))
-		if msg := CheckText(names[i], 100, false); msg != "" {
+		// Checked before lower-casing, which would turn bytes that are
+		// not UTF-8 into U+FFFD and hide them.
+		name := strings.TrimSpace(strings.TrimPrefix(h, "\ufeff"))
+		if msg := CheckText(name, 100, false); msg != "" {
 			return CSVError{fmt.Sprintf("column %d of the header is not a column name (%s) Save the file as CSV UTF-8 from the template", i+1, msg)}
 		}
+		names[i] = strings.ToLower(name)
 	}
 	index, err := header(names)
 	if err != nil {

@@ -1,6 +1,7 @@
 package views
 
 import (
+	"strconv"
 	"strings"
 	"time"
 )
@@ -14,6 +15,16 @@ type ActionsView struct {
 	// CanResolve: the viewer may settle an open action by hand.
 	CanResolve bool
 	Error      string
+	// Resolve is a settle-by-hand form sent with a mistake: its row shows
+	// the note as typed and each problem next to the form.
+	Resolve ActionResolve
+}
+
+// ActionResolve is one row's settle-by-hand form as it was sent.
+type ActionResolve struct {
+	ID     int64
+	Note   string
+	Fields FieldErrors // "note", "outcome"
 }
 
 // ActionRow is one upstream write as shown.
@@ -136,4 +147,20 @@ func ActionTarget(target string) (what, id string) {
 		return strings.ReplaceAll(w, "_", " "), i
 	}
 	return "", target
+}
+
+func resolveNoteID(id int64) string { return "note-" + strconv.FormatInt(id, 10) }
+
+// resolveOf is row id's form as sent with a mistake (empty for the others).
+func (v ActionsView) resolveOf(id int64) ActionResolve {
+	if v.Resolve.ID == id {
+		return v.Resolve
+	}
+	return ActionResolve{}
+}
+
+// resolveError is what the note's field says: the outcome's problem first
+// (the buttons have no field of their own), then the note's.
+func resolveError(fe FieldErrors) string {
+	return strings.TrimSpace(fe.Get("outcome") + " " + fe.Get("note"))
 }

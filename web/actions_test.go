@@ -96,3 +96,42 @@ func TestOwnerSettlesAnUnknownActionByHand(t *testing.T) {
 		t.Fatalf("csv: %q %v", b.String(), err)
 	}
 }
+
+// A settle-by-hand form sent with a mistake shows the problem next to that
+// row's note, in the summary above, with the note as typed: the owner does
+// not type what they checked again.
+func TestSettlingByHandKeepsTheNoteAndSaysWhatIsWrongNextToIt(t *testing.T) {
+	env := webtest.New(t, webtest.Options{})
+	ctx := context.Background()
+	owner, ow := env.SignedIn(store.RoleOwner)
+	a, _, err := env.Store.BeginAction(ctx, store.NewAction{Key: "form:unknown-kept", Kind: "test.opaque", Target: "thing:2",
+		Actor: store.Actor{StaffID: ow.ID, Email: ow.Email}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := env.Store.FinishAction(ctx, a.Key, store.Finish{State: store.ActionUnknown, Message: "The API did not answer."}); err != nil {
+		t.Fatal(err)
+	}
+	id := "note-" + strconv.FormatInt(a.ID, 10)
+	path := "/actions/" + strconv.FormatInt(a.ID, 10) + "/resolve"
+	long := "The dashboard shows it. " + strings.Repeat("x", 500)
+	for _, c := range []struct{ outcome, note, want string }{
+		{"done", long, "500 characters"},
+		{"done", "", "Say what you checked"},
+		{"maybe", "The dashboard shows it.", "Choose whether"},
+		{"done", "Checked\u202e", "U+202E"},
+	} {
+		resp := env.PostForm(owner, path, url.Values{"outcome": {c.outcome}, "note": {c.note}})
+		if resp.StatusCode != http.StatusUnprocessableEntity {
+			t.Fatalf("%s %.20q: %d", c.outcome, c.note, resp.StatusCode)
+		}
+		doc := webtest.Doc(t, resp)
+		webtest.FieldProblem(t, doc, id, c.want)
+		if v, _ := doc.Find("#" + id).Attr("value"); v != c.note {
+			t.Errorf("%s: the note typed was lost: %.30q", c.want, v)
+		}
+	}
+	if got, _ := env.Store.ActionByKey(ctx, a.Key); got.State != store.ActionUnknown {
+		t.Fatalf("bad input changed the action: %+v", got)
+	}
+}

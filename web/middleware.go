@@ -287,6 +287,11 @@ func (a *Authenticator) authenticate(next http.Handler) http.Handler {
 	})
 }
 
+// maxDeniedPath is the most of a refused request's path its audit row
+// keeps, in characters: the path is whatever was sent, and the row must be
+// written (no NUL byte, no invalid UTF-8, under the target index's size).
+const maxDeniedPath = 300
+
 // authorize enforces a route's permission: anonymous requests go to the
 // sign-in page, roles without the permission get 403 (audited for
 // state-changing methods).
@@ -309,7 +314,7 @@ func authorize(base *handlers.Base, auditor interface {
 		if !v.Can(perm) {
 			if r.Method != http.MethodGet && r.Method != http.MethodHead {
 				err := auditor.Audit(r.Context(), store.AuditEntry{
-					Actor: v.Staff.Actor(), Action: "access.denied", Target: r.Method + " " + r.URL.Path,
+					Actor: v.Staff.Actor(), Action: "access.denied", Target: r.Method + " " + handlers.Printable(r.URL.Path, maxDeniedPath),
 					Outcome: store.OutcomeDenied, Detail: "role " + string(v.Staff.Role) + " lacks " + string(perm),
 				})
 				if err != nil {

@@ -3,6 +3,7 @@ package audit
 import (
 	"errors"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -45,10 +46,12 @@ func actionRows(as []store.Action) []views.ActionRow {
 // Actions lists the requests sent to the Partner API (the action ledger):
 // by default those whose outcome is not settled, for a person to check.
 func (h *Handler) Actions(w http.ResponseWriter, r *http.Request) {
-	h.renderActions(w, r, http.StatusOK, "")
+	h.renderActions(w, r, http.StatusOK, "", views.ActionResolve{})
 }
 
-func (h *Handler) renderActions(w http.ResponseWriter, r *http.Request, status int, msg string) {
+// renderActions shows the list; msg is a problem of the whole page, form a
+// row's settle-by-hand form sent with a mistake.
+func (h *Handler) renderActions(w http.ResponseWriter, r *http.Request, status int, msg string, form views.ActionResolve) {
 	f, bad := actionFilterFrom(r)
 	if bad != "" {
 		// Nothing is listed from a page link the list did not make.
@@ -60,8 +63,13 @@ func (h *Handler) renderActions(w http.ResponseWriter, r *http.Request, status i
 		h.ServerError(w, r, err)
 		return
 	}
-	v := views.ActionsView{Open: f.Open, Rows: actionRows(as), Error: msg,
+	v := views.ActionsView{Open: f.Open, Rows: actionRows(as), Error: msg, Resolve: form,
 		CanResolve: handlers.ViewerFrom(r.Context()).Can(store.PermSettings)}
+	if form.Fields.Any() && !slices.ContainsFunc(as, func(a store.Action) bool { return a.ID == form.ID }) {
+		// The row is not on this page: its problems are said above the list.
+		v.Error = strings.TrimSpace(form.Fields.Get("outcome") + " " + form.Fields.Get("note"))
+		v.Resolve = views.ActionResolve{}
+	}
 	if len(as) == pageSize {
 		v.NextBefore = as[len(as)-1].ID
 	}
@@ -119,6 +127,7 @@ func (h *Handler) ResolveAction(w http.ResponseWriter, r *http.Request) {
 		h.ServerError(w, r, err)
 		return
 	}
+	form := views.ActionResolve{ID: a.ID, Note: strings.TrimSpace(r.PostFormValue("note")), Fields: views.FieldErrors{}}
 	var state store.ActionState
 	switch r.PostFormValue("outcome") {
 	case "done":
@@ -126,16 +135,16 @@ func (h *Handler) ResolveAction(w http.ResponseWriter, r *http.Request) {
 	case "refused":
 		state = store.ActionRefused
 	default:
-		h.renderActions(w, r, http.StatusUnprocessableEntity, "Choose whether the request happened or not.")
-		return
+		form.Fields["outcome"] = "Choose whether the request happened or not."
 	}
-	note := strings.TrimSpace(r.PostFormValue("note"))
+	note := form.Note
 	if msg := handlers.CheckText(note, maxNote, false); msg != "" {
-		h.renderActions(w, r, http.StatusUnprocessableEntity, "What you checked: "+msg)
-		return
+		form.Fields["note"] = "What you checked: " + msg
+	} else if note == "" {
+		form.Fields["note"] = "Say what you checked (for example what the Partner API's dashboard shows)."
 	}
-	if note == "" {
-		h.renderActions(w, r, http.StatusUnprocessableEntity, "Say what you checked (for example what the Partner API's dashboard shows).")
+	if form.Fields.Any() {
+		h.renderActions(w, r, http.StatusUnprocessableEntity, "", form)
 		return
 	}
 	by := handlers.ActorFrom(r.Context())
@@ -145,7 +154,7 @@ func (h *Handler) ResolveAction(w http.ResponseWriter, r *http.Request) {
 	}
 	_, err = h.Store.FinishAction(r.Context(), a.Key, store.Finish{State: state, Message: words, By: &by})
 	if errors.Is(err, store.ErrActionFinished) {
-		h.renderActions(w, r, http.StatusConflict, "That request's outcome was settled meanwhile; the list shows it now.")
+		h.renderActions(w, r, http.StatusConflict, "That request's outcome was settled meanwhile; the list shows it now.", views.ActionResolve{})
 		return
 	}
 	if err != nil {

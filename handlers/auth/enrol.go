@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/go-chi/chi/v5"
 	"github.com/go-webauthn/webauthn/protocol"
@@ -243,8 +242,8 @@ func (h *Handler) PasskeyFinish(w http.ResponseWriter, r *http.Request) {
 	if name == "" {
 		name = "Passkey"
 	}
-	if utf8.RuneCountInString(name) > maxPasskeyName {
-		fail("name", "A passkey's name has at most 60 characters.")
+	if msg := handlers.CheckText(name, maxPasskeyName, false); msg != "" {
+		fail("name", "The passkey's name: "+msg)
 		return
 	}
 	raw := h.Sessions.PopString(ctx, sessWebAuthnReg)

@@ -58,7 +58,7 @@ func typedSearch(r *http.Request) (string, string) {
 	return q, ""
 }
 
-// searchQuery is the typed search for the CSV export: text only, at most
+// searchQuery is the typed search for the wallet chooser: text only, at most
 // 100 characters (anything else searches for everything).
 func searchQuery(r *http.Request) string {
 	q := strings.TrimSpace(r.URL.Query().Get("q"))
@@ -93,7 +93,13 @@ func row(hit store.CardHit, canWrite, canOpenApproval bool, now time.Time) views
 // ExportCSV downloads every card matching the search.
 func (h *Handler) ExportCSV(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
-	q := searchQuery(r)
+	q, msg := typedSearch(r)
+	if msg != "" {
+		// The export is the list the page shows: a search the page refuses
+		// is refused here too, not widened to every card.
+		h.ErrorPage(w, r, http.StatusBadRequest, "Search not understood", msg)
+		return
+	}
 	cw := handlers.NewCSV(w, "cards.csv", "card_id", "employee", "email", "card_name", "last4", "currency", "type",
 		"last_seen_status", "status_read_at", "funded", "reserved", "proposal_id", "proposal_status")
 	defer cw.Close(h.Logger, r)

@@ -70,7 +70,7 @@ func parseBulkCSV(r io.Reader, now time.Time) ([]bulkLine, error) {
 			index[name] = i
 		}
 		if len(unknown) > 0 {
-			return nil, fmt.Errorf("%w: unknown columns %s; use the template's columns", ErrBulkFile, strings.Join(unknown, ", "))
+			return nil, fmt.Errorf("%w: unknown columns %s; use the template's columns", ErrBulkFile, someOf(unknown, 10))
 		}
 		if _, ok := index["email"]; !ok {
 			return nil, fmt.Errorf("%w: the email column is missing; start from the template", ErrBulkFile)
@@ -178,4 +178,13 @@ func templateRows() [][]string {
 		{"Sam Lee", "sam.lee@example.com", "Sam", "", "Lee", "1988-11-02", "US", "+14155550100", "", "1 Market St", "San Francisco",
 			"CA", "94105", "USA", "employed", "", "Example Inc", "salary", "", "personal", "false", "123-45-6789", "", "", "", ""},
 	}
+}
+
+// someOf lists at most n of names, then how many more there are: a file
+// with thousands of stray columns gets a message a person can read.
+func someOf(names []string, n int) string {
+	if len(names) <= n {
+		return strings.Join(names, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(names[:n], ", "), len(names)-n)
 }

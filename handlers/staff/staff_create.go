@@ -3,7 +3,6 @@ package staff
 import (
 	"errors"
 	"net/http"
-	"net/mail"
 	"strings"
 
 	"partneradmin/handlers"
@@ -21,13 +20,13 @@ func (h *Handler) Create(w http.ResponseWriter, r *http.Request) {
 	}
 	if form.Email == "" {
 		form.Fields["email"] = "Enter a work email."
-	} else if a, err := mail.ParseAddress(form.Email); err != nil || a.Address != form.Email {
-		form.Fields["email"] = "Enter an email address like name@company.com."
+	} else if msg := handlers.CheckEmail(form.Email); msg != "" {
+		form.Fields["email"] = msg
 	}
 	if form.Name == "" {
 		form.Fields["name"] = "Enter the person's name."
-	} else if len([]rune(form.Name)) > 100 {
-		form.Fields["name"] = "Keep the name to 100 characters."
+	} else if msg := handlers.CheckText(form.Name, 100, false); msg != "" {
+		form.Fields["name"] = msg
 	}
 	if !store.Role(form.Role).Valid() {
 		form.Fields["role"] = "Choose one of the four roles."

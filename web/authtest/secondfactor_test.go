@@ -380,3 +380,26 @@ func TestSessionsSignOutEverywhereElse(t *testing.T) {
 		t.Fatalf("a session the owner ended: %d", resp.StatusCode)
 	}
 }
+
+// A passkey's name is text like every other: one with a bidirectional
+// override or a zero-width space (shown on the security page and in the
+// audit log, reading unlike what is stored) is refused next to the name,
+// as typed, before any ceremony is looked at.
+func TestPasskeyNameIsCheckedAsText(t *testing.T) {
+	// Passkeys work on a domain name: the app is reached as localhost.
+	env := webtest.New(t, webtest.Options{LocalhostOrigin: true})
+	c, _ := env.SignedIn(store.RoleSupport)
+	for _, name := range []string{"Laptop \u202epot", "Key\u200b", strings.Repeat("k", 61)} {
+		resp := env.PostForm(c, "/account/security/passkey", url.Values{"name": {name}, "credential": {"{}"}})
+		if resp.StatusCode != http.StatusUnprocessableEntity {
+			t.Fatalf("%.20q: %d", name, resp.StatusCode)
+		}
+		doc := webtest.Doc(t, resp)
+		if got := webtest.TestID(doc, "passkey-name-error") + doc.Find("#passkey-name-error").Text(); !strings.Contains(got, "passkey's name") {
+			t.Errorf("%.20q: name error %q", name, got)
+		}
+		if v, _ := doc.Find("#passkey-name").Attr("value"); v != name {
+			t.Errorf("%.20q: the name typed was lost: %q", name, v)
+		}
+	}
+}

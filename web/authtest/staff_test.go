@@ -153,3 +153,36 @@ func TestAuditLogCSV(t *testing.T) {
 		t.Fatal("sign-in not in the audit export")
 	}
 }
+
+// A staff email is a sign-in name: one with a look-alike letter or an
+// invisible character would make a second account that reads like the
+// first, so it is refused next to the field, as is an overlong address or a
+// name with a bidirectional override. Nothing is created.
+func TestStaffAddRefusesLookAlikeEmailsAndInvisibleNames(t *testing.T) {
+	env := webtest.New(t, webtest.Options{})
+	c, _ := env.SignedIn(store.RoleOwner)
+	for _, tc := range []struct{ email, name, id, want string }{
+		{"\u0430da@partner.example", "Ada", "staff-email-error", "U+0430"},
+		{"ada\u200b@partner.example", "Ada", "staff-email-error", "U+200B"},
+		{strings.Repeat("a", 300) + "@partner.example", "Ada", "staff-email-error", "254"},
+		{"ada@localhost", "Ada", "staff-email-error", "name@company.com"},
+		{"ada@partner.example", "Ada \u202eLovelace", "staff-name-error", "U+202E"},
+		{"ada@partner.example", "Ada\u200b", "staff-name-error", "U+200B"},
+	} {
+		resp := env.PostForm(c, "/staff", url.Values{"email": {tc.email}, "name": {tc.name}, "role": {"support"}})
+		doc := webtest.Doc(t, resp)
+		if resp.StatusCode != http.StatusUnprocessableEntity {
+			t.Fatalf("%q %q: status %d", tc.email, tc.name, resp.StatusCode)
+		}
+		if got := webtest.TestID(doc, tc.id); !strings.Contains(got, tc.want) {
+			t.Errorf("%q %q: %s = %q, want %q", tc.email, tc.name, tc.id, got, tc.want)
+		}
+		if v, _ := doc.Find("#staff-email").Attr("value"); v != tc.email {
+			t.Errorf("%q: the email typed was lost: %q", tc.email, v)
+		}
+	}
+	var n int
+	if err := env.Store.Pool().QueryRow(context.Background(), `SELECT count(*) FROM staff WHERE email LIKE '%da%'`).Scan(&n); err != nil || n != 0 {
+		t.Fatalf("refused staff stored: %d (%v)", n, err)
+	}
+}

@@ -1033,3 +1033,21 @@ func TestCardSpendWebhookReachesTheActivityFeed(t *testing.T) {
 		time.Sleep(100 * time.Millisecond)
 	}
 }
+
+// The cards CSV is the list the search shows: a search the page refuses
+// (here over 100 characters, that once became its first 100) is refused by
+// the export too, not widened or cut into another search.
+func TestCardsCSVRefusesTheSearchThePageRefuses(t *testing.T) {
+	env, c, _ := webtest.NewCardsEnv(t)
+	q := "adaeze" + strings.Repeat(" ", 95) + "x"
+	page := env.Get(c, "/cards?q="+url.QueryEscape(q))
+	page.Body.Close()
+	resp := env.Get(c, "/cards.csv?q="+url.QueryEscape(q))
+	body := webtest.ReadBody(t, resp)
+	if page.StatusCode != http.StatusBadRequest || resp.StatusCode != http.StatusBadRequest {
+		t.Fatalf("page %d, csv %d, want both 400", page.StatusCode, resp.StatusCode)
+	}
+	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/csv") || !strings.Contains(body, "100 characters") {
+		t.Fatalf("csv answer %q: %.300s", resp.Header.Get("Content-Type"), body)
+	}
+}

@@ -268,3 +268,89 @@ func TestErrorPageLeadsBackToThePreviousPage(t *testing.T) {
 		}
 	}
 }
+
+// An invite whose email holds a look-alike letter (Cyrillic "а") or an
+// invisible character, or whose name holds a bidirectional override, is
+// refused next to the field: nothing is stored or sent, and the rest of
+// the form is kept.
+func TestInviteRefusesLookAlikeEmailsAndInvisibleCharacters(t *testing.T) {
+	env := webtest.New(t, webtest.Options{})
+	c, _ := env.SignedIn(store.RoleHRAdmin)
+	before := env.Sandbox.RequestCount("POST", "/v1/partners/employees/invite")
+	for _, tc := range []struct{ field, value, want string }{
+		{"email", "gr\u0430ce@acme.example", "U+0430"},
+		{"email", "grace\u200b@acme.example", "U+200B"},
+		{"email", "grace@localhost", "name@company.com"},
+		{"name", "Grace \u202eHopper", "U+202E"},
+		{"last_name", "Hopper\ufeff", "U+FEFF"},
+	} {
+		form := webtest.UKInviteForm("lookalike@acme.example")
+		form.Set(tc.field, tc.value)
+		resp := env.PostForm(c, "/employees/invite", webtest.WithFormToken(form))
+		doc := webtest.Doc(t, resp)
+		if resp.StatusCode != http.StatusUnprocessableEntity {
+			t.Fatalf("%s %q: status %d", tc.field, tc.value, resp.StatusCode)
+		}
+		if got := webtest.TestID(doc, "f-"+tc.field+"-error"); !strings.Contains(got, tc.want) {
+			t.Errorf("%s %q: message %q, want %q", tc.field, tc.value, got, tc.want)
+		}
+		if v, _ := doc.Find(`[data-testid="field-first_name"]`).Attr("value"); v != "Grace" {
+			t.Errorf("%s %q: first name lost: %q", tc.field, tc.value, v)
+		}
+	}
+	if n := env.Sandbox.RequestCount("POST", "/v1/partners/employees/invite") - before; n != 0 {
+		t.Fatalf("%d invites sent upstream", n)
+	}
+	var n int
+	if err := env.Store.Pool().QueryRow(context.Background(), `SELECT count(*) FROM employees WHERE email LIKE '%acme.example' OR email LIKE '%localhost'`).Scan(&n); err != nil || n != 0 {
+		t.Fatalf("refused invites stored %d employees (%v)", n, err)
+	}
+}
+
+// A bulk file saved as a spreadsheet's "Unicode text" (UTF-16) or with
+// bytes that are not UTF-8 in its header is refused with what to do, not
+// as "unknown columns ��" (lower-casing had turned the bytes into U+FFFD
+// before they were checked).
+func TestBulkInviteSaysWhenTheFileIsNotUTF8(t *testing.T) {
+	env := webtest.New(t, webtest.Options{})
+	c, _ := env.SignedIn(store.RoleHRAdmin)
+	utf16 := []byte{0xff, 0xfe}
+	for _, b := range []byte("name,email\r\nAda,ada@acme.example\r\n") {
+		utf16 = append(utf16, b, 0)
+	}
+	for _, tc := range []struct {
+		name string
+		data []byte
+		want string
+	}{
+		{"utf16.csv", utf16, "UTF-16"},
+		{"latin1.csv", []byte("n\xe4me,email\nAda,ada@acme.example\n"), "not valid UTF-8"},
+	} {
+		resp := webtest.UploadBulkInvite(t, env, c, tc.name, tc.data)
+		doc := webtest.Doc(t, resp)
+		got := webtest.TestID(doc, "bulk-file-error")
+		if resp.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(got, tc.want) || strings.Contains(got, "\ufffd") {
+			t.Errorf("%s: %d %q, want %q", tc.name, resp.StatusCode, got, tc.want)
+		}
+	}
+}
+
+// A bulk file with thousands of stray columns is refused with a message a
+// person can read: the first few named, then how many more.
+func TestBulkInviteNamesAFewUnknownColumns(t *testing.T) {
+	env := webtest.New(t, webtest.Options{})
+	c, _ := env.SignedIn(store.RoleHRAdmin)
+	var b strings.Builder
+	b.WriteString("name,email")
+	for i := range 3000 {
+		fmt.Fprintf(&b, ",stray%d", i)
+	}
+	b.WriteString("\nAda,ada@acme.example\n")
+	resp := webtest.UploadBulkInvite(t, env, c, "wide.csv", []byte(b.String()))
+	doc := webtest.Doc(t, resp)
+	got := webtest.TestID(doc, "bulk-file-error")
+	if resp.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(got, "stray0, stray1") ||
+		!strings.Contains(got, "and 2990 more") || len(got) > 500 {
+		t.Fatalf("%d %.600q", resp.StatusCode, got)
+	}
+}
