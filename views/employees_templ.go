@@ -57,7 +57,7 @@ func EmployeeListPage(v EmployeeListView) templ.Component {
 				return templ_7745c5c3_Err
 			}
 		}
-		templ_7745c5c3_Err = ErrorSummary(Problems(v.Filter.Fields, Prefixed("f-"), "q", "state", "currency", "readiness")).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = ErrorSummary(Problems(v.Filter.Fields, Prefixed("f-"), "q", "state", "currency", "readiness", "sort")).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -75,7 +75,7 @@ func EmployeeListPage(v EmployeeListView) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = Field(FieldSpec{Name: "sort", Label: "Sort by", Type: "select", Options: v.Sorts}).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = Field(FieldSpec{Name: "sort", Label: "Sort by", Type: "select", Options: v.Sorts, Error: v.Filter.Fields.Get("sort")}).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

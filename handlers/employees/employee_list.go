@@ -48,6 +48,7 @@ func listFilter(r *http.Request) (store.EmployeeFilter, views.EmployeeFilterView
 		{"state", "Choose one of the listed invite states.", inviteStates(), &f.InviteState},
 		{"currency", "Choose one of the listed currencies.", store.ReadinessCurrencies(), &f.Currency},
 		{"readiness", "Choose one of the listed readiness states.", readinessStates(), &f.Readiness},
+		{"sort", "Choose one of the listed orders.", []string{store.SortName, store.SortActivity}, &f.Sort},
 	} {
 		switch v := q.Get(c.name); {
 		case v == "":
@@ -59,9 +60,6 @@ func listFilter(r *http.Request) (store.EmployeeFilter, views.EmployeeFilterView
 			}
 			fields[c.name] = c.msg
 		}
-	}
-	if q.Get("sort") == store.SortActivity {
-		f.Sort = store.SortActivity
 	}
 	fv := views.EmployeeFilterView{Q: f.Search, State: f.InviteState, Currency: f.Currency, Readiness: f.Readiness, Sort: f.Sort, Fields: fields}
 	if fields.Any() {
@@ -200,7 +198,7 @@ func (h *Handler) List(w http.ResponseWriter, r *http.Request) {
 // when the first page fails; a later failure is logged and ends the file.
 func (h *Handler) eachPage(w http.ResponseWriter, r *http.Request, open func() *handlers.CSVWriter, row func(cw *handlers.CSVWriter, e views.EmployeeRow)) {
 	f, fv, bad := listFilter(r)
-	for _, name := range []string{"q", "state", "currency", "readiness"} {
+	for _, name := range []string{"q", "state", "currency", "readiness", "sort"} {
 		if bad == "" {
 			bad = fv.Fields.Get(name)
 		}

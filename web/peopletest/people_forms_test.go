@@ -91,7 +91,20 @@ func TestEmployeeFiltersShowErrorsNextToTheSearch(t *testing.T) {
 			t.Errorf("%s: rows listed with unknown filter values", path)
 		}
 	}
-	for _, path := range []string{"/employees.csv?currency=XXX", "/employees/readiness.csv?readiness=nope"} {
+	// An order that is none of the listed ones, the same way.
+	resp := env.Get(c, "/employees?q=ada&sort=zzz")
+	doc := webtest.Doc(t, resp)
+	if resp.StatusCode != http.StatusBadRequest || doc.Find("#f-sort-error").Length() != 1 ||
+		doc.Find(`[data-testid="employee-row"]`).Length() != 0 {
+		t.Errorf("unknown order: %d, message %d", resp.StatusCode, doc.Find("#f-sort-error").Length())
+	}
+	if resp := env.Get(c, "/employees?sort=activity"); resp.StatusCode != http.StatusOK {
+		t.Errorf("a listed order: %d", resp.StatusCode)
+		resp.Body.Close()
+	} else {
+		resp.Body.Close()
+	}
+	for _, path := range []string{"/employees.csv?currency=XXX", "/employees/readiness.csv?readiness=nope", "/employees.csv?sort=zzz"} {
 		resp := env.Get(c, path)
 		resp.Body.Close()
 		if resp.StatusCode != http.StatusBadRequest {
@@ -99,7 +112,7 @@ func TestEmployeeFiltersShowErrorsNextToTheSearch(t *testing.T) {
 		}
 	}
 	// Every filter control has a real label.
-	doc := webtest.Doc(t, env.Get(c, "/employees"))
+	doc = webtest.Doc(t, env.Get(c, "/employees"))
 	doc.Find(`[data-testid="employee-filters"] input, [data-testid="employee-filters"] select`).Each(func(_ int, s *goquery.Selection) {
 		id, _ := s.Attr("id")
 		if id == "" || doc.Find(`label[for="`+id+`"]`).Length() != 1 {
