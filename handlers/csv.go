@@ -67,3 +67,34 @@ func isNumber(v string) bool {
 	}
 	return digits > 0
 }
+
+// ExportPages streams a CSV export read a page at a time; it is the one
+// way a list's export is written. The first page is read before the
+// download starts, so a read that fails there answers an error page, never
+// a file with only its header that would say there was nothing. A later
+// failure ends the file, and the log says why (the status is sent by then).
+// read returns the page after the one it returned before and whether
+// another follows; write writes its rows.
+func ExportPages[P any](b *Base, w http.ResponseWriter, r *http.Request, filename string, header []string,
+	read func() (page P, more bool, err error), write func(cw *CSVWriter, page P)) {
+	page, more, err := read()
+	if err != nil {
+		b.ServerError(w, r, err)
+		return
+	}
+	cw := NewCSV(w, filename, header...)
+	for {
+		write(cw, page)
+		if !more {
+			break
+		}
+		if fl, ok := w.(http.Flusher); ok {
+			fl.Flush()
+		}
+		if page, more, err = read(); err != nil {
+			b.Logger.ErrorContext(r.Context(), "csv export: next page", "path", r.URL.Path, "err", err)
+			break
+		}
+	}
+	cw.Close(b.Logger, r)
+}

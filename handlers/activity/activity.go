@@ -153,17 +153,17 @@ func (h *Handler) CSV(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	f.Limit = 1000
-	// The first page is read before the download starts, so that a feed
-	// that cannot be read is an error page, not an empty file that says
-	// there was no activity.
-	list, err := h.store.ActivityFeed(r.Context(), f)
-	if err != nil {
-		h.ServerError(w, r, err)
-		return
+	read := func() ([]store.FeedEntry, bool, error) {
+		list, err := h.store.ActivityFeed(r.Context(), f)
+		if err != nil || len(list) < f.Limit {
+			return list, false, err
+		}
+		last := list[len(list)-1]
+		f.BeforeAt, f.BeforeKey = last.At, last.Key
+		return list, true, nil
 	}
-	cw := handlers.NewCSV(w, "activity.csv", "date", "kind", "employee", "service_user_id", "amount", "currency", "fee", "reference",
-		"status", "description")
-	for {
+	handlers.ExportPages(h.Base, w, r, "activity.csv", []string{"date", "kind", "employee", "service_user_id", "amount", "currency", "fee",
+		"reference", "status", "description"}, read, func(cw *handlers.CSVWriter, list []store.FeedEntry) {
 		for _, e := range list {
 			amt, fee := "", ""
 			if e.Amount != nil {
@@ -175,16 +175,5 @@ func (h *Handler) CSV(w http.ResponseWriter, r *http.Request) {
 			cw.Row(e.At.UTC().Format(time.RFC3339), e.Kind, e.Employee, e.ServiceUserID, amt, e.Currency, fee, e.Reference, e.Status,
 				e.Description)
 		}
-		if len(list) < f.Limit {
-			break
-		}
-		last := list[len(list)-1]
-		f.BeforeAt, f.BeforeKey = last.At, last.Key
-		if list, err = h.store.ActivityFeed(r.Context(), f); err != nil {
-			// The status is sent: the file ends here, and the log says why.
-			h.Logger.ErrorContext(r.Context(), "activity csv", "err", err)
-			break
-		}
-	}
-	cw.Close(h.Logger, r)
+	})
 }

@@ -176,48 +176,39 @@ func (h *Handler) HistoryCSV(w http.ResponseWriter, r *http.Request) {
 	}
 	f.Limit = 1000
 	// A page of the history with its people's names.
-	page := func() ([]store.HistoryEntry, mirror.Names, error) {
+	type page struct {
+		entries []store.HistoryEntry
+		names   mirror.Names
+	}
+	read := func() (page, bool, error) {
 		entries, err := h.store.ListHistory(ctx, f)
 		if err != nil {
-			return nil, nil, err
+			return page{}, false, err
 		}
 		ps := make([]store.Proposal, len(entries))
 		for i, e := range entries {
 			ps[i] = e.Proposal
 		}
 		names, err := mirror.LoadNames(ctx, h.store, ps...)
-		return entries, names, err
-	}
-	// The first page is read before the download starts, so that a
-	// history that cannot be read is an error page, not an empty file.
-	entries, names, err := page()
-	if err != nil {
-		h.ServerError(w, r, err)
-		return
-	}
-	cw := handlers.NewCSV(w, "approval-history.csv", "id", "type", "amount", "currency", "token", "from", "to", "description",
-		"state", "reason", "approved_by", "rejected_by", "signatures", "signed_by", "sign_link_by", "sign_deadline", "created_at", "changed_at")
-	for {
-		for _, e := range entries {
-			row := historyRow(e, names)
-			deadline := ""
-			if row.Deadline != nil {
-				deadline = row.Deadline.UTC().Format(time.RFC3339)
-			}
-			cw.Row(e.ID, e.Type, e.Amount.String(), row.Amount.Currency, e.Currency, row.From, row.To, e.Description, string(e.Status),
-				row.Reason, strings.Join(row.ApprovedBy, "; "), row.RejectedBy, row.Signatures, row.SignedBy, row.SentBy, deadline,
-				e.CreatedAt.UTC().Format(time.RFC3339), e.UpdatedAt.UTC().Format(time.RFC3339))
-		}
-		if len(entries) < f.Limit {
-			break
+		if err != nil || len(entries) < f.Limit {
+			return page{entries, names}, false, err
 		}
 		last := entries[len(entries)-1]
 		f.BeforeAt, f.BeforeID = last.UpdatedAt, last.ID
-		if entries, names, err = page(); err != nil {
-			// The status is sent: the file ends here, and the log says why.
-			h.Logger.ErrorContext(ctx, "approval history export", "err", err)
-			break
-		}
+		return page{entries, names}, true, nil
 	}
-	cw.Close(h.Logger, r)
+	handlers.ExportPages(h.Base, w, r, "approval-history.csv", []string{"id", "type", "amount", "currency", "token", "from", "to", "description",
+		"state", "reason", "approved_by", "rejected_by", "signatures", "signed_by", "sign_link_by", "sign_deadline", "created_at", "changed_at"},
+		read, func(cw *handlers.CSVWriter, p page) {
+			for _, e := range p.entries {
+				row := historyRow(e, p.names)
+				deadline := ""
+				if row.Deadline != nil {
+					deadline = row.Deadline.UTC().Format(time.RFC3339)
+				}
+				cw.Row(e.ID, e.Type, e.Amount.String(), row.Amount.Currency, e.Currency, row.From, row.To, e.Description, string(e.Status),
+					row.Reason, strings.Join(row.ApprovedBy, "; "), row.RejectedBy, row.Signatures, row.SignedBy, row.SentBy, deadline,
+					e.CreatedAt.UTC().Format(time.RFC3339), e.UpdatedAt.UTC().Format(time.RFC3339))
+			}
+		})
 }

@@ -84,29 +84,20 @@ func (h *Handler) ActionsCSV(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	f.Limit = 500
-	// The first page is read before the download starts, so that a list
-	// that cannot be read is an error page, not an empty file.
-	as, err := h.Store.ListActions(r.Context(), f)
-	if err != nil {
-		h.ServerError(w, r, err)
-		return
-	}
-	cw := handlers.NewCSV(w, "partner-api-requests.csv", "id", "begun_at", "actor", "kind", "target", "state", "message")
-	for {
-		for _, a := range as {
-			cw.Row(strconv.FormatInt(a.ID, 10), a.BegunAt.UTC().Format("2006-01-02T15:04:05Z"), a.Actor.Email, a.Kind, a.Target, string(a.State), a.Message)
-		}
-		if len(as) < f.Limit {
-			break
+	read := func() ([]store.Action, bool, error) {
+		as, err := h.Store.ListActions(r.Context(), f)
+		if err != nil || len(as) < f.Limit {
+			return as, false, err
 		}
 		f.BeforeID = as[len(as)-1].ID
-		if as, err = h.Store.ListActions(r.Context(), f); err != nil {
-			// The status is sent: the file ends here, and the log says why.
-			h.Logger.ErrorContext(r.Context(), "actions export", "err", err)
-			break
-		}
+		return as, true, nil
 	}
-	cw.Close(h.Logger, r)
+	handlers.ExportPages(h.Base, w, r, "partner-api-requests.csv", []string{"id", "begun_at", "actor", "kind", "target", "state", "message"}, read,
+		func(cw *handlers.CSVWriter, as []store.Action) {
+			for _, a := range as {
+				cw.Row(strconv.FormatInt(a.ID, 10), a.BegunAt.UTC().Format("2006-01-02T15:04:05Z"), a.Actor.Email, a.Kind, a.Target, string(a.State), a.Message)
+			}
+		})
 }
 
 // ResolveAction records what a person found when they checked a request

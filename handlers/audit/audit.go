@@ -140,31 +140,22 @@ func (h *Handler) ExportCSV(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	f.Limit = 500
-	// The first page is read before the download starts, so that a log
-	// that cannot be read is an error page, not an empty file.
-	entries, err := h.Store.ListAudit(r.Context(), f)
-	if err != nil {
-		h.ServerError(w, r, err)
-		return
-	}
-	cw := handlers.NewCSV(w, "audit-log.csv", "id", "at", "actor", "action", "target", "outcome", "detail")
-	for {
-		for _, e := range entries {
-			actor := e.Actor.Email
-			if actor == "" {
-				actor = "system"
-			}
-			cw.Row(strconv.FormatInt(e.ID, 10), e.At.UTC().Format("2006-01-02T15:04:05Z"), actor, e.Action, e.Target, e.Outcome, e.Detail)
-		}
-		if len(entries) < f.Limit {
-			break
+	read := func() ([]store.AuditEntry, bool, error) {
+		entries, err := h.Store.ListAudit(r.Context(), f)
+		if err != nil || len(entries) < f.Limit {
+			return entries, false, err
 		}
 		f.BeforeID = entries[len(entries)-1].ID
-		if entries, err = h.Store.ListAudit(r.Context(), f); err != nil {
-			// The status is sent: the file ends here, and the log says why.
-			h.Logger.ErrorContext(r.Context(), "audit export", "err", err)
-			break
-		}
+		return entries, true, nil
 	}
-	cw.Close(h.Logger, r)
+	handlers.ExportPages(h.Base, w, r, "audit-log.csv", []string{"id", "at", "actor", "action", "target", "outcome", "detail"}, read,
+		func(cw *handlers.CSVWriter, entries []store.AuditEntry) {
+			for _, e := range entries {
+				actor := e.Actor.Email
+				if actor == "" {
+					actor = "system"
+				}
+				cw.Row(strconv.FormatInt(e.ID, 10), e.At.UTC().Format("2006-01-02T15:04:05Z"), actor, e.Action, e.Target, e.Outcome, e.Detail)
+			}
+		})
 }

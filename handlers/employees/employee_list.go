@@ -196,7 +196,7 @@ func (h *Handler) List(w http.ResponseWriter, r *http.Request) {
 // eachPage walks every page of the filtered list, 500 employees at a time,
 // with their readiness, for the CSV exports. It answers the request itself
 // when the first page fails; a later failure is logged and ends the file.
-func (h *Handler) eachPage(w http.ResponseWriter, r *http.Request, open func() *handlers.CSVWriter, row func(cw *handlers.CSVWriter, e views.EmployeeRow)) {
+func (h *Handler) eachPage(w http.ResponseWriter, r *http.Request, filename string, header []string, row func(cw *handlers.CSVWriter, e views.EmployeeRow)) {
 	f, fv, bad := listFilter(r)
 	for _, name := range []string{"q", "state", "currency", "readiness", "sort"} {
 		if bad == "" {
@@ -208,36 +208,23 @@ func (h *Handler) eachPage(w http.ResponseWriter, r *http.Request, open func() *
 		return
 	}
 	f.After, f.Limit = "", 500
-	var cw *handlers.CSVWriter
-	for {
+	read := func() ([]views.EmployeeRow, bool, error) {
 		page, err := h.Store.ListEmployees(r.Context(), f)
-		var readiness map[int64]map[string]store.ReadinessCell
-		if err == nil {
-			readiness, err = h.Store.ReadinessOf(r.Context(), idsOf(page.Employees))
-		}
 		if err != nil {
-			if cw == nil {
-				h.ServerError(w, r, err)
-				return
-			}
-			h.Logger.ErrorContext(r.Context(), "employees csv: next page", "err", err)
-			break
+			return nil, false, err
 		}
-		if cw == nil {
-			cw = open()
-		}
-		for _, e := range employeeRows(page.Employees, readiness) {
-			row(cw, e)
-		}
-		if page.Next == "" {
-			break
+		readiness, err := h.Store.ReadinessOf(r.Context(), idsOf(page.Employees))
+		if err != nil {
+			return nil, false, err
 		}
 		f.After = page.Next
-		if fl, ok := w.(http.Flusher); ok {
-			fl.Flush()
-		}
+		return employeeRows(page.Employees, readiness), page.Next != "", nil
 	}
-	cw.Close(h.Logger, r)
+	handlers.ExportPages(h.Base, w, r, filename, header, read, func(cw *handlers.CSVWriter, rows []views.EmployeeRow) {
+		for _, e := range rows {
+			row(cw, e)
+		}
+	})
 }
 
 // ExportCSV streams the filtered list as CSV.
@@ -246,7 +233,7 @@ func (h *Handler) ExportCSV(w http.ResponseWriter, r *http.Request) {
 	for _, c := range store.ReadinessCurrencies() {
 		header = append(header, strings.ToLower(c)+"_readiness")
 	}
-	h.eachPage(w, r, func() *handlers.CSVWriter { return handlers.NewCSV(w, "employees.csv", header...) },
+	h.eachPage(w, r, "employees.csv", header,
 		func(cw *handlers.CSVWriter, row views.EmployeeRow) {
 			cells := []string{strconv.FormatInt(row.ID, 10), row.Name, row.Email, row.ServiceUserID, row.InviteLabel, row.ActionRequired,
 				views.ISO(row.LastActivity)}

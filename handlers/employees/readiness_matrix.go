@@ -136,7 +136,7 @@ func (h *Handler) MatrixCSV(w http.ResponseWriter, r *http.Request) {
 		header = append(header, strings.ToLower(c)+"_state", strings.ToLower(c)+"_missing")
 	}
 	header = append(header, "to_collect")
-	h.eachPage(w, r, func() *handlers.CSVWriter { return handlers.NewCSV(w, "missing-by-employee.csv", header...) },
+	h.eachPage(w, r, "missing-by-employee.csv", header,
 		func(cw *handlers.CSVWriter, row views.EmployeeRow) {
 			cells := []string{strconv.FormatInt(row.ID, 10), row.Name, row.Email, row.InviteLabel}
 			var all []string
