@@ -37,3 +37,11 @@ func Previous(r *http.Request) string {
 	}
 	return back
 }
+
+// WithQuery is path with the query v, or path alone when v is empty.
+func WithQuery(path string, v url.Values) string {
+	if len(v) == 0 {
+		return path
+	}
+	return path + "?" + v.Encode()
+}

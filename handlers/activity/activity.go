@@ -99,15 +99,9 @@ func (h *Handler) Feed(w http.ResponseWriter, r *http.Request) {
 		rows := v.Rows
 		v.RowsMarkup = handlers.KeptMarkup(page.Derived, "markup", func() templ.Component { return views.ActivityRows(rows) })
 		q := query(form)
-		v.CSV = "/activity.csv"
-		if len(q) > 0 {
-			v.CSV += "?" + q.Encode()
-		}
+		v.CSV = handlers.WithQuery("/activity.csv", q)
 		if !r.URL.Query().Has("before") {
-			v.LiveURL = "/activity"
-			if len(q) > 0 {
-				v.LiveURL += "?" + q.Encode()
-			}
+			v.LiveURL = handlers.WithQuery("/activity", q)
 		}
 		if len(list) == pageSize {
 			last := list[len(list)-1]

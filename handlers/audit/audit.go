@@ -81,13 +81,6 @@ func query(form views.AuditFilterForm) url.Values {
 	return v
 }
 
-func withQuery(path string, q url.Values) string {
-	if len(q) == 0 {
-		return path
-	}
-	return path + "?" + q.Encode()
-}
-
 // List shows one page of the audit log, newest first, filtered.
 func (h *Handler) List(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
@@ -119,9 +112,9 @@ func (h *Handler) List(w http.ResponseWriter, r *http.Request) {
 	}
 	v.Rows = handlers.AuditRows(entries)
 	q := query(form)
-	v.CSVURL = withQuery("/audit.csv", q)
+	v.CSVURL = handlers.WithQuery("/audit.csv", q)
 	if f.BeforeID != 0 {
-		v.NewestURL = withQuery("/audit", q)
+		v.NewestURL = handlers.WithQuery("/audit", q)
 	}
 	if len(entries) == pageSize {
 		oq := query(form)

@@ -89,13 +89,6 @@ func filterQuery(f views.EmployeeFilterView) url.Values {
 	return v
 }
 
-func withQuery(path string, v url.Values) string {
-	if len(v) == 0 {
-		return path
-	}
-	return path + "?" + v.Encode()
-}
-
 func filterOptions(fv views.EmployeeFilterView) (states, currencies, readiness, sorts []views.Option) {
 	states = []views.Option{{Value: "", Label: "Any invite state"}}
 	for _, s := range inviteStates() {
@@ -173,7 +166,7 @@ func (h *Handler) listPage(w http.ResponseWriter, r *http.Request, path string, 
 		return listed{}, false
 	}
 	rows := page.Derived.Get("rows", func() any { return employeeRows(page.Employees, page.Readiness) }).([]views.EmployeeRow)
-	out := listed{filter: fv, status: http.StatusOK, rows: rows, csv: withQuery(path+".csv", filterQuery(fv)), counts: counts,
+	out := listed{filter: fv, status: http.StatusOK, rows: rows, csv: handlers.WithQuery(path+".csv", filterQuery(fv)), counts: counts,
 		derived: page.Derived}
 	out.self, out.next = pageLinks(path, fv, f.After, page.Next, changeStamp(page.ChangedAt))
 	return out, true
@@ -257,11 +250,11 @@ func pageLinks(path string, fv views.EmployeeFilterView, after, next, stamp stri
 		q.Set("after", after)
 	}
 	q.Set("since", stamp)
-	self = withQuery(path, q)
+	self = handlers.WithQuery(path, q)
 	if next != "" {
 		nq := filterQuery(fv)
 		nq.Set("after", next)
-		nextURL = withQuery(path, nq)
+		nextURL = handlers.WithQuery(path, nq)
 	}
 	return self, nextURL
 }
