@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/pquerna/otp/totp"
 	"io"
 	"log/slog"
 	"net"
@@ -17,14 +16,15 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/PuerkitoBio/goquery"
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/pquerna/otp/totp"
 
 	"partneradmin/apiclient"
 	"partneradmin/apiclient/sandbox"
@@ -35,42 +35,52 @@ import (
 	"partneradmin/web"
 )
 
-// config is the size of one run.
+// config is what one run measures and for how long.
 type config struct {
-	Name                                string
-	Employees, Wallets, CardsPerWallet  int
-	ActivityDays, EventsPerDay          int
-	PayrollRuns                         int
-	Conns, Rounds                       int
-	Warmup, AppRound, BareRound         time.Duration
-	Deliveries                          int // at most, sent within WebhooksFor
-	WebhooksFor                         time.Duration
-	CeilingFor                          time.Duration
-	MirrorRounds                        int
-	MirrorLatencies                     []int // ms injected on every proposal list read
+	Name string
+	// Command is how the run was started, for the table's heading.
+	Command string
+	// Sizes are the companies measured in turn, in employees; each has a
+	// fifth as many wallets, CardsPerWallet cards a wallet, EventsPerYear
+	// money events a year per employee and PayrollRuns monthly runs.
+	Sizes                                      []int
+	CardsPerWallet, EventsPerYear, PayrollRuns int
+	Conns, Rounds                              int
+	Warmup, AppRound, BareRound                time.Duration
+	// TrickleRate is how many signed deliveries a second arrive while the
+	// pages are measured.
+	TrickleRate int
+	// Deliveries are sent by Conns senders within WebhooksFor at the last
+	// size (at most).
+	Deliveries  int
+	WebhooksFor time.Duration
+	// PayrollRows is the payroll run checked and sent at the last size;
+	// FileRows the larger of the two files checked (the other a tenth).
+	// The app's own limits of a file cap both.
+	PayrollRows, FileRows               int
 	WaitForJobs, WaitForDrain, WaitBoot time.Duration
 	// Only, when set, keeps the pages whose names contain one of these
-	// words and skips the mirror-refresh rows, and the webhook and ceiling
-	// rows unless a word is in webhookRow.
+	// words, and the extra rows (webhookRow, payrollRow, fileRow) a word
+	// names.
 	Only []string
-	// Hold keeps everything running after the table until ctx ends.
+	// Hold keeps the last size running after the table until ctx ends.
 	Hold bool
 	// PprofDir, when set, receives a CPU profile of each page's first
-	// round (the app built with the benchpprof tag).
+	// round at the last size (the app built with the benchpprof tag).
 	PprofDir string
 	// Replicas is how many app processes share the database (0 or 1: one);
 	// more than one are reached through a round-robin balancer.
 	Replicas int
 }
 
-// webhookRow names the webhook and commit-ceiling rows for --only.
-const webhookRow = "webhook receiver and commit ceiling"
+// The extra rows, by the names --only matches.
+const (
+	webhookRow = "webhook receiver"
+	payrollRow = "payroll run"
+	fileRow    = "file check"
+)
 
-// webhooks reports whether the run measures the webhook receiver and the
-// commit ceiling: always, or when --only names them.
-func (c config) webhooks() bool { return c.wants(webhookRow) }
-
-// wants reports whether the run measures the page named name.
+// wants reports whether the run measures the page or row named name.
 func (c config) wants(name string) bool {
 	if len(c.Only) == 0 {
 		return true
@@ -84,16 +94,16 @@ func (c config) wants(name string) bool {
 }
 
 func fullConfig() config {
-	return config{Name: "full", Employees: 10000, Wallets: 2000, CardsPerWallet: 5, ActivityDays: 365, EventsPerDay: 60, PayrollRuns: 12,
-		Conns: 32, Rounds: 3, Warmup: 500 * time.Millisecond, AppRound: 1500 * time.Millisecond, BareRound: time.Second,
-		Deliveries: 40000, WebhooksFor: 8 * time.Second, CeilingFor: 4 * time.Second, MirrorRounds: 1, MirrorLatencies: []int{0, 50},
-		WaitForJobs: 3 * time.Minute, WaitForDrain: 2 * time.Minute, WaitBoot: 2 * time.Minute}
+	return config{Name: "full", Sizes: []int{1000, 10000, 100000}, CardsPerWallet: 5, EventsPerYear: 10, PayrollRuns: 12,
+		Conns: 32, Rounds: 2, Warmup: 300 * time.Millisecond, AppRound: time.Second, BareRound: 400 * time.Millisecond,
+		TrickleRate: 100, Deliveries: 30000, WebhooksFor: 8 * time.Second, PayrollRows: 10000, FileRows: 10000,
+		WaitForJobs: 4 * time.Minute, WaitForDrain: 2 * time.Minute, WaitBoot: 2 * time.Minute}
 }
 
 func quickConfig() config {
-	return config{Name: "quick", Employees: 1000, Wallets: 200, CardsPerWallet: 5, ActivityDays: 30, EventsPerDay: 20, PayrollRuns: 3,
+	return config{Name: "quick", Sizes: []int{1000}, CardsPerWallet: 5, EventsPerYear: 10, PayrollRuns: 3,
 		Conns: 32, Rounds: 2, Warmup: 150 * time.Millisecond, AppRound: 300 * time.Millisecond, BareRound: 150 * time.Millisecond,
-		Deliveries: 3000, WebhooksFor: 1500 * time.Millisecond, CeilingFor: time.Second, MirrorRounds: 1, MirrorLatencies: []int{0, 50},
+		TrickleRate: 100, Deliveries: 3000, WebhooksFor: 1500 * time.Millisecond, PayrollRows: 150, FileRows: 500,
 		WaitForJobs: time.Minute, WaitForDrain: time.Minute, WaitBoot: time.Minute}
 }
 
@@ -101,6 +111,9 @@ func quickConfig() config {
 type page struct {
 	Name string
 	URI  string
+	// List marks a list page (or the queue): its p50 at ten times the
+	// company stays within listGrowth of its p50 before.
+	List bool
 }
 
 // pageStats are a page's rounds against the app and the bare handler.
@@ -110,26 +123,56 @@ type pageStats struct {
 	App, Bare []roundResult
 }
 
-// mirrorStat is the mirror refresh at one injected latency.
-type mirrorStat struct {
-	LatencyMs int
-	Wallets   int
-	Took      []time.Duration
+// sizeReport is what one size measured.
+type sizeReport struct {
+	Employees, Wallets, Cards, Events, PayrollRuns int
+	// Seed is each seeding step and its time, in order; SeedTook all of
+	// them with the final VACUUM ANALYZE.
+	Seed     []seedStep
+	SeedTook time.Duration
+	Pages    []pageStats
+	Trickle  trickleResult
+	// SyncReads are the API's proposal reads (the approvals sync's) and
+	// APIReads every API read, counted by the sandbox over ReadsFor while
+	// the pages were measured.
+	SyncReads, APIReads int
+	ReadsFor            time.Duration
+	PeakRSSKiB          int64
+}
+
+// employeesInsert is the time the seed took to insert the employees.
+func (s sizeReport) employeesInsert() time.Duration {
+	for _, st := range s.Seed {
+		if st.What == "employees" {
+			return st.Took
+		}
+	}
+	return 0
+}
+
+// perMinute is n counted over d, a minute's worth.
+func perMinute(n int, d time.Duration) float64 {
+	if d <= 0 {
+		return 0
+	}
+	return float64(n) / d.Minutes()
 }
 
 // report is everything one run measured.
 type report struct {
-	Config     config
-	Started    time.Time
-	Took       time.Duration
-	Seeded     string
-	Pages      []pageStats
-	Webhooks   webhookResult
-	CeilingTPS float64
-	Mirror     []mirrorStat
+	Config  config
+	Started time.Time
+	Took    time.Duration
+	Machine string
+	Sizes   []sizeReport
+	// At the last size; nil when not measured.
+	Webhooks *webhookResult
+	Payroll  *payrollResult
+	Files    *fileResult
+	// PeakRSSKiB is the largest peak RSS of an app process at any size.
 	PeakRSSKiB int64
-	// Replicas holds what --replicas checked (nil with one replica), and
-	// ReplicaRSSKiB each replica's peak RSS.
+	// Replicas holds what --replicas checked at the last size (nil with
+	// one replica), and ReplicaRSSKiB each replica's peak RSS there.
 	Replicas      *replicaChecks
 	ReplicaRSSKiB []int64
 	Table         string
@@ -137,22 +180,40 @@ type report struct {
 
 const ownerEmail = "owner@bench.example"
 
-// run builds the app and the bench, starts PostgreSQL, the sandbox, the app
-// and the bare handler, seeds, measures, prints the table to stdout (and
-// progress to stderr), and stops everything it started.
+// bench is one run's shared parts: the binaries, the PostgreSQL cluster
+// and the migrated template every size's database is copied from.
+type bench struct {
+	cfg      config
+	rep      *report
+	tmp, bin string
+	cluster  *localpg.Cluster
+	admin    *pgxpool.Pool // the cluster's postgres database
+	quiet    *slog.Logger
+	say      func(string, ...any)
+	stdout   io.Writer
+}
+
+// templateDB is migrated once; each size's database is a copy.
+const templateDB = "partner_admin_template"
+
+// run builds the app and the bench, starts PostgreSQL and migrates a
+// template database, then measures each size in turn, prints the table to
+// stdout (and progress to stderr), and stops everything it started.
 func run(ctx context.Context, cfg config, stdout, stderr io.Writer) (rep *report, err error) {
-	rep = &report{Config: cfg, Started: time.Now()}
-	quiet := slog.New(slog.DiscardHandler)
-	say := func(format string, a ...any) {
+	if len(cfg.Sizes) == 0 {
+		return nil, errors.New("no size to measure")
+	}
+	rep = &report{Config: cfg, Started: time.Now(), Machine: machine()}
+	b := &bench{cfg: cfg, rep: rep, quiet: slog.New(slog.DiscardHandler), stdout: stdout}
+	b.say = func(format string, a ...any) {
 		fmt.Fprintf(stderr, "bench %5.1fs: %s\n", time.Since(rep.Started).Seconds(), fmt.Sprintf(format, a...))
 	}
-	tmp, err := os.MkdirTemp("", "partner-admin-bench-")
-	if err != nil {
+	if b.tmp, err = os.MkdirTemp("", "partner-admin-bench-"); err != nil {
 		return nil, err
 	}
 	defer func() {
-		if rmErr := os.RemoveAll(tmp); rmErr != nil {
-			say("could not remove %s: %v", tmp, rmErr)
+		if rmErr := os.RemoveAll(b.tmp); rmErr != nil {
+			b.say("could not remove %s: %v", b.tmp, rmErr)
 		}
 	}()
 
@@ -161,8 +222,8 @@ func run(ctx context.Context, cfg config, stdout, stderr io.Writer) (rep *report
 	if err != nil {
 		return nil, err
 	}
-	bin := filepath.Join(tmp, "bin")
-	buildArgs := []string{"build", "-o", bin + string(filepath.Separator)}
+	b.bin = filepath.Join(b.tmp, "bin")
+	buildArgs := []string{"build", "-o", b.bin + string(filepath.Separator)}
 	if cfg.PprofDir != "" {
 		if err := os.MkdirAll(cfg.PprofDir, 0o755); err != nil {
 			return nil, err
@@ -174,53 +235,104 @@ func run(ctx context.Context, cfg config, stdout, stderr io.Writer) (rep *report
 	if out, err := build.CombinedOutput(); err != nil {
 		return nil, fmt.Errorf("go build: %w: %s", err, out)
 	}
-	say("built ./cmd/partner-admin and ./cmd/bench")
+	b.say("built ./cmd/partner-admin and ./cmd/bench")
 
-	cluster, err := localpg.Start(ctx, localpg.Options{DataDir: filepath.Join(tmp, "pg"), Logger: quiet})
-	if err != nil {
+	if b.cluster, err = localpg.Start(ctx, localpg.Options{DataDir: filepath.Join(b.tmp, "pg"), Logger: b.quiet}); err != nil {
 		return nil, err
 	}
 	defer func() {
 		stopCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 		defer cancel()
-		err = errors.Join(err, cluster.Stop(stopCtx))
+		err = errors.Join(err, b.cluster.Stop(stopCtx))
 	}()
-	const dbName, ceilingDB = "partner_admin", "bench_ceiling"
-	for _, db := range []string{dbName, ceilingDB} {
-		if err := cluster.EnsureDatabase(ctx, db); err != nil {
-			return nil, err
-		}
+	if err := b.cluster.EnsureDatabase(ctx, templateDB); err != nil {
+		return nil, err
 	}
-	dsn := cluster.ConnString(dbName)
-	pool, err := store.Open(ctx, dsn)
+	tpl, err := store.Open(ctx, b.cluster.ConnString(templateDB))
 	if err != nil {
 		return nil, err
 	}
-	defer pool.Close()
-	if err := store.Migrate(ctx, pool, quiet); err != nil {
+	err = store.Migrate(ctx, tpl, b.quiet)
+	tpl.Close() // a template is copied only with no one connected
+	if err != nil {
 		return nil, err
 	}
-	say("PostgreSQL %s up, migrated", cluster.Version())
+	if b.admin, err = store.Open(ctx, b.cluster.ConnString("postgres")); err != nil {
+		return nil, err
+	}
+	defer b.admin.Close()
+	b.say("PostgreSQL %s up, template migrated", b.cluster.Version())
+
+	for i, n := range cfg.Sizes {
+		sr, err := b.measureSize(ctx, n, i == len(cfg.Sizes)-1)
+		if err != nil {
+			return nil, fmt.Errorf("%s employees: %w", thousands(n), err)
+		}
+		rep.Sizes = append(rep.Sizes, sr)
+		rep.PeakRSSKiB = max(rep.PeakRSSKiB, sr.PeakRSSKiB)
+	}
+	return rep, nil
+}
+
+// machine is the CPU count and model this run measured on.
+func machine() string {
+	model := "unknown CPU"
+	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
+		for line := range strings.SplitSeq(string(b), "\n") {
+			if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
+				model = strings.TrimSpace(v)
+				break
+			}
+		}
+	}
+	return fmt.Sprintf("%d CPUs (nproc), %s", runtimeCPUs(), model)
+}
+
+// measureSize seeds a company of n employees into a fresh copy of the
+// template and a fresh sandbox, starts the app on it, and measures its
+// pages while deliveries trickle in; at the last size also the webhook
+// receiver, a payroll run and the file checks, then prints the table (and,
+// with --hold, waits until ctx ends).
+func (b *bench) measureSize(ctx context.Context, n int, last bool) (sr sizeReport, err error) {
+	cfg, say := b.cfg, b.say
+	sr = sizeReport{Employees: n, Wallets: max(1, n/5), PayrollRuns: cfg.PayrollRuns, Events: n * cfg.EventsPerYear}
+	dbName := fmt.Sprintf("partner_admin_%d", n)
+	if _, err := b.admin.Exec(ctx, "CREATE DATABASE "+pgx.Identifier{dbName}.Sanitize()+" TEMPLATE "+pgx.Identifier{templateDB}.Sanitize()); err != nil {
+		return sr, fmt.Errorf("create database: %w", err)
+	}
+	defer func() {
+		if _, dropErr := b.admin.Exec(context.WithoutCancel(ctx), "DROP DATABASE "+pgx.Identifier{dbName}.Sanitize()+" WITH (FORCE)"); dropErr != nil {
+			err = errors.Join(err, fmt.Errorf("drop database: %w", dropErr))
+		}
+	}()
+	dsn := b.cluster.ConnString(dbName)
+	pool, err := store.Open(ctx, dsn)
+	if err != nil {
+		return sr, err
+	}
+	defer pool.Close()
+	dir := filepath.Join(b.tmp, strconv.Itoa(n))
 
 	// The sandbox, started from a state that holds the demo company and
 	// the bench's employees, wallets, proposals and cards.
-	statePath := filepath.Join(tmp, "sandbox", "state.json")
+	statePath := filepath.Join(dir, "sandbox", "state.json")
 	if err := os.MkdirAll(filepath.Dir(statePath), 0o700); err != nil {
-		return nil, err
+		return sr, err
 	}
-	seed, err := seedSandboxState(statePath, cfg.Wallets, cfg.CardsPerWallet)
+	seed, err := seedSandboxState(statePath, sr.Wallets, cfg.CardsPerWallet)
 	if err != nil {
-		return nil, err
+		return sr, err
 	}
-	sb, err := sandbox.New(sandbox.Options{Control: true, Local: true, StatePath: statePath, Logger: quiet})
+	sr.Cards = len(seed.Cards)
+	sb, err := sandbox.New(sandbox.Options{Control: true, Local: true, StatePath: statePath, Logger: b.quiet})
 	if err != nil {
-		return nil, err
+		return sr, err
 	}
 	defer sb.Close()
 	demo := seed.Demo
 	sbLn, err := (&net.ListenConfig{}).Listen(ctx, "tcp", "127.0.0.1:0")
 	if err != nil {
-		return nil, err
+		return sr, err
 	}
 	sbSrv := &http.Server{Handler: sb, ReadHeaderTimeout: 5 * time.Second}
 	go func() { _ = sbSrv.Serve(sbLn) }()
@@ -228,22 +340,21 @@ func run(ctx context.Context, cfg config, stdout, stderr io.Writer) (rep *report
 	sbURL := "http://" + sbLn.Addr().String()
 
 	// The app's database: the demo company imported as the app imports it,
-	// then the bulk of a large partner.
+	// then the bulk of the company.
 	api, err := apiclient.New(sbURL, demo.APIKey)
 	if err != nil {
-		return nil, err
+		return sr, err
 	}
-	st := store.New(pool)
-	if _, err := (&mirror.Syncer{API: api, Store: st, Now: time.Now}).Import(ctx, web.DemoPeople(demo, time.Now())); err != nil {
-		return nil, fmt.Errorf("import demo company: %w", err)
+	if _, err := (&mirror.Syncer{API: api, Store: store.New(pool), Now: time.Now}).Import(ctx, web.DemoPeople(demo, time.Now())); err != nil {
+		return sr, fmt.Errorf("import demo company: %w", err)
 	}
-	say("sandbox started from the seeded state; demo company imported")
-	if err := seedApp(ctx, pool, seed, cfg.Employees, cfg.ActivityDays, cfg.EventsPerDay, cfg.PayrollRuns, say); err != nil {
-		return nil, err
+	say("%s employees: sandbox started from the seeded state; demo company imported", thousands(n))
+	t0 := time.Now()
+	if sr.Seed, err = seedApp(ctx, pool, seed, n, sr.Events, cfg.PayrollRuns, say); err != nil {
+		return sr, err
 	}
-	rep.Seeded = fmt.Sprintf("%s employees with readiness in 5 currencies, %s wallets with an open proposal each, %s cards, %s money events over %d days, %d payroll runs",
-		thousands(cfg.Employees), thousands(cfg.Wallets), thousands(len(seed.Cards)), thousands(cfg.ActivityDays*cfg.EventsPerDay), cfg.ActivityDays, cfg.PayrollRuns)
-	say("seeded: %s", rep.Seeded)
+	sr.SeedTook = time.Since(t0)
+	say("seeded %s in %s", sr.seeded(), sr.SeedTook.Round(time.Millisecond))
 
 	// The app, as child processes pointed at the private PostgreSQL and
 	// the sandbox: one, or --replicas of them behind a round-robin
@@ -261,17 +372,17 @@ func run(ctx context.Context, cfg config, stdout, stderr io.Writer) (rep *report
 	for i := range replicas {
 		port, err := freeLoopbackPort()
 		if err != nil {
-			return nil, err
+			return sr, err
 		}
 		env := append(os.Environ(),
-			"ADDR=127.0.0.1:"+strconv.Itoa(port), "DATA_DIR="+filepath.Join(tmp, fmt.Sprintf("app%d", i+1)), "PUBLIC_ORIGIN=",
+			"ADDR=127.0.0.1:"+strconv.Itoa(port), "DATA_DIR="+filepath.Join(dir, fmt.Sprintf("app%d", i+1)), "PUBLIC_ORIGIN=",
 			"DATABASE_URL="+dsn, "PARTNER_API_BASE_URL="+sbURL, "PARTNER_API_KEY="+demo.APIKey,
 			"OWNER_EMAIL="+ownerEmail, "OWNER_PASSWORD="+password, "ENCRYPTION_KEY="+encryptionKey, "LOG_LEVEL=warn",
 			"TRUSTED_PROXIES=", "SIGN_LINK_TEMPLATE=")
-		if cfg.PprofDir != "" && i == 0 {
+		if cfg.PprofDir != "" && i == 0 && last {
 			pp, err := freeLoopbackPort()
 			if err != nil {
-				return nil, err
+				return sr, err
 			}
 			addr := "127.0.0.1:" + strconv.Itoa(pp)
 			env, pprofURL = append(env, "BENCH_PPROF_ADDR="+addr), "http://"+addr
@@ -280,9 +391,9 @@ func run(ctx context.Context, cfg config, stdout, stderr io.Writer) (rep *report
 		if replicas > 1 {
 			logName = fmt.Sprintf("app%d.log", i+1)
 		}
-		a, err := startChild(ctx, "partner-admin", filepath.Join(bin, "partner-admin"), nil, env, filepath.Join(tmp, logName), cfg.WaitBoot)
+		a, err := startChild(ctx, "partner-admin", filepath.Join(b.bin, "partner-admin"), nil, env, filepath.Join(dir, logName), cfg.WaitBoot)
 		if err != nil {
-			return nil, err
+			return sr, err
 		}
 		apps, addrs = append(apps, a), append(addrs, a.addr)
 		say("app listening at http://%s (pid %d)", a.addr, a.cmd.Process.Pid)
@@ -292,11 +403,10 @@ func run(ctx context.Context, cfg config, stdout, stderr io.Writer) (rep *report
 	var balancer *roundRobin
 	if replicas > 1 {
 		if balancer, err = startRoundRobin(ctx, addrs); err != nil {
-			return nil, err
+			return sr, err
 		}
 		defer balancer.close()
 		appURL = balancer.URL
-		rep.Replicas = &replicaChecks{}
 		say("round-robin balancer over %d replicas at %s", replicas, appURL)
 	}
 	jobsSince := time.Now()
@@ -304,97 +414,72 @@ func run(ctx context.Context, cfg config, stdout, stderr io.Writer) (rep *report
 	owner := newClient()
 	totpKey, err := signIn(ctx, owner, appURL, ownerEmail, password)
 	if err != nil {
-		return nil, fmt.Errorf("%w; app log: %s", err, app.tail())
+		return sr, fmt.Errorf("%w; app log: %s", err, app.tail())
 	}
 	secret, err := subscribe(ctx, owner, appURL)
 	if err != nil {
-		return nil, err
+		return sr, err
 	}
 	say("signed in as owner; webhook subscription created, its secret read from the page")
 
 	// The app's own jobs read the proposals and the cards from the sandbox
 	// at start: wait for them.
 	if err := waitMirror(ctx, pool, seed, cfg.WaitForJobs); err != nil {
-		return nil, fmt.Errorf("%w; app log: %s", err, app.tail())
+		return sr, fmt.Errorf("%w; app log: %s", err, app.tail())
 	}
-	say("the app's jobs mirrored %d proposals and indexed %d cards", len(seed.Proposals), len(seed.Cards))
-
-	// The mirror refresh, as the queue's button runs it.
-	for _, ms := range cfg.MirrorLatencies {
-		if len(cfg.Only) > 0 {
-			break
-		}
-		m, err := refreshMirror(ctx, owner, appURL, sbURL, ms, cfg.MirrorRounds)
-		if err != nil {
-			return nil, err
-		}
-		rep.Mirror = append(rep.Mirror, m)
-		say("mirror refresh, %d ms injected: %s", ms, durs(m.Took))
-	}
+	say("the app's jobs mirrored %s proposals and indexed %s cards", thousands(len(seed.Proposals)), thousands(len(seed.Cards)))
 
 	// The pages, their bytes captured once for the bare handler.
-	num := cfg.Wallets/2 + 21
-	rare := fmt.Sprintf("person%04d", cfg.Employees*421/10000) // person0421: ten people of 10,000
-	pages := []page{
-		{"dashboard", "/"},
-		{"employees, first page", "/employees"},
-		{"employees, rare search", "/employees?q=" + rare},
-		{"employees, common word", "/employees?q=person"},
-		{"readiness matrix", "/employees/readiness"},
-		{"approval queue", "/approvals"},
-		{"proposal page", "/approvals/" + seed.Proposals[len(seed.Proposals)/2]},
-		{"card search", "/cards?q=" + url.QueryEscape(fmt.Sprintf("person%05d", num))},
-		{"card page", "/cards/" + seed.Cards[len(seed.Cards)/2]},
-		{"treasury", "/treasury"},
-		{"money out", "/money-out"},
-		{"payroll", "/payroll"},
-		{"activity", "/activity"},
-	}
+	pages := pagesFor(n, seed)
 	pages = slices.DeleteFunc(pages, func(p page) bool { return !cfg.wants(p.Name) })
-	if len(pages) == 0 && !cfg.webhooks() {
-		return nil, fmt.Errorf("--only %s: no page name contains any of these words", strings.Join(cfg.Only, ","))
+	if len(pages) == 0 && !cfg.wants(webhookRow) && !cfg.wants(payrollRow) && !cfg.wants(fileRow) {
+		return sr, fmt.Errorf("--only %s: no page or row name contains any of these words", strings.Join(cfg.Only, ","))
 	}
-	pagesDir := filepath.Join(tmp, "pages")
+	pagesDir := filepath.Join(dir, "pages")
 	if err := os.MkdirAll(pagesDir, 0o700); err != nil {
-		return nil, err
+		return sr, err
 	}
 	var list bareFile
 	for i, p := range pages {
 		body, ctype, err := capture(ctx, owner, appURL+p.URI)
 		if err != nil {
-			return nil, err
+			return sr, err
 		}
 		file := fmt.Sprintf("page%02d.html", i)
 		if err := os.WriteFile(filepath.Join(pagesDir, file), body, 0o600); err != nil {
-			return nil, err
+			return sr, err
 		}
 		list.Pages = append(list.Pages, barePage{URI: p.URI, File: file, ContentType: ctype})
-		rep.Pages = append(rep.Pages, pageStats{page: p, Bytes: len(body)})
+		sr.Pages = append(sr.Pages, pageStats{page: p, Bytes: len(body)})
 	}
 	listJSON, _ := json.Marshal(list)
 	listPath := filepath.Join(pagesDir, "pages.json")
 	if err := os.WriteFile(listPath, listJSON, 0o600); err != nil {
-		return nil, err
+		return sr, err
 	}
-	bare, err := startChild(ctx, "bare handler", filepath.Join(bin, "bench"), []string{"--bare-serve", "--pages", listPath, "--addr", "127.0.0.1:0"},
-		os.Environ(), filepath.Join(tmp, "bare.log"), 30*time.Second)
+	bare, err := startChild(ctx, "bare handler", filepath.Join(b.bin, "bench"), []string{"--bare-serve", "--pages", listPath, "--addr", "127.0.0.1:0"},
+		os.Environ(), filepath.Join(dir, "bare.log"), 30*time.Second)
 	if err != nil {
-		return nil, err
+		return sr, err
 	}
 	defer bare.stop()
 	bareURL := "http://" + bare.addr
 	say("bare handler listening at %s; %d pages captured", bareURL, len(pages))
 
-	// Load: a warm-up round, then rounds of every page against the app and
-	// against the bare handler.
+	// Load: deliveries trickle in; a warm-up round, then rounds of every
+	// page against the app and against the bare handler. The sandbox
+	// counts the API reads meanwhile.
+	trickle := startTrickle(ctx, appURL, secret, "trickle-"+randomHex(4), seed, cfg.TrickleRate)
+	sb.ResetRequestCounts()
+	readsFrom := time.Now()
 	bareClient := newClient()
-	meter := cpuMeter{pgData: filepath.Join(tmp, "pg")}
+	meter := cpuMeter{pgData: filepath.Join(b.tmp, "pg")}
 	for _, a := range apps {
 		meter.appPids = append(meter.appPids, a.cmd.Process.Pid)
 	}
-	for round := -1; round < cfg.Rounds; round++ {
-		for i := range rep.Pages {
-			ps := &rep.Pages[i]
+	for round := -1; round < cfg.Rounds && len(sr.Pages) > 0; round++ {
+		for i := range sr.Pages {
+			ps := &sr.Pages[i]
 			appFor, bareFor := cfg.AppRound, cfg.BareRound
 			if round < 0 {
 				appFor, bareFor = cfg.Warmup, cfg.Warmup
@@ -414,14 +499,14 @@ func run(ctx context.Context, cfg config, stdout, stderr io.Writer) (rep *report
 				}
 			}
 			if err != nil {
-				return nil, fmt.Errorf("%s: %w; app log: %s", ps.Name, err, app.tail())
+				return sr, fmt.Errorf("%s: %w; app log: %s", ps.Name, err, app.tail())
 			}
-			b, err := drive(ctx, bareClient, bareURL+ps.URI, http.StatusOK, cfg.Conns, bareFor)
+			bb, err := drive(ctx, bareClient, bareURL+ps.URI, http.StatusOK, cfg.Conns, bareFor)
 			if err != nil {
-				return nil, fmt.Errorf("%s (bare): %w", ps.Name, err)
+				return sr, fmt.Errorf("%s (bare): %w", ps.Name, err)
 			}
 			if round >= 0 {
-				ps.App, ps.Bare = append(ps.App, a), append(ps.Bare, b)
+				ps.App, ps.Bare = append(ps.App, a), append(ps.Bare, bb)
 			}
 		}
 		if round < 0 {
@@ -430,37 +515,150 @@ func run(ctx context.Context, cfg config, stdout, stderr io.Writer) (rep *report
 			say("round %d of %d done", round+1, cfg.Rounds)
 		}
 	}
-
-	if !cfg.webhooks() {
-		return finish(ctx, cfg, rep, apps, balancer, owner, pool, jobsSince, holdEnv(tmp, dsn, appURL, password, totpKey), stdout, say)
+	sr.ReadsFor = time.Since(readsFrom)
+	sr.SyncReads, sr.APIReads, err = apiReads(ctx, sbURL)
+	if err != nil {
+		return sr, err
 	}
-
-	// The webhook receiver, then PostgreSQL's own ceiling for what it commits.
-	prefix := "bench-" + randomHex(4)
-	dl := deliveries(prefix, cfg.Deliveries, seed.Cards, seed.Users)
-	var whProf chan error
-	if pprofURL != "" {
-		whProf = make(chan error, 1)
-		file := filepath.Join(cfg.PprofDir, "webhooks.pprof")
-		go func() { whProf <- cpuProfile(ctx, pprofURL, max(1, int(cfg.WebhooksFor/time.Second)), file) }()
+	if sr.Trickle, err = trickle.finish(ctx, pool, cfg.WaitForDrain); err != nil {
+		return sr, err
 	}
-	rep.Webhooks, err = driveWebhooks(ctx, appURL, secret, pool, dl, cfg.Conns, cfg.WebhooksFor, cfg.WaitForDrain, prefix)
-	if whProf != nil {
-		if perr := <-whProf; perr != nil {
-			say("webhooks: no CPU profile: %v", perr)
+	say("%d deliveries trickled in at %d/s while the pages were measured: %d lost, %d processed twice; API reads %.0f/min, of proposals %.0f/min",
+		sr.Trickle.Sent, cfg.TrickleRate, sr.Trickle.Lost, sr.Trickle.ProcessedTwo, perMinute(sr.APIReads, sr.ReadsFor), perMinute(sr.SyncReads, sr.ReadsFor))
+
+	if last {
+		if err := b.extras(ctx, appURL, secret, pool, owner, seed, n, pprofURL); err != nil {
+			return sr, fmt.Errorf("%w; app log: %s", err, app.tail())
 		}
 	}
-	if err != nil {
-		return nil, err
+	for _, a := range apps {
+		if a.exited() {
+			return sr, fmt.Errorf("an app process exited during the run: %s", a.tail())
+		}
 	}
-	say("webhooks: %.0f/s acknowledged, %d stored, %d processed in %s", rep.Webhooks.RPS(), rep.Webhooks.Stored, rep.Webhooks.Processed,
-		rep.Webhooks.Drain.Round(time.Millisecond))
-	if rep.CeilingTPS, err = ceiling(ctx, cluster.ConnString(ceilingDB), cfg.Conns, cfg.CeilingFor, dl[0].body); err != nil {
-		return nil, fmt.Errorf("commit ceiling: %w", err)
+	if last && balancer != nil {
+		b.rep.Replicas = &replicaChecks{}
+		if err := checkReplicas(ctx, b.rep.Replicas, apps, balancer, owner, pool, jobsSince); err != nil {
+			return sr, err
+		}
+		say("replicas: requests per replica %v; a session works on each and a sign-out through the balancer ends it on each", b.rep.Replicas.Served)
 	}
-	say("PostgreSQL commit ceiling: %.0f transactions/s", rep.CeilingTPS)
+	for _, a := range apps {
+		kib, err := peakRSS(a.cmd.Process.Pid)
+		if err != nil {
+			return sr, err
+		}
+		if last {
+			b.rep.ReplicaRSSKiB = append(b.rep.ReplicaRSSKiB, kib)
+		}
+		sr.PeakRSSKiB = max(sr.PeakRSSKiB, kib)
+	}
+	if !last {
+		return sr, nil
+	}
+	// The table, printed while the last size still runs (for --hold).
+	rep := b.rep
+	rep.Sizes = append(rep.Sizes, sr)
+	rep.PeakRSSKiB = max(rep.PeakRSSKiB, sr.PeakRSSKiB)
+	rep.Took = time.Since(rep.Started)
+	rep.Table = rep.format()
+	rep.Sizes = rep.Sizes[:len(rep.Sizes)-1] // run appends it again
+	fmt.Fprint(b.stdout, rep.Table)
+	if cfg.Hold {
+		hold := holdEnv(b.tmp, dsn, appURL, password, totpKey)
+		if err := os.WriteFile(hold.path, []byte(hold.body), 0o600); err != nil {
+			return sr, err
+		}
+		say("holding until interrupted (app pid %d); the database's and the app's addresses and the owner's sign-in are in %s", app.cmd.Process.Pid, hold.path)
+		<-ctx.Done()
+	}
+	return sr, nil
+}
 
-	return finish(ctx, cfg, rep, apps, balancer, owner, pool, jobsSince, holdEnv(tmp, dsn, appURL, password, totpKey), stdout, say)
+// extras measures, at the last size, what --only names of the webhook
+// receiver, the payroll run and the file checks.
+func (b *bench) extras(ctx context.Context, appURL, secret string, pool *pgxpool.Pool, owner *http.Client, seed seeded, n int, pprofURL string) error {
+	cfg, say := b.cfg, b.say
+	if cfg.wants(webhookRow) {
+		prefix := "bench-" + randomHex(4)
+		dl := deliveries(prefix, cfg.Deliveries, seed.Cards, seed.Users)
+		var whProf chan error
+		if pprofURL != "" {
+			whProf = make(chan error, 1)
+			file := filepath.Join(cfg.PprofDir, "webhooks.pprof")
+			go func() { whProf <- cpuProfile(ctx, pprofURL, max(1, int(cfg.WebhooksFor/time.Second)), file) }()
+		}
+		w, err := driveWebhooks(ctx, appURL, secret, pool, dl, cfg.Conns, cfg.WebhooksFor, cfg.WaitForDrain, prefix)
+		if whProf != nil {
+			if perr := <-whProf; perr != nil {
+				say("webhooks: no CPU profile: %v", perr)
+			}
+		}
+		if err != nil {
+			return err
+		}
+		b.rep.Webhooks = &w
+		say("webhooks: %.0f/s acknowledged, %d stored, %d processed (%.0f/s)", w.RPS(), w.Stored, w.Processed, w.ProcessedRate())
+	}
+	if cfg.wants(payrollRow) || cfg.wants(fileRow) {
+		p, f, err := measurePayrollAndFiles(ctx, owner, appURL, pool, n, len(seed.Users), cfg, say)
+		if err != nil {
+			return err
+		}
+		b.rep.Payroll, b.rep.Files = p, f
+	}
+	return nil
+}
+
+// pagesFor are the pages measured at a company of n employees.
+func pagesFor(n int, seed seeded) []page {
+	num := len(seed.Wallets)/2 + 21
+	// A rare search: the person numbered 421 of each 10,000 and those whose
+	// number starts the same way (ten of 10,000).
+	rare := fmt.Sprintf("person%s", strconv.Itoa(max(1, n*421/10000)))
+	return []page{
+		{"dashboard", "/", false},
+		{"employees, first page", "/employees", true},
+		{"employees, rare search", "/employees?q=" + rare, true},
+		{"employees, common word", "/employees?q=person", true},
+		{"readiness matrix", "/employees/readiness", true},
+		{"approval queue", "/approvals", true},
+		{"proposal page", "/approvals/" + seed.Proposals[len(seed.Proposals)/2], false},
+		{"card search", "/cards?q=" + url.QueryEscape(fmt.Sprintf("person%05d", num)), true},
+		{"card page", "/cards/" + seed.Cards[len(seed.Cards)/2], false},
+		{"treasury", "/treasury", false},
+		{"money out", "/money-out", true},
+		{"payroll", "/payroll", true},
+		{"activity", "/activity", true},
+	}
+}
+
+// apiReads are the API reads the sandbox counted since its counts were
+// reset: of proposals (what the approvals sync reads) and all of them.
+func apiReads(ctx context.Context, sbURL string) (proposals, all int, err error) {
+	body, _, err := capture(ctx, http.DefaultClient, sbURL+"/_sandbox/requests")
+	if err != nil {
+		return 0, 0, fmt.Errorf("sandbox request counts: %w", err)
+	}
+	var counts struct {
+		Data []struct {
+			Method, Route string
+			Count         int
+		}
+	}
+	if err := json.Unmarshal(body, &counts); err != nil {
+		return 0, 0, fmt.Errorf("sandbox request counts: %w", err)
+	}
+	for _, c := range counts.Data {
+		if c.Method != http.MethodGet {
+			continue
+		}
+		all += c.Count
+		if strings.Contains(c.Route, "proposals") {
+			proposals += c.Count
+		}
+	}
+	return proposals, all, nil
 }
 
 // holdFile is what --hold writes for the developer: the run's throwaway
@@ -472,42 +670,6 @@ func holdEnv(tmp, dsn, appURL, password, totpKey string) holdFile {
 	return holdFile{path: filepath.Join(tmp, "hold.env"),
 		body: "DATABASE_URL='" + dsn + "'\nAPP_URL='" + appURL + "'\nOWNER_EMAIL='" + ownerEmail + "'\nOWNER_PASSWORD='" + password +
 			"'\nOWNER_TOTP_KEY='" + totpKey + "'\n"}
-}
-
-// finish checks what --replicas proves, reads the apps' peak RSS, prints
-// the table and, with --hold, keeps everything running until ctx ends.
-func finish(ctx context.Context, cfg config, rep *report, apps []*child, balancer *roundRobin, owner *http.Client, pool *pgxpool.Pool,
-	jobsSince time.Time, hold holdFile, stdout io.Writer, say func(string, ...any)) (*report, error) {
-	for _, app := range apps {
-		if app.exited() {
-			return nil, fmt.Errorf("an app process exited during the run: %s", app.tail())
-		}
-	}
-	if balancer != nil {
-		if err := checkReplicas(ctx, rep.Replicas, apps, balancer, owner, pool, jobsSince); err != nil {
-			return nil, err
-		}
-		say("replicas: requests per replica %v; a session works on each and a sign-out through the balancer ends it on each", rep.Replicas.Served)
-	}
-	for _, app := range apps {
-		kib, err := peakRSS(app.cmd.Process.Pid)
-		if err != nil {
-			return nil, err
-		}
-		rep.ReplicaRSSKiB = append(rep.ReplicaRSSKiB, kib)
-		rep.PeakRSSKiB = max(rep.PeakRSSKiB, kib)
-	}
-	rep.Took = time.Since(rep.Started)
-	rep.Table = rep.format()
-	fmt.Fprint(stdout, rep.Table)
-	if cfg.Hold {
-		if err := os.WriteFile(hold.path, []byte(hold.body), 0o600); err != nil {
-			return nil, err
-		}
-		say("holding until interrupted (app pid %d); the database's and the app's addresses and the owner's sign-in are in %s", apps[0].cmd.Process.Pid, hold.path)
-		<-ctx.Done()
-	}
-	return rep, nil
 }
 
 // checkReplicas fills rc: the balancer's counts, the owner's session on
@@ -767,58 +929,4 @@ func waitMirror(ctx context.Context, pool *pgxpool.Pool, s seeded, within time.D
 		case <-time.After(250 * time.Millisecond):
 		}
 	}
-}
-
-var walletsRead = regexp.MustCompile(`([0-9][0-9,]*) wallets read`)
-
-// refreshMirror times the approval queue's "Refresh from the API" (every
-// wallet's proposals read again) with ms of latency injected at the
-// sandbox on every proposal list read.
-func refreshMirror(ctx context.Context, c *http.Client, base, sbURL string, ms, rounds int) (mirrorStat, error) {
-	m := mirrorStat{LatencyMs: ms}
-	control := func(method, body string) error {
-		req, err := http.NewRequestWithContext(ctx, method, sbURL+"/_sandbox/faults", strings.NewReader(body))
-		if err != nil {
-			return err
-		}
-		req.Header.Set("Content-Type", "application/json")
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			return err
-		}
-		resp.Body.Close()
-		if resp.StatusCode/100 != 2 {
-			return fmt.Errorf("sandbox %s /_sandbox/faults: %d", method, resp.StatusCode)
-		}
-		return nil
-	}
-	if ms > 0 {
-		if err := control(http.MethodPost, fmt.Sprintf(`{"method":"GET","route":"/v1/users/{userId}/smart-wallets/{smartWalletId}/proposals","latencyMs":%d}`, ms)); err != nil {
-			return m, err
-		}
-		defer func() { _ = control(http.MethodDelete, "") }()
-	}
-	for range rounds {
-		t0 := time.Now()
-		resp, err := postForm(ctx, c, base+"/approvals/refresh", url.Values{})
-		if err != nil {
-			return m, err
-		}
-		resp.Body.Close()
-		took := time.Since(t0)
-		if resp.StatusCode != http.StatusSeeOther {
-			return m, fmt.Errorf("refresh: status %d", resp.StatusCode)
-		}
-		body, _, err := capture(ctx, c, base+"/approvals")
-		if err != nil {
-			return m, err
-		}
-		got := walletsRead.FindSubmatch(body)
-		if got == nil {
-			return m, errors.New("refresh: the queue does not say every wallet was read (some failed?)")
-		}
-		m.Wallets, _ = strconv.Atoi(strings.ReplaceAll(string(got[1]), ",", ""))
-		m.Took = append(m.Took, took)
-	}
-	return m, nil
 }

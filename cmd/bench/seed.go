@@ -220,13 +220,19 @@ func randomAddress() string {
 // are written in.
 const seedParts = 20
 
+// seedStep is one step of the seed and the time it took.
+type seedStep struct {
+	What string
+	Took time.Duration
+}
+
 // seedApp writes into the app's database what a partner of this size has
 // accumulated: employees with their readiness in every currency (the
-// first len(s.Users) of them the sandbox's users, each with its wallet), a
-// year of money activity as the webhooks record it, and a monthly payroll
-// run. Proposals and cards are not written here: the app's own jobs read
+// first len(s.Users) of them the sandbox's users, each with its wallet),
+// events money events over the last year as the webhooks record them, and
+// payrollRuns monthly payroll runs paying every wallet holder. Proposals and cards are not written here: the app's own jobs read
 // them from the sandbox (the approvals sync, the card index refresh).
-func seedApp(ctx context.Context, pool *pgxpool.Pool, s seeded, employees, activityDays, eventsPerDay, payrollRuns int, say func(string, ...any)) error {
+func seedApp(ctx context.Context, pool *pgxpool.Pool, s seeded, employees, events, payrollRuns int, say func(string, ...any)) ([]seedStep, error) {
 	// A step with parts runs as that many statements, each its own
 	// transaction, the k-th with $n = parts and $n+1 = k appended to its
 	// arguments. Every row's triggers move the same few count rows
@@ -241,7 +247,7 @@ func seedApp(ctx context.Context, pool *pgxpool.Pool, s seeded, employees, activ
 	}{
 		{"employees", `
 			INSERT INTO employees (kind, email, first_name, last_name, country, invite_state, service_user_id, linked_at, kyc_submitted, last_activity_at)
-			SELECT 'employee', 'person' || lpad(i::text, 5, '0') || '@load.example', 'First' || i, 'Person' || lpad(i::text, 5, '0'),
+			SELECT 'employee', 'person' || lpad(i::text, greatest(5, length(i::text)), '0') || '@load.example', 'First' || i, 'Person' || lpad(i::text, greatest(5, length(i::text)), '0'),
 				(ARRAY['GBR','USA','NGA','MEX','CAN'])[1 + i % 5],
 				CASE WHEN i <= cardinality($2::text[]) THEN 'linked'
 					ELSE (ARRAY['invited','linked','kyc_submitted','action_required','deleted'])[1 + i % 5] END,
@@ -265,7 +271,7 @@ func seedApp(ctx context.Context, pool *pgxpool.Pool, s seeded, employees, activ
 			WITH src AS (
 				SELECT g, now() - g * ($2::interval) AS at, ($1::text[])[1 + g % cardinality($1::text[])] AS uid,
 					(ARRAY['card.transaction.created','card.transaction.created','employee.deposit.completed','employee.withdrawal.completed'])[1 + g % 4] AS et
-				FROM generate_series(1, $3) AS g
+				FROM generate_series(1, $3) AS g WHERE g % $4 = $5
 			), ev AS (
 				INSERT INTO webhook_events (webhook_id, source_event_id, event_type, event_timestamp, received_at, body, state, outcome,
 					attempts, processed_count, processed_at, service_user_id)
@@ -284,7 +290,7 @@ func seedApp(ctx context.Context, pool *pgxpool.Pool, s seeded, employees, activ
 				CASE WHEN event_type = 'card.transaction.created' THEN 0.10 END, 'USD', webhook_id,
 				CASE WHEN event_type = 'card.transaction.created' THEN 'Merchant ' || (substr(webhook_id, 6)::int % 97) ELSE '' END,
 				event_timestamp
-			FROM ev`, []any{s.Users, fmt.Sprintf("%d seconds", 86400/max(eventsPerDay, 1)), activityDays * eventsPerDay}, 0},
+			FROM ev`, []any{s.Users, fmt.Sprintf("%d milliseconds", 365*86400*1000/max(events, 1)), events}, seedParts},
 		{"payroll runs", `
 			INSERT INTO payroll_runs (name, source, state, created_by, created_at, started_at, finished_at, rows_total, rows_valid, totals)
 			SELECT to_char(now() - m * interval '1 month', 'FMMonth YYYY') || ' salaries', 'csv', 'sent', 'owner@bench.example',
@@ -293,10 +299,11 @@ func seedApp(ctx context.Context, pool *pgxpool.Pool, s seeded, employees, activ
 			FROM generate_series(1, $2) AS m`, []any{s.Users, payrollRuns}, 0},
 		{"payroll rows", `
 			INSERT INTO payroll_rows (run_id, line, recipient, name, service_user_id, amount_text, amount, currency_text, currency, description)
-			SELECT r.id, i, 'person' || lpad(i::text, 5, '0') || '@load.example', 'First' || i || ' Person' || lpad(i::text, 5, '0'),
+			SELECT r.id, i, 'person' || lpad(i::text, greatest(5, length(i::text)), '0') || '@load.example', 'First' || i || ' Person' || lpad(i::text, greatest(5, length(i::text)), '0'),
 				($1::text[])[i], '1250.00', 1250.00, 'USD', 'USDB', r.name
 			FROM payroll_runs r CROSS JOIN generate_series(1, cardinality($1::text[])) AS i`, []any{s.Users}, 0},
 	}
+	var took []seedStep
 	for _, st := range steps {
 		t0 := time.Now()
 		for k := range max(st.parts, 1) {
@@ -305,15 +312,17 @@ func seedApp(ctx context.Context, pool *pgxpool.Pool, s seeded, employees, activ
 				args = append(slices.Clip(args), st.parts, k)
 			}
 			if _, err := pool.Exec(ctx, st.sql, args...); err != nil {
-				return fmt.Errorf("seed %s: %w", st.what, err)
+				return nil, fmt.Errorf("seed %s: %w", st.what, err)
 			}
 		}
+		took = append(took, seedStep{What: st.what, Took: time.Since(t0)})
 		say("seeded %s in %s", st.what, time.Since(t0).Round(time.Millisecond))
 	}
 	// A steady-state database: autovacuum has gathered statistics and set
 	// the visibility maps.
+	t0 := time.Now()
 	if _, err := pool.Exec(ctx, "VACUUM ANALYZE"); err != nil {
-		return fmt.Errorf("seed: vacuum: %w", err)
+		return nil, fmt.Errorf("seed: vacuum: %w", err)
 	}
-	return nil
+	return append(took, seedStep{What: "VACUUM ANALYZE", Took: time.Since(t0)}), nil
 }

@@ -32,7 +32,17 @@ type webhookResult struct {
 	Drain              time.Duration
 }
 
+// RPS is the deliveries acknowledged a second.
 func (w webhookResult) RPS() float64 { return float64(w.Sent) / w.Elapsed.Seconds() }
+
+// ProcessedRate is the unique deliveries processed a second, from the
+// first sent to the last processed.
+func (w webhookResult) ProcessedRate() float64 {
+	if d := w.Elapsed + w.Drain; d > 0 {
+		return float64(w.Processed) / d.Seconds()
+	}
+	return 0
+}
 
 type delivery struct {
 	id   string
@@ -48,15 +58,40 @@ func deliveries(prefix string, n int, cards, users []string) []delivery {
 			list[i] = list[i-1-(i%4)]
 			continue
 		}
-		id := fmt.Sprintf("%s-%d", prefix, i)
-		k := i % len(cards)
-		body, _ := json.Marshal(map[string]any{"id": id, "eventType": apiclient.EventCardTransactionCreated,
-			"timestamp": time.Now().UTC().Format(time.RFC3339),
-			"payload": map[string]any{"cardId": cards[k], "transactionId": id, "serviceUserId": users[k%len(users)],
-				"amount": fmt.Sprintf("%d.%02d", 3+i%200, i%100), "fee": "0.10", "currency": "USD", "merchantName": "Bench Coffee"}})
-		list[i] = delivery{id: id, body: body}
+		list[i] = cardDelivery(prefix, i, cards, users)
 	}
 	return list
+}
+
+// cardDelivery is the i-th delivery of a card transaction, its id made of
+// prefix and i.
+func cardDelivery(prefix string, i int, cards, users []string) delivery {
+	id := fmt.Sprintf("%s-%d", prefix, i)
+	k := i % len(cards)
+	body, _ := json.Marshal(map[string]any{"id": id, "eventType": apiclient.EventCardTransactionCreated,
+		"timestamp": time.Now().UTC().Format(time.RFC3339),
+		"payload": map[string]any{"cardId": cards[k], "transactionId": id, "serviceUserId": users[k%len(users)],
+			"amount": fmt.Sprintf("%d.%02d", 3+i%200, i%100), "fee": "0.10", "currency": "USD", "merchantName": "Bench Coffee"}})
+	return delivery{id: id, body: body}
+}
+
+// post sends one signed delivery and reads the answer.
+func post(ctx context.Context, client *http.Client, base, secret string, d delivery) (int, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, base+webhooks.ReceiverPath, bytes.NewReader(d.body))
+	if err != nil {
+		return 0, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set(apiclient.HeaderWebhookSignature, apiclient.SignBody(secret, d.body))
+	req.Header.Set(apiclient.HeaderWebhookID, d.id)
+	req.Header.Set(apiclient.HeaderSourceEventID, "src-"+d.id)
+	resp, err := client.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	_, _ = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	return resp.StatusCode, nil
 }
 
 // driveWebhooks posts the deliveries in order from conns senders, signed
@@ -80,26 +115,14 @@ func driveWebhooks(ctx context.Context, base, secret string, pool *pgxpool.Pool,
 				if i >= len(list) {
 					return
 				}
-				d := list[i]
-				req, err := http.NewRequestWithContext(ctx, http.MethodPost, base+webhooks.ReceiverPath, bytes.NewReader(d.body))
-				if err != nil {
-					failed.Add(1)
-					continue
-				}
-				req.Header.Set("Content-Type", "application/json")
-				req.Header.Set(apiclient.HeaderWebhookSignature, apiclient.SignBody(secret, d.body))
-				req.Header.Set(apiclient.HeaderWebhookID, d.id)
-				req.Header.Set(apiclient.HeaderSourceEventID, "src-"+d.id)
 				t0 := time.Now()
-				resp, err := client.Do(req)
+				code, err := post(ctx, client, base, secret, list[i])
 				if err != nil {
 					failed.Add(1)
 					continue
 				}
-				_, _ = io.Copy(io.Discard, resp.Body)
-				resp.Body.Close()
 				lat[i] = time.Since(t0)
-				if resp.StatusCode/100 != 2 {
+				if code/100 != 2 {
 					non2xx.Add(1)
 				}
 			}
@@ -127,22 +150,9 @@ func driveWebhooks(ctx context.Context, base, secret string, pool *pgxpool.Pool,
 	r.AckP50, r.AckP99 = lat[int(float64(len(lat)-1)*0.50)], lat[int(float64(len(lat)-1)*0.99)]
 
 	drainStart := time.Now()
-	deadline := drainStart.Add(drainFor)
-	for {
-		err := pool.QueryRow(ctx, `
-			SELECT count(*), count(*) FILTER (WHERE state = 'processed'), count(*) FILTER (WHERE processed_count > 1)
-			FROM webhook_events WHERE webhook_id LIKE $1`, prefix+"-%").Scan(&r.Stored, &r.Processed, &r.ProcessedTwo)
-		if err != nil {
-			return r, fmt.Errorf("read webhook_events: %w", err)
-		}
-		if r.Processed >= unique || time.Now().After(deadline) {
-			break
-		}
-		select {
-		case <-ctx.Done():
-			return r, ctx.Err()
-		case <-time.After(100 * time.Millisecond):
-		}
+	var err error
+	if r.Stored, r.Processed, r.ProcessedTwo, err = waitProcessed(ctx, pool, prefix, unique, drainFor); err != nil {
+		return r, err
 	}
 	r.Drain = time.Since(drainStart)
 	// Lost: a unique delivery not stored, or stored and never processed.
@@ -150,81 +160,114 @@ func driveWebhooks(ctx context.Context, base, secret string, pool *pgxpool.Pool,
 	return r, nil
 }
 
-// ceiling measures PostgreSQL's own commit rate on this machine, in this
-// run: one transaction per delivery inserting an event row and a job row
-// (what the receiver's acknowledgement commits), from conns connections,
-// in a database of its own.
-func ceiling(ctx context.Context, dsn string, conns int, d time.Duration, body []byte) (float64, error) {
-	cfg, err := pgxpool.ParseConfig(dsn)
-	if err != nil {
-		return 0, err
-	}
-	cfg.MaxConns, cfg.MinConns = int32(conns), int32(conns)
-	pool, err := pgxpool.NewWithConfig(ctx, cfg)
-	if err != nil {
-		return 0, err
-	}
-	defer pool.Close()
-	_, err = pool.Exec(ctx, `
-		CREATE TABLE IF NOT EXISTS events (
-			id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY, webhook_id TEXT NOT NULL UNIQUE, event_type TEXT NOT NULL,
-			received_at TIMESTAMPTZ NOT NULL DEFAULT now(), body BYTEA NOT NULL, state TEXT NOT NULL DEFAULT 'queued');
-		CREATE TABLE IF NOT EXISTS jobs (
-			id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY, kind TEXT NOT NULL, args JSONB NOT NULL, queue TEXT NOT NULL DEFAULT 'webhooks',
-			state TEXT NOT NULL DEFAULT 'available', priority SMALLINT NOT NULL DEFAULT 1, scheduled_at TIMESTAMPTZ NOT NULL DEFAULT now(),
-			created_at TIMESTAMPTZ NOT NULL DEFAULT now());
-		CREATE INDEX IF NOT EXISTS jobs_fetch ON jobs (state, queue, priority, scheduled_at, id);`)
-	if err != nil {
-		return 0, fmt.Errorf("ceiling tables: %w", err)
-	}
-	var seq atomic.Int64
-	one := func() error {
-		tx, err := pool.Begin(ctx)
+// waitProcessed waits until want deliveries whose ids start with prefix
+// are processed (or within has passed), and reads how many are stored,
+// processed, and processed more than once.
+func waitProcessed(ctx context.Context, pool *pgxpool.Pool, prefix string, want int, within time.Duration) (stored, processed, twice int, err error) {
+	deadline := time.Now().Add(within)
+	for {
+		err := pool.QueryRow(ctx, `
+			SELECT count(*), count(*) FILTER (WHERE state = 'processed'), count(*) FILTER (WHERE processed_count > 1)
+			FROM webhook_events WHERE webhook_id LIKE $1`, prefix+"-%").Scan(&stored, &processed, &twice)
 		if err != nil {
-			return err
+			return 0, 0, 0, fmt.Errorf("read webhook_events: %w", err)
 		}
-		defer func() { _ = tx.Rollback(ctx) }()
-		var id int64
-		if err := tx.QueryRow(ctx, `INSERT INTO events (webhook_id, event_type, body) VALUES ($1, $2, $3) RETURNING id`,
-			fmt.Sprintf("c-%d", seq.Add(1)), apiclient.EventCardTransactionCreated, body).Scan(&id); err != nil {
-			return err
+		if processed >= want || time.Now().After(deadline) {
+			return stored, processed, twice, nil
 		}
-		if _, err := tx.Exec(ctx, `INSERT INTO jobs (kind, args) VALUES ('webhook_event_process', jsonb_build_object('event_id', $1::bigint))`, id); err != nil {
-			return err
+		select {
+		case <-ctx.Done():
+			return 0, 0, 0, ctx.Err()
+		case <-time.After(100 * time.Millisecond):
 		}
-		return tx.Commit(ctx)
 	}
-	runFor := func(d time.Duration) (int64, time.Duration, error) {
-		var n atomic.Int64
-		var first atomic.Value
+}
+
+// trickleResult is the deliveries sent at a steady rate while the pages
+// were measured, and what became of them.
+type trickleResult struct {
+	Rate                          int
+	Sent                          int
+	Non2xx, Errors                int64
+	Processed, Lost, ProcessedTwo int
+}
+
+// trickle sends signed deliveries at a steady rate until finished.
+type trickle struct {
+	stop   chan struct{}
+	done   chan struct{}
+	prefix string
+	rate   int
+	sent   atomic.Int64
+	non2xx atomic.Int64
+	failed atomic.Int64
+}
+
+// startTrickle sends rate unique deliveries a second (each from its own
+// goroutine, at most 32 in flight: a slow answer does not slow the rate)
+// until finish is called.
+func startTrickle(ctx context.Context, base, secret, prefix string, s seeded, rate int) *trickle {
+	t := &trickle{stop: make(chan struct{}), done: make(chan struct{}), prefix: prefix, rate: rate}
+	if rate <= 0 {
+		close(t.done)
+		return t
+	}
+	client := newClient()
+	go func() {
+		defer close(t.done)
 		var wg sync.WaitGroup
-		start := time.Now()
-		stop := start.Add(d)
-		for range conns {
+		defer wg.Wait()
+		sem := make(chan struct{}, 32)
+		tick := time.NewTicker(time.Second / time.Duration(rate))
+		defer tick.Stop()
+		for i := 0; ; i++ {
+			select {
+			case <-t.stop:
+				return
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+			}
+			select {
+			case sem <- struct{}{}:
+			case <-t.stop:
+				return
+			}
+			t.sent.Add(1)
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				for time.Now().Before(stop) && ctx.Err() == nil {
-					if err := one(); err != nil {
-						first.CompareAndSwap(nil, err)
-						return
-					}
-					n.Add(1)
+				defer func() { <-sem }()
+				code, err := post(ctx, client, base, secret, cardDelivery(prefix, i, s.Cards, s.Users))
+				switch {
+				case err != nil:
+					t.failed.Add(1)
+				case code/100 != 2:
+					t.non2xx.Add(1)
 				}
 			}()
 		}
-		wg.Wait()
-		if err, _ := first.Load().(error); err != nil {
-			return 0, 0, err
-		}
-		return n.Load(), time.Since(start), ctx.Err()
+	}()
+	return t
+}
+
+// finish stops the trickle, waits until what it sent is processed (or
+// within has passed) and says what became of it.
+func (t *trickle) finish(ctx context.Context, pool *pgxpool.Pool, within time.Duration) (trickleResult, error) {
+	select {
+	case <-t.stop:
+	default:
+		close(t.stop)
 	}
-	if _, _, err := runFor(d / 5); err != nil { // warm-up
-		return 0, err
+	<-t.done
+	r := trickleResult{Rate: t.rate, Sent: int(t.sent.Load()), Non2xx: t.non2xx.Load(), Errors: t.failed.Load()}
+	if r.Sent == 0 {
+		return r, ctx.Err()
 	}
-	n, took, err := runFor(d)
+	_, processed, twice, err := waitProcessed(ctx, pool, t.prefix, r.Sent, within)
 	if err != nil {
-		return 0, err
+		return r, err
 	}
-	return float64(n) / took.Seconds(), nil
+	r.Processed, r.ProcessedTwo, r.Lost = processed, twice, r.Sent-processed
+	return r, nil
 }
