@@ -148,6 +148,38 @@ func TestState_PersistsAcrossRestart(t *testing.T) {
 	}
 }
 
+// With LoadOnly the state is loaded from StatePath and changes are served,
+// but the file is never rewritten.
+func TestState_LoadOnlyNeverRewrites(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "state.json")
+	e := newEnv(t, func(o *Options) { o.StatePath = path })
+	u := e.user(keyA)
+	w := e.wallet(keyA, u, "CNGN")
+	e.deposit(w.id, "7")
+	e.ts.Close()
+	e.s.Close()
+	before, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e2 := newEnv(t, func(o *Options) { o.StatePath, o.LoadOnly = path, true })
+	if b := e2.balance(keyA, u, w.id); b != "7" {
+		t.Errorf("balance loaded %s, want 7", b)
+	}
+	e2.deposit(w.id, "5")
+	if b := e2.balance(keyA, u, w.id); b != "12" {
+		t.Errorf("balance after a deposit %s, want 12", b)
+	}
+	after, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(after) != string(before) {
+		t.Error("the state file was rewritten with LoadOnly")
+	}
+}
+
 // Demo seed: the data partner-admin runs with no configuration.
 func TestSeedDemo_CoversEveryStateAndWritesTheKeystore(t *testing.T) {
 	t.Parallel()

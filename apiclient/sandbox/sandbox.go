@@ -53,6 +53,11 @@ type Options struct {
 	// StatePath, if set, is loaded at start when present and rewritten
 	// atomically (write then rename) after each change.
 	StatePath string
+	// LoadOnly keeps StatePath's state from being rewritten: it is only
+	// loaded. Rewriting a large state after every change made each write
+	// wait for the whole state's encoding and fsync (a load generator
+	// starting from a large company does not need it kept).
+	LoadOnly bool
 	// WebhookTimeout is the per-attempt delivery timeout (spec: 10 seconds).
 	WebhookTimeout time.Duration
 	// WebhookRetryBase is the first retry delay; it doubles per attempt up to
@@ -265,7 +270,7 @@ func (s *Server) randomFloat() float64 {
 
 // save writes the state atomically when StatePath is set. Caller holds mu.
 func (s *Server) save() {
-	if s.opts.StatePath == "" {
+	if s.opts.StatePath == "" || s.opts.LoadOnly {
 		return
 	}
 	if err := s.writeState(); err != nil {
