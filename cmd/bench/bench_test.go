@@ -67,7 +67,7 @@ func TestQuickBenchRunsAndPrintsEveryRow(t *testing.T) {
 	if s.SyncReads == 0 || s.APIReads < s.SyncReads || s.ReadsFor <= 0 {
 		t.Errorf("API reads: %d of proposals, %d in all, over %s", s.SyncReads, s.APIReads, s.ReadsFor)
 	}
-	for _, row := range []string{"webhook receiver: verified deliveries", "lost / processed twice", "payroll run of 150 rows",
+	for _, row := range []string{"webhook receiver: verified deliveries", "lost / processed twice", "payroll run of 100 rows",
 		"proposals created against the sandbox", "file check: payroll file of 500 rows", "### Budgets", "every page's p99",
 		"approvals sync: upstream reads", "peak RSS of the app", "the whole run"} {
 		if !strings.Contains(table, row) {
@@ -84,7 +84,9 @@ func TestQuickBenchRunsAndPrintsEveryRow(t *testing.T) {
 	if w.Sent == 0 || w.Stored != w.Unique || w.Processed != w.Unique || w.Unique != w.Sent-w.Sent/5 {
 		t.Errorf("webhooks: %d unique sent, %d stored, %d processed", w.Unique, w.Stored, w.Processed)
 	}
-	if p := rep.Payroll; p == nil || p.Rows != cfg.PayrollRows || p.Valid != cfg.PayrollRows || p.Proposals != p.Valid || p.State != "sent" {
+	// The proposals made before the bench stopped looking, at most one a
+	// row (how many is a figure, not asserted).
+	if p := rep.Payroll; p == nil || p.Rows != cfg.PayrollRows || p.Valid != cfg.PayrollRows || p.Proposals < 1 || p.Proposals > p.Valid {
 		t.Errorf("payroll run: %+v", p)
 	}
 	if f := rep.Files; f == nil || f.Payroll[0].Rows != 50 || f.Payroll[1].Rows != 500 || f.Bulk[1].Rows != 500 || f.Bulk[0].Took <= 0 {

@@ -110,7 +110,9 @@ func (r *roundResult) perRequest(before, after cpuReading) {
 	if before.appOK && after.appOK {
 		r.AppCPU = (after.app - before.app) / time.Duration(r.Requests)
 	}
-	if before.pgOK && after.pgOK {
+	// PostgreSQL's sum loses the CPU of a connection that ended during
+	// the round: a negative difference is not a figure.
+	if before.pgOK && after.pgOK && after.pg >= before.pg {
 		r.PGCPU = (after.pg - before.pg) / time.Duration(r.Requests)
 	}
 }

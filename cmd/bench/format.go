@@ -76,7 +76,8 @@ func (r *report) format() string {
 		for _, st := range s.Seed {
 			steps = append(steps, fmt.Sprintf("%s %s", st.What, secs(st.Took)))
 		}
-		fmt.Fprintf(&b, "Seeded %s in %s (%s).\n\n", s.seeded(), secs(s.SeedTook), strings.Join(steps, ", "))
+		fmt.Fprintf(&b, "Seeded %s in %s (%s); the app's jobs then mirrored the proposals and indexed the cards from the sandbox in %s.\n\n",
+			s.seeded(), secs(s.SeedTook), strings.Join(steps, ", "), secs(s.MirrorTook))
 		if len(s.Pages) > 0 {
 			b.WriteString("| page | p50 | p99 | requests/s | CPU per view: app + PostgreSQL | bare handler (reference): requests/s, p99 |\n")
 			b.WriteString("|---|---|---|---|---|---|\n")
@@ -326,7 +327,13 @@ func cpuCell(app, pg time.Duration) string {
 	if app <= 0 && pg <= 0 {
 		return "–"
 	}
-	return fmt.Sprintf("%d + %d µs", app.Microseconds(), pg.Microseconds())
+	part := func(d time.Duration) string {
+		if d <= 0 {
+			return "–"
+		}
+		return strconv.FormatInt(d.Microseconds(), 10)
+	}
+	return part(app) + " + " + part(pg) + " µs"
 }
 
 func ms(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d.Microseconds())/1000) }

@@ -29,8 +29,9 @@ type payrollResult struct {
 	// Check is the upload's answer time: the file read and every row
 	// checked, and the run stored for preview.
 	Check time.Duration
-	// Proposals were created in Send, from the send's answer until the run
-	// was sent; State is the run's state then.
+	// Proposals were created in Send, from the send's answer until the
+	// last of them was seen; State is the run's state when the bench
+	// stopped looking (every proposal made, or the deadline passed).
 	Proposals int
 	Send      time.Duration
 	State     string
@@ -68,14 +69,16 @@ func measurePayrollAndFiles(ctx context.Context, c *http.Client, base string, po
 	var files *fileResult
 	if cfg.wants(fileRow) {
 		files = &fileResult{Want: cfg.FileRows, PayrollMax: payroll.MaxRows, BulkMax: employees.MaxBulkRows}
-		for i, rows := range []int{max(1, cfg.FileRows/10), cfg.FileRows} {
-			pr := min(rows, payroll.MaxRows)
+		// The smaller file is a tenth of the larger one the app takes.
+		pmax, bmax := min(cfg.FileRows, payroll.MaxRows), min(cfg.FileRows, employees.MaxBulkRows)
+		for i, div := range []int{10, 1} {
+			pr := max(1, pmax/div)
 			took, _, err := uploadPayroll(ctx, c, base, payrollCSV(pr, n), fmt.Sprintf("Bench file check %d", pr))
 			if err != nil {
 				return nil, nil, err
 			}
 			files.Payroll[i] = fileCheck{Rows: pr, Took: took}
-			br := min(rows, employees.MaxBulkRows)
+			br := max(1, bmax/div)
 			bulk, err := bulkCSV(ctx, c, base, br)
 			if err != nil {
 				return nil, nil, err
@@ -123,15 +126,23 @@ func measurePayrollAndFiles(ctx context.Context, c *http.Client, base string, po
 	}
 	// Long enough for the budget's rate and a margin; past it, the rate so
 	// far is the figure (the run still sending).
-	deadline := t0.Add(15*time.Second + time.Duration(p.Valid)*time.Second/budgetProposals)
+	deadline := t0.Add(cfg.PayrollWait + time.Duration(p.Valid)*time.Second/budgetProposals)
+	// Polled every 100 ms: Send is when the last proposal counted was
+	// first seen. The run is marked sent only once every row has an
+	// outcome, which may come later than its proposals.
 	for {
+		var state string
+		var n int
 		err := pool.QueryRow(ctx, `SELECT r.state, (SELECT count(*) FROM payroll_rows WHERE run_id = r.id AND proposal_id IS NOT NULL)
-			FROM payroll_runs r WHERE r.id = $1`, id).Scan(&p.State, &p.Proposals)
+			FROM payroll_runs r WHERE r.id = $1`, id).Scan(&state, &n)
 		if err != nil {
 			return nil, nil, fmt.Errorf("payroll run %d: %w", id, err)
 		}
-		p.Send = time.Since(t0)
-		if p.State != "sending" || time.Now().After(deadline) {
+		if n != p.Proposals || p.Send == 0 {
+			p.Proposals, p.Send = n, time.Since(t0)
+		}
+		p.State = state
+		if state != "sending" || n >= p.Valid || time.Now().After(deadline) {
 			break
 		}
 		select {

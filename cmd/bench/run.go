@@ -57,7 +57,10 @@ type config struct {
 	// PayrollRows is the payroll run checked and sent at the last size;
 	// FileRows the larger of the two files checked (the other a tenth).
 	// The app's own limits of a file cap both.
-	PayrollRows, FileRows               int
+	PayrollRows, FileRows int
+	// PayrollWait is how long past the budget's time for its proposals
+	// the payroll run is waited for (then the rate so far is the figure).
+	PayrollWait                         time.Duration
 	WaitForJobs, WaitForDrain, WaitBoot time.Duration
 	// Only, when set, keeps the pages whose names contain one of these
 	// words, and the extra rows (webhookRow, payrollRow, fileRow) a word
@@ -96,14 +99,14 @@ func (c config) wants(name string) bool {
 func fullConfig() config {
 	return config{Name: "full", Sizes: []int{1000, 10000, 100000}, CardsPerWallet: 5, EventsPerYear: 10, PayrollRuns: 12,
 		Conns: 32, Rounds: 2, Warmup: 300 * time.Millisecond, AppRound: time.Second, BareRound: 400 * time.Millisecond,
-		TrickleRate: 100, Deliveries: 30000, WebhooksFor: 8 * time.Second, PayrollRows: 10000, FileRows: 10000,
+		TrickleRate: 100, Deliveries: 30000, WebhooksFor: 8 * time.Second, PayrollRows: 10000, FileRows: 10000, PayrollWait: 15 * time.Second,
 		WaitForJobs: 4 * time.Minute, WaitForDrain: 2 * time.Minute, WaitBoot: 2 * time.Minute}
 }
 
 func quickConfig() config {
 	return config{Name: "quick", Sizes: []int{1000}, CardsPerWallet: 5, EventsPerYear: 10, PayrollRuns: 3,
 		Conns: 32, Rounds: 2, Warmup: 150 * time.Millisecond, AppRound: 300 * time.Millisecond, BareRound: 150 * time.Millisecond,
-		TrickleRate: 100, Deliveries: 3000, WebhooksFor: 1500 * time.Millisecond, PayrollRows: 150, FileRows: 500,
+		TrickleRate: 100, Deliveries: 3000, WebhooksFor: 1500 * time.Millisecond, PayrollRows: 100, FileRows: 500, PayrollWait: 2 * time.Minute,
 		WaitForJobs: time.Minute, WaitForDrain: time.Minute, WaitBoot: time.Minute}
 }
 
@@ -130,8 +133,11 @@ type sizeReport struct {
 	// them with the final VACUUM ANALYZE.
 	Seed     []seedStep
 	SeedTook time.Duration
-	Pages    []pageStats
-	Trickle  trickleResult
+	// MirrorTook is how long the app's own jobs took after sign-in to
+	// mirror every seeded proposal and index every card from the sandbox.
+	MirrorTook time.Duration
+	Pages      []pageStats
+	Trickle    trickleResult
 	// SyncReads are the API's proposal reads (the approvals sync's) and
 	// APIReads every API read, counted by the sandbox over ReadsFor while
 	// the pages were measured.
@@ -324,7 +330,7 @@ func (b *bench) measureSize(ctx context.Context, n int, last bool) (sr sizeRepor
 		return sr, err
 	}
 	sr.Cards = len(seed.Cards)
-	sb, err := sandbox.New(sandbox.Options{Control: true, Local: true, StatePath: statePath, Logger: b.quiet})
+	sb, err := sandbox.New(sandbox.Options{Control: true, Local: true, StatePath: statePath, LoadOnly: true, Logger: b.quiet})
 	if err != nil {
 		return sr, err
 	}
@@ -423,11 +429,14 @@ func (b *bench) measureSize(ctx context.Context, n int, last bool) (sr sizeRepor
 	say("signed in as owner; webhook subscription created, its secret read from the page")
 
 	// The app's own jobs read the proposals and the cards from the sandbox
-	// at start: wait for them.
-	if err := waitMirror(ctx, pool, seed, cfg.WaitForJobs); err != nil {
+	// at start: wait for them (longer for a larger company).
+	mirrorFrom := time.Now()
+	if err := waitMirror(ctx, pool, seed, cfg.WaitForJobs+time.Duration(n)*5*time.Millisecond); err != nil {
 		return sr, fmt.Errorf("%w; app log: %s", err, app.tail())
 	}
-	say("the app's jobs mirrored %s proposals and indexed %s cards", thousands(len(seed.Proposals)), thousands(len(seed.Cards)))
+	sr.MirrorTook = time.Since(mirrorFrom)
+	say("the app's jobs mirrored %s proposals and indexed %s cards in %s", thousands(len(seed.Proposals)), thousands(len(seed.Cards)),
+		sr.MirrorTook.Round(time.Millisecond))
 
 	// The pages, their bytes captured once for the bare handler.
 	pages := pagesFor(n, seed)
@@ -613,9 +622,9 @@ func (b *bench) extras(ctx context.Context, appURL, secret string, pool *pgxpool
 // pagesFor are the pages measured at a company of n employees.
 func pagesFor(n int, seed seeded) []page {
 	num := len(seed.Wallets)/2 + 21
-	// A rare search: the person numbered 421 of each 10,000 and those whose
-	// number starts the same way (ten of 10,000).
-	rare := fmt.Sprintf("person%s", strconv.Itoa(max(1, n*421/10000)))
+	// A rare search: a prefix of ten people's emails (person04210 …
+	// person04219 of 100,000), at the same place in every size.
+	rare := fmt.Sprintf("person%04d", max(1, n*421/100000))
 	return []page{
 		{"dashboard", "/", false},
 		{"employees, first page", "/employees", true},
