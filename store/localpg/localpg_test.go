@@ -93,7 +93,7 @@ func TestStartConnectStop(t *testing.T) {
 		t.Errorf("ConnString = %q, want %q", got, want)
 	}
 
-	// EnsureDatabase is idempotent, and a real driver accepts ConnString.
+	// EnsureDatabase is idempotent, and pgx accepts ConnString.
 	for range 2 {
 		if err := c.EnsureDatabase(t.Context(), "app"); err != nil {
 			t.Fatal(err)
