@@ -563,9 +563,9 @@ func (s *Store) ListQueuePage(ctx context.Context, f QueueFilter) (QueuePage, er
 	// The inner query pages plain rows (the queue index serves the order);
 	// the sign deadline and the names are looked up for that page only,
 	// one index read per row: the LIMIT 1 keeps each lookup a subquery of
-	// its own. As plain joins, PostgreSQL merge-joined the page with the
+	// its own: as plain joins, PostgreSQL may merge-join the page with the
 	// employees' service_user_id index, reading it from the start up to
-	// the page's last owner (2,002 of 10,000 employees for 50 rows).
+	// the page's last owner.
 	//
 	// A proposal carries copies of both people's names (migration 0063);
 	// only a row whose copy is not kept looks its person up.

@@ -120,7 +120,7 @@ func (s *Syncer) SyncWallet(ctx context.Context, walletID, ownerUserID string) e
 
 // syncBatchProposals is about how many proposals one read of the mirror
 // compares: the mirror is read once per batch of wallets, not once per
-// wallet (2,000 wallets: a dozen statements instead of 2,000).
+// wallet.
 const syncBatchProposals = 256
 
 // walletRead is one wallet's proposals as the API listed them.

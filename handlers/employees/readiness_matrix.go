@@ -55,10 +55,8 @@ func pageTotals(columns []string, rows []views.EmployeeRow) []views.ReadinessTot
 	return totals
 }
 
-// matrixPageSize is the matrix's page: 50 employees of 5 cells. At 100
-// the page weighed 98 KiB and cost four list pages to build and send; a
-// screen shows fewer than 50 rows, and the filters, the CSV and the next
-// page link reach the rest.
+// matrixPageSize is the matrix's page: a screen shows fewer than 50 rows,
+// and the filters, the CSV and the next page link reach the rest.
 const matrixPageSize = 50
 
 // chartWidth is a bar's width in the chart's units.
