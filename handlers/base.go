@@ -10,7 +10,6 @@ import (
 	"log/slog"
 	"net/http"
 	"strconv"
-	"sync"
 
 	"github.com/a-h/templ"
 	"github.com/alexedwards/scs/v2"
@@ -42,11 +41,8 @@ const (
 // put in the request context by web's authentication middleware.
 type Viewer struct {
 	Staff store.Staff
-	// Nav is the viewer's navigation, and NavMarkup the same rendered
-	// (views.NavBar): both may be shared with other requests and must
-	// not be changed.
-	Nav       []views.NavItem
-	NavMarkup views.Markup
+	// Nav is the viewer's navigation.
+	Nav []views.NavItem
 }
 
 // Can reports whether the viewer's role holds a permission.
@@ -92,11 +88,6 @@ type Base struct {
 	Logger   *slog.Logger
 	Sessions *scs.SessionManager
 	Assets   views.Assets
-
-	// pages recycles the buffers pages are rendered into: a list page is
-	// 15–35 kB, and growing a fresh buffer to that size for every request
-	// was a tenth of its CPU (copying and zeroing).
-	pages sync.Pool
 }
 
 // IsFragmentRequest reports whether htmx asked for a fragment (and not a
@@ -125,12 +116,8 @@ func (b *Base) RenderFragment(w http.ResponseWriter, r *http.Request, status int
 }
 
 func (b *Base) write(w http.ResponseWriter, r *http.Request, status int, c templ.Component) {
-	buf, _ := b.pages.Get().(*bytes.Buffer)
-	if buf == nil {
-		buf = bytes.NewBuffer(make([]byte, 0, 64<<10))
-	}
-	defer b.putPageBuffer(buf)
-	if err := c.Render(r.Context(), buf); err != nil {
+	var buf bytes.Buffer
+	if err := c.Render(r.Context(), &buf); err != nil {
 		b.ServerError(w, r, err)
 		return
 	}
@@ -142,22 +129,12 @@ func (b *Base) write(w http.ResponseWriter, r *http.Request, status int, c templ
 	_, _ = buf.WriteTo(w)
 }
 
-// putPageBuffer returns a buffer to the pool unless one unusually large page
-// grew it (it would then be kept for good).
-func (b *Base) putPageBuffer(buf *bytes.Buffer) {
-	if buf.Cap() > 1<<20 {
-		return
-	}
-	buf.Reset()
-	b.pages.Put(buf)
-}
-
 // PageMeta builds the layout's model for this request.
 func (b *Base) PageMeta(r *http.Request, title string) views.Page {
 	p := views.Page{Title: title, Assets: b.Assets}
 	if v := ViewerFrom(r.Context()); v != nil {
 		p.Viewer = &views.Viewer{Name: displayName(v.Staff), Email: v.Staff.Email, RoleLabel: v.Staff.Role.Label()}
-		p.Nav, p.NavMarkup = v.Nav, v.NavMarkup
+		p.Nav = v.Nav
 	}
 	if b.Sessions != nil && hasSession(r.Context()) {
 		if msg := b.Sessions.PopString(r.Context(), sessionFlash); msg != "" {

@@ -48,30 +48,6 @@ type FeedFilter struct {
 	Limit         int
 }
 
-// FeedPage is one page of the activity feed as the page shows it.
-type FeedPage struct {
-	Entries []FeedEntry
-	// Derived keeps what the page derives from this read (its rows'
-	// markup), shared like the read itself.
-	Derived *Derived
-}
-
-// ActivityFeedPage is ActivityFeed for the feed's page: a page of at most
-// cachedPageRows lines is kept per version of AreaActivity
-// (read_cache.go), and the page and its entries may be shared with other
-// requests and must not be changed.
-func (s *Store) ActivityFeedPage(ctx context.Context, f FeedFilter) (FeedPage, error) {
-	read := func() (FeedPage, error) {
-		list, err := s.ActivityFeed(ctx, f)
-		return FeedPage{Entries: list, Derived: &Derived{}}, err
-	}
-	if f.Limit > cachedPageRows {
-		return read()
-	}
-	key := cacheKey(f.Kind, f.Currency, f.ServiceUserID, f.From, f.To, f.BeforeAt, f.BeforeKey, f.Limit)
-	return cachedRead(ctx, s.reads, AreaActivity, key, read)
-}
-
 // ActivityFeed lists the company's money activity, newest first: deposits,
 // withdrawals (payouts and offramps paid out are withdrawals on the rail),
 // card spends and fulfilments from the webhooks, and every proposal that

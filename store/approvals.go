@@ -41,7 +41,6 @@ func (s *Store) ApproverLinks(ctx context.Context) (map[int64]string, error) {
 // SetApproverLink links a staff member to a wallet admin's serviceUserId
 // ("" unlinks), with its audit row.
 func (s *Store) SetApproverLink(ctx context.Context, staffID int64, serviceUserID string, by Actor) error {
-	defer s.staffChanged(staffID)
 	return s.InTx(ctx, func(tx pgx.Tx) error {
 		tag, err := tx.Exec(ctx, `UPDATE staff SET service_user_id = $2, updated_at = now() WHERE id = $1`, staffID, strings.TrimSpace(serviceUserID))
 		if err != nil {

@@ -232,27 +232,7 @@ func cardWordProbes(words []string, arg func(any) string) []string {
 
 // SearchCards returns indexed cards matching the search, ordered by owner
 // name then card name, with keyset paging. It answers from the store alone.
-//
-// A page of at most cachedPageRows cards is kept per version of AreaCards
-// (read_cache.go): the hits returned may be shared with other requests
-// and must not be changed.
 func (s *Store) SearchCards(ctx context.Context, f CardSearch) ([]CardHit, string, error) {
-	if f.Limit > cachedPageRows {
-		return s.searchCards(ctx, f)
-	}
-	type read struct {
-		hits []CardHit
-		next string
-	}
-	key := cacheKey(f.Query, f.EmployeeID, f.IncludeGone, f.AfterKey, f.AfterID, f.Limit)
-	r, err := cachedRead(ctx, s.reads, AreaCards, key, func() (read, error) {
-		hits, next, err := s.searchCards(ctx, f)
-		return read{hits, next}, err
-	})
-	return r.hits, r.next, err
-}
-
-func (s *Store) searchCards(ctx context.Context, f CardSearch) ([]CardHit, string, error) {
 	if f.Limit <= 0 || f.Limit > 500 {
 		f.Limit = 50
 	}

@@ -121,19 +121,16 @@ func queueHRDashboard(b *pgx.Batch, now time.Time, limit int, currencies []strin
 		return err
 	})
 	// The most urgent first: the time-independent reasons by rank, then
-	// invites a week old; each part stops at limit on its index. The
-	// cutoff is a one-row subquery and the limit a constant: see
-	// planOnce.
-	lim := limitSQL(limit)
+	// invites a week old; each part stops at limit on its index.
 	b.Queue(`SELECT n.employee_id, e.first_name, e.last_name, e.email, n.rank, n.detail, n.since FROM (
 			(SELECT employee_id, need_rank AS rank, need_detail AS detail, need_since AS since FROM dashboard_employees
-			WHERE need_rank IS NOT NULL ORDER BY need_rank, need_since DESC, employee_id LIMIT `+lim+`)
+			WHERE need_rank IS NOT NULL ORDER BY need_rank, need_since DESC, employee_id LIMIT $2)
 			UNION ALL
 			(SELECT employee_id, 3, '', unlinked_since FROM dashboard_employees
-			WHERE unlinked_since IS NOT NULL AND unlinked_since < `+planOnce(1, "timestamptz")+` AND need_rank IS NULL
-			ORDER BY unlinked_since DESC, employee_id LIMIT `+lim+`)
+			WHERE unlinked_since IS NOT NULL AND unlinked_since < $1 AND need_rank IS NULL
+			ORDER BY unlinked_since DESC, employee_id LIMIT $2)
 		) n JOIN employees e ON e.id = n.employee_id
-		ORDER BY n.rank, n.since DESC, n.employee_id LIMIT `+lim, cutoff).Query(func(rows pgx.Rows) error {
+		ORDER BY n.rank, n.since DESC, n.employee_id LIMIT $2`, cutoff, limit).Query(func(rows pgx.Rows) error {
 		var n EmployeeNeed
 		var e Employee
 		var rank int
@@ -273,25 +270,6 @@ func queueMoneyInOut(b *pgx.Batch, first, last time.Time, out *[]MoneyDay) {
 	})
 }
 
-// planOnce is parameter $n (of type typ) as a one-row subquery, for a bound the
-// planner should not see. pgx runs every statement prepared, and
-// PostgreSQL plans a prepared statement again at every execution (a
-// custom plan, a third of a millisecond for the start page's joins) for
-// as long as the plan it makes knowing the values looks cheaper than the
-// generic one. Where the bound only narrows an index range whose rows
-// are few either way (stopped cards, invites a week old), hiding it makes
-// both plans the same, so PostgreSQL keeps the generic plan after five
-// executions and plans the statement once per connection. It is not for
-// a range whose size the plan must know (a day's webhook deliveries out
-// of a year's: there the custom plan is the right one).
-func planOnce(n int, typ string) string { return "(SELECT $" + strconv.Itoa(n) + "::" + typ + ")" }
-
-// limitSQL is a list's length as a constant for the statement's text
-// (generic plans guess a tenth of the rows for LIMIT $n, and then look
-// dearer than custom ones): one prepared statement per length used, of
-// which the start page has two.
-func limitSQL(limit int) string { return strconv.Itoa(min(max(limit, 1), 100)) }
-
 // utcDate is t's UTC date, as PostgreSQL reads 2006-01-02.
 func utcDate(t time.Time) string { return t.UTC().Format(time.DateOnly) }
 
@@ -373,8 +351,8 @@ func queueStoppedCards(b *pgx.Batch, since time.Time, limit int, out *[]StoppedC
 		SELECT c.id, c.last4, c.card_name, c.currency, c.employee_id, e.first_name, e.last_name, e.email, c.status, c.status_changed_at,
 			count(*) OVER ()
 		FROM cards c JOIN employees e ON e.id = c.employee_id
-		WHERE lower(c.status) IN `+stoppedStatuses+` AND NOT c.gone AND c.status_changed_at >= `+planOnce(1, "timestamptz")+`
-		ORDER BY c.status_changed_at DESC, c.id LIMIT `+limitSQL(limit), since).Query(func(rows pgx.Rows) error {
+		WHERE lower(c.status) IN `+stoppedStatuses+` AND NOT c.gone AND c.status_changed_at >= $1
+		ORDER BY c.status_changed_at DESC, c.id LIMIT $2`, since, limit).Query(func(rows pgx.Rows) error {
 		var c StoppedCard
 		var e Employee
 		_, err := pgx.ForEachRow(rows, []any{&c.CardID, &c.Last4, &c.CardName, &c.Currency, &c.EmployeeID, &e.FirstName, &e.LastName, &e.Email,
@@ -527,10 +505,6 @@ type Dashboard struct {
 	StoppedTotal int
 	CardDays     []CardDay
 
-	// DaysDerived keeps what pages derive from Money and CardDays (their
-	// charts' markup) for as long as those are kept.
-	DaysDerived *Derived
-
 	Webhooks        WebhookHealth
 	Reconciliations []ReconciliationRun
 }
@@ -546,38 +520,13 @@ type Dashboard struct {
 func (s *Store) Dashboard(ctx context.Context, r DashboardRequest) (Dashboard, error) {
 	var out Dashboard
 	b := &pgx.Batch{}
-	// The parts that read only tables of a kept area, over windows of
-	// whole days, are kept per version of that area (AreaActivityDays,
-	// AreaTreasury, AreaCards): served from memory when kept, read in the
-	// batch with the rest and kept otherwise.
-	var (
-		days     activityDays
-		treasury treasuryWallets
-		stopped  stoppedCards
-		kept     []func()
-	)
-	if r.Finance || r.Support {
-		kept = append(kept, batchKept(ctx, s, b, AreaActivityDays,
-			"dashboard:"+cacheKey(r.Finance, utcDate(r.MoneyFirst), utcDate(r.MoneyLast), r.Support, utcDate(r.CardFirst), utcDate(r.CardLast)),
-			&days, func(b *pgx.Batch, d *activityDays) {
-				if r.Finance {
-					queueMoneyInOut(b, r.MoneyFirst, r.MoneyLast, &d.money)
-				}
-				if r.Support {
-					queueCardSpendByDay(b, r.CardFirst, r.CardLast, &d.cards)
-				}
-				d.derived = &Derived{}
-			}))
-	}
 	if r.Finance {
-		kept = append(kept, batchKept(ctx, s, b, AreaTreasury, "dashboard:", &treasury, func(b *pgx.Batch, t *treasuryWallets) {
-			queueTreasuryWallets(b, &t.wallets, &t.none)
-		}))
+		queueMoneyInOut(b, r.MoneyFirst, r.MoneyLast, &out.Money)
+		queueTreasuryWallets(b, &out.Wallets, &out.NoTreasury)
 	}
 	if r.Support {
-		kept = append(kept, batchKept(ctx, s, b, AreaCards, "dashboard:"+cacheKey(r.CardFirst, r.Limit), &stopped, func(b *pgx.Batch, c *stoppedCards) {
-			queueStoppedCards(b, r.CardFirst, r.Limit, &c.cards, &c.total)
-		}))
+		queueCardSpendByDay(b, r.CardFirst, r.CardLast, &out.CardDays)
+		queueStoppedCards(b, r.CardFirst, r.Limit, &out.Stopped, &out.StoppedTotal)
 	}
 	var hr hrRead
 	if r.HR {
@@ -599,51 +548,11 @@ func (s *Store) Dashboard(ctx context.Context, r DashboardRequest) (Dashboard, e
 			return Dashboard{}, fmt.Errorf("store: dashboard: %w", err)
 		}
 	}
-	for _, keep := range kept {
-		keep()
-	}
-	out.Money, out.CardDays, out.DaysDerived = days.money, days.cards, days.derived
-	out.Wallets, out.NoTreasury = treasury.wallets, treasury.none
-	out.Stopped, out.StoppedTotal = stopped.cards, stopped.total
 	if r.HR {
 		hr.finish()
 		out.HR = *hr.HRDashboard
 	}
 	return out, nil
-}
-
-// The start page's kept parts. Kept values are shared by the requests
-// served them: nothing may change them.
-type (
-	// activityDays are the days read from activity_days.
-	activityDays struct {
-		money   []MoneyDay
-		cards   []CardDay
-		derived *Derived
-	}
-	treasuryWallets struct {
-		wallets []Wallet
-		none    bool
-	}
-	stoppedCards struct {
-		cards []StoppedCard
-		total int
-	}
-)
-
-// batchKept is a part of a batch kept per version of area under key: out
-// is set to the kept value when there is one, and queue adds the part's
-// statements to b, reading into out, when there is not. The returned
-// function, called once the batch is read, keeps what it read.
-func batchKept[T any](ctx context.Context, s *Store, b *pgx.Batch, area Area, key string, out *T, queue func(b *pgx.Batch, out *T)) func() {
-	if x, ok := keptLookup(ctx, s.reads, area, key); ok {
-		if v, ok := x.(T); ok {
-			*out = v
-			return func() {}
-		}
-	}
-	queue(b, out)
-	return func() { keep(ctx, s.reads, area, key, *out) }
 }
 
 // queueTreasuryWallets reads the wallets of the treasury user Treasury

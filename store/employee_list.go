@@ -248,9 +248,6 @@ type EmployeePageWithReadiness struct {
 	Readiness map[int64]map[string]ReadinessCell
 	// ChangedAt is EmployeesChangedAt, read in the same statement.
 	ChangedAt time.Time
-	// Derived keeps what pages derive from this read (their rows, their
-	// markup), shared like the read itself.
-	Derived *Derived
 }
 
 // readinessAgg packs an employee's cells into one text: cells separated by
@@ -279,27 +276,8 @@ func (s *Store) ReadinessMatrixPage(ctx context.Context, f EmployeeFilter, curre
 }
 
 // listWithReadiness reads a page with its readiness and, when currencies
-// is not nil, the kept readiness counts in the same batch. Reads are kept
-// per version of AreaEmployees (read_cache.go): the page and the counts
-// returned may be shared with other requests and must not be changed.
+// is not nil, the kept readiness counts in the same batch.
 func (s *Store) listWithReadiness(ctx context.Context, f EmployeeFilter, currencies []string) (EmployeePageWithReadiness, map[string]map[string]int, error) {
-	type read struct {
-		page   EmployeePageWithReadiness
-		counts map[string]map[string]int
-	}
-	if f.Limit > cachedPageRows {
-		return s.readListWithReadiness(ctx, f, currencies)
-	}
-	key := cacheKey(f.Search, f.InviteState, f.Currency, f.Readiness, f.Sort, f.After, f.Limit, currencies != nil,
-		strings.Join(currencies, ","))
-	r, err := cachedRead(ctx, s.reads, AreaEmployees, key, func() (read, error) {
-		page, counts, err := s.readListWithReadiness(ctx, f, currencies)
-		return read{page, counts}, err
-	})
-	return r.page, r.counts, err
-}
-
-func (s *Store) readListWithReadiness(ctx context.Context, f EmployeeFilter, currencies []string) (EmployeePageWithReadiness, map[string]map[string]int, error) {
 	ls, err := s.planSearch(ctx, f)
 	if err != nil {
 		return EmployeePageWithReadiness{}, nil, err
@@ -309,7 +287,7 @@ func (s *Store) readListWithReadiness(ctx context.Context, f EmployeeFilter, cur
 		return EmployeePageWithReadiness{}, nil, err
 	}
 	n := listLimit(f.Limit) + 1
-	out := EmployeePageWithReadiness{Readiness: make(map[int64]map[string]ReadinessCell, n), Derived: &Derived{}}
+	out := EmployeePageWithReadiness{Readiness: make(map[int64]map[string]ReadinessCell, n)}
 	list, nameKeys := make([]Employee, 0, n), make([]string, 0, n)
 	batch := &pgx.Batch{}
 	batch.Queue(sql, args...).Query(func(rows pgx.Rows) error {

@@ -140,7 +140,7 @@ func (s *Store) EmployeeByEmail(ctx context.Context, email string) (Employee, er
 // EmployeesByServiceUserIDs loads the employees with those ids, keyed by id
 // (for showing names instead of ids in lists).
 func (s *Store) EmployeesByServiceUserIDs(ctx context.Context, ids []string) (map[string]Employee, error) {
-	rows, err := s.db.Query(ctx, `SELECT `+employeeColumns+` FROM employees WHERE service_user_id = `+anyText("$1"), ids)
+	rows, err := s.db.Query(ctx, `SELECT `+employeeColumns+` FROM employees WHERE service_user_id = ANY($1)`, ids)
 	if err != nil {
 		return nil, fmt.Errorf("store: load employees by ids: %w", err)
 	}
@@ -191,21 +191,6 @@ func queueTreasuryWalletList(b *pgx.Batch, ws *[]Wallet) {
 func (s *Store) Treasury(ctx context.Context) (Employee, []Wallet, error) {
 	u, ws, _, err := s.treasury(ctx, false)
 	return u, ws, err
-}
-
-// CachedTreasury is Treasury kept per version of AreaTreasury
-// (read_cache.go), for a page that only shows it: the wallets returned may
-// be shared with other requests and must not be changed.
-func (s *Store) CachedTreasury(ctx context.Context) (Employee, []Wallet, error) {
-	type read struct {
-		user    Employee
-		wallets []Wallet
-	}
-	r, err := cachedRead(ctx, s.reads, AreaTreasury, "treasury", func() (read, error) {
-		u, ws, err := s.Treasury(ctx)
-		return read{u, ws}, err
-	})
-	return r.user, r.wallets, err
 }
 
 // TreasuryWithOutflows is Treasury with each wallet's open outflows

@@ -188,17 +188,8 @@ func (s *Store) PayrollRunState(ctx context.Context, id int64) (string, error) {
 	return state, nil
 }
 
-// ListPayrollRuns lists runs, newest first. A list of at most 200 runs is
-// kept per version of AreaPayroll (read_cache.go): the runs returned may
-// be shared with other requests and must not be changed.
+// ListPayrollRuns lists runs, newest first.
 func (s *Store) ListPayrollRuns(ctx context.Context, limit int) ([]PayrollRun, error) {
-	if limit > 200 {
-		return s.listPayrollRuns(ctx, limit)
-	}
-	return cachedRead(ctx, s.reads, AreaPayroll, cacheKey(limit), func() ([]PayrollRun, error) { return s.listPayrollRuns(ctx, limit) })
-}
-
-func (s *Store) listPayrollRuns(ctx context.Context, limit int) ([]PayrollRun, error) {
 	rows, err := s.db.Query(ctx, `SELECT `+payrollRunColumns+` FROM payroll_runs r ORDER BY r.created_at DESC, r.id DESC LIMIT $1`, limit)
 	if err != nil {
 		return nil, fmt.Errorf("store: list payroll runs: %w", err)

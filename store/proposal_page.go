@@ -66,7 +66,7 @@ type ProposalDetail struct {
 func (s *Store) ProposalDetailOf(ctx context.Context, p Proposal, userIDs []string) (ProposalDetail, error) {
 	d := ProposalDetail{Employees: map[string]Employee{}, ApprovalStaff: map[string]string{}}
 	b := &pgx.Batch{}
-	b.Queue(`SELECT `+employeeColumns+` FROM employees WHERE service_user_id = `+anyText("$1"), userIDs).Query(func(rows pgx.Rows) error {
+	b.Queue(`SELECT `+employeeColumns+` FROM employees WHERE service_user_id = ANY($1)`, userIDs).Query(func(rows pgx.Rows) error {
 		for rows.Next() {
 			e, err := scanEmployee(rows)
 			if err != nil {

@@ -527,9 +527,6 @@ const queueOuterColumns = `q.id, q.wallet_id, q.owner_user_id, q.type, q.status,
 type QueuePage struct {
 	Rows  []Proposal
 	Names map[string]Employee // by serviceUserId
-	// Derived keeps what pages derive from this read (their rows, their
-	// markup).
-	Derived *Derived
 	// Total is how many proposals match the filter on every page; when
 	// TotalOver is set, more than Total match (a filter on a person or on
 	// whose approval is needed is counted up to QueueCountCap only).
@@ -557,20 +554,8 @@ func (f QueueFilter) keptTotal() bool {
 // The total of a filter on the state and the type is read from the counts
 // the proposals' trigger keeps (migration 0054); any other filter's is
 // counted, up to QueueCountCap.
-//
-// A page of at most cachedPageRows rows is kept per version of AreaQueue
-// (read_cache.go): the page returned may be shared with other requests
-// and must not be changed.
-func (s *Store) ListQueuePage(ctx context.Context, f QueueFilter) (QueuePage, error) {
-	if f.Limit > cachedPageRows {
-		return s.readQueuePage(ctx, f)
-	}
-	key := cacheKey(f.NeedsApprovalBy, f.ExcludeCreator, string(f.Status), f.Type, f.UserID, f.BeforeAt, f.BeforeID, f.Limit,
-		f.ExactTotal, f.Person)
-	return cachedRead(ctx, s.reads, AreaQueue, key, func() (QueuePage, error) { return s.readQueuePage(ctx, f) })
-}
 
-func (s *Store) readQueuePage(ctx context.Context, f QueueFilter) (QueuePage, error) {
+func (s *Store) ListQueuePage(ctx context.Context, f QueueFilter) (QueuePage, error) {
 	if f.Limit <= 0 || f.Limit > 1000 {
 		f.Limit = 100
 	}
@@ -578,9 +563,9 @@ func (s *Store) readQueuePage(ctx context.Context, f QueueFilter) (QueuePage, er
 	// The inner query pages plain rows (the queue index serves the order);
 	// the sign deadline and the names are looked up for that page only,
 	// one index read per row: the LIMIT 1 keeps each lookup a subquery of
-	// its own. As plain joins, PostgreSQL merge-joined the page with the
+	// its own: as plain joins, PostgreSQL may merge-join the page with the
 	// employees' service_user_id index, reading it from the start up to
-	// the page's last owner (2,002 of 10,000 employees for 50 rows).
+	// the page's last owner.
 	//
 	// A proposal carries copies of both people's names (migration 0063);
 	// only a row whose copy is not kept looks its person up.
@@ -601,7 +586,7 @@ func (s *Store) readQueuePage(ctx context.Context, f QueueFilter) (QueuePage, er
 	batch := &pgx.Batch{}
 	// Sized for the page: appending Proposals (some 400 bytes each) to a
 	// growing slice copied the page six times over.
-	page := QueuePage{Rows: make([]Proposal, 0, f.Limit), Names: make(map[string]Employee, f.Limit), Derived: &Derived{}}
+	page := QueuePage{Rows: make([]Proposal, 0, f.Limit), Names: make(map[string]Employee, f.Limit)}
 	batch.Queue(sql, args...).Query(func(rows pgx.Rows) error {
 		for rows.Next() {
 			var p Proposal

@@ -138,7 +138,6 @@ func (s *Store) Passkeys(ctx context.Context, staffID int64) ([]Passkey, error) 
 // AddPasskey stores a new passkey of a staff member, with its audit row.
 // A credential registered already (to anyone) is ErrConflict.
 func (s *Store) AddPasskey(ctx context.Context, staffID int64, credentialID, credential []byte, name string, by Actor) error {
-	defer s.staffChanged(staffID)
 	return s.InTx(ctx, func(tx pgx.Tx) error {
 		_, err := tx.Exec(ctx, `INSERT INTO staff_passkeys (staff_id, credential_id, credential, name) VALUES ($1, $2, $3, $4)`,
 			staffID, credentialID, credential, name)
@@ -170,7 +169,6 @@ func (s *Store) PasskeyUsed(ctx context.Context, staffID int64, credentialID, cr
 // RemovePasskey deletes one of a staff member's passkeys, with its audit
 // row; ErrNotFound when it is not theirs.
 func (s *Store) RemovePasskey(ctx context.Context, staffID, id int64, by Actor) error {
-	defer s.staffChanged(staffID)
 	return s.InTx(ctx, func(tx pgx.Tx) error {
 		var name string
 		err := tx.QueryRow(ctx, `DELETE FROM staff_passkeys WHERE id = $1 AND staff_id = $2 RETURNING name`, id, staffID).Scan(&name)
@@ -199,7 +197,6 @@ func (s *Store) StaffTOTP(ctx context.Context, staffID int64) (TOTP, error) {
 // secret, the step of the code that confirmed it already spent, with its
 // audit row.
 func (s *Store) SetTOTP(ctx context.Context, staffID int64, sealed []byte, step int64, by Actor) error {
-	defer s.staffChanged(staffID)
 	return s.InTx(ctx, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, `
 			INSERT INTO staff_totp (staff_id, secret_sealed, last_step) VALUES ($1, $2, $3)
@@ -278,7 +275,6 @@ func (s *Store) RecoveryCodesLeft(ctx context.Context, staffID int64) (int, erro
 // sessions, with the audit row, in one transaction: they enrol again at
 // their next sign-in.
 func (s *Store) ResetSecondFactor(ctx context.Context, staffID int64, by Actor) error {
-	defer s.staffChanged(staffID)
 	return s.InTx(ctx, func(tx pgx.Tx) error {
 		var n int
 		if err := tx.QueryRow(ctx, `SELECT count(*) FROM staff WHERE id = $1`, staffID).Scan(&n); err != nil {

@@ -274,11 +274,8 @@ func (s *Store) RecordSignBatchItemRelayed(ctx context.Context, batchID int64, p
 	})
 }
 
-// proposalsByIDsSQL reads the proposals whose ids are in $1, with a plan
-// PostgreSQL keeps (anyText): planned afresh, with its sign-deadline
-// subquery, it cost more than it took to run, and the sync reads one
-// wallet's few proposals 2,000 times a run.
-var proposalsByIDsSQL = `SELECT ` + proposalColumns + ` FROM proposals WHERE id = ` + anyText("$1")
+// proposalsByIDsSQL reads the proposals whose ids are in $1.
+const proposalsByIDsSQL = `SELECT ` + proposalColumns + ` FROM proposals WHERE id = ANY($1)`
 
 // ProposalsByIDs loads the mirror's proposals with these ids, in no
 // particular order; ids the mirror does not know are left out.

@@ -119,7 +119,6 @@ var ErrLastOwner = fmt.Errorf("store: the last active owner cannot be demoted or
 // UpdateStaffAccess changes a staff member's role and disabled flag, with its
 // audit row. It refuses to leave the app without an active owner.
 func (s *Store) UpdateStaffAccess(ctx context.Context, id int64, role Role, disabled bool, by Actor) (Staff, error) {
-	defer s.staffChanged(id)
 	var updated Staff
 	err := s.InTx(ctx, func(tx pgx.Tx) error {
 		before, err := scanStaff(tx.QueryRow(ctx, `SELECT `+staffColumns+` FROM staff WHERE id = $1 FOR UPDATE`, id))
@@ -163,7 +162,6 @@ func (s *Store) UpdateStaffAccess(ctx context.Context, id int64, role Role, disa
 
 // SetStaffPassword replaces a password hash, with its audit row.
 func (s *Store) SetStaffPassword(ctx context.Context, id int64, hash string, by Actor) error {
-	defer s.staffChanged(id)
 	return s.InTx(ctx, func(tx pgx.Tx) error {
 		tag, err := tx.Exec(ctx, `UPDATE staff SET password_hash = $2, updated_at = now() WHERE id = $1`, id, hash)
 		if err != nil {

@@ -39,7 +39,6 @@ func endStaffSessions(ctx context.Context, tx pgx.Tx, staffID int64, keep string
 // other sessions (all but the one whose token is keep) and writes the audit
 // row, in one transaction. It returns how many sessions were ended.
 func (s *Store) ChangeStaffPassword(ctx context.Context, id int64, hash string, keep string, by Actor) (int64, error) {
-	defer s.staffChanged(id)
 	var ended int64
 	err := s.InTx(ctx, func(tx pgx.Tx) error {
 		tag, err := tx.Exec(ctx, `UPDATE staff SET password_hash = $2, updated_at = now() WHERE id = $1`, id, hash)
@@ -153,7 +152,6 @@ func (s *Store) UseSetPasswordLink(ctx context.Context, tokenHash []byte, passwo
 		})
 	})
 	if err == nil {
-		s.staffChanged(l.StaffID)
 	}
 	return l, err
 }

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"runtime"
 	"strings"
-	"sync/atomic"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -42,24 +41,17 @@ type dbtx interface {
 type Store struct {
 	pool *pgxpool.Pool
 	db   dbtx
-	// staffCache, when set, is told of staff changes made here at once
-	// (other processes' changes reach it by notification). Shared by a
-	// store and the stores bound to its transactions.
-	staffCache *atomic.Pointer[StaffCache]
-	// reads keeps reads of the cached areas (read_cache.go); nil in a
-	// store bound to a transaction, whose reads must see its own writes.
-	reads *readCache
 }
 
 // New returns a store over an open pool.
 func New(pool *pgxpool.Pool) *Store {
-	return &Store{pool: pool, db: pool, staffCache: new(atomic.Pointer[StaffCache]), reads: &readCache{}}
+	return &Store{pool: pool, db: pool}
 }
 
 // bound is a store whose statements run in tx. Its own InTx calls nest as
 // savepoints, so any store method can take part in a caller's transaction.
 func (s *Store) bound(tx pgx.Tx) *Store {
-	return &Store{pool: s.pool, db: tx, staffCache: s.staffCache}
+	return &Store{pool: s.pool, db: tx}
 }
 
 // Pool exposes the pool for the parts that need it directly (sessions, river).

@@ -6,8 +6,6 @@ import "time"
 type ActivityView struct {
 	Filter ActivityFilterForm
 	Rows   []ActivityRow
-	// RowsMarkup, when set, is Rows already rendered (ActivityRows).
-	RowsMarkup Markup
 	// CSV downloads the filtered feed; Older is the next page, "" at the
 	// end.
 	CSV   string

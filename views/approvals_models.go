@@ -12,8 +12,6 @@ type ApprovalQueueView struct {
 	// EmployeeName names Filter.Employee (a link from an employee's page).
 	EmployeeName string
 	Rows         []ProposalRow
-	// RowsMarkup, when set, is Rows already rendered (ProposalRows).
-	RowsMarkup Markup
 	// LinkedAs is the wallet admin the viewer approves as ("" when not
 	// linked: "needs my approval" then has nothing to show).
 	LinkedAs  string

@@ -74,9 +74,6 @@ type DashboardFinance struct {
 	// NoTreasury: the mirror knows no treasury wallet yet.
 	NoTreasury  bool
 	MoneyCharts []Chart
-	// MoneyMarkup, when set, is MoneyCharts already rendered
-	// (MoneyCharts), kept with the days they draw.
-	MoneyMarkup Markup
 	Payroll     []DashboardPayroll
 }
 

@@ -2,8 +2,6 @@ package views
 
 import (
 	"time"
-
-	"github.com/a-h/templ"
 )
 
 // Option is one choice of a select or filter.
@@ -33,8 +31,6 @@ type EmployeeListView struct {
 	Sorts      []Option
 	Columns    []string // the readiness currencies, in order
 	Rows       []EmployeeRow
-	// RowsMarkup, when set, is Rows already rendered (EmployeeListRows).
-	RowsMarkup Markup
 	NextURL    string
 	SelfURL    string // this page's fragment URL, polled for live updates
 	CSVURL     string
@@ -72,28 +68,15 @@ type ReadinessMatrixView struct {
 	Readiness  []Option
 	Columns    []string
 	Rows       []EmployeeRow
-	// RowsMarkup, when set, is Rows already rendered (ReadinessMatrixRows).
-	RowsMarkup Markup
 	NextURL    string
 	SelfURL    string
 	CSVURL     string
 	Totals     []ReadinessTotal
-	// TotalsMarkup, when set, is Totals already rendered
-	// (ReadinessMatrixTotals).
-	TotalsMarkup Markup
-	// SelectsMarkup, when set, is the filter's selects already rendered
-	// (EmployeeFilterSelects).
-	SelectsMarkup Markup
 	// Chart is the whole workforce by currency and state (nil on the
 	// 2-second refreshes, which only swap the matrix).
 	Chart *ReadinessChart
-	// ChartMarkup, when set, is Chart already rendered (ReadinessChartView).
-	ChartMarkup Markup
 	// Bulk are the "start for everyone ready" forms (HR admin, owner).
 	Bulk []OnboardingBulkOffer
-	// BulkMarkup, when set, is Bulk already rendered with fresh form
-	// tokens (OnboardingBulkPanel).
-	BulkMarkup templ.Component
 }
 
 // ReadinessChart is a stacked bar per currency: how many employees are in

@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/shopspring/decimal"
 )
@@ -217,6 +218,25 @@ func Shorten(id string) string {
 		return id
 	}
 	return head + "…" + tail
+}
+
+// shortParts are the first 8 and the last 4 characters of a value longer
+// than 16 characters, and whether it is.
+func shortParts(id string) (head, tail string, short bool) {
+	if len(id) <= 16 || utf8.RuneCountInString(id) <= 16 {
+		return "", "", false
+	}
+	end := 0
+	for i := 0; i < 8; i++ {
+		_, size := utf8.DecodeRuneInString(id[end:])
+		end += size
+	}
+	start := len(id)
+	for i := 0; i < 4; i++ {
+		_, size := utf8.DecodeLastRuneInString(id[:start])
+		start -= size
+	}
+	return id[:end], id[start:], true
 }
 
 // SlippagePercent says basis points as a percentage: 50 → "0.5%".

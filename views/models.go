@@ -10,10 +10,8 @@ type Page struct {
 	Title  string
 	Viewer *Viewer // nil when nobody is signed in
 	Nav    []NavItem
-	// NavMarkup, when set, is NavBar(Nav) already rendered.
-	NavMarkup Markup
-	Flash     Flash
-	Assets    Assets
+	Flash  Flash
+	Assets Assets
 	// NoHistoryCache turns off htmx's history snapshot for pages that show
 	// sensitive data.
 	NoHistoryCache bool

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/alexedwards/scs/pgxstore"
 	"github.com/alexedwards/scs/v2"
 	"github.com/go-chi/chi/v5"
 	"github.com/go-chi/chi/v5/middleware"
@@ -68,11 +69,6 @@ type App struct {
 	handler  http.Handler
 	table    []Route
 	now      func() time.Time
-	// listener keeps the staff cache and the session store's copy honest
-	// while Listen runs; they read through to the database otherwise.
-	listener   *store.Listener
-	staffCache *store.StaffCache
-	authEpoch  *authEpoch
 
 	metrics        *Metrics
 	metricsHandler http.Handler
@@ -113,15 +109,12 @@ func New(d Deps) (*App, error) {
 		return nil, err
 	}
 	a.metricsHandler = a.metrics.handler(d.Logger)
-	a.listener = store.NewListener(d.Store, d.Logger)
-	a.staffCache = store.NewStaffCache(d.Store, a.listener)
 
 	a.sessions = scs.New()
-	sessionCopy := newSessionStore(d.Store, a.listener, time.Now) // the database expires sessions by its clock, not a test clock
-	a.sessions.Store = sessionCopy
-	a.authEpoch = newAuthEpoch(d.Store, a.staffCache, sessionCopy)
+	// No cleanup goroutine: expired sessions are deleted by the periodic
+	// prune job (auth.PruneLoginFailuresWorker), once across replicas.
+	a.sessions.Store = pgxstore.NewWithCleanupInterval(d.Store.Pool(), 0)
 	a.sessions.Lifetime = 12 * time.Hour
-	a.sessions.Codec = newSessionCodec()
 	// The idle timeout is enforced by authenticate, which touches the
 	// session at most once a minute: scs's own IdleTimeout rewrites the
 	// session row on every request.
@@ -281,7 +274,7 @@ func (a *App) router(nav []NavEntry) (http.Handler, error) {
 	if err != nil {
 		return nil, err
 	}
-	authn := &Authenticator{Base: a.base, Store: a.staffCache, Nav: NewNavBars(nav), Now: a.now}
+	authn := &Authenticator{Base: a.base, Store: a.store, Nav: nav, Now: a.now}
 	r := chi.NewRouter()
 	r.Use(requestID, a.metrics.instrument, clientAddress(a.cfg.TrustedProxies), accessLog(a.logger), securityHeaders(a.cfg.SecureCookies()), recoverer(a.base), cop, checkInput(a.base), readBudget(pageReadBudget))
 	// HEAD is answered by the GET route of the path, without the body.
@@ -301,11 +294,11 @@ func (a *App) router(nav []NavEntry) (http.Handler, error) {
 		seen[key] = true
 		var h http.Handler = authorize(a.base, a.store, rt.Permission, a.auth.Gate(rt.Method, rt.Pattern, rt.Permission, returnPage(r), rt.Handler))
 		if !rt.Stateless {
-			h = a.authEpoch.wrap(a.sessions.LoadAndSave(authn.authenticate(h)))
+			h = a.sessions.LoadAndSave(authn.authenticate(h))
 		}
 		r.Method(rt.Method, rt.Pattern, h)
 	}
-	notFound := a.authEpoch.wrap(a.sessions.LoadAndSave(authn.authenticate(http.HandlerFunc(a.base.NotFound))))
+	notFound := a.sessions.LoadAndSave(authn.authenticate(http.HandlerFunc(a.base.NotFound)))
 	r.NotFound(notFound.ServeHTTP)
 	r.MethodNotAllowed(func(w http.ResponseWriter, r *http.Request) {
 		setAllow(w, r)
@@ -339,25 +332,6 @@ func (a *App) Start(ctx context.Context) error {
 		return fmt.Errorf("web: start workers: %w", err)
 	}
 	return nil
-}
-
-// Listen keeps the staff and session copies in memory subscribed to their
-// changes until ctx ends (a connection of its own); until it has
-// subscribed, and whenever the subscription is lost, staff and sessions
-// are read from the database on every request. It returns once the first
-// subscription is in place or ctx ends.
-func (a *App) Listen(ctx context.Context) {
-	go func() {
-		if err := a.listener.Run(ctx); err != nil {
-			a.logger.ErrorContext(ctx, "listener stopped", "err", err)
-		}
-	}()
-	select {
-	case <-a.listener.Ready():
-	case <-ctx.Done():
-	case <-time.After(5 * time.Second):
-		a.logger.WarnContext(ctx, "listener: not listening after 5 s; reading staff and sessions from the database meanwhile")
-	}
 }
 
 // Stop stops the workers, letting running jobs finish until ctx ends.

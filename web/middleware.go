@@ -233,8 +233,8 @@ type Authenticator struct {
 	Store interface {
 		StaffByID(ctx context.Context, id int64) (store.Staff, error)
 	}
-	// Nav is the navigation, kept rendered per role and current area.
-	Nav *NavBars
+	// Nav is the main navigation's entries (navigation()).
+	Nav []NavEntry
 	Now func() time.Time
 }
 
@@ -282,7 +282,7 @@ func (a *Authenticator) authenticate(next http.Handler) http.Handler {
 			return
 		}
 		v := &handlers.Viewer{Staff: staff}
-		v.Nav, v.NavMarkup = a.Nav.For(staff.Role, r.URL.Path)
+		v.Nav = navFor(a.Nav, staff.Role, r.URL.Path)
 		next.ServeHTTP(w, r.WithContext(handlers.WithViewer(ctx, v)))
 	})
 }

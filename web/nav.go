@@ -2,7 +2,6 @@ package web
 
 import (
 	"strings"
-	"sync"
 
 	"partneradmin/store"
 	"partneradmin/views"
@@ -80,58 +79,6 @@ func navMenuOf(menus []navMenu) map[string]string {
 		}
 	}
 	return m
-}
-
-// NavBars is the navigation as each role sees it on each area: the items
-// (navFor) and their markup (views.NavBar), made once per role and set of
-// current entries and shared by every request that shows the same. There
-// are at most a few per role and area.
-type NavBars struct {
-	entries []NavEntry
-	mu      sync.Mutex
-	kept    map[navKey]navBar
-}
-
-// maxNavBars bounds what NavBars keeps, whatever paths are asked for.
-const maxNavBars = 1024
-
-type navKey struct {
-	role store.Role
-	// current has bit i set when entries[i] is the current area.
-	current uint64
-}
-
-type navBar struct {
-	items  []views.NavItem
-	markup views.Markup
-}
-
-// NewNavBars keeps the bars of entries (at most 64).
-func NewNavBars(entries []NavEntry) *NavBars {
-	return &NavBars{entries: entries[:min(len(entries), 64)], kept: map[navKey]navBar{}}
-}
-
-// For is the navigation of role on path: its items, which must not be
-// changed, and their markup (nil when it could not be rendered: the page
-// renders the items itself).
-func (n *NavBars) For(role store.Role, path string) ([]views.NavItem, views.Markup) {
-	k := navKey{role: role}
-	for i, e := range n.entries {
-		if role.Can(e.Permission) && navCurrent(e, path) {
-			k.current |= 1 << i
-		}
-	}
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	b, ok := n.kept[k]
-	if !ok {
-		b.items = navFor(n.entries, role, path)
-		b.markup, _ = views.RenderBytes(views.NavBar(b.items))
-		if len(n.kept) < maxNavBars {
-			n.kept[k] = b
-		}
-	}
-	return b.items, b.markup
 }
 
 // navCurrent reports whether path lies in the entry's area.

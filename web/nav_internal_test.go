@@ -134,32 +134,3 @@ func TestNavigationRendered(t *testing.T) {
 		})
 	}
 }
-
-// TestNavBarsKeepTheBarOfEachRoleAndArea: the bar kept for a role and a
-// current area is the one rendered from navFor for that request, whatever
-// other role or area was asked for before.
-func TestNavBarsKeepTheBarOfEachRoleAndArea(t *testing.T) {
-	bars := NewNavBars(navigation())
-	paths := []string{"/", "/employees", "/employees/7", "/approvals", "/approvals/history", "/cards/c1", "/settings/webhooks",
-		"/nowhere", "/employees/readiness"}
-	for round := range 2 {
-		for _, role := range store.Roles() {
-			for _, path := range paths {
-				items, markup := bars.For(role, path)
-				want, err := views.RenderBytes(views.NavBar(navFor(navigation(), role, path)))
-				if err != nil {
-					t.Fatal(err)
-				}
-				if string(markup) != string(want) {
-					t.Fatalf("round %d, %s on %s: kept bar\n%s\nwant\n%s", round, role, path, markup, want)
-				}
-				if len(items) != len(navFor(navigation(), role, path)) {
-					t.Errorf("%s on %s: %d items", role, path, len(items))
-				}
-			}
-		}
-	}
-	if n := len(bars.kept); n == 0 || n > len(store.Roles())*len(paths) {
-		t.Errorf("%d bars kept for %d roles and %d paths", n, len(store.Roles()), len(paths))
-	}
-}

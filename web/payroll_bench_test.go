@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -15,7 +14,6 @@ import (
 	"partneradmin/apiclient"
 	"partneradmin/apiclient/ethsig"
 	"partneradmin/store"
-	"partneradmin/web"
 	"partneradmin/web/webtest"
 )
 
@@ -196,7 +194,6 @@ func BenchmarkPayrollProposalsPerSecond(b *testing.B) {
 //
 //	go test -run '^$' -bench PayrollRunPollAt32Clients -benchtime 3000x ./web/
 func BenchmarkPayrollRunPollAt32Clients(b *testing.B) {
-	web.TuneRuntime(os.Getenv)
 	env := webtest.New(b, webtest.Options{StartWorkers: true})
 	c, _ := env.SignedIn(store.RoleOwner)
 	file := payrollFile(sandboxPayees(b, env, 1000), "1.00")

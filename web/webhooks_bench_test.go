@@ -18,7 +18,6 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"partneradmin/apiclient"
-	"partneradmin/web"
 	"partneradmin/web/webtest"
 )
 
@@ -37,7 +36,6 @@ func BenchmarkWebhookReceiver(b *testing.B) { benchmarkReceiver(b, true) }
 func BenchmarkWebhookReceiverAckOnly(b *testing.B) { benchmarkReceiver(b, false) }
 
 func benchmarkReceiver(b *testing.B, process bool) {
-	web.TuneRuntime(os.Getenv) // what the server runs with
 	env := webtest.New(b, webtest.Options{StartWorkers: process, SkipDemoImport: true})
 	if err := env.App.AdoptWebhookSecret(context.Background(), env.Demo.WebhookSecret); err != nil {
 		b.Fatal(err)

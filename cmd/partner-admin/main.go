@@ -32,7 +32,6 @@ import (
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	web.TuneRuntime(os.Getenv)
 	if err := run(ctx, os.Args, os.Getenv, os.Stdout, os.Stderr); err != nil {
 		fmt.Fprintln(os.Stderr, "partner-admin:", err)
 		os.Exit(1)
@@ -166,7 +165,6 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 	workerCtx, stopWorkers := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopWorkers()
-	app.Listen(workerCtx)
 	if err := app.Start(workerCtx); err != nil {
 		return err
 	}

@@ -11,8 +11,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/a-h/templ"
-
 	"partneradmin/apiclient"
 	"partneradmin/handlers"
 	"partneradmin/store"
@@ -88,16 +86,12 @@ func (h *Handler) Feed(w http.ResponseWriter, r *http.Request) {
 	if form.Fields.Any() {
 		status = http.StatusBadRequest
 	} else {
-		page, err := h.store.ActivityFeedPage(r.Context(), f)
+		list, err := h.store.ActivityFeed(r.Context(), f)
 		if err != nil {
 			h.ServerError(w, r, err)
 			return
 		}
-		list := page.Entries
-		// The rows and their markup are made once per kept read.
-		v.Rows = page.Derived.Get("rows", func() any { return feedRows(list) }).([]views.ActivityRow)
-		rows := v.Rows
-		v.RowsMarkup = handlers.KeptMarkup(page.Derived, "markup", func() templ.Component { return views.ActivityRows(rows) })
+		v.Rows = feedRows(list)
 		q := query(form)
 		v.CSV = handlers.WithQuery("/activity.csv", q)
 		if !r.URL.Query().Has("before") {

@@ -8,8 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/a-h/templ"
-
 	"partneradmin/apiclient"
 	"partneradmin/handlers"
 	"partneradmin/handlers/mirror"
@@ -164,27 +162,13 @@ func (h *Handler) Queue(w http.ResponseWriter, r *http.Request) {
 	if !last.IsZero() {
 		view.SyncedAgo = views.Ago(last, now)
 	}
-	// What a row shows of the proposal alone is made once per kept read;
-	// its age and what depends on the viewer are set per request, and the
-	// rows' markup is kept per set of those (store.Derived).
-	base := page.Derived.Get("rows", func() any {
-		out := make([]views.ProposalRow, len(rows))
-		for i, p := range rows {
-			out[i] = baseRow(p, names)
-		}
-		return out
-	}).([]views.ProposalRow)
-	view.Rows = make([]views.ProposalRow, len(base))
-	key := make([]byte, 0, 8+len(base)*12)
-	key = append(key, "markup"...)
+	view.Rows = make([]views.ProposalRow, len(rows))
 	for i, p := range rows {
-		pr := base[i]
+		pr := baseRow(p, names)
 		pr.Age, pr.NeedsMe = views.Ago(p.CreatedAt, now), needsMe(p, linked, v.Staff.ID)
 		pr.Selectable = view.CanAct && p.Status == store.ProposalPendingSignatures
 		view.Rows[i] = pr
-		key = append(append(key, 0, flags(pr.NeedsMe, pr.Selectable)), pr.Age...)
 	}
-	view.RowsMarkup = handlers.KeptMarkup(page.Derived, string(key), func() templ.Component { return views.ProposalRows(view.Rows) })
 	if view.CanAct && !handlers.IsFragmentRequest(r) {
 		view.SignBatchToken, view.ReturnTo = handlers.NewFormToken(), view.PollURL
 	}
@@ -192,19 +176,6 @@ func (h *Handler) Queue(w http.ResponseWriter, r *http.Request) {
 		view.EmployeeName = names.Of(f.Employee)
 	}
 	h.Render(w, r, status, "Approval queue", views.ApprovalQueuePage(view), views.ApprovalQueueTable(view))
-}
-
-// flags is a row's "needs me" and "selectable" as one byte of a markup's
-// key.
-func flags(needsMe, selectable bool) byte {
-	b := byte('0')
-	if needsMe {
-		b++
-	}
-	if selectable {
-		b += 2
-	}
-	return b
 }
 
 // ExportCSV downloads the queue with the same filters (every matching row,

@@ -54,25 +54,52 @@ type SyncResult struct {
 // its last rows; the error of the first failure is returned with the
 // counts.
 func (s *Syncer) SyncAll(ctx context.Context) (SyncResult, error) {
-	return s.syncAll(ctx, 0)
+	return s.syncAll(ctx)
 }
 
 // syncPace is the pace of the periodic sync: a read is started at most
-// every syncPace (200 wallets a second), unless that would not finish
-// within half the period.
+// every syncPace, unless that would not finish within half the period.
 const syncPace = 5 * time.Millisecond
 
-// SyncAllPaced is SyncAll spread over at most within: the reads start one
-// at a time, syncPace apart (closer when needed to finish within). The
-// periodic job uses it so that re-reading 2,000 wallets is ten seconds of
-// gentle reads, not a one-second burst of the app's and the API's CPU in
-// the middle of people's page loads; the queue's Refresh button reads at
-// full speed.
-func (s *Syncer) SyncAllPaced(ctx context.Context, within time.Duration) (SyncResult, error) {
-	return s.syncAll(ctx, within)
+// busyWindow: a wallet whose proposals changed or whose money moved this
+// recently is read every period.
+const busyWindow = time.Hour
+
+// SweepPerPeriod is how many of the other wallets each period reads, the
+// least recently read first: the sync's reads follow the work, not the
+// company's size, and every wallet is still read now and then (a proposal
+// made outside the app on a quiet wallet shows up within a sweep).
+const SweepPerPeriod = 60
+
+// SyncPeriod is one period of the periodic job: the busy wallets (open
+// proposals, recent changes or money, the treasury) and SweepPerPeriod of
+// the others, spread over at most within so that the reads are gentle, not
+// a burst in the middle of people's page loads. The queue's Refresh button
+// reads every wallet at full speed (SyncAll).
+func (s *Syncer) SyncPeriod(ctx context.Context, within time.Duration) (SyncResult, error) {
+	targets, err := s.Store.ApprovalSyncTargets(ctx, s.Clock().Add(-busyWindow), SweepPerPeriod)
+	if err != nil {
+		return SyncResult{}, err
+	}
+	wallets := make([]string, 0, len(targets))
+	owners := make(map[string]string, len(targets))
+	for _, t := range targets {
+		wallets = append(wallets, t.WalletID)
+		owners[t.WalletID] = t.Owner
+	}
+	return s.syncWallets(ctx, wallets, owners, pace(within, len(wallets)))
 }
 
-func (s *Syncer) syncAll(ctx context.Context, within time.Duration) (SyncResult, error) {
+// pace is the gap between two reads that spreads n reads over at most
+// within (0: no pacing).
+func pace(within time.Duration, n int) time.Duration {
+	if within <= 0 || n <= 1 {
+		return 0
+	}
+	return min(syncPace, within/time.Duration(n))
+}
+
+func (s *Syncer) syncAll(ctx context.Context) (SyncResult, error) {
 	owners, err := s.Store.WalletOwners(ctx)
 	if err != nil {
 		return SyncResult{}, err
@@ -82,11 +109,7 @@ func (s *Syncer) syncAll(ctx context.Context, within time.Duration) (SyncResult,
 		wallets = append(wallets, id)
 	}
 	sort.Strings(wallets)
-	var every time.Duration
-	if within > 0 && len(wallets) > 1 {
-		every = min(syncPace, within/time.Duration(len(wallets)))
-	}
-	return s.syncWallets(ctx, wallets, owners, every)
+	return s.syncWallets(ctx, wallets, owners, 0)
 }
 
 // SyncWallet re-reads one wallet's proposals (after an action on it).
@@ -97,7 +120,7 @@ func (s *Syncer) SyncWallet(ctx context.Context, walletID, ownerUserID string) e
 
 // syncBatchProposals is about how many proposals one read of the mirror
 // compares: the mirror is read once per batch of wallets, not once per
-// wallet (2,000 wallets: a dozen statements instead of 2,000).
+// wallet.
 const syncBatchProposals = 256
 
 // walletRead is one wallet's proposals as the API listed them.
@@ -120,6 +143,8 @@ func (s *Syncer) syncWallets(ctx context.Context, wallets []string, owners map[s
 		// unchanged are the proposals read as the mirror holds them:
 		// stamped synced together at the end, not a transaction each.
 		unchanged []string
+		// read are the wallets whose proposals were listed.
+		read []string
 	)
 	fail := func(wallets int, err error) {
 		mu.Lock()
@@ -197,6 +222,9 @@ func (s *Syncer) syncWallets(ctx context.Context, wallets []string, owners map[s
 				fail(1, fmt.Errorf("approvals: proposals of wallet %s: %w", walletID, err))
 				return
 			}
+			mu.Lock()
+			read = append(read, walletID)
+			mu.Unlock()
 			reads <- walletRead{walletID: walletID, owner: owner, proposals: ps}
 		}(id)
 	}
@@ -207,6 +235,9 @@ func (s *Syncer) syncWallets(ctx context.Context, wallets []string, owners map[s
 		return res, err
 	}
 	if err := s.Store.StampProposalsSynced(ctx, unchanged); err != nil && firstErr == nil {
+		firstErr = err
+	}
+	if err := s.Store.StampWalletsRead(ctx, read, s.Clock()); err != nil && firstErr == nil {
 		firstErr = err
 	}
 	return res, firstErr
@@ -275,10 +306,10 @@ type SyncWorker struct {
 	Syncer *Syncer
 }
 
-// Work syncs every wallet. Partial failures are logged, not retried: the
-// next period reads again.
+// Work syncs the busy wallets and a sweep of the others. Partial failures
+// are logged, not retried: the next period reads again.
 func (w *SyncWorker) Work(ctx context.Context, _ *river.Job[SyncArgs]) error {
-	res, err := w.Syncer.SyncAllPaced(ctx, SyncInterval/2)
+	res, err := w.Syncer.SyncPeriod(ctx, SyncInterval/2)
 	if err != nil && !errors.Is(err, context.Canceled) && w.Syncer.Logger != nil {
 		w.Syncer.Logger.WarnContext(ctx, "approvals sync: some wallets were not read", "wallets", res.Wallets, "failed", res.Failed, "err", err)
 	}

@@ -19,11 +19,16 @@ type scriptedAPI struct {
 	mu    sync.Mutex
 	lists map[string][]apiclient.Proposal
 	fail  map[string]bool
+	calls map[string]int // reads per wallet
 }
 
 func (s *scriptedAPI) ListProposals(_ context.Context, _, walletID string) ([]apiclient.Proposal, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.calls == nil {
+		s.calls = map[string]int{}
+	}
+	s.calls[walletID]++
 	if s.fail[walletID] {
 		return nil, fmt.Errorf("scripted failure for %s", walletID)
 	}
@@ -107,20 +112,73 @@ func TestSyncComparesInBatches(t *testing.T) {
 }
 
 // TestPeriodicSyncIsPaced: the periodic job's sync starts one read at most
-// every 5 ms, so 30 wallets take at least 28 of those gaps (a lower bound
-// only: a busy machine makes it longer, never shorter), and still reads
-// every wallet.
+// every 5 ms, so 30 wallets (never read before, so all in the first
+// sweep) take at least 28 of those gaps (a lower bound only: a busy
+// machine makes it longer, never shorter), and still reads every wallet.
 func TestPeriodicSyncIsPaced(t *testing.T) {
 	st, _, _ := mirrorOf(t, 5) // 30 wallets
 	api := &scriptedAPI{lists: map[string][]apiclient.Proposal{}, fail: map[string]bool{}}
 	s := &approvals.Syncer{API: api, Store: st, Concurrency: 8, Clock: time.Now}
 	start := time.Now()
-	res, err := s.SyncAllPaced(context.Background(), approvals.SyncInterval/2)
+	res, err := s.SyncPeriod(context.Background(), approvals.SyncInterval/2)
 	took := time.Since(start)
 	if err != nil || res.Wallets != 30 || res.Failed != 0 {
 		t.Fatalf("paced sync: %+v %v", res, err)
 	}
 	if took < 28*5*time.Millisecond {
 		t.Fatalf("30 wallets read in %s: not paced", took)
+	}
+}
+
+// TestPeriodicSyncFollowsTheWork: each period reads the busy wallets (here
+// one with an open proposal) and SweepPerPeriod of the others, the least
+// recently read first, so that every wallet is read within a few periods
+// and no quiet wallet is read twice before all were read once.
+func TestPeriodicSyncFollowsTheWork(t *testing.T) {
+	st, _, _ := mirrorOf(t, 25) // 150 wallets
+	ctx := context.Background()
+	owners, err := st.WalletOwners(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var busy string
+	for w := range owners {
+		busy = w
+		break
+	}
+	created := time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)
+	api := &scriptedAPI{lists: map[string][]apiclient.Proposal{busy: {{ID: "00000000-0000-4000-8000-000000000001", WalletID: busy,
+		Type: "TRANSFER", Status: "PENDING_APPROVALS", Currency: "USDB", Amount: decimal.NewFromInt(10),
+		ToAddress: "0x00000000000000000000000000000000000000aa", RequiredSignatures: 1, RequiredApprovals: 2,
+		CreatedAt: created, UpdatedAt: created}}}, fail: map[string]bool{}}
+	// The clock moves a minute a period, so the sweep's order is the order
+	// of the periods, not of ties.
+	now := time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC)
+	s := &approvals.Syncer{API: api, Store: st, Concurrency: 8, Clock: func() time.Time { return now }}
+	// An action on the busy wallet read it (SyncWallet): its proposal is
+	// open in the mirror from then on.
+	if err := s.SyncWallet(ctx, busy, owners[busy]); err != nil {
+		t.Fatal(err)
+	}
+	periods := (len(owners) + approvals.SweepPerPeriod - 1) / approvals.SweepPerPeriod
+	for p := range periods + 1 {
+		res, err := s.SyncPeriod(ctx, 0)
+		if err != nil {
+			t.Fatalf("period %d: %v", p, err)
+		}
+		if res.Wallets != approvals.SweepPerPeriod+1 {
+			t.Errorf("period %d read %d wallets, want the busy one and %d others", p, res.Wallets, approvals.SweepPerPeriod)
+		}
+		now = now.Add(time.Minute)
+	}
+	api.mu.Lock()
+	defer api.mu.Unlock()
+	if got := api.calls[busy]; got != periods+2 {
+		t.Errorf("busy wallet read %d times in %d periods", got, periods+1)
+	}
+	for w := range owners {
+		if w != busy && (api.calls[w] < 1 || api.calls[w] > 2) {
+			t.Errorf("quiet wallet %s read %d times in %d periods", w, api.calls[w], periods+1)
+		}
 	}
 }

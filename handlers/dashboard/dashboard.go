@@ -9,7 +9,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/a-h/templ"
 	"github.com/shopspring/decimal"
 	"golang.org/x/sync/errgroup"
 
@@ -241,14 +240,7 @@ func finance(d store.Dashboard, linked bool, page store.QueuePage, days []time.T
 		}
 		out.Balances = append(out.Balances, b)
 	}
-	// The charts' markup is kept with the days they draw (the window's
-	// dates are the kept read's key).
-	out.MoneyMarkup = handlers.KeptMarkup(d.DaysDerived, "money-charts", func() templ.Component {
-		return views.MoneyCharts(moneyCharts(moves, days))
-	})
-	if out.MoneyMarkup == nil {
-		out.MoneyCharts = moneyCharts(moves, days)
-	}
+	out.MoneyCharts = moneyCharts(moves, days)
 	for _, r := range runs {
 		state := "proposals sent, " + strconv.Itoa(r.Open) + " still open"
 		if r.State == store.PayrollSending {

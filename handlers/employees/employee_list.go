@@ -9,8 +9,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/a-h/templ"
-
 	"partneradmin/handlers"
 	"partneradmin/store"
 	"partneradmin/views"
@@ -122,8 +120,6 @@ type listed struct {
 	status int
 	// counts are the whole workforce's readiness counts, when asked for.
 	counts map[string]map[string]int
-	// derived keeps what the pages make of the read (store.Derived).
-	derived *store.Derived
 }
 
 // listPage reads one filtered page for path (the list or the matrix):
@@ -165,9 +161,8 @@ func (h *Handler) listPage(w http.ResponseWriter, r *http.Request, path string, 
 		h.ServerError(w, r, err)
 		return listed{}, false
 	}
-	rows := page.Derived.Get("rows", func() any { return employeeRows(page.Employees, page.Readiness) }).([]views.EmployeeRow)
-	out := listed{filter: fv, status: http.StatusOK, rows: rows, csv: handlers.WithQuery(path+".csv", filterQuery(fv)), counts: counts,
-		derived: page.Derived}
+	out := listed{filter: fv, status: http.StatusOK, rows: employeeRows(page.Employees, page.Readiness),
+		csv: handlers.WithQuery(path+".csv", filterQuery(fv)), counts: counts}
 	out.self, out.next = pageLinks(path, fv, f.After, page.Next, changeStamp(page.ChangedAt))
 	return out, true
 }
@@ -180,8 +175,7 @@ func (h *Handler) List(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	v := views.EmployeeListView{Filter: p.filter, Columns: store.ReadinessCurrencies(), Rows: p.rows, CanWrite: canWrite(r),
-		CSVURL: p.csv, SelfURL: p.self, NextURL: p.next,
-		RowsMarkup: handlers.KeptMarkup(p.derived, "list-rows", func() templ.Component { return views.EmployeeListRows(p.rows) })}
+		CSVURL: p.csv, SelfURL: p.self, NextURL: p.next}
 	v.States, v.Currencies, v.Readiness, v.Sorts = filterOptions(p.filter)
 	h.Render(w, r, p.status, "Employees", views.EmployeeListPage(v), views.EmployeeResults(v))
 }

@@ -7,8 +7,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/a-h/templ"
-
 	"partneradmin/handlers"
 	"partneradmin/store"
 	"partneradmin/views"
@@ -24,34 +22,13 @@ func (h *Handler) Matrix(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	v := views.ReadinessMatrixView{Filter: p.filter, Columns: store.ReadinessCurrencies(), Rows: p.rows, CSVURL: p.csv,
-		SelfURL: p.self, NextURL: p.next,
-		RowsMarkup: handlers.KeptMarkup(p.derived, "matrix-rows", func() templ.Component { return views.ReadinessMatrixRows(p.rows) })}
+		SelfURL: p.self, NextURL: p.next}
 	v.States, v.Currencies, v.Readiness, _ = filterOptions(p.filter)
-	v.Totals = p.derived.Get("matrix-totals", func() any { return pageTotals(v.Columns, p.rows) }).([]views.ReadinessTotal)
-	v.TotalsMarkup = handlers.KeptMarkup(p.derived, "matrix-totals-markup", func() templ.Component { return views.ReadinessMatrixTotals(v.Totals) })
-	if !p.filter.Fields.Any() {
-		// The selects as set are kept with the read. A kept read is
-		// one filter's already; the key holds the selects' values
-		// too, so that it stays right if reads are ever shared.
-		v.SelectsMarkup = handlers.KeptMarkup(p.derived, "selects\x00"+p.filter.State+"\x00"+p.filter.Currency+"\x00"+p.filter.Readiness,
-			func() templ.Component {
-				return views.EmployeeFilterSelects(v.States, v.Currencies, v.Readiness, p.filter.Fields)
-			})
-	}
+	v.Totals = pageTotals(v.Columns, p.rows)
 	if !handlers.IsFragmentRequest(r) {
-		v.ChartMarkup = handlers.KeptMarkup(p.derived, "matrix-chart", func() templ.Component {
-			return views.ReadinessChartView(*readinessChart(v.Columns, p.counts))
-		})
-		if v.ChartMarkup == nil {
-			v.Chart = readinessChart(v.Columns, p.counts)
-		}
+		v.Chart = readinessChart(v.Columns, p.counts)
 		if canWrite(r) {
-			v.BulkMarkup = handlers.KeptWithTokens(p.derived, "matrix-bulk", func(token string) templ.Component {
-				return views.OnboardingBulkPanel(bulkOffers(p.counts, func() string { return token }))
-			})
-			if v.BulkMarkup == nil {
-				v.Bulk = bulkOffers(p.counts, handlers.NewFormToken)
-			}
+			v.Bulk = bulkOffers(p.counts, handlers.NewFormToken)
 		}
 	}
 	h.Render(w, r, p.status, "Readiness", views.ReadinessMatrixPage(v), nil)
@@ -78,10 +55,8 @@ func pageTotals(columns []string, rows []views.EmployeeRow) []views.ReadinessTot
 	return totals
 }
 
-// matrixPageSize is the matrix's page: 50 employees of 5 cells. At 100
-// the page weighed 98 KiB and cost four list pages to build and send; a
-// screen shows fewer than 50 rows, and the filters, the CSV and the next
-// page link reach the rest.
+// matrixPageSize is the matrix's page: a screen shows fewer than 50 rows,
+// and the filters, the CSV and the next page link reach the rest.
 const matrixPageSize = 50
 
 // chartWidth is a bar's width in the chart's units.

@@ -72,7 +72,7 @@ func (h *Handler) Index(w http.ResponseWriter, r *http.Request) {
 	v := views.MoneyOutView{Rails: h.rails}
 	// The page changes nothing: the treasury as kept for the request's
 	// start will do.
-	_, wallets, err := h.store.CachedTreasury(r.Context())
+	_, wallets, err := h.store.Treasury(r.Context())
 	switch {
 	case errors.Is(err, store.ErrNoTreasury):
 	case err != nil:

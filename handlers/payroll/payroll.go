@@ -43,8 +43,6 @@ type Handler struct {
 	// Concurrency bounds the upstream calls of one run's sending, approval
 	// or cancellation (0: DefaultConcurrency).
 	Concurrency int
-	// live answers the run page's polls.
-	live liveMemo
 }
 
 // New returns the payroll handler and registers how its writes are read

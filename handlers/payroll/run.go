@@ -132,7 +132,7 @@ func windowOf(r *http.Request) rowWindow {
 // runView builds a run's page, or with full unset only its live part (the
 // poll): the counts, sums and progress come from one summary read and the
 // rows from one window of at most rowsPerPage, so a poll of a large run
-// never reads its rows one by one; polls share a read for liveTTL. withBalance reads the treasury's
+// never reads its rows one by one. withBalance reads the treasury's
 // balances from the API (the preview, and the send form).
 func (h *Handler) runView(ctx context.Context, run store.PayrollRun, withBalance bool, win rowWindow, full bool) (views.PayrollRunView, error) {
 	v := views.PayrollRunView{Back: "/payroll", StateFilter: win.State, From: win.From, ID: run.ID, Name: run.Name, Source: run.Source, State: run.State,
@@ -140,26 +140,14 @@ func (h *Handler) runView(ctx context.Context, run store.PayrollRun, withBalance
 	if run.State == store.PayrollCanceled {
 		v.CancelNote = "Canceled: " + run.CancelReason
 	}
-	load := func(ctx context.Context) (liveData, error) {
-		var d liveData
-		var err error
-		if d.sum, err = h.store.PayrollSummary(ctx, run.ID, store.MaxSignBatchItems); err != nil {
-			return d, err
-		}
-		d.page, d.next, err = h.store.PayrollRowsWindow(ctx, run.ID, win.State, win.From, rowsPerPage)
-		return d, err
-	}
-	var live liveData
-	var err error
-	if full {
-		live, err = load(ctx)
-	} else {
-		live, err = h.live.get(ctx, liveKey{run: run.ID, win: win}, h.clock(), load)
-	}
+	sum, err := h.store.PayrollSummary(ctx, run.ID, store.MaxSignBatchItems)
 	if err != nil {
 		return v, err
 	}
-	sum := live.sum
+	page, next, err := h.store.PayrollRowsWindow(ctx, run.ID, win.State, win.From, rowsPerPage)
+	if err != nil {
+		return v, err
+	}
 	totals := map[string]decimal.Decimal{}
 	var counts []views.PayrollCount
 	for _, st := range sum.States {
@@ -189,8 +177,8 @@ func (h *Handler) runView(ctx context.Context, run store.PayrollRun, withBalance
 	}
 	v.Live = v.Live || run.State == store.PayrollSending
 
-	v.NextFrom = live.next
-	for _, row := range live.page {
+	v.NextFrom = next
+	for _, row := range page {
 		rv := views.PayrollRowView{Line: row.Line, Recipient: row.Recipient, Name: row.Name, Description: row.Description,
 			Problems: row.Problems, State: row.State, StateLabel: stateLabel(row.State), Detail: rowDetail(row), ProposalID: row.ProposalID}
 		if row.Amount.Valid && row.Currency != "" {

@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
 )
 
 // ErrSealed is returned when a sealed secret cannot be opened (wrong key or
@@ -16,15 +15,12 @@ import (
 var ErrSealed = errors.New("webhooks: cannot open the sealed secret")
 
 // SecretBox seals the webhook secretKey at rest with AES-256-GCM under the
-// configured encryption key. Opened secrets are cached by ciphertext, so the
-// receiver does not decrypt on every delivery.
+// configured encryption key. An opened secret is never kept: it is opened
+// for the delivery that needs it.
 type SecretBox struct {
 	aead cipher.AEAD
 	// ad is the purpose the box seals for (sealAD unless NewPurposeBox).
 	ad []byte
-
-	mu    sync.Mutex
-	cache map[string]string // sealed bytes → secret; at most a few entries
 }
 
 // ParseKey decodes a 32-byte key given as 64 hex characters.
@@ -49,7 +45,7 @@ func NewSecretBox(key []byte) (*SecretBox, error) {
 	if err != nil {
 		return nil, fmt.Errorf("webhooks: encryption key: %w", err)
 	}
-	return &SecretBox{aead: aead, ad: sealAD, cache: map[string]string{}}, nil
+	return &SecretBox{aead: aead, ad: sealAD}, nil
 }
 
 // NewPurposeBox returns a box for a 32-byte key whose sealed values are
@@ -80,12 +76,6 @@ func (b *SecretBox) Seal(secret string) ([]byte, error) {
 
 // Open decrypts a sealed secret.
 func (b *SecretBox) Open(sealed []byte) (string, error) {
-	b.mu.Lock()
-	if s, ok := b.cache[string(sealed)]; ok {
-		b.mu.Unlock()
-		return s, nil
-	}
-	b.mu.Unlock()
 	n := b.aead.NonceSize()
 	if len(sealed) < n+b.aead.Overhead() {
 		return "", ErrSealed
@@ -94,12 +84,5 @@ func (b *SecretBox) Open(sealed []byte) (string, error) {
 	if err != nil {
 		return "", ErrSealed
 	}
-	s := string(plain)
-	b.mu.Lock()
-	if len(b.cache) >= 4 {
-		clear(b.cache)
-	}
-	b.cache[string(sealed)] = s
-	b.mu.Unlock()
-	return s, nil
+	return string(plain), nil
 }

@@ -3,7 +3,11 @@ package localpg
 import (
 	"bytes"
 	"context"
+	"crypto/hmac"
+	"crypto/pbkdf2"
 	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -56,8 +60,8 @@ func readPassword(dataDir string, log *slog.Logger) (string, error) {
 		return "", fmt.Errorf("localpg: read password: %w", err)
 	}
 	password := strings.TrimSpace(string(b))
-	// SCRAM would normalise other characters (SASLprep), which this
-	// package's own client does not.
+	// SCRAM normalises other characters (SASLprep) before hashing, which
+	// scramVerifier does not.
 	for _, r := range password {
 		if r <= ' ' || r > '~' {
 			return "", fmt.Errorf("localpg: %s holds characters other than printable ASCII: remove it and a new password is set at the next start", path)
@@ -202,4 +206,32 @@ func setPasswordSingleUser(ctx context.Context, bins binaries, dataDir string, i
 		return fmt.Errorf("localpg: set the postgres role's password in single-user mode: %w\n%s", err, lastLines(out.String(), 15))
 	}
 	return nil
+}
+
+// scramIterations is what PostgreSQL 15 uses for the verifiers it makes
+// itself.
+const scramIterations = 4096
+
+// scramVerifier is what PostgreSQL stores in pg_authid for password
+// (RFC 5802 section 3, RFC 7677), in the form ALTER ROLE ... PASSWORD
+// accepts as already hashed, so that the password itself never reaches the
+// server (nor its output, which quotes a failed statement).
+func scramVerifier(password string) (string, error) {
+	salt := make([]byte, 16)
+	if _, err := rand.Read(salt); err != nil {
+		return "", fmt.Errorf("localpg: salt: %w", err)
+	}
+	salted, err := pbkdf2.Key(sha256.New, password, salt, scramIterations, sha256.Size)
+	if err != nil {
+		return "", fmt.Errorf("localpg: derive key: %w", err)
+	}
+	storedKey := sha256.Sum256(hmacSHA256(salted, "Client Key"))
+	b64 := base64.StdEncoding.EncodeToString
+	return fmt.Sprintf("SCRAM-SHA-256$%d:%s$%s:%s", scramIterations, b64(salt), b64(storedKey[:]), b64(hmacSHA256(salted, "Server Key"))), nil
+}
+
+func hmacSHA256(key []byte, msg string) []byte {
+	h := hmac.New(sha256.New, key)
+	h.Write([]byte(msg))
+	return h.Sum(nil)
 }

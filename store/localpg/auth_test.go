@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -95,9 +94,6 @@ func TestNewClusterRequiresPassword(t *testing.T) {
 	assertOnlyPasswordAuth(t, c)
 	assertRefused(t, c.Port(), "")
 	assertRefused(t, c.Port(), strings.Repeat("0", 64))
-	if _, err := dial(t.Context(), c.addr(), "postgres", "", "postgres"); err == nil {
-		t.Error("the package's own client connected without a password")
-	}
 
 	conn, err := pgx.Connect(t.Context(), c.ConnString("postgres"))
 	if err != nil {
@@ -314,48 +310,6 @@ func TestHBARequiresPassword(t *testing.T) {
 			}
 			if got != tt.want {
 				t.Errorf("hbaRequiresPassword = %v, want %v", got, tt.want)
-			}
-		})
-	}
-}
-
-// RFC 7677 section 3: user "user", password "pencil".
-func TestSCRAMExchangeFromRFC7677(t *testing.T) {
-	t.Parallel()
-	s := newSCRAMClientWithNonce("pencil", "user", "rOprNGfwEbeRWgbNEkqO")
-	if got, want := s.firstMessage(), "n,,n=user,r=rOprNGfwEbeRWgbNEkqO"; got != want {
-		t.Errorf("client-first = %q, want %q", got, want)
-	}
-	final, err := s.finalMessage("r=rOprNGfwEbeRWgbNEkqO%hvYDpWUa2RaTCAfuxFIlj)hNlF$k0,s=W22ZaJ0SNY7soEsUEjb6gQ==,i=4096")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if want := "c=biws,r=rOprNGfwEbeRWgbNEkqO%hvYDpWUa2RaTCAfuxFIlj)hNlF$k0,p=dHzbZapWIk4jUhN+Ute9ytag9zjfMHgsqmmiz7AndVQ="; final != want {
-		t.Errorf("client-final = %q, want %q", final, want)
-	}
-	if err := s.verifyServer("v=6rriTRBi23WpRR/wtup+mMhUZUn/dB5nLTJRsjl95G4="); err != nil {
-		t.Errorf("the RFC's server signature refused: %v", err)
-	}
-	if err := s.verifyServer("v=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA="); err == nil {
-		t.Error("a wrong server signature was accepted")
-	}
-}
-
-func TestSCRAMRefusesBadServerFirst(t *testing.T) {
-	t.Parallel()
-	tests := map[string]string{
-		"nonce not extended": "r=abc,s=W22ZaJ0SNY7soEsUEjb6gQ==,i=4096",
-		"nonce not ours":     "r=xyzdef,s=W22ZaJ0SNY7soEsUEjb6gQ==,i=4096",
-		"salt not base64":    "r=abcdef,s=!!,i=4096",
-		"no iterations":      "r=abcdef,s=W22ZaJ0SNY7soEsUEjb6gQ==",
-		"absurd iterations":  "r=abcdef,s=W22ZaJ0SNY7soEsUEjb6gQ==,i=" + strconv.Itoa(maxSCRAMIterations+1),
-	}
-	for name, serverFirst := range tests {
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			s := newSCRAMClientWithNonce("pencil", "", "abc")
-			if _, err := s.finalMessage(serverFirst); err == nil {
-				t.Errorf("server-first %q accepted", serverFirst)
 			}
 		})
 	}

@@ -13,6 +13,9 @@
 // by pg_ctl: on Linux the kernel asks it for a fast shutdown when that
 // process dies, so a crash or a test timeout does not leave it running. Stop
 // sends the same signal as pg_ctl stop -m fast and waits for it to finish.
+//
+// It talks to the server (to wait until it accepts connections, and to
+// create databases) through pgx's low-level pgconn.
 package localpg
 
 import (
@@ -33,6 +36,9 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 )
 
 // Options says where and how to run a cluster.
@@ -96,9 +102,19 @@ const (
 	// is told to stop immediately, and then killed.
 	shutdownGrace = 10 * time.Second
 	portAttempts  = 5
-	// pingTimeout bounds one connection attempt, in case something that
-	// is not PostgreSQL holds the port and never answers.
-	pingTimeout = 2 * time.Second
+	// pingTimeout bounds one readiness check, and connectTimeout each
+	// connection, in case something that is not PostgreSQL holds the port
+	// and never answers.
+	pingTimeout    = 2 * time.Second
+	connectTimeout = pingTimeout
+)
+
+// SQLSTATEs this package acts on.
+const (
+	sqlstateCannotConnectNow  = "57P03" // starting up, recovering, shutting down
+	sqlstateDuplicateDatabase = "42P04"
+	sqlstateUniqueViolation   = "23505"
+	sqlstateInvalidPassword   = "28P01"
 )
 
 var errPortInUse = errors.New("port already in use")
@@ -352,8 +368,8 @@ func (c *Cluster) start(ctx context.Context, bins binaries, id identity, forTest
 	if strings.Contains(tail, "Address already in use") {
 		return fmt.Errorf("localpg: start server on port %d: %w", c.port, errPortInUse)
 	}
-	var se *serverError
-	if errors.As(err, &se) && se.code == sqlstateInvalidPassword {
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) && pgErr.Code == sqlstateInvalidPassword {
 		err = fmt.Errorf("%w (the password in %s is not the postgres role's: remove that file and a new one is set at the next start)",
 			err, filepath.Join(c.dataDir, PasswordFile))
 	}
@@ -411,8 +427,11 @@ func waitReady(ctx context.Context, addr, password, dataDir string, exited <-cha
 		if err == nil {
 			return nil
 		}
-		var se *serverError
-		if errors.As(err, &se) && se.code != sqlstateCannotConnectNow {
+		// A refused connection means the server does not listen yet, and
+		// "cannot connect now" that it is still starting up; any other
+		// answer from a server ends the wait.
+		var pgErr *pgconn.PgError
+		if errors.As(err, &pgErr) && pgErr.Code != sqlstateCannotConnectNow {
 			return err
 		}
 		select {
@@ -432,19 +451,33 @@ func waitReady(ctx context.Context, addr, password, dataDir string, exited <-cha
 }
 
 func ping(ctx context.Context, addr, password, dataDir string) error {
-	conn, err := dial(ctx, addr, "postgres", password, "postgres")
+	conn, err := connect(ctx, addr, password, "postgres")
 	if err != nil {
 		return err
 	}
-	defer conn.close()
-	rows, err := conn.query("SHOW data_directory")
+	defer conn.Close(ctx)
+	results, err := conn.Exec(ctx, "SHOW data_directory").ReadAll()
 	if err != nil {
 		return err
 	}
-	if len(rows) != 1 || len(rows[0]) != 1 || filepath.Clean(rows[0][0]) != dataDir {
-		return fmt.Errorf("another server answers on %s (data directory %v)", addr, rows)
+	if len(results) != 1 || len(results[0].Rows) != 1 || len(results[0].Rows[0]) != 1 ||
+		filepath.Clean(string(results[0].Rows[0][0])) != dataDir {
+		return fmt.Errorf("another server answers on %s (not data directory %s)", addr, dataDir)
 	}
 	return nil
+}
+
+// connect opens a session on database db as the superuser postgres. The
+// password goes in the config rather than the URL, and sslmode=disable
+// because the cluster has no TLS.
+func connect(ctx context.Context, addr, password, db string) (*pgconn.PgConn, error) {
+	cfg, err := pgconn.ParseConfig(fmt.Sprintf("postgres://postgres@%s/%s?sslmode=disable", addr, url.PathEscape(db)))
+	if err != nil {
+		return nil, err
+	}
+	cfg.Password = password
+	cfg.ConnectTimeout = connectTimeout
+	return pgconn.ConnectConfig(ctx, cfg)
 }
 
 func freePort() (int, error) {
@@ -481,15 +514,23 @@ func (c *Cluster) addr() string { return net.JoinHostPort("127.0.0.1", strconv.I
 
 // EnsureDatabase creates database name unless it exists.
 func (c *Cluster) EnsureDatabase(ctx context.Context, name string) error {
-	conn, err := dial(ctx, c.addr(), "postgres", c.password, "postgres")
+	conn, err := connect(ctx, c.addr(), c.password, "postgres")
 	if err != nil {
-		return fmt.Errorf("localpg: connect: %w", err)
+		return fmt.Errorf("localpg: %w", err)
 	}
-	defer conn.close()
-	_, err = conn.query("CREATE DATABASE " + quoteIdent(name))
-	var se *serverError
-	if errors.As(err, &se) && se.code == sqlstateDuplicateDatabase {
-		return nil
+	defer conn.Close(ctx)
+	_, err = conn.Exec(ctx, "CREATE DATABASE "+pgx.Identifier{name}.Sanitize()).ReadAll()
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		switch {
+		case pgErr.Code == sqlstateDuplicateDatabase:
+			return nil
+		// CREATE DATABASE checks for the name before it inserts the row,
+		// so of two sessions creating the same database at once the
+		// second fails on pg_database's unique index instead.
+		case pgErr.Code == sqlstateUniqueViolation && pgErr.ConstraintName == "pg_database_datname_index":
+			return nil
+		}
 	}
 	if err != nil {
 		return fmt.Errorf("localpg: create database %s: %w", name, err)

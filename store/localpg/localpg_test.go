@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -52,18 +53,29 @@ func (w testWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// query runs sql on database db of c through the package's own protocol
-// code.
+// query runs sql on database db of c over the connection the package
+// itself uses, and returns the rows of all its statements as text (NULL as
+// "").
 func query(t testing.TB, c *Cluster, db, sql string) [][]string {
 	t.Helper()
-	conn, err := dial(t.Context(), c.addr(), "postgres", c.password, db)
+	conn, err := connect(t.Context(), c.addr(), c.password, db)
 	if err != nil {
 		t.Fatalf("connect to %s: %v", db, err)
 	}
-	defer conn.close()
-	rows, err := conn.query(sql)
+	defer conn.Close(t.Context())
+	results, err := conn.Exec(t.Context(), sql).ReadAll()
 	if err != nil {
 		t.Fatalf("%s: %v", sql, err)
+	}
+	var rows [][]string
+	for _, r := range results {
+		for _, values := range r.Rows {
+			row := make([]string, len(values))
+			for i, v := range values {
+				row[i] = string(v)
+			}
+			rows = append(rows, row)
+		}
 	}
 	return rows
 }
@@ -81,7 +93,7 @@ func TestStartConnectStop(t *testing.T) {
 		t.Errorf("ConnString = %q, want %q", got, want)
 	}
 
-	// EnsureDatabase is idempotent, and a real driver accepts ConnString.
+	// EnsureDatabase is idempotent, and pgx accepts ConnString.
 	for range 2 {
 		if err := c.EnsureDatabase(t.Context(), "app"); err != nil {
 			t.Fatal(err)
@@ -113,6 +125,38 @@ func TestStartConnectStop(t *testing.T) {
 	if nc, err := net.DialTimeout("tcp", c.addr(), time.Second); err == nil {
 		nc.Close()
 		t.Errorf("port %d still accepts connections after Stop", c.Port())
+	}
+}
+
+func TestEnsureDatabaseConcurrently(t *testing.T) {
+	t.Parallel()
+	c := start(t, Options{DataDir: filepath.Join(t.TempDir(), "data"), ForTests: true})
+
+	// Several processes may start against the same cluster at once, and
+	// a name is quoted, not pasted into the statement.
+	names := []string{"shared", `we"ird; DROP DATABASE postgres`}
+	var wg sync.WaitGroup
+	errs := make(chan error, 8*len(names))
+	for range 8 {
+		for _, name := range names {
+			wg.Go(func() { errs <- c.EnsureDatabase(t.Context(), name) })
+		}
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Errorf("EnsureDatabase: %v", err)
+		}
+	}
+	for _, name := range names {
+		if rows := query(t, c, name, "SELECT current_database()"); len(rows) != 1 || rows[0][0] != name {
+			t.Errorf("connected to database %v, want %q", rows, name)
+		}
+	}
+	rows := query(t, c, "postgres", "SELECT count(*) FROM pg_database WHERE datname = 'postgres'")
+	if rows[0][0] != "1" {
+		t.Error("the postgres database is gone")
 	}
 }
 

@@ -16,7 +16,6 @@ import (
 
 	"partneradmin/apiclient"
 	"partneradmin/store"
-	"partneradmin/web"
 	"partneradmin/web/webtest"
 )
 
@@ -444,7 +443,6 @@ func TestRejectNeedsAReasonAndApproveAgainRestartsAFailedProposal(t *testing.T) 
 //
 //	go test -run '^$' -bench ApprovalQueuePage -benchtime 3000x ./web/
 func BenchmarkApprovalQueuePage(b *testing.B) {
-	web.TuneRuntime(os.Getenv) // what the server runs with
 	env := webtest.New(b, webtest.Options{})
 	webtest.SeedQueue(b, env, 2000)
 	signed, _ := env.SignedIn(store.RoleFinanceApprover)

@@ -9,7 +9,6 @@ import (
 	"mime/multipart"
 	"net/http"
 	"net/url"
-	"os"
 	"slices"
 	"sort"
 	"strings"
@@ -22,7 +21,6 @@ import (
 	"partneradmin/apiclient"
 	"partneradmin/handlers"
 	"partneradmin/store"
-	"partneradmin/web"
 	"partneradmin/web/webtest"
 )
 
@@ -733,7 +731,6 @@ func TestReadinessMatrixAndMissingCSV(t *testing.T) {
 //
 //	go test -run '^$' -bench EmployeeListAt32Clients -benchtime 2000x ./web/
 func BenchmarkEmployeeListAt32Clients(b *testing.B) {
-	web.TuneRuntime(os.Getenv) // what the server runs with
 	env := webtest.New(b, webtest.Options{})
 	webtest.SeedLoadEmployees(b, env, 10000)
 	plan, err := env.Store.ExplainEmployeeSearch(context.Background(), store.EmployeeFilter{Search: "person0421", Limit: 50})
@@ -847,7 +844,6 @@ func reportLatencies(b *testing.B, all []time.Duration) {
 //
 //	go test -run '^$' -bench BulkInvite1000Rows -benchtime 1x ./web/
 func BenchmarkBulkInvite1000Rows(b *testing.B) {
-	web.TuneRuntime(os.Getenv) // what the server runs with
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
 		env := webtest.New(b, webtest.Options{StartWorkers: true})

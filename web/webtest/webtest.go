@@ -208,9 +208,6 @@ func New(t testing.TB, opts Options) *Env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	lctx, stopListening := context.WithCancel(ctx)
-	t.Cleanup(stopListening)
-	app.Listen(lctx)
 	if opts.StartWorkers {
 		wctx, cancel := context.WithCancel(ctx)
 		if err := app.Start(wctx); err != nil {
