@@ -76,8 +76,8 @@ func (r *report) format() string {
 		for _, st := range s.Seed {
 			steps = append(steps, fmt.Sprintf("%s %s", st.What, secs(st.Took)))
 		}
-		fmt.Fprintf(&b, "Seeded %s in %s (%s); the app's jobs then mirrored the proposals and indexed the cards from the sandbox in %s.\n\n",
-			s.seeded(), secs(s.SeedTook), strings.Join(steps, ", "), secs(s.MirrorTook))
+		fmt.Fprintf(&b, "Seeded %s in %s (%s); then the app's approvals sync read every wallet's proposals in %s (as the queue's refresh does) and its card index every wallet's cards in %s.\n\n",
+			s.seeded(), secs(s.SeedTook), strings.Join(steps, ", "), secs(s.MirrorTook), secs(s.IndexTook))
 		if len(s.Pages) > 0 {
 			b.WriteString("| page | p50 | p99 | requests/s | CPU per view: app + PostgreSQL | bare handler (reference): requests/s, p99 |\n")
 			b.WriteString("|---|---|---|---|---|---|\n")
