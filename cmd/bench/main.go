@@ -11,7 +11,7 @@
 // per size, then the webhook receiver, a payroll run, the file checks and
 // every budget with PASS or MISS, and stops by itself.
 //
-//	go run ./cmd/bench                               # --scale 1000,10000,100000: about 15 minutes on 2 cores
+//	go run ./cmd/bench                               # --scale 1000,10000,100000: the budgets' run (see README.md for its time)
 //	go run ./cmd/bench --scale 1000,10000            # a few minutes
 //	go run ./cmd/bench --quick                       # under a minute: 1,000 employees, shorter rounds
 //	go run ./cmd/bench --scale 10000 --only activity,'proposal page' --pprof /tmp/prof --hold
