@@ -115,6 +115,7 @@ func New(d Deps) (*App, error) {
 	// prune job (auth.PruneLoginFailuresWorker), once across replicas.
 	a.sessions.Store = pgxstore.NewWithCleanupInterval(d.Store.Pool(), 0)
 	a.sessions.Lifetime = 12 * time.Hour
+	a.sessions.Codec = sessionCodec{}
 	// The idle timeout is enforced by authenticate, which touches the
 	// session at most once a minute: scs's own IdleTimeout rewrites the
 	// session row on every request.
