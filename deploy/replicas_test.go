@@ -25,20 +25,17 @@ import (
 )
 
 // buildBinary builds cmd/partner-admin as the image does (static, no cgo)
-// into a temporary directory, once per test binary.
-var buildBinary = sync.OnceValues(func() (string, error) {
-	dir, err := os.MkdirTemp("", "partner-admin-bin-")
-	if err != nil {
-		return "", err
-	}
-	bin := filepath.Join(dir, "partner-admin")
+// into a directory of t's.
+func buildBinary(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "partner-admin")
 	cmd := exec.Command("go", "build", "-trimpath", "-o", bin, "partneradmin/cmd/partner-admin")
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if out, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("go build: %w\n%s", err, out)
+		t.Fatalf("go build: %v\n%s", err, out)
 	}
-	return bin, nil
-})
+	return bin
+}
 
 // startSandbox serves a fresh sandbox of the Partner API over HTTP, as the
 // real API's stand-in, and returns its URL and API key.
@@ -160,10 +157,7 @@ func getStatus(url string) int {
 func TestThreeReplicasStartTogether(t *testing.T) {
 	m := loadManifests(t)
 	c := m.Deployment.Spec.Template.Spec.Containers[0]
-	bin, err := buildBinary()
-	if err != nil {
-		t.Fatal(err)
-	}
+	bin := buildBinary(t)
 	dsn := pgtest.NewDatabase(t)
 	apiURL, apiKey := startSandbox(t)
 	env := map[string]string{
