@@ -1,0 +1,12 @@
+// Package deploy holds how Partner Admin is shipped and run by operators,
+// and the tests that check it (docs/operators.md describes it all):
+//
+//   - ../Containerfile, the OCI image; image_test.go builds it with buildah
+//     and signs in through a container of it;
+//   - kubernetes/, the manifests (kustomize); manifests_test.go checks them
+//     against what the app needs;
+//   - replicas_test.go starts three replicas of the binary at once on an
+//     empty database: migrations are applied once and all three are ready.
+//
+// The package has no code of its own: only tests.
+package deploy
