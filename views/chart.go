@@ -137,7 +137,11 @@ type chartArea struct {
 // chartLabel is a category's name under the x axis.
 type chartLabel struct {
 	X, Y string
-	Text string
+	// Anchor is the SVG text-anchor: "middle" under its slot; an area's
+	// first and last points sit on the plot's edges, so their labels run
+	// inward ("start", "end") instead of past the picture's edge.
+	Anchor string
+	Text   string
 }
 
 // chartKey is a series' swatch and name.
@@ -195,7 +199,7 @@ func layoutChart(c Chart, kind string) chartGeometry {
 				continue
 			}
 			x := int64(chartLeft) + slotCentre(int64(i), n, plotW, kind)
-			g.Labels = append(g.Labels, chartLabel{X: coord(x), Y: coord(chartH - 8), Text: l})
+			g.Labels = append(g.Labels, chartLabel{X: coord(x), Y: coord(chartH - 8), Anchor: labelAnchor(int64(i), n, kind), Text: l})
 		}
 	}
 	if len(c.Series) > 1 {
@@ -271,6 +275,19 @@ func slotCentre(i, n, width int64, kind string) int64 {
 		return width*i/n + width/(2*n)
 	}
 	return width * i / (n - 1)
+}
+
+// labelAnchor is the text-anchor of category i's label.
+func labelAnchor(i, n int64, kind string) string {
+	switch {
+	case kind == "bar" || n < 2:
+		return "middle"
+	case i == 0:
+		return "start"
+	case i == n-1:
+		return "end"
+	}
+	return "middle"
 }
 
 // funnelGeometry is a funnel laid out for chart.templ.

@@ -227,9 +227,12 @@ func TestChartContent(t *testing.T) {
 		doc := renderDoc(t, AreaChart(moneyChart()))
 		check(t, doc, "figure class", "figure", attrs(doc, "figure", "class"), "chart chart-area")
 		named(t, doc, "money", "Money in and out, USD", "Deposits and withdrawals per day.", "0 0 640 220")
-		check(t, doc, "y axis", "text[text-anchor=end]", texts(doc, "text.chart-axis[text-anchor=end]"), "0|1,000|2,000")
-		check(t, doc, "x axis", "text[text-anchor=middle]", texts(doc, "text.chart-axis[text-anchor=middle]"), "1 Nov|2 Nov|3 Nov|4 Nov")
-		check(t, doc, "x axis x", "text[text-anchor=middle]", attrs(doc, "text.chart-axis[text-anchor=middle]", "x"), "56|248|440|632")
+		check(t, doc, "y axis", "text[x=50]", texts(doc, "text.chart-axis[x='50']"), "0|1,000|2,000")
+		check(t, doc, "x axis", "text[y=212]", texts(doc, "text.chart-axis[y='212']"), "1 Nov|2 Nov|3 Nov|4 Nov")
+		check(t, doc, "x axis x", "text[y=212]", attrs(doc, "text.chart-axis[y='212']", "x"), "56|248|440|632")
+		// The first and last points are on the plot's edges: their
+		// labels run inward, inside the picture.
+		check(t, doc, "x axis anchors", "text[y=212]", attrs(doc, "text.chart-axis[y='212']", "text-anchor"), "start|middle|middle|end")
 		check(t, doc, "series groups", "svg > g", attrs(doc, "svg > g", "class"), "chart-tone-in|chart-tone-out")
 		check(t, doc, "areas", "path.chart-area", attrs(doc, "svg > g > path.chart-area", "d"),
 			"M56 79.5 L248 192 L440 103.8 L632 188.4 L632 192 L56 192 Z|M56 165 L248 57 L440 192 L632 190.9 L632 192 L56 192 Z")
