@@ -16,7 +16,8 @@ import (
 // shapes. Values are decimals all the way to the pixel: money is never a
 // float, and a bar's height is its value scaled in decimal arithmetic.
 // Colours and type come from CSS classes (static/app.css): the SVG carries
-// geometry only.
+// geometry only. This file lays a chart out into plain values, every
+// coordinate and number written as shown; chart.templ draws them.
 
 // ChartSeries is one named set of values, one per category of its chart.
 type ChartSeries struct {
