@@ -328,6 +328,9 @@ func (a *App) Notify() *notify.Handler { return a.notify }
 // Payroll is the payroll area (for tests and tools).
 func (a *App) Payroll() *payroll.Handler { return a.payroll }
 
+// Auth is the sign-in area (for tests and tools).
+func (a *App) Auth() *auth.Handler { return a.auth }
+
 // Handler is the app's HTTP handler.
 func (a *App) Handler() http.Handler { return a.handler }
 

@@ -4,6 +4,7 @@ package auth
 
 import (
 	"context"
+	"sync/atomic"
 	"time"
 
 	"partneradmin/handlers"
@@ -28,6 +29,9 @@ type Handler struct {
 	*handlers.Base
 	Store Store
 	Now   func() time.Time
+	// pause, when set (SetPause), replaces the wait before a password is
+	// checked from an address that has failed often.
+	pause atomic.Pointer[func(ctx context.Context, d time.Duration) error]
 	// dummyHash is checked when the account does not exist or is
 	// disabled, so such an account costs the same time as a wrong password.
 	dummyHash string
@@ -49,4 +53,11 @@ func New(d handlers.Deps, opts Options) (*Handler, error) {
 		return nil, err
 	}
 	return &Handler{Base: base, Store: st, Now: d.Clock, dummyHash: dummy, factors: f, sso: newSSO(opts.OIDC)}, nil
+}
+
+// SetPause replaces the wait before a password is checked from an address
+// that has failed often (slowAddress): tests record the waits instead of
+// waiting.
+func (h *Handler) SetPause(pause func(ctx context.Context, d time.Duration) error) {
+	h.pause.Store(&pause)
 }
