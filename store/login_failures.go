@@ -134,6 +134,16 @@ func (s *Store) FinishLoginAttempt(ctx context.Context, a LoginAttempt, outcome 
 	})
 }
 
+// ClearLoginFailures forgets the failures counted under keys: an account
+// whose owner has just set a new password through a one-time link signs
+// in again at once.
+func (s *Store) ClearLoginFailures(ctx context.Context, keys ...string) error {
+	if _, err := s.db.Exec(ctx, `DELETE FROM login_failures WHERE key = ANY($1)`, keys); err != nil {
+		return fmt.Errorf("store: clear login failures: %w", err)
+	}
+	return nil
+}
+
 // PruneLoginFailures deletes failures older than the given time. It returns
 // how many rows went.
 func (s *Store) PruneLoginFailures(ctx context.Context, before time.Time) (int64, error) {

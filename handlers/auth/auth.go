@@ -17,6 +17,7 @@ type Store interface {
 	StaffByID(ctx context.Context, id int64) (store.Staff, error)
 	BeginLoginAttempt(ctx context.Context, window time.Duration, limits ...store.LoginLimit) (store.LoginAttempt, error)
 	FinishLoginAttempt(ctx context.Context, a store.LoginAttempt, outcome store.LoginOutcome, e store.AuditEntry, clear ...string) error
+	ClearLoginFailures(ctx context.Context, keys ...string) error
 	ChangeStaffPassword(ctx context.Context, id int64, hash string, keep string, by store.Actor) (int64, error)
 	SetPasswordLinkByTokenHash(ctx context.Context, hash []byte) (store.SetPasswordLink, error)
 	UseSetPasswordLink(ctx context.Context, tokenHash []byte, passwordHash string) (store.SetPasswordLink, error)

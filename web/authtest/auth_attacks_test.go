@@ -182,6 +182,18 @@ func TestLockedAccountStaysLockedFromEveryAddress(t *testing.T) {
 	if a.Status != http.StatusTooManyRequests || !strings.Contains(a.Text, "ask an owner for a set-password link") {
 		t.Fatalf("the account's owner from another address: %d %q, want 429", a.Status, a.Text)
 	}
+	// The set-password link the message offers unlocks it.
+	boss, _ := env.SignedIn(store.RoleOwner)
+	link := issueSetPasswordLink(t, env, boss, victim.ID)
+	chosen := "a brand new passphrase for the victim"
+	resp := env.PostForm(owner, link, url.Values{"new": {chosen}, "confirm": {chosen}})
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("set password: %d", resp.StatusCode)
+	}
+	if a, err := webtest.PostLogin(env, owner, url.Values{"email": {victim.Email}, "password": {chosen}}, nil); err != nil || a.Status != http.StatusSeeOther {
+		t.Fatalf("after the set-password link: %d %q %v, want 303", a.Status, a.Text, err)
+	}
 }
 
 // TestForwardedForIsIgnoredWithoutTrustedProxies: with no trusted proxy
