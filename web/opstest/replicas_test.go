@@ -164,7 +164,7 @@ func TestTwoReplicasShareOneDatabase(t *testing.T) {
 	}
 
 	// Login limits count across both: wrong passwords alternately on A
-	// and B reach the per-account-and-address limit together.
+	// and B reach the per-account limit together.
 	victim := a.CreateStaff(store.RoleSupport)
 	for i := range auth.MaxAccountFailures {
 		env := []*webtest.Env{a, b}[i%2]
