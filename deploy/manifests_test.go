@@ -16,13 +16,17 @@ import (
 )
 
 // envNames are the environment variables the app reads, found in the
-// source of web/config.go and web/runtime.go (every getenv("X") and
-// def("X", …) call), and which of them are secrets (Secret(getenv("X"))).
+// source of web/config.go (every getenv("X") and def("X", …) call), with
+// the Go runtime's own (goRuntimeEnv), and which of them are secrets
+// (Secret(getenv("X"))).
 func envNames(t testing.TB) (all, secrets map[string]bool) {
 	t.Helper()
 	all, secrets = map[string]bool{}, map[string]bool{}
 	fset := token.NewFileSet()
-	for _, path := range []string{"../web/config.go", "../web/runtime.go"} {
+	for _, v := range goRuntimeEnv {
+		all[v] = true
+	}
+	for _, path := range []string{"../web/config.go"} {
 		f, err := parser.ParseFile(fset, path, nil, 0)
 		if err != nil {
 			t.Fatal(err)
@@ -62,6 +66,10 @@ func envNames(t testing.TB) (all, secrets map[string]bool) {
 	}
 	return all, secrets
 }
+
+// goRuntimeEnv are variables the Go runtime itself reads, which a
+// Deployment may set to fit the process to its container.
+var goRuntimeEnv = []string{"GOMEMLIMIT", "GOGC", "GOMAXPROCS"}
 
 // appDrainSeconds is how long cmd/partner-admin waits for requests in
 // flight after SIGTERM (its shutdown context) before stopping its workers.
