@@ -323,7 +323,7 @@ func (s *site) page(t *testing.T, path string) *goquery.Document {
 // page at path.
 func (s *site) formToken(t *testing.T, path, selector string) string {
 	t.Helper()
-	tok := s.page(t, path).Find(selector + ` input[name="form_token"]`).AttrOr("value", "")
+	tok := s.page(t, path).Find(selector+` input[name="form_token"]`).AttrOr("value", "")
 	if tok == "" {
 		t.Fatalf("no form_token in %s on %s", selector, path)
 	}
