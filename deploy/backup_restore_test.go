@@ -110,7 +110,8 @@ func TestBackupRestoreDrill(t *testing.T) {
 		copyFile(t, filepath.Join(backup, f), filepath.Join(dataDir2, f))
 	}
 	env["DATABASE_URL"], env["DATA_DIR"] = restored, dataDir2
-	if _, err := startReplica(t, bin, env); err != nil {
+	second, err := startReplica(t, bin, env)
+	if err != nil {
 		t.Fatal(err)
 	}
 
@@ -136,8 +137,21 @@ func TestBackupRestoreDrill(t *testing.T) {
 		}
 	}
 
-	// The sandbox's state came back too: the queue's refresh reads every
-	// treasury wallet from it, and the proposal is still there.
+	// The sandbox's state came back too: the restored sandbox knows the
+	// invite and the proposal (a sandbox seeded afresh would not), and the
+	// queue's refresh reads the treasury wallets from it.
+	var sandboxURL string
+	select {
+	case sandboxURL = <-second.sandbox:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the restored app did not print its sandbox's URL")
+	}
+	state := sandboxState(t, sandboxURL)
+	for _, want := range []string{proposal, "grace.hopper@acme.example", "Restore drill lunch"} {
+		if !strings.Contains(state, want) {
+			t.Errorf("the restored sandbox's state lacks %q", want)
+		}
+	}
 	if code, body := again.post(t, "/approvals/refresh", url.Values{}); code != http.StatusSeeOther {
 		t.Fatalf("refresh the queue: %d\n%.300s", code, body)
 	}
@@ -236,6 +250,25 @@ func run(t *testing.T, name string, args ...string) {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("%s: %v\n%s", filepath.Base(name), err, out)
 	}
+}
+
+// sandboxState is the state of the sandbox at base, from its control API.
+func sandboxState(t *testing.T, base string) string {
+	t.Helper()
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, base+"/_sandbox/state", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET %s/_sandbox/state: %d %v", base, resp.StatusCode, err)
+	}
+	return string(b)
 }
 
 func copyFile(t *testing.T, from, to string) {
