@@ -37,9 +37,9 @@ import (
 // before the backup (sessions live in PostgreSQL), and reads the queue's
 // wallets from the restored sandbox.
 func TestBackupRestoreDrill(t *testing.T) {
-	started := time.Now()
 	ctx := context.Background()
 	bin := buildBinary(t)
+	started := time.Now()
 	dsn := pgtest.NewDatabase(t)
 	pgDump, pgRestore := pgClientTool(t, dsn, "pg_dump"), pgClientTool(t, dsn, "pg_restore")
 
@@ -159,7 +159,7 @@ func TestBackupRestoreDrill(t *testing.T) {
 	if !strings.Contains(queue, "Queue refreshed from the API") || !strings.Contains(queue, "Restore drill lunch") {
 		t.Errorf("the queue after a refresh from the restored sandbox lacks the refresh's message or the proposal:\n%.1500s", queue)
 	}
-	t.Logf("pg_dump %s; new cluster and pg_restore %s; whole drill %s (rows: %d employees, %d proposals, %d audit)",
+	t.Logf("pg_dump %s; new cluster and pg_restore %s; drill without the build %s (rows: %d employees, %d proposals, %d audit)",
 		dumpTook.Round(time.Millisecond), restoreTook.Round(time.Millisecond), time.Since(started).Round(time.Second),
 		len(before["/employees.csv"])-1, len(before["/approvals.csv"])-1, len(before["/audit.csv"])-1)
 }
