@@ -6,7 +6,11 @@
 //   - kubernetes/, the manifests (kustomize); manifests_test.go checks them
 //     against what the app needs;
 //   - replicas_test.go starts three replicas of the binary at once on an
-//     empty database: migrations are applied once and all three are ready.
+//     empty database: migrations are applied once and all three are ready;
+//   - backup_restore_test.go runs the backup and restore drill of
+//     docs/operators.md: pg_dump -Fc and the sandbox's state files,
+//     pg_restore into a fresh cluster, and the same employees, proposals,
+//     audit rows and sessions found through the restored app.
 //
 // The package has no code of its own: only tests.
 package deploy

@@ -58,6 +58,9 @@ type replica struct {
 	addr   string // where it listens, from its "listening on" line
 	stderr *lockedBuffer
 	done   chan error
+	// sandbox gets the in-process sandbox's URL when the replica starts
+	// one (no PARTNER_API_BASE_URL): it prints it after listening.
+	sandbox chan string
 }
 
 type lockedBuffer struct {
@@ -94,7 +97,7 @@ func startReplica(t *testing.T, bin string, env map[string]string) (*replica, er
 	if err != nil {
 		return nil, err
 	}
-	r := &replica{cmd: cmd, stderr: &lockedBuffer{}, done: make(chan error, 1)}
+	r := &replica{cmd: cmd, stderr: &lockedBuffer{}, done: make(chan error, 1), sandbox: make(chan string, 1)}
 	cmd.Stderr = r.stderr
 	if err := cmd.Start(); err != nil {
 		return nil, err
@@ -105,6 +108,9 @@ func startReplica(t *testing.T, bin string, env map[string]string) (*replica, er
 		for sc.Scan() {
 			if a, ok := strings.CutPrefix(sc.Text(), "listening on http://"); ok {
 				found <- a
+			}
+			if rest, ok := strings.CutPrefix(sc.Text(), "Partner API sandbox at "); ok && len(strings.Fields(rest)) > 0 {
+				r.sandbox <- strings.Fields(rest)[0]
 			}
 		}
 		_, _ = io.Copy(io.Discard, stdout)
