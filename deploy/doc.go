@@ -6,7 +6,10 @@
 //   - kubernetes/, the manifests (kustomize); manifests_test.go checks them
 //     against what the app needs;
 //   - replicas_test.go starts three replicas of the binary at once on an
-//     empty database: migrations are applied once and all three are ready.
+//     empty database: migrations are applied once and all three are ready;
+//   - rolling_restart_test.go restarts three replicas behind nginx one by
+//     one under load: no request fails, no webhook delivery is lost or
+//     processed twice, no background job is left unfinished.
 //
 // The package has no code of its own: only tests.
 package deploy
