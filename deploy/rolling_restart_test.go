@@ -201,13 +201,20 @@ func TestRollingRestartDropsNothing(t *testing.T) {
 	}
 	defer conn.Close(ctx)
 	var unfinished string
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("at the end: %s", unfinished)
+		}
+	})
 	webtest.WaitFor(t, "every delivery processed and every job finished", time.Minute, func() bool {
-		var queued, jobs int
+		var queued int
+		var jobs []string
 		err := conn.QueryRow(ctx, `SELECT
 			(SELECT count(*) FROM webhook_events WHERE webhook_id LIKE 'roll-%' AND state = 'queued'),
-			(SELECT count(*) FROM river_job WHERE state IN ('available', 'running', 'retryable', 'pending'))`).Scan(&queued, &jobs)
-		unfinished = fmt.Sprintf("%d deliveries queued, %d jobs waiting or running (%v)", queued, jobs, err)
-		return err == nil && queued == 0 && jobs == 0
+			(SELECT coalesce(array_agg(kind || ' ' || state::text ORDER BY id), '{}') FROM river_job
+				WHERE state IN ('available', 'running', 'retryable', 'pending'))`).Scan(&queued, &jobs)
+		unfinished = fmt.Sprintf("%d deliveries queued, %d jobs waiting or running %.300q (%v)", queued, len(jobs), jobs, err)
+		return err == nil && queued == 0 && len(jobs) == 0
 	})
 	rows, err := conn.Query(ctx, `SELECT webhook_id, count(*), sum(processed_count), bool_and(state = 'processed')
 		FROM webhook_events WHERE webhook_id LIKE 'roll-%' GROUP BY webhook_id`)
