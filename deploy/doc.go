@@ -11,6 +11,9 @@
 //     docs/operators.md: pg_dump -Fc and the sandbox's state files,
 //     pg_restore into a fresh cluster, and the same employees, proposals,
 //     audit rows and sessions found through the restored app.
+//   - rolling_restart_test.go restarts three replicas behind nginx one by
+//     one under load: no request fails, no webhook delivery is lost or
+//     processed twice, no background job is left unfinished.
 //
 // The package has no code of its own: only tests.
 package deploy
