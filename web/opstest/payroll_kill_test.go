@@ -15,8 +15,6 @@ import (
 	"testing"
 	"time"
 
-	"partneradmin/apiclient"
-	"partneradmin/apiclient/ethsig"
 	"partneradmin/store"
 	"partneradmin/web/webtest"
 )
@@ -37,7 +35,7 @@ func TestPayrollRunKilledMidSendFinishesAfterRestart(t *testing.T) {
 	const rows = 14
 	var file strings.Builder
 	file.WriteString("employee,amount,currency,description\n")
-	for _, id := range sandboxPayees(t, env, rows) {
+	for _, id := range webtest.SandboxPayees(t, env, "kill", rows) {
 		file.WriteString(id + ",1.00,USD,November salary\n")
 	}
 	id := webtest.CreatePayroll(t, env, c, file.String())
@@ -229,47 +227,4 @@ func (p *appProcess) kill(t *testing.T) {
 		t.Fatal(err)
 	}
 	<-p.done
-}
-
-// sandboxPayees creates n users with an active USDB wallet at the sandbox
-// (the owner-proof flow) and in the mirror, so proposals to them are
-// accepted upstream; it returns their ids.
-func sandboxPayees(t *testing.T, env *webtest.Env, n int) []string {
-	t.Helper()
-	ctx := context.Background()
-	now := time.Now()
-	ids := make([]string, n)
-	for i := range n {
-		u, err := env.API.CreateUser(ctx, apiclient.CreateUserRequest{Email: fmt.Sprintf("payee%02d@kill.example", i), FirstName: "Payee",
-			LastName: fmt.Sprintf("N%02d", i)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		k, err := ethsig.GenerateKey()
-		if err != nil {
-			t.Fatal(err)
-		}
-		owner := ethsig.KeyAddress(k).Hex()
-		ch, err := env.API.CreateOwnerProofChallenge(ctx, u.ServiceUserID, apiclient.OwnerProofChallengeRequest{Currency: apiclient.USDB,
-			UserOwnerAddress: owner})
-		if err != nil {
-			t.Fatal(err)
-		}
-		w, err := env.API.CreateManagedWallet(ctx, u.ServiceUserID, apiclient.CreateManagedWalletRequest{Currency: apiclient.USDB,
-			UserOwnerAddress: owner, OwnerProofChallengeID: ch.ChallengeID, OwnerProofSignature: ethsig.SignMessage(k, []byte(ch.Message)).Hex()})
-		if err != nil {
-			t.Fatal(err)
-		}
-		e, err := env.Store.UpsertEmployee(ctx, store.Employee{Kind: store.KindEmployee, ServiceUserID: u.ServiceUserID, Email: u.Email,
-			FirstName: "Payee", LastName: u.LastName, Country: "USA", InviteState: store.InviteLinked, LinkedAt: &now})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := env.Store.UpsertWallet(ctx, store.Wallet{ID: w.ID, EmployeeID: e.ID, Currency: "USDB", DisplayCurrency: "USD",
-			Status: "active", Address: w.Address}); err != nil {
-			t.Fatal(err)
-		}
-		ids[i] = u.ServiceUserID
-	}
-	return ids
 }
