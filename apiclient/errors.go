@@ -261,7 +261,10 @@ func stripTags(s string) string {
 type FieldErrors map[string]string
 
 // Error lists the fields in name order.
-func (f FieldErrors) Error() string {
+func (f FieldErrors) Error() string { return "apiclient: invalid request: " + f.List() }
+
+// List is what is wrong, field by field in name order, for a person.
+func (f FieldErrors) List() string {
 	keys := make([]string, 0, len(f))
 	for k := range f {
 		keys = append(keys, k)
@@ -275,7 +278,7 @@ func (f FieldErrors) Error() string {
 		}
 		parts = append(parts, k+": "+f[k])
 	}
-	return "apiclient: invalid request: " + strings.Join(parts, "; ")
+	return strings.Join(parts, "; ")
 }
 
 // Is makes errors.Is(err, ErrValidation) true.

@@ -56,6 +56,24 @@ var ErrWebhookSignature = errors.New("apiclient: invalid webhook signature")
 // ErrEvent is returned by ParseEvent for a body that is not an event.
 var ErrEvent = errors.New("apiclient: invalid webhook event")
 
+// EventError is a delivery ParseEvent or Decode refuses, with the reason
+// in words; errors.Is(err, ErrEvent) holds for it.
+type EventError struct{ Reason string }
+
+func (e *EventError) Error() string { return ErrEvent.Error() + ": " + e.Reason }
+
+// Is makes errors.Is(err, ErrEvent) true.
+func (e *EventError) Is(target error) bool { return target == ErrEvent }
+
+// EventReason is the reason an EventError in err gives, or err's text.
+func EventReason(err error) string {
+	var ee *EventError
+	if errors.As(err, &ee) {
+		return ee.Reason
+	}
+	return err.Error()
+}
+
 // SignBody returns the hex HMAC-SHA256 of body keyed with secret, the value
 // of X-Webhook-Signature. The key is the secretKey string's bytes as given.
 func SignBody(secret string, body []byte) string {
@@ -97,13 +115,13 @@ type Event struct {
 func ParseEvent(raw []byte) (*Event, error) {
 	var e Event
 	if err := json.Unmarshal(raw, &e); err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrEvent, err)
+		return nil, &EventError{Reason: err.Error()}
 	}
 	if e.ID == "" || e.EventType == "" {
-		return nil, fmt.Errorf("%w: id and eventType are required", ErrEvent)
+		return nil, &EventError{Reason: "id and eventType are required"}
 	}
 	if p := bytes.TrimSpace(e.Payload); len(p) > 0 && p[0] != '{' && !bytes.Equal(p, []byte("null")) {
-		return nil, fmt.Errorf("%w: payload must be an object", ErrEvent)
+		return nil, &EventError{Reason: "payload must be an object"}
 	}
 	return &e, nil
 }
@@ -157,10 +175,10 @@ func (e *Event) Decode() (any, error) {
 		return RawPayload(bytes.Clone(e.Payload)), nil
 	}
 	if len(bytes.TrimSpace(e.Payload)) == 0 {
-		return nil, fmt.Errorf("%w: %s has no payload", ErrEvent, e.EventType)
+		return nil, &EventError{Reason: e.EventType + " has no payload"}
 	}
 	if err := json.Unmarshal(e.Payload, target); err != nil {
-		return nil, fmt.Errorf("%w: %s payload: %w", ErrEvent, e.EventType, err)
+		return nil, &EventError{Reason: e.EventType + " payload: " + err.Error()}
 	}
 	return target, nil
 }

@@ -3,6 +3,7 @@ package apiclient
 import (
 	"errors"
 	"net/http"
+	"strconv"
 	"strings"
 )
 
@@ -111,7 +112,7 @@ func Explain(err error) Problem {
 	var fe FieldErrors
 	if errors.As(err, &fe) {
 		p.Fields = fe
-		p.Summary = "Nothing was sent: " + strings.TrimPrefix(fe.Error(), "apiclient: invalid request: ") + "."
+		p.Summary = "Nothing was sent: " + fe.List() + "."
 		return p
 	}
 	var ae *Error
@@ -183,3 +184,34 @@ func Explain(err error) Problem {
 
 // Words is Explain's summary.
 func Words(err error) string { return Explain(err).Summary }
+
+// ReadWords says in one or two sentences why a read of the API failed. A
+// read changes nothing, so unlike Words it never speaks of whether the API
+// recorded anything; the caller says what could not be read.
+func ReadWords(err error) string {
+	var fe FieldErrors
+	if errors.As(err, &fe) {
+		return "Nothing was asked: " + fe.List() + "."
+	}
+	var ae *Error
+	if !errors.As(err, &ae) {
+		return "The Partner API did not answer. Try again in a moment."
+	}
+	said := ""
+	if msg := ae.Message(); msg != "" {
+		said = " (the API said: " + msg + ")"
+	}
+	switch s := ae.StatusCode; {
+	case s == http.StatusUnauthorized:
+		return "The Partner API refused the app's API key. An owner can check the API connection in the settings."
+	case s == http.StatusForbidden:
+		return "The Partner API refused: this user or resource belongs to another partner" + said + "."
+	case s == http.StatusNotFound:
+		return "The Partner API has nothing to show here yet" + said + "."
+	case s == http.StatusTooManyRequests:
+		return "The Partner API is limiting requests. Try again in a minute."
+	case s < 500:
+		return "The Partner API refused the request" + said + "."
+	}
+	return "The Partner API failed (" + strconv.Itoa(ae.StatusCode) + " " + http.StatusText(ae.StatusCode) + "). Try again in a moment."
+}

@@ -159,18 +159,40 @@ func (x *Actions) settle(ctx context.Context, a store.Action, conclusive bool, w
 		return x.finish(ctx, a, store.ActionUnknown, Effect{}, why+
 			" Reading it back failed too; the app keeps checking and this page shows the outcome once known. Do not send it again meanwhile.")
 	case recorded:
-		if eff.Detail == "" {
-			eff.Detail = "confirmed by reading it back"
-		} else {
-			eff.Detail += " (confirmed by reading it back)"
-		}
-		return x.finish(ctx, a, store.ActionDone, eff, "")
+		return x.finish(ctx, a, store.ActionDone, confirmed(eff), "")
 	case conclusive:
 		return x.finish(ctx, a, store.ActionRefused, Effect{},
 			"The Partner API did not confirm the request and reading it back shows it was not recorded: nothing was done. You can send it again.")
 	}
 	return x.finish(ctx, a, store.ActionUnknown, Effect{}, why+
 		" Reading it back shows it is not recorded so far; the app checks again shortly and this page shows the outcome. Do not send it again meanwhile.")
+}
+
+// confirmed marks a done effect as learned from a read-back.
+func confirmed(eff Effect) Effect {
+	if eff.Detail == "" {
+		eff.Detail = "confirmed by reading it back"
+	} else {
+		eff.Detail += " (confirmed by reading it back)"
+	}
+	return eff
+}
+
+// Confirm reads back an action left begun by a writer that is gone (a job
+// attempt whose process died) and finishes it as done when the API shows
+// it recorded, so the work it belongs to goes on at once. Otherwise it is
+// left as it was: only Recover, once the action is old enough that nothing
+// of it can still land upstream, concludes that it did not happen.
+func (x *Actions) Confirm(ctx context.Context, a store.Action) (store.Action, error) {
+	rb := x.readBack(a.Kind)
+	if rb == nil || a.State.Finished() {
+		return a, nil
+	}
+	eff, recorded, err := rb(ctx, a)
+	if err != nil || !recorded {
+		return a, err
+	}
+	return x.finish(ctx, a, store.ActionDone, confirmed(eff), "")
 }
 
 // finish records the outcome. An action another finisher settled first is

@@ -7,6 +7,7 @@ package handlers
 import (
 	"bytes"
 	"context"
+	"errors"
 	"log/slog"
 	"net/http"
 	"strconv"
@@ -170,10 +171,22 @@ func (b *Base) Redirect(w http.ResponseWriter, r *http.Request, to string) {
 	http.Redirect(w, r, to, http.StatusSeeOther)
 }
 
+// StatusClientClosedRequest is the status nginx logs for a request its
+// client abandoned before the answer (there is no standard one): nobody
+// reads it, it only tells the logs and metrics what happened.
+const StatusClientClosedRequest = 499
+
 // ServerError logs err with the request's context and shows a generic page
 // (503 "temporarily unavailable" when the database could not be reached).
-// The error's text never reaches the user.
+// The error's text never reaches the user. A request whose client went
+// away (its context canceled) failed because of that, not a fault here:
+// it is logged as abandoned, with 499.
 func (b *Base) ServerError(w http.ResponseWriter, r *http.Request, err error) {
+	if errors.Is(r.Context().Err(), context.Canceled) {
+		b.Logger.InfoContext(r.Context(), "request abandoned by the client", "method", r.Method, "path", r.URL.Path, "err", err)
+		w.WriteHeader(StatusClientClosedRequest)
+		return
+	}
 	if store.Unavailable(err) {
 		b.Logger.WarnContext(r.Context(), "request failed: database unavailable", "method", r.Method, "path", r.URL.Path, "err", err)
 		w.Header().Set("Retry-After", "10")

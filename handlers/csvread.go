@@ -14,6 +14,16 @@ type CSVError struct{ Words string }
 
 func (e CSVError) Error() string { return e.Words }
 
+// FileNotAccepted is the words for a file refused as a whole (a CSVError
+// in err), and whether err is one.
+func FileNotAccepted(err error) (string, bool) {
+	var ce CSVError
+	if !errors.As(err, &ce) {
+		return "", false
+	}
+	return "The file was not accepted: " + ce.Words + ".", true
+}
+
 // ReadCSV reads an uploaded CSV file: the header's column names (a BOM
 // dropped, trimmed, in lower case, each checked as text) go to header,
 // which returns where each known column is; then every row that is not

@@ -6,9 +6,6 @@
 -- (data_versions, 0071), the epoch that emptied the session and staff
 -- copies (auth_epoch, 0051), and the notices of changed staff rows and
 -- sessions (0009, 0010).
---
--- Sessions are now encoded by scs's own codec, which cannot read the ones
--- written before: everyone signs in once more.
 DROP TRIGGER payroll_runs_data_version ON payroll_runs;
 DROP TRIGGER wallets_all_data_version ON wallets;
 DROP TRIGGER activity_data_version ON activity;
@@ -35,8 +32,6 @@ DROP TRIGGER staff_changed ON staff;
 DROP FUNCTION staff_changed_notify();
 DROP TRIGGER session_changed ON sessions;
 DROP FUNCTION session_changed_notify();
-
-DELETE FROM sessions;
 
 -- +goose Down
 -- The copies are gone from the code: there is nothing to bring back.

@@ -10,7 +10,8 @@ import (
 )
 
 // LoginLimit is one limit on failed attempts: at most Max under Key within
-// the window.
+// the window. A Max of 0 counts the failures under Key without ever
+// refusing an attempt (the caller may slow it instead).
 type LoginLimit struct {
 	Key string
 	Max int
@@ -18,10 +19,13 @@ type LoginLimit struct {
 
 // LoginAttempt is an attempt counted by BeginLoginAttempt. Limited names the
 // key that was at its limit, in which case nothing was counted and the
-// password must not be checked.
+// password must not be checked. Failures are the failures counted under
+// each limit's key within the window before this attempt, in the order the
+// limits were given.
 type LoginAttempt struct {
-	ID      int64
-	Limited string
+	ID       int64
+	Limited  string
+	Failures []int
 }
 
 // loginLockClass is the first half of the advisory locks that serialise
@@ -73,8 +77,12 @@ func (s *Store) BeginLoginAttempt(ctx context.Context, window time.Duration, lim
 		if err != nil {
 			return fmt.Errorf("store: begin login attempt: count: %w", err)
 		}
+		a.Failures = make([]int, len(limits))
+		for i, l := range limits {
+			a.Failures[i] = counts[l.Key]
+		}
 		for _, l := range limits {
-			if counts[l.Key] >= l.Max {
+			if l.Max > 0 && counts[l.Key] >= l.Max {
 				a.Limited = l.Key
 				return nil
 			}
@@ -124,6 +132,16 @@ func (s *Store) FinishLoginAttempt(ctx context.Context, a LoginAttempt, outcome 
 		}
 		return writeAudit(ctx, tx, e)
 	})
+}
+
+// ClearLoginFailures forgets the failures counted under keys: an account
+// whose owner has just set a new password through a one-time link signs
+// in again at once.
+func (s *Store) ClearLoginFailures(ctx context.Context, keys ...string) error {
+	if _, err := s.db.Exec(ctx, `DELETE FROM login_failures WHERE key = ANY($1)`, keys); err != nil {
+		return fmt.Errorf("store: clear login failures: %w", err)
+	}
+	return nil
 }
 
 // PruneLoginFailures deletes failures older than the given time. It returns

@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -104,4 +105,27 @@ func TestFinishLoginAttempt(t *testing.T) {
 		t.Fatal(err)
 	}
 	begin()
+}
+
+// A limit with no Max counts failures without ever refusing, and each
+// attempt learns how many failures its keys had before it.
+func TestLoginLimitWithoutMaxCountsAndNeverRefuses(t *testing.T) {
+	ctx := context.Background()
+	st := migratedStore(t)
+	for i := range 30 {
+		a, err := st.BeginLoginAttempt(ctx, time.Minute, store.LoginLimit{Key: fmt.Sprintf("account:%d", i), Max: 3},
+			store.LoginLimit{Key: "addr:a"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a.Limited != "" {
+			t.Fatalf("attempt %d limited by %q", i, a.Limited)
+		}
+		if len(a.Failures) != 2 || a.Failures[0] != 0 || a.Failures[1] != i {
+			t.Fatalf("attempt %d: failures %v, want [0 %d]", i, a.Failures, i)
+		}
+		if err := st.FinishLoginAttempt(ctx, a, store.LoginFailed, store.AuditEntry{}); err != nil {
+			t.Fatal(err)
+		}
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/jackc/pgx/v5/stdlib"
@@ -33,7 +34,7 @@ func Migrate(ctx context.Context, pool *pgxpool.Pool, logger *slog.Logger) error
 		return fmt.Errorf("store: migrations: %w", err)
 	}
 	defer conn.Release()
-	if _, err := conn.Exec(ctx, `SELECT pg_advisory_lock($1)`, migrateLockKey); err != nil {
+	if err := waitMigrateLock(ctx, conn); err != nil {
 		return fmt.Errorf("store: migrations: wait for another replica's: %w", err)
 	}
 	defer func() {
@@ -79,4 +80,33 @@ func Migrate(ctx context.Context, pool *pgxpool.Pool, logger *slog.Logger) error
 		logger.Info("river migration applied", "version", v.Version)
 	}
 	return nil
+}
+
+// migrateLockRetry is how long a replica waits between tries for the
+// migration lock.
+const migrateLockRetry = 200 * time.Millisecond
+
+// waitMigrateLock takes the migration lock, trying again until it is free.
+// It never waits inside PostgreSQL (pg_advisory_lock): a session blocked
+// there is a transaction in progress, and CREATE INDEX CONCURRENTLY in the
+// lock holder's migrations waits for every transaction in progress to end,
+// while the holder's lock is released only when its migrations end, so
+// replicas starting together would wait on each other for ever.
+func waitMigrateLock(ctx context.Context, conn *pgxpool.Conn) error {
+	for {
+		var got bool
+		if err := conn.QueryRow(ctx, `SELECT pg_try_advisory_lock($1)`, migrateLockKey).Scan(&got); err != nil {
+			return err
+		}
+		if got {
+			return nil
+		}
+		t := time.NewTimer(migrateLockRetry)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return ctx.Err()
+		case <-t.C:
+		}
+	}
 }

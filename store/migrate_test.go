@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"sync"
 	"testing"
+	"time"
 
 	"partneradmin/store"
 	"partneradmin/store/pgtest"
@@ -37,6 +39,33 @@ func TestMigrateEmptyDatabaseTwiceThenRefuseNewer(t *testing.T) {
 	}
 	if err := store.Migrate(ctx, pool, logger); !errors.Is(err, store.ErrSchemaTooNew) {
 		t.Fatalf("newer schema: %v, want ErrSchemaTooNew", err)
+	}
+}
+
+// Three replicas starting at once on an empty database all finish
+// migrating: the ones waiting for the lock hold no transaction open, which
+// a CREATE INDEX CONCURRENTLY in the first one's migrations would wait for
+// (each replica here is a pool of its own, as a process would have).
+func TestMigrateThreeAtOnce(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	dsn := pgtest.NewDatabase(t)
+	errs := make([]error, 3)
+	var wg sync.WaitGroup
+	for i := range errs {
+		wg.Go(func() {
+			pool, err := store.Open(ctx, dsn)
+			if err != nil {
+				errs[i] = err
+				return
+			}
+			defer pool.Close()
+			errs[i] = store.Migrate(ctx, pool, slog.New(slog.DiscardHandler))
+		})
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		t.Fatalf("three at once: %v", err)
 	}
 }
 

@@ -24,8 +24,7 @@ func staffSessionMarker(staffID int64) []byte {
 }
 
 // endStaffSessions deletes the staff member's sessions except the one whose
-// token is keep ("" keeps none). The session_changed trigger tells every
-// process to drop its copies.
+// token is keep ("" keeps none).
 func endStaffSessions(ctx context.Context, tx pgx.Tx, staffID int64, keep string) (int64, error) {
 	tag, err := tx.Exec(ctx, `DELETE FROM sessions WHERE position($1::bytea IN data) > 0 AND token <> $2`,
 		staffSessionMarker(staffID), keep)

@@ -1,5 +1,7 @@
 package views
 
+import "strings"
+
 import "time"
 
 // ActivityView is the company's money activity.
@@ -42,5 +44,9 @@ func ActivityKindLabel(kind string) string {
 	case "nigerian_offramp":
 		return "Nigerian bank withdrawal"
 	}
-	return kind
+	// A completed proposal's line is of its type ("card_issuance").
+	if w, ok := KnownStatus(StatusProposalType, strings.ToUpper(kind)); ok {
+		return w.Label
+	}
+	return strings.ReplaceAll(kind, "_", " ")
 }

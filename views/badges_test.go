@@ -89,3 +89,14 @@ func TestChipMarkup(t *testing.T) {
 		t.Errorf("got %s", b.String())
 	}
 }
+
+// An activity line of a completed proposal says its type in words, and
+// no kind is shown as an enum.
+func TestActivityKindLabelsAreWords(t *testing.T) {
+	for kind, want := range map[string]string{"card_transaction": "card spend", "transfer": StatusLabel(StatusProposalType, "TRANSFER"),
+		"card_issuance": StatusLabel(StatusProposalType, "CARD_ISSUANCE"), "something_new": "something new"} {
+		if got := ActivityKindLabel(kind); got != want || strings.Contains(got, "_") {
+			t.Errorf("%s: %q, want %q", kind, got, want)
+		}
+	}
+}

@@ -1,10 +1,9 @@
 package views
 
 import (
-	"context"
-	"io"
 	"math"
 	"strconv"
+	"strings"
 
 	"github.com/a-h/templ"
 	"github.com/shopspring/decimal"
@@ -17,7 +16,8 @@ import (
 // shapes. Values are decimals all the way to the pixel: money is never a
 // float, and a bar's height is its value scaled in decimal arithmetic.
 // Colours and type come from CSS classes (static/app.css): the SVG carries
-// geometry only.
+// geometry only. This file lays a chart out into plain values, every
+// coordinate and number written as shown; chart.templ draws them.
 
 // ChartSeries is one named set of values, one per category of its chart.
 type ChartSeries struct {
@@ -79,27 +79,96 @@ const (
 )
 
 // BarChart draws grouped bars: one group per category, one bar per series.
-func BarChart(c Chart) templ.Component { return chartComponent{c: c, kind: "bar"} }
+func BarChart(c Chart) templ.Component { return chartFigure(layoutChart(c, "bar")) }
 
 // AreaChart draws each series as a line over a shaded area.
-func AreaChart(c Chart) templ.Component { return chartComponent{c: c, kind: "area"} }
+func AreaChart(c Chart) templ.Component { return chartFigure(layoutChart(c, "area")) }
 
 // FunnelChart draws a funnel: one centred bar per stage, as wide as its
 // share of the first stage, with the share of the stage before.
-func FunnelChart(f Funnel) templ.Component { return funnelComponent{f} }
+func FunnelChart(f Funnel) templ.Component { return funnelFigure(layoutFunnel(f)) }
 
-type chartComponent struct {
-	c    Chart
-	kind string
+// chartGeometry is a bar or area chart laid out for chart.templ: every
+// coordinate and every number already written as the markup shows it.
+type chartGeometry struct {
+	ID    string
+	Kind  string // "bar" or "area": the figure's class chart-<Kind>
+	Title string
+	Desc  string
+	// ViewBox is the SVG's "0 0 w h".
+	ViewBox string
+	Grid    []chartGridline
+	// Bars holds one group per series (bar charts), Areas one shape per
+	// series (area charts).
+	Bars   []chartBarGroup
+	Areas  []chartArea
+	Labels []chartLabel
+	// Key names the series by colour; empty for a single series.
+	Key   []chartKey
+	Table chartTable
 }
 
-func (cc chartComponent) Render(_ context.Context, w io.Writer) error {
-	c := cc.c
-	hw := &chartBuf{b: make([]byte, 0, 4096+len(c.Labels)*len(c.Series)*256)}
-	hw.raw(`<figure class="chart chart-` + cc.kind + `" data-testid="chart-`)
-	hw.text(c.ID)
-	hw.raw(`">`)
-	svgOpen(hw, c.ID, c.Title, c.Desc, chartW, chartH)
+// chartGridline is a horizontal line of the y axis and its value.
+type chartGridline struct {
+	X1, X2, Y    string
+	TextX, TextY string
+	Value        string
+}
+
+// chartBarGroup is one series' bars, in the series' colour.
+type chartBarGroup struct {
+	Tone string
+	Bars []chartBar
+}
+
+// chartBar is one value's bar; Title is its tooltip ("Mon, Spends: 4").
+type chartBar struct {
+	X, Y, Width, Height string
+	Title               string
+}
+
+// chartArea is one series' line and the shaded area under it, as SVG
+// path data.
+type chartArea struct {
+	Tone string
+	Area string
+	Line string
+}
+
+// chartLabel is a category's name under the x axis.
+type chartLabel struct {
+	X, Y string
+	// Anchor is the SVG text-anchor: "middle" under its slot; an area's
+	// first and last points sit on the plot's edges, so their labels run
+	// inward ("start", "end") instead of past the picture's edge.
+	Anchor string
+	Text   string
+}
+
+// chartKey is a series' swatch and name.
+type chartKey struct {
+	Tone string
+	Name string
+}
+
+// chartTable is a chart's numbers as a table, folded under the chart.
+type chartTable struct {
+	ID    string // the chart's
+	Title string
+	// Heads are the column heads, the category's first.
+	Heads []string
+	Rows  []chartRow
+}
+
+// chartRow is one category: its name and one number per series.
+type chartRow struct {
+	Label string
+	Cells []string
+}
+
+// layoutChart works out a bar or area chart's geometry and numbers.
+func layoutChart(c Chart, kind string) chartGeometry {
+	g := chartGeometry{ID: c.ID, Kind: kind, Title: c.Title, Desc: c.Desc, ViewBox: viewBox(chartW, chartH)}
 	top := newScaler(niceCeiling(maxValue(c.Series)))
 	plotW := int64(chartW - chartLeft - chartRight)
 	plotH := int64(chartH - chartTop - chartBottom)
@@ -108,21 +177,8 @@ func (cc chartComponent) Render(_ context.Context, w io.Writer) error {
 	for i := int64(0); i <= 2; i++ {
 		v := top.top.Mul(decimal.NewFromInt(i)).Div(decimal.NewFromInt(2))
 		y := base - top.scale(v, plotH)
-		hw.raw(`<line class="chart-grid" x1="`)
-		hw.coord(chartLeft)
-		hw.raw(`" x2="`)
-		hw.coord(chartW - chartRight)
-		hw.raw(`" y1="`)
-		hw.coord(y)
-		hw.raw(`" y2="`)
-		hw.coord(y)
-		hw.raw(`"/><text class="chart-axis" text-anchor="end" x="`)
-		hw.coord(chartLeft - 6)
-		hw.raw(`" y="`)
-		hw.coord(y + 4)
-		hw.raw(`">`)
-		hw.text(axisNumber(v))
-		hw.raw(`</text>`)
+		g.Grid = append(g.Grid, chartGridline{X1: coord(chartLeft), X2: coord(chartW - chartRight), Y: coord(y),
+			TextX: coord(chartLeft - 6), TextY: coord(y + 4), Value: axisNumber(v)})
 	}
 	// Each value as the table (and a bar's tooltip) writes it, once.
 	numbers := make([][]string, len(c.Series))
@@ -132,125 +188,85 @@ func (cc chartComponent) Render(_ context.Context, w io.Writer) error {
 			numbers[si][i] = tableNumber(valueAt(s, i), c.Places)
 		}
 	}
-	n := int64(len(c.Labels))
-	if n > 0 {
-		switch cc.kind {
-		case "bar":
-			drawBars(hw, c, numbers, top, plotW, plotH, base)
-		default:
-			drawAreas(hw, c, top, plotW, plotH, base)
+	if n := int64(len(c.Labels)); n > 0 {
+		if kind == "bar" {
+			g.Bars = layoutBars(c, numbers, top, plotW, plotH, base)
+		} else {
+			g.Areas = layoutAreas(c, top, plotW, plotH, base)
 		}
 		every := max(c.LabelEvery, 1)
 		for i, l := range c.Labels {
 			if i%every != 0 {
 				continue
 			}
-			x := int64(chartLeft) + slotCentre(int64(i), n, plotW, cc.kind)
-			hw.raw(`<text class="chart-axis" text-anchor="middle" x="`)
-			hw.coord(x)
-			hw.raw(`" y="`)
-			hw.coord(chartH - 8)
-			hw.raw(`">`)
-			hw.text(l)
-			hw.raw(`</text>`)
+			x := int64(chartLeft) + slotCentre(int64(i), n, plotW, kind)
+			g.Labels = append(g.Labels, chartLabel{X: coord(x), Y: coord(chartH - 8), Anchor: labelAnchor(int64(i), n, kind), Text: l})
 		}
 	}
-	hw.raw(`</svg>`)
 	if len(c.Series) > 1 {
-		hw.raw(`<ul class="chart-key">`)
 		for _, s := range c.Series {
-			hw.raw(`<li><span class="chart-swatch chart-tone-`)
-			hw.raw(toneClass(s.Tone))
-			hw.raw(`"></span>`)
-			hw.text(s.Name)
-			hw.raw(`</li>`)
+			g.Key = append(g.Key, chartKey{Tone: toneClass(s.Tone), Name: s.Name})
 		}
-		hw.raw(`</ul>`)
 	}
-	chartTable(hw, c, numbers)
-	hw.raw(`</figure>`)
-	_, err := w.Write(hw.b)
-	return err
+	g.Table = chartTable{ID: c.ID, Title: c.Title, Heads: []string{c.Category}}
+	for _, s := range c.Series {
+		g.Table.Heads = append(g.Table.Heads, s.Name+unitSuffixParen(c.Unit))
+	}
+	for i, l := range c.Labels {
+		row := chartRow{Label: l, Cells: make([]string, len(c.Series))}
+		for si := range c.Series {
+			row.Cells[si] = numbers[si][i]
+		}
+		g.Table.Rows = append(g.Table.Rows, row)
+	}
+	return g
 }
 
-// drawBars draws one group of bars per category.
-func drawBars(hw *chartBuf, c Chart, numbers [][]string, top scaler, plotW, plotH, base int64) {
+// layoutBars lays out one group of bars per category.
+func layoutBars(c Chart, numbers [][]string, top scaler, plotW, plotH, base int64) []chartBarGroup {
 	n := int64(len(c.Labels))
 	k := int64(max(len(c.Series), 1))
-	name := make([]string, len(c.Series))
+	unit := unitSuffix(c.Unit)
+	groups := make([]chartBarGroup, len(c.Series))
 	for si, s := range c.Series {
-		name[si] = templ.EscapeString(s.Name)
-	}
-	unit := templ.EscapeString(unitSuffix(c.Unit))
-	for si, s := range c.Series {
-		hw.raw(`<g class="chart-tone-`)
-		hw.raw(toneClass(s.Tone))
-		hw.raw(`">`)
+		g := chartBarGroup{Tone: toneClass(s.Tone), Bars: make([]chartBar, n)}
 		for i := range n {
 			v := valueAt(s, int(i))
 			slot := plotW * 10 / n // tenths of a unit
 			bar := slot * 8 / 10 / k
 			x := int64(chartLeft)*10 + slot*i + slot/10 + bar*int64(si)
 			h := top.scale(v, plotH*10)
-			hw.raw(`<rect class="chart-bar" x="`)
-			hw.tenths(x)
-			hw.raw(`" y="`)
-			hw.tenths(base*10 - h)
-			hw.raw(`" width="`)
-			hw.tenths(bar)
-			hw.raw(`" height="`)
-			hw.tenths(h)
-			hw.raw(`"><title>`)
-			// The parts escaped one by one read as the whole escaped:
-			// escaping replaces characters, never across them.
-			hw.text(c.Labels[i])
-			hw.raw(", ")
-			hw.raw(name[si])
-			hw.raw(": ")
-			hw.text(numbers[si][i])
-			hw.raw(unit)
-			hw.raw(`</title></rect>`)
+			g.Bars[i] = chartBar{X: tenths(x), Y: tenths(base*10 - h), Width: tenths(bar), Height: tenths(h),
+				Title: c.Labels[i] + ", " + s.Name + ": " + numbers[si][i] + unit}
 		}
-		hw.raw(`</g>`)
+		groups[si] = g
 	}
+	return groups
 }
 
-// drawAreas draws each series as a shaded area under its line.
-func drawAreas(hw *chartBuf, c Chart, top scaler, plotW, plotH, base int64) {
+// layoutAreas lays out each series as a shaded area under its line.
+func layoutAreas(c Chart, top scaler, plotW, plotH, base int64) []chartArea {
 	n := int64(len(c.Labels))
-	line := &chartBuf{}
-	for _, s := range c.Series {
-		line.b = line.b[:0]
+	first := int64(chartLeft)*10 + slotCentre(0, n, plotW*10, "area")
+	last := int64(chartLeft)*10 + slotCentre(n-1, n, plotW*10, "area")
+	// The area closes the line down to the axis and back.
+	closing := " L" + tenths(last) + " " + tenths(base*10) + " L" + tenths(first) + " " + tenths(base*10) + " Z"
+	areas := make([]chartArea, len(c.Series))
+	for si, s := range c.Series {
+		var line strings.Builder
 		for i := range n {
 			x := int64(chartLeft)*10 + slotCentre(i, n, plotW*10, "area")
 			y := base*10 - top.scale(valueAt(s, int(i)), plotH*10)
 			if i == 0 {
-				line.raw("M")
+				line.WriteString("M")
 			} else {
-				line.raw(" L")
+				line.WriteString(" L")
 			}
-			line.tenths(x)
-			line.raw(" ")
-			line.tenths(y)
+			line.WriteString(tenths(x) + " " + tenths(y))
 		}
-		first := int64(chartLeft)*10 + slotCentre(0, n, plotW*10, "area")
-		last := int64(chartLeft)*10 + slotCentre(n-1, n, plotW*10, "area")
-		hw.raw(`<g class="chart-tone-`)
-		hw.raw(toneClass(s.Tone))
-		hw.raw(`"><path class="chart-area" d="`)
-		hw.b = append(hw.b, line.b...)
-		hw.raw(" L")
-		hw.tenths(last)
-		hw.raw(" ")
-		hw.tenths(base * 10)
-		hw.raw(" L")
-		hw.tenths(first)
-		hw.raw(" ")
-		hw.tenths(base * 10)
-		hw.raw(` Z"/><path class="chart-line" d="`)
-		hw.b = append(hw.b, line.b...)
-		hw.raw(`"/></g>`)
+		areas[si] = chartArea{Tone: toneClass(s.Tone), Area: line.String() + closing, Line: line.String()}
 	}
+	return areas
 }
 
 // slotCentre is the x offset of category i's centre: bars sit in equal
@@ -262,55 +278,45 @@ func slotCentre(i, n, width int64, kind string) int64 {
 	return width * i / (n - 1)
 }
 
-// chartTable is the chart's numbers as a table, folded under the chart.
-func chartTable(hw *chartBuf, c Chart, numbers [][]string) {
-	detailsOpen(hw, c.ID)
-	hw.text(c.Title)
-	hw.raw(`</summary><table data-testid="chart-table-`)
-	hw.text(c.ID)
-	hw.raw(`"><thead><tr><th scope="col">`)
-	hw.text(c.Category)
-	hw.raw(`</th>`)
-	for _, s := range c.Series {
-		hw.raw(`<th scope="col" class="num">`)
-		hw.text(s.Name + unitSuffixParen(c.Unit))
-		hw.raw(`</th>`)
+// labelAnchor is the text-anchor of category i's label.
+func labelAnchor(i, n int64, kind string) string {
+	switch {
+	case kind == "bar" || n < 2:
+		return "middle"
+	case i == 0:
+		return "start"
+	case i == n-1:
+		return "end"
 	}
-	hw.raw(`</tr></thead><tbody>`)
-	for i, l := range c.Labels {
-		hw.raw(`<tr><th scope="row">`)
-		hw.text(l)
-		hw.raw(`</th>`)
-		for si := range c.Series {
-			hw.raw(`<td class="num" data-series="`)
-			hw.coord(int64(si))
-			hw.raw(`">`)
-			hw.text(numbers[si][i])
-			hw.raw(`</td>`)
-		}
-		hw.raw(`</tr>`)
-	}
-	hw.raw(`</tbody></table></details>`)
+	return "middle"
 }
 
-// detailsOpen starts the table's <details>. Its id lets the page keep it
-// open when the live part it sits in is reloaded (static/app.js).
-func detailsOpen(hw *chartBuf, id string) {
-	hw.raw(`<details class="chart-data" id="`)
-	hw.text("chart-data-" + id)
-	hw.raw(`"><summary>The numbers: `)
+// funnelGeometry is a funnel laid out for chart.templ.
+type funnelGeometry struct {
+	ID      string
+	Title   string
+	Desc    string
+	ViewBox string
+	Steps   []funnelStep
 }
 
-type funnelComponent struct{ f Funnel }
+// funnelStep is one stage: its bar, its words beside the bar, and its
+// row of the table.
+type funnelStep struct {
+	X, Y, Width, Height string
+	Title               string // the bar's tooltip
+	TextY               string
+	Text                string // the words beside the bar
+	Stage               string
+	N                   string
+	// Share is the stage's share of the stage before; "" for the first.
+	Share string
+}
 
-func (fc funnelComponent) Render(_ context.Context, w io.Writer) error {
-	f := fc.f
-	hw := &chartBuf{b: make([]byte, 0, 4096)}
-	hw.raw(`<figure class="chart chart-funnel" data-testid="chart-`)
-	hw.text(f.ID)
-	hw.raw(`">`)
+// layoutFunnel works out a funnel's geometry and numbers.
+func layoutFunnel(f Funnel) funnelGeometry {
 	height := int64(len(f.Stages))*funnelRowH + 8
-	svgOpen(hw, f.ID, f.Title, f.Desc, funnelW, height)
+	g := funnelGeometry{ID: f.ID, Title: f.Title, Desc: f.Desc, ViewBox: viewBox(funnelW, height)}
 	first := 0
 	if len(f.Stages) > 0 {
 		first = f.Stages[0].N
@@ -324,44 +330,19 @@ func (fc funnelComponent) Render(_ context.Context, w io.Writer) error {
 			w = int64(barW) * 10 * int64(st.N) / int64(first)
 		}
 		x := int64(labelW)*10 + (int64(barW)*10-w)/2
-		hw.raw(`<rect class="chart-bar chart-funnel-step" x="`)
-		hw.tenths(x)
-		hw.raw(`" y="`)
-		hw.coord(y)
-		hw.raw(`" width="`)
-		hw.tenths(w)
-		hw.raw(`" height="`)
-		hw.coord(funnelRowH - 6)
-		hw.raw(`"><title>`)
-		hw.text(st.Label + ": " + strconv.Itoa(st.N) + stageShare(f.Stages, i))
-		hw.raw(`</title></rect>`)
-		hw.raw(`<text class="chart-label" x="0" y="` + coord(y+20) + `">`)
-		hw.text(st.Label + " · " + groupThousands(st.N) + stageShare(f.Stages, i))
-		hw.raw(`</text>`)
-	}
-	hw.raw(`</svg>`)
-	detailsOpen(hw, f.ID)
-	hw.text(f.Title)
-	hw.raw(`</summary><table data-testid="chart-table-`)
-	hw.text(f.ID)
-	hw.raw(`"><thead><tr><th scope="col">Stage</th><th scope="col" class="num">People</th><th scope="col" class="num">Of the stage before</th></tr></thead><tbody>`)
-	for i, st := range f.Stages {
-		hw.raw(`<tr><th scope="row">`)
-		hw.text(st.Label)
-		hw.raw(`</th><td class="num" data-series="0">`)
-		hw.text(strconv.Itoa(st.N))
-		hw.raw(`</td><td class="num">`)
+		step := funnelStep{X: tenths(x), Y: coord(y), Width: tenths(w), Height: coord(funnelRowH - 6),
+			Title: st.Label + ": " + strconv.Itoa(st.N) + stageShare(f.Stages, i),
+			TextY: coord(y + 20), Text: st.Label + " · " + groupThousands(st.N) + stageShare(f.Stages, i),
+			Stage: st.Label, N: strconv.Itoa(st.N)}
 		if i > 0 {
-			hw.text(percent(st.N, f.Stages[i-1].N))
+			step.Share = percent(st.N, f.Stages[i-1].N)
 		}
-		hw.raw(`</td></tr>`)
+		g.Steps = append(g.Steps, step)
 	}
-	hw.raw(`</tbody></table></details></figure>`)
-	_, err := w.Write(hw.b)
-	return err
+	return g
 }
 
-// stageShare is ", 62% of the stage before" for every stage but the first.
+// stageShare is " (62% of the stage before)" for every stage but the first.
 func stageShare(stages []FunnelStage, i int) string {
 	if i == 0 {
 		return ""
@@ -377,21 +358,8 @@ func percent(n, d int) string {
 	return strconv.Itoa(n*100/d) + "%"
 }
 
-// svgOpen starts an accessible SVG named by its title and description.
-func svgOpen(hw *chartBuf, id, title, desc string, w, h int64) {
-	hw.raw(`<svg xmlns="http://www.w3.org/2000/svg" role="img" class="chart-svg" viewBox="0 0 ` + coord(w) + ` ` + coord(h) +
-		`" aria-labelledby="`)
-	hw.text(id + "-title " + id + "-desc")
-	hw.raw(`"><title id="`)
-	hw.text(id + "-title")
-	hw.raw(`">`)
-	hw.text(title)
-	hw.raw(`</title><desc id="`)
-	hw.text(id + "-desc")
-	hw.raw(`">`)
-	hw.text(desc)
-	hw.raw(`</desc>`)
-}
+// viewBox is an SVG's viewBox of w by h units from the origin.
+func viewBox(w, h int64) string { return "0 0 " + coord(w) + " " + coord(h) }
 
 func valueAt(s ChartSeries, i int) decimal.Decimal {
 	if i < len(s.Values) {
@@ -485,29 +453,17 @@ func (s scaler) scale(v decimal.Decimal, size int64) int64 {
 // coord writes a whole-unit coordinate.
 func coord(v int64) string { return strconv.FormatInt(v, 10) }
 
-// chartBuf collects a chart's markup, written to the page at once.
-type chartBuf struct{ b []byte }
-
-// raw appends trusted markup (constants of this file, numbers).
-func (c *chartBuf) raw(s string) { c.b = append(c.b, s...) }
-
-// text appends a value as escaped text, safe in element content and in a
-// double-quoted attribute value.
-func (c *chartBuf) text(s string) { c.b = append(c.b, templ.EscapeString(s)...) }
-
-// coord appends a whole-unit coordinate.
-func (c *chartBuf) coord(v int64) { c.b = strconv.AppendInt(c.b, v, 10) }
-
-// tenths appends a coordinate held in tenths of a unit: 1234 → "123.4".
-func (c *chartBuf) tenths(v int64) {
+// tenths writes a coordinate held in tenths of a unit: 1234 → "123.4".
+func tenths(v int64) string {
+	sign := ""
 	if v < 0 {
-		c.b = append(c.b, '-')
-		v = -v
+		sign, v = "-", -v
 	}
-	c.b = strconv.AppendInt(c.b, v/10, 10)
+	s := sign + strconv.FormatInt(v/10, 10)
 	if r := v % 10; r != 0 {
-		c.b = append(c.b, '.', byte('0'+r))
+		s += "." + strconv.FormatInt(r, 10)
 	}
+	return s
 }
 
 // axisNumber is a gridline's value, short: 1,500 or 2.5M.

@@ -115,6 +115,7 @@ func New(d Deps) (*App, error) {
 	// prune job (auth.PruneLoginFailuresWorker), once across replicas.
 	a.sessions.Store = pgxstore.NewWithCleanupInterval(d.Store.Pool(), 0)
 	a.sessions.Lifetime = 12 * time.Hour
+	a.sessions.Codec = sessionCodec{}
 	// The idle timeout is enforced by authenticate, which touches the
 	// session at most once a minute: scs's own IdleTimeout rewrites the
 	// session row on every request.
@@ -241,9 +242,11 @@ func newRiver(d Deps, wh *webhooks.Handler, ap *approvals.Handler, sg *sign.Hand
 			webhooks.QueueName: webhooks.QueueConfig(),
 		},
 		Workers: workers,
-		// The jobs are short: one stuck "running" after a crash is run
-		// again within a minute, not after river's default hour.
-		RescueStuckJobsAfter: time.Minute,
+		// The jobs are short (a long one works in parts of at most
+		// payroll.JobTimeout): one left "running" by a killed process is
+		// rescued once both this and its own timeout have passed, at the
+		// rescuer's next look (every 30 s), not after river's default hour.
+		RescueStuckJobsAfter: payroll.JobTimeout,
 		PeriodicJobs: append([]*river.PeriodicJob{
 			river.NewPeriodicJob(river.PeriodicInterval(time.Hour),
 				func() (river.JobArgs, *river.InsertOpts) { return auth.PruneLoginFailuresArgs{}, nil },
@@ -318,6 +321,9 @@ func (a *App) Notify() *notify.Handler { return a.notify }
 
 // Payroll is the payroll area (for tests and tools).
 func (a *App) Payroll() *payroll.Handler { return a.payroll }
+
+// Auth is the sign-in area (for tests and tools).
+func (a *App) Auth() *auth.Handler { return a.auth }
 
 // Handler is the app's HTTP handler.
 func (a *App) Handler() http.Handler { return a.handler }

@@ -101,9 +101,14 @@ func accessLog(logger *slog.Logger) func(http.Handler) http.Handler {
 			case strings.HasPrefix(path, "/set-password/"):
 				path = "/set-password/[token]"
 			}
+			status := rec.status
+			if status == 0 && errors.Is(r.Context().Err(), context.Canceled) {
+				// Nothing was written for a client that went away.
+				status = handlers.StatusClientClosedRequest
+			}
 			logger.LogAttrs(r.Context(), slog.LevelInfo, "request",
 				slog.String("method", r.Method), slog.String("path", path),
-				slog.Int("status", rec.status), slog.Int("bytes", rec.bytes),
+				slog.Int("status", status), slog.Int("bytes", rec.bytes),
 				slog.Duration("duration", time.Since(start)))
 		})
 	}

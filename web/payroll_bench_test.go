@@ -11,8 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"partneradmin/apiclient"
-	"partneradmin/apiclient/ethsig"
 	"partneradmin/store"
 	"partneradmin/web/webtest"
 )
@@ -97,49 +95,6 @@ func BenchmarkPayrollCheck1000Rows(b *testing.B) {
 	b.ReportMetric(float64((upload+preview)/n)/1e6, "ms/run")
 }
 
-// sandboxPayees creates n users with an active USDB wallet at the sandbox
-// (the owner-proof flow) and in the mirror, so proposals to them are
-// accepted upstream.
-func sandboxPayees(b *testing.B, env *webtest.Env, n int) []string {
-	b.Helper()
-	ctx := context.Background()
-	now := time.Now()
-	ids := make([]string, n)
-	for i := range n {
-		u, err := env.API.CreateUser(ctx, apiclient.CreateUserRequest{Email: fmt.Sprintf("rate%04d@bench.example", i), FirstName: "Rate",
-			LastName: fmt.Sprintf("N%04d", i)})
-		if err != nil {
-			b.Fatal(err)
-		}
-		k, err := ethsig.GenerateKey()
-		if err != nil {
-			b.Fatal(err)
-		}
-		owner := ethsig.KeyAddress(k).Hex()
-		ch, err := env.API.CreateOwnerProofChallenge(ctx, u.ServiceUserID, apiclient.OwnerProofChallengeRequest{Currency: apiclient.USDB,
-			UserOwnerAddress: owner})
-		if err != nil {
-			b.Fatal(err)
-		}
-		w, err := env.API.CreateManagedWallet(ctx, u.ServiceUserID, apiclient.CreateManagedWalletRequest{Currency: apiclient.USDB,
-			UserOwnerAddress: owner, OwnerProofChallengeID: ch.ChallengeID, OwnerProofSignature: ethsig.SignMessage(k, []byte(ch.Message)).Hex()})
-		if err != nil {
-			b.Fatal(err)
-		}
-		e, err := env.Store.UpsertEmployee(ctx, store.Employee{Kind: store.KindEmployee, ServiceUserID: u.ServiceUserID, Email: u.Email,
-			FirstName: "Rate", LastName: u.LastName, Country: "USA", InviteState: store.InviteLinked, LinkedAt: &now})
-		if err != nil {
-			b.Fatal(err)
-		}
-		if err := env.Store.UpsertWallet(ctx, store.Wallet{ID: w.ID, EmployeeID: e.ID, Currency: "USDB", DisplayCurrency: "USD",
-			Status: "active", Address: w.Address}); err != nil {
-			b.Fatal(err)
-		}
-		ids[i] = u.ServiceUserID
-	}
-	return ids
-}
-
 // BenchmarkPayrollProposalsPerSecond sends runs of 200 rows to the sandbox,
 // with no injected latency and with 50 ms on every proposal creation, and
 // prints the proposals created per second (budgets: at least 50/s and
@@ -150,7 +105,7 @@ func sandboxPayees(b *testing.B, env *webtest.Env, n int) []string {
 func BenchmarkPayrollProposalsPerSecond(b *testing.B) {
 	env := webtest.New(b, webtest.Options{})
 	c, owner := env.SignedIn(store.RoleOwner)
-	file := payrollFile(sandboxPayees(b, env, 200), "1.00")
+	file := payrollFile(webtest.SandboxPayees(b, env, "rate", 200), "1.00")
 	by := store.Actor{StaffID: owner.ID, Email: owner.Email}
 	for _, latency := range []int{0, 50} {
 		b.Run(fmt.Sprintf("latency=%dms", latency), func(b *testing.B) {
@@ -196,7 +151,7 @@ func BenchmarkPayrollProposalsPerSecond(b *testing.B) {
 func BenchmarkPayrollRunPollAt32Clients(b *testing.B) {
 	env := webtest.New(b, webtest.Options{StartWorkers: true})
 	c, _ := env.SignedIn(store.RoleOwner)
-	file := payrollFile(sandboxPayees(b, env, 1000), "1.00")
+	file := payrollFile(webtest.SandboxPayees(b, env, "rate", 1000), "1.00")
 	id := webtest.CreatePayroll(b, env, c, file)
 	payrollControl(b, env, http.MethodPost, "/_sandbox/faults", map[string]any{"method": "POST", "route": webtest.ProposalsRoute, "latencyMs": 50})
 	doc := webtest.PayrollPage(b, env, c, id)

@@ -139,23 +139,35 @@ func RecoverMessage(msg []byte, sig Signature) (Address, error) {
 	return Recover(MessageHash(msg), sig)
 }
 
+// SignatureError is a signature text ParseSignature refuses: Kind is
+// ErrSignatureEncoding, ErrSignatureLength or ErrSignatureV, and Detail
+// says what is wrong in words ("it has 12 hex characters").
+type SignatureError struct {
+	Kind   error
+	Detail string
+}
+
+func (e *SignatureError) Error() string { return e.Kind.Error() + ": " + e.Detail }
+
+func (e *SignatureError) Unwrap() error { return e.Kind }
+
 // ParseSignature decodes a 0x-prefixed hex signature, accepting v of 0 or 1
 // and normalising it to 27 or 28 (spec: "v equal to 27 or 28 (not 0 or 1)").
 func ParseSignature(s string) (Signature, error) {
 	var sig Signature
 	if !strings.HasPrefix(s, "0x") && !strings.HasPrefix(s, "0X") {
-		return sig, fmt.Errorf("%w: it does not start with 0x", ErrSignatureEncoding)
+		return sig, &SignatureError{ErrSignatureEncoding, "it does not start with 0x"}
 	}
 	body := s[2:]
 	if len(body) != 2*SignatureLen {
 		if _, err := hex.DecodeString(body); err != nil && len(body)%2 == 0 {
-			return sig, fmt.Errorf("%w: %v", ErrSignatureEncoding, err)
+			return sig, &SignatureError{ErrSignatureEncoding, "it holds a character that is not hex"}
 		}
-		return sig, fmt.Errorf("%w: got %d hex characters", ErrSignatureLength, len(body))
+		return sig, &SignatureError{ErrSignatureLength, fmt.Sprintf("it has %d hex characters", len(body))}
 	}
 	b, err := hex.DecodeString(body)
 	if err != nil {
-		return sig, fmt.Errorf("%w: %v", ErrSignatureEncoding, err)
+		return sig, &SignatureError{ErrSignatureEncoding, "it holds a character that is not hex"}
 	}
 	copy(sig[:], b)
 	switch sig[64] {
@@ -163,7 +175,7 @@ func ParseSignature(s string) (Signature, error) {
 		sig[64] += 27
 	case 27, 28:
 	default:
-		return sig, fmt.Errorf("%w: got %d", ErrSignatureV, sig[64])
+		return sig, &SignatureError{ErrSignatureV, fmt.Sprintf("its v is %d", sig[64])}
 	}
 	return sig, nil
 }

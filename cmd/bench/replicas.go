@@ -4,74 +4,47 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
-	"net/http/httputil"
 	"net/url"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"partneradmin/handlers/approvals"
 	"partneradmin/handlers/mirror"
+	"partneradmin/web/nginxtest"
 )
 
-// roundRobin is the load balancer of --replicas: a reverse proxy on
-// loopback that sends each request to the next replica in turn, the way a
-// production balancer without sticky sessions spreads them. Every page,
-// sign-in and webhook delivery of the run goes through it.
+// roundRobin is the load balancer of --replicas: nginx (Debian's package,
+// web/nginxtest) on loopback, sending each request to the next replica in
+// turn, the way a production balancer without sticky sessions spreads
+// them. Every page, sign-in and webhook delivery of the run goes through
+// it.
 type roundRobin struct {
-	targets []*url.URL
-	next    atomic.Uint64
-	served  []atomic.Int64
-	srv     *http.Server
-	URL     string
+	nginx    *nginxtest.Server
+	URL      string
+	replicas int
 }
 
 func startRoundRobin(ctx context.Context, addrs []string) (*roundRobin, error) {
-	rr := &roundRobin{served: make([]atomic.Int64, len(addrs))}
-	for _, a := range addrs {
-		u, err := url.Parse("http://" + a)
-		if err != nil {
-			return nil, err
-		}
-		rr.targets = append(rr.targets, u)
-	}
-	proxy := &httputil.ReverseProxy{
-		Rewrite: func(pr *httputil.ProxyRequest) {
-			i := int((rr.next.Add(1) - 1) % uint64(len(rr.targets)))
-			rr.served[i].Add(1)
-			pr.SetURL(rr.targets[i])
-			pr.Out.Host = pr.In.Host
-		},
-		Transport: &http.Transport{MaxIdleConns: 256, MaxIdleConnsPerHost: 128, IdleConnTimeout: 90 * time.Second,
-			DisableCompression: true},
-		// Redirects and errors are the replicas' own answers, passed on.
-		ErrorHandler: func(w http.ResponseWriter, _ *http.Request, err error) {
-			http.Error(w, "round robin: "+err.Error(), http.StatusBadGateway)
-		},
-	}
-	ln, err := (&net.ListenConfig{}).Listen(ctx, "tcp", "127.0.0.1:0")
+	s, err := nginxtest.Run(ctx, nginxtest.Options{Upstreams: addrs})
 	if err != nil {
 		return nil, err
 	}
-	rr.srv = &http.Server{Handler: proxy, ReadHeaderTimeout: 5 * time.Second}
-	go func() { _ = rr.srv.Serve(ln) }()
-	rr.URL = "http://" + ln.Addr().String()
-	return rr, nil
+	return &roundRobin{nginx: s, URL: s.URL, replicas: len(addrs)}, nil
 }
 
-func (rr *roundRobin) close() { _ = rr.srv.Close() }
+func (rr *roundRobin) close() { _ = rr.nginx.Stop() }
 
-// counts is how many requests each replica was sent.
+// counts is how many requests nginx sent to each replica (its access log);
+// all zero when the log cannot be read, which the replica checks refuse.
 func (rr *roundRobin) counts() []int64 {
-	out := make([]int64, len(rr.served))
-	for i := range rr.served {
-		out[i] = rr.served[i].Load()
+	n, err := rr.nginx.Served()
+	if err != nil {
+		return make([]int64, rr.replicas)
 	}
-	return out
+	return n
 }
 
 // replicaChecks are what --replicas proves beyond the figures.

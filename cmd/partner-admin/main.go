@@ -236,8 +236,13 @@ func bootstrapOwner(ctx context.Context, st *store.Store, cfg web.Config) (strin
 	if err != nil {
 		return "", err
 	}
-	if _, err := st.CreateStaff(ctx, store.NewStaff{Email: email, Name: "Owner", PasswordHash: hash, Role: store.RoleOwner},
-		store.Actor{Email: "bootstrap"}); err != nil {
+	_, err = st.CreateStaff(ctx, store.NewStaff{Email: email, Name: "Owner", PasswordHash: hash, Role: store.RoleOwner},
+		store.Actor{Email: "bootstrap"})
+	if errors.Is(err, store.ErrConflict) {
+		// Another replica starting at the same moment created it first.
+		return bootstrapOwner(ctx, st, cfg)
+	}
+	if err != nil {
 		return "", fmt.Errorf("create first owner: %w", err)
 	}
 	if !generated {

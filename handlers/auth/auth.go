@@ -4,6 +4,7 @@ package auth
 
 import (
 	"context"
+	"sync/atomic"
 	"time"
 
 	"partneradmin/handlers"
@@ -16,6 +17,7 @@ type Store interface {
 	StaffByID(ctx context.Context, id int64) (store.Staff, error)
 	BeginLoginAttempt(ctx context.Context, window time.Duration, limits ...store.LoginLimit) (store.LoginAttempt, error)
 	FinishLoginAttempt(ctx context.Context, a store.LoginAttempt, outcome store.LoginOutcome, e store.AuditEntry, clear ...string) error
+	ClearLoginFailures(ctx context.Context, keys ...string) error
 	ChangeStaffPassword(ctx context.Context, id int64, hash string, keep string, by store.Actor) (int64, error)
 	SetPasswordLinkByTokenHash(ctx context.Context, hash []byte) (store.SetPasswordLink, error)
 	UseSetPasswordLink(ctx context.Context, tokenHash []byte, passwordHash string) (store.SetPasswordLink, error)
@@ -28,6 +30,9 @@ type Handler struct {
 	*handlers.Base
 	Store Store
 	Now   func() time.Time
+	// pause, when set (SetPause), replaces the wait before a password is
+	// checked from an address that has failed often.
+	pause atomic.Pointer[func(ctx context.Context, d time.Duration) error]
 	// dummyHash is checked when the account does not exist or is
 	// disabled, so such an account costs the same time as a wrong password.
 	dummyHash string
@@ -49,4 +54,11 @@ func New(d handlers.Deps, opts Options) (*Handler, error) {
 		return nil, err
 	}
 	return &Handler{Base: base, Store: st, Now: d.Clock, dummyHash: dummy, factors: f, sso: newSSO(opts.OIDC)}, nil
+}
+
+// SetPause replaces the wait before a password is checked from an address
+// that has failed often (slowAddress): tests record the waits instead of
+// waiting.
+func (h *Handler) SetPause(pause func(ctx context.Context, d time.Duration) error) {
+	h.pause.Store(&pause)
 }

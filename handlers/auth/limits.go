@@ -1,6 +1,7 @@
 package auth
 
 import (
+	"context"
 	"fmt"
 	"net"
 	"net/http"
@@ -13,42 +14,82 @@ import (
 )
 
 // Limits on failed attempts within Window. A failure counts against the
-// account from that client address, against the address, and against the
-// account from anywhere. An attacker who guesses from one address locks
-// only that address out of the account: its owner, from another address,
-// still signs in. The much higher per-account ceiling stops guessing spread
-// over many addresses (and then does lock the account until the window
-// passes). Attempts are counted before the password is checked.
+// account, from wherever it came: an account at its limit is locked for
+// every address, so guessing spread over many addresses gains nothing.
+// A failure also counts against the client address, whatever the account,
+// but an address is never locked: many people share one (an office behind
+// one NAT address, a proxy), and one machine guessing there must not lock
+// out everyone else. Past SlowAddressAfter its sign-ins are slowed instead
+// (addressDelay), which bounds the rate of guessing across accounts from
+// it while its people still sign in. Attempts are counted before the
+// password is checked.
 const (
 	Window = 15 * time.Minute
-	// MaxAccountFailures is per account from one client address.
-	MaxAccountFailures = 5
-	// MaxAddressFailures is per client address, whatever the account.
-	MaxAddressFailures = 20
-	// MaxAccountFailuresTotal is per account, from all addresses.
-	MaxAccountFailuresTotal = 100
+	// MaxAccountFailures is per account, from all addresses.
+	MaxAccountFailures = 10
+	// SlowAddressAfter is how many failures from one client address,
+	// whatever the account, go unslowed.
+	SlowAddressAfter = 20
+	// MaxAddressDelay is the longest a sign-in from a guessing address
+	// waits before its password is checked.
+	MaxAddressDelay = 5 * time.Second
 	// MaxPasswordFailures is per staff member, of wrong current passwords
 	// when changing one's own password.
 	MaxPasswordFailures = 5
 )
 
+// addressDelayStep is what each failure past SlowAddressAfter adds to the
+// wait, up to MaxAddressDelay.
+const addressDelayStep = 250 * time.Millisecond
+
+// addressDelay is how long a sign-in waits, before its password is checked,
+// from an address with failures recent failures.
+func addressDelay(failures int) time.Duration {
+	if failures < SlowAddressAfter {
+		return 0
+	}
+	return min(MaxAddressDelay, time.Duration(failures-SlowAddressAfter+1)*addressDelayStep)
+}
+
 // The kinds of key a limit counts under.
 const (
-	keyAccountAddress = "account-addr:"
-	keyAddress        = "addr:"
-	keyAccount        = "account:"
-	keyPassword       = "password:"
+	keyAddress  = "addr:"
+	keyAccount  = "account:"
+	keyPassword = "password:"
 )
 
-// loginLimits are the limits of a sign-in to email from r's client, most
-// specific first (the first one reached is the one explained).
+// loginLimits are the limits of a sign-in to email from r's client: the
+// account's (which refuses) first, then the address's (which only counts;
+// loginAddressLimit is its index).
 func loginLimits(email string, r *http.Request) []store.LoginLimit {
 	acct := strings.ToLower(strings.TrimSpace(email))
-	addr := clientAddress(r)
 	return []store.LoginLimit{
-		{Key: keyAccountAddress + addr + " " + acct, Max: MaxAccountFailures},
-		{Key: keyAddress + addr, Max: MaxAddressFailures},
-		{Key: keyAccount + acct, Max: MaxAccountFailuresTotal},
+		{Key: keyAccount + acct, Max: MaxAccountFailures},
+		{Key: keyAddress + clientAddress(r)},
+	}
+}
+
+// loginAddressLimit is the index of the address's limit in loginLimits.
+const loginAddressLimit = 1
+
+// slowAddress waits as long as the address's recent failures ask
+// (addressDelay) before a password is checked; an error is the request's
+// context ending first.
+func (h *Handler) slowAddress(ctx context.Context, failures int) error {
+	d := addressDelay(failures)
+	if d == 0 {
+		return nil
+	}
+	if pause := h.pause.Load(); pause != nil {
+		return (*pause)(ctx, d)
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
 	}
 }
 
@@ -58,14 +99,10 @@ func passwordKey(staffID int64) string { return keyPassword + strconv.FormatInt(
 func limitMessage(key string) string {
 	wait := fmt.Sprintf("Wait %d minutes and try again", int(Window.Minutes()))
 	switch {
-	case strings.HasPrefix(key, keyAccountAddress):
-		return "Too many failed sign-ins for this account from your network address. " + wait + ", or ask an owner for a set-password link."
-	case strings.HasPrefix(key, keyAddress):
-		return "Too many failed sign-ins from your network address. " + wait + "."
 	case strings.HasPrefix(key, keyPassword):
 		return "Too many wrong current passwords. " + wait + "."
 	default:
-		return "Too many failed sign-ins for this account, from many addresses. " + wait + ", or ask an owner for a set-password link."
+		return "Too many failed sign-ins for this account. " + wait + ", or ask an owner for a set-password link."
 	}
 }
 

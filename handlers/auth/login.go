@@ -1,6 +1,7 @@
 package auth
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -91,6 +92,11 @@ func (h *Handler) Login(w http.ResponseWriter, r *http.Request) {
 		h.renderLogin(w, r, http.StatusTooManyRequests, v)
 		return
 	}
+	if err := h.slowAddress(ctx, attempt.Failures[loginAddressLimit]); err != nil {
+		_ = h.Store.FinishLoginAttempt(context.WithoutCancel(ctx), attempt, store.LoginNotChecked, store.AuditEntry{})
+		h.ServerError(w, r, err)
+		return
+	}
 
 	staff, err := h.Store.StaffByEmail(ctx, v.Email)
 	if err != nil && !errors.Is(err, store.ErrNotFound) {
@@ -153,8 +159,8 @@ func (h *Handler) Login(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
-	// Success forgets this address's failures for the account, not the
-	// account's failures from elsewhere.
+	// Success forgets the account's failures (not the address's: they may
+	// be anyone's there).
 	if staff.SecondFactor {
 		// The password was right; the session starts only after the
 		// second factor (SecondFactorForm). Until then this browser is

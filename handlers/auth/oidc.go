@@ -174,13 +174,38 @@ func (b *boolClaim) UnmarshalJSON(data []byte) error {
 }
 
 // ssoFailure is a refused sign-in: what the person reads, and what the
-// audit row says.
+// audit row says. Its actor is the provider's subject once a verified ID
+// token named one (never the account its email claims: a refused sign-in
+// is not that account's doing); email and staffID are what it claimed.
 type ssoFailure struct {
 	status  int
 	message string
 	detail  string
+	subject string
 	email   string
 	staffID int64
+}
+
+// actor is who the audit row of a sign-in with the provider names before
+// it is an account's: the provider's subject ("oidc:<issuer>#<sub>"), or
+// the provider alone when no verified ID token named one.
+func (s *sso) actor(subject string) store.Actor {
+	a := "oidc:" + s.opts.Issuer
+	if subject != "" {
+		a += "#" + clip(subject, 255)
+	}
+	return store.Actor{Email: a}
+}
+
+// userInfo reads the provider's UserInfo endpoint with the access token.
+func (s *sso) userInfo(ctx context.Context, tok *oauth2.Token) (*oidc.UserInfo, error) {
+	s.mu.Lock()
+	p := s.provider
+	s.mu.Unlock()
+	if p == nil {
+		return nil, errors.New("auth: identity provider not discovered")
+	}
+	return p.UserInfo(s.ctx(ctx), oauth2.StaticTokenSource(tok))
 }
 
 // OIDCCallback finishes a sign-in at the identity provider: the state must
@@ -200,45 +225,53 @@ func (h *Handler) OIDCCallback(w http.ResponseWriter, r *http.Request) {
 	next := safeNext(h.Sessions.PopString(ctx, sessOIDCNext))
 	started := h.Sessions.GetInt64(ctx, sessOIDCAt)
 	h.Sessions.Remove(ctx, sessOIDCAt)
-	got := r.URL.Query().Get("state")
-	if state == "" || got == "" || subtle.ConstantTimeCompare([]byte(state), []byte(got)) != 1 {
-		h.renderLogin(w, r, http.StatusBadRequest, views.LoginView{Next: next,
-			Error: "This sign-in did not start in this browser, or was already used. Start again with “Sign in with " + h.SSOName() + "”."})
-		return
-	}
-	if h.Now().Sub(time.Unix(started, 0)) > oidcMaxAge {
-		h.renderLogin(w, r, http.StatusBadRequest, views.LoginView{Next: next,
-			Error: "This sign-in took too long at " + h.SSOName() + ". Start again."})
-		return
-	}
-
-	limits := []store.LoginLimit{{Key: keyAddress + clientAddress(r), Max: MaxAddressFailures}}
+	// Every callback is an attempt from this address, audited when it is
+	// refused: a forged or replayed one too.
+	limits := []store.LoginLimit{{Key: keyAddress + clientAddress(r)}}
 	attempt, err := h.Store.BeginLoginAttempt(ctx, Window, limits...)
 	if err != nil {
 		h.ServerError(w, r, err)
 		return
 	}
-	if attempt.Limited != "" {
-		h.renderLogin(w, r, http.StatusTooManyRequests, views.LoginView{Next: next, Error: limitMessage(attempt.Limited)})
-		return
-	}
-	staff, amrOK, fail, err := h.ssoIdentify(ctx, r, nonce, verifier)
-	if err != nil {
-		_ = h.Store.FinishLoginAttempt(ctx, attempt, store.LoginNotChecked, store.AuditEntry{})
-		h.ServerError(w, r, err)
-		return
-	}
-	if fail != nil {
-		entry := store.AuditEntry{Actor: store.Actor{StaffID: fail.staffID, Email: fail.email}, Action: "auth.login_sso",
-			Target: "staff:" + fail.email, Outcome: store.OutcomeFailed, Detail: fail.detail}
-		if fail.email == "" {
-			entry.Target = "identity provider"
+	refuse := func(fail *ssoFailure) {
+		entry := store.AuditEntry{Actor: h.sso.actor(fail.subject), Action: "auth.login_sso",
+			Target: "identity provider", Outcome: store.OutcomeFailed, Detail: fail.detail}
+		switch {
+		case fail.staffID != 0:
+			entry.Target = fmt.Sprintf("staff:%d", fail.staffID)
+		case fail.email != "":
+			entry.Target = "staff:" + fail.email
 		}
-		if err := h.Store.FinishLoginAttempt(ctx, attempt, store.LoginFailed, entry); err != nil {
+		if err := h.Store.FinishLoginAttempt(context.WithoutCancel(ctx), attempt, store.LoginFailed, entry); err != nil {
 			h.ServerError(w, r, err)
 			return
 		}
 		h.renderLogin(w, r, fail.status, views.LoginView{Next: next, Error: fail.message})
+	}
+	got := r.URL.Query().Get("state")
+	if state == "" || got == "" || subtle.ConstantTimeCompare([]byte(state), []byte(got)) != 1 {
+		refuse(&ssoFailure{status: http.StatusBadRequest, detail: "state is not this browser's sign-in (forged, replayed or started elsewhere)",
+			message: "This sign-in did not start in this browser, or was already used. Start again with “Sign in with " + h.SSOName() + "”."})
+		return
+	}
+	if h.Now().Sub(time.Unix(started, 0)) > oidcMaxAge {
+		refuse(&ssoFailure{status: http.StatusBadRequest, detail: "sign-in took too long at the provider",
+			message: "This sign-in took too long at " + h.SSOName() + ". Start again."})
+		return
+	}
+	if err := h.slowAddress(ctx, attempt.Failures[0]); err != nil {
+		_ = h.Store.FinishLoginAttempt(context.WithoutCancel(ctx), attempt, store.LoginNotChecked, store.AuditEntry{})
+		h.ServerError(w, r, err)
+		return
+	}
+	staff, amrOK, fail, err := h.ssoIdentify(ctx, r, nonce, verifier)
+	if err != nil {
+		_ = h.Store.FinishLoginAttempt(context.WithoutCancel(ctx), attempt, store.LoginNotChecked, store.AuditEntry{})
+		h.ServerError(w, r, err)
+		return
+	}
+	if fail != nil {
+		refuse(fail)
 		return
 	}
 
@@ -325,18 +358,44 @@ func (h *Handler) ssoIdentify(ctx context.Context, r *http.Request, nonce, verif
 			message: "The sign-in from " + name + " was refused: its ID token was not made for this sign-in (nonce). You are not signed in.",
 			detail:  "ID token refused: wrong nonce"}, nil
 	}
+	sub := idt.Subject
 	var c ssoClaims
 	if err := idt.Claims(&c); err != nil {
-		return store.Staff{}, false, &ssoFailure{status: http.StatusUnauthorized,
+		return store.Staff{}, false, &ssoFailure{status: http.StatusUnauthorized, subject: sub,
 			message: name + " sent an ID token this app cannot read.", detail: "ID token unreadable"}, nil
+	}
+	noEmail := &ssoFailure{status: http.StatusForbidden, subject: sub,
+		message: name + " did not give an email address for you. Ask an owner to check the provider's settings.", detail: "no email claim"}
+	if strings.TrimSpace(c.Email) == "" {
+		// spec (OIDC Core 5.4): the email claim may be returned from the
+		// UserInfo endpoint only. 5.3.2: its sub must be the ID token's,
+		// or its answer must not be used.
+		ui, err := h.sso.userInfo(ctx, tok)
+		if err != nil {
+			h.Logger.Warn("identity provider userinfo failed", "err", err)
+			noEmail.detail = "no email claim in the ID token, and UserInfo could not be read"
+			return store.Staff{}, false, noEmail, nil
+		}
+		if ui.Subject != sub {
+			return store.Staff{}, false, &ssoFailure{status: http.StatusUnauthorized, subject: sub,
+				message: "The sign-in from " + name + " was refused: its user information was about someone else. You are not signed in.",
+				detail:  "UserInfo refused: its sub is not the ID token's"}, nil
+		}
+		c.Email, c.EmailVerified = ui.Email, boolClaim(ui.EmailVerified)
+		if c.Name == "" {
+			var more ssoClaims
+			if err := ui.Claims(&more); err == nil {
+				c.Name = more.Name
+			}
+		}
+		noEmail.detail = "no email claim in the ID token or UserInfo"
 	}
 	email := strings.TrimSpace(c.Email)
 	if email == "" || len(email) > maxEmailLength || !utf8.ValidString(email) || !strings.Contains(email, "@") {
-		return store.Staff{}, false, &ssoFailure{status: http.StatusForbidden,
-			message: name + " did not give an email address for you. Ask an owner to check the provider's settings.", detail: "no email claim"}, nil
+		return store.Staff{}, false, noEmail, nil
 	}
 	if !c.EmailVerified {
-		return store.Staff{}, false, &ssoFailure{status: http.StatusForbidden, email: email,
+		return store.Staff{}, false, &ssoFailure{status: http.StatusForbidden, subject: sub, email: email,
 			message: name + " has not verified your email address " + email + ", so it cannot name your account here.",
 			detail:  "email not verified by the provider"}, nil
 	}
@@ -347,7 +406,7 @@ func (h *Handler) ssoIdentify(ctx context.Context, r *http.Request, nonce, verif
 	staff, err := h.Store.StaffByEmail(ctx, email)
 	if errors.Is(err, store.ErrNotFound) {
 		if settings.JITRole == "" {
-			return store.Staff{}, false, &ssoFailure{status: http.StatusForbidden, email: email,
+			return store.Staff{}, false, &ssoFailure{status: http.StatusForbidden, subject: sub, email: email,
 				message: "There is no account for " + email + " here. Ask an owner to invite you.", detail: "no account (invitation only)"}, nil
 		}
 		staff, err = h.createSSOStaff(ctx, email, c.Name, settings.JITRole)
@@ -356,7 +415,7 @@ func (h *Handler) ssoIdentify(ctx context.Context, r *http.Request, nonce, verif
 		return store.Staff{}, false, nil, err
 	}
 	if staff.Disabled {
-		return store.Staff{}, false, &ssoFailure{status: http.StatusForbidden, email: email, staffID: staff.ID,
+		return store.Staff{}, false, &ssoFailure{status: http.StatusForbidden, subject: sub, email: email, staffID: staff.ID,
 			message: "Your account (" + email + ") is disabled. Ask an owner to enable it.", detail: "account disabled"}, nil
 	}
 	amrOK := settings.AMRSecondFactor && slices.ContainsFunc(c.AMR, func(m string) bool { return slices.Contains(mfaMethods, m) })

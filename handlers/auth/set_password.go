@@ -3,6 +3,7 @@ package auth
 import (
 	"errors"
 	"net/http"
+	"strings"
 
 	"github.com/go-chi/chi/v5"
 
@@ -73,6 +74,12 @@ func (h *Handler) SetPassword(w http.ResponseWriter, r *http.Request) {
 		h.ErrorPage(w, r, http.StatusNotFound, "Link not valid", msgLinkGone)
 		return
 	} else if err != nil {
+		h.ServerError(w, r, err)
+		return
+	}
+	// A locked account is unlocked: the link is the way out of the lock
+	// its message offers.
+	if err := h.Store.ClearLoginFailures(ctx, keyAccount+strings.ToLower(strings.TrimSpace(l.Email))); err != nil {
 		h.ServerError(w, r, err)
 		return
 	}

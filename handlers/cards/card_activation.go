@@ -112,7 +112,7 @@ func (h *Handler) RequestActivation(w http.ResponseWriter, r *http.Request) {
 	live, err := h.API.GetCard(ctx, hit.ServiceUserID, hit.ID)
 	if err != nil {
 		h.Logger.WarnContext(ctx, "card status before activation", "card", hit.ID, "err", err)
-		av.Message, av.Error = "The card's status could not be read, so no code was asked for: "+readWords(err), true
+		av.Message, av.Error = "The card's status could not be read, so no code was asked for: "+apiclient.ReadWords(err), true
 		again(http.StatusBadGateway)
 		return
 	}

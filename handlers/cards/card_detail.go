@@ -104,7 +104,7 @@ func (h *Handler) detail(w http.ResponseWriter, r *http.Request, hit store.CardH
 
 	if liveErr != nil {
 		h.Logger.WarnContext(ctx, "card live status", "card", c.ID, "err", liveErr)
-		v.UpstreamErr = readWords(liveErr) + " The status below is the last one seen, not the live one."
+		v.UpstreamErr = apiclient.ReadWords(liveErr) + " The status below is the last one seen, not the live one."
 		v.Control = views.CardControl{CardID: c.ID, CardName: c.CardName, CanWrite: canWrite, Poll: true,
 			Badge: lastSeen(hit, now), Action: actionFor(views.CardStatus(c.Status)), FormToken: handlers.NewFormToken()}
 	} else {
@@ -155,7 +155,7 @@ func (h *Handler) readPanels(ctx context.Context, hit store.CardHit, canWrite bo
 	go func() { defer wg.Done(); v.Txns = h.txnsView(ctx, hit, q) }()
 	wg.Wait()
 	if detErr != nil {
-		v.LedgerErr = readWords(detErr) + " Balance and ledger could not be read."
+		v.LedgerErr = apiclient.ReadWords(detErr) + " Balance and ledger could not be read."
 		return
 	}
 	// spec: "balanceMinor | detail route only, minor units"; ledger
@@ -228,7 +228,7 @@ func (h *Handler) Status(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		h.Logger.WarnContext(r.Context(), "card live status", "card", hit.ID, "err", err)
 		ctl.Badge, ctl.Action = lastSeen(hit, now), actionFor(views.CardStatus(hit.Status))
-		ctl.Message, ctl.Error = readWords(err)+" Showing the last status seen.", true
+		ctl.Message, ctl.Error = apiclient.ReadWords(err)+" Showing the last status seen.", true
 		h.RenderFragment(w, r, http.StatusOK, views.CardControlView(ctl))
 		return
 	}

@@ -121,7 +121,7 @@ func (h *Handler) changeStatus(w http.ResponseWriter, r *http.Request, kind stri
 		h.Logger.WarnContext(ctx, "card status read failed", "card", hit.ID, "err", err)
 		ctl.FormToken, ctl.Reason = formToken(r), reason
 		answer(http.StatusBadGateway, views.CardStatus(hit.Status), false,
-			"The card's live status could not be read, so nothing was sent: "+readWords(err)+" Try again in a moment.", true)
+			"The card's live status could not be read, so nothing was sent: "+apiclient.ReadWords(err)+" Try again in a moment.", true)
 		return
 	}
 	before := views.CardStatus(live.Status)

@@ -21,7 +21,7 @@ func (h *Handler) limitsView(ctx context.Context, hit store.CardHit, canWrite bo
 	l, err := h.API.GetCardLimits(ctx, hit.ServiceUserID, hit.ID)
 	if err != nil {
 		h.Logger.WarnContext(ctx, "card limits", "card", hit.ID, "err", err)
-		v.Error = readWords(err) + " Limits could not be read, so they cannot be changed now."
+		v.Error = apiclient.ReadWords(err) + " Limits could not be read, so they cannot be changed now."
 		return v
 	}
 	fillLimits(&v, l, hit.Currency)
@@ -176,7 +176,7 @@ func (h *Handler) SetLimits(w http.ResponseWriter, r *http.Request) {
 			again(http.StatusUnprocessableEntity, "The provider caps could not be read, so the amounts were not checked against them.")
 			return
 		}
-		again(http.StatusBadGateway, readWords(err)+" The provider caps could not be read, so nothing was sent. Try again.")
+		again(http.StatusBadGateway, apiclient.ReadWords(err)+" The provider caps could not be read, so nothing was sent. Try again.")
 		return
 	}
 	cur := string(caps.Currency)

@@ -73,7 +73,7 @@ func (h *Handler) txnsView(ctx context.Context, hit store.CardHit, q url.Values)
 	res, err := h.API.ListCardTransactions(ctx, hit.ServiceUserID, hit.ID, aq)
 	if err != nil {
 		h.Logger.WarnContext(ctx, "card transactions", "card", hit.ID, "err", err)
-		v.Error = readWords(err) + " Transactions could not be read."
+		v.Error = apiclient.ReadWords(err) + " Transactions could not be read."
 		return v
 	}
 	all := res.Transactions
@@ -130,7 +130,7 @@ func (h *Handler) TransactionsCSV(w http.ResponseWriter, r *http.Request) {
 	res, err := h.API.ListCardTransactions(ctx, hit.ServiceUserID, hit.ID, aq)
 	if err != nil {
 		h.Logger.WarnContext(ctx, "card transactions csv", "card", hit.ID, "err", err)
-		h.ErrorPage(w, r, http.StatusBadGateway, "Transactions unavailable", readWords(err)+" Try again in a moment.")
+		h.ErrorPage(w, r, http.StatusBadGateway, "Transactions unavailable", apiclient.ReadWords(err)+" Try again in a moment.")
 		return
 	}
 	w.Header().Set("Cache-Control", "no-store")

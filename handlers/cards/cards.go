@@ -211,19 +211,6 @@ func checkText(s string, max int, what string) string {
 	return ""
 }
 
-// readWords says why a read of the API failed. Explain speaks of writes
-// ("whether it recorded the request"), which a read has none of.
-func readWords(err error) string {
-	p := apiclient.Explain(err)
-	switch {
-	case p.Kind != apiclient.Unknown:
-		return p.Summary
-	case p.Status != 0:
-		return "The Partner API failed (" + http.StatusText(p.Status) + ")."
-	}
-	return "The Partner API did not answer."
-}
-
 // runWrite sends one change through the action ledger. It answers the
 // request itself, and returns false, when the token was used for another
 // form or the ledger could not be written.

@@ -2,7 +2,6 @@ package employees
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"sort"
@@ -42,12 +41,9 @@ type bulkLine struct {
 	Problems []string
 }
 
-// ErrBulkFile is a problem with the file as a whole.
-var ErrBulkFile = errors.New("bulk invite file")
-
 // parseBulkCSV reads and checks a whole bulk invite file before anything is
 // sent: the header, every row against the invite rules, and duplicate
-// emails inside the file. Problems with the file as a whole are ErrBulkFile.
+// emails inside the file. Problems with the file as a whole are handlers.CSVError.
 func parseBulkCSV(r io.Reader, now time.Time) ([]bulkLine, error) {
 	header := func(names []string) (map[string]int, error) {
 		index := map[string]int{}
@@ -58,22 +54,22 @@ func parseBulkCSV(r io.Reader, now time.Time) ([]bulkLine, error) {
 		var unknown []string
 		for i, name := range names {
 			if forbiddenColumns[name] {
-				return nil, fmt.Errorf("%w: the column %q holds a number the invite does not take; remove it", ErrBulkFile, name)
+				return nil, handlers.CSVError{Words: fmt.Sprintf("the column %q holds a number the invite does not take; remove it", name)}
 			}
 			if !known[name] {
 				unknown = append(unknown, name)
 				continue
 			}
 			if _, dup := index[name]; dup {
-				return nil, fmt.Errorf("%w: the column %q appears twice", ErrBulkFile, name)
+				return nil, handlers.CSVError{Words: fmt.Sprintf("the column %q appears twice", name)}
 			}
 			index[name] = i
 		}
 		if len(unknown) > 0 {
-			return nil, fmt.Errorf("%w: unknown columns %s; use the template's columns", ErrBulkFile, someOf(unknown, 10))
+			return nil, handlers.CSVError{Words: fmt.Sprintf("unknown columns %s; use the template's columns", someOf(unknown, 10))}
 		}
 		if _, ok := index["email"]; !ok {
-			return nil, fmt.Errorf("%w: the email column is missing; start from the template", ErrBulkFile)
+			return nil, handlers.CSVError{Words: "the email column is missing; start from the template"}
 		}
 		return index, nil
 	}
@@ -102,14 +98,11 @@ func parseBulkCSV(r io.Reader, now time.Time) ([]bulkLine, error) {
 		lines = append(lines, bulkLine{Line: line, Form: f, Problems: problems})
 		return nil
 	})
-	if ce := (handlers.CSVError{}); errors.As(err, &ce) {
-		return nil, fmt.Errorf("%w: %s", ErrBulkFile, ce.Words)
-	}
 	if err != nil {
 		return nil, err
 	}
 	if len(lines) == 0 {
-		return nil, fmt.Errorf("%w: the file has a header but no rows", ErrBulkFile)
+		return nil, handlers.CSVError{Words: "the file has a header but no rows"}
 	}
 	return lines, nil
 }

@@ -4,13 +4,13 @@ import (
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
-	"errors"
 	"strings"
 	"testing"
 	"time"
 	"unicode/utf8"
 
 	"partneradmin/apiclient"
+	"partneradmin/handlers"
 )
 
 var testNow = time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
@@ -81,7 +81,7 @@ func TestParseBulkCSVRules(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			lines, err := parseBulkCSV(strings.NewReader(tc.file), testNow)
 			if tc.fileErr != "" {
-				if !errors.Is(err, ErrBulkFile) || !strings.Contains(err.Error(), tc.fileErr) {
+				if !isFileProblem(err) || !strings.Contains(err.Error(), tc.fileErr) {
 					t.Fatalf("err %v, want %q", err, tc.fileErr)
 				}
 				return
@@ -109,7 +109,7 @@ func TestParseBulkCSVRowLimit(t *testing.T) {
 	for i := 0; i <= MaxBulkRows; i++ {
 		b.WriteString("a@x.example\n")
 	}
-	if _, err := parseBulkCSV(strings.NewReader(b.String()), testNow); !errors.Is(err, ErrBulkFile) || !strings.Contains(err.Error(), "split") {
+	if _, err := parseBulkCSV(strings.NewReader(b.String()), testNow); !isFileProblem(err) || !strings.Contains(err.Error(), "split") {
 		t.Fatalf("err %v", err)
 	}
 }
@@ -129,7 +129,7 @@ func FuzzParseBulkCSV(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		lines, err := parseBulkCSV(bytes.NewReader(data), testNow)
 		if err != nil {
-			if !errors.Is(err, ErrBulkFile) {
+			if !isFileProblem(err) {
 				t.Fatalf("error not marked as a file problem: %v", err)
 			}
 			return
@@ -190,4 +190,10 @@ func TestFieldInWords(t *testing.T) {
 			t.Errorf("FieldInWords(%q) = %q, want %q", in, got, want)
 		}
 	}
+}
+
+// isFileProblem reports whether err refuses the file as a whole.
+func isFileProblem(err error) bool {
+	_, ok := handlers.FileNotAccepted(err)
+	return ok
 }

@@ -22,7 +22,6 @@ import (
 
 	"partneradmin/apiclient"
 	"partneradmin/handlers"
-	"partneradmin/handlers/mirror"
 	"partneradmin/store"
 	"partneradmin/views"
 )
@@ -38,11 +37,6 @@ func (h *Handler) BulkTemplate(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Disposition", `attachment; filename="invite-template.csv"`)
 	cw := csv.NewWriter(w)
 	_ = cw.WriteAll(templateRows())
-}
-
-// bulkFileProblem is a whole-file problem in words.
-func bulkFileProblem(err error) string {
-	return "The file was not accepted: " + strings.TrimPrefix(err.Error(), ErrBulkFile.Error()+": ") + "."
 }
 
 // openBulkFile reads the uploaded CSV file of a multipart form, capped in
@@ -78,8 +72,8 @@ func (h *Handler) BulkUpload(w http.ResponseWriter, r *http.Request) {
 	defer func() { _ = r.MultipartForm.RemoveAll() }()
 	defer file.Close()
 	lines, err := parseBulkCSV(file, h.Clock())
-	if errors.Is(err, ErrBulkFile) {
-		fail(http.StatusUnprocessableEntity, bulkFileProblem(err))
+	if words, ok := handlers.FileNotAccepted(err); ok {
+		fail(http.StatusUnprocessableEntity, words)
 		return
 	}
 	if err != nil {
@@ -98,8 +92,8 @@ func (h *Handler) BulkUpload(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	occupations, err := h.checkOccupationCodes(r.Context(), lines)
-	if errors.Is(err, ErrBulkFile) {
-		fail(http.StatusUnprocessableEntity, bulkFileProblem(err))
+	if words, ok := handlers.FileNotAccepted(err); ok {
+		fail(http.StatusUnprocessableEntity, words)
 		return
 	}
 	if err != nil {
@@ -340,8 +334,8 @@ func (h *Handler) BulkStart(w http.ResponseWriter, r *http.Request) {
 // has numbers on the same line, with the same email, valid).
 func (h *Handler) numbersFromFile(ctx context.Context, run store.BulkRun, file io.Reader) (map[int]map[string]string, string) {
 	lines, err := parseBulkCSV(file, h.Clock())
-	if errors.Is(err, ErrBulkFile) {
-		return nil, bulkFileProblem(err)
+	if words, ok := handlers.FileNotAccepted(err); ok {
+		return nil, words
 	}
 	if err != nil {
 		return nil, "The file could not be read: choose it again."
@@ -564,7 +558,7 @@ func (h *Handler) checkOccupationCodes(ctx context.Context, lines []bulkLine) (m
 		return codes, nil
 	}
 	if len(codes) > maxBulkOccupations {
-		return nil, fmt.Errorf("%w: more than %d different occupation codes", ErrBulkFile, maxBulkOccupations)
+		return nil, handlers.CSVError{Words: fmt.Sprintf("more than %d different occupation codes", maxBulkOccupations)}
 	}
 	userID, err := h.lookupUser(ctx)
 	if err != nil {
@@ -576,7 +570,7 @@ func (h *Handler) checkOccupationCodes(ctx context.Context, lines []bulkLine) (m
 	for c := range codes {
 		list, err := h.API.SearchOccupations(ctx, userID, c)
 		if err != nil {
-			codes[c] = "could not be checked against the occupations lookup (" + mirror.ReadError(err) + "); upload the file again"
+			codes[c] = "could not be checked against the occupations lookup; upload the file again. " + apiclient.ReadWords(err)
 			continue
 		}
 		found := false

@@ -309,7 +309,7 @@ func (h *Handler) FixOccupation(w http.ResponseWriter, r *http.Request) {
 			p, err := h.API.GetKYC(ctx, req.ServiceUserID)
 			switch {
 			case err != nil:
-				return occupationEffect(req, false, "confirming it with GET /kyc failed: "+mirror.ReadError(err)), nil
+				return occupationEffect(req, false, "it could not be confirmed with GET /kyc. "+apiclient.ReadWords(err)), nil
 			case p.Employment == nil || p.Employment.OccupationCode != req.OccupationCode:
 				return occupationEffect(req, false, "GET /kyc shows no occupationCode"), nil
 			}
@@ -378,7 +378,7 @@ func (h *Handler) RetryUSD(w http.ResponseWriter, r *http.Request) {
 	}
 	vba, err := h.API.GetUSDVirtualAccount(r.Context(), e.ServiceUserID)
 	if err != nil {
-		refuse(http.StatusBadGateway, "The USD account state could not be read: "+mirror.ReadError(err)+". Nothing was retried.")
+		refuse(http.StatusBadGateway, "The USD account state could not be read, so nothing was retried. "+apiclient.ReadWords(err))
 		return
 	}
 	if vba.Status != "failed" {

@@ -10,7 +10,6 @@ import (
 
 	"partneradmin/apiclient"
 	"partneradmin/handlers"
-	"partneradmin/handlers/mirror"
 	"partneradmin/store"
 	"partneradmin/views"
 )
@@ -255,7 +254,7 @@ func (h *Handler) Occupations(w http.ResponseWriter, r *http.Request) {
 	list, err := h.API.SearchOccupations(r.Context(), userID, q)
 	if err != nil {
 		h.Logger.WarnContext(r.Context(), "occupations lookup failed", "status", apiclient.StatusCode(err), "err", err)
-		v.Problem = "The occupations lookup failed: " + mirror.ReadError(err) + ". Try again; an occupation cannot be typed in freely."
+		v.Problem = "The occupations could not be read, and an occupation cannot be typed in freely. " + apiclient.ReadWords(err)
 		h.RenderFragment(w, r, http.StatusOK, views.OccupationResults(v))
 		return
 	}

@@ -8,7 +8,6 @@ import (
 
 	"partneradmin/apiclient"
 	"partneradmin/handlers"
-	"partneradmin/handlers/mirror"
 	"partneradmin/store"
 	"partneradmin/views"
 )
@@ -32,7 +31,7 @@ func (h *Handler) deleteCheck(ctx context.Context, e store.Employee) views.Delet
 	v := views.DeleteCheckView{ID: e.ID, Name: e.Name(), Email: e.Email, ReadAt: h.Clock(), CanDelete: true, FormToken: handlers.NewFormToken()}
 	balances, err := h.API.ListBalances(ctx, e.ServiceUserID)
 	if err != nil {
-		v.BalancesErr = "Balances could not be read: " + mirror.ReadError(err) + "."
+		v.BalancesErr = "Balances could not be read. " + apiclient.ReadWords(err)
 	}
 	for _, b := range balances {
 		fiat := string(b.DisplayCurrency)
@@ -49,14 +48,14 @@ func (h *Handler) deleteCheck(ctx context.Context, e store.Employee) views.Delet
 	}
 	wallets, err := h.API.ListWallets(ctx, e.ServiceUserID)
 	if err != nil {
-		v.CardsErr = "Wallets could not be read: " + mirror.ReadError(err) + "."
+		v.CardsErr = "Wallets could not be read. " + apiclient.ReadWords(err)
 		v.ProposalErr = v.CardsErr
 		return v
 	}
 	for _, wl := range wallets {
 		cards, err := h.API.ListCards(ctx, e.ServiceUserID, wl.ID)
 		if err != nil {
-			v.CardsErr = "Cards could not be read: " + mirror.ReadError(err) + "."
+			v.CardsErr = "Cards could not be read. " + apiclient.ReadWords(err)
 		}
 		for _, c := range cards {
 			st := strings.ToLower(string(c.Status))
@@ -74,7 +73,7 @@ func (h *Handler) deleteCheck(ctx context.Context, e store.Employee) views.Delet
 		}
 		proposals, err := h.API.ListProposals(ctx, e.ServiceUserID, wl.ID)
 		if err != nil {
-			v.ProposalErr = "Proposals could not be read: " + mirror.ReadError(err) + "."
+			v.ProposalErr = "Proposals could not be read. " + apiclient.ReadWords(err)
 		}
 		for _, p := range proposals {
 			if !p.Status.IsOpen() {

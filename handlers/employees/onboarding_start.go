@@ -14,7 +14,6 @@ import (
 
 	"partneradmin/apiclient"
 	"partneradmin/handlers"
-	"partneradmin/handlers/mirror"
 	"partneradmin/store"
 	"partneradmin/views"
 )
@@ -183,7 +182,7 @@ func (h *Handler) prepareStart(ctx context.Context, e store.Employee, rl rail, l
 	}
 	kr, err := h.API.GetKYCReadiness(ctx, e.ServiceUserID)
 	if err != nil {
-		return req, startRefusal{Words: "The KYC readiness could not be read again before starting: " + mirror.ReadError(err) + ". Nothing was sent."}
+		return req, startRefusal{Words: "The KYC readiness could not be read again before starting, so nothing was sent. " + apiclient.ReadWords(err)}
 	}
 	if !kr.CanActivate {
 		return req, startRefusal{Words: "The Partner API now says the KYC cannot be activated (missing: " + missingWords(kr.Missing) + "). Nothing was sent."}
@@ -192,7 +191,7 @@ func (h *Handler) prepareStart(ctx context.Context, e store.Employee, rl rail, l
 		// spec: "start-usa gated on usd-readiness".
 		ur, err := h.API.GetUSDReadiness(ctx, e.ServiceUserID)
 		if err != nil {
-			return req, startRefusal{Words: "The USD readiness could not be read again before starting: " + mirror.ReadError(err) + ". Nothing was sent."}
+			return req, startRefusal{Words: "The USD readiness could not be read again before starting, so nothing was sent. " + apiclient.ReadWords(err)}
 		}
 		if !ur.Ready {
 			return req, startRefusal{Words: "The Partner API now says USD is not ready (missing: " + missingWords(ur.Missing) + "). Nothing was sent."}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"strings"
 	"sync"
 	"time"
@@ -138,7 +137,7 @@ func (rd Readings) Snapshots() []store.Snapshot {
 	for _, kind := range []string{SnapOnboarding, SnapKYCReadiness, SnapUSDReadiness, SnapVBAUSD, SnapDepositNGN, SnapDepositMXN, SnapWallets, SnapKYCSummary} {
 		sn := store.Snapshot{Kind: kind, ReadAt: rd.At}
 		if err := rd.Errs[kind]; err != nil {
-			sn.Error = ReadError(err)
+			sn.Error = apiclient.ReadWords(err)
 		} else if kind == SnapKYCSummary {
 			sn.Body = mustJSON(Summarise(rd.KYC))
 		} else {
@@ -157,21 +156,6 @@ func mustJSON(v any) json.RawMessage {
 		return nil
 	}
 	return b
-}
-
-// ReadError says in words why a read failed, by its status, without request
-// details.
-func ReadError(err error) string {
-	switch s := apiclient.StatusCode(err); {
-	case apiclient.IsNotFound(err):
-		return "the Partner API has nothing to show here yet (404)"
-	case apiclient.IsForbidden(err):
-		return "the Partner API refused: this user belongs to another partner"
-	case s == 0:
-		return "the Partner API did not answer"
-	default:
-		return fmt.Sprintf("the Partner API failed (%d %s)", s, http.StatusText(s))
-	}
 }
 
 // Cells derives the readiness cells the readings give evidence for. A

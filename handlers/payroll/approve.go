@@ -22,13 +22,27 @@ import (
 // forRows runs fn for each row with at most Concurrency at once and returns
 // the outcomes in row order.
 func (h *Handler) forRows(ctx context.Context, rows []store.PayrollRow, fn func(ctx context.Context, row store.PayrollRow) (views.PayrollOutcome, error)) ([]views.PayrollOutcome, error) {
+	out, _, err := h.forRowsUntil(ctx, rows, time.Time{}, fn)
+	return out, err
+}
+
+// forRowsUntil is forRows that starts no row after until (zero: no limit);
+// started says how many rows, from the first, were run.
+func (h *Handler) forRowsUntil(ctx context.Context, rows []store.PayrollRow, until time.Time,
+	fn func(ctx context.Context, row store.PayrollRow) (views.PayrollOutcome, error)) ([]views.PayrollOutcome, int, error) {
 	out := make([]views.PayrollOutcome, len(rows))
 	sem := make(chan struct{}, h.concurrency())
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	var firstErr error
+	started := 0
 	for i, row := range rows {
 		sem <- struct{}{}
+		if !until.IsZero() && !time.Now().Before(until) {
+			<-sem
+			break
+		}
+		started++
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -44,7 +58,7 @@ func (h *Handler) forRows(ctx context.Context, rows []store.PayrollRow, fn func(
 		}()
 	}
 	wg.Wait()
-	return out, firstErr
+	return out[:started], started, firstErr
 }
 
 // Approve approves, in one action, every proposal of the run the viewer may
@@ -122,12 +136,21 @@ type ApproveWorker struct {
 	H *Handler
 }
 
-// Timeout allows a large run.
-func (w *ApproveWorker) Timeout(*river.Job[ApproveArgs]) time.Duration { return time.Hour }
+// Timeout bounds one part of an approval, as a run's sending is bounded
+// (SendWorker): rows are started for at most jobBudget, then the job comes
+// back at once for the rest.
+func (w *ApproveWorker) Timeout(*river.Job[ApproveArgs]) time.Duration { return JobTimeout }
 
-// Work approves the rows.
+// Work approves a part of the rows.
 func (w *ApproveWorker) Work(ctx context.Context, job *river.Job[ApproveArgs]) error {
-	return w.H.ApproveRun(ctx, job.Args.ApprovalID)
+	more, err := w.H.approvePart(ctx, job.Args.ApprovalID, time.Now().Add(jobBudget))
+	if err != nil {
+		return err
+	}
+	if more {
+		return river.JobSnooze(0)
+	}
+	return nil
 }
 
 // ApproveRun works through an approval's rows with at most Concurrency
@@ -135,17 +158,24 @@ func (w *ApproveWorker) Work(ctx context.Context, job *river.Job[ApproveArgs]) e
 // finishes it with its audit row. Rows with an outcome are skipped, and the
 // approvals' own keys make a resumed job send nothing twice.
 func (h *Handler) ApproveRun(ctx context.Context, approvalID int64) error {
+	_, err := h.approvePart(ctx, approvalID, time.Time{})
+	return err
+}
+
+// approvePart is ApproveRun that starts no row after until (zero: no
+// limit) and then reports more when rows are left.
+func (h *Handler) approvePart(ctx context.Context, approvalID int64, until time.Time) (more bool, err error) {
 	a, err := h.store.PayrollApprovalByID(ctx, approvalID)
 	if err != nil || a.Done() {
-		return err
+		return false, err
 	}
 	linked, err := h.store.ApproverLink(ctx, a.Staff.StaffID)
 	if err != nil {
-		return err
+		return false, err
 	}
 	all, err := h.store.PayrollRows(ctx, a.RunID)
 	if err != nil {
-		return err
+		return false, err
 	}
 	have := map[int]bool{}
 	for _, o := range a.Outcomes {
@@ -157,7 +187,7 @@ func (h *Handler) ApproveRun(ctx context.Context, approvalID int64) error {
 			rows = append(rows, row)
 		}
 	}
-	_, err = h.forRows(ctx, rows, func(ctx context.Context, row store.PayrollRow) (views.PayrollOutcome, error) {
+	_, started, err := h.forRowsUntil(ctx, rows, until, func(ctx context.Context, row store.PayrollRow) (views.PayrollOutcome, error) {
 		o, err := h.approveRow(ctx, row, a.Staff.StaffID, linked, a.Staff, a.FormKey)
 		if err != nil {
 			return o, err
@@ -165,9 +195,12 @@ func (h *Handler) ApproveRun(ctx context.Context, approvalID int64) error {
 		return o, h.store.RecordPayrollApprovalOutcome(context.WithoutCancel(ctx), a.ID, store.PayrollOutcome{Line: row.Line, OK: o.OK, Text: o.Text})
 	})
 	if err != nil {
-		return fmt.Errorf("payroll: approval %d: %w", a.ID, err)
+		return false, fmt.Errorf("payroll: approval %d: %w", a.ID, err)
 	}
-	return h.store.FinishPayrollApproval(context.WithoutCancel(ctx), a.ID)
+	if started < len(rows) {
+		return true, nil
+	}
+	return false, h.store.FinishPayrollApproval(context.WithoutCancel(ctx), a.ID)
 }
 
 // approveRow sends one row's approval, or says why not.

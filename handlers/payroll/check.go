@@ -2,7 +2,6 @@ package payroll
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -48,28 +47,25 @@ type input struct {
 	Description string
 }
 
-// errFile is a problem with a file as a whole.
-var errFile = errors.New("payroll file")
-
 // parseCSV reads a payroll file: the header (a BOM is dropped, columns in
 // any order and case), then every non-blank line. Problems with the file as
-// a whole are errFile; a line's own problems are found by check.
+// a whole are handlers.CSVError; a line's own problems are found by check.
 func parseCSV(r io.Reader) ([]input, error) {
 	header := func(names []string) (map[string]int, error) {
 		index := map[string]int{}
 		for i, name := range names {
 			name = columnAlias(name)
 			if !slices.Contains(columns(), name) {
-				return nil, fmt.Errorf("%w: unknown column %q; use the template's columns (%s)", errFile, name, strings.Join(columns(), ", "))
+				return nil, handlers.CSVError{Words: fmt.Sprintf("unknown column %q; use the template's columns (%s)", name, strings.Join(columns(), ", "))}
 			}
 			if _, dup := index[name]; dup {
-				return nil, fmt.Errorf("%w: the column %q appears twice", errFile, name)
+				return nil, handlers.CSVError{Words: fmt.Sprintf("the column %q appears twice", name)}
 			}
 			index[name] = i
 		}
 		for _, c := range columns()[:3] {
 			if _, ok := index[c]; !ok {
-				return nil, fmt.Errorf("%w: the %s column is missing; start from the template", errFile, c)
+				return nil, handlers.CSVError{Words: fmt.Sprintf("the %s column is missing; start from the template", c)}
 			}
 		}
 		return index, nil
@@ -80,14 +76,11 @@ func parseCSV(r io.Reader) ([]input, error) {
 			Description: get("description")})
 		return nil
 	})
-	if ce := (handlers.CSVError{}); errors.As(err, &ce) {
-		return nil, fmt.Errorf("%w: %s", errFile, ce.Words)
-	}
 	if err != nil {
 		return nil, err
 	}
 	if len(out) == 0 {
-		return nil, fmt.Errorf("%w: the file has a header but no rows", errFile)
+		return nil, handlers.CSVError{Words: "the file has a header but no rows"}
 	}
 	return out, nil
 }

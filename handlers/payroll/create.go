@@ -149,8 +149,8 @@ func (h *Handler) UploadCSV(w http.ResponseWriter, r *http.Request) {
 		name = "CSV upload"
 	}
 	in, err := parseCSV(file)
-	if errors.Is(err, errFile) {
-		fail(http.StatusUnprocessableEntity, typedName, "file", "The file was not accepted: "+strings.TrimPrefix(err.Error(), errFile.Error()+": ")+".")
+	if words, ok := handlers.FileNotAccepted(err); ok {
+		fail(http.StatusUnprocessableEntity, typedName, "file", words)
 		return
 	}
 	if err != nil {

@@ -292,7 +292,7 @@ func (h *Handler) balances(ctx context.Context) (map[string]decimal.Decimal, str
 	}
 	list, err := h.api.ListBalances(ctx, t.user.ServiceUserID)
 	if err != nil {
-		return nil, "the Partner API did not answer (" + mirror.ReadError(err) + "). Try again in a moment."
+		return nil, apiclient.ReadWords(err)
 	}
 	out := map[string]decimal.Decimal{}
 	for _, b := range list {

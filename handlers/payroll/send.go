@@ -236,20 +236,37 @@ type SendWorker struct {
 	H *Handler
 }
 
-// Timeout allows a large run.
-func (w *SendWorker) Timeout(*river.Job[SendArgs]) time.Duration { return time.Hour }
+// A run is sent in short parts, each one job attempt: rows are started for
+// at most jobBudget, then the part waits for its calls in flight (each
+// bounded by the ledger's call timeout) and the job comes back at once for
+// the rest. JobTimeout is what a part may take, well over that; river
+// rescues a job left "running" by a killed process only once its timeout
+// has passed (and RescueStuckJobsAfter too), so a short timeout is what
+// lets an orphaned run go on soon after a restart.
+const (
+	jobBudget  = 20 * time.Second
+	JobTimeout = time.Minute
+)
+
+// Timeout bounds one part of a run.
+func (w *SendWorker) Timeout(*river.Job[SendArgs]) time.Duration { return JobTimeout }
 
 // settleWait is how long the job waits before looking again at a run
-// whose rows are not all settled (a row begun by a process that died is
-// settled by the recovery job within a few minutes).
+// whose rows are not all settled (a row begun by a process that died and
+// not found upstream is settled by the recovery job within a few minutes).
 const settleWait = 30 * time.Second
 
-// Work sends the rows. A run left with rows whose outcome is not known yet
-// is looked at again later (snoozed, which spends no attempt), so it is
-// marked sent once the recovery job has settled them.
+// Work sends a part of the rows. A run with rows still to start comes back
+// at once (a snooze, which spends no attempt); a run left with rows whose
+// outcome is not known yet is looked at again later, so it is marked sent
+// once the recovery job has settled them.
 func (w *SendWorker) Work(ctx context.Context, job *river.Job[SendArgs]) error {
-	if err := w.H.SendRun(ctx, job.Args.RunID, job.Args.By); err != nil {
+	more, err := w.H.sendPart(ctx, job.Args.RunID, job.Args.By, time.Now().Add(jobBudget))
+	if err != nil {
 		return err
+	}
+	if more {
+		return river.JobSnooze(0)
 	}
 	state, err := w.H.store.PayrollRunState(ctx, job.Args.RunID)
 	if err != nil {
@@ -268,20 +285,33 @@ func (w *SendWorker) Work(ctx context.Context, job *river.Job[SendArgs]) error {
 // resumed after a crash or a retried job never makes a second proposal.
 // A canceled run stops sending.
 func (h *Handler) SendRun(ctx context.Context, runID int64, by store.Actor) error {
+	_, err := h.sendPart(ctx, runID, by, time.Time{})
+	return err
+}
+
+// sendPart is SendRun that starts no row after until (zero: no limit) and
+// then reports more when rows are left to start. Rows a dead sender left
+// begun are read back first: a sender (one job attempt) waits for every
+// call it makes, so such a row's sender is gone, and one the API recorded
+// is done now rather than when the recovery job comes to it.
+func (h *Handler) sendPart(ctx context.Context, runID int64, by store.Actor, until time.Time) (more bool, err error) {
 	run, err := h.store.PayrollRunByID(ctx, runID)
 	if err != nil {
-		return err
+		return false, err
 	}
 	if run.State != store.PayrollSending {
-		return nil
+		return false, nil
 	}
 	t, err := h.treasury(ctx)
 	if err != nil {
-		return err
+		return false, err
 	}
 	rows, err := h.store.PayrollRows(ctx, runID)
 	if err != nil {
-		return err
+		return false, err
+	}
+	if err := h.confirmOrphans(ctx, runID, rows); err != nil {
+		return false, err
 	}
 	sem := make(chan struct{}, h.concurrency())
 	var wg sync.WaitGroup
@@ -292,6 +322,11 @@ func (h *Handler) SendRun(ctx context.Context, runID int64, by store.Actor) erro
 			continue
 		}
 		sem <- struct{}{}
+		if !until.IsZero() && !time.Now().Before(until) {
+			<-sem
+			more = true
+			break
+		}
 		// A run canceled meanwhile sends nothing more.
 		if state, err := h.store.PayrollRunState(ctx, runID); err != nil || state != store.PayrollSending {
 			<-sem
@@ -322,13 +357,35 @@ func (h *Handler) SendRun(ctx context.Context, runID int64, by store.Actor) erro
 	}
 	wg.Wait()
 	if firstErr != nil {
-		return fmt.Errorf("payroll: send run %d: %w", runID, firstErr)
+		return false, fmt.Errorf("payroll: send run %d: %w", runID, firstErr)
 	}
 	if err := ctx.Err(); err != nil {
-		return err
+		return false, err
+	}
+	if more {
+		return true, nil
 	}
 	_, err = h.store.FinishPayrollRun(context.WithoutCancel(ctx), runID, by)
-	return err
+	return false, err
+}
+
+// confirmOrphans reads back the rows of a run whose actions are begun.
+func (h *Handler) confirmOrphans(ctx context.Context, runID int64, rows []store.PayrollRow) error {
+	for _, row := range rows {
+		if row.ActionState != store.ActionBegun {
+			continue
+		}
+		a, err := h.store.ActionByKey(ctx, store.PayrollActionKey(runID, row.Line))
+		if err != nil {
+			return err
+		}
+		if _, err := h.actions.Confirm(ctx, a); err != nil {
+			if h.Logger != nil {
+				h.Logger.WarnContext(ctx, "payroll row: read-back failed", "run", runID, "line", row.Line, "err", err)
+			}
+		}
+	}
+	return nil
 }
 
 // sendRow creates one row's transfer proposal through the ledger.

@@ -210,7 +210,7 @@ func (h *Handler) CreateBatch(w http.ResponseWriter, r *http.Request) {
 				case apiclient.IsNotReady(err):
 					why[i] = "the wallet service has no sign payload for proposal " + items[i].ProposalID + " yet"
 				case err != nil:
-					why[i] = "the wallet service did not give the sign payload of proposal " + items[i].ProposalID + ": " + readWords(err)
+					why[i] = "the wallet service did not give the sign payload of proposal " + items[i].ProposalID + ": " + apiclient.ReadWords(err)
 				default:
 					items[i].Deadline = now.Add(MaxLifetime)
 					if !payload.Deadline.IsZero() && payload.Deadline.Before(items[i].Deadline) {

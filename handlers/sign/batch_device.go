@@ -152,7 +152,7 @@ func (h *Handler) batchDeviceGet(w http.ResponseWriter, r *http.Request, asJSON 
 			item.State, item.Error = batchItemUnavailable, "The proposal no longer waits for a signature; do not sign it."
 		case err != nil:
 			h.Logger.WarnContext(ctx, "device: batch sign payload", "proposal", it.ProposalID, "err", err)
-			item.State, item.Error = batchItemUnavailable, "The wallet service did not give the request to sign. "+readWords(err)
+			item.State, item.Error = batchItemUnavailable, "The wallet service did not give the request to sign. "+apiclient.ReadWords(err)
 		default:
 			item.Deadline = b.ExpiresAt
 			if !payload.Deadline.IsZero() && payload.Deadline.Before(item.Deadline) {
@@ -250,7 +250,7 @@ func (h *Handler) relayBatchItem(ctx context.Context, b store.SignBatch, it stor
 	var verdict string
 	sig, err := ethsig.ParseSignature(strings.TrimSpace(signature))
 	if err != nil {
-		verdict = "The signature is not 0x plus 130 hex characters (r, s, v with v of 27 or 28): " + strings.TrimPrefix(err.Error(), "ethsig: ") + "."
+		verdict = "The signature is not 0x plus 130 hex characters (r, s, v with v of 27 or 28): " + signatureDetail(err) + "."
 	} else {
 		// Reads before the action: when the API cannot be read, nothing
 		// is decided and the device may post this item again.

@@ -167,7 +167,7 @@ func (h *Handler) DeviceGet(w http.ResponseWriter, r *http.Request) {
 		payload, err := h.api.GetSignPayload(ctx, sr.UserID, sr.ProposalID)
 		if err != nil {
 			h.Logger.WarnContext(ctx, "device: sign payload", "proposal", sr.ProposalID, "err", err)
-			writeJSON(w, http.StatusBadGateway, DeviceAnswer{Error: "The wallet service did not give the request to sign. " + readWords(err)})
+			writeJSON(w, http.StatusBadGateway, DeviceAnswer{Error: "The wallet service did not give the request to sign. " + apiclient.ReadWords(err)})
 			return
 		}
 		out.HashToSign = payload.HashToSign
@@ -277,7 +277,7 @@ func (h *Handler) DevicePost(w http.ResponseWriter, r *http.Request) {
 	var verdict string // why the signature is refused here ("" when it may be sent)
 	sig, err := ethsig.ParseSignature(strings.TrimSpace(in.Signature))
 	if err != nil {
-		verdict = "The signature is not 0x plus 130 hex characters (r, s, v with v of 27 or 28): " + strings.TrimPrefix(err.Error(), "ethsig: ") + "."
+		verdict = "The signature is not 0x plus 130 hex characters (r, s, v with v of 27 or 28): " + signatureDetail(err) + "."
 	}
 	var call func(ctx context.Context) (handlers.Effect, error)
 	switch sr.Kind {
@@ -568,4 +568,13 @@ func (h *Handler) readBackWorkflow(ctx context.Context, req submitRequest) (hand
 		return handlers.Effect{}, false, nil
 	}
 	return handlers.Effect{}, false, errNoEvidenceYet
+}
+
+// signatureDetail says what ParseSignature found wrong with a signature.
+func signatureDetail(err error) string {
+	var se *ethsig.SignatureError
+	if errors.As(err, &se) {
+		return se.Detail
+	}
+	return "it could not be read"
 }

@@ -97,14 +97,6 @@ func refusal(msg string) error {
 	return apiclient.FieldErrors{"": strings.TrimSuffix(msg, ".")}
 }
 
-// readWords says why a read of the API failed; a read changes nothing.
-func readWords(err error) string {
-	if apiclient.Outcome(err) == apiclient.Refused {
-		return apiclient.Explain(err).Summary
-	}
-	return "The Partner API did not answer; nothing was changed. Try again in a moment."
-}
-
 // The public device routes take at most deviceRateMax requests a window from
 // one client address, counted in PostgreSQL so the limit holds across
 // replicas. Tokens are unguessable; this caps floods and guessing.

@@ -90,7 +90,7 @@ func (h *Handler) Create(w http.ResponseWriter, r *http.Request) {
 				return handlers.Effect{}, refusal("The wallet service has no sign payload for this proposal yet; try again in a moment")
 			}
 			if err != nil {
-				return handlers.Effect{}, refusal("The wallet service did not give a sign payload, so no link was issued. " + readWords(err))
+				return handlers.Effect{}, refusal("The wallet service did not give a sign payload, so no link was issued. " + apiclient.ReadWords(err))
 			}
 			expires := now.Add(MaxLifetime)
 			if !payload.Deadline.IsZero() && payload.Deadline.Before(expires) {

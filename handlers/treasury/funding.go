@@ -117,7 +117,7 @@ func usdRail(rd fundingReads, hasUSDB bool) views.FundingUSD {
 	status := apiclient.VirtualAccountNone
 	switch {
 	case rd.usdErr != nil && !apiclient.IsNotFound(rd.usdErr):
-		u.Error = readWords(rd.usdErr)
+		u.Error = apiclient.ReadWords(rd.usdErr)
 		return u
 	case rd.usd != nil:
 		status = rd.usd.Status
@@ -152,7 +152,7 @@ func bankRails(rd fundingReads) (ngn, mxn views.FundingBankRail) {
 	mxn = views.FundingBankRail{Currency: "MXN", Title: "MXN deposit account (CLABE)",
 		NotSetUp: "Not set up: the treasury has no CLABE. It appears once the treasury user's Mexico KYC is approved (start-mexico with its MEXe wallet, then the provider's verification)."}
 	if rd.depErr != nil && !apiclient.IsNotFound(rd.depErr) {
-		ngn.Error, mxn.Error = readWords(rd.depErr), readWords(rd.depErr)
+		ngn.Error, mxn.Error = apiclient.ReadWords(rd.depErr), apiclient.ReadWords(rd.depErr)
 		return ngn, mxn
 	}
 	if rd.deposits == nil {
@@ -184,7 +184,7 @@ func bankAccount(id string, a apiclient.DepositAccount, label, number string) vi
 func cryptoDeposits(t treasury, rd fundingReads) views.FundingCrypto {
 	var c views.FundingCrypto
 	if rd.assetsErr != nil {
-		c.Error = readWords(rd.assetsErr)
+		c.Error = apiclient.ReadWords(rd.assetsErr)
 	}
 	held := map[apiclient.CryptoRoute]bool{}
 	for i, w := range t.wallets {
@@ -239,21 +239,6 @@ func cmpBool(a, b bool) int {
 
 func sameRoute(a, b apiclient.CryptoRoute) bool {
 	return strings.EqualFold(a.Chain, b.Chain) && strings.EqualFold(a.Currency, b.Currency)
-}
-
-// readWords says why a read failed, for the rail it concerns, by its
-// status and without request details.
-func readWords(err error) string {
-	switch s := apiclient.StatusCode(err); {
-	case apiclient.IsUnauthorized(err):
-		return "The Partner API refused the app's API key, so this is not known now. An owner can check the API connection in the settings."
-	case apiclient.IsForbidden(err):
-		return "The Partner API refused: the treasury user belongs to another partner."
-	case s == 0:
-		return "The Partner API did not answer, so this is not known now. Reload the page to try again."
-	default:
-		return fmt.Sprintf("The Partner API failed (%d %s), so this is not known now. Reload the page to try again.", s, http.StatusText(s))
-	}
 }
 
 // activeAccount is the account's bank details when it is active. spec:

@@ -113,7 +113,7 @@ func (h *Handler) employeeLinked(ctx context.Context, ev store.WebhookEvent, env
 }
 
 func badPayload(err error) Outcome {
-	return Outcome{State: store.EventFailed, Note: "payload does not match the spec: " + strings.TrimPrefix(err.Error(), apiclient.ErrEvent.Error()+": ")}
+	return Outcome{State: store.EventFailed, Note: "payload does not match the spec: " + apiclient.EventReason(err)}
 }
 
 // statusOf is the last word of an event type: completed, failed, refunded,

@@ -114,8 +114,7 @@ func envelope(body []byte, key string, hd deliveryHeaders) store.NewDelivery {
 }
 
 func unparseableReason(err error) string {
-	msg := err.Error()
-	msg = strings.TrimPrefix(msg, apiclient.ErrEvent.Error()+": ")
+	msg := apiclient.EventReason(err)
 	if len(msg) > 300 {
 		msg = msg[:300]
 	}

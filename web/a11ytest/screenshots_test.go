@@ -1,6 +1,7 @@
 package a11ytest
 
 import (
+	"context"
 	"flag"
 	"os"
 	"path/filepath"
@@ -13,7 +14,11 @@ import (
 	"partneradmin/web/webtest"
 )
 
-var screenshots = flag.Bool("screenshots", false, "write the README's screenshots to static/screenshots")
+var (
+	screenshots      = flag.Bool("screenshots", false, "write the docs' screenshots to -screenshots-dir")
+	screenshotsDir   = flag.String("screenshots-dir", filepath.Join("..", "..", "static", "screenshots"), "where -screenshots writes")
+	screenshotsPhone = flag.Bool("screenshots-phone", false, "also write each page 390 px wide, whole (NAME-phone.jpg)")
+)
 
 // TestScreenshots writes PNGs of the main pages at 1366×900 to
 // static/screenshots, for the README. It runs only with -screenshots:
@@ -28,7 +33,7 @@ func TestScreenshots(t *testing.T) {
 	c, _ := env.SignedIn(store.RoleOwner)
 	webtest.SyncQueue(t, env, c)
 	ctx := webtest.BrowserFor(t, 5*time.Minute)
-	dir := filepath.Join("..", "..", "static", "screenshots")
+	dir := *screenshotsDir
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -74,6 +79,9 @@ func TestScreenshots(t *testing.T) {
 			t.Fatalf("%s: %v", p.path, err)
 		}
 		shoot(p.name)
+		if *screenshotsPhone {
+			phone(t, ctx, dir, p.name)
+		}
 		if p.detail == "" {
 			continue
 		}
@@ -85,5 +93,29 @@ func TestScreenshots(t *testing.T) {
 			t.Fatalf("%s: %v", href, err)
 		}
 		shoot(p.name + "-detail")
+		if *screenshotsPhone {
+			phone(t, ctx, dir, p.name+"-detail")
+		}
+	}
+}
+
+// phone writes the page as a phone shows it, 390 px wide, whole, then sets
+// the laptop's viewport back.
+func phone(t *testing.T, ctx context.Context, dir, name string) {
+	t.Helper()
+	err := chromedp.Do(ctx, chromedp.EmulateViewport(390, 844, chromedp.EmulateMobile), chromedp.Reload(),
+		chromedp.WaitVisible(chromedp.CSS("main")))
+	if err != nil {
+		t.Fatalf("%s at 390 px: %v", name, err)
+	}
+	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(90))
+	if err != nil {
+		t.Fatalf("%s at 390 px: %v", name, err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, name+"-phone.jpg"), png, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(1366, 900), chromedp.Reload(), chromedp.WaitVisible(chromedp.CSS("main"))); err != nil {
+		t.Fatal(err)
 	}
 }

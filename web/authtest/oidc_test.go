@@ -42,6 +42,10 @@ type testIdP struct {
 	amr      []string
 	tamper   func(claims map[string]any)
 	codes    map[string]idpGrant
+	// UserInfo answers by access token; userinfoSub, when set, is the sub
+	// it gives instead of the ID token's.
+	userinfo    map[string]map[string]any
+	userinfoSub string
 	// What the last requests carried.
 	challengeMethod string
 	verifierMatched bool
@@ -58,12 +62,12 @@ func newTestIdP(t *testing.T) *testIdP {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &testIdP{t: t, key: key, clientID: "partner-admin", secret: "idp-client-secret", codes: map[string]idpGrant{}, verified: true}
+	p := &testIdP{t: t, key: key, clientID: "partner-admin", secret: "idp-client-secret", codes: map[string]idpGrant{}, userinfo: map[string]map[string]any{}, verified: true}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /.well-known/openid-configuration", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, map[string]any{
 			"issuer": p.srv.URL, "authorization_endpoint": p.srv.URL + "/authorize", "token_endpoint": p.srv.URL + "/token",
-			"jwks_uri": p.srv.URL + "/jwks", "response_types_supported": []string{"code"}, "subject_types_supported": []string{"public"},
+			"jwks_uri": p.srv.URL + "/jwks", "userinfo_endpoint": p.srv.URL + "/userinfo", "response_types_supported": []string{"code"}, "subject_types_supported": []string{"public"},
 			"id_token_signing_alg_values_supported": []string{"RS256"}, "code_challenge_methods_supported": []string{"S256"},
 		})
 	})
@@ -72,6 +76,7 @@ func newTestIdP(t *testing.T) *testIdP {
 	})
 	mux.HandleFunc("GET /authorize", p.authorize)
 	mux.HandleFunc("POST /token", p.token)
+	mux.HandleFunc("GET /userinfo", p.userInfo)
 	p.srv = httptest.NewServer(mux)
 	t.Cleanup(p.srv.Close)
 	return p
@@ -137,6 +142,12 @@ func (p *testIdP) token(w http.ResponseWriter, r *http.Request) {
 	if p.amr != nil {
 		claims["amr"] = p.amr
 	}
+	at := "at-" + rand.Text()
+	info := map[string]any{"sub": claims["sub"], "email": p.email, "email_verified": p.verified, "name": "Idp Person"}
+	if p.userinfoSub != "" {
+		info["sub"] = p.userinfoSub
+	}
+	p.userinfo[at] = info
 	if p.tamper != nil {
 		p.tamper(claims)
 	}
@@ -152,7 +163,28 @@ func (p *testIdP) token(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	raw, _ := jws.CompactSerialize()
-	writeJSON(w, map[string]any{"access_token": "at-" + rand.Text(), "token_type": "Bearer", "expires_in": 300, "id_token": raw})
+	writeJSON(w, map[string]any{"access_token": at, "token_type": "Bearer", "expires_in": 300, "id_token": raw})
+}
+
+// userInfo answers the UserInfo endpoint for an access token it issued.
+func (p *testIdP) userInfo(w http.ResponseWriter, r *http.Request) {
+	at, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	p.mu.Lock()
+	info, found := p.userinfo[at]
+	p.mu.Unlock()
+	if !ok || !found {
+		w.WriteHeader(http.StatusUnauthorized)
+		writeJSON(w, map[string]string{"error": "invalid_token"})
+		return
+	}
+	writeJSON(w, info)
+}
+
+// withoutEmail leaves the email claims out of the ID token: the provider
+// gives them in UserInfo only (OIDC Core 5.4 allows it).
+func withoutEmail(c map[string]any) {
+	delete(c, "email")
+	delete(c, "email_verified")
 }
 
 // next sets who signs in next and how the token is changed.
@@ -570,13 +602,15 @@ func TestOIDCConfig(t *testing.T) {
 	}
 }
 
-// Refused provider sign-ins count against the address's sign-in limit, as
-// wrong passwords do.
+// Refused provider sign-ins count against the address, as wrong passwords
+// do: past SlowAddressAfter they are slowed, and a staff member at the
+// same address still signs in.
 func TestOIDCAddressLimit(t *testing.T) {
 	p := newTestIdP(t)
 	env := newOIDCEnv(t, p, nil)
+	waits := recordWaits(env)
 	p.next("stranger@partner.example", true, nil, nil)
-	for i := 0; i < auth.MaxAddressFailures; i++ {
+	for i := 0; i < auth.SlowAddressAfter; i++ {
 		c := env.Client()
 		resp := ssoSignIn(t, env, c)
 		resp.Body.Close()
@@ -584,8 +618,132 @@ func TestOIDCAddressLimit(t *testing.T) {
 			t.Fatalf("attempt %d: %d", i+1, resp.StatusCode)
 		}
 	}
+	if waits.count() != 0 {
+		t.Fatalf("%d sign-ins slowed before %d failures", waits.count(), auth.SlowAddressAfter)
+	}
 	s := env.CreateStaff(store.RoleSupport)
 	p.next(s.Email, true, nil, nil)
 	c := env.Client()
-	refused(t, env, c, ssoSignIn(t, env, c), http.StatusTooManyRequests, "Too many failed sign-ins from your network address")
+	resp := ssoSignIn(t, env, c)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusSeeOther || !signedIn(t, env, c) || waits.count() != 1 {
+		t.Fatalf("the staff member after the failures: %d, %d waits", resp.StatusCode, waits.count())
+	}
+}
+
+// ssoAudit is the last sign-in audit row with the given detail.
+func ssoAudit(t *testing.T, env *webtest.Env, detailLike string) (actor, target, outcome string) {
+	t.Helper()
+	err := env.Store.Pool().QueryRow(context.Background(), `SELECT actor_email, target, outcome FROM audit_log
+		WHERE action = 'auth.login_sso' AND detail LIKE $1 ORDER BY id DESC LIMIT 1`, detailLike).Scan(&actor, &target, &outcome)
+	if err != nil {
+		t.Fatalf("no sign-in audit row like %q: %v", detailLike, err)
+	}
+	return actor, target, outcome
+}
+
+// A provider that puts the email only in UserInfo (OIDC Core 5.4) signs a
+// staff member in: the app reads UserInfo when the ID token has no email,
+// and uses it only when its sub is the ID token's (5.3.2).
+func TestOIDCEmailFromUserInfo(t *testing.T) {
+	p := newTestIdP(t)
+	env := newOIDCEnv(t, p, nil)
+	s := env.CreateStaff(store.RoleHRAdmin)
+
+	p.next(s.Email, true, nil, withoutEmail)
+	c := env.Client()
+	resp := ssoSignIn(t, env, c)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusSeeOther || !signedIn(t, env, c) {
+		t.Fatalf("sign-in with the email in UserInfo only: %d", resp.StatusCode)
+	}
+	if actor, target, _ := ssoAudit(t, env, "signed in with Acme ID"); actor != s.Email || target != fmt.Sprintf("staff:%d", s.ID) {
+		t.Fatalf("audit: actor %q, target %q", actor, target)
+	}
+
+	// UserInfo about another subject is not used.
+	p.next(s.Email, true, nil, withoutEmail)
+	p.mu.Lock()
+	p.userinfoSub = "sub-someone-else"
+	p.mu.Unlock()
+	c = env.Client()
+	refused(t, env, c, ssoSignIn(t, env, c), http.StatusUnauthorized, "its user information was about someone else")
+	if actor, _, outcome := ssoAudit(t, env, "UserInfo refused%"); actor != "oidc:"+p.srv.URL+"#sub-"+s.Email || outcome != store.OutcomeFailed {
+		t.Fatalf("refused UserInfo audited as %q %q", actor, outcome)
+	}
+	p.mu.Lock()
+	p.userinfoSub = ""
+	p.mu.Unlock()
+
+	// An unverified email from UserInfo is refused like one in the token.
+	p.next(s.Email, false, nil, withoutEmail)
+	c = env.Client()
+	refused(t, env, c, ssoSignIn(t, env, c), http.StatusForbidden, "has not verified your email address")
+}
+
+// Every refused callback leaves an audit row, and a refused provider
+// sign-in names the provider's subject as its actor, never the account
+// whose email it claimed.
+func TestOIDCRefusedCallbacksAreAudited(t *testing.T) {
+	p := newTestIdP(t)
+	env := newOIDCEnv(t, p, nil)
+	s := env.CreateStaff(store.RoleHRAdmin)
+	issuer := "oidc:" + p.srv.URL
+
+	// A forged state.
+	p.next(s.Email, true, nil, nil)
+	c := env.Client()
+	back := ssoStart(t, env, c)
+	q := back.Query()
+	q.Set("state", "forged")
+	back.RawQuery = q.Encode()
+	refused(t, env, c, ssoCallback(t, env, c, back), http.StatusBadRequest, "did not start in this browser")
+	if actor, target, outcome := ssoAudit(t, env, "state is not this browser's sign-in%"); actor != issuer || target != "identity provider" || outcome != store.OutcomeFailed {
+		t.Fatalf("wrong state audited as %q %q %q", actor, target, outcome)
+	}
+
+	// No code, and the provider's own refusal.
+	for _, tc := range []struct {
+		name, detail, words string
+		edit                func(url.Values)
+		status              int
+	}{
+		{"no code", "no code", "sent no usable sign-in code", func(q url.Values) { q.Del("code") }, http.StatusBadRequest},
+		{"provider error", "provider refused: access_denied", "did not sign you in", func(q url.Values) { q.Del("code"); q.Set("error", "access_denied") }, http.StatusUnauthorized},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := env.Client()
+			back := ssoStart(t, env, c)
+			q := back.Query()
+			tc.edit(q)
+			back.RawQuery = q.Encode()
+			refused(t, env, c, ssoCallback(t, env, c, back), tc.status, tc.words)
+			if actor, _, outcome := ssoAudit(t, env, tc.detail); actor != issuer || outcome != store.OutcomeFailed {
+				t.Fatalf("audited as %q %q", actor, outcome)
+			}
+		})
+	}
+
+	// An unverified email naming a real account: the actor is the
+	// provider's subject, the account is only the target.
+	p.next(s.Email, false, nil, nil)
+	c = env.Client()
+	refused(t, env, c, ssoSignIn(t, env, c), http.StatusForbidden, "has not verified your email address")
+	actor, target, _ := ssoAudit(t, env, "email not verified by the provider")
+	if actor != issuer+"#sub-"+s.Email || target != "staff:"+s.Email {
+		t.Fatalf("unverified email audited with actor %q, target %q", actor, target)
+	}
+	var named int
+	if err := env.Store.Pool().QueryRow(context.Background(), `SELECT count(*) FROM audit_log
+		WHERE action = 'auth.login_sso' AND outcome = 'failed' AND (actor_id IS NOT NULL OR actor_email = $1)`, s.Email).Scan(&named); err != nil || named != 0 {
+		t.Fatalf("%d refused sign-ins name the claimed account as their actor (%v)", named, err)
+	}
+
+	// An unknown account.
+	p.next("nobody@partner.example", true, nil, nil)
+	c = env.Client()
+	refused(t, env, c, ssoSignIn(t, env, c), http.StatusForbidden, "no account for nobody@partner.example")
+	if actor, target, _ := ssoAudit(t, env, "no account (invitation only)"); actor != issuer+"#sub-nobody@partner.example" || target != "staff:nobody@partner.example" {
+		t.Fatalf("unknown account audited with actor %q, target %q", actor, target)
+	}
 }

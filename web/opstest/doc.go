@@ -3,7 +3,8 @@
 // crashes between commit and acknowledgement, replays, retention of
 // bodies), river jobs orphaned by a dead process, notifications by email
 // and chat, metrics, readiness and configuration checks, and two replicas
-// of the app sharing one database. TestBrowserOwnerRotatesWebhookSecret
+// of the app sharing one database behind nginx (web/nginxtest: a skip
+// without nginx, a failure under CI=true). TestBrowserOwnerRotatesWebhookSecret
 // drives chromium (webtest.Browser: a skip without it, a failure under
 // CI=true).
 //

@@ -163,7 +163,7 @@ func TestReadyzReportsDatabaseAndUpstream(t *testing.T) {
 
 // BenchmarkSignedInPage measures a signed-in page that reads nothing but
 // the session and the viewer (the account page), at 16 clients: the cost of
-// authentication per request, auth_epoch's round trip included.
+// authentication per request (the session and the staff row read).
 func BenchmarkSignedInPage(b *testing.B) {
 	env := webtest.New(b, webtest.Options{})
 	c, _ := env.SignedIn(store.RoleSupport)

@@ -3,15 +3,15 @@ package opstest
 import (
 	"context"
 	"net/http"
-	"net/http/httptest"
-	"net/http/httputil"
+	"net/netip"
 	"net/url"
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 
 	"partneradmin/apiclient"
 	"partneradmin/handlers/approvals"
@@ -19,29 +19,22 @@ import (
 	"partneradmin/handlers/webhooks"
 	"partneradmin/store"
 	"partneradmin/web"
+	"partneradmin/web/nginxtest"
 	"partneradmin/web/webtest"
 )
 
-// roundRobin is a tiny load balancer on loopback: each request goes to the
-// next replica in turn.
-func roundRobin(t *testing.T, replicas ...*webtest.Env) (*httptest.Server, *atomic.Int64) {
+// loopback is what TRUSTED_PROXIES says of nginx: it reaches the replicas
+// from 127.0.0.1.
+var loopback = []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}
+
+// balance puts nginx in front of the replicas.
+func balance(t *testing.T, replicas ...*webtest.Env) *nginxtest.Server {
 	t.Helper()
-	var n atomic.Int64
-	targets := make([]*url.URL, len(replicas))
+	addrs := make([]string, len(replicas))
 	for i, r := range replicas {
-		u, err := url.Parse(r.Server.URL)
-		if err != nil {
-			t.Fatal(err)
-		}
-		targets[i] = u
+		addrs[i] = r.Server.Listener.Addr().String()
 	}
-	proxy := &httputil.ReverseProxy{Rewrite: func(pr *httputil.ProxyRequest) {
-		pr.SetURL(targets[int(n.Add(1)-1)%len(targets)])
-		pr.Out.Host = pr.In.Host // the public origin, as a balancer keeps it
-	}}
-	srv := httptest.NewServer(proxy)
-	t.Cleanup(srv.Close)
-	return srv, &n
+	return nginxtest.Start(t, addrs...)
 }
 
 // TestTwoReplicasShareOneDatabase runs two apps over one PostgreSQL, as
@@ -52,18 +45,19 @@ func roundRobin(t *testing.T, replicas ...*webtest.Env) (*httptest.Server, *atom
 // both, and periodic jobs are scheduled once (river's leader).
 func TestTwoReplicasShareOneDatabase(t *testing.T) {
 	key := web.Secret(strings.Repeat("5a", 32))
-	a := webtest.New(t, webtest.Options{StartWorkers: true, EncryptionKey: key})
-	b := webtest.New(t, webtest.Options{StartWorkers: true, ReplicaOf: a})
+	a := webtest.New(t, webtest.Options{StartWorkers: true, EncryptionKey: key, TrustedProxies: loopback})
+	b := webtest.New(t, webtest.Options{StartWorkers: true, ReplicaOf: a, TrustedProxies: loopback})
 	ctx := context.Background()
 	// Both replicas are running; one becomes leader and schedules the
 	// periodic jobs that run at start (counted at the end of the test).
-	periodic := []string{auth.PruneLoginFailuresArgs{}.Kind(), approvals.SyncArgs{}.Kind(), webhooks.RetentionArgs{}.Kind()}
-	for _, kind := range periodic {
+	periodic := map[string]time.Duration{auth.PruneLoginFailuresArgs{}.Kind(): time.Hour,
+		approvals.SyncArgs{}.Kind(): approvals.SyncInterval, webhooks.RetentionArgs{}.Kind(): webhooks.RetentionInterval}
+	for kind := range periodic {
 		webtest.WaitFor(t, kind+" scheduled", 30*time.Second, func() bool { return jobCount(t, a, kind) >= 1 })
 	}
 
-	// Signing in through the balancer, then pages served by both in turn.
-	lb, served := roundRobin(t, a, b)
+	// Signing in through nginx, then pages served by both in turn.
+	lb := balance(t, a, b)
 	owner := a.CreateStaff(store.RoleOwner)
 	c := a.Client()
 	resp, err := c.PostForm(lb.URL+"/login", url.Values{"email": {owner.Email}, "password": {owner.Password}})
@@ -81,8 +75,11 @@ func TestTwoReplicasShareOneDatabase(t *testing.T) {
 		}
 		resp.Body.Close()
 		if resp.StatusCode != http.StatusOK {
-			t.Fatalf("request %d through the balancer (replica %d): %d", i, (served.Load()-1)%2, resp.StatusCode)
+			t.Fatalf("request %d through the balancer: %d\n%s", i, resp.StatusCode, lb.ErrorLog())
 		}
+	}
+	if served, err := lb.Served(); err != nil || served[0] == 0 || served[1] == 0 {
+		t.Fatalf("nginx sent %v requests to the replicas (%v), want some to each", served, err)
 	}
 
 	// A session made on A is valid on B; logging out on A ends it on B.
@@ -167,7 +164,7 @@ func TestTwoReplicasShareOneDatabase(t *testing.T) {
 	}
 
 	// Login limits count across both: wrong passwords alternately on A
-	// and B reach the per-account-and-address limit together.
+	// and B reach the per-account limit together.
 	victim := a.CreateStaff(store.RoleSupport)
 	for i := range auth.MaxAccountFailures {
 		env := []*webtest.Env{a, b}[i%2]
@@ -189,13 +186,34 @@ func TestTwoReplicasShareOneDatabase(t *testing.T) {
 		}
 	}
 
-	// Periodic jobs that run at start were scheduled once, by river's
-	// leader, though both replicas have been running all along.
-	for _, kind := range periodic {
-		if n := jobCount(t, a, kind); n != 1 {
-			t.Errorf("periodic job %s scheduled %d times by two replicas, want 1", kind, n)
+	// Periodic jobs that run at start were scheduled once per period, by
+	// river's leader, though both replicas have been running all along:
+	// two schedulers would have made two of a kind close together.
+	for kind, every := range periodic {
+		at := jobTimes(t, a, kind)
+		if len(at) == 0 {
+			t.Errorf("periodic job %s never scheduled", kind)
+		}
+		for i := 1; i < len(at); i++ {
+			if gap := at[i].Sub(at[i-1]); gap < every/2 {
+				t.Errorf("periodic job %s scheduled twice %s apart by two replicas, want once a period (%s)", kind, gap, every)
+			}
 		}
 	}
+}
+
+// jobTimes is when the jobs of a kind were inserted, oldest first.
+func jobTimes(t *testing.T, env *webtest.Env, kind string) []time.Time {
+	t.Helper()
+	rows, err := env.Store.Pool().Query(context.Background(), `SELECT created_at FROM river_job WHERE kind = $1 ORDER BY created_at`, kind)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := pgx.CollectRows(rows, pgx.RowTo[time.Time])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
 }
 
 func jobCount(t *testing.T, env *webtest.Env, kind string) int {

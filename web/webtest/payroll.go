@@ -4,6 +4,7 @@ package webtest
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"mime/multipart"
 	"net/http"
@@ -14,6 +15,10 @@ import (
 	"time"
 
 	"github.com/PuerkitoBio/goquery"
+
+	"partneradmin/apiclient"
+	"partneradmin/apiclient/ethsig"
+	"partneradmin/store"
 )
 
 // UploadPayroll posts a payroll CSV file.
@@ -91,4 +96,47 @@ func ApprovePayrollRun(t testing.TB, env *Env, c *http.Client, id int64) *goquer
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+}
+
+// SandboxPayees creates n users with an active USDB wallet at the sandbox
+// (the owner-proof flow) and in the mirror, so proposals to them are
+// accepted upstream; it returns their ids. Their emails start with name.
+func SandboxPayees(t testing.TB, env *Env, name string, n int) []string {
+	t.Helper()
+	ctx := context.Background()
+	now := time.Now()
+	ids := make([]string, n)
+	for i := range n {
+		u, err := env.API.CreateUser(ctx, apiclient.CreateUserRequest{Email: fmt.Sprintf("%s%04d@payees.example", name, i), FirstName: "Payee",
+			LastName: fmt.Sprintf("N%04d", i)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		k, err := ethsig.GenerateKey()
+		if err != nil {
+			t.Fatal(err)
+		}
+		owner := ethsig.KeyAddress(k).Hex()
+		ch, err := env.API.CreateOwnerProofChallenge(ctx, u.ServiceUserID, apiclient.OwnerProofChallengeRequest{Currency: apiclient.USDB,
+			UserOwnerAddress: owner})
+		if err != nil {
+			t.Fatal(err)
+		}
+		w, err := env.API.CreateManagedWallet(ctx, u.ServiceUserID, apiclient.CreateManagedWalletRequest{Currency: apiclient.USDB,
+			UserOwnerAddress: owner, OwnerProofChallengeID: ch.ChallengeID, OwnerProofSignature: ethsig.SignMessage(k, []byte(ch.Message)).Hex()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		e, err := env.Store.UpsertEmployee(ctx, store.Employee{Kind: store.KindEmployee, ServiceUserID: u.ServiceUserID, Email: u.Email,
+			FirstName: "Payee", LastName: u.LastName, Country: "USA", InviteState: store.InviteLinked, LinkedAt: &now})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := env.Store.UpsertWallet(ctx, store.Wallet{ID: w.ID, EmployeeID: e.ID, Currency: "USDB", DisplayCurrency: "USD",
+			Status: "active", Address: w.Address}); err != nil {
+			t.Fatal(err)
+		}
+		ids[i] = u.ServiceUserID
+	}
+	return ids
 }

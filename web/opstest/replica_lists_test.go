@@ -13,10 +13,9 @@ import (
 	"partneradmin/web/webtest"
 )
 
-// TestListPagesFollowChangesOnTheOtherReplica: the employee list and the
-// readiness matrix are served from reads (and rows' markup) kept in
-// memory, yet a change committed through the other replica's database
-// connection shows at the very next request, on every page it concerns.
+// TestListPagesFollowChangesOnTheOtherReplica: a change committed through
+// the other replica's database connection shows at the very next request,
+// on every list page it concerns.
 func TestListPagesFollowChangesOnTheOtherReplica(t *testing.T) {
 	a := webtest.New(t, webtest.Options{EncryptionKey: web.Secret(strings.Repeat("6b", 32))})
 	b := webtest.New(t, webtest.Options{ReplicaOf: a})
