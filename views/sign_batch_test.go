@@ -1,0 +1,32 @@
+package views
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/PuerkitoBio/goquery"
+)
+
+// The batch page names the owner and shows their signing key as a short
+// id, never the templ call that draws it as text.
+func TestSignBatchPageShowsTheOwnersKey(t *testing.T) {
+	var b strings.Builder
+	v := SignBatchView{ID: 7, ReturnTo: "/approvals", Owner: "Ada Lovelace", OwnerAddress: "0x2c7536E3605D9C16a7a3D7b1898e529396a65c23",
+		Table: SignBatchTable{PollURL: "/sign-batches/7/state", ExpiresAt: time.Now().Add(10 * time.Minute)}}
+	if err := SignBatchPage(v).Render(context.Background(), &b); err != nil {
+		t.Fatal(err)
+	}
+	doc, err := goquery.NewDocumentFromReader(strings.NewReader(b.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	panel := doc.Find(`[data-testid="sign-batch-panel"]`)
+	if text := panel.Text(); strings.Contains(text, "@ShortID") || !strings.Contains(text, "Ada Lovelace") {
+		t.Errorf("owner line: %q", text)
+	}
+	if got, _ := panel.Find("#sign-batch-owner-key").Attr("data-full"); got != v.OwnerAddress {
+		t.Errorf("signing key %q, want %q", got, v.OwnerAddress)
+	}
+}
