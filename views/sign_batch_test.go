@@ -30,3 +30,20 @@ func TestSignBatchPageShowsTheOwnersKey(t *testing.T) {
 		t.Errorf("signing key %q, want %q", got, v.OwnerAddress)
 	}
 }
+
+// A sign request's state says when its link expires as words with their
+// spaces ("The link expires at 14:05 UTC"), not run together.
+func TestSignStateSaysWhenTheLinkExpires(t *testing.T) {
+	var b strings.Builder
+	at := time.Date(2026, 11, 28, 14, 5, 0, 0, time.UTC)
+	if err := SignStateView(SignPanel{State: "waiting", Label: "waiting", ExpiresAt: at, PollURL: "/x"}).Render(context.Background(), &b); err != nil {
+		t.Fatal(err)
+	}
+	doc, err := goquery.NewDocumentFromReader(strings.NewReader(b.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if text := strings.Join(strings.Fields(doc.Text()), " "); !strings.Contains(text, "The link expires at 14:05 UTC") {
+		t.Errorf("state says %q", text)
+	}
+}
