@@ -47,3 +47,20 @@ func TestSignStateSaysWhenTheLinkExpires(t *testing.T) {
 		t.Errorf("state says %q", text)
 	}
 }
+
+// The batch's counts say the first deadline with its space ("is at").
+func TestSignBatchCountsSayTheFirstDeadline(t *testing.T) {
+	var b strings.Builder
+	at := time.Date(2026, 11, 28, 14, 5, 0, 0, time.UTC)
+	tb := SignBatchTable{PollURL: "/x", Waiting: 2, Deadline: at, ExpiresAt: at.Add(time.Hour)}
+	if err := SignBatchTableView(tb).Render(context.Background(), &b); err != nil {
+		t.Fatal(err)
+	}
+	doc, err := goquery.NewDocumentFromReader(strings.NewReader(b.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if text := strings.Join(strings.Fields(doc.Find(`[data-testid="sign-batch-counts"]`).Text()), " "); !strings.Contains(text, "The first deadline is at 14:05 UTC") {
+		t.Errorf("counts say %q", text)
+	}
+}
