@@ -17,7 +17,7 @@ import (
 var (
 	screenshots      = flag.Bool("screenshots", false, "write the docs' screenshots to -screenshots-dir")
 	screenshotsDir   = flag.String("screenshots-dir", filepath.Join("..", "..", "static", "screenshots"), "where -screenshots writes")
-	screenshotsPhone = flag.Bool("screenshots-phone", false, "also write each page 390 px wide, whole (NAME-phone.jpg)")
+	screenshotsPhone = flag.Bool("screenshots-phone", false, "also write each page 390 px wide, whole (NAME-phone.png)")
 )
 
 // TestScreenshots writes PNGs of the main pages at 1366×900 to
@@ -108,11 +108,11 @@ func phone(t *testing.T, ctx context.Context, dir, name string) {
 	if err != nil {
 		t.Fatalf("%s at 390 px: %v", name, err)
 	}
-	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(90))
+	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
 	if err != nil {
 		t.Fatalf("%s at 390 px: %v", name, err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, name+"-phone.jpg"), png, 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, name+"-phone.png"), png, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if err := chromedp.Do(ctx, chromedp.EmulateViewport(1366, 900), chromedp.Reload(), chromedp.WaitVisible(chromedp.CSS("main"))); err != nil {
