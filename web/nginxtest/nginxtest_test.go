@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"partneradmin/handlers/webhooks"
 	"partneradmin/web/nginxtest"
@@ -56,7 +57,16 @@ func TestRoundRobinAndForwardedFor(t *testing.T) {
 	if len(got) != 4 || got[0] != want[0] || got[1] != want[0] || got[2] != want[1] || got[3] != want[1] {
 		t.Fatalf("upstreams saw %q, want each of %q twice", got, want)
 	}
-	served, err := lb.Served()
+	// nginx writes a request's access log line after its answer has gone
+	// out: wait for the fourth line.
+	var served []int64
+	var err error
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		served, err = lb.Served()
+		if err != nil || served[0]+served[1] >= 4 || time.Now().After(deadline) {
+			break
+		}
+	}
 	if err != nil || !slices.Equal(served, []int64{2, 2}) {
 		t.Fatalf("served %v (%v), want [2 2]", served, err)
 	}
