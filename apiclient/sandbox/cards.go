@@ -175,7 +175,7 @@ func (c *call) createCard() (any, error) {
 		ready := now.Add(c.s.opts.CardSweepDelay)
 		p.SweepReadyAt = &ready
 	}
-	c.s.st.Proposals[p.ID] = p
+	c.s.st.putProposal(p)
 	_, _, daily, single := cardCaps(in.Currency)
 	cd := &card{
 		ID: c.s.newID(), UserID: c.user.ID, WalletID: w.ID, ProposalID: p.ID,
@@ -187,7 +187,7 @@ func (c *call) createCard() (any, error) {
 	if in.PAN != "" {
 		cd.Last4 = in.PAN[len(in.PAN)-4:]
 	}
-	c.s.st.Cards[cd.ID] = cd
+	c.s.st.putCard(cd)
 	out := map[string]any{
 		"flow":           "group",
 		"feeAmount":      fee.String(),
@@ -242,9 +242,9 @@ func (s *Server) releaseCardReservation(p *proposal) {
 	if p.Type != typeCardIssuance {
 		return
 	}
-	for id, cd := range s.st.Cards {
+	for _, cd := range s.walletCards(p.WalletID) {
 		if cd.ProposalID == p.ID && !cd.Issued {
-			delete(s.st.Cards, id)
+			s.st.dropCard(cd.ID)
 		}
 	}
 	if w := s.st.Wallets[p.WalletID]; w != nil {
@@ -255,7 +255,7 @@ func (s *Server) releaseCardReservation(p *proposal) {
 // issueCard completes a card issuance proposal.
 func (s *Server) issueCard(p *proposal) {
 	var cd *card
-	for _, x := range s.st.Cards {
+	for _, x := range s.walletCards(p.WalletID) {
 		if x.ProposalID == p.ID {
 			cd = x
 		}
@@ -294,8 +294,8 @@ func (s *Server) issueCard(p *proposal) {
 // cardsFunded sets fundedAt on the wallet's cards at their first funding.
 func (s *Server) cardsFunded(w *wallet) {
 	now := s.now()
-	for _, cd := range s.st.Cards {
-		if cd.WalletID == w.ID && cd.Issued && cd.FundedAt == nil {
+	for _, cd := range s.walletCards(w.ID) {
+		if cd.Issued && cd.FundedAt == nil {
 			cd.FundedAt = &now
 		}
 	}
@@ -341,12 +341,7 @@ func (s *Server) reservedJSON(cd *card, p *proposal) map[string]any {
 }
 
 func (s *Server) walletCards(walletID string) []*card {
-	var cs []*card
-	for _, cd := range s.st.Cards {
-		if cd.WalletID == walletID {
-			cs = append(cs, cd)
-		}
-	}
+	cs := append([]*card(nil), s.st.index().cards[walletID]...)
 	sort.Slice(cs, func(i, j int) bool { return cs[i].Seq < cs[j].Seq })
 	return cs
 }

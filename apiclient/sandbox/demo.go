@@ -292,7 +292,7 @@ func (s *Server) seedDemo(o DemoOptions) ([]labelledKey, error) {
 		p.ToUserID = to.ID
 		p.ToAddress = s.userWallet(to.ID, "USDB").Address
 		p.Description = desc
-		st.Proposals[p.ID] = p
+		st.putProposal(p)
 		return p
 	}
 	mk(byName["Emily"], "1200.00", "November stipend")
@@ -329,12 +329,12 @@ func (s *Server) seedDemo(o DemoOptions) ([]labelledKey, error) {
 		p.Amount = cardFee("NGN", typ)
 		p.Approvals = []string{DemoPartnerID}
 		p.Description = "Card issuance: " + name
-		st.Proposals[p.ID] = p
+		st.putProposal(p)
 		_, _, daily, single := cardCaps("NGN")
 		cd := &card{ID: s.newID(), UserID: ada.ID, WalletID: aw.ID, ProposalID: p.ID, Name: name, Color: color,
 			Currency: "NGN", Type: typ, FundingPolicy: "SAFE", FundLifecycle: "REPEATABLE", DailyLimit: daily, SingleLimit: single,
 			Ledger: []ledgerEntry{}, Transactions: []cardTx{}, CreatedAt: now, Seq: st.next()}
-		st.Cards[cd.ID] = cd
+		st.putCard(cd)
 		s.issueCard(p)
 		p.Status = statusCompleted
 		if status != "" {
@@ -356,12 +356,12 @@ func (s *Server) seedDemo(o DemoOptions) ([]labelledKey, error) {
 	rp.Approvals = []string{DemoPartnerID}
 	rp.Description = "Card issuance: Subscriptions"
 	s.enterSigning(rp)
-	st.Proposals[rp.ID] = rp
+	st.putProposal(rp)
 	_, _, daily, single := cardCaps("NGN")
 	reserved := &card{ID: s.newID(), UserID: ada.ID, WalletID: aw.ID, ProposalID: rp.ID, Name: "Subscriptions", Color: "#E53935",
 		Currency: "NGN", Type: "virtual", FundingPolicy: "SAFE", FundLifecycle: "REPEATABLE", DailyLimit: daily, SingleLimit: single,
 		Ledger: []ledgerEntry{}, Transactions: []cardTx{}, CreatedAt: now, Seq: st.next()}
-	st.Cards[reserved.ID] = reserved
+	st.putCard(reserved)
 
 	keys = append(keys, s.seedRailDemo(now)...)
 	if o.CallbackURL != "" {

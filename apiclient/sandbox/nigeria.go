@@ -204,7 +204,7 @@ func (c *call) ngnOfframp() (any, error) {
 	p.Amount = amount
 	p.ToAddress = addressFrom("sandbox-ngn-offramp-settlement")
 	p.Description = fmt.Sprintf("Bank withdrawal to %s ****%s", acct.BankName, last4(acct.AccountNumber))
-	c.s.st.Proposals[p.ID] = p
+	c.s.st.putProposal(p)
 	now := c.s.now()
 	o := &ngnOfframp{ProposalID: p.ID, UserID: c.user.ID, WalletID: w.ID, BankAccountID: acct.ID, FromCurrency: w.Currency,
 		FromAmount: amount, NGNAmount: ngn.Sub(ngnPayoutFee), Fee: ngnPayoutFee, Rate: rate, PayoutStatus: "awaiting_chain", CreatedAt: now}

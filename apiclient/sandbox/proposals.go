@@ -180,7 +180,7 @@ func (c *call) transferProposal(w *wallet, in proposalInput) (*proposal, error) 
 	} else {
 		p.ToAddress = toAddr.Hex()
 	}
-	c.s.st.Proposals[p.ID] = p
+	c.s.st.putProposal(p)
 	return p, nil
 }
 
@@ -219,7 +219,7 @@ func (c *call) swapProposal(w *wallet, in proposalInput) (*proposal, error) {
 	p.ToStablecoin = in.ToStablecoin
 	p.SlippageBps = slippage
 	p.Description = in.Description
-	c.s.st.Proposals[p.ID] = p
+	c.s.st.putProposal(p)
 	return p, nil
 }
 
@@ -362,16 +362,10 @@ func (c *call) listProposals() (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	var ps []*proposal
-	for _, p := range c.s.st.Proposals {
-		if p.WalletID == w.ID {
-			ps = append(ps, p)
-		}
-	}
-	sort.Slice(ps, func(i, j int) bool { return ps[i].Seq > ps[j].Seq })
-	out := []any{}
-	for _, p := range ps {
-		out = append(out, proposalJSON(p))
+	ps := c.s.st.walletProposals(w.ID)
+	out := make([]any, 0, len(ps))
+	for i := len(ps) - 1; i >= 0; i-- { // newest first
+		out = append(out, proposalJSON(ps[i]))
 	}
 	return map[string]any{"data": out}, nil
 }

@@ -111,7 +111,7 @@ func (s *Server) seedRailDemo(now time.Time) []labelledKey {
 		p.Amount = decimal.RequireFromString("20000")
 		p.ToAddress = addressFrom("sandbox-ngn-offramp-settlement")
 		p.Description = "Bank withdrawal to Access Bank ****0031"
-		s.st.Proposals[p.ID] = p
+		s.st.putProposal(p)
 		s.rails().Offramps[p.ID] = &ngnOfframp{ProposalID: p.ID, UserID: u.ID, WalletID: w.ID, BankAccountID: wa.ID, FromCurrency: "CNGN",
 			FromAmount: p.Amount, NGNAmount: p.Amount.Sub(ngnPayoutFee), Fee: ngnPayoutFee, Rate: decimal.NewFromInt(1), PayoutStatus: "awaiting_chain", CreatedAt: now}
 	}

@@ -27,6 +27,8 @@ type state struct {
 	Invites     map[string]*invite        `json:"invites"`
 	Faults      []*fault                  `json:"faults"`
 	Rails       *railState                `json:"rails"`
+
+	idx *walletIndex
 }
 
 const stateVersion = 1
@@ -365,4 +367,60 @@ type fault struct {
 	After     bool    `json:"after,omitempty"` // act once the request was handled and saved
 	Rate      float64 `json:"rate"`
 	Remaining int     `json:"remaining,omitempty"` // 0: unlimited
+}
+
+// walletIndex lists each wallet's proposals and cards, so a wallet's own
+// lists cost what the wallet holds, not what the whole sandbox holds. It is
+// derived from the maps above, never saved, and rebuilt when missing.
+type walletIndex struct {
+	proposals map[string][]*proposal
+	cards     map[string][]*card
+}
+
+func (st *state) index() *walletIndex {
+	if st.idx != nil {
+		return st.idx
+	}
+	idx := &walletIndex{proposals: map[string][]*proposal{}, cards: map[string][]*card{}}
+	for _, p := range st.Proposals {
+		idx.proposals[p.WalletID] = append(idx.proposals[p.WalletID], p)
+	}
+	for _, cd := range st.Cards {
+		idx.cards[cd.WalletID] = append(idx.cards[cd.WalletID], cd)
+	}
+	st.idx = idx
+	return idx
+}
+
+// putProposal stores a proposal and keeps the wallet index in step.
+func (st *state) putProposal(p *proposal) {
+	if _, seen := st.Proposals[p.ID]; seen {
+		st.idx = nil
+	} else if st.idx != nil {
+		st.idx.proposals[p.WalletID] = append(st.idx.proposals[p.WalletID], p)
+	}
+	st.Proposals[p.ID] = p
+}
+
+// putCard stores a card and keeps the wallet index in step.
+func (st *state) putCard(cd *card) {
+	if _, seen := st.Cards[cd.ID]; seen {
+		st.idx = nil
+	} else if st.idx != nil {
+		st.idx.cards[cd.WalletID] = append(st.idx.cards[cd.WalletID], cd)
+	}
+	st.Cards[cd.ID] = cd
+}
+
+// dropCard removes a card; the index is rebuilt at its next use.
+func (st *state) dropCard(id string) {
+	delete(st.Cards, id)
+	st.idx = nil
+}
+
+// walletProposals returns the wallet's proposals, oldest first.
+func (st *state) walletProposals(walletID string) []*proposal {
+	ps := append([]*proposal(nil), st.index().proposals[walletID]...)
+	sort.Slice(ps, func(i, j int) bool { return ps[i].Seq < ps[j].Seq })
+	return ps
 }
