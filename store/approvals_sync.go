@@ -21,10 +21,12 @@ type SyncTarget struct {
 
 // ApprovalSyncTargets are the wallets one period of the approvals sync
 // reads: the busy ones — with a proposal not yet final, a proposal
-// changed or money moved since since, or the treasury's — and the sweep
-// wallets of the others read least recently (never read first). Only
-// wallets of linked, not deleted employees are listed, as WalletOwners
-// lists them.
+// changed since since or an event that follows a proposal (a withdrawal,
+// a card's fulfilment) since since, or the treasury's — and the sweep
+// wallets of the others read least recently (never read first). A deposit
+// or a card payment makes no proposal, so it does not make a wallet busy.
+// Only wallets of linked, not deleted employees are listed, as
+// WalletOwners lists them.
 func (s *Store) ApprovalSyncTargets(ctx context.Context, since time.Time, sweep int) ([]SyncTarget, error) {
 	rows, err := s.db.Query(ctx, `
 		WITH busy AS (
@@ -34,7 +36,7 @@ func (s *Store) ApprovalSyncTargets(ctx context.Context, since time.Time, sweep 
 			UNION SELECT w.id FROM activity a
 				JOIN employees e ON e.service_user_id = a.service_user_id
 				JOIN wallets w ON w.employee_id = e.id
-				WHERE a.kind IN ('deposit', 'withdrawal', 'card_transaction', 'card_fulfillment') AND a.occurred_at >= $1
+				WHERE a.kind IN ('withdrawal', 'card_fulfillment') AND a.occurred_at >= $1
 		)
 		SELECT w.id, e.service_user_id, true FROM busy b
 			JOIN wallets w ON w.id = b.id JOIN employees e ON e.id = w.employee_id

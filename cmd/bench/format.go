@@ -28,8 +28,8 @@ func runtimeCPUs() int { return runtime.NumCPU() }
 
 // seeded describes what the size holds.
 func (s sizeReport) seeded() string {
-	return fmt.Sprintf("%s employees with readiness in 5 currencies, %s wallets with an open proposal each, %s cards, %s money events over a year, %d payroll runs",
-		thousands(s.Employees), thousands(s.Wallets), thousands(s.Cards), thousands(s.Events), s.PayrollRuns)
+	return fmt.Sprintf("%s employees with readiness in 5 currencies, %s wallets with a proposal each (%d of them open), %s cards, %s money events over a year, %d payroll runs",
+		thousands(s.Employees), thousands(s.Wallets), min(s.Wallets, openQueue), thousands(s.Cards), thousands(s.Events), s.PayrollRuns)
 }
 
 // verdict is a budget's mark: PASS or MISS, or "not measured".

@@ -33,13 +33,20 @@ type seeded struct {
 	CardLast4                                           []string
 }
 
+// openQueue is how many seeded proposals are still open, whatever the
+// company's size: the queue a finance team works through is the work, and
+// holding it fixed shows what the company's size alone costs the
+// approvals sync. The other wallets' proposals are settled history.
+const openQueue = 200
+
 // object is one record of the sandbox's exported state, kept as JSON
 // values so that every field the sandbox keeps survives the copy.
 type object = map[string]any
 
 // seedSandboxState builds the sandbox's starting state: the demo company
 // (SeedDemo: treasury, admins, proposals in every state, cards) and, for n
-// more employees, a user, one USDB wallet with one open proposal and
+// more employees, a user, one USDB wallet with one proposal (open for the
+// first openQueue, settled for the others) and
 // cardsPerWallet cards each, copied from the demo's own records. The state
 // is written to path, from which the bench's sandbox starts: far faster
 // than n × 7 API calls, and the records are the sandbox's own shapes.
@@ -148,6 +155,13 @@ func seedSandboxState(path string, n, cardsPerWallet int) (seeded, error) {
 		}
 		p["approvals"], p["signatures"] = []string{}, map[string]string{}
 		at := now.Add(-time.Duration(i) * time.Minute)
+		if i >= openQueue {
+			// Settled weeks ago: the company's history, not its open work.
+			p["status"] = "COMPLETED"
+			p["signers"], p["signatures"] = []string{owner}, map[string]string{owner: "0x00"}
+			at = now.Add(-time.Duration(i) * time.Minute).Add(-14 * 24 * time.Hour)
+			p["submittedAt"] = at
+		}
 		p["createdAt"], p["updatedAt"], p["seq"] = at, at, next()
 		proposals[pid] = p
 

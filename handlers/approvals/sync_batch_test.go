@@ -160,6 +160,51 @@ func TestPeriodicSyncFollowsTheWork(t *testing.T) {
 	if err := s.SyncWallet(ctx, busy, owners[busy]); err != nil {
 		t.Fatal(err)
 	}
+	// Money events in the last hour: a card payment and a deposit make no
+	// proposal, so they leave their wallets quiet; a withdrawal follows a
+	// proposal, so its wallet is busy.
+	kinds := map[string]string{}
+	for w := range owners {
+		if w == busy {
+			continue
+		}
+		switch len(kinds) {
+		case 0:
+			kinds[w] = "card_transaction"
+		case 1:
+			kinds[w] = "deposit"
+		case 2:
+			kinds[w] = "withdrawal"
+		}
+	}
+	for w, kind := range kinds {
+		var id int64
+		if err := st.Pool().QueryRow(ctx, `INSERT INTO webhook_events (webhook_id, event_type, body, state, received_at)
+			VALUES ($1, 'x', '{}', 'processed', $2) RETURNING id`, "wh-"+kind, now).Scan(&id); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := st.Pool().Exec(ctx, `INSERT INTO activity (webhook_event_id, service_user_id, kind, event_type, status, amount, currency, occurred_at)
+			VALUES ($1, $2, $3, 'x', 'completed', 5, 'USDB', $4)`, id, owners[w], kind, now.Add(-10*time.Minute)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	targets, err := st.ApprovalSyncTargets(ctx, now.Add(-time.Hour), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	busyNow := map[string]bool{}
+	for _, tg := range targets {
+		busyNow[tg.WalletID] = tg.Busy
+	}
+	for w, kind := range kinds {
+		if want := kind == "withdrawal"; busyNow[w] != want {
+			t.Errorf("a %s in the last hour: wallet busy %v, want %v", kind, busyNow[w], want)
+		}
+	}
+	if _, err := st.Pool().Exec(ctx, `DELETE FROM activity`); err != nil {
+		t.Fatal(err)
+	}
+
 	periods := (len(owners) + approvals.SweepPerPeriod - 1) / approvals.SweepPerPeriod
 	for p := range periods + 1 {
 		res, err := s.SyncPeriod(ctx, 0)
