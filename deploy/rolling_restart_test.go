@@ -251,7 +251,7 @@ func TestRollingRestartDropsNothing(t *testing.T) {
 	}
 	var discarded, rescued int
 	if err := conn.QueryRow(ctx, `SELECT count(*) FILTER (WHERE state IN ('discarded', 'cancelled')),
-		count(*) FILTER (WHERE kind = $1 AND attempt > 1) FROM river_job`, webhooks.ProcessEventArgs{}.Kind()).Scan(&discarded, &rescued); err != nil {
+		count(*) FILTER (WHERE kind = $1 AND attempt > 1) FROM river_job`, webhooks.DrainArgs{}.Kind()).Scan(&discarded, &rescued); err != nil {
 		t.Fatal(err)
 	}
 

@@ -91,27 +91,6 @@ func scanEvent(row pgx.Row) (WebhookEvent, error) {
 	return e, err
 }
 
-// EventJob is the river job row that processes a newly stored delivery,
-// written by ReceiveDelivery in the same statement as the event row. Args
-// is the job's JSON arguments; its "event_id" key is set to the new row's
-// id by the statement.
-type EventJob struct {
-	Kind        string
-	Queue       string
-	MaxAttempts int
-	Priority    int
-	Args        []byte
-	// Notify sends river's insert notification for Queue with the insert,
-	// so a listening worker fetches at once (callers limit how often, as
-	// river's own client does; polling finds the job otherwise).
-	Notify bool
-}
-
-// riverInsertTopic is the channel river's producers listen on for inserts
-// (river's notifier.NotificationTopicInsert, qualified by the schema as
-// river's own insert qualifies it).
-const riverInsertTopic = "river_insert"
-
 // Received is what ReceiveDeliveries did with one delivery: stored under
 // ID, new (Inserted) or a duplicate; Err is ErrStaleSecret when the secret
 // that verified it was replaced meanwhile (nothing stored).
@@ -122,8 +101,8 @@ type Received struct {
 }
 
 // ReceiveDelivery stores one delivery as ReceiveDeliveries does.
-func (s *Store) ReceiveDelivery(ctx context.Context, d NewDelivery, job *EventJob) (int64, bool, error) {
-	res, err := s.ReceiveDeliveries(ctx, []NewDelivery{d}, []*EventJob{job})
+func (s *Store) ReceiveDelivery(ctx context.Context, d NewDelivery, wake func(ctx context.Context, tx pgx.Tx) error) (int64, bool, error) {
+	res, err := s.ReceiveDeliveries(ctx, []NewDelivery{d}, wake)
 	if err != nil {
 		return 0, false, err
 	}
@@ -131,27 +110,21 @@ func (s *Store) ReceiveDelivery(ctx context.Context, d NewDelivery, job *EventJo
 }
 
 // ReceiveDeliveries stores deliveries keyed by their WebhookIDs (distinct
-// within one call), in one statement and so in one round trip and one
-// commit: each event row and, when the row is new and can be processed and
-// its job (jobs[i]) is set, its processing job row in river_job, all
-// together or none. A delivery already stored only has its duplicate count
-// raised (Inserted false). A delivery is stored only while the secret that
-// verified it is the current one (Err ErrStaleSecret otherwise). Rows are
-// inserted in key order, so two calls with keys in common wait for each
-// other rather than deadlock.
-func (s *Store) ReceiveDeliveries(ctx context.Context, ds []NewDelivery, jobs []*EventJob) ([]Received, error) {
-	if len(ds) != len(jobs) {
-		return nil, errors.New("store: receive deliveries: one job (or nil) per delivery")
-	}
+// within one call) in one statement and one transaction: when a delivery
+// that can be processed is new, wake (the processing job's insert) runs in
+// the same transaction, so a stored event always has a worker coming. A
+// delivery already stored only has its duplicate count raised (Inserted
+// false). A delivery is stored only while the secret that verified it is
+// the current one (Err ErrStaleSecret otherwise). Rows are inserted in key
+// order, so two calls with keys in common wait for each other rather than
+// deadlock.
+func (s *Store) ReceiveDeliveries(ctx context.Context, ds []NewDelivery, wake func(ctx context.Context, tx pgx.Tx) error) ([]Received, error) {
 	n := len(ds)
 	var (
 		keys, sources, types, states, errs = make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
 		stamps                             = make([]*time.Time, n)
 		bodies                             = make([][]byte, n)
 		versions                           = make([]int32, n)
-		kinds, queues, args                = make([]string, n), make([]string, n), make([]string, n)
-		attempts, priorities               = make([]int16, n), make([]int16, n)
-		notify                             = make([]bool, n)
 	)
 	seen := make(map[string]bool, n)
 	for i, d := range ds {
@@ -167,86 +140,62 @@ func (s *Store) ReceiveDeliveries(ctx context.Context, ds []NewDelivery, jobs []
 		if !d.EventTimestamp.IsZero() {
 			stamps[i] = &d.EventTimestamp
 		}
-		args[i] = "{}"
-		if j := jobs[i]; j != nil && !d.Unparseable {
-			kinds[i], queues[i], attempts[i], priorities[i], notify[i] = j.Kind, j.Queue, int16(j.MaxAttempts), int16(j.Priority), j.Notify
-			args[i] = jsonArg(j.Args)
-		}
-	}
-	// xmax = 0 only for a row this statement inserted. A data-modifying
-	// CTE runs whether or not it is read; the notification runs because
-	// the outer select reads it.
-	rows, err := s.db.Query(ctx, `
-		WITH input AS (
-			SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::timestamptz[], $5::bytea[], $6::text[], $7::text[], $8::int[],
-				$9::text[], $10::text[], $11::smallint[], $12::smallint[], $13::text[], $14::boolean[])
-				WITH ORDINALITY AS t(webhook_id, source_event_id, event_type, event_timestamp, body, state, error, secret_version,
-					job_kind, job_queue, job_max_attempts, job_priority, job_args, job_notify, ord)
-		), ev AS (
-			INSERT INTO webhook_events (webhook_id, source_event_id, event_type, event_timestamp, body, state, error)
-			SELECT i.webhook_id, i.source_event_id, i.event_type, i.event_timestamp, i.body, i.state, i.error FROM input i
-			WHERE EXISTS (SELECT 1 FROM webhook_subscription WHERE id = 1 AND secret_version = i.secret_version)
-			ORDER BY i.webhook_id
-			ON CONFLICT (webhook_id) DO UPDATE
-				SET duplicates = webhook_events.duplicates + 1, last_duplicate_at = now()
-			RETURNING id, webhook_id, (xmax = 0) AS inserted
-		), job AS (
-			INSERT INTO river_job (args, kind, max_attempts, priority, queue, state, tags, metadata)
-			SELECT jsonb_set(i.job_args::jsonb, '{event_id}', to_jsonb(ev.id)), i.job_kind, i.job_max_attempts, i.job_priority, i.job_queue,
-				'available', '{}', '{}'
-			FROM ev JOIN input i ON i.webhook_id = ev.webhook_id
-			WHERE ev.inserted AND i.job_kind <> ''
-			ORDER BY ev.id
-			RETURNING (args->>'event_id')::bigint AS event_id, queue
-		), note AS (
-			SELECT pg_notify(current_schema() || '.' || $15::text, json_build_object('queue', q.queue)::text)
-			FROM (SELECT DISTINCT job.queue FROM job JOIN ev ON ev.id = job.event_id JOIN input i ON i.webhook_id = ev.webhook_id
-				WHERE i.job_notify) q
-		)
-		SELECT i.ord, coalesce(ev.id, 0), coalesce(ev.inserted, false), ev.id IS NOT NULL, job.event_id IS NOT NULL,
-			(SELECT count(*) FROM note)
-		FROM input i LEFT JOIN ev ON ev.webhook_id = i.webhook_id LEFT JOIN job ON job.event_id = ev.id
-		ORDER BY i.ord`,
-		keys, sources, types, stamps, bodies, states, errs, versions, kinds, queues, attempts, priorities, args, notify, riverInsertTopic)
-	if err != nil {
-		return nil, fmt.Errorf("store: receive deliveries: %w", err)
 	}
 	out := make([]Received, n)
-	var got int
-	var ord, id, notes int64
-	var inserted, stored, queued bool
-	_, err = pgx.ForEachRow(rows, []any{&ord, &id, &inserted, &stored, &queued, &notes}, func() error {
-		i := int(ord) - 1
-		if i < 0 || i >= n {
-			return fmt.Errorf("row %d of %d", ord, n)
+	err := s.InTx(ctx, func(tx pgx.Tx) error {
+		// xmax = 0 only for a row this statement inserted.
+		rows, err := tx.Query(ctx, `
+			WITH input AS (
+				SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::timestamptz[], $5::bytea[], $6::text[], $7::text[], $8::int[])
+					WITH ORDINALITY AS t(webhook_id, source_event_id, event_type, event_timestamp, body, state, error, secret_version, ord)
+			), ev AS (
+				INSERT INTO webhook_events (webhook_id, source_event_id, event_type, event_timestamp, body, state, error)
+				SELECT i.webhook_id, i.source_event_id, i.event_type, i.event_timestamp, i.body, i.state, i.error FROM input i
+				WHERE EXISTS (SELECT 1 FROM webhook_subscription WHERE id = 1 AND secret_version = i.secret_version)
+				ORDER BY i.webhook_id
+				ON CONFLICT (webhook_id) DO UPDATE
+					SET duplicates = webhook_events.duplicates + 1, last_duplicate_at = now()
+				RETURNING id, webhook_id, (xmax = 0) AS inserted
+			)
+			SELECT i.ord, coalesce(ev.id, 0), coalesce(ev.inserted, false), ev.id IS NOT NULL
+			FROM input i LEFT JOIN ev ON ev.webhook_id = i.webhook_id
+			ORDER BY i.ord`,
+			keys, sources, types, stamps, bodies, states, errs, versions)
+		if err != nil {
+			return err
 		}
-		got++
-		switch {
-		case !stored:
-			out[i] = Received{Err: ErrStaleSecret}
-		case inserted && kinds[i] != "" && !queued:
-			// Cannot happen: the job insert reads the rows the event insert returned.
-			return fmt.Errorf("delivery %d: processing job not queued", id)
-		default:
+		var got int
+		var ord, id int64
+		var inserted, stored, queued bool
+		_, err = pgx.ForEachRow(rows, []any{&ord, &id, &inserted, &stored}, func() error {
+			i := int(ord) - 1
+			if i < 0 || i >= n {
+				return fmt.Errorf("row %d of %d", ord, n)
+			}
+			got++
+			if !stored {
+				out[i] = Received{Err: ErrStaleSecret}
+				return nil
+			}
 			out[i] = Received{ID: id, Inserted: inserted}
+			queued = queued || (inserted && !ds[i].Unparseable)
+			return nil
+		})
+		if err == nil && got != n {
+			err = fmt.Errorf("%d rows for %d deliveries", got, n)
+		}
+		if err != nil {
+			return err
+		}
+		if queued && wake != nil {
+			return wake(ctx, tx)
 		}
 		return nil
 	})
-	if err == nil && got != n {
-		err = fmt.Errorf("%d rows for %d deliveries", got, n)
-	}
 	if err != nil {
 		return nil, fmt.Errorf("store: receive deliveries: %w", err)
 	}
 	return out, nil
-}
-
-// jsonArg is raw JSON for a jsonb parameter ("{}" when empty).
-func jsonArg(b []byte) string {
-	if len(b) == 0 {
-		return "{}"
-	}
-	return string(b)
 }
 
 // WebhookEventByID loads one event.

@@ -45,6 +45,9 @@ func addWebhookWorkers(workers *river.Workers, h *webhooks.Handler) error {
 	if err := river.AddWorkerSafely(workers, &webhooks.ProcessEventWorker{H: h}); err != nil {
 		return fmt.Errorf("web: add worker: %w", err)
 	}
+	if err := river.AddWorkerSafely(workers, &webhooks.DrainWorker{H: h}); err != nil {
+		return fmt.Errorf("web: add worker: %w", err)
+	}
 	if err := river.AddWorkerSafely(workers, &webhooks.RefreshBalancesWorker{H: h}); err != nil {
 		return fmt.Errorf("web: add worker: %w", err)
 	}
@@ -54,9 +57,12 @@ func addWebhookWorkers(workers *river.Workers, h *webhooks.Handler) error {
 	return nil
 }
 
-// webhookPeriodicJobs is the reconciliation job, once across replicas.
+// webhookPeriodicJobs are the reconciliation job and the drain that picks
+// up events whose worker died, once across replicas.
 func webhookPeriodicJobs() []*river.PeriodicJob {
 	return []*river.PeriodicJob{
+		river.NewPeriodicJob(river.PeriodicInterval(webhooks.DrainInterval),
+			func() (river.JobArgs, *river.InsertOpts) { return webhooks.DrainArgs{}, nil }, nil),
 		river.NewPeriodicJob(river.PeriodicInterval(webhooks.ReconcileInterval),
 			func() (river.JobArgs, *river.InsertOpts) { return webhooks.ReconcileArgs{}, nil }, nil),
 	}

@@ -40,7 +40,6 @@ type receiveBatcher struct {
 // guarded by the batcher's mutex; wake is signalled when one changes.
 type pendingDelivery struct {
 	d    store.NewDelivery
-	job  *store.EventJob
 	wake chan struct{}
 	done bool
 	lead bool // this request holds a slot: run the next statement
@@ -55,11 +54,11 @@ func (p *pendingDelivery) signal() {
 	}
 }
 
-// storeDelivery stores d (and its job) and returns once it is committed,
-// with what the store did with it.
-func (h *Handler) storeDelivery(ctx context.Context, d store.NewDelivery, job *store.EventJob) (int64, bool, error) {
+// storeDelivery stores d (and wakes its processing) and returns once it
+// is committed, with what the store did with it.
+func (h *Handler) storeDelivery(ctx context.Context, d store.NewDelivery) (int64, bool, error) {
 	b := &h.batcher
-	p := &pendingDelivery{d: d, job: job, wake: make(chan struct{}, 1)}
+	p := &pendingDelivery{d: d, wake: make(chan struct{}, 1)}
 	b.mu.Lock()
 	b.waiting = append(b.waiting, p)
 	if b.running < receiveStatements {
@@ -134,11 +133,10 @@ func (h *Handler) runBatch(ctx context.Context) {
 // delivery the database refuses does not fail the others.
 func (h *Handler) storeBatch(ctx context.Context, batch []*pendingDelivery) {
 	ds := make([]store.NewDelivery, len(batch))
-	jobs := make([]*store.EventJob, len(batch))
 	for i, p := range batch {
-		ds[i], jobs[i] = p.d, p.job
+		ds[i] = p.d
 	}
-	res, err := h.Store.ReceiveDeliveries(ctx, ds, jobs)
+	res, err := h.Store.ReceiveDeliveries(ctx, ds, h.wakeDrain)
 	if err == nil {
 		for i, p := range batch {
 			p.res = res[i]
@@ -150,7 +148,7 @@ func (h *Handler) storeBatch(ctx context.Context, batch []*pendingDelivery) {
 		return
 	}
 	for _, p := range batch {
-		one, err := h.Store.ReceiveDeliveries(ctx, []store.NewDelivery{p.d}, []*store.EventJob{p.job})
+		one, err := h.Store.ReceiveDeliveries(ctx, []store.NewDelivery{p.d}, h.wakeDrain)
 		if err != nil {
 			p.err = err
 			continue

@@ -14,7 +14,8 @@ import (
 	"partneradmin/store"
 )
 
-// ProcessEventArgs is the job that applies one stored delivery. It carries
+// ProcessEventArgs is the job that applies one stored delivery: a replay,
+// or a retry after processing in a drain failed. It carries
 // only the event's row id: never the body or a secret (job args are stored
 // in river_job).
 type ProcessEventArgs struct {
@@ -32,16 +33,14 @@ func (ProcessEventArgs) Kind() string { return "webhook_event_process" }
 // jobs so a burst of deliveries does not hold them up.
 const QueueName = "webhooks"
 
-// QueueConfig is the processing queue's configuration. River fetches at
-// most MaxWorkers jobs per fetch and fetches at most every FetchCooldown,
-// so processing is bounded by MaxWorkers/FetchCooldown jobs per second
-// (600/s here). Few workers, often fetched: each holds one of the pool's
-// few database connections (six on two cores) while it works, and the
-// receiver needs them to acknowledge. During a burst, acknowledging comes
+// QueueConfig is the processing queue's configuration. Few workers: a
+// drain job processes a batch of events at a time, and each worker holds
+// one of the pool's few database connections while it works, which the
+// receiver needs to acknowledge. During a burst, acknowledging comes
 // first: the upstream counts a slow acknowledgement as a failure and
 // sends again, while processing may finish a few seconds later.
 func QueueConfig() river.QueueConfig {
-	return river.QueueConfig{MaxWorkers: 6, FetchCooldown: 10 * time.Millisecond}
+	return river.QueueConfig{MaxWorkers: 4}
 }
 
 // InsertOpts bounds the retries: a cause that lasts longer is left to the

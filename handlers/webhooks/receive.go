@@ -139,11 +139,11 @@ func (h *Handler) Receive(w http.ResponseWriter, r *http.Request) {
 	}
 	hd := parseHeaders(r.Header)
 	var inserted bool
-	// The secret is cached; a failed check is decided again on the stored
-	// state, and the insert only happens while the secret that verified the
-	// delivery is still the current one (store.ErrStaleSecret otherwise).
+	// The insert only happens while the secret that verified the delivery
+	// is still the current one (store.ErrStaleSecret otherwise): a
+	// rotation in between makes the loop read and verify again.
 	for attempt := 0; ; attempt++ {
-		sub, err := h.subscription(ctx, attempt > 0)
+		sub, err := h.subscription(ctx)
 		if err != nil {
 			h.Logger.ErrorContext(ctx, "webhook: load subscription", "err", err)
 			h.delivered(DeliveryUnavailable)
@@ -151,9 +151,6 @@ func (h *Handler) Receive(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		status, reason := h.verify(sub, body, hd.Signature)
-		if status != http.StatusOK && attempt == 0 {
-			continue
-		}
 		switch status {
 		case http.StatusServiceUnavailable:
 			h.Logger.WarnContext(ctx, "webhook: signature not verified, asking for a retry", "webhook_id", hd.WebhookID, "reason", reason)
@@ -184,13 +181,7 @@ func (h *Handler) Receive(w http.ResponseWriter, r *http.Request) {
 		}
 		d := envelope(body, key, hd)
 		d.SecretVersion = sub.SecretVersion
-		var job *store.EventJob // an unparseable delivery is kept, not processed
-		if !d.Unparseable {
-			job, err = h.receiveJob(d.EventType)
-		}
-		if err == nil {
-			_, inserted, err = h.storeDelivery(ctx, d, job)
-		}
+		_, inserted, err = h.storeDelivery(ctx, d)
 		if errors.Is(err, store.ErrStaleSecret) && attempt < 2 {
 			continue
 		}
@@ -236,31 +227,16 @@ func (h *Handler) delivered(outcome string) {
 	}
 }
 
-// subscriptionTTL bounds how long a cached subscription is used without a
-// look at the store. Staleness never lets an old secret through: the insert
-// checks the secret's version.
-const subscriptionTTL = 5 * time.Second
-
-type cachedSubscription struct {
-	sub    store.WebhookSubscription
-	loaded time.Time
-}
-
-// subscription returns the subscription, from the cache unless fresh is set
-// or the cache is old. No subscription is an empty one (no secret).
-func (h *Handler) subscription(ctx context.Context, fresh bool) (store.WebhookSubscription, error) {
-	if c := h.subCache.Load(); c != nil && !fresh && time.Since(c.loaded) < subscriptionTTL {
-		return c.sub, nil
-	}
+// subscription reads the subscription; no subscription is an empty one
+// (no secret). It is read for each delivery, never kept: the insert checks
+// the secret's version, so a rotation between the read and the insert
+// makes the receiver read and verify again.
+func (h *Handler) subscription(ctx context.Context) (store.WebhookSubscription, error) {
 	sub, err := h.Store.WebhookSubscription(ctx)
 	if errors.Is(err, store.ErrNotFound) {
-		sub, err = store.WebhookSubscription{}, nil
+		return store.WebhookSubscription{}, nil
 	}
-	if err != nil {
-		return sub, err
-	}
-	h.subCache.Store(&cachedSubscription{sub: sub, loaded: time.Now()})
-	return sub, nil
+	return sub, err
 }
 
 // verify checks the signature against the current secret and decides the

@@ -263,7 +263,6 @@ func (h *Handler) runSettingsWrite(w http.ResponseWriter, r *http.Request, f sub
 	}
 	write.Key, write.Actor, write.Target = key, handlers.ActorFrom(r.Context()), "webhook"
 	done, err := h.actions.Run(r.Context(), write)
-	h.subCache.Store(nil)
 	switch {
 	case errors.Is(err, handlers.ErrKeyReused):
 		h.StaleForm(w, r)

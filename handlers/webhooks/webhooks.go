@@ -10,9 +10,6 @@ package webhooks
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
-	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -35,7 +32,9 @@ type Store interface {
 	MarkSecretRotating(ctx context.Context, rotating bool) error
 	RecordSignatureFailure(ctx context.Context, f store.SignatureFailure) error
 	ListSignatureFailures(ctx context.Context, limit int) ([]store.SignatureFailure, error)
-	ReceiveDeliveries(ctx context.Context, ds []store.NewDelivery, jobs []*store.EventJob) ([]store.Received, error)
+	ReceiveDeliveries(ctx context.Context, ds []store.NewDelivery, wake func(ctx context.Context, tx pgx.Tx) error) ([]store.Received, error)
+	ClaimQueuedEvents(ctx context.Context, limit int, lease time.Duration) ([]store.WebhookEvent, error)
+	ApplyEvents(ctx context.Context, apps []store.EventApplication) ([]bool, error)
 	WebhookEventByID(ctx context.Context, id int64) (store.WebhookEvent, error)
 	RecordEventAttempt(ctx context.Context, id int64, errText string, final bool) error
 	ApplyEvent(ctx context.Context, a store.EventApplication) (bool, error)
@@ -103,11 +102,6 @@ type Handler struct {
 	// afterStore, when set (tests), runs after a delivery is committed and
 	// before the answer is written.
 	afterStore func()
-	// subCache is the receiver's cached subscription.
-	subCache atomic.Pointer[cachedSubscription]
-	// lastNotify is when the receiver last sent river's insert
-	// notification (UnixNano).
-	lastNotify atomic.Int64
 	// batcher stores concurrent deliveries together.
 	batcher receiveBatcher
 }
@@ -144,40 +138,6 @@ func (h *Handler) now() time.Time {
 
 // CallbackURL is the receiver's public address.
 func (h *Handler) CallbackURL() string { return h.PublicOrigin + ReceiverPath }
-
-// insertNotifyEvery is how often at most the receiver wakes river's
-// producers with an insert notification: river's own client limits its
-// notifications to one per fetch cooldown (river.FetchCooldownDefault)
-// per queue, since a notification serialises commits; a job inserted in
-// between is fetched with the burst the last one woke, or by polling.
-const insertNotifyEvery = river.FetchCooldownDefault
-
-// receiveJob is the processing job of a new delivery, as the store writes
-// it in the statement that stores the delivery: the row river's InsertTx
-// writes for ProcessEventArgs with its InsertOpts (no unique key, no
-// schedule, river's default priority), which TestReceiverJobRowMatchesRiver
-// checks. The store sets event_id to the new row's id.
-func (h *Handler) receiveJob(eventType string) (*store.EventJob, error) {
-	if h.Queue == nil {
-		return nil, errNoQueue
-	}
-	args := ProcessEventArgs{EventType: eventType}
-	raw, err := json.Marshal(args)
-	if err != nil {
-		return nil, fmt.Errorf("webhooks: job args: %w", err)
-	}
-	opts := args.InsertOpts()
-	job := &store.EventJob{Kind: args.Kind(), Queue: opts.Queue, MaxAttempts: opts.MaxAttempts, Priority: jobPriority, Args: raw}
-	now := time.Now().UnixNano() // wall time, whatever clock the handler is given
-	if last := h.lastNotify.Load(); now-last >= int64(insertNotifyEvery) && h.lastNotify.CompareAndSwap(last, now) {
-		job.Notify = true
-	}
-	return job, nil
-}
-
-// jobPriority is river's default priority, which InsertTx gives a job
-// whose options set none.
-const jobPriority = 1
 
 // enqueue inserts the processing job of an event inside tx. eventType is
 // the stored type ("" when unknown to the caller).

@@ -111,7 +111,7 @@ func TestMetricsCountJobsAndDeliveries(t *testing.T) {
 			t.Errorf("metrics lack %s", want)
 		}
 	}
-	kind := webhooks.ProcessEventArgs{}.Kind()
+	kind := webhooks.DrainArgs{}.Kind()
 	webtest.WaitFor(t, "the processing job counted", 30*time.Second, func() bool {
 		return strings.Contains(scrape(), `partner_admin_jobs_total{kind="`+kind+`",outcome="completed"}`)
 	})

@@ -9,86 +9,117 @@ import (
 	"strings"
 	"sync"
 	"testing"
-
-	"github.com/jackc/pgx/v5"
+	"time"
 
 	"partneradmin/apiclient"
 	"partneradmin/handlers/webhooks"
+	"partneradmin/store"
 	"partneradmin/web/webtest"
 )
 
-// TestReceiverJobRowMatchesRiver: the receiver writes a delivery's
-// processing job in the statement that stores the delivery (one round
-// trip, one commit), not through river's InsertTx; the row must be the one
-// InsertTx writes for the same arguments, so river works it the same way.
-func TestReceiverJobRowMatchesRiver(t *testing.T) {
-	env := webtest.New(t, webtest.Options{SkipDemoImport: true})
+// TestDrainProcessesEachEventOnceAndTakesOverAbandonedClaims: stored
+// deliveries are processed by drain jobs, each event once; an event
+// claimed by a worker that died is processed once its claim runs out.
+func TestDrainProcessesEachEventOnceAndTakesOverAbandonedClaims(t *testing.T) {
+	env := webtest.New(t, webtest.Options{SkipDemoImport: true, StartWorkers: true})
 	secret := webtest.AdoptWebhookSecret(t, env)
 	ctx := context.Background()
-	body := webtest.EventBody("wh-jobrow-1", apiclient.EventCardTransactionCreated, map[string]any{"cardId": "card-1", "transactionId": "t-1"})
-	if code := webtest.MustDeliver(t, env, secret, "wh-jobrow-1", body); code != http.StatusOK {
-		t.Fatalf("delivery: %d", code)
-	}
-	ev := webtest.EventByWebhookID(t, env, "wh-jobrow-1")
-	// A repeat stores no second job.
-	if code := webtest.MustDeliver(t, env, secret, "wh-jobrow-1", body); code != http.StatusOK {
-		t.Fatalf("repeat: %d", code)
-	}
-
-	h := env.App.Webhooks()
-	var riverJobID int64
-	if err := env.Store.InTx(ctx, func(tx pgx.Tx) error {
-		res, err := h.Queue.InsertTx(ctx, tx, webhooks.ProcessEventArgs{EventID: ev.ID, EventType: ev.EventType}, nil)
-		if err != nil {
-			return err
+	const n = 30
+	for i := range n {
+		id := fmt.Sprintf("wh-drain-%d", i)
+		body := webtest.EventBody(id, apiclient.EventCardTransactionCreated, map[string]any{"cardId": "card-1", "transactionId": id})
+		if code := webtest.MustDeliver(t, env, secret, id, body); code != http.StatusOK {
+			t.Fatalf("delivery %d: %d", i, code)
 		}
-		riverJobID = res.Job.ID
-		return nil
-	}); err != nil {
-		t.Fatal(err)
 	}
-
-	const cols = `args, kind, max_attempts, priority, queue, state::text, tags::text, metadata, unique_key IS NULL, unique_states IS NULL,
-		attempt, errors IS NULL, scheduled_at <= now()`
-	type row struct {
-		Args                        string
-		Kind                        string
-		MaxAttempts, Priority       int
-		Queue, State, Tags          string
-		Metadata                    string
-		NoUniqueKey, NoUniqueStates bool
-		Attempt                     int
-		NoErrors, Due               bool
-	}
-	read := func(where string, arg any) (row, int) {
+	processedOnce := func(like string, want int) {
 		t.Helper()
-		rows, err := env.Store.Pool().Query(ctx, `SELECT `+cols+` FROM river_job WHERE `+where+` ORDER BY id`, arg)
-		if err != nil {
+		webtest.WaitFor(t, "every stored event processed", 30*time.Second, func() bool {
+			var done int
+			_ = env.Store.Pool().QueryRow(ctx, `SELECT count(*) FROM webhook_events WHERE webhook_id LIKE $1 AND state <> 'queued'`, like).Scan(&done)
+			return done == want
+		})
+		var twice int
+		if err := env.Store.Pool().QueryRow(ctx, `SELECT count(*) FROM webhook_events WHERE webhook_id LIKE $1 AND processed_count <> 1`, like).Scan(&twice); err != nil {
 			t.Fatal(err)
 		}
-		list, err := pgx.CollectRows(rows, pgx.RowToStructByPos[row])
-		if err != nil || len(list) == 0 {
-			t.Fatalf("river_job where %s: %d rows, %v", where, len(list), err)
+		if twice != 0 {
+			t.Fatalf("%d events not processed exactly once", twice)
 		}
-		return list[0], len(list)
 	}
-	mine, n := read(`kind = 'webhook_event_process' AND id <> $1`, riverJobID)
-	if n != 1 {
-		t.Fatalf("one delivery and a repeat stored %d processing jobs, want 1", n)
+	processedOnce("wh-drain-%", n)
+	var drains int
+	if err := env.Store.Pool().QueryRow(ctx, `SELECT count(*) FROM river_job WHERE kind = $1`, webhooks.DrainArgs{}.Kind()).Scan(&drains); err != nil {
+		t.Fatal(err)
 	}
-	theirs, _ := read(`id = $1`, riverJobID)
-	t.Logf("receiver's job row: %+v", mine)
-	if mine != theirs {
-		t.Fatalf("the receiver's job row differs from river's InsertTx:\n receiver %+v\n river    %+v", mine, theirs)
+	if drains < 1 || drains > n {
+		t.Fatalf("%d drain jobs for %d deliveries sent one after another, want between 1 and %d", drains, n, n)
+	}
+
+}
+
+// TestDrainTakesOverAbandonedClaims: an event claimed by a worker that
+// died is processed by the next drain once its claim runs out, and not
+// before.
+func TestDrainTakesOverAbandonedClaims(t *testing.T) {
+	env := webtest.New(t, webtest.Options{SkipDemoImport: true})
+	webtest.AdoptWebhookSecret(t, env)
+	ctx := context.Background()
+	drain := func() {
+		t.Helper()
+		if err := (&webhooks.DrainWorker{H: env.App.Webhooks()}).Work(ctx, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	processed := func() int {
+		t.Helper()
+		var n int
+		if err := env.Store.Pool().QueryRow(ctx, `SELECT count(*) FROM webhook_events
+			WHERE webhook_id LIKE 'wh-orphan-%' AND state <> 'queued' AND processed_count = 1`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	// A worker claims events and dies: they are claimed, not processed.
+	var version int
+	if err := env.Store.Pool().QueryRow(ctx, `SELECT secret_version FROM webhook_subscription WHERE id = 1`).Scan(&version); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3 {
+		id := fmt.Sprintf("wh-orphan-%d", i)
+		body := webtest.EventBody(id, apiclient.EventCardTransactionCreated, map[string]any{"cardId": "card-1", "transactionId": id})
+		if _, err := env.Store.ReceiveDeliveries(ctx, []store.NewDelivery{{WebhookID: id, EventType: apiclient.EventCardTransactionCreated,
+			Body: body, SecretVersion: version}}, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	claimed, err := env.Store.ClaimQueuedEvents(ctx, 10, time.Hour)
+	if err != nil || len(claimed) != 3 {
+		t.Fatalf("claimed %d events (%v), want the 3 stored without a job", len(claimed), err)
+	}
+	if again, err := env.Store.ClaimQueuedEvents(ctx, 10, time.Hour); err != nil || len(again) != 0 {
+		t.Fatalf("a second claim took %d claimed events (%v), want none", len(again), err)
+	}
+	drain()
+	if n := processed(); n != 0 {
+		t.Fatalf("%d claimed events processed while their claim holds", n)
+	}
+	// The claim runs out; the next drain (the periodic one) processes them.
+	if _, err := env.Store.Pool().Exec(ctx, `UPDATE webhook_events SET claimed_until = now() - interval '1 second' WHERE webhook_id LIKE 'wh-orphan-%'`); err != nil {
+		t.Fatal(err)
+	}
+	drain()
+	if n := processed(); n != 3 {
+		t.Fatalf("%d of the 3 events processed after their claim ran out", n)
 	}
 }
 
 // TestReceiverConcurrentDeliveriesAnsweredEach: deliveries sent at once
 // are stored together (one statement for those waiting), and each sender
 // still gets its own answer: one "received" per id and "duplicate" for
-// every repeat, one event row and one processing job per id.
+// every repeat, one event row per id, each processed once.
 func TestReceiverConcurrentDeliveriesAnsweredEach(t *testing.T) {
-	env := webtest.New(t, webtest.Options{SkipDemoImport: true})
+	env := webtest.New(t, webtest.Options{SkipDemoImport: true, StartWorkers: true})
 	secret := webtest.AdoptWebhookSecret(t, env)
 	const ids, copies, senders = 60, 3, 24
 	work := make(chan string, ids*copies)
@@ -142,14 +173,19 @@ func TestReceiverConcurrentDeliveriesAnsweredEach(t *testing.T) {
 			t.Errorf("%s: %d received, %d duplicate, want 1 and %d", id, received, duplicate, copies-1)
 		}
 	}
-	var events, dups, jobs int
+	var events, dups int
 	if err := env.Store.Pool().QueryRow(context.Background(), `
-		SELECT count(*), coalesce(sum(duplicates), 0),
-			(SELECT count(*) FROM river_job WHERE kind = 'webhook_event_process')
-		FROM webhook_events WHERE webhook_id LIKE 'wh-conc-%'`).Scan(&events, &dups, &jobs); err != nil {
+		SELECT count(*), coalesce(sum(duplicates), 0)
+		FROM webhook_events WHERE webhook_id LIKE 'wh-conc-%'`).Scan(&events, &dups); err != nil {
 		t.Fatal(err)
 	}
-	if events != ids || dups != ids*(copies-1) || jobs != ids {
-		t.Fatalf("%d events, %d duplicates counted, %d jobs; want %d, %d, %d", events, dups, jobs, ids, ids*(copies-1), ids)
+	if events != ids || dups != ids*(copies-1) {
+		t.Fatalf("%d events, %d duplicates counted; want %d, %d", events, dups, ids, ids*(copies-1))
 	}
+	webtest.WaitFor(t, "every event processed once", 30*time.Second, func() bool {
+		var done int
+		_ = env.Store.Pool().QueryRow(context.Background(), `SELECT count(*) FROM webhook_events
+			WHERE webhook_id LIKE 'wh-conc-%' AND state <> 'queued' AND processed_count = 1`).Scan(&done)
+		return done == ids
+	})
 }

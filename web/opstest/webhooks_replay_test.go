@@ -46,7 +46,7 @@ func storedDeliveries(t *testing.T, env *webtest.Env) (events, jobs int) {
 	if err := env.Store.Pool().QueryRow(ctx, `SELECT count(*) FROM webhook_events`).Scan(&events); err != nil {
 		t.Fatal(err)
 	}
-	if err := env.Store.Pool().QueryRow(ctx, `SELECT count(*) FROM river_job WHERE kind = 'webhook_event_process'`).Scan(&jobs); err != nil {
+	if err := env.Store.Pool().QueryRow(ctx, `SELECT count(*) FROM river_job WHERE kind = $1`, webhooks.DrainArgs{}.Kind()).Scan(&jobs); err != nil {
 		t.Fatal(err)
 	}
 	return events, jobs
