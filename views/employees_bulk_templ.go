@@ -60,7 +60,7 @@ func BulkUploadPage(v BulkUploadView) templ.Component {
 			return templ_7745c5c3_Err
 		}
 		templ_7745c5c3_Err = Field(FieldSpec{ID: "bulk-file", Name: "file", Label: "CSV file", Type: "file", TestID: "bulk-file", Error: v.Error,
-			Hint:  "Up to 5 MB and 5,000 rows. A file is never kept by the browser after a mistake: choose it again.",
+			Hint:  "Up to 5 MB and 10,000 rows. A file is never kept by the browser after a mistake: choose it again.",
 			Attrs: templ.Attributes{"accept": ".csv,text/csv", "required": true}}).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err

@@ -30,7 +30,7 @@ var forbiddenColumns = map[string]bool{"nin": true, "identification_number": tru
 
 // Limits of a bulk file.
 const (
-	MaxBulkRows  = 5000
+	MaxBulkRows  = 10000
 	MaxBulkBytes = 5 << 20
 )
 

@@ -28,7 +28,7 @@ func columnAlias(name string) string {
 
 // Limits of a run.
 const (
-	MaxRows  = 5000
+	MaxRows  = 10000
 	MaxBytes = 5 << 20
 	// MaxDescription leaves room in the API's 500 characters for the
 	// run's reference, which is how a proposal whose answer was lost is
