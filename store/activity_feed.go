@@ -108,21 +108,18 @@ func (s *Store) ActivityFeed(ctx context.Context, f FeedFilter) ([]FeedEntry, er
 	// The page size is a number of the code's, written into the statement
 	// so that its cached plan is made for it.
 	limit := strconv.Itoa(f.Limit)
-	// A money event carries its employee's name (migration 0062 keeps it);
-	// a completed proposal's line looks it up.
+	// Each line of the page looks its employee up: one index read a line.
 	sql := `
 		SELECT x.key, x.at, x.kind, x.user_id,
-			coalesce(CASE WHEN x.named THEN x.name
-				ELSE (SELECT nullif(trim(e.first_name || ' ' || e.last_name), '') FROM employees e WHERE e.service_user_id = x.user_id) END, ''),
+			coalesce((SELECT nullif(trim(e.first_name || ' ' || e.last_name), '') FROM employees e WHERE e.service_user_id = x.user_id), ''),
 			x.amount, x.fee, x.currency, x.reference, x.status, x.description
 		FROM (
 			(SELECT ` + aKey + ` AS key, ` + aAt + ` AS at, a.kind, a.service_user_id AS user_id, a.amount::text AS amount,
-				a.fee::text AS fee, a.currency, a.reference, a.status, a.description, true AS named, a.employee_name AS name
+				a.fee::text AS fee, a.currency, a.reference, a.status, a.description
 			FROM activity a WHERE ` + aWhere + `
 			ORDER BY ` + aAt + ` DESC, ` + aKey + ` DESC LIMIT ` + limit + `)
 			UNION ALL
-			(SELECT ` + pKey + `, ` + pAt + `, lower(p.type), ` + pUser + `, p.amount::text, NULL, p.currency, p.id, 'completed', p.description,
-				false, NULL
+			(SELECT ` + pKey + `, ` + pAt + `, lower(p.type), ` + pUser + `, p.amount::text, NULL, p.currency, p.id, 'completed', p.description
 			FROM proposals p WHERE p.status = 'COMPLETED' AND ` + pWhere + `
 			ORDER BY ` + pAt + ` DESC, ` + pKey + ` DESC LIMIT ` + limit + `)
 			ORDER BY 2 DESC, 1 DESC LIMIT ` + limit + `

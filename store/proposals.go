@@ -566,22 +566,15 @@ func (s *Store) ListQueuePage(ctx context.Context, f QueueFilter) (QueuePage, er
 	// its own: as plain joins, PostgreSQL may merge-join the page with the
 	// employees' service_user_id index, reading it from the start up to
 	// the page's last owner.
-	//
-	// A proposal carries copies of both people's names (migration 0063);
-	// only a row whose copy is not kept looks its person up.
 	sql := `SELECT ` + queueOuterColumns + `,
-			coalesce(CASE WHEN q.owner_kept THEN q.owner_first_name ELSE o.first_name END, ''),
-			coalesce(CASE WHEN q.owner_kept THEN q.owner_last_name ELSE o.last_name END, ''),
-			coalesce(CASE WHEN q.owner_kept THEN q.owner_email ELSE o.email END, ''),
-			coalesce(CASE WHEN q.to_kept THEN q.to_first_name ELSE t.first_name END, ''),
-			coalesce(CASE WHEN q.to_kept THEN q.to_last_name ELSE t.last_name END, ''),
-			coalesce(CASE WHEN q.to_kept THEN q.to_email ELSE t.email END, '')
+			coalesce(o.first_name, ''), coalesce(o.last_name, ''), coalesce(o.email, ''),
+			coalesce(t.first_name, ''), coalesce(t.last_name, ''), coalesce(t.email, '')
 		FROM (SELECT * FROM proposals WHERE ` + strings.Join(where, " AND ") +
 		` ORDER BY upstream_created_at DESC, id DESC LIMIT ` + strconv.Itoa(f.Limit) + `) q
 		LEFT JOIN LATERAL (SELECT first_name, last_name, email FROM employees
-			WHERE NOT q.owner_kept AND service_user_id = q.owner_user_id LIMIT 1) o ON true
+			WHERE service_user_id = q.owner_user_id LIMIT 1) o ON true
 		LEFT JOIN LATERAL (SELECT first_name, last_name, email FROM employees
-			WHERE NOT q.to_kept AND service_user_id = q.to_user_id AND q.to_user_id <> '' LIMIT 1) t ON true
+			WHERE service_user_id = q.to_user_id AND q.to_user_id <> '' LIMIT 1) t ON true
 		ORDER BY q.upstream_created_at DESC, q.id DESC`
 	batch := &pgx.Batch{}
 	// Sized for the page: appending Proposals (some 400 bytes each) to a
