@@ -26,6 +26,7 @@ import (
 	"partneradmin/handlers/dashboard"
 	"partneradmin/handlers/employees"
 	"partneradmin/handlers/mirror"
+	"partneradmin/handlers/controls"
 	"partneradmin/handlers/moneyout"
 	"partneradmin/handlers/notify"
 	"partneradmin/handlers/payroll"
@@ -89,6 +90,7 @@ type App struct {
 	activity  *activity.Handler
 	payroll   *payroll.Handler
 	notify    *notify.Handler
+	controls  *controls.Handler
 }
 
 // New builds the app: sessions in PostgreSQL, handlers, the route table,
@@ -175,6 +177,7 @@ func New(d Deps) (*App, error) {
 	a.moneyout = moneyout.New(hd, a.sign)
 	a.activity = activity.New(hd)
 	a.payroll = payroll.New(hd)
+	a.controls = controls.New(hd)
 	if a.notify, err = newNotify(d, hd); err != nil {
 		return nil, err
 	}
