@@ -57,7 +57,9 @@ func DefaultControlSettings() ControlSettings {
 }
 
 // CoolingOff is the cooling-off period.
-func (c ControlSettings) CoolingOff() time.Duration { return time.Duration(c.CoolingOffHours) * time.Hour }
+func (c ControlSettings) CoolingOff() time.Duration {
+	return time.Duration(c.CoolingOffHours) * time.Hour
+}
 
 // WalletLimits is one treasury wallet's spending policy. An invalid
 // NullDecimal is no limit.

@@ -37,7 +37,9 @@ type PolicyRefusal struct {
 	OnDestination bool
 }
 
-func (e *PolicyRefusal) Error() string { return "store: refused by the money controls: " + e.Rule + ": " + e.Message }
+func (e *PolicyRefusal) Error() string {
+	return "store: refused by the money controls: " + e.Rule + ": " + e.Message
+}
 
 // Words is the refusal as shown to a person.
 func (e *PolicyRefusal) Words() string { return e.Rule + ": " + e.Message + " " + e.Who }
