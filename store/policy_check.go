@@ -155,6 +155,11 @@ func (s *Store) checkLimits(ctx context.Context, sp Spend, l WalletLimits) error
 		return &PolicyRefusal{Rule: "Spending policy", Message: "The amount is not known (the wallet's balance has not been read), so the wallet's limits cannot be checked.",
 			Who: "Refresh the balances on the Treasury page and try again."}
 	}
+	// Screens show the wallet's fiat code (USD for USDB).
+	cur := sp.Currency
+	if err := s.db.QueryRow(ctx, `SELECT COALESCE(NULLIF(display_currency, ''), currency) FROM wallets WHERE id = $1`, sp.WalletID).Scan(&cur); err != nil {
+		return fmt.Errorf("store: currency of wallet %s: %w", sp.WalletID, notFound(err))
+	}
 	if l.Day.Valid || l.Week.Valid {
 		used, err := s.VelocityUsed(ctx, sp.WalletID, sp.At)
 		if err != nil {
@@ -169,7 +174,7 @@ func (s *Store) checkLimits(ctx context.Context, sp Spend, l WalletLimits) error
 			if c.limit.Valid && c.used.Add(sp.Amount).GreaterThan(c.limit.Decimal) {
 				left := decimal.Max(c.limit.Decimal.Sub(c.used), decimal.Zero)
 				return &PolicyRefusal{Rule: c.rule, Message: fmt.Sprintf("%s of %s %s left %s; this request is for %s %s.",
-					left.StringFixed(2), c.limit.Decimal.StringFixed(2), sp.Currency, c.when, sp.Amount.StringFixed(2), sp.Currency), Who: whoChangesLimits}
+					left.StringFixed(2), c.limit.Decimal.StringFixed(2), cur, c.when, sp.Amount.StringFixed(2), cur), Who: whoChangesLimits}
 			}
 		}
 	}
@@ -185,7 +190,7 @@ func (s *Store) checkLimits(ctx context.Context, sp Spend, l WalletLimits) error
 		most := balance.Decimal.Mul(l.MaxSharePercent.Decimal).Div(decimal.NewFromInt(100))
 		if sp.Amount.GreaterThan(most) {
 			return &PolicyRefusal{Rule: "Share of the balance", Message: fmt.Sprintf("One request may take at most %s%% of the balance (%s %s); this one is for %s %s.",
-				l.MaxSharePercent.Decimal.String(), most.StringFixed(2), sp.Currency, sp.Amount.StringFixed(2), sp.Currency),
+				l.MaxSharePercent.Decimal.String(), most.StringFixed(2), cur, sp.Amount.StringFixed(2), cur),
 				Who: "An owner may make this request; " + whoChangesLimits}
 		}
 	}
