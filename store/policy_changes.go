@@ -73,11 +73,9 @@ type WalletLimits struct {
 	// balance.
 	MaxSharePercent decimal.NullDecimal `json:"maxSharePercent"`
 	// Above StepUpAbove, StepUpApprovals approvals in the app by distinct
-	// staff (of StepUpNamed, when any are named) come before the owner's
-	// signature is asked for.
+	// staff come before the owner's signature is asked for.
 	StepUpAbove     decimal.NullDecimal `json:"stepUpAbove"`
 	StepUpApprovals int                 `json:"stepUpApprovals"`
-	StepUpNamed     []int64             `json:"stepUpNamed,omitempty"`
 }
 
 // Any reports whether the policy limits anything.

@@ -59,15 +59,20 @@ const whoChangesBook = "Add it to the address book on the Money controls page; a
 // before now: every request begun whose action was not refused and whose
 // proposal did not fail, was not rejected and did not expire.
 func (s *Store) VelocityUsed(ctx context.Context, walletID string, now time.Time) (Velocity, error) {
+	return s.velocityExcept(ctx, walletID, now, "")
+}
+
+// velocityExcept is VelocityUsed without the spend of one action.
+func (s *Store) velocityExcept(ctx context.Context, walletID string, now time.Time, exceptKey string) (Velocity, error) {
 	var v Velocity
 	err := s.db.QueryRow(ctx, `
 		SELECT COALESCE(sum(s.amount) FILTER (WHERE s.at > $2), 0)::text, COALESCE(sum(s.amount), 0)::text
 		FROM policy_spends s
 		JOIN actions a ON a.key = s.action_key
 		LEFT JOIN proposals p ON a.target LIKE 'proposal:%' AND p.id = substr(a.target, 10)
-		WHERE s.wallet_id = $1 AND s.at > $3 AND a.state <> 'refused'
+		WHERE s.wallet_id = $1 AND s.at > $3 AND a.state <> 'refused' AND s.action_key <> $4
 			AND (p.status IS NULL OR p.status NOT IN ('FAILED', 'REJECTED', 'EXPIRED'))`,
-		walletID, now.Add(-24*time.Hour), now.Add(-7*24*time.Hour)).Scan(&v.Day, &v.Week)
+		walletID, now.Add(-24*time.Hour), now.Add(-7*24*time.Hour), exceptKey).Scan(&v.Day, &v.Week)
 	if err != nil {
 		return Velocity{}, fmt.Errorf("store: velocity of wallet %s: %w", walletID, err)
 	}

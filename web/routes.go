@@ -228,6 +228,9 @@ func (a *App) routes() []Route {
 		{Method: "POST", Pattern: "/controls/approval-mode", Permission: store.PermSettings, Handler: a.controls.ProposeApprovalMode},
 		{Method: "POST", Pattern: "/controls/changes/{id}/approve", Permission: store.PermSettings, Handler: a.controls.ApproveChange},
 		{Method: "POST", Pattern: "/controls/changes/{id}/reject", Permission: store.PermSettings, Handler: a.controls.RejectChange},
+		// An approval in the app that a step-up tier asks for (another
+		// person than the proposal's creator).
+		{Method: "POST", Pattern: "/controls/proposals/{id}/step-up", Permission: store.PermApprovalsAct, Handler: a.controls.StepUpApprove},
 
 		// Payroll runs (finance approver, owner): many transfers from the
 		// treasury, checked and previewed, sent as one proposal per row by a
