@@ -52,7 +52,9 @@ func TestBrowserDestinationAddedConfirmedAndPaid(t *testing.T) {
 	do("sign out", chromedp.Click(chromedp.CSS(`[data-testid="logout"]`)), chromedp.WaitVisible(chromedp.ID("email")))
 
 	do("confirm", webtest.BrowserSignIn(env.URL("/controls"), owner), chromedp.WaitVisible(chromedp.CSS(`[data-testid="destination-confirm"]`)),
-		chromedp.Click(chromedp.CSS(`[data-testid="destination-confirm"]`)), chromedp.WaitVisible(chromedp.CSS(state)))
+		chromedp.Click(chromedp.CSS(`[data-testid="destination-confirm"]`)),
+		// The page after the post has no confirm button (the owner confirmed).
+		chromedp.WaitNotPresent(chromedp.CSS(`[data-testid="destination-confirm"]`)), chromedp.WaitVisible(chromedp.CSS(state)))
 	if got := text(state); !strings.Contains(got, "usable in") {
 		t.Fatalf("after confirming: %q", got)
 	}
