@@ -31,6 +31,11 @@ type Write struct {
 	// Call makes the one upstream call. It returns what a done call changes
 	// here.
 	Call func(ctx context.Context) (Effect, error)
+	// Spend, when set, is what the write takes from a treasury wallet: the
+	// money controls decide it in the transaction that begins the action
+	// (store.CheckSpend), and a refusal (*store.PolicyRefusal) begins
+	// nothing and sends nothing.
+	Spend *store.Spend
 }
 
 // Effect is what a done write changes here, applied in the transaction that
@@ -111,7 +116,7 @@ func (x *Actions) Run(ctx context.Context, w Write) (Done, error) {
 	if w.Key == "" || w.Kind == "" || w.Call == nil {
 		return Done{}, fmt.Errorf("handlers: write %q: key, kind and call are needed", w.Kind)
 	}
-	a, fresh, err := x.store.BeginAction(ctx, store.NewAction{Key: w.Key, Kind: w.Kind, Target: w.Target, Actor: w.Actor, Request: w.Request})
+	a, fresh, err := x.begin(ctx, w)
 	if err != nil {
 		return Done{}, err
 	}
@@ -141,6 +146,22 @@ func (x *Actions) Run(ctx context.Context, w Write) (Done, error) {
 	}
 	p.Summary = a.Message
 	return Done{Action: a, Problem: p, Err: callErr}, err
+}
+
+// begin begins the write's action, deciding its spend in the same
+// transaction when it has one.
+func (x *Actions) begin(ctx context.Context, w Write) (a store.Action, fresh bool, err error) {
+	n := store.NewAction{Key: w.Key, Kind: w.Kind, Target: w.Target, Actor: w.Actor, Request: w.Request}
+	if w.Spend == nil {
+		return x.store.BeginAction(ctx, n)
+	}
+	err = x.store.Tx(ctx, func(tx *store.Store) error {
+		if a, fresh, err = tx.BeginAction(ctx, n); err != nil || !fresh {
+			return err
+		}
+		return tx.CheckSpend(ctx, a.Key, *w.Spend)
+	})
+	return a, fresh, err
 }
 
 // settle reads an open action back. Recorded: done. Not recorded: refused

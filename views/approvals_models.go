@@ -142,6 +142,9 @@ type ProposalDetailView struct {
 	// new link is offered.
 	SignInFlight  bool
 	BlockedReason string
+	// Controls is the money controls' check of the proposal (nil: it
+	// moves no value out).
+	Controls *PolicyCheckView
 	// One-time tokens of the forms (handlers.NewFormToken).
 	ApproveToken string
 	RejectToken  string

@@ -23,6 +23,7 @@ import (
 	"partneradmin/handlers/audit"
 	"partneradmin/handlers/auth"
 	"partneradmin/handlers/cards"
+	"partneradmin/handlers/controls"
 	"partneradmin/handlers/dashboard"
 	"partneradmin/handlers/employees"
 	"partneradmin/handlers/mirror"
@@ -89,6 +90,7 @@ type App struct {
 	activity  *activity.Handler
 	payroll   *payroll.Handler
 	notify    *notify.Handler
+	controls  *controls.Handler
 }
 
 // New builds the app: sessions in PostgreSQL, handlers, the route table,
@@ -175,6 +177,7 @@ func New(d Deps) (*App, error) {
 	a.moneyout = moneyout.New(hd, a.sign)
 	a.activity = activity.New(hd)
 	a.payroll = payroll.New(hd)
+	a.controls = controls.New(hd)
 	if a.notify, err = newNotify(d, hd); err != nil {
 		return nil, err
 	}

@@ -30,6 +30,7 @@ func navigation() []NavEntry {
 		{Label: "Approvals", Href: "/approvals", Permission: store.PermApprovalsRead, Description: "Open proposals: approve, reject, and send the owner's signature to their device."},
 		{Label: "Treasury", Href: "/treasury", Permission: store.PermTreasury, Description: "The treasury's balances, what open proposals will take out of them, and proposals to pay employees, swap and send.", Also: []string{"/sign-requests"}},
 		{Label: "Money out", Href: "/money-out", Permission: store.PermTreasury, Description: "Every way value leaves the treasury: bank withdrawals and payouts, SEPA, the Mexican offramp, LATAM cash, crypto."},
+		{Label: "Money controls", Href: "/controls", Permission: store.PermTreasury, Description: "Trusted destinations, spending limits per wallet, and the account's approval mode: nothing changes without a second person."},
 		{Label: "Payroll", Href: "/payroll", Permission: store.PermTreasury, Description: "Pay many employees at once from a CSV file or the employee list: checked and previewed against the treasury's balance, one proposal per row, approved in one action."},
 		{Label: "Activity", Href: "/activity", Permission: store.PermActivityRead, Description: "Every deposit, withdrawal, card spend and completed proposal, filtered by kind, currency, employee and dates, with a CSV for accounting."},
 		{Label: "Cards", Href: "/cards", Permission: store.PermCardsRead, Description: "Find a card, freeze or unfreeze it in one click, limits, transactions, cancel, activation, issuance."},
@@ -63,7 +64,7 @@ type navMenu struct {
 func navMenus() []navMenu {
 	return []navMenu{
 		{Label: "People", Hrefs: []string{"/employees", "/staff"}},
-		{Label: "Money", Hrefs: []string{"/approvals", "/treasury", "/money-out", "/payroll", "/activity"}},
+		{Label: "Money", Hrefs: []string{"/approvals", "/treasury", "/money-out", "/controls", "/payroll", "/activity"}},
 		{Label: "Cards", Hrefs: []string{"/cards"}},
 		{Label: "Operations", Hrefs: []string{"/audit", "/actions", "/events"}},
 		{Label: "Settings", Hrefs: []string{"/settings/webhooks", "/settings/security", "/settings/sign-in", "/account/notifications"}},

@@ -214,6 +214,24 @@ func (a *App) routes() []Route {
 		{Method: "GET", Pattern: "/treasury/funding", Permission: store.PermTreasury, Handler: a.treasury.Funding},
 		{Method: "POST", Pattern: "/treasury/funding/usd/start", Permission: store.PermTreasury, Handler: a.treasury.StartUSD},
 
+		// Money controls: the address book (finance approvers and owners
+		// add; another person confirms), spending policies, settings and
+		// the account's approval mode (one owner proposes, a second
+		// approves).
+		{Method: "GET", Pattern: "/controls", Permission: store.PermTreasury, Handler: a.controls.Page},
+		{Method: "GET", Pattern: "/controls.csv", Permission: store.PermTreasury, Handler: a.controls.CSV},
+		{Method: "POST", Pattern: "/controls/destinations", Permission: store.PermTreasury, Handler: a.controls.AddDestination},
+		{Method: "POST", Pattern: "/controls/destinations/{id}/confirm", Permission: store.PermApprovalsAct, Handler: a.controls.ConfirmDestination},
+		{Method: "POST", Pattern: "/controls/destinations/{id}/remove", Permission: store.PermTreasury, Handler: a.controls.RemoveDestination},
+		{Method: "POST", Pattern: "/controls/limits", Permission: store.PermSettings, Handler: a.controls.ProposeLimits},
+		{Method: "POST", Pattern: "/controls/settings", Permission: store.PermSettings, Handler: a.controls.ProposeSettings},
+		{Method: "POST", Pattern: "/controls/approval-mode", Permission: store.PermSettings, Handler: a.controls.ProposeApprovalMode},
+		{Method: "POST", Pattern: "/controls/changes/{id}/approve", Permission: store.PermSettings, Handler: a.controls.ApproveChange},
+		{Method: "POST", Pattern: "/controls/changes/{id}/reject", Permission: store.PermSettings, Handler: a.controls.RejectChange},
+		// An approval in the app that a step-up tier asks for (another
+		// person than the proposal's creator).
+		{Method: "POST", Pattern: "/controls/proposals/{id}/step-up", Permission: store.PermApprovalsAct, Handler: a.controls.StepUpApprove},
+
 		// Payroll runs (finance approver, owner): many transfers from the
 		// treasury, checked and previewed, sent as one proposal per row by a
 		// background job, approved in one action, canceled before signing.

@@ -58,6 +58,10 @@ func (h *Handler) renderDetail(w http.ResponseWriter, r *http.Request, id string
 		h.ServerError(w, r, err)
 		return
 	}
+	if view.Controls, err = handlers.PolicyCheck(ctx, h.store, p, handlers.ViewerFrom(ctx), h.clock()); err != nil {
+		h.ServerError(w, r, err)
+		return
+	}
 	view.PollURL = "/approvals/" + url.PathEscape(p.ID) + "?v=" + version
 	view.ActionError = st.actionError
 	view.BackURL = handlers.BackTo(r, "/approvals")

@@ -60,6 +60,14 @@ func (h *Handler) Create(w http.ResponseWriter, r *http.Request) {
 		refuse("This proposal is " + views.StatusLabel(views.StatusProposal, string(p.Status)) + ": only a proposal waiting for the owner's signature can be sent to the device.")
 		return
 	}
+	// The money controls again, before the owner is asked to sign.
+	if check, err := h.store.ProposalPolicyCheck(ctx, p.ID, h.clock()); err != nil {
+		h.ServerError(w, r, err)
+		return
+	} else if check.Refusal != nil {
+		refuse("The money controls refuse a signing link now. " + check.Refusal.Words())
+		return
+	}
 	wallet, err := h.store.WalletByID(ctx, p.WalletID)
 	if errors.Is(err, store.ErrNotFound) || (err == nil && wallet.OwnerAddress == "") {
 		refuse("The owner address of this wallet is not in the mirror yet; refresh the employees' wallets first.")

@@ -310,8 +310,10 @@ func (h *Handler) Withdraw(w http.ResponseWriter, r *http.Request) {
 	q := withdrawalRequest{ID: id, UserID: t.user.ServiceUserID, WalletID: wallet.ID, Currency: wallet.Currency,
 		BalanceSeen: wallet.Balance, Chain: chain, Token: token, Address: addr.Hex(), Rail: f.Rail}
 	actor := handlers.ActorFrom(ctx)
+	spend := &store.Spend{WalletID: wallet.ID, Currency: wallet.Currency, Amount: wallet.Balance.Decimal,
+		Destination: store.DestinationKey(store.DestCrypto, "", addr.Hex()), ByOwner: handlers.ViewerFrom(ctx).Can(store.PermSettings), At: h.clock()}
 	done, err := h.actions.Run(ctx, handlers.Write{Key: key, Kind: kindCryptoWithdrawal, Target: withdrawalTarget(id), Actor: actor,
-		Request: q, Call: func(ctx context.Context) (handlers.Effect, error) {
+		Request: q, Spend: spend, Call: func(ctx context.Context) (handlers.Effect, error) {
 			body := apiclient.CryptoWithdrawalRequest{SourceSmartWalletID: q.WalletID, DestinationChain: q.Chain,
 				DestinationCurrency: q.Token, DestinationAddress: q.Address}
 			create := h.api.CreateCryptoWithdrawal
@@ -324,9 +326,15 @@ func (h *Handler) Withdraw(w http.ResponseWriter, r *http.Request) {
 			}
 			return withdrawalEffect(key, q, *cw, actor), nil
 		}})
+	var refused *store.PolicyRefusal
 	switch {
 	case errors.Is(err, handlers.ErrKeyReused):
 		h.StaleForm(w, r)
+		return
+	case errors.As(err, &refused):
+		f.Token = handlers.NewFormToken()
+		f.Fields[handlers.PolicyField(refused, "address", "wallet")] = refused.Message
+		h.renderWithdrawal(w, r, t, http.StatusUnprocessableEntity, f, refused.Words())
 		return
 	case err != nil:
 		h.ServerError(w, r, err)

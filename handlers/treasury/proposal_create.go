@@ -63,6 +63,17 @@ type proposalRequest struct {
 	QuotedToAmount string `json:"quotedToAmount,omitempty"`
 }
 
+// spend is what the proposal takes from its wallet for the money
+// controls: a swap's value stays in the treasury; a transfer goes to an
+// employee, a trusted recipient.
+func (q proposalRequest) spend(r *http.Request, now time.Time) *store.Spend {
+	if q.Form == swapForm {
+		return nil
+	}
+	return &store.Spend{WalletID: q.WalletID, Currency: string(q.Currency), Amount: q.Amount,
+		Destination: store.EmployeeDestination(q.ToUserID), ByOwner: handlers.ViewerFrom(r.Context()).Can(store.PermSettings), At: now}
+}
+
 // joinWords joins two notes with "; ", either may be empty.
 func joinWords(a, b string) string {
 	if a == "" || b == "" {
@@ -147,16 +158,21 @@ func (h *Handler) propose(w http.ResponseWriter, r *http.Request, form proposalF
 	}
 	actor := handlers.ActorFrom(ctx)
 	done, err := h.actions.Run(ctx, handlers.Write{Key: key, Kind: kindProposalCreate, Target: "wallet:" + req.WalletID,
-		Actor: actor, Request: req, Call: func(ctx context.Context) (handlers.Effect, error) {
+		Actor: actor, Request: req, Spend: req.spend(r, h.clock()), Call: func(ctx context.Context) (handlers.Effect, error) {
 			p, err := h.createProposal(ctx, req)
 			if err != nil {
 				return handlers.Effect{}, err
 			}
 			return proposalEffect(req, *p, actor, h.clock()), nil
 		}})
+	var refused *store.PolicyRefusal
 	switch {
 	case errors.Is(err, handlers.ErrKeyReused):
 		h.StaleForm(w, r)
+		return
+	case errors.As(err, &refused):
+		f.Fields[handlers.PolicyField(refused, "to", "amount")] = refused.Message
+		h.render(w, r, http.StatusUnprocessableEntity, func(v *views.TreasuryView) { *formOf(v, form), v.Error = f, refused.Words() })
 		return
 	case err != nil:
 		h.ServerError(w, r, err)

@@ -111,9 +111,12 @@ func TreasuryFormToken(t testing.TB, env *Env, c *http.Client, form string) stri
 }
 
 // WithdrawalForm opens the form for a wallet and returns its fields as a
-// browser would post them.
+// browser would post them. WithdrawalDestination is made a trusted
+// destination first, as a company that withdraws there has it in its
+// address book (the money controls refuse any other by default).
 func WithdrawalForm(t testing.TB, env *Env, c *http.Client, walletID string) (url.Values, *goquery.Document) {
 	t.Helper()
+	TrustDestination(t, env, store.DestCrypto, WithdrawalDestination, "")
 	resp := env.Get(c, "/treasury/withdrawal?wallet_id="+url.QueryEscape(walletID))
 	if resp.StatusCode != http.StatusOK {
 		t.Fatalf("withdrawal form: %d", resp.StatusCode)
