@@ -23,6 +23,7 @@ import (
 	"net/http/httptest"
 	"net/netip"
 	"net/url"
+	"reflect"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -123,6 +124,77 @@ func MigratedDatabase(t testing.TB) string {
 	return pgtest.NewDatabaseFrom(t, tmpl)
 }
 
+// DemoDatabase returns a connection string to a fresh database with the
+// app's schema and the demo company imported into the mirror, copied from
+// a template built once per test binary. The import reads a sandbox seeded
+// with SeedDemo, which is deterministic: every sandbox seeded the same way
+// (New's, with default SandboxOptions) has the same users, wallets and
+// ids, so the copy mirrors it as an import of its own would.
+func DemoDatabase(t testing.TB) string {
+	t.Helper()
+	tmpl := pgtest.Template(t, "demo", func(ctx context.Context, connString string) error {
+		pool, err := store.Open(ctx, connString)
+		if err != nil {
+			return err
+		}
+		defer pool.Close()
+		if err := store.Migrate(ctx, pool, slog.New(slog.DiscardHandler)); err != nil {
+			return err
+		}
+		return importDemo(ctx, store.New(pool))
+	})
+	return pgtest.NewDatabaseFrom(t, tmpl)
+}
+
+// importDemo imports the demo company from a sandbox of its own, seeded as
+// New seeds one (the callback URL only has to exist: the subscription is
+// part of what the seed creates, and nothing is delivered during the
+// import).
+func importDemo(ctx context.Context, st *store.Store) error {
+	sb, err := sandbox.New(sandbox.Options{Control: true, Local: true, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		return err
+	}
+	defer sb.Close()
+	demo, err := sandbox.SeedDemo(sb, sandbox.DemoOptions{CallbackURL: "http://127.0.0.1:1/webhooks/partner-api"})
+	if err != nil {
+		return err
+	}
+	srv := httptest.NewServer(sb)
+	defer srv.Close()
+	api, err := apiclient.New(srv.URL, demo.APIKey, apiclient.WithLogger(slog.New(slog.DiscardHandler)))
+	if err != nil {
+		return err
+	}
+	syncer := &mirror.Syncer{API: api, Store: st, Now: time.Now}
+	if _, err := syncer.Import(ctx, web.DemoPeople(demo, time.Now())); err != nil {
+		return fmt.Errorf("webtest: import the demo company: %w", err)
+	}
+	return nil
+}
+
+// usdAccountHolders picks, from the demo's people, the employees seeded with
+// a USD onboarding status. The sandbox makes their USD account when it is
+// first read, with ids (and so account numbers) of its own, and starts its
+// clock then: importing them again makes each test's sandbox do so in New,
+// as a full import would, and mirrors this sandbox's account details
+// instead of the template's.
+func usdAccountHolders(demo sandbox.DemoInfo, people []store.Employee) []store.Employee {
+	usd := map[string]bool{}
+	for _, e := range demo.Employees {
+		if e.ServiceUserID != "" && e.Onboarding["USD"] != "" {
+			usd[e.ServiceUserID] = true
+		}
+	}
+	var out []store.Employee
+	for _, p := range people {
+		if p.Kind == store.KindEmployee && usd[p.ServiceUserID] {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
 // New starts the app on a fresh database.
 func New(t testing.TB, opts Options) *Env {
 	t.Helper()
@@ -131,8 +203,19 @@ func New(t testing.TB, opts Options) *Env {
 	if opts.ReplicaOf != nil {
 		dsn = opts.ReplicaOf.DatabaseURL
 	}
+	// The demo company comes with the database, copied from the demo
+	// template, unless the sandbox is set up differently from the one the
+	// template was imported from (its options change what an import reads)
+	// or the test brings its own database.
+	doImport := !opts.SkipDemoImport && opts.ReplicaOf == nil
+	fromTemplate := false
 	if dsn == "" {
-		dsn = MigratedDatabase(t)
+		if doImport && reflect.ValueOf(opts.SandboxOptions).IsZero() {
+			dsn = DemoDatabase(t)
+			doImport, fromTemplate = false, true
+		} else {
+			dsn = MigratedDatabase(t)
+		}
 	}
 	pool, err := store.Open(ctx, dsn)
 	if err != nil {
@@ -164,7 +247,6 @@ func New(t testing.TB, opts Options) *Env {
 	var sbSrv *httptest.Server
 	if r := opts.ReplicaOf; r != nil {
 		sb, demo, sandboxURL, sbSrv = r.Sandbox, r.Demo, r.SandboxURL, r.SandboxHTTP
-		opts.SkipDemoImport = true
 	} else {
 		sbOpts := opts.SandboxOptions
 		sbOpts.Control, sbOpts.Local = true, true
@@ -198,9 +280,13 @@ func New(t testing.TB, opts Options) *Env {
 		up = *opts.Upstream
 	}
 	st := store.New(pool)
-	if !opts.SkipDemoImport {
+	if doImport || fromTemplate {
+		people := web.DemoPeople(demo, time.Now())
+		if fromTemplate {
+			people = usdAccountHolders(demo, people)
+		}
 		syncer := &mirror.Syncer{API: api, Store: st, Now: time.Now}
-		if _, err := syncer.Import(ctx, web.DemoPeople(demo, time.Now())); err != nil {
+		if _, err := syncer.Import(ctx, people); err != nil {
 			t.Fatal(err)
 		}
 	}
