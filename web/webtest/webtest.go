@@ -15,6 +15,8 @@ package webtest
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/base64"
 	"fmt"
 	"io"
 	"log/slog"
@@ -31,10 +33,10 @@ import (
 	"time"
 
 	"github.com/PuerkitoBio/goquery"
+	"golang.org/x/crypto/argon2"
 
 	"partneradmin/apiclient"
 	"partneradmin/apiclient/sandbox"
-	"partneradmin/handlers"
 	"partneradmin/handlers/mirror"
 	"partneradmin/store"
 	"partneradmin/store/pgtest"
@@ -113,7 +115,13 @@ type Options struct {
 // app's schema, copied from a template migrated once per test binary.
 func MigratedDatabase(t testing.TB) string {
 	t.Helper()
-	tmpl := pgtest.Template(t, "migrated", func(ctx context.Context, connString string) error {
+	return pgtest.NewDatabaseFrom(t, migratedTemplate(t))
+}
+
+// migratedTemplate is the template database with the app's schema.
+func migratedTemplate(t testing.TB) string {
+	t.Helper()
+	return pgtest.Template(t, "migrated", func(ctx context.Context, connString string) error {
 		pool, err := store.Open(ctx, connString)
 		if err != nil {
 			return err
@@ -121,7 +129,6 @@ func MigratedDatabase(t testing.TB) string {
 		defer pool.Close()
 		return store.Migrate(ctx, pool, slog.New(slog.DiscardHandler))
 	})
-	return pgtest.NewDatabaseFrom(t, tmpl)
 }
 
 // DemoDatabase returns a connection string to a fresh database with the
@@ -132,15 +139,12 @@ func MigratedDatabase(t testing.TB) string {
 // ids, so the copy mirrors it as an import of its own would.
 func DemoDatabase(t testing.TB) string {
 	t.Helper()
-	tmpl := pgtest.Template(t, "demo", func(ctx context.Context, connString string) error {
+	tmpl := pgtest.TemplateFrom(t, "demo", migratedTemplate(t), func(ctx context.Context, connString string) error {
 		pool, err := store.Open(ctx, connString)
 		if err != nil {
 			return err
 		}
 		defer pool.Close()
-		if err := store.Migrate(ctx, pool, slog.New(slog.DiscardHandler)); err != nil {
-			return err
-		}
 		return importDemo(ctx, store.New(pool))
 	})
 	return pgtest.NewDatabaseFrom(t, tmpl)
@@ -342,18 +346,29 @@ func (e *Env) CreateStaff(role store.Role) Staff {
 	e.T.Helper()
 	n := e.seq.Add(1)
 	password := fmt.Sprintf("correct horse %d battery", n)
-	hash, err := handlers.HashPassword(password)
-	if err != nil {
-		e.T.Fatal(err)
-	}
 	s, err := e.Store.CreateStaff(context.Background(), store.NewStaff{
 		Email: fmt.Sprintf("%s%d@partner.example", strings.ReplaceAll(string(role), "_", "-"), n),
-		Name:  fmt.Sprintf("%s %d", role.Label(), n), PasswordHash: hash, Role: role,
+		Name:  fmt.Sprintf("%s %d", role.Label(), n), PasswordHash: cheapPasswordHash(password), Role: role,
 	}, store.Actor{Email: "test"})
 	if err != nil {
 		e.T.Fatal(err)
 	}
 	return Staff{Staff: s, Password: password}
+}
+
+// cheapPasswordHash hashes a test account's password as the app does
+// (argon2id in PHC form) but at the lowest cost argon2id allows. The app
+// reads the cost from the stored hash (handlers.CheckPassword), so signing
+// in through the form runs the real check, only without the production
+// cost: two full-cost hashes per account made no test more telling, and
+// their memory budget made parallel sign-ins wait.
+func cheapPasswordHash(password string) string {
+	const memory, time, threads = 8, 1, 1 // KiB; argon2id's minimum is 8 KiB per thread
+	salt := make([]byte, 16)
+	_, _ = rand.Read(salt) // crypto/rand.Read never fails
+	key := argon2.IDKey([]byte(password), salt, time, memory, threads, 32)
+	enc := base64.RawStdEncoding
+	return fmt.Sprintf("$argon2id$v=%d$m=%d,t=%d,p=%d$%s$%s", argon2.Version, memory, time, threads, enc.EncodeToString(salt), enc.EncodeToString(key))
 }
 
 // Login signs in through the real form and fails the test if it does not

@@ -3,6 +3,8 @@ package webtest_test
 import (
 	"context"
 	"fmt"
+	"net/http"
+	"net/url"
 	"regexp"
 	"strings"
 	"testing"
@@ -114,4 +116,19 @@ func tableRows(t *testing.T, dsn string) map[string]string {
 		}
 	}
 	return out
+}
+
+// TestStaffSignInWithTheirOwnPasswordOnly: the accounts CreateStaff makes
+// (their passwords hashed at a test's cost) sign in through the real form
+// with their password, and not with another's.
+func TestStaffSignInWithTheirOwnPasswordOnly(t *testing.T) {
+	t.Parallel()
+	env := webtest.New(t, webtest.Options{SkipDemoImport: true})
+	a, b := env.CreateStaff(store.RoleHRAdmin), env.CreateStaff(store.RoleHRAdmin)
+	env.Login(env.Client(), a.Email, a.Password)
+	resp := env.PostForm(env.Client(), "/login", url.Values{"email": {a.Email}, "password": {b.Password}})
+	resp.Body.Close()
+	if resp.StatusCode == http.StatusSeeOther {
+		t.Fatal("signed in with another account's password")
+	}
 }
