@@ -22,6 +22,7 @@ import (
 // trip, one commit), not through river's InsertTx; the row must be the one
 // InsertTx writes for the same arguments, so river works it the same way.
 func TestReceiverJobRowMatchesRiver(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{SkipDemoImport: true})
 	secret := webtest.AdoptWebhookSecret(t, env)
 	ctx := context.Background()
@@ -88,6 +89,7 @@ func TestReceiverJobRowMatchesRiver(t *testing.T) {
 // still gets its own answer: one "received" per id and "duplicate" for
 // every repeat, one event row and one processing job per id.
 func TestReceiverConcurrentDeliveriesAnsweredEach(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{SkipDemoImport: true})
 	secret := webtest.AdoptWebhookSecret(t, env)
 	const ids, copies, senders = 60, 3, 24
