@@ -30,6 +30,7 @@ func activityNamesDrift(t *testing.T, st *store.Store) int {
 // linked to an id that already has events, and created, concurrently, from
 // two pools (two replicas); the feed shows the names a lookup gives.
 func TestActivityNamesFollowEmployees(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	stores := replicaStores(t, 2)
 	st := stores[0]

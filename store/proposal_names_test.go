@@ -36,6 +36,7 @@ func proposalNamesDrift(t *testing.T, st *store.Store) int {
 // name and created, concurrently, from two pools (two replicas); the
 // queue's page names everyone as looking them up does.
 func TestProposalNamesFollowEmployees(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	stores := replicaStores(t, 2)
 	st := stores[0]
