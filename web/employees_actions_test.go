@@ -621,7 +621,7 @@ func TestBulkInviteAppliesTheSingleFormsRules(t *testing.T) {
 	if resp.StatusCode != http.StatusSeeOther {
 		t.Fatalf("send: %d", resp.StatusCode)
 	}
-	doc = webtest.WaitBulkFinished(t, env, c, runURL)
+	webtest.WaitBulkFinished(t, env, c, runURL)
 	if n := env.Sandbox.RequestCount("POST", routeInvite); n != 3 {
 		t.Fatalf("%d invites sent, want 3", n)
 	}
