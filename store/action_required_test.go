@@ -29,6 +29,7 @@ func clearAudit(t *testing.T, st *store.Store, employeeID int64) []store.AuditEn
 // and writes one audit row with who and why; clearing again, or clearing an
 // employee never flagged, changes nothing and writes nothing.
 func TestClearActionRequired(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	st := migratedStore(t)
 	flagged, err := st.UpsertEmployee(ctx, store.Employee{Email: "flagged@partner.example", ServiceUserID: "u-flag",
@@ -88,6 +89,7 @@ func TestClearActionRequired(t *testing.T) {
 // TestClearActionRequiredAsOf: evidence older than the flag leaves it; the
 // same evidence clears a flag raised before it.
 func TestClearActionRequiredAsOf(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	st := migratedStore(t)
 	e, err := st.UpsertEmployee(ctx, store.Employee{Email: "asof@partner.example", ServiceUserID: "u-asof", InviteState: store.InviteLinked})

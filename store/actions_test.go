@@ -20,6 +20,7 @@ func auditCount(t *testing.T, st *store.Store, action string) int {
 
 // Five concurrent begins with one key: one is fresh, the others see it.
 func TestBeginActionOnceUnderConcurrency(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	st := migratedStore(t)
 	var wg sync.WaitGroup
@@ -53,6 +54,7 @@ func TestBeginActionOnceUnderConcurrency(t *testing.T) {
 // Finishing writes the ledger row, the local change and the audit row
 // together; a second finish changes nothing.
 func TestFinishActionCommitsChangeAndAuditTogether(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	st := migratedStore(t)
 	if _, _, err := st.BeginAction(ctx, store.NewAction{Key: "k", Kind: "test.write"}); err != nil {
@@ -90,6 +92,7 @@ func TestFinishActionCommitsChangeAndAuditTogether(t *testing.T) {
 // An audit write that fails fails the whole finish: the local change rolls
 // back and the action stays open for the recovery job.
 func TestFinishActionFailsWithItsAuditRow(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	st := migratedStore(t)
 	if _, err := st.Pool().Exec(ctx, `
@@ -119,6 +122,7 @@ func TestFinishActionFailsWithItsAuditRow(t *testing.T) {
 
 // An unknown outcome is audited once however often it is read back.
 func TestUnknownActionAuditedOnce(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	st := migratedStore(t)
 	if _, _, err := st.BeginAction(ctx, store.NewAction{Key: "k", Kind: "test.write"}); err != nil {

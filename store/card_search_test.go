@@ -54,6 +54,7 @@ func matches(text, query string) bool {
 // few cards' words (read by id) or most cards' (the index walked in
 // order), with the other words and the cursor applied in both.
 func TestCardSearchMatchesWordStartsInEveryMode(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	st := migratedStore(t)
 	type card struct{ id, text string }
@@ -140,6 +141,7 @@ func TestCardSearchMatchesWordStartsInEveryMode(t *testing.T) {
 // card_search_words holds exactly the words of every card's text, and a
 // search for a card's final name finds it.
 func TestCardSearchWordsFollowConcurrentWriters(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	stores := replicaStores(t, 2)
 	st := stores[0]

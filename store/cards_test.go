@@ -12,6 +12,7 @@ import (
 )
 
 func TestCardIndexSearchPagingAndGone(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	st := migratedStore(t)
 	e, err := st.UpsertEmployee(ctx, store.Employee{Email: "ada.okafor@partner.example", FirstName: "Ada", LastName: "Okafor", ServiceUserID: "u-1"})
@@ -114,6 +115,7 @@ func TestCardIndexSearchPagingAndGone(t *testing.T) {
 }
 
 func TestCardActivity(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	st := migratedStore(t)
 	amount, fee := decimal.RequireFromString("1234.56"), decimal.RequireFromString("0.10")

@@ -49,6 +49,7 @@ func keptCounts(t *testing.T, db *store.Store, sql string) map[string]int {
 // whose moves are applied halfway (SET CONSTRAINTS ALL IMMEDIATE) and then
 // written again; no move is left unapplied.
 func TestKeptCountsAfterBulkWrites(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	st := migratedStore(t)
 	db := st.Pool()

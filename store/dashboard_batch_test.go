@@ -14,6 +14,7 @@ import (
 // same rows, totals and counts, part by part, and nothing for a part not
 // asked for.
 func TestDashboardBatchReadsTheParts(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	st := migratedStore(t)
 	db := st.Pool()

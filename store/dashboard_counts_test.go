@@ -33,6 +33,7 @@ const referenceNeeds = `
 // happens: invites, links, KYC, flags raised and cleared, readiness read
 // and re-read, deposits, deletions, treasury users.
 func TestDashboardCountsStayHonest(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	st := migratedStore(t)
 	db := st.Pool()
@@ -193,6 +194,7 @@ func TestDashboardCountsStayHonest(t *testing.T) {
 // A card counts as stopped from the read that brought the stopped status,
 // not from the last read: re-reads and a change of spelling move nothing.
 func TestCardStatusChangedAt(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	st := migratedStore(t)
 	e, err := st.UpsertEmployee(ctx, store.Employee{Email: "ada.okafor@partner.example", FirstName: "Ada", LastName: "Okafor", ServiceUserID: "u-1"})
@@ -247,6 +249,7 @@ func TestCardStatusChangedAt(t *testing.T) {
 // any order, side by side, neither deadlock on the kept counts nor lose a
 // move of them.
 func TestDashboardCountsConcurrentReads(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	st := migratedStore(t)
 	db := st.Pool()
@@ -316,6 +319,7 @@ func TestDashboardCountsConcurrentReads(t *testing.T) {
 // invite, link, flag, delete and re-invite employees in transactions of
 // several at once, in any order: nothing deadlocks, nothing drifts.
 func TestDashboardUnlinkedHoursConcurrentWriters(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	st := migratedStore(t)
 	db := st.Pool()

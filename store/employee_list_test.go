@@ -14,6 +14,7 @@ import (
 )
 
 func TestListEmployeesKeysetPagesSearchAndFilters(t *testing.T) {
+	t.Parallel()
 	st := migratedStore(t)
 	ctx := context.Background()
 	for i := 0; i < 23; i++ {
@@ -93,6 +94,7 @@ func TestListEmployeesKeysetPagesSearchAndFilters(t *testing.T) {
 }
 
 func TestEmployeeSearchMatchesTheStartOfWords(t *testing.T) {
+	t.Parallel()
 	st := migratedStore(t)
 	ctx := context.Background()
 	people := []store.Employee{
@@ -166,6 +168,7 @@ func TestEmployeeSearchMatchesTheStartOfWords(t *testing.T) {
 // against a plain reading of its rule: every typed word starts a word of
 // the name, email or serviceUserId.
 func TestEmployeeSearchAgreesWithItsDefinition(t *testing.T) {
+	t.Parallel()
 	st := migratedStore(t)
 	ctx := context.Background()
 	// 2,500 people: "example" in every email, "Maria" (every third), "Mar…"

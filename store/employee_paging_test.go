@@ -33,6 +33,7 @@ type pagedEmployee struct {
 }
 
 func TestListEmployeesPagesEveryoneOnceWhateverTheScript(t *testing.T) {
+	t.Parallel()
 	st := migratedStore(t)
 	ctx := context.Background()
 	inserted := map[int64]pagedEmployee{}

@@ -27,6 +27,7 @@ func migratedStore(t *testing.T) *store.Store {
 }
 
 func TestUpsertEmployeeKeepsServiceUserIDAndIsKeyedByEmail(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	st := migratedStore(t)
 	e, err := st.UpsertEmployee(ctx, store.Employee{Email: "Ada@Partner.example", FirstName: "Ada"})
@@ -63,6 +64,7 @@ func TestUpsertEmployeeKeepsServiceUserIDAndIsKeyedByEmail(t *testing.T) {
 }
 
 func TestWalletBalanceRoundTripsAsDecimal(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	st := migratedStore(t)
 	e, err := st.UpsertEmployee(ctx, store.Employee{Email: "w@partner.example", ServiceUserID: "u-w", InviteState: store.InviteLinked})

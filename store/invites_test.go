@@ -14,6 +14,7 @@ import (
 // keeps the link, and writes no audit row of its own: the action ledger's
 // finish writes it in the same transaction.
 func TestRecordInviteIsTheLocalChangeOfAnInvite(t *testing.T) {
+	t.Parallel()
 	st := migratedStore(t)
 	ctx := context.Background()
 	by := store.Actor{Email: "hr@x.example"}

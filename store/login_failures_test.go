@@ -14,6 +14,7 @@ import (
 // TestLoginAttemptsArrivingAtOnceAreCountedInTurn: of many attempts under
 // one key sent at once, no more than the limit are let through.
 func TestLoginAttemptsArrivingAtOnceAreCountedInTurn(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	st := migratedStore(t)
 	warmPool(t, st)
@@ -49,6 +50,7 @@ func TestLoginAttemptsArrivingAtOnceAreCountedInTurn(t *testing.T) {
 }
 
 func TestFinishLoginAttempt(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	st := migratedStore(t)
 	count := func(key string) int {
@@ -110,6 +112,7 @@ func TestFinishLoginAttempt(t *testing.T) {
 // A limit with no Max counts failures without ever refusing, and each
 // attempt learns how many failures its keys had before it.
 func TestLoginLimitWithoutMaxCountsAndNeverRefuses(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	st := migratedStore(t)
 	for i := range 30 {

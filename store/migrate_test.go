@@ -13,6 +13,7 @@ import (
 )
 
 func TestMigrateEmptyDatabaseTwiceThenRefuseNewer(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	pool, err := store.Open(ctx, pgtest.NewDatabase(t))
 	if err != nil {
@@ -47,6 +48,7 @@ func TestMigrateEmptyDatabaseTwiceThenRefuseNewer(t *testing.T) {
 // a CREATE INDEX CONCURRENTLY in the first one's migrations would wait for
 // (each replica here is a pool of its own, as a process would have).
 func TestMigrateThreeAtOnce(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	dsn := pgtest.NewDatabase(t)
@@ -70,6 +72,7 @@ func TestMigrateThreeAtOnce(t *testing.T) {
 }
 
 func TestRolePermissions(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		role store.Role
 		perm store.Permission

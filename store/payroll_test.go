@@ -15,6 +15,7 @@ import (
 // it starts once; it finishes (with its audit row) only when every valid
 // row has an outcome.
 func TestPayrollRunLifecycle(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	st := migratedStore(t)
 	by := store.Actor{Email: "fin@example.com"}
@@ -67,6 +68,7 @@ func TestPayrollRunLifecycle(t *testing.T) {
 // A run's approval is one per form, records each row's outcome once, and
 // finishes with its audit row.
 func TestPayrollApprovalOncePerForm(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	st := migratedStore(t)
 	staff, err := st.CreateStaff(ctx, store.NewStaff{Email: "fin@example.com", Name: "Fin", PasswordHash: "x", Role: store.RoleFinanceApprover}, store.Actor{})

@@ -14,6 +14,7 @@ import (
 // given: run more often than PostgreSQL's five custom plans, so that the
 // cached generic plan answers too.
 func TestProposalsByIDsReadsTheProposalsAskedFor(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	st := migratedStore(t)
 	for _, id := range []string{"p-a", "p-b", "p-c"} {

@@ -14,6 +14,7 @@ import (
 // one the API sent earlier, saved last, does not set the mirror back; a
 // creator it carries is still recorded.
 func TestAnOlderAnswerDoesNotSetAProposalBack(t *testing.T) {
+	t.Parallel()
 	st := migratedStore(t)
 	ctx := context.Background()
 	t0 := time.Now().UTC().Truncate(time.Millisecond)
@@ -60,6 +61,7 @@ func TestAnOlderAnswerDoesNotSetAProposalBack(t *testing.T) {
 // the upsert writes, a newer upstream time or a creator the mirror lacks
 // makes it different.
 func TestSameUpstreamAndStampSynced(t *testing.T) {
+	t.Parallel()
 	st := migratedStore(t)
 	ctx := context.Background()
 	t0 := time.Now().UTC().Truncate(time.Microsecond)

@@ -33,6 +33,7 @@ func queueTotalCounted(t *testing.T, st *store.Store, status, typ string) int {
 // are deleted, the total of every state and type filter is what counting
 // the rows gives, and no move is left unapplied.
 func TestQueueTotalsStayHonest(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	st := migratedStore(t)
 	db := st.Pool()
@@ -125,6 +126,7 @@ func TestQueueTotalsStayHonest(t *testing.T) {
 // A filter the counts do not keep (a person, whose approval is needed) is
 // counted up to store.QueueCountCap: past it the page says there are more.
 func TestQueueTotalOfOtherFiltersIsCountedUpToTheCap(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	st := migratedStore(t)
 	t0 := time.Now().UTC().Truncate(time.Millisecond)

@@ -14,6 +14,7 @@ import (
 )
 
 func TestRateLimitHitCountsPerKeyWithinTheWindow(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	st := migratedStore(t)
 	for i := range 3 {
@@ -41,6 +42,7 @@ func TestRateLimitHitCountsPerKeyWithinTheWindow(t *testing.T) {
 }
 
 func TestPruneSessionsDeletesOnlyExpiredOnes(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	st := migratedStore(t)
 	_, err := st.Pool().Exec(ctx, `INSERT INTO sessions (token, data, expiry) VALUES
@@ -59,6 +61,7 @@ func TestPruneSessionsDeletesOnlyExpiredOnes(t *testing.T) {
 // TestRateLimitHitsArrivingAtOnceAreCountedInTurn: of many requests under
 // one key sent at once, no more than the limit are allowed.
 func TestRateLimitHitsArrivingAtOnceAreCountedInTurn(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	st := migratedStore(t)
 	warmPool(t, st)

@@ -12,6 +12,7 @@ import (
 // to employees and their readiness: reads, re-reads, deletions,
 // reactivations, treasury users, rows removed.
 func TestReadinessCountsStayHonest(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	st := migratedStore(t)
 	db := st.Pool()

@@ -38,6 +38,7 @@ func newSignRequest(t *testing.T, st *store.Store, proposal, token string, expir
 // refused, is the action's; a link whose signature is on its way is neither
 // superseded nor expired under it.
 func TestSignRequestStateFollowsItsRelayAction(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	st := migratedStore(t)
 	seedProposal(t, st, "p-1")
@@ -84,6 +85,7 @@ func TestSignRequestStateFollowsItsRelayAction(t *testing.T) {
 }
 
 func TestSignRequestsExpireAndAreReplaced(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	st := migratedStore(t)
 	seedProposal(t, st, "p-1")

@@ -12,6 +12,7 @@ import (
 // user's wallets, by currency, in one round trip; with none known upstream
 // it says so.
 func TestTreasuryIsTheFirstTreasuryUserKnownUpstream(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	st := migratedStore(t)
 	db := st.Pool()

@@ -9,6 +9,7 @@ import (
 )
 
 func TestSearchTreasuryRecipientsFindsLinkedEmployeesByNameOrEmail(t *testing.T) {
+	t.Parallel()
 	st := migratedStore(t)
 	ctx := context.Background()
 	add := func(e store.Employee) {

@@ -52,6 +52,7 @@ func attr(r slog.Record, key string) slog.Value {
 // (here, as a query canceled with the request's context) is logged as
 // abandoned: status 499 at info, and no error record.
 func TestRequestAbandonedByTheClientIsLoggedAs499(t *testing.T) {
+	t.Parallel()
 	logs := &recordedLogs{}
 	logger := NewLogger(logs)
 	base := &handlers.Base{Logger: logger}

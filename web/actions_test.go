@@ -17,6 +17,7 @@ import (
 // who records what they found; the audit row names them. Other roles may
 // neither see nor settle it.
 func TestOwnerSettlesAnUnknownActionByHand(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{})
 	ctx := context.Background()
 	finance, fin := env.SignedIn(store.RoleFinanceApprover)
@@ -101,6 +102,7 @@ func TestOwnerSettlesAnUnknownActionByHand(t *testing.T) {
 // row's note, in the summary above, with the note as typed: the owner does
 // not type what they checked again.
 func TestSettlingByHandKeepsTheNoteAndSaysWhatIsWrongNextToIt(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{})
 	ctx := context.Background()
 	owner, ow := env.SignedIn(store.RoleOwner)

@@ -22,6 +22,7 @@ import (
 // that completed, newest first, with filters, pages and a CSV for
 // accounting; finance and the owner read it, HR and support do not.
 func TestActivityFeedFiltersPagesAndExports(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{StartWorkers: true})
 	webtest.AdoptWebhookSecret(t, env)
 	ctx := context.Background()

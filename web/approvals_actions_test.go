@@ -47,6 +47,7 @@ func approvalWrites(t *testing.T, env *webtest.Env) []approvalWrite {
 // recorded); a second form for the same intent is a new action, and five
 // concurrent posts of it make one more call, done once.
 func TestApprovalFormsSendOnceForOneToken(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{})
 	ctx := context.Background()
 	admins := webtest.TreasuryAdmins(t, env)
@@ -114,6 +115,7 @@ func TestApprovalFormsSendOnceForOneToken(t *testing.T) {
 // The API records the write and its answer is lost: the action is read back
 // with GetProposal and finishes done, with no second POST.
 func TestApprovalWritesWithALostAnswerAreReadBack(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{})
 	ctx := context.Background()
 	admins := webtest.TreasuryAdmins(t, env)
@@ -176,6 +178,7 @@ func TestApprovalWritesWithALostAnswerAreReadBack(t *testing.T) {
 // The API refuses: the action is refused and the page says so in the API's
 // words; nothing changes in the mirror.
 func TestApprovalRefusalsShowTheAPIsWords(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{})
 	ctx := context.Background()
 	admins := webtest.TreasuryAdmins(t, env)
@@ -241,6 +244,7 @@ func TestApprovalRefusalsShowTheAPIsWords(t *testing.T) {
 // approval, rejection or signature the API has is finished as done (mirror
 // and audit row), one it has not as not done.
 func TestApprovalBegunActionsAreResolvedByTheRecoveryJob(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{})
 	ctx := context.Background()
 	admins := webtest.TreasuryAdmins(t, env)
@@ -338,6 +342,7 @@ func hashOfLink(l webtest.SignLink) []byte {
 // A write whose audit row cannot be written changes nothing here: the
 // mirror stays as it was.
 func TestApprovalWritesFailWithTheirAuditRow(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{})
 	ctx := context.Background()
 	admins := webtest.TreasuryAdmins(t, env)

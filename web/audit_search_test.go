@@ -42,6 +42,7 @@ func auditIDs(t *testing.T, env *webtest.Env, c *http.Client, query string) (int
 // exports the filtered rows, links targets and actors to their pages and
 // keeps long ids short; only the owner reads it.
 func TestAuditLogSearchFiltersLinksAndExports(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{})
 	ctx := context.Background()
 	owner, ownerStaff := env.SignedIn(store.RoleOwner)
@@ -212,6 +213,7 @@ func TestAuditLogSearchFiltersLinksAndExports(t *testing.T) {
 // An employee's page links to their cards, proposals, activity and audit
 // rows, each only for a role that may open it.
 func TestEmployeePageLinksToTheirCardsProposalsActivityAndAudit(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{})
 	ctx := context.Background()
 	emily, err := env.Store.EmployeeByServiceUserID(ctx, env.DemoEmployee("Emily").ServiceUserID)

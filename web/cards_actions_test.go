@@ -177,6 +177,7 @@ func cardAuditCount(t *testing.T, env *webtest.Env, action string) int {
 // upstream call and one audit row; a second token for the same intent is a
 // new action.
 func TestCardFormsSendOnce(t *testing.T) {
+	t.Parallel()
 	env, c, _ := webtest.NewCardsEnv(t)
 	ctx := context.Background()
 	for _, f := range cardForms(c) {
@@ -225,6 +226,7 @@ func TestCardFormsSendOnce(t *testing.T) {
 // and finishes the action as done, with one call and no second. An
 // activation request cannot be read back: it stays unknown, in words.
 func TestCardLostAnswersAreReadBack(t *testing.T) {
+	t.Parallel()
 	env, c, _ := webtest.NewCardsEnv(t)
 	ctx := context.Background()
 	for _, f := range cardForms(c) {
@@ -277,6 +279,7 @@ func TestCardLostAnswersAreReadBack(t *testing.T) {
 // The API refuses: the action is refused, the page and the ledger say why
 // in the API's words, and nothing is sent again.
 func TestCardRefusalIsInTheAPIsWords(t *testing.T) {
+	t.Parallel()
 	env, c, _ := webtest.NewCardsEnv(t)
 	ctx := context.Background()
 	card := webtest.DemoCard(t, env, "Everyday")
@@ -309,6 +312,7 @@ func TestCardRefusalIsInTheAPIsWords(t *testing.T) {
 // A process that died between beginning an action and calling the API
 // leaves a begun row: the recovery job reads each back and settles it.
 func TestCardBegunActionsAreRecovered(t *testing.T) {
+	t.Parallel()
 	env, _, support := webtest.NewCardsEnv(t)
 	ctx := context.Background()
 	actor := store.Actor{StaffID: support.ID, Email: support.Email}
@@ -359,6 +363,7 @@ func cardsRefuseAudit(t *testing.T, env *webtest.Env) {
 // An audit write that fails fails the action: no local change without its
 // audit row (the recovery job finishes it later, with its row).
 func TestCardAuditFailureChangesNothing(t *testing.T) {
+	t.Parallel()
 	env, c, _ := webtest.NewCardsEnv(t)
 	ctx := context.Background()
 	card := webtest.DemoCard(t, env, "Everyday")
@@ -396,6 +401,7 @@ func TestCardAuditFailureChangesNothing(t *testing.T) {
 // and links nothing support may not open (the approval page is for
 // finance approvers and owners); an owner gets the link.
 func TestCardIssuanceLinksOnlyWhatTheViewerMayOpen(t *testing.T) {
+	t.Parallel()
 	env, support, _ := webtest.NewCardsEnv(t)
 	_, wallet := webtest.EmployeeWallet(t, env, "chinedu.eze@acme-payroll.example", "CNGN")
 	webtest.SandboxControl(t, env, http.MethodPost, "/_sandbox/deposits", map[string]string{"smartWalletId": wallet.ID, "amount": "50000"})
@@ -455,6 +461,7 @@ func TestCardIssuanceLinksOnlyWhatTheViewerMayOpen(t *testing.T) {
 // Cards are issued on employees' wallets only: the treasury's wallets are
 // neither offered nor accepted.
 func TestCardIssueOffersEmployeesWalletsOnly(t *testing.T) {
+	t.Parallel()
 	env, c, _ := webtest.NewCardsEnv(t)
 	ctx := context.Background()
 	treasury, err := env.Store.EmployeeByEmail(ctx, "treasury@demo.partner.example")
@@ -500,6 +507,7 @@ func TestCardIssueOffersEmployeesWalletsOnly(t *testing.T) {
 
 // Card limits show every invalid field at once, as the API does.
 func TestCardLimitsShowEveryMistakeAtOnce(t *testing.T) {
+	t.Parallel()
 	env, c, _ := webtest.NewCardsEnv(t)
 	card := webtest.DemoCard(t, env, "Everyday")
 	for _, tc := range []struct{ daily, single, wantDaily, wantSingle string }{
@@ -528,6 +536,7 @@ func TestCardLimitsShowEveryMistakeAtOnce(t *testing.T) {
 // read as 150; more decimals than kobo are refused; a grouped amount is
 // read as written.
 func TestCardLimitsRefuseAmbiguousAmounts(t *testing.T) {
+	t.Parallel()
 	env, c, _ := webtest.NewCardsEnv(t)
 	ctx := context.Background()
 	card := webtest.DemoCard(t, env, "Everyday")

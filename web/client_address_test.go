@@ -10,6 +10,7 @@ import (
 )
 
 func TestTrustedProxiesSetting(t *testing.T) {
+	t.Parallel()
 	getenv := func(v string) func(string) string {
 		return func(k string) string {
 			if k == "TRUSTED_PROXIES" {
@@ -45,6 +46,7 @@ func TestTrustedProxiesSetting(t *testing.T) {
 // X-Forwarded-For address that is not a trusted proxy; otherwise forwarded
 // headers are ignored.
 func TestClientAddress(t *testing.T) {
+	t.Parallel()
 	trusted := []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8"), netip.MustParsePrefix("2001:db8::/32")}
 	tests := []struct {
 		name    string

@@ -12,6 +12,7 @@ import (
 // lead back to their list with the filters the viewer had, and never to
 // another site.
 func TestDetailPagesLeadBackToTheListAsLeft(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{})
 	c, _ := env.SignedIn(store.RoleOwner)
 	webtest.SyncQueue(t, env, c)

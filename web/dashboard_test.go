@@ -169,6 +169,7 @@ func sumColumn(t *testing.T, cells []string) decimal.Decimal {
 // numbers, finance no employees' funnel, none but the owner the webhook
 // health and the API's status.
 func TestDashboardPerRole(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{SkipDemoImport: true})
 	seedDashboard(t, env, time.Now())
 	sections := func(doc *goquery.Document) string {
@@ -324,6 +325,7 @@ func TestDashboardPerRole(t *testing.T) {
 // The page polls its live part: an htmx request gets the part alone, with
 // its poll, and no layout.
 func TestDashboardLivePart(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{SkipDemoImport: true})
 	c, _ := env.SignedIn(store.RoleSupport)
 	resp := env.Do(c, http.MethodGet, "/", nil, http.Header{"Hx-Request": {"true"}})
@@ -344,6 +346,7 @@ func TestDashboardLivePart(t *testing.T) {
 // kept with the days it draws, shared by the roles that see it; a deposit
 // recorded since shows at the next view, for each of them.
 func TestDashboardMoneyChartFollowsNewActivity(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	env := webtest.New(t, webtest.Options{SkipDemoImport: true})
 	now := time.Now()

@@ -184,8 +184,10 @@ func empForms() []empForm {
 // make one upstream call (or one local change) and one audit row; a second
 // token is a new action, which the domain answers on its own terms.
 func TestEmployeeFormsSendOnce(t *testing.T) {
+	t.Parallel()
 	for _, f := range empForms() {
 		t.Run(f.name, func(t *testing.T) {
+			t.Parallel()
 			env := webtest.New(t, webtest.Options{})
 			c, _ := env.SignedIn(store.RoleHRAdmin)
 			path, values := f.prepare(t, env, c)
@@ -241,8 +243,10 @@ func TestEmployeeFormsSendOnce(t *testing.T) {
 // TestEmployeeFormsWithoutTokenSendNothing: a post without a valid token
 // is refused before anything is stored or sent.
 func TestEmployeeFormsWithoutTokenSendNothing(t *testing.T) {
+	t.Parallel()
 	for _, f := range empForms() {
 		t.Run(f.name, func(t *testing.T) {
+			t.Parallel()
 			env := webtest.New(t, webtest.Options{})
 			c, _ := env.SignedIn(store.RoleHRAdmin)
 			path, values := f.prepare(t, env, c)
@@ -274,6 +278,7 @@ func TestEmployeeFormsWithoutTokenSendNothing(t *testing.T) {
 // TestEmployeeFormsCarryTokens: every state-changing form the area renders
 // carries its one-time token.
 func TestEmployeeFormsCarryTokens(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{StartWorkers: false})
 	c, _ := env.SignedIn(store.RoleHRAdmin)
 	failed := webtest.MirroredDemoEmployee(t, env, "Marcus")
@@ -316,6 +321,7 @@ func afterFault(t *testing.T, env *webtest.Env, method, route string) {
 // deleted user's endpoints answer 404) and finishes the action as done,
 // without sending it again.
 func TestEmployeeLostAnswersAreReadBack(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{})
 	c, _ := env.SignedIn(store.RoleHRAdmin)
 	e := webtest.LinkedDemoEmployee(t, env, false)
@@ -356,6 +362,7 @@ func TestEmployeeLostAnswersAreReadBack(t *testing.T) {
 // form says so, nothing is sent again, and once the employee has linked the
 // recovery job finishes the action and records the employee.
 func TestInviteWithALostAnswerIsSettledByTheRecoveryJob(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	env := webtest.New(t, webtest.Options{})
 	c, _ := env.SignedIn(store.RoleHRAdmin)
@@ -391,6 +398,7 @@ func TestInviteWithALostAnswerIsSettledByTheRecoveryJob(t *testing.T) {
 // died before its call are concluded by the recovery job from what the API
 // (or the database) says.
 func TestEmployeeBegunActionsAreRecovered(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	env := webtest.New(t, webtest.Options{})
 	_, hr := env.SignedIn(store.RoleHRAdmin)
@@ -440,6 +448,7 @@ func TestEmployeeBegunActionsAreRecovered(t *testing.T) {
 // TestEmployeeAuditFailureChangesNothing: when the audit row cannot be
 // written, the form fails and the mirror keeps its state.
 func TestEmployeeAuditFailureChangesNothing(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	env := webtest.New(t, webtest.Options{})
 	c, _ := env.SignedIn(store.RoleHRAdmin)
@@ -484,6 +493,7 @@ func TestEmployeeAuditFailureChangesNothing(t *testing.T) {
 // show what the API says (active, failed, rejected, ...), and a currency
 // never read says so rather than "not started".
 func TestDemoImportReadsEveryEmployeesReadiness(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{})
 	c, _ := env.SignedIn(store.RoleHRAdmin)
 	states := map[string]int{}
@@ -552,6 +562,7 @@ func postFile(t *testing.T, env *webtest.Env, c *http.Client, path string, field
 // Insurance number), the template has their columns, and the numbers reach
 // the API without being kept: the send form takes the file again.
 func TestBulkInviteAppliesTheSingleFormsRules(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	env := webtest.New(t, webtest.Options{StartWorkers: true})
 	c, _ := env.SignedIn(store.RoleHRAdmin)
@@ -610,17 +621,7 @@ func TestBulkInviteAppliesTheSingleFormsRules(t *testing.T) {
 	if resp.StatusCode != http.StatusSeeOther {
 		t.Fatalf("send: %d", resp.StatusCode)
 	}
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		doc = webtest.Doc(t, env.Do(c, "GET", runURL+"/progress", nil, http.Header{"HX-Request": {"true"}}))
-		if webtest.TestID(doc, "bulk-finished") != "" {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the run did not finish: %s", webtest.TestID(doc, "bulk-progress"))
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	webtest.WaitBulkFinished(t, env, c, runURL)
 	if n := env.Sandbox.RequestCount("POST", routeInvite); n != 3 {
 		t.Fatalf("%d invites sent, want 3", n)
 	}
@@ -653,6 +654,7 @@ func TestBulkInviteAppliesTheSingleFormsRules(t *testing.T) {
 // overlong texts in any field are refused in words (400 or 422) before
 // anything is stored or sent; none of them is a server error.
 func TestEmployeeTextInputsAreChecked(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	env := webtest.New(t, webtest.Options{})
 	c, _ := env.SignedIn(store.RoleHRAdmin)
@@ -756,6 +758,7 @@ func TestEmployeeTextInputsAreChecked(t *testing.T) {
 // shown as not confirmed, never sent twice, and the recovery job records it
 // once the employee has linked.
 func TestBulkRowWithALostAnswerIsSettled(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	env := webtest.New(t, webtest.Options{StartWorkers: true})
 	c, _ := env.SignedIn(store.RoleHRAdmin)
@@ -766,17 +769,7 @@ func TestBulkRowWithALostAnswerIsSettled(t *testing.T) {
 	resp = env.PostForm(c, runURL+"/send", webtest.WithFormToken(nil))
 	resp.Body.Close()
 	var doc *goquery.Document
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		doc = webtest.Doc(t, env.Do(c, "GET", runURL+"/progress", nil, http.Header{"HX-Request": {"true"}}))
-		if webtest.TestID(doc, "bulk-finished") != "" {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the run did not finish: %s", webtest.TestID(doc, "bulk-progress"))
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	doc = webtest.WaitBulkFinished(t, env, c, runURL)
 	if got := webtest.TestID(doc, "bulk-unknown"); got != "1" {
 		t.Fatalf("unconfirmed rows %q", got)
 	}

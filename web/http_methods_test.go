@@ -15,6 +15,7 @@ import (
 // check, an uptime monitor or a link checker asks every page that way and
 // gets what GET would answer, never 405.
 func TestHeadAnswersLikeGet(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{})
 	owner, _ := env.SignedIn(store.RoleOwner)
 	support, _ := env.SignedIn(store.RoleSupport)
@@ -52,6 +53,7 @@ func TestHeadAnswersLikeGet(t *testing.T) {
 // A 405 names the methods the address takes (RFC 9110 15.5.6: the Allow
 // header is a MUST).
 func TestMethodNotAllowedNamesTheAllowedMethods(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{})
 	owner, _ := env.SignedIn(store.RoleOwner)
 	for path, want := range map[string][]string{

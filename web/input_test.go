@@ -15,6 +15,7 @@ import (
 // query or a form holding invalid UTF-8 or a NUL with 400 in words, and
 // nothing is stored.
 func TestEveryRouteRefusesInputThatIsNotText(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{})
 	owner, _ := env.SignedIn(store.RoleOwner)
 	victim := env.CreateStaff(store.RoleSupport)

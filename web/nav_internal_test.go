@@ -16,6 +16,7 @@ import (
 // scrapers' /metrics) lies
 // in an area its navigation shows, and that entry is marked current there.
 func TestNavigationCoversEveryArea(t *testing.T) {
+	t.Parallel()
 	routes := (&App{}).routes()
 	for _, role := range store.Roles() {
 		for _, r := range routes {
@@ -41,6 +42,7 @@ func TestNavigationCoversEveryArea(t *testing.T) {
 // TestNavigationMenus: every area but the start page sits in exactly one
 // menu of the navigation bar, and every path a menu names is an area.
 func TestNavigationMenus(t *testing.T) {
+	t.Parallel()
 	areas := make(map[string]bool)
 	for _, e := range navigation() {
 		areas[e.Href] = true
@@ -73,6 +75,7 @@ func TestNavigationMenus(t *testing.T) {
 // empty, the page's link is current and so is its menu, and support sees
 // no money menu.
 func TestNavigationRendered(t *testing.T) {
+	t.Parallel()
 	for _, role := range store.Roles() {
 		t.Run(string(role), func(t *testing.T) {
 			path := "/treasury/wallets/x1"

@@ -190,6 +190,7 @@ func grepDatabase(t *testing.T, env *webtest.Env, s string) map[string]int {
 // start while the currency is ready; a double submit and a second form
 // send one activation and one start; the cell then shows the rail begun.
 func TestOnboardingStartEachCurrency(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{SkipDemoImport: true})
 	hr, _ := env.SignedIn(store.RoleHRAdmin)
 	owner, _ := env.SignedIn(store.RoleOwner)
@@ -275,6 +276,7 @@ func TestOnboardingStartEachCurrency(t *testing.T) {
 // the API refuses, gets its words next to the empty field; the typed value
 // is not on the page, in the database or in the logs.
 func TestOnboardingStartBVNIsNeverEchoed(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{SkipDemoImport: true})
 	hr, _ := env.SignedIn(store.RoleHRAdmin)
 	e := readyEmployee(t, env, "ngn@bvn.example", "NGA", apiclient.CNGN)
@@ -328,6 +330,7 @@ func TestOnboardingStartBVNIsNeverEchoed(t *testing.T) {
 // TestOnboardingStartRoles: support and finance approvers are refused and
 // nothing is sent; they see no start form.
 func TestOnboardingStartRoles(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{SkipDemoImport: true})
 	e := readyEmployee(t, env, "cad@roles.example", "CAN", apiclient.CADC)
 	for _, role := range []store.Role{store.RoleSupport, store.RoleFinanceApprover} {
@@ -355,6 +358,7 @@ func TestOnboardingStartRoles(t *testing.T) {
 // Mexican KYC activation, the page offers a button that opens a new tab;
 // the launch payload is fetched at each click, never at page render.
 func TestOnboardingMexicoLaunchFetchedAtClick(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{SkipDemoImport: true})
 	hr, _ := env.SignedIn(store.RoleHRAdmin)
 	e := readyEmployee(t, env, "mxn@launch.example", "MEX", apiclient.MEXe)
@@ -467,6 +471,7 @@ func startBulk(t *testing.T, env *webtest.Env, c *http.Client, currency string) 
 // makes no second run; the page shows progress and each row's result, the
 // CSV too; the webhook of the completed rail updates the cell.
 func TestOnboardingBulkRun(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{SkipDemoImport: true, StartWorkers: true})
 	if err := env.App.AdoptWebhookSecret(context.Background(), env.Demo.WebhookSecret); err != nil {
 		t.Fatal(err)
@@ -562,6 +567,7 @@ func TestOnboardingBulkRun(t *testing.T) {
 // row, before recording it, resumes without sending that row again; the
 // recovery reads it back; running the job once more sends nothing.
 func TestOnboardingRunResumes(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	env := webtest.New(t, webtest.Options{SkipDemoImport: true})
 	hr, staff := env.SignedIn(store.RoleOwner)
@@ -618,6 +624,7 @@ func TestOnboardingRunResumes(t *testing.T) {
 // person's input to correct (422, the words next to the field, the form
 // still there), not a conflict with the employee's state; nothing is sent.
 func TestOnboardingStartWithoutIdentityLevel(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{SkipDemoImport: true})
 	hr, _ := env.SignedIn(store.RoleHRAdmin)
 	e := readyEmployee(t, env, "eur@level.example", "GBR", apiclient.EURe, apiclient.USDB)
@@ -646,6 +653,7 @@ func TestOnboardingStartWithoutIdentityLevel(t *testing.T) {
 // the API with 400; that is the employee's state, said in words with 409,
 // never a 5xx as if the API were down.
 func TestOnboardingMexicoLaunchBeforeActivation(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{SkipDemoImport: true})
 	hr, _ := env.SignedIn(store.RoleHRAdmin)
 	e := readyEmployee(t, env, "mxn@early.example", "MEX", apiclient.MEXe)

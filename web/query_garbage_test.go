@@ -15,6 +15,7 @@ import (
 // integer, a negative page, a date that is not one) is a person's mistake,
 // not the server's: every GET page answers it without a 5xx.
 func TestEveryPageSurvivesGarbageQueryParameters(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{})
 	owner, _ := env.SignedIn(store.RoleOwner)
 	victim := env.CreateStaff(store.RoleSupport)
@@ -42,6 +43,7 @@ func TestEveryPageSurvivesGarbageQueryParameters(t *testing.T) {
 // audit log does, and list nothing from it; a real cursor past a 32-bit
 // integer still pages.
 func TestLogsRefuseAPageLinkTheyDidNotMake(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{})
 	owner, _ := env.SignedIn(store.RoleOwner)
 	for _, tc := range []struct {

@@ -21,6 +21,7 @@ import (
 // permission get 403 and roles with it get through. Every HTML answer
 // carries the Content-Security-Policy.
 func TestRouteTable(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{})
 	victim := env.CreateStaff(store.RoleSupport) // target of {id} routes
 
@@ -99,6 +100,7 @@ func TestRouteTable(t *testing.T) {
 // TestRouterServesOnlyTheTable checks that nothing is mounted outside the
 // route table, so every URL has a declared permission.
 func TestRouterServesOnlyTheTable(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{})
 	declared := map[string]bool{}
 	for _, rt := range env.App.Routes() {
@@ -127,6 +129,7 @@ func TestRouterServesOnlyTheTable(t *testing.T) {
 // TestDeniedPostIsAudited: a refused state-changing request leaves an audit
 // row with outcome "denied" and changes nothing.
 func TestDeniedPostIsAudited(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{})
 	c, hr := env.SignedIn(store.RoleHRAdmin)
 	resp := env.PostForm(c, "/staff", url.Values{"email": {"new@partner.example"}, "name": {"New"}, "role": {"owner"}})
@@ -151,6 +154,7 @@ func TestDeniedPostIsAudited(t *testing.T) {
 // row from being written (PostgreSQL refuses NUL in text, and the target's
 // index refuses rows over about 2.7 KB).
 func TestDeniedPostWithAnOddPathIsAudited(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{})
 	c, hr := env.SignedIn(store.RoleHRAdmin)
 	long := make([]byte, 8000)

@@ -8,6 +8,7 @@ import (
 )
 
 func TestSessionCodecRoundTrip(t *testing.T) {
+	t.Parallel()
 	deadline := time.Date(2026, 11, 22, 15, 4, 5, 123456789, time.UTC)
 	in := map[string]any{"staff_id": int64(42), "last_seen": int64(1795000000), "flash": "Saved <b>", "n": 7, "ok": true, "empty": ""}
 	b, err := sessionCodec{}.Encode(deadline, in)
@@ -33,6 +34,7 @@ func TestSessionCodecRoundTrip(t *testing.T) {
 }
 
 func TestSessionCodecRefusesOtherTypes(t *testing.T) {
+	t.Parallel()
 	if _, err := (sessionCodec{}).Encode(time.Now(), map[string]any{"when": time.Now()}); err == nil {
 		t.Fatal("a time.Time value was encoded; only strings, integers and booleans are supported")
 	}
@@ -43,6 +45,7 @@ func TestSessionCodecRefusesOtherTypes(t *testing.T) {
 
 // Sessions written before the JSON codec (gob) still load after an upgrade.
 func TestSessionCodecReadsGobSessions(t *testing.T) {
+	t.Parallel()
 	deadline := time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC)
 	b, err := scs.GobCodec{}.Encode(deadline, map[string]any{"staff_id": int64(9)})
 	if err != nil {

@@ -65,6 +65,7 @@ func must[T any](v T, err error) T {
 // upstream and write one audit row; the same intent on a new form is a new
 // request.
 func TestTreasuryFormsSendOnceForOneToken(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{})
 	c, _ := env.SignedIn(store.RoleOwner)
 	for _, w := range treasuryWrites(t, env, c) {
@@ -111,6 +112,7 @@ func TestTreasuryFormsSendOnceForOneToken(t *testing.T) {
 // wallet's proposals back, finds it, and mirrors it with its creator, with
 // no second POST.
 func TestTreasuryProposalWithALostAnswerIsReadBack(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{})
 	ctx := context.Background()
 	c, staff := env.SignedIn(store.RoleFinanceApprover)
@@ -152,6 +154,7 @@ func TestTreasuryProposalWithALostAnswerIsReadBack(t *testing.T) {
 // The API refuses: the request is refused with the API's words on the page,
 // next to the field they concern; nothing is mirrored.
 func TestTreasuryRefusalsShowTheAPIsWords(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{})
 	ctx := context.Background()
 	c, _ := env.SignedIn(store.RoleOwner)
@@ -205,6 +208,7 @@ func TestTreasuryRefusalsShowTheAPIsWords(t *testing.T) {
 // concluded as not done, and a withdrawal (which cannot be read back) is
 // left for a person with words for them.
 func TestTreasuryBegunActionsAreResolvedByTheRecoveryJob(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{})
 	ctx := context.Background()
 	c, staff := env.SignedIn(store.RoleFinanceApprover)
@@ -275,6 +279,7 @@ func TestTreasuryBegunActionsAreResolvedByTheRecoveryJob(t *testing.T) {
 // mirrored and a withdrawal not recorded without their audit rows; the
 // action stays begun for the recovery job.
 func TestTreasuryAuditFailureChangesNothing(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{})
 	ctx := context.Background()
 	c, _ := env.SignedIn(store.RoleOwner)
@@ -318,6 +323,7 @@ func mustAction(t *testing.T, env *webtest.Env, form url.Values) store.Action {
 // Amounts: a decimal comma is refused with what to type instead, more
 // decimals than the token has are refused, and nothing is sent.
 func TestTreasuryAmountsAreReadStrictly(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{})
 	c, _ := env.SignedIn(store.RoleOwner)
 	usd := webtest.TreasuryWallet(t, env, "USDB").ID

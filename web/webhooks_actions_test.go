@@ -14,6 +14,7 @@ import (
 // Five concurrent posts of one subscription form send one PATCH and write
 // one audit row; a fresh form is a new action.
 func TestWebhookSettingsFormSendsOnce(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{})
 	ctx := context.Background()
 	owner, _ := env.SignedIn(store.RoleOwner)
@@ -53,6 +54,7 @@ func TestWebhookSettingsFormSendsOnce(t *testing.T) {
 // The API records the change and the answer is lost: the app reads the
 // subscription back and finishes the action as done, with no second PATCH.
 func TestWebhookSettingsLostAnswerIsReadBack(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{})
 	ctx := context.Background()
 	owner, _ := env.SignedIn(store.RoleOwner)
@@ -102,6 +104,7 @@ func TestWebhookSettingsLostAnswerIsReadBack(t *testing.T) {
 
 // An audit write that fails fails the change: the mirror keeps what it had.
 func TestWebhookSettingsAuditFailureChangesNothing(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{})
 	ctx := context.Background()
 	owner, _ := env.SignedIn(store.RoleOwner)

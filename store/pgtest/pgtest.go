@@ -84,7 +84,18 @@ func NewDatabaseFrom(t testing.TB, template string) string {
 // to it. When setup fails, every test asking for the template fails.
 func Template(t testing.TB, name string, setup func(ctx context.Context, connString string) error) string {
 	t.Helper()
-	return binary.template(t, name, setup)
+	return binary.template(t, name, "", setup)
+}
+
+// TemplateFrom is Template for a template that starts as a copy of another
+// (base, a name returned by Template): setup adds to what base holds
+// instead of building it again.
+func TemplateFrom(t testing.TB, name, base string, setup func(ctx context.Context, connString string) error) string {
+	t.Helper()
+	if base == "" {
+		t.Fatal("pgtest: TemplateFrom needs a base template name from pgtest.Template")
+	}
+	return binary.template(t, name, base, setup)
 }
 
 // NewPool opens a pool on a new empty database (see NewDatabase). The pool
@@ -264,7 +275,7 @@ func (h *harness) drop(ctx context.Context, name string) error {
 	return nil
 }
 
-func (h *harness) template(t testing.TB, name string, setup func(ctx context.Context, connString string) error) string {
+func (h *harness) template(t testing.TB, name, base string, setup func(ctx context.Context, connString string) error) string {
 	t.Helper()
 	h.ready(t)
 	h.mu.Lock()
@@ -280,7 +291,7 @@ func (h *harness) template(t testing.TB, name string, setup func(ctx context.Con
 
 	tmpl.once.Do(func() {
 		began := time.Now()
-		tmpl.db, tmpl.err = h.buildTemplate(name, setup)
+		tmpl.db, tmpl.err = h.buildTemplate(name, base, setup)
 		t.Logf("pgtest: built template %q in %v", name, time.Since(began))
 	})
 	if tmpl.err != nil {
@@ -291,11 +302,11 @@ func (h *harness) template(t testing.TB, name string, setup func(ctx context.Con
 
 // buildTemplate runs on a context of its own: the template outlives the
 // test that happened to ask for it first.
-func (h *harness) buildTemplate(name string, setup func(ctx context.Context, connString string) error) (string, error) {
+func (h *harness) buildTemplate(name, base string, setup func(ctx context.Context, connString string) error) (string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), setupTimeout)
 	defer cancel()
 	db := h.uniqueName("tmpl", name)
-	if err := h.create(ctx, db, ""); err != nil {
+	if err := h.create(ctx, db, base); err != nil {
 		return "", err
 	}
 	if err := setup(ctx, h.cluster.ConnString(db)); err != nil {

@@ -118,6 +118,41 @@ func TestTemplateCopyCarriesSetup(t *testing.T) {
 	})
 }
 
+func TestTemplateFromAddsToItsBase(t *testing.T) {
+	t.Parallel()
+	base := Template(t, binary.uniqueName("base", ""), func(ctx context.Context, connString string) error {
+		conn, err := pgx.Connect(ctx, connString)
+		if err != nil {
+			return err
+		}
+		defer conn.Close(ctx)
+		_, err = conn.Exec(ctx, "CREATE TABLE currency (fiat text, stablecoin text); INSERT INTO currency VALUES ('USD', 'USDB')")
+		return err
+	})
+	derived := TemplateFrom(t, binary.uniqueName("derived", ""), base, func(ctx context.Context, connString string) error {
+		conn, err := pgx.Connect(ctx, connString)
+		if err != nil {
+			return err
+		}
+		defer conn.Close(ctx)
+		_, err = conn.Exec(ctx, "INSERT INTO currency VALUES ('NGN', 'CNGN')")
+		return err
+	})
+	count := func(tmpl string) int {
+		var n int
+		if err := NewPoolFrom(t, tmpl).QueryRow(t.Context(), "SELECT count(*) FROM currency").Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	if n := count(derived); n != 2 {
+		t.Errorf("a copy of the derived template has %d currencies, want the base's and its own", n)
+	}
+	if n := count(base); n != 1 {
+		t.Errorf("the base template has %d currencies after the derived one was built, want 1", n)
+	}
+}
+
 func TestTemplateSetupFailure(t *testing.T) {
 	t.Parallel()
 	ft := &fatalRecorder{TB: t}

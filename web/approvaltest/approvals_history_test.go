@@ -44,6 +44,7 @@ func descriptions(rows map[string]*goquery.Selection) []string {
 // signed and the link's deadline), and the demo's completed, rejected,
 // failed and expired ones; filters, links, the CSV and the roles.
 func TestApprovalHistoryShowsDecidedProposalsWithWhoDecided(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{})
 	ctx := context.Background()
 	admins := webtest.TreasuryAdmins(t, env)

@@ -34,6 +34,7 @@ func rowByDescription(rows *goquery.Selection, desc string) *goquery.Selection {
 }
 
 func TestApprovalQueueShowsEveryOpenStateFromTheMirror(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{})
 	admins := webtest.TreasuryAdmins(t, env)
 	c, _ := webtest.Approver(t, env, admins[2])
@@ -199,6 +200,7 @@ func detailStatus(doc *goquery.Document) string {
 }
 
 func TestApproveRecordsWhoActedAndReachesSigning(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{})
 	admins := webtest.TreasuryAdmins(t, env)
 	first, firstStaff := webtest.Approver(t, env, admins[0])
@@ -285,6 +287,7 @@ func TestApproveRecordsWhoActedAndReachesSigning(t *testing.T) {
 }
 
 func TestConcurrentApprovalsByTwoStaffMakeOneCallEach(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{})
 	admins := webtest.TreasuryAdmins(t, env)
 	a, _ := webtest.Approver(t, env, admins[0])
@@ -328,6 +331,7 @@ func TestConcurrentApprovalsByTwoStaffMakeOneCallEach(t *testing.T) {
 }
 
 func TestCreatorCannotApproveAndUnlinkedIsTold(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{})
 	admins := webtest.TreasuryAdmins(t, env)
 	c, s := webtest.Approver(t, env, admins[0])
@@ -363,6 +367,7 @@ func TestCreatorCannotApproveAndUnlinkedIsTold(t *testing.T) {
 }
 
 func TestRejectNeedsAReasonAndApproveAgainRestartsAFailedProposal(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{})
 	admins := webtest.TreasuryAdmins(t, env)
 	c, _ := webtest.Approver(t, env, admins[0])
@@ -471,6 +476,7 @@ func proposalByDescription(t *testing.T, env *webtest.Env, desc string) string {
 // failed; nothing once submitted, completed, rejected or expired — and then
 // no empty "Decide" card, but what the state means.
 func TestProposalDetailOffersWhatEachStateAllows(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{})
 	admins := webtest.TreasuryAdmins(t, env)
 	c, _ := webtest.Approver(t, env, admins[2])
@@ -545,6 +551,7 @@ func TestProposalDetailOffersWhatEachStateAllows(t *testing.T) {
 // answers 204 while nothing changed (what is typed stays), and once the
 // owner signed offers neither reject nor a new signing link.
 func TestProposalPageDropsControlsOnceTheStateMovesOn(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{})
 	admins := webtest.TreasuryAdmins(t, env)
 	c, _ := webtest.Approver(t, env, admins[0])
@@ -593,6 +600,7 @@ func TestProposalPageDropsControlsOnceTheStateMovesOn(t *testing.T) {
 // is unknown, no second POST is made, and the recovery job settles it as not
 // done, after which the approval can be sent again, once.
 func TestApproveWhenTheAPIDoesNotAnswerReadsBackAndKeepsNothingHalfDone(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{})
 	ctx := context.Background()
 	admins := webtest.TreasuryAdmins(t, env)
@@ -652,6 +660,7 @@ func TestApproveWhenTheAPIDoesNotAnswerReadsBackAndKeepsNothingHalfDone(t *testi
 // A queue longer than a page pages by keyset, newest first, every page
 // saying how many match in all; a short result counts its own rows.
 func TestApprovalQueuePagesAndCountsEveryMatch(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{})
 	webtest.SeedQueue(t, env, 120)
 	c, _ := env.SignedIn(store.RoleFinanceApprover)

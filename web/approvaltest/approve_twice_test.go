@@ -15,6 +15,7 @@ import (
 // admin and then links to another may not approve the same proposal again,
 // and nothing is sent upstream for the second try.
 func TestOnePersonCannotApproveTwiceByRelinking(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{})
 	admins := webtest.TreasuryAdmins(t, env)
 	c, _ := webtest.Approver(t, env, admins[0])
@@ -53,6 +54,7 @@ func TestOnePersonCannotApproveTwiceByRelinking(t *testing.T) {
 // approval by the person who gave the first, now linked to another admin,
 // approves no row and sends nothing.
 func TestOnePersonCannotApproveAPayrollRunTwiceByRelinking(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{StartWorkers: true})
 	admins := webtest.TreasuryAdmins(t, env)
 	owner, _ := env.SignedIn(store.RoleOwner)

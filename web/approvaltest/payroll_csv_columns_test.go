@@ -17,6 +17,7 @@ import (
 // last column would otherwise pay 1. Empty trailing cells, as spreadsheets
 // save, are still accepted.
 func TestPayrollUploadRefusesARowWithMoreValuesThanColumns(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{})
 	c, _ := env.SignedIn(store.RoleFinanceApprover)
 	emily := env.DemoEmployee("Emily").Email
@@ -51,6 +52,7 @@ func TestPayrollUploadRefusesARowWithMoreValuesThanColumns(t *testing.T) {
 // stale or edited form) is refused next to the employees, with what was
 // typed kept; it is never made with that person silently left out.
 func TestPayrollFromEmployeesRefusesAnUnknownEmployee(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{})
 	c, _ := env.SignedIn(store.RoleFinanceApprover)
 	emily := strconv.FormatInt(webtest.MirroredDemoEmployee(t, env, "Emily").ID, 10)

@@ -44,20 +44,15 @@ func treasuryUSD(t testing.TB, env *webtest.Env) decimal.Decimal {
 // waitRun waits until the run has left "sending" (the job sent every row).
 func waitRun(t testing.TB, env *webtest.Env, id int64) store.PayrollRun {
 	t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		run, err := env.Store.PayrollRunByID(context.Background(), id)
-		if err != nil {
+	var run store.PayrollRun
+	webtest.WaitFor(t, fmt.Sprintf("run %d to leave sending", id), 60*time.Second, func() bool {
+		var err error
+		if run, err = env.Store.PayrollRunByID(context.Background(), id); err != nil {
 			t.Fatal(err)
 		}
-		if run.State != store.PayrollSending {
-			return run
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("run %d still sending", id)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		return run.State != store.PayrollSending
+	})
+	return run
 }
 
 // goodPayrollCSV pays five linked employees who hold USDB and CNGN wallets.
@@ -71,6 +66,7 @@ func goodPayrollCSV(env *webtest.Env) string {
 }
 
 func TestPayrollPreviewExplainsEveryBadRowAndSendsNothing(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{})
 	c, _ := env.SignedIn(store.RoleFinanceApprover)
 	ctx := context.Background()
@@ -177,6 +173,7 @@ func money2(d decimal.Decimal) string {
 }
 
 func TestPayrollOverTheTreasuryBalanceIsRefusedWithTheShortfall(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{})
 	c, _ := env.SignedIn(store.RoleOwner)
 	bal := treasuryUSD(t, env)
@@ -210,6 +207,7 @@ func TestPayrollOverTheTreasuryBalanceIsRefusedWithTheShortfall(t *testing.T) {
 }
 
 func TestPayrollSendCreatesOneProposalPerRowOnceAndShowsTheirState(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{StartWorkers: true})
 	c, owner := env.SignedIn(store.RoleOwner)
 	id := webtest.CreatePayroll(t, env, c, goodPayrollCSV(env)+"nobody@example.com,1,USD,bad\n")
@@ -310,6 +308,7 @@ func TestPayrollSendCreatesOneProposalPerRowOnceAndShowsTheirState(t *testing.T)
 }
 
 func TestPayrollResumeAfterACrashCreatesNoDuplicate(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{}) // no workers: the test plays the job
 	c, owner := env.SignedIn(store.RoleOwner)
 	ctx := context.Background()
@@ -425,6 +424,7 @@ func TestPayrollResumeAfterACrashCreatesNoDuplicate(t *testing.T) {
 // not show it) is the same action as the run's approval of that row, which
 // therefore sends nothing for it.
 func TestPayrollApprovalSharesTheQueuesKey(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{StartWorkers: true})
 	admins := webtest.TreasuryAdmins(t, env)
 	owner, _ := env.SignedIn(store.RoleOwner)
@@ -480,6 +480,7 @@ func outcomes(doc *goquery.Document, testid string) map[int]string {
 }
 
 func TestPayrollApproveRunByTwoApproversThenSignFormListsTheRun(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{StartWorkers: true})
 	admins := webtest.TreasuryAdmins(t, env)
 	owner, _ := env.SignedIn(store.RoleOwner)
@@ -583,6 +584,7 @@ func TestPayrollApproveRunByTwoApproversThenSignFormListsTheRun(t *testing.T) {
 }
 
 func TestPayrollCancelRejectsOpenProposalsOnce(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{StartWorkers: true})
 	owner, _ := env.SignedIn(store.RoleOwner)
 	id, proposals := sentRun(t, env, owner)
@@ -644,6 +646,7 @@ func TestPayrollCancelRejectsOpenProposalsOnce(t *testing.T) {
 }
 
 func TestPayrollFromTheEmployeeListKeepsWhatWasTyped(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{})
 	c, _ := env.SignedIn(store.RoleFinanceApprover)
 	doc := webtest.Doc(t, env.Get(c, "/payroll/new?q=carter"))
@@ -692,6 +695,7 @@ func TestPayrollFromTheEmployeeListKeepsWhatWasTyped(t *testing.T) {
 // route as the roles that may not (403, nothing changes) and as those that
 // may (answered).
 func TestPayrollRolesOnStateChangingRoutes(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{})
 	owner, _ := env.SignedIn(store.RoleOwner)
 	id := webtest.CreatePayroll(t, env, owner, goodPayrollCSV(env))
@@ -733,6 +737,7 @@ func TestPayrollRolesOnStateChangingRoutes(t *testing.T) {
 // part way (its context ends, as when the process shuts down) and runs it
 // again: every row ends with exactly one proposal.
 func TestPayrollJobStoppedMidRunResumesWithoutDuplicates(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{})
 	c, owner := env.SignedIn(store.RoleOwner)
 	id := webtest.CreatePayroll(t, env, c, goodPayrollCSV(env))
@@ -785,6 +790,7 @@ func TestPayrollJobStoppedMidRunResumesWithoutDuplicates(t *testing.T) {
 // order, with a link to the next ones and a filter per state; the counts
 // cover every row.
 func TestPayrollRunPageShowsRowsAPageAtATime(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{})
 	c, _ := env.SignedIn(store.RoleOwner)
 	var sb strings.Builder
@@ -842,6 +848,7 @@ func TestPayrollRunPageShowsRowsAPageAtATime(t *testing.T) {
 // too long) and an unknown state next to their fields, keeps what was
 // typed, and lists the employees without them.
 func TestPayrollNewRefusesABadEmployeeFilterInWords(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{})
 	c, _ := env.SignedIn(store.RoleFinanceApprover)
 	long := strings.Repeat("a", 101)

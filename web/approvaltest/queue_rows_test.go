@@ -17,6 +17,7 @@ import (
 // row shows of the viewer ("needs me") and of the
 // time (its age) must still be right for every request served from it.
 func TestQueueRowsFromOneKeptReadAreRightForEachViewerAndTime(t *testing.T) {
+	t.Parallel()
 	var now atomic.Pointer[time.Time]
 	start := time.Now().Add(2 * time.Minute) // after the demo proposals were made
 	now.Store(&start)

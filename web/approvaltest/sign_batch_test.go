@@ -125,6 +125,7 @@ func countRows(t *testing.T, env *webtest.Env, query string) int {
 }
 
 func TestBatchCreateRefusesWhatCannotBeSignedTogether(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{})
 	c, _ := env.SignedIn(store.RoleFinanceApprover)
 	webtest.SyncQueue(t, env, c)
@@ -181,6 +182,7 @@ func TestBatchCreateRefusesWhatCannotBeSignedTogether(t *testing.T) {
 }
 
 func TestBatchCreateIsForApproversOnly(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{})
 	ids := env.ProposalsAwaitingSignature(1, "5.00")
 	for _, role := range []store.Role{store.RoleSupport, store.RoleHRAdmin} {
@@ -206,6 +208,7 @@ func TestBatchCreateIsForApproversOnly(t *testing.T) {
 }
 
 func TestBatchConcurrentCreatesWithOneFormTokenMakeOneRequest(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{})
 	c, _ := env.SignedIn(store.RoleFinanceApprover)
 	ids := env.ProposalsAwaitingSignature(3, "5.00")
@@ -238,6 +241,7 @@ func TestBatchConcurrentCreatesWithOneFormTokenMakeOneRequest(t *testing.T) {
 }
 
 func TestBatchReplayedPostRelaysNothingTwice(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{})
 	c, _ := env.SignedIn(store.RoleFinanceApprover)
 	ids := env.ProposalsAwaitingSignature(3, "9.99")
@@ -301,6 +305,7 @@ func TestBatchReplayedPostRelaysNothingTwice(t *testing.T) {
 }
 
 func TestBatchPastItsDeadlineSendsNothing(t *testing.T) {
+	t.Parallel()
 	var offset atomic.Int64
 	now := func() time.Time { return time.Now().Add(time.Duration(offset.Load())) }
 	env := webtest.New(t, webtest.Options{Now: now})
@@ -327,6 +332,7 @@ func TestBatchPastItsDeadlineSendsNothing(t *testing.T) {
 }
 
 func TestBatchSignLinkTemplateIsCheckedAtStart(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		tpl string
 		ok  bool
@@ -404,6 +410,7 @@ func BenchmarkBatchRelay(b *testing.B) {
 }
 
 func TestBatchItemWithoutAnAnswerIsReadBackNeverSentAgain(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{})
 	c, _ := env.SignedIn(store.RoleFinanceApprover)
 	ids := env.ProposalsAwaitingSignature(2, "4.00")
@@ -438,6 +445,7 @@ func TestBatchItemWithoutAnAnswerIsReadBackNeverSentAgain(t *testing.T) {
 }
 
 func TestBatchQueueOffersCheckboxesOnRowsAwaitingSignatures(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{})
 	c, _ := env.SignedIn(store.RoleFinanceApprover)
 	webtest.SyncQueue(t, env, c)
@@ -466,6 +474,7 @@ func TestBatchQueueOffersCheckboxesOnRowsAwaitingSignatures(t *testing.T) {
 }
 
 func TestBatchReplacesOpenSingleLinksOfItsProposals(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{})
 	c, _ := env.SignedIn(store.RoleFinanceApprover)
 	ids := env.ProposalsAwaitingSignature(2, "2.00")

@@ -20,6 +20,7 @@ import (
 )
 
 func TestSignRequestFromQRToCompleted(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{})
 	admins := webtest.TreasuryAdmins(t, env)
 	c, _ := webtest.Approver(t, env, admins[0])
@@ -99,6 +100,7 @@ func TestSignRequestFromQRToCompleted(t *testing.T) {
 }
 
 func TestSignRequestRefusalsSendNothing(t *testing.T) {
+	t.Parallel()
 	var offset atomic.Int64
 	now := func() time.Time { return time.Now().Add(time.Duration(offset.Load())) }
 	env := webtest.New(t, webtest.Options{Now: now})
@@ -236,6 +238,7 @@ func TestSignRequestRefusalsSendNothing(t *testing.T) {
 }
 
 func TestParallelPostsToOneTokenMakeOneUpstreamCall(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{})
 	admins := webtest.TreasuryAdmins(t, env)
 	c, _ := webtest.Approver(t, env, admins[0])
@@ -265,6 +268,7 @@ func TestParallelPostsToOneTokenMakeOneUpstreamCall(t *testing.T) {
 }
 
 func TestOwnerProofThroughTheDeviceCreatesATreasuryWallet(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{})
 	c, _ := env.SignedIn(store.RoleFinanceApprover)
 	key, _ := ethsig.GenerateKey()
@@ -337,6 +341,7 @@ func TestOwnerProofThroughTheDeviceCreatesATreasuryWallet(t *testing.T) {
 }
 
 func TestRailSignatureRequestIsSignedOnTheDeviceAndSubmittedOnce(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{})
 	ctx := context.Background()
 	key := webtest.OwnerKey(t, env, "treasury")
@@ -388,6 +393,7 @@ func TestRailSignatureRequestIsSignedOnTheDeviceAndSubmittedOnce(t *testing.T) {
 }
 
 func TestCardIssuanceIsSignedOnTheDeviceToo(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{})
 	c, _ := env.SignedIn(store.RoleOwner)
 	webtest.SyncQueue(t, env, c)
@@ -412,6 +418,7 @@ func TestCardIssuanceIsSignedOnTheDeviceToo(t *testing.T) {
 // requests a minute from one address (counted in PostgreSQL, so the limit
 // holds across replicas), then answer 429 without touching anything.
 func TestDeviceLinksAreRateLimitedPerClient(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{})
 	c := env.Client()
 	h := http.Header{"Accept": {"application/json"}}

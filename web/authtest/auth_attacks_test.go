@@ -82,6 +82,7 @@ func (w *waits) last() time.Duration {
 // checked; the others are refused with the limit in words. Signed-in pages
 // keep answering meanwhile.
 func TestWrongPasswordsSentAtOnceAreLimitedBeforeChecking(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{})
 	victim := env.CreateStaff(store.RoleOwner)
 	signedIn, _ := env.SignedIn(store.RoleSupport)
@@ -158,6 +159,7 @@ func TestWrongPasswordsSentAtOnceAreLimitedBeforeChecking(t *testing.T) {
 // signs in, so guessing spread over many addresses gains nothing; the
 // owner is told to wait or ask for a set-password link.
 func TestLockedAccountStaysLockedFromEveryAddress(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{})
 	victim := env.CreateStaff(store.RoleFinanceApprover)
 	for i := range auth.MaxAccountFailures + 2 {
@@ -200,6 +202,7 @@ func TestLockedAccountStaysLockedFromEveryAddress(t *testing.T) {
 // configured, a client cannot escape its address's slowing by claiming
 // other addresses in X-Forwarded-For.
 func TestForwardedForIsIgnoredWithoutTrustedProxies(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{})
 	waits := recordWaits(env)
 	c := env.Client()
@@ -230,6 +233,7 @@ func TestForwardedForIsIgnoredWithoutTrustedProxies(t *testing.T) {
 // TestLoginRedirectStaysOnThisSite: after signing in, next is followed only
 // when the browser would read it as a path of this site.
 func TestLoginRedirectStaysOnThisSite(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{})
 	s := env.CreateStaff(store.RoleOwner)
 	tests := []struct{ next, want string }{
@@ -262,24 +266,18 @@ func TestLoginRedirectStaysOnThisSite(t *testing.T) {
 // waitSignedOut waits until c's session no longer lets it in.
 func waitSignedOut(t *testing.T, env *webtest.Env, c *http.Client) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	webtest.WaitFor(t, "the session to be signed out", 10*time.Second, func() bool {
 		resp := env.Get(c, "/account/password")
 		resp.Body.Close()
-		if resp.StatusCode == http.StatusSeeOther && strings.HasPrefix(resp.Header.Get("Location"), "/login") {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("still signed in: %d", resp.StatusCode)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return resp.StatusCode == http.StatusSeeOther && strings.HasPrefix(resp.Header.Get("Location"), "/login")
+	})
 }
 
 // TestPasswordChangeIsLimitedAndEndsOtherSessions: wrong current passwords
 // are limited like sign-ins; a change signs the staff member out everywhere
 // else and keeps this session under a new token.
 func TestPasswordChangeIsLimitedAndEndsOtherSessions(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{})
 	c, s := env.SignedIn(store.RoleHRAdmin)
 	other := env.Client()

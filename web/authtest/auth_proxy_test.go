@@ -16,6 +16,7 @@ import (
 // (the proxy's X-Forwarded-For): one person's guessing slows sign-ins from
 // their address, not another's who comes through the same proxy.
 func TestTrustedProxyGivesEachClientItsOwnLimit(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{TrustedProxies: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}})
 	waits := recordWaits(env)
 	c := env.Client()

@@ -28,6 +28,7 @@ func sessionCookie(t *testing.T, env *webtest.Env, c *http.Client) string {
 }
 
 func TestLoginSuccessRenewsTokenAndShowsDashboard(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{})
 	s := env.CreateStaff(store.RoleSupport)
 	c := env.Client()
@@ -79,6 +80,7 @@ func TestLoginSuccessRenewsTokenAndShowsDashboard(t *testing.T) {
 }
 
 func TestLoginFailures(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{})
 	s := env.CreateStaff(store.RoleOwner)
 	disabled := env.CreateStaff(store.RoleSupport)
@@ -116,6 +118,7 @@ func TestLoginFailures(t *testing.T) {
 }
 
 func TestLoginRateLimitPerAccount(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{})
 	s := env.CreateStaff(store.RoleOwner)
 	c := env.Client()
@@ -157,6 +160,7 @@ func TestLoginRateLimitPerAccount(t *testing.T) {
 // as the form records them, since 300 argon2 checks under the race
 // detector take minutes.
 func TestGuessingFromOneAddressSlowsButDoesNotLockOutOthers(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{})
 	ctx := context.Background()
 	waits := recordWaits(env)
@@ -206,6 +210,7 @@ func TestGuessingFromOneAddressSlowsButDoesNotLockOutOthers(t *testing.T) {
 }
 
 func TestCrossOriginPostRefused(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{})
 	s := env.CreateStaff(store.RoleOwner)
 	for _, h := range []http.Header{
@@ -225,6 +230,7 @@ func TestCrossOriginPostRefused(t *testing.T) {
 }
 
 func TestSecurityHeadersAndStatic(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{})
 	c := env.Client()
 	doc := webtest.Doc(t, env.Get(c, "/login"))
@@ -258,6 +264,7 @@ func TestSecurityHeadersAndStatic(t *testing.T) {
 }
 
 func TestDashboardShowsSandboxReachable(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{})
 	owner, _ := env.SignedIn(store.RoleOwner)
 	doc := webtest.Doc(t, env.Get(owner, "/"))
@@ -276,6 +283,7 @@ func TestDashboardShowsSandboxReachable(t *testing.T) {
 // two hours is signed out with a message. Its last use is written at most
 // once a minute, so ordinary requests leave the session row alone.
 func TestSessionIdleTimeout(t *testing.T) {
+	t.Parallel()
 	var mu sync.Mutex
 	now := time.Now()
 	clock := func() time.Time {

@@ -283,6 +283,7 @@ func ssoAuditCount(t *testing.T, env *webtest.Env, action, outcome, detailLike s
 // refused when invitation only; a disabled account is refused; an
 // unverified email is refused.
 func TestOIDCSignIn(t *testing.T) {
+	t.Parallel()
 	p := newTestIdP(t)
 	env := newOIDCEnv(t, p, nil)
 	s := env.CreateStaff(store.RoleHRAdmin)
@@ -398,6 +399,7 @@ func postSignInSettings(t *testing.T, env *webtest.Env, c *http.Client, form url
 // counts as the second factor only when the owner allows it; with password
 // sign-in off only the break-glass owner signs in with a password.
 func TestOIDCOwnerSettings(t *testing.T) {
+	t.Parallel()
 	p := newTestIdP(t)
 	clock := newTestClock()
 	env := newOIDCEnv(t, p, clock.Now)
@@ -566,6 +568,7 @@ func TestOIDCOwnerSettings(t *testing.T) {
 // The provider's settings go together, and the client secret is never
 // printed.
 func TestOIDCConfig(t *testing.T) {
+	t.Parallel()
 	env := map[string]string{"OIDC_ISSUER": "https://login.example.com", "OIDC_CLIENT_ID": "partner-admin",
 		"OIDC_CLIENT_SECRET": "very-secret-value"}
 	cfg, err := web.ParseConfig([]string{"partner-admin"}, func(k string) string { return env[k] }, io.Discard)
@@ -606,6 +609,7 @@ func TestOIDCConfig(t *testing.T) {
 // do: past SlowAddressAfter they are slowed, and a staff member at the
 // same address still signs in.
 func TestOIDCAddressLimit(t *testing.T) {
+	t.Parallel()
 	p := newTestIdP(t)
 	env := newOIDCEnv(t, p, nil)
 	waits := recordWaits(env)
@@ -646,6 +650,7 @@ func ssoAudit(t *testing.T, env *webtest.Env, detailLike string) (actor, target,
 // staff member in: the app reads UserInfo when the ID token has no email,
 // and uses it only when its sub is the ID token's (5.3.2).
 func TestOIDCEmailFromUserInfo(t *testing.T) {
+	t.Parallel()
 	p := newTestIdP(t)
 	env := newOIDCEnv(t, p, nil)
 	s := env.CreateStaff(store.RoleHRAdmin)
@@ -685,6 +690,7 @@ func TestOIDCEmailFromUserInfo(t *testing.T) {
 // sign-in names the provider's subject as its actor, never the account
 // whose email it claimed.
 func TestOIDCRefusedCallbacksAreAudited(t *testing.T) {
+	t.Parallel()
 	p := newTestIdP(t)
 	env := newOIDCEnv(t, p, nil)
 	s := env.CreateStaff(store.RoleHRAdmin)

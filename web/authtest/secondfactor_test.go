@@ -106,6 +106,7 @@ func loginPassword(t *testing.T, env *webtest.Env, s webtest.Staff) *http.Client
 // password and a current code (a code works once), or a recovery code
 // (each works once). The secret is stored sealed.
 func TestSecondFactorTOTPSignIn(t *testing.T) {
+	t.Parallel()
 	clock := newTestClock()
 	env := webtest.New(t, webtest.Options{Now: clock.Now, SkipDemoImport: true})
 	ctx := context.Background()
@@ -181,6 +182,7 @@ func TestSecondFactorTOTPSignIn(t *testing.T) {
 // sends nothing upstream. The policy page is the owner's; a refused role
 // cannot change it.
 func TestSecondFactorRequiredBeforeApproving(t *testing.T) {
+	t.Parallel()
 	clock := newTestClock()
 	env := webtest.New(t, webtest.Options{Now: clock.Now})
 	admins := webtest.TreasuryAdmins(t, env)
@@ -241,6 +243,7 @@ func TestSecondFactorRequiredBeforeApproving(t *testing.T) {
 // step-up age shows the step-up form, carrying the posted form; nothing is
 // sent until the factor is proved and the form sent again.
 func TestSecondFactorStepUpOnApprove(t *testing.T) {
+	t.Parallel()
 	clock := newTestClock()
 	env := webtest.New(t, webtest.Options{Now: clock.Now})
 	admins := webtest.TreasuryAdmins(t, env)
@@ -286,6 +289,7 @@ func TestSecondFactorStepUpOnApprove(t *testing.T) {
 // The owner resets a staff member's second factor (audited): their sessions
 // end and they enrol again. Other roles cannot.
 func TestSecondFactorOwnerReset(t *testing.T) {
+	t.Parallel()
 	clock := newTestClock()
 	env := webtest.New(t, webtest.Options{Now: clock.Now, SkipDemoImport: true})
 	ctx := context.Background()
@@ -327,6 +331,7 @@ func TestSecondFactorOwnerReset(t *testing.T) {
 // "sign out everywhere else" ends the other at its next request. The
 // owner ends a staff member's sessions from /staff.
 func TestSessionsSignOutEverywhereElse(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{SkipDemoImport: true})
 	a, s := env.SignedIn(store.RoleHRAdmin)
 	b := env.Client()
@@ -386,6 +391,7 @@ func TestSessionsSignOutEverywhereElse(t *testing.T) {
 // audit log, reading unlike what is stored) is refused next to the name,
 // as typed, before any ceremony is looked at.
 func TestPasskeyNameIsCheckedAsText(t *testing.T) {
+	t.Parallel()
 	// Passkeys work on a domain name: the app is reached as localhost.
 	env := webtest.New(t, webtest.Options{LocalhostOrigin: true})
 	c, _ := env.SignedIn(store.RoleSupport)

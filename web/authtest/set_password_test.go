@@ -38,6 +38,7 @@ func issueSetPasswordLink(t *testing.T, env *webtest.Env, owner *http.Client, st
 // them out everywhere. The link works once, until a newer one replaces it or
 // it expires, and only its hash is stored.
 func TestSetPasswordLink(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{})
 	ctx := context.Background()
 	owner, ownerStaff := env.SignedIn(store.RoleOwner)

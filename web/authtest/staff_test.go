@@ -13,6 +13,7 @@ import (
 )
 
 func TestOwnerAddsStaffWhoCanSignIn(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{})
 	c, owner := env.SignedIn(store.RoleOwner)
 	resp := env.PostForm(c, "/staff", url.Values{"email": {"ada@partner.example"}, "name": {"Ada"}, "role": {"finance_approver"}})
@@ -56,6 +57,7 @@ func TestOwnerAddsStaffWhoCanSignIn(t *testing.T) {
 }
 
 func TestDisableEndsAccessAndLastOwnerIsKept(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{})
 	ownerClient, owner := env.SignedIn(store.RoleOwner)
 	supportClient, support := env.SignedIn(store.RoleSupport)
@@ -102,6 +104,7 @@ func TestDisableEndsAccessAndLastOwnerIsKept(t *testing.T) {
 }
 
 func TestChangeOwnPassword(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{})
 	c, s := env.SignedIn(store.RoleHRAdmin)
 	resp := env.PostForm(c, "/account/password", url.Values{"current": {"nope"}, "new": {"short"}, "confirm": {"different"}})
@@ -129,6 +132,7 @@ func TestChangeOwnPassword(t *testing.T) {
 }
 
 func TestAuditLogCSV(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{})
 	c, _ := env.SignedIn(store.RoleOwner)
 	resp := env.Get(c, "/audit.csv")
@@ -159,6 +163,7 @@ func TestAuditLogCSV(t *testing.T) {
 // first, so it is refused next to the field, as is an overlong address or a
 // name with a bidirectional override. Nothing is created.
 func TestStaffAddRefusesLookAlikeEmailsAndInvisibleNames(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{})
 	c, _ := env.SignedIn(store.RoleOwner)
 	for _, tc := range []struct{ email, name, id, want string }{

@@ -24,6 +24,7 @@ func noMinorUnits(t *testing.T, doc *goquery.Document, page string) {
 // TestMoneyPagesSpeakPeoplesWords: no money page speaks of minor units,
 // and every amount field names its currency.
 func TestMoneyPagesSpeakPeoplesWords(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{})
 	c, _ := env.SignedIn(store.RoleOwner)
 	for _, page := range []string{"/money-out", "/money-out/payout", "/money-out/sepa", "/money-out/mexico", "/money-out/nigeria",
@@ -48,6 +49,7 @@ func TestMoneyPagesSpeakPeoplesWords(t *testing.T) {
 // keeps the list's filter when the person came from it, and is the plain
 // list otherwise (another page, another site).
 func TestMoneyDetailPagesLeadBackToTheirListAsLeft(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{})
 	c, _ := env.SignedIn(store.RoleOwner)
 	id := webtest.CreatePayroll(t, env, c, "employee,amount,currency,description\n"+env.DemoEmployee("Emily").Email+",100,USD,a\n")

@@ -15,6 +15,7 @@ import (
 // same mistake, next to the amount, with what was typed kept and nothing
 // sent.
 func TestMoneyOutPayoutAndNigeriaAmountWordsAreTheOtherFormsWords(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{})
 	c, _ := env.SignedIn(store.RoleFinanceApprover)
 	usd := webtest.TreasuryWallet(t, env, "USDB").ID
@@ -56,6 +57,7 @@ func TestMoneyOutPayoutAndNigeriaAmountWordsAreTheOtherFormsWords(t *testing.T) 
 // An amount too large to count in cents is more than the wallet holds, and
 // is told so; not that it has too many decimal places (it has none).
 func TestMoneyOutPayoutHugeAmountIsMoreThanTheWalletHolds(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{})
 	c, _ := env.SignedIn(store.RoleOwner)
 	huge := strings.Repeat("9", 32)

@@ -19,6 +19,7 @@ import (
 // offers the same form, under the same token: sending it again opens the
 // one order once it is made, never a second order.
 func TestMoneyOutCashFormSentAgainWhileInFlightNeverMakesASecondOrder(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{})
 	c, _ := env.SignedIn(store.RoleFinanceApprover)
 	usd := webtest.TreasuryWallet(t, env, "USDB").ID
@@ -66,6 +67,7 @@ func TestMoneyOutCashFormSentAgainWhileInFlightNeverMakesASecondOrder(t *testing
 // The cash orders' export writes a price as a plain decimal, as every
 // export writes amounts, not as the page groups it ("1,000.50").
 func TestMoneyOutCashCSVWritesPlainDecimals(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{})
 	c, _ := env.SignedIn(store.RoleOwner)
 	usd := webtest.TreasuryWallet(t, env, "USDB").ID

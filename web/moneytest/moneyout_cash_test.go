@@ -18,6 +18,7 @@ import (
 // is created once for five posts of one form, its signature goes to the
 // device, and the pick-up debits the wallet. Other roles get 403.
 func TestMoneyOutCashFundAndSend(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{})
 	ctx := context.Background()
 	c, _ := env.SignedIn(store.RoleFinanceApprover)

@@ -51,6 +51,7 @@ func mxAttr(doc *goquery.Document, testID, attr string) string {
 // answer), then shows it; the device signs the burn; the order is funded
 // and completes, and the MEXe balance falls by the amount.
 func TestMoneyOutMexicoTwoSignaturesEndToEnd(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{})
 	c, _ := env.SignedIn(store.RoleOwner)
 
@@ -223,6 +224,7 @@ func TestMoneyOutMexicoTwoSignaturesEndToEnd(t *testing.T) {
 // lost after the API recorded it stays unknown (the API lists no orders)
 // and the same form again sends nothing.
 func TestMoneyOutMexicoFiveConcurrentQuotesAskOnce(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{})
 	ctx := context.Background()
 	c, _ := env.SignedIn(store.RoleFinanceApprover)
@@ -271,6 +273,7 @@ func TestMoneyOutMexicoFiveConcurrentQuotesAskOnce(t *testing.T) {
 // anything sent, the page says the quote expired and offers a new quote
 // for the same amount; the API then cancels the order.
 func TestMoneyOutMexicoExpiredQuoteIsNeverSigned(t *testing.T) {
+	t.Parallel()
 	var skew atomic.Int64
 	env := webtest.New(t, webtest.Options{Now: func() time.Time { return time.Now().Add(time.Duration(skew.Load())) }})
 	c, _ := env.SignedIn(store.RoleOwner)
@@ -330,6 +333,7 @@ func TestMoneyOutMexicoExpiredQuoteIsNeverSigned(t *testing.T) {
 // refunded with the tokens back. A second quote needs no allowance
 // signature but still the burn.
 func TestMoneyOutMexicoRefusedSignatureAndFailedOrder(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{})
 	c, _ := env.SignedIn(store.RoleOwner)
 	webtest.MexicoReady(t, env)
@@ -405,6 +409,7 @@ func TestMoneyOutMexicoRefusedSignatureAndFailedOrder(t *testing.T) {
 // words, the input kept and a fresh token; it is audited as refused and
 // nothing is recorded.
 func TestMoneyOutMexicoRefusedQuoteIsExplained(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{})
 	c, _ := env.SignedIn(store.RoleOwner)
 	webtest.MexicoReady(t, env)
@@ -459,6 +464,7 @@ func TestMoneyOutMexicoRefusedQuoteIsExplained(t *testing.T) {
 // the order now shows; the burn signature's lost answer is read back at
 // once (the order is funded).
 func TestMoneyOutMexicoLostRelayIsReadBack(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{})
 	c, _ := env.SignedIn(store.RoleOwner)
 	webtest.MexicoReady(t, env)

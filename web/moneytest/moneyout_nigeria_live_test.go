@@ -15,6 +15,7 @@ import (
 // and the owner's device change elsewhere: the page follows it (htmx
 // polling of its own record) until the proposal is final, then stops.
 func TestMoneyOutNigeriaOfframpPageFollowsItsProposal(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{})
 	c, _ := env.SignedIn(store.RoleFinanceApprover)
 	form := webtest.NigeriaAmountStep(t, env, c)

@@ -29,6 +29,7 @@ func npAuditCount(t *testing.T, env *webtest.Env, action string) int {
 // proposed once with fromAmount a decimal, its quote shown, mirrored with
 // its creator; approved and signed, the CNGN balance falls by the amount.
 func TestMoneyOutNigeriaJourney(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{})
 	ctx := context.Background()
 	c, owner := env.SignedIn(store.RoleOwner)
@@ -222,6 +223,7 @@ func TestMoneyOutNigeriaJourney(t *testing.T) {
 // its answer is lost; the proposal is found through the wallet's proposals,
 // never sent twice.
 func TestMoneyOutNigeriaLostAnswerIsReadBack(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{})
 	c, _ := env.SignedIn(store.RoleFinanceApprover)
 	ngn := webtest.TreasuryWallet(t, env, "CNGN").ID
@@ -253,6 +255,7 @@ func TestMoneyOutNigeriaLostAnswerIsReadBack(t *testing.T) {
 // TestMoneyOutNigeriaRoles: finance approvers and owners may; HR admins and
 // support get 403 on every state-changing step.
 func TestMoneyOutNigeriaRoles(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{})
 	for _, role := range []store.Role{store.RoleHRAdmin, store.RoleSupport} {
 		c, _ := env.SignedIn(role)
@@ -285,6 +288,7 @@ func TestMoneyOutNigeriaRoles(t *testing.T) {
 // that returns the same account. A refusal is shown at the holder. No
 // account number reaches the logs, the ledger or the audit log.
 func TestMoneyOutNigeriaAccountLostAnswerAndRefusal(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{})
 	ctx := context.Background()
 	c, _ := env.SignedIn(store.RoleOwner)

@@ -54,6 +54,7 @@ func sandboxPayoutAmount(t *testing.T, env *webtest.Env, id string) string {
 // send one payout; signed on the owner's device, the wallet falls by the
 // amount and the page follows the payout to completed.
 func TestMoneyOutPayoutJourney(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{StartWorkers: true})
 	webtest.AdoptWebhookSecret(t, env) // the app verifies the sandbox's webhooks
 	ctx := context.Background()
@@ -195,6 +196,7 @@ func TestMoneyOutPayoutJourney(t *testing.T) {
 // answer is never sent again and the page says what to check; HR admins
 // and support get 403.
 func TestMoneyOutPayoutNoBranchRefusalAndLostAnswer(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{})
 	c, _ := env.SignedIn(store.RoleFinanceApprover)
 	form, doc := webtest.PayoutReview(t, env, c, "GBR", "gbr-barclays", "", "12345678", "0.50")
@@ -245,6 +247,7 @@ func TestMoneyOutPayoutNoBranchRefusalAndLostAnswer(t *testing.T) {
 // for a fresh quote, no new signing link is issued, and the device's link
 // no longer works: nothing is submitted upstream.
 func TestMoneyOutPayoutQuoteExpiryIsEnforced(t *testing.T) {
+	t.Parallel()
 	var offset atomic.Int64
 	env := webtest.New(t, webtest.Options{Now: func() time.Time { return time.Now().Add(time.Duration(offset.Load())) }})
 	c, _ := env.SignedIn(store.RoleOwner)
@@ -280,6 +283,7 @@ func TestMoneyOutPayoutQuoteExpiryIsEnforced(t *testing.T) {
 // returns is followed to failed with the rail's reason, once (one audit
 // row however often the page polls), and the USDB balance is whole again.
 func TestMoneyOutPayoutFailedOnTheRail(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{StartWorkers: true})
 	webtest.AdoptWebhookSecret(t, env)
 	c, _ := env.SignedIn(store.RoleOwner)
@@ -329,6 +333,7 @@ func TestMoneyOutPayoutFailedOnTheRail(t *testing.T) {
 // TestMoneyOutListsTheAPIDoesNotAnswer: when a list the step needs cannot
 // be read, the page says so (never a 500) and keeps what was chosen.
 func TestMoneyOutListsTheAPIDoesNotAnswer(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{})
 	c, _ := env.SignedIn(store.RoleOwner)
 	for _, route := range []string{"/v1/users/{userId}/bank-accounts/nigerian-banks", "/v1/users/{userId}/payouts/countries",

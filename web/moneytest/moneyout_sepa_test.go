@@ -48,6 +48,7 @@ func sepaMXNAudit(t *testing.T, env *webtest.Env, action string) []store.AuditEn
 // signed on the device from the QR code, and followed to completed; the
 // EURe balance falls by the amount.
 func TestMoneyOutSEPAJourney(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{})
 	ctx := context.Background()
 	c, _ := env.SignedIn(store.RoleOwner)
@@ -235,6 +236,7 @@ func TestMoneyOutSEPAJourney(t *testing.T) {
 // confirmed form at once (the API slow to answer) prepare one order and
 // write one audit row; as a finance approver.
 func TestMoneyOutSEPAFiveConcurrentPostsPrepareOnce(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{})
 	c, _ := env.SignedIn(store.RoleFinanceApprover)
 	webtest.SEPAReady(t, env)
@@ -259,6 +261,7 @@ func TestMoneyOutSEPAFiveConcurrentPostsPrepareOnce(t *testing.T) {
 // again sends nothing. A lost answer to start-eur-provider is read back
 // from the onboarding status and recorded as done.
 func TestMoneyOutSEPALostAnswersAreNotSentTwice(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{})
 	ctx := context.Background()
 	c, _ := env.SignedIn(store.RoleOwner)
@@ -332,6 +335,7 @@ func TestMoneyOutSEPALostAnswersAreNotSentTwice(t *testing.T) {
 // mirror did not know is used), and a transfer the bank returns ends
 // failed with the amount back in the wallet.
 func TestMoneyOutSEPARefusalAndFailure(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{})
 	c, _ := env.SignedIn(store.RoleOwner)
 	w := webtest.SEPAReady(t, env)

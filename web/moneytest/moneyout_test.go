@@ -14,6 +14,7 @@ import (
 // Finance and the owner find every rail value leaves by from the
 // navigation; HR and support do not.
 func TestMoneyOutListsTheRails(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{})
 	for _, role := range []store.Role{store.RoleFinanceApprover, store.RoleOwner} {
 		c, _ := env.SignedIn(role)

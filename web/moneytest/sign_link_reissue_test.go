@@ -15,6 +15,7 @@ import (
 // new link, and the earlier link stops working on the device; a role
 // without the treasury permission is refused and nothing is issued.
 func TestSignLinkIsReissuedOnEveryRail(t *testing.T) {
+	t.Parallel()
 	for _, rail := range []struct {
 		name, path, testID string
 		// form is a confirmed form of the rail, ready to send.

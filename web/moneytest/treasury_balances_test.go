@@ -38,6 +38,7 @@ func balanceRow(t *testing.T, env *webtest.Env, c *http.Client, token string) (a
 // when it was read, and what open proposals will take out of it; finance and
 // the owner reach it from the navigation, HR and support do not.
 func TestTreasuryOverviewShowsBalancesAndWhatIsLeaving(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{})
 	admins := webtest.TreasuryAdmins(t, env)
 	c, _ := webtest.Approver(t, env, admins[0])
@@ -96,6 +97,7 @@ func TestTreasuryOverviewShowsBalancesAndWhatIsLeaving(t *testing.T) {
 // is read again; a read that began before a newer completion leaves the
 // mark.
 func TestTreasuryBalanceIsReadAgainAfterACompletedProposal(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{})
 	ctx := context.Background()
 	c, _ := env.SignedIn(store.RoleFinanceApprover)
@@ -166,6 +168,7 @@ func TestTreasuryBalanceIsReadAgainAfterACompletedProposal(t *testing.T) {
 // form is sent, not the last figure read; when that balance cannot be read,
 // nothing is sent.
 func TestTreasuryFormChecksTheAmountAgainstTheBalanceReadAtSubmit(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{})
 	ctx := context.Background()
 	admins := webtest.TreasuryAdmins(t, env)
@@ -220,6 +223,7 @@ func TestTreasuryFormChecksTheAmountAgainstTheBalanceReadAtSubmit(t *testing.T) 
 // "Read the balances now" reads them from the API; when the API does not
 // answer the overview keeps the last figures and says so.
 func TestTreasuryBalancesReadOnDemand(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{})
 	c, _ := env.SignedIn(store.RoleOwner)
 	usd := webtest.TreasuryWallet(t, env, "USDB").ID

@@ -37,6 +37,7 @@ func fundingPage(t *testing.T, env *webtest.Env, c *http.Client, path string) *g
 // addresses with QR codes that decode to them. Owners and finance approvers
 // may see it; HR admins and support may not.
 func TestFundingShowsTheDemoTreasury(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{})
 	owner, _ := env.SignedIn(store.RoleOwner)
 
@@ -128,6 +129,7 @@ func TestFundingShowsTheDemoTreasury(t *testing.T) {
 // required reference, the NGN virtual account and the MXN CLABE, each
 // with a copy button; no start button; no account number in the logs.
 func TestFundingShowsActiveAccountsAndTheRequiredReference(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{})
 	tid := env.Demo.TreasuryUserID
 	webtest.EditSandboxState(t, env, func(st map[string]any) {
@@ -194,6 +196,7 @@ func TestFundingShowsActiveAccountsAndTheRequiredReference(t *testing.T) {
 // upstream call and one audit row, and the page then shows the account
 // being set up.
 func TestFundingStartUSDSendsOnceForOneForm(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{})
 	ctx := context.Background()
 	tid := env.Demo.TreasuryUserID
@@ -267,6 +270,7 @@ func TestFundingStartUSDSendsOnceForOneForm(t *testing.T) {
 // start-usa's answer is lost after the API recorded it: the app reads the
 // USD account back and records the start as done, with no new form.
 func TestFundingStartUSDWithALostAnswerIsReadBack(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{})
 	ctx := context.Background()
 	tid := env.Demo.TreasuryUserID
@@ -299,6 +303,7 @@ func TestFundingStartUSDWithALostAnswerIsReadBack(t *testing.T) {
 // The API hangs: the page still answers, says for each rail that the
 // Partner API did not answer, and shows the wallets' addresses it knows.
 func TestFundingPageWhenTheAPIHangs(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{})
 	c, _ := env.SignedIn(store.RoleOwner)
 	webtest.SandboxControl(t, env, http.MethodPost, "/_sandbox/faults", map[string]any{"route": "*", "latencyMs": 60000})

@@ -20,6 +20,7 @@ const offrampRoute = "/v1/users/{userId}/wallets/crypto-offramp"
 // withdrawal's way: its own routes, the review with the address retyped,
 // one request per form, and the owner's signature from a QR code.
 func TestCryptoOfframpIsReviewedAndSentOnce(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{})
 	c, _ := env.SignedIn(store.RoleFinanceApprover)
 	usd := webtest.TreasuryWallet(t, env, "USDB").ID

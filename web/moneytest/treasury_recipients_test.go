@@ -44,6 +44,7 @@ func serviceUserIDOf(t *testing.T, env *webtest.Env, email string) string {
 }
 
 func TestTreasuryRecipientIsFoundBySearchNotListed(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{})
 	webtest.SeedLoadEmployees(t, env, 400)
 	if _, err := env.Store.Pool().Exec(context.Background(), `INSERT INTO employees (kind, email, first_name, last_name, country, invite_state, service_user_id)
@@ -147,6 +148,7 @@ func TestTreasuryRecipientIsFoundBySearchNotListed(t *testing.T) {
 // (longer than any name or email) says so, instead of asking for at least
 // 2 characters as if nothing had been typed.
 func TestTreasuryRecipientSearchTooLongIsSaid(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{SkipDemoImport: true})
 	c, _ := env.SignedIn(store.RoleFinanceApprover)
 	for _, typed := range []string{strings.Repeat("ada ", 60), strings.Repeat("a", 5000)} {

@@ -18,6 +18,7 @@ const quoteRoute = "/v1/users/{userId}/exchange/quote"
 // what arrives, the convert preview and the expiry. No quote, a quote for
 // another swap, or an expired one sends nothing.
 func TestTreasurySwapIsProposedOnlyAtAFreshQuote(t *testing.T) {
+	t.Parallel()
 	var offset atomic.Int64
 	env := webtest.New(t, webtest.Options{Now: func() time.Time { return time.Now().Add(time.Duration(offset.Load())) }})
 	c, _ := env.SignedIn(store.RoleFinanceApprover)

@@ -13,6 +13,7 @@ import (
 )
 
 func TestTreasuryTransferIsCreatedOnceAndItsCreatorCannotApprove(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{})
 	admins := webtest.TreasuryAdmins(t, env)
 	c, s := webtest.Approver(t, env, admins[0])
@@ -116,6 +117,7 @@ func TestTreasuryTransferIsCreatedOnceAndItsCreatorCannotApprove(t *testing.T) {
 }
 
 func TestTreasurySwapAndSend(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{})
 	c, _ := env.SignedIn(store.RoleOwner)
 	usd := webtest.TreasuryWallet(t, env, "USDB").ID
@@ -155,6 +157,7 @@ func TestTreasurySwapAndSend(t *testing.T) {
 }
 
 func TestTreasuryCreateDuringAnOutageKeepsTheInputAndSendsOnce(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{})
 	ctx := context.Background()
 	c, _ := env.SignedIn(store.RoleFinanceApprover)
@@ -204,6 +207,7 @@ func TestTreasuryCreateDuringAnOutageKeepsTheInputAndSendsOnce(t *testing.T) {
 // A recipient the picker would not offer (unknown to the app, or deleted) is
 // refused at the field before anything goes upstream, in both forms.
 func TestTreasuryRefusesARecipientThePickerWouldNotOffer(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{})
 	admins := webtest.TreasuryAdmins(t, env)
 	c, _ := webtest.Approver(t, env, admins[0])

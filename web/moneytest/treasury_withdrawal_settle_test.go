@@ -125,6 +125,7 @@ func signFragment(t *testing.T, env *webtest.Env, c *http.Client, poll string) (
 // the same delivery sent again, a late failed event for it and an event of
 // another wallet with its reference change nothing and write no audit row.
 func TestCryptoWithdrawalCompletesFromItsWebhook(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{StartWorkers: true})
 	secret := webtest.AdoptWebhookSecret(t, env)
 	ctx := context.Background()
@@ -244,6 +245,7 @@ func TestCryptoWithdrawalCompletesFromItsWebhook(t *testing.T) {
 // as failed, and the page and the sign panel say failed with the reason in
 // words.
 func TestCryptoWithdrawalFailsFromItsWebhook(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{StartWorkers: true})
 	webtest.AdoptWebhookSecret(t, env)
 	ctx := context.Background()
@@ -295,6 +297,7 @@ func TestCryptoWithdrawalFailsFromItsWebhook(t *testing.T) {
 // of another rail (or another app) is recorded in the activity feed as
 // before, and its log entry says there was nothing else to do.
 func TestWithdrawalEventOfNoCryptoWithdrawalIsNotOurs(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{SkipDemoImport: true})
 	secret := webtest.AdoptWebhookSecret(t, env)
 	ctx := context.Background()

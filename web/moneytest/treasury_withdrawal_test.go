@@ -38,6 +38,7 @@ func cryptoWorkflows(t *testing.T, env *webtest.Env) []map[string]any {
 // posting the same form again sends nothing; the owner's device signs it
 // and the rail completes it, taking the wallet's whole balance.
 func TestCryptoWithdrawalFromTheTreasuryIsSignedOnTheDevice(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{})
 	ctx := context.Background()
 	c, _ := env.SignedIn(store.RoleOwner)
@@ -249,6 +250,7 @@ func TestCryptoWithdrawalFromTheTreasuryIsSignedOnTheDevice(t *testing.T) {
 // nothing and shows the request; a new post (its fresh token) sends exactly
 // one withdrawal.
 func TestCryptoWithdrawalUpstreamFailuresKeepTheInputAndSendOnce(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{})
 	ctx := context.Background()
 	c, _ := env.SignedIn(store.RoleFinanceApprover)
@@ -322,6 +324,7 @@ func TestCryptoWithdrawalUpstreamFailuresKeepTheInputAndSendOnce(t *testing.T) {
 // once (the second while the API is still answering the first) open one
 // withdrawal; the second answer leads to it.
 func TestCryptoWithdrawalDoubleClickSendsOne(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{})
 	c, _ := env.SignedIn(store.RoleOwner)
 	usd := webtest.TreasuryWallet(t, env, "USDB").ID

@@ -12,6 +12,7 @@ import (
 // minute or so (river's rescuer, set to the jobs' short length), not after
 // river's default hour.
 func TestOrphanedJobRunsAgainSoon(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{StartWorkers: true})
 	ctx := context.Background()
 	// A job a dead worker took two minutes ago and never finished.
@@ -23,18 +24,11 @@ func TestOrphanedJobRunsAgainSoon(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(90 * time.Second)
-	for {
+	webtest.WaitFor(t, "the orphaned job to be rescued and completed", 90*time.Second, func() bool {
 		var state string
 		if err := env.Store.Pool().QueryRow(ctx, `SELECT state FROM river_job WHERE id = $1`, id).Scan(&state); err != nil {
 			t.Fatal(err)
 		}
-		if state == "completed" {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the orphaned job is still %s", state)
-		}
-		time.Sleep(250 * time.Millisecond)
-	}
+		return state == "completed"
+	})
 }

@@ -103,6 +103,7 @@ func failureKeysWith(t *testing.T, env *webtest.Env, addr string) int {
 // TRUSTED_PROXIES every client would be nginx (127.0.0.1), which is why
 // the setting is needed.
 func TestNginxPassesTheClientAddress(t *testing.T) {
+	t.Parallel()
 	const clientIP = "127.0.0.2"
 	key := web.Secret(strings.Repeat("5c", 32))
 	a := webtest.New(t, webtest.Options{SkipDemoImport: true, EncryptionKey: key, TrustedProxies: loopback})

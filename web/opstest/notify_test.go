@@ -213,6 +213,7 @@ var linkRE = regexp.MustCompile(`https?://\S+`)
 // gets one message with the link and no amount. Scanning again and running
 // the job again (river's retry) send nothing more.
 func TestNotifyApprovalOnce(t *testing.T) {
+	t.Parallel()
 	box, smtpURL := startSMTP(t)
 	hook, chatURL := startChat(t)
 	env := webtest.New(t, webtest.Options{SkipDemoImport: true, StartWorkers: true, SMTPURL: smtpURL, ChatWebhookURL: chatURL})
@@ -308,6 +309,7 @@ func TestNotifyApprovalOnce(t *testing.T) {
 // process died mid-send) is marked uncertain, not sent again, and shown to
 // owners; the scan's sweep does the same for one whose job is gone.
 func TestNotifyRetryAndUncertain(t *testing.T) {
+	t.Parallel()
 	box, smtpURL := startSMTP(t)
 	env := webtest.New(t, webtest.Options{SkipDemoImport: true, SMTPURL: smtpURL})
 	ctx := context.Background()
@@ -385,6 +387,7 @@ func TestNotifyRetryAndUncertain(t *testing.T) {
 // with the link to the employee's page and nothing else about them; a
 // finance approver and support are not told.
 func TestNotifyEmployeeActionHR(t *testing.T) {
+	t.Parallel()
 	box, smtpURL := startSMTP(t)
 	env := webtest.New(t, webtest.Options{SkipDemoImport: true, SMTPURL: smtpURL})
 	ctx := context.Background()
@@ -431,6 +434,7 @@ func TestNotifyEmployeeActionHR(t *testing.T) {
 // row; a kind outside the role is not stored even when posted; a post
 // without the form's token, or from an anonymous visitor, changes nothing.
 func TestNotificationPreferences(t *testing.T) {
+	t.Parallel()
 	_, smtpURL := startSMTP(t)
 	env := webtest.New(t, webtest.Options{SkipDemoImport: true, SMTPURL: smtpURL})
 	ctx := context.Background()
@@ -513,6 +517,7 @@ func TestNotificationPreferences(t *testing.T) {
 // TestNotificationsDisabled: with neither SMTP_URL nor CHAT_WEBHOOK_URL the
 // log says so at start, the page says so, and the scan records nothing.
 func TestNotificationsDisabled(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{SkipDemoImport: true})
 	if !strings.Contains(env.Logs.String(), "Notifications are disabled") {
 		t.Error("no line in the log saying notifications are disabled")
@@ -533,6 +538,7 @@ func TestNotificationsDisabled(t *testing.T) {
 // owners; failing webhook deliveries to owners, once an hour — each by its
 // page's link, and to no other role.
 func TestNotifySources(t *testing.T) {
+	t.Parallel()
 	box, smtpURL := startSMTP(t)
 	env := webtest.New(t, webtest.Options{SkipDemoImport: true, SMTPURL: smtpURL})
 	ctx := context.Background()
@@ -607,6 +613,7 @@ func TestNotifySources(t *testing.T) {
 // TestNotifyRoleChangedBeforeSend: a staff member made support between
 // the scan and the send is not mailed about a proposal.
 func TestNotifyRoleChangedBeforeSend(t *testing.T) {
+	t.Parallel()
 	box, smtpURL := startSMTP(t)
 	env := webtest.New(t, webtest.Options{SkipDemoImport: true, SMTPURL: smtpURL})
 	ctx := context.Background()

@@ -24,6 +24,7 @@ import (
 // sign in. The separate listener's handler serves the same without a
 // session.
 func TestMetricsForOwnerOnly(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{})
 	owner, _ := env.SignedIn(store.RoleOwner)
 	hr, _ := env.SignedIn(store.RoleHRAdmin)
@@ -92,6 +93,7 @@ func TestMetricsForOwnerOnly(t *testing.T) {
 // TestMetricsCountJobsAndDeliveries: a delivery received, its duplicate,
 // and the processing job river works, as the counters see them.
 func TestMetricsCountJobsAndDeliveries(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{StartWorkers: true})
 	secret := webtest.AdoptWebhookSecret(t, env)
 	body := webtest.EventBody("wh-metrics-2", "deposit", map[string]any{"userId": "nobody"})
@@ -121,6 +123,7 @@ func TestMetricsCountJobsAndDeliveries(t *testing.T) {
 // TestReadyzReportsDatabaseAndUpstream: ready with the database up; the
 // API's state is in the body and never makes the replica not ready.
 func TestReadyzReportsDatabaseAndUpstream(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{})
 	get := func() (int, map[string]any) {
 		t.Helper()
@@ -171,6 +174,7 @@ func BenchmarkSignedInPage(b *testing.B) {
 }
 
 func TestOperationsConfiguration(t *testing.T) {
+	t.Parallel()
 	env := func(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
 	c, err := web.ParseConfig(nil, env(nil), io.Discard)
 	if err != nil || c.WebhookBodyRetention != web.DefaultWebhookBodyRetention || c.MetricsAddr != "" {

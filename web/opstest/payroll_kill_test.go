@@ -27,6 +27,7 @@ import (
 // the rows it never started are sent. Every row is created upstream
 // exactly once.
 func TestPayrollRunKilledMidSendFinishesAfterRestart(t *testing.T) {
+	t.Parallel()
 	bin := buildApp(t)
 	env := webtest.New(t, webtest.Options{}) // no workers here: the child processes run the job
 	c, _ := env.SignedIn(store.RoleOwner)

@@ -17,6 +17,7 @@ import (
 // the other replica's database connection shows at the very next request,
 // on every list page it concerns.
 func TestListPagesFollowChangesOnTheOtherReplica(t *testing.T) {
+	t.Parallel()
 	a := webtest.New(t, webtest.Options{EncryptionKey: web.Secret(strings.Repeat("6b", 32))})
 	b := webtest.New(t, webtest.Options{ReplicaOf: a})
 	ctx := context.Background()

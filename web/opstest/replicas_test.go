@@ -44,6 +44,7 @@ func balance(t *testing.T, replicas ...*webtest.Env) *nginxtest.Server {
 // webhook delivered to both is processed once, login limits count across
 // both, and periodic jobs are scheduled once (river's leader).
 func TestTwoReplicasShareOneDatabase(t *testing.T) {
+	t.Parallel()
 	key := web.Secret(strings.Repeat("5a", 32))
 	a := webtest.New(t, webtest.Options{StartWorkers: true, EncryptionKey: key, TrustedProxies: loopback})
 	b := webtest.New(t, webtest.Options{StartWorkers: true, ReplicaOf: a, TrustedProxies: loopback})
@@ -230,6 +231,7 @@ func jobCount(t *testing.T, env *webtest.Env, kind string) int {
 // moves out of the queue) counts on the other at its next view, with no
 // copy of the count kept by either.
 func TestTwoReplicasShowTheQueueTotalAtOnce(t *testing.T) {
+	t.Parallel()
 	a := webtest.New(t, webtest.Options{EncryptionKey: web.Secret(strings.Repeat("5b", 32))})
 	b := webtest.New(t, webtest.Options{ReplicaOf: a})
 	ctx := context.Background()

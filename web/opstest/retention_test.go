@@ -21,6 +21,7 @@ import (
 // row stays, so a late duplicate is still recognised; the event page says
 // why the payload is gone and offers no replay.
 func TestWebhookBodyRetention(t *testing.T) {
+	t.Parallel()
 	const retention = 30 * 24 * time.Hour
 	clk := &clock{}
 	env := webtest.New(t, webtest.Options{Now: clk.Now, WebhookBodyRetention: retention})
@@ -117,6 +118,7 @@ func TestWebhookBodyRetention(t *testing.T) {
 // TestWebhookBodyRetentionRunsPeriodically: the app schedules the job
 // (at start, then hourly) and it logs what it removed.
 func TestWebhookBodyRetentionRunsPeriodically(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{StartWorkers: true, WebhookBodyRetention: 24 * time.Hour})
 	webtest.WaitFor(t, "the retention job's log line", 30*time.Second, func() bool {
 		return strings.Contains(env.Logs.String(), "webhook body retention") && strings.Contains(env.Logs.String(), "retention_days=1")

@@ -21,6 +21,7 @@ import (
 // deliveries are processed by drain jobs, each event once; an event
 // claimed by a worker that died is processed once its claim runs out.
 func TestDrainProcessesEachEventOnceAndTakesOverAbandonedClaims(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{SkipDemoImport: true, StartWorkers: true})
 	secret := webtest.AdoptWebhookSecret(t, env)
 	ctx := context.Background()
@@ -62,6 +63,7 @@ func TestDrainProcessesEachEventOnceAndTakesOverAbandonedClaims(t *testing.T) {
 // died is processed by the next drain once its claim runs out, and not
 // before.
 func TestDrainTakesOverAbandonedClaims(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{SkipDemoImport: true})
 	webtest.AdoptWebhookSecret(t, env)
 	ctx := context.Background()
@@ -119,6 +121,7 @@ func TestDrainTakesOverAbandonedClaims(t *testing.T) {
 // still gets its own answer: one "received" per id and "duplicate" for
 // every repeat, one event row per id, each processed once.
 func TestReceiverConcurrentDeliveriesAnsweredEach(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{SkipDemoImport: true, StartWorkers: true})
 	secret := webtest.AdoptWebhookSecret(t, env)
 	const ids, copies, senders = 60, 3, 24

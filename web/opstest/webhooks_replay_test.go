@@ -56,6 +56,7 @@ func storedDeliveries(t *testing.T, env *webtest.Env) (events, jobs int) {
 // The signature covers the body, not the header: a captured delivery sent
 // again under fresh header ids must not become new events.
 func TestWebhookReplayedUnderNewHeaderIDIsRefused(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{SkipDemoImport: true})
 	secret := webtest.AdoptWebhookSecret(t, env)
 	ctx := context.Background()

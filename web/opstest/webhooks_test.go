@@ -34,6 +34,7 @@ import (
 )
 
 func TestWebhookReceiverAnswers(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{SkipDemoImport: true})
 	secret := webtest.AdoptWebhookSecret(t, env)
 	ctx := context.Background()
@@ -128,6 +129,7 @@ func (f failingStore) ReceiveDeliveries(ctx context.Context, ds []store.NewDeliv
 }
 
 func TestWebhookDatabaseDownAnswers503(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{SkipDemoImport: true})
 	secret := webtest.AdoptWebhookSecret(t, env)
 	base := &handlers.Base{Logger: slog.New(slog.DiscardHandler)}
@@ -166,6 +168,7 @@ func TestWebhookDatabaseDownAnswers503(t *testing.T) {
 }
 
 func TestWebhookDuplicateStorm(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{StartWorkers: true, SkipDemoImport: true})
 	secret := webtest.AdoptWebhookSecret(t, env)
 	body := webtest.EventBody("wh-storm-1", apiclient.EventEmployeeDepositCompleted, map[string]any{"userId": "user-storm", "amount": "1234.5678"})
@@ -194,7 +197,7 @@ func TestWebhookDuplicateStorm(t *testing.T) {
 	elapsed := time.Since(began)
 	ev := webtest.EventByWebhookID(t, env, "wh-storm-1")
 	webtest.WaitFor(t, "processing", 30*time.Second, func() bool { return webtest.EventByWebhookID(t, env, "wh-storm-1").State == store.EventProcessed })
-	time.Sleep(300 * time.Millisecond) // room for a second, wrong, processing to show up
+	webtest.WaitWebhookJobsDone(t, env) // a second, wrong, processing would be done by now
 	ev = webtest.EventByWebhookID(t, env, "wh-storm-1")
 	acts := webtest.ActivityCount(t, env, ev.ID)
 	t.Logf("duplicate storm: %d concurrent deliveries of one id in %s: non-2xx %d, errors %d, stored duplicates %d, processings %d, activity rows %d",
@@ -218,6 +221,7 @@ func (a abortOnce) WriteHeader(int)           { panic(http.ErrAbortHandler) }
 func (a abortOnce) Write([]byte) (int, error) { panic(http.ErrAbortHandler) }
 
 func TestWebhookCrashBetweenCommitAndAck(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{StartWorkers: true, SkipDemoImport: true})
 	secret := webtest.AdoptWebhookSecret(t, env)
 	var aborted atomic.Bool
@@ -239,7 +243,7 @@ func TestWebhookCrashBetweenCommitAndAck(t *testing.T) {
 		t.Fatalf("retry: %v %v", resp, err)
 	}
 	webtest.WaitFor(t, "processing", 30*time.Second, func() bool { return webtest.EventByWebhookID(t, env, "wh-crash-1").State == store.EventProcessed })
-	time.Sleep(300 * time.Millisecond)
+	webtest.WaitWebhookJobsDone(t, env)
 	ev := webtest.EventByWebhookID(t, env, "wh-crash-1")
 	if ev.Duplicates != 1 || ev.ProcessedCount != 1 || webtest.ActivityCount(t, env, ev.ID) != 1 {
 		t.Fatalf("after crash and retry: %+v, %d activity rows", ev, webtest.ActivityCount(t, env, ev.ID))
@@ -266,6 +270,7 @@ func (c *clock) Advance(d time.Duration) {
 }
 
 func TestWebhookSettingsRotateAndEdit(t *testing.T) {
+	t.Parallel()
 	clk := &clock{}
 	env := webtest.New(t, webtest.Options{SkipDemoImport: true, Now: clk.Now})
 	old := webtest.AdoptWebhookSecret(t, env)
@@ -403,6 +408,7 @@ func TestWebhookSettingsRotateAndEdit(t *testing.T) {
 }
 
 func TestEventLogFilterReplayAndCSV(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{SkipDemoImport: true})
 	secret := webtest.AdoptWebhookSecret(t, env)
 	ctx := context.Background()
@@ -512,6 +518,7 @@ func TestEventLogFilterReplayAndCSV(t *testing.T) {
 // loopback; a deposit credited through its control API reaches the
 // employee's activity feed and the mirror's balance.
 func TestWebhookEndToEndWithSandbox(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{StartWorkers: true})
 	webtest.AdoptWebhookSecret(t, env)
 	ctx := context.Background()
@@ -601,6 +608,7 @@ func TestWebhookEndToEndWithSandbox(t *testing.T) {
 }
 
 func TestWebhookCardEventsReachBothFeeds(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{SkipDemoImport: true})
 	secret := webtest.AdoptWebhookSecret(t, env)
 	ctx := context.Background()
@@ -631,6 +639,7 @@ func TestWebhookCardEventsReachBothFeeds(t *testing.T) {
 // permanent failure upstream and is never sent again; reconciliation finds
 // it in the API's delivery history and repairs its effect from the API.
 func TestLostDeliveryHealsByReconciliation(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{StartWorkers: true})
 	ctx := context.Background()
 	// No secret yet: every delivery is refused.
@@ -736,6 +745,7 @@ func TestBrowserOwnerRotatesWebhookSecret(t *testing.T) {
 // creates one; its secret is shown once, kept sealed, and verifies
 // deliveries at once.
 func TestWebhookSubscriptionCreate(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{SkipDemoImport: true})
 	ctx := context.Background()
 	if err := env.API.DeleteWebhookConfig(ctx); err != nil {
@@ -802,6 +812,7 @@ func TestWebhookSubscriptionCreate(t *testing.T) {
 }
 
 func TestEncryptionKeyConfiguration(t *testing.T) {
+	t.Parallel()
 	env := func(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
 	if _, err := web.ParseConfig(nil, env(map[string]string{"ENCRYPTION_KEY": "abcd"}), io.Discard); err == nil || !strings.Contains(err.Error(), "ENCRYPTION_KEY") {
 		t.Fatalf("short key: %v", err)
@@ -819,6 +830,7 @@ func TestEncryptionKeyConfiguration(t *testing.T) {
 // the same event may be processed by several runs at the same time; one
 // records the outcome and the effects exist once.
 func TestWebhookConcurrentRunsApplyOnce(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{SkipDemoImport: true})
 	secret := webtest.AdoptWebhookSecret(t, env)
 	ctx := context.Background()
@@ -858,6 +870,7 @@ func TestWebhookConcurrentRunsApplyOnce(t *testing.T) {
 // the event failed in the log, and a replay once the API answers again
 // applies it.
 func TestWebhookProcessingFailureIsShownAndReplayable(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{SkipDemoImport: true})
 	secret := webtest.AdoptWebhookSecret(t, env)
 	ctx := context.Background()

@@ -49,6 +49,7 @@ func loadPanels(t *testing.T, env *webtest.Env, c *http.Client, doc *goquery.Doc
 // shown, each read once, and never the status again. Without htmx the
 // same panels are a page of their own.
 func TestCardDetailReadsTheLiveStatusFirst(t *testing.T) {
+	t.Parallel()
 	env, c, _ := webtest.NewCardsEnv(t)
 	card := webtest.DemoCard(t, env, "Everyday")
 	webtest.SetIssuerStatus(t, env, card.ID, "active")

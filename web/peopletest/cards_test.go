@@ -41,6 +41,7 @@ func cardStatus(doc *goquery.Document) string {
 }
 
 func TestCardSearchFindsByNameEmailCardAndLastFour(t *testing.T) {
+	t.Parallel()
 	env, c, _ := webtest.NewCardsEnv(t)
 	everyday := webtest.DemoCard(t, env, "Everyday")
 	for _, q := range []string{"adaeze", "ADAEZE.OKAFOR@", "everyday", everyday.Last4, everyday.ID[:8]} {
@@ -106,6 +107,7 @@ func TestCardSearchFindsByNameEmailCardAndLastFour(t *testing.T) {
 }
 
 func TestCardFreezeAndUnfreezeInPlace(t *testing.T) {
+	t.Parallel()
 	env, c, support := webtest.NewCardsEnv(t)
 	card := webtest.DemoCard(t, env, "Everyday")
 	doc := htmxPost(t, env, c, "/cards/"+card.ID+"/freeze", url.Values{"reason": {"customer lost wallet"}})
@@ -138,6 +140,7 @@ func TestCardFreezeAndUnfreezeInPlace(t *testing.T) {
 // refused in the API's words, re-read the status and explain it, and
 // nothing is retried.
 func TestCardStatusTransitions(t *testing.T) {
+	t.Parallel()
 	env, c, _ := webtest.NewCardsEnv(t)
 	ctx := context.Background()
 	card := webtest.DemoCard(t, env, "Everyday")
@@ -239,6 +242,7 @@ func TestCardStatusTransitions(t *testing.T) {
 // TestCardFreezeRolesAndRefusals: HR admins and finance approvers cannot
 // freeze (403, audited as denied, nothing sent); the owner can.
 func TestCardFreezeRolesAndRefusals(t *testing.T) {
+	t.Parallel()
 	env, _, _ := webtest.NewCardsEnv(t)
 	card := webtest.DemoCard(t, env, "Everyday")
 	for _, role := range []store.Role{store.RoleHRAdmin, store.RoleFinanceApprover} {
@@ -278,6 +282,7 @@ func TestCardFreezeRolesAndRefusals(t *testing.T) {
 // still in flight sends nothing; a failed write is never retried, and the
 // page says where the card stands.
 func TestCardFreezeInFlightAndUpstreamFailure(t *testing.T) {
+	t.Parallel()
 	env, c, support := webtest.NewCardsEnv(t)
 	ctx := context.Background()
 	card := webtest.DemoCard(t, env, "Everyday")
@@ -344,6 +349,7 @@ func TestCardFreezeInFlightAndUpstreamFailure(t *testing.T) {
 // is shown from the ledger (minor-unit string "-123456") and from the
 // transactions route (major-unit number 1234.56), both with the currency.
 func TestCardDetailShowsMinorAndMajorUnitsAlike(t *testing.T) {
+	t.Parallel()
 	env, c, _ := webtest.NewCardsEnv(t)
 	card := webtest.DemoCard(t, env, "Everyday")
 	webtest.SandboxControl(t, env, http.MethodPost, "/_sandbox/cards/"+card.ID+"/spend", map[string]string{
@@ -404,6 +410,7 @@ func TestCardDetailShowsMinorAndMajorUnitsAlike(t *testing.T) {
 }
 
 func TestCardTransactionsFiltersPagingAndCSV(t *testing.T) {
+	t.Parallel()
 	env, c, _ := webtest.NewCardsEnv(t)
 	card := webtest.DemoCard(t, env, "Everyday")
 	before, err := env.API.ListCardTransactions(context.Background(), card.ServiceUserID, card.ID, apiclient.CardTransactionQuery{Size: 100, Status: "COMPLETED"})
@@ -452,6 +459,7 @@ func TestCardTransactionsFiltersPagingAndCSV(t *testing.T) {
 // card.fulfillment.updated land in the feed through RecordCardActivity
 // (the webhooks receiver's hook), with decimal amount and fee, once.
 func TestCardActivityFeedFromWebhooks(t *testing.T) {
+	t.Parallel()
 	env, c, _ := webtest.NewCardsEnv(t)
 	card := webtest.DemoCard(t, env, "Everyday")
 	amount, fee := decimal.RequireFromString("1234.56"), decimal.RequireFromString("12.30")
@@ -481,6 +489,7 @@ func TestCardActivityFeedFromWebhooks(t *testing.T) {
 }
 
 func TestCardLimits(t *testing.T) {
+	t.Parallel()
 	env, c, support := webtest.NewCardsEnv(t)
 	card := webtest.DemoCard(t, env, "Everyday")
 	path := "/cards/" + card.ID + "/limits"
@@ -547,6 +556,7 @@ func TestCardLimits(t *testing.T) {
 }
 
 func TestCardCancel(t *testing.T) {
+	t.Parallel()
 	env, c, support := webtest.NewCardsEnv(t)
 	card := webtest.DemoCard(t, env, "Travel")
 	path := "/cards/" + card.ID + "/cancel"
@@ -595,6 +605,7 @@ func TestCardCancel(t *testing.T) {
 // TestCardActivation walks the physical card activation: code request by
 // sms, a wrong code, an expired code, then the right one.
 func TestCardActivation(t *testing.T) {
+	t.Parallel()
 	env, c, _ := webtest.NewCardsEnv(t)
 	card := webtest.DemoCard(t, env, "Office card")
 	doc := webtest.Doc(t, env.Get(c, "/cards/"+card.ID))
@@ -696,6 +707,7 @@ func TestCardActivation(t *testing.T) {
 }
 
 func TestCardIssuance(t *testing.T) {
+	t.Parallel()
 	env, c, support := webtest.NewCardsEnv(t)
 	emp, wallet := webtest.EmployeeWallet(t, env, "chinedu.eze@acme-payroll.example", "CNGN")
 	webtest.SandboxControl(t, env, http.MethodPost, "/_sandbox/deposits", map[string]string{"smartWalletId": wallet.ID, "amount": "50000"})
@@ -789,6 +801,7 @@ func TestCardIssuance(t *testing.T) {
 }
 
 func TestCardIssuanceRefusals(t *testing.T) {
+	t.Parallel()
 	env, c, _ := webtest.NewCardsEnv(t)
 	ctx := context.Background()
 	emp, _ := webtest.EmployeeWallet(t, env, "emily.carter@acme-payroll.example", "USDB")
@@ -870,6 +883,7 @@ func TestCardIssuanceRefusals(t *testing.T) {
 // card, activation, bad input) and asserts it appears in no log line, no
 // table of the store and no response.
 func TestCardPANCanary(t *testing.T) {
+	t.Parallel()
 	const pan = "4000056655665556"
 	env, c, _ := webtest.NewCardsEnv(t)
 	ctx := context.Background()
@@ -967,6 +981,7 @@ func TestCardPANCanary(t *testing.T) {
 // TestCardDetailForEveryStatus: the detail page shows every issuer status
 // live, in words, with the one button it allows.
 func TestCardDetailForEveryStatus(t *testing.T) {
+	t.Parallel()
 	env, c, _ := webtest.NewCardsEnv(t)
 	card := webtest.DemoCard(t, env, "Everyday")
 	for status, button := range map[string]string{"active": "card-freeze", "pending": "card-freeze", "inactive": "card-freeze",
@@ -1001,6 +1016,7 @@ func TestCardDetailForEveryStatus(t *testing.T) {
 // store.RecordCardActivity and the card's feed shows its decimal amount and
 // fee.
 func TestCardSpendWebhookReachesTheActivityFeed(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{StartWorkers: true})
 	if env.Demo.WebhookSecret == "" {
 		t.Fatal("the demo has no webhook subscription")
@@ -1015,22 +1031,16 @@ func TestCardSpendWebhookReachesTheActivityFeed(t *testing.T) {
 	webtest.SandboxControl(t, env, http.MethodPost, "/_sandbox/cards/"+card.ID+"/spend", map[string]string{
 		"amount": "1234.56", "fee": "12.3", "merchantName": "Webhook Mart"})
 
-	deadline := time.Now().Add(30 * time.Second)
-	for {
+	var row *goquery.Selection
+	webtest.WaitFor(t, "the spend to reach the feed", 30*time.Second, func() bool {
 		doc := webtest.Doc(t, env.Do(c, http.MethodGet, "/cards/"+card.ID+"/activity", nil, http.Header{"Hx-Request": {"true"}}))
-		row := doc.Find(`[data-testid="activity-row"]`).FilterFunction(func(_ int, s *goquery.Selection) bool {
+		row = doc.Find(`[data-testid="activity-row"]`).FilterFunction(func(_ int, s *goquery.Selection) bool {
 			return strings.Contains(s.Text(), "Webhook Mart")
 		})
-		if row.Length() == 1 {
-			if got := strings.TrimSpace(row.Find(`[data-testid="activity-amount"]`).Text()); got != "1,234.56 NGN" || !strings.Contains(row.Text(), "12.30 NGN") {
-				t.Fatalf("feed row %q", row.Text())
-			}
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the spend never reached the feed (%d rows)", doc.Find(`[data-testid="activity-row"]`).Length())
-		}
-		time.Sleep(100 * time.Millisecond)
+		return row.Length() == 1
+	})
+	if got := strings.TrimSpace(row.Find(`[data-testid="activity-amount"]`).Text()); got != "1,234.56 NGN" || !strings.Contains(row.Text(), "12.30 NGN") {
+		t.Fatalf("feed row %q", row.Text())
 	}
 }
 
@@ -1038,6 +1048,7 @@ func TestCardSpendWebhookReachesTheActivityFeed(t *testing.T) {
 // (here over 100 characters, that once became its first 100) is refused by
 // the export too, not widened or cut into another search.
 func TestCardsCSVRefusesTheSearchThePageRefuses(t *testing.T) {
+	t.Parallel()
 	env, c, _ := webtest.NewCardsEnv(t)
 	q := "adaeze" + strings.Repeat(" ", 95) + "x"
 	page := env.Get(c, "/cards?q="+url.QueryEscape(q))

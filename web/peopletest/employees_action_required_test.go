@@ -53,6 +53,7 @@ func auditOf(t *testing.T, env *webtest.Env, action string, employeeID int64) []
 // leaves another user's flag alone. A completion that arrived before a newer
 // flag, processed late or replayed, does not clear it.
 func TestOnboardingCompletedClearsActionRequired(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{SkipDemoImport: true})
 	secret := webtest.AdoptWebhookSecret(t, env)
 	ctx := context.Background()
@@ -129,6 +130,7 @@ func TestOnboardingCompletedClearsActionRequired(t *testing.T) {
 // refused, the box must be ticked, and resolving again says there is
 // nothing left to resolve.
 func TestResolveActionRequiredByHand(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{SkipDemoImport: true})
 	ctx := context.Background()
 	e, err := env.Store.UpsertEmployee(ctx, store.Employee{Email: "cy@acme.example", FirstName: "Cy", LastName: "Obi",
@@ -221,6 +223,7 @@ func TestResolveActionRequiredByHand(t *testing.T) {
 // missing and nothing in progress (a demo employee with USD active), and
 // keeps it when fields are missing or a rail is still being set up.
 func TestRefreshClearsActionRequiredOnlyWhenNothingIsAsked(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{})
 	ctx := context.Background()
 	hr, hrStaff := env.SignedIn(store.RoleHRAdmin)

@@ -30,6 +30,7 @@ func empFault(t *testing.T, env *webtest.Env, method, route string, status, time
 }
 
 func TestEmployeeListSearchFiltersAndCSV(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{})
 	for _, role := range []store.Role{store.RoleHRAdmin, store.RoleSupport} {
 		c, _ := env.SignedIn(role)
@@ -148,6 +149,7 @@ func TestEmployeeListSearchFiltersAndCSV(t *testing.T) {
 }
 
 func TestInviteStoresSendsShowsQRAndReinviteKeepsLink(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{})
 	c, hr := env.SignedIn(store.RoleHRAdmin)
 	resp := env.Get(c, "/employees/invite")
@@ -231,6 +233,7 @@ func TestInviteStoresSendsShowsQRAndReinviteKeepsLink(t *testing.T) {
 }
 
 func TestInviteBadInputShowsFieldMessagesAndChangesNothing(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{})
 	c, _ := env.SignedIn(store.RoleHRAdmin)
 	cases := []struct {
@@ -277,6 +280,7 @@ func TestInviteBadInputShowsFieldMessagesAndChangesNothing(t *testing.T) {
 }
 
 func TestInviteUpstreamFaultKeepsInputAndRetryIsSafe(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{})
 	c, _ := env.SignedIn(store.RoleHRAdmin)
 	// A 500 does not say whether the invite was recorded: the outcome is
@@ -346,6 +350,7 @@ func TestInviteUpstreamFaultKeepsInputAndRetryIsSafe(t *testing.T) {
 }
 
 func TestLinkingThroughRefreshAndEmployeePage(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{})
 	c, _ := env.SignedIn(store.RoleHRAdmin)
 	resp := env.PostForm(c, "/employees/invite", webtest.WithFormToken(webtest.UKInviteForm("linker@acme.example")))
@@ -431,6 +436,7 @@ func TestLinkingThroughRefreshAndEmployeePage(t *testing.T) {
 }
 
 func TestStoreLinkInviteAndFlagForWebhooks(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{})
 	ctx := context.Background()
 	c, _ := env.SignedIn(store.RoleHRAdmin)
@@ -459,6 +465,7 @@ func TestStoreLinkInviteAndFlagForWebhooks(t *testing.T) {
 }
 
 func TestDeleteAndReactivateLifecycle(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{})
 	c, _ := env.SignedIn(store.RoleHRAdmin)
 
@@ -540,6 +547,7 @@ func TestDeleteAndReactivateLifecycle(t *testing.T) {
 }
 
 func TestBulkInvitePreviewSendProgressAndResult(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{StartWorkers: true})
 	c, _ := env.SignedIn(store.RoleHRAdmin)
 	resp := env.Get(c, "/employees/invite/bulk/template.csv")
@@ -611,17 +619,7 @@ func TestBulkInvitePreviewSendProgressAndResult(t *testing.T) {
 	// A second click sends nothing twice.
 	resp = env.PostForm(c, runURL+"/send", webtest.WithFormToken(nil))
 	resp.Body.Close()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		doc = webtest.Doc(t, env.Do(c, "GET", runURL+"/progress", nil, http.Header{"HX-Request": {"true"}}))
-		if webtest.TestID(doc, "bulk-finished") != "" {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("bulk run did not finish: %s", webtest.TestID(doc, "bulk-progress"))
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
+	doc = webtest.WaitBulkFinished(t, env, c, runURL)
 	if got := webtest.TestID(doc, "bulk-percent"); got != "100%" {
 		t.Fatalf("percent %q", got)
 	}
@@ -675,6 +673,7 @@ func TestBulkInvitePreviewSendProgressAndResult(t *testing.T) {
 }
 
 func TestReadinessMatrixAndMissingCSV(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{})
 	c, _ := env.SignedIn(store.RoleHRAdmin)
 	ctx := context.Background()
@@ -905,6 +904,7 @@ func uploadBulkTB(tb testing.TB, env *webtest.Env, c *http.Client, name string, 
 }
 
 func TestEmployeePageShowsUSDAccountStatesAndDepositAccounts(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{})
 	c, _ := env.SignedIn(store.RoleHRAdmin)
 
@@ -984,6 +984,7 @@ func TestEmployeePageShowsUSDAccountStatesAndDepositAccounts(t *testing.T) {
 }
 
 func TestOccupationFixSendsTheCodeAndConfirmsIt(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{})
 	c, _ := env.SignedIn(store.RoleHRAdmin)
 	// Invited without an occupation (optional for the UK), then linked.
@@ -1037,6 +1038,7 @@ func TestOccupationFixSendsTheCodeAndConfirmsIt(t *testing.T) {
 // delivery got 401, a permanent failure upstream); the periodic
 // reconciliation finds the user through the API and links the invite.
 func TestReconciliationLinksAnInviteWhoseEventWasLost(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	env := webtest.New(t, webtest.Options{})
 	email := "lost.link@acme.example"
@@ -1075,6 +1077,7 @@ func TestReconciliationLinksAnInviteWhoseEventWasLost(t *testing.T) {
 // wrong readiness cell; the reconciliation job re-reads employees whose
 // onboarding was read over an hour ago and records the correction.
 func TestReconciliationRereadsStaleOnboarding(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	env := webtest.New(t, webtest.Options{})
 	if _, err := env.App.Webhooks().Reconcile(ctx); err != nil { // first reads of everyone
@@ -1130,6 +1133,7 @@ func TestReconciliationRereadsStaleOnboarding(t *testing.T) {
 // stacked bar per currency whose segments count every employee (not only
 // the page shown), as the store has them.
 func TestReadinessChartCountsTheWholeWorkforce(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	env := webtest.New(t, webtest.Options{})
 	if _, err := env.App.Webhooks().Reconcile(ctx); err != nil { // reads everyone's onboarding

@@ -42,6 +42,7 @@ func matrixBody(t *testing.T, env *webtest.Env, c *http.Client, path string) (st
 // takes; the selects show each filter's own values; the footer counts
 // the rows shown; a change of readiness shows in the kept parts at once.
 func TestMatrixKeptPartsStayRight(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	env := webtest.New(t, webtest.Options{})
 	hr, _ := env.SignedIn(store.RoleHRAdmin)

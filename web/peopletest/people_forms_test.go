@@ -51,6 +51,7 @@ func fieldShown(t *testing.T, doc *goquery.Document, id, typed string) {
 }
 
 func TestEmployeeFiltersShowErrorsNextToTheSearch(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{})
 	c, _ := env.SignedIn(store.RoleHRAdmin)
 	long := strings.Repeat("a", 101)
@@ -122,6 +123,7 @@ func TestEmployeeFiltersShowErrorsNextToTheSearch(t *testing.T) {
 }
 
 func TestEmployeePageLeadsBackToTheListAsLeft(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{})
 	c, _ := env.SignedIn(store.RoleHRAdmin)
 	e, err := env.Store.EmployeeByEmail(context.Background(), env.Demo.Employees[0].Email)
@@ -165,6 +167,7 @@ func TestEmployeePageLeadsBackToTheListAsLeft(t *testing.T) {
 // a bad value next to its field, with the summary linking to it and every
 // value typed kept.
 func TestFilterBarsShowErrorsNextToTheirFields(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{})
 	c, _ := env.SignedIn(store.RoleOwner)
 	long := strings.Repeat("x", 201)
@@ -214,6 +217,7 @@ func TestFilterBarsShowErrorsNextToTheirFields(t *testing.T) {
 // it; states read in words; a delivery's page leads back to the log as
 // left and shows no bare enum.
 func TestEventLogShortensIDsAndSaysStates(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{SkipDemoImport: true})
 	secret := webtest.AdoptWebhookSecret(t, env)
 	id := "wh-people-0123456789abcdef0123456789"
@@ -254,6 +258,7 @@ func TestEventLogShortensIDsAndSaysStates(t *testing.T) {
 // An error page leads back to the page the person came from on this site
 // (an employee's page, for a deletion refused there), never elsewhere.
 func TestErrorPageLeadsBackToThePreviousPage(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{})
 	c, _ := env.SignedIn(store.RoleHRAdmin)
 	var id int64
@@ -287,6 +292,7 @@ func TestErrorPageLeadsBackToThePreviousPage(t *testing.T) {
 // refused next to the field: nothing is stored or sent, and the rest of
 // the form is kept.
 func TestInviteRefusesLookAlikeEmailsAndInvisibleCharacters(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{})
 	c, _ := env.SignedIn(store.RoleHRAdmin)
 	before := env.Sandbox.RequestCount("POST", "/v1/partners/employees/invite")
@@ -325,6 +331,7 @@ func TestInviteRefusesLookAlikeEmailsAndInvisibleCharacters(t *testing.T) {
 // as "unknown columns ��" (lower-casing had turned the bytes into U+FFFD
 // before they were checked).
 func TestBulkInviteSaysWhenTheFileIsNotUTF8(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{})
 	c, _ := env.SignedIn(store.RoleHRAdmin)
 	utf16 := []byte{0xff, 0xfe}
@@ -351,6 +358,7 @@ func TestBulkInviteSaysWhenTheFileIsNotUTF8(t *testing.T) {
 // A bulk file with thousands of stray columns is refused with a message a
 // person can read: the first few named, then how many more.
 func TestBulkInviteNamesAFewUnknownColumns(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{})
 	c, _ := env.SignedIn(store.RoleHRAdmin)
 	var b strings.Builder

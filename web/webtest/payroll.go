@@ -85,17 +85,12 @@ func ApprovePayrollRun(t testing.TB, env *Env, c *http.Client, id int64) *goquer
 			t.Fatalf("approve run: %d", resp.StatusCode)
 		}
 	}
-	deadline := time.Now().Add(60 * time.Second)
-	for {
+	WaitFor(t, "the run's approval to finish", 60*time.Second, func() bool {
 		doc = PayrollPage(t, env, c, id)
-		if running, _ := doc.Find(`[data-testid="payroll-approval"]`).Attr("data-running"); running == "false" {
-			return doc
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the run's approval did not finish")
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		running, _ := doc.Find(`[data-testid="payroll-approval"]`).Attr("data-running")
+		return running == "false"
+	})
+	return doc
 }
 
 // SandboxPayees creates n users with an active USDB wallet at the sandbox

@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/PuerkitoBio/goquery"
 
@@ -289,4 +290,16 @@ func MirroredDemoEmployee(t testing.TB, env *Env, first string) store.Employee {
 	}
 	t.Fatalf("no demo employee %s", first)
 	return store.Employee{}
+}
+
+// WaitBulkFinished waits until a bulk invite run's progress says it has
+// finished and returns that progress fragment.
+func WaitBulkFinished(t testing.TB, env *Env, c *http.Client, runURL string) *goquery.Document {
+	t.Helper()
+	var doc *goquery.Document
+	WaitFor(t, "the bulk invite run to finish", 30*time.Second, func() bool {
+		doc = Doc(t, env.Do(c, http.MethodGet, runURL+"/progress", nil, http.Header{"HX-Request": {"true"}}))
+		return TestID(doc, "bulk-finished") != ""
+	})
+	return doc
 }

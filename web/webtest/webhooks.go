@@ -10,6 +10,7 @@ import (
 	"io"
 	"net/http"
 	"testing"
+	"time"
 
 	"partneradmin/apiclient"
 	"partneradmin/handlers/webhooks"
@@ -92,4 +93,20 @@ func ActivityCount(t testing.TB, env *Env, eventID int64) int {
 // WebhookFormToken is the one-time token of the subscription form.
 func WebhookFormToken(env *Env, c *http.Client) string {
 	return env.FormToken(c, "/settings/webhooks", `[data-testid="webhook-form"]`)
+}
+
+// WaitWebhookJobsDone waits until no event processing job is ready to run
+// or running: after it, a second processing of an event would show.
+func WaitWebhookJobsDone(t testing.TB, env *Env) {
+	t.Helper()
+	WaitFor(t, "the event processing jobs to finish", 30*time.Second, func() bool {
+		var left int
+		err := env.Store.Pool().QueryRow(context.Background(), `
+			SELECT count(*) FROM river_job WHERE kind IN ($1, $2) AND state IN ('available', 'pending', 'running')`,
+			webhooks.ProcessEventArgs{}.Kind(), webhooks.DrainArgs{}.Kind()).Scan(&left)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return left == 0
+	})
 }

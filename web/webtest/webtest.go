@@ -15,6 +15,8 @@ package webtest
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/base64"
 	"fmt"
 	"io"
 	"log/slog"
@@ -23,6 +25,7 @@ import (
 	"net/http/httptest"
 	"net/netip"
 	"net/url"
+	"reflect"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -30,10 +33,10 @@ import (
 	"time"
 
 	"github.com/PuerkitoBio/goquery"
+	"golang.org/x/crypto/argon2"
 
 	"partneradmin/apiclient"
 	"partneradmin/apiclient/sandbox"
-	"partneradmin/handlers"
 	"partneradmin/handlers/mirror"
 	"partneradmin/store"
 	"partneradmin/store/pgtest"
@@ -112,7 +115,13 @@ type Options struct {
 // app's schema, copied from a template migrated once per test binary.
 func MigratedDatabase(t testing.TB) string {
 	t.Helper()
-	tmpl := pgtest.Template(t, "migrated", func(ctx context.Context, connString string) error {
+	return pgtest.NewDatabaseFrom(t, migratedTemplate(t))
+}
+
+// migratedTemplate is the template database with the app's schema.
+func migratedTemplate(t testing.TB) string {
+	t.Helper()
+	return pgtest.Template(t, "migrated", func(ctx context.Context, connString string) error {
 		pool, err := store.Open(ctx, connString)
 		if err != nil {
 			return err
@@ -120,7 +129,74 @@ func MigratedDatabase(t testing.TB) string {
 		defer pool.Close()
 		return store.Migrate(ctx, pool, slog.New(slog.DiscardHandler))
 	})
+}
+
+// DemoDatabase returns a connection string to a fresh database with the
+// app's schema and the demo company imported into the mirror, copied from
+// a template built once per test binary. The import reads a sandbox seeded
+// with SeedDemo, which is deterministic: every sandbox seeded the same way
+// (New's, with default SandboxOptions) has the same users, wallets and
+// ids, so the copy mirrors it as an import of its own would.
+func DemoDatabase(t testing.TB) string {
+	t.Helper()
+	tmpl := pgtest.TemplateFrom(t, "demo", migratedTemplate(t), func(ctx context.Context, connString string) error {
+		pool, err := store.Open(ctx, connString)
+		if err != nil {
+			return err
+		}
+		defer pool.Close()
+		return importDemo(ctx, store.New(pool))
+	})
 	return pgtest.NewDatabaseFrom(t, tmpl)
+}
+
+// importDemo imports the demo company from a sandbox of its own, seeded as
+// New seeds one (the callback URL only has to exist: the subscription is
+// part of what the seed creates, and nothing is delivered during the
+// import).
+func importDemo(ctx context.Context, st *store.Store) error {
+	sb, err := sandbox.New(sandbox.Options{Control: true, Local: true, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		return err
+	}
+	defer sb.Close()
+	demo, err := sandbox.SeedDemo(sb, sandbox.DemoOptions{CallbackURL: "http://127.0.0.1:1/webhooks/partner-api"})
+	if err != nil {
+		return err
+	}
+	srv := httptest.NewServer(sb)
+	defer srv.Close()
+	api, err := apiclient.New(srv.URL, demo.APIKey, apiclient.WithLogger(slog.New(slog.DiscardHandler)))
+	if err != nil {
+		return err
+	}
+	syncer := &mirror.Syncer{API: api, Store: st, Now: time.Now}
+	if _, err := syncer.Import(ctx, web.DemoPeople(demo, time.Now())); err != nil {
+		return fmt.Errorf("webtest: import the demo company: %w", err)
+	}
+	return nil
+}
+
+// usdAccountHolders picks, from the demo's people, the employees seeded with
+// a USD onboarding status. The sandbox makes their USD account when it is
+// first read, with ids (and so account numbers) of its own, and starts its
+// clock then: importing them again makes each test's sandbox do so in New,
+// as a full import would, and mirrors this sandbox's account details
+// instead of the template's.
+func usdAccountHolders(demo sandbox.DemoInfo, people []store.Employee) []store.Employee {
+	usd := map[string]bool{}
+	for _, e := range demo.Employees {
+		if e.ServiceUserID != "" && e.Onboarding["USD"] != "" {
+			usd[e.ServiceUserID] = true
+		}
+	}
+	var out []store.Employee
+	for _, p := range people {
+		if p.Kind == store.KindEmployee && usd[p.ServiceUserID] {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // New starts the app on a fresh database.
@@ -131,8 +207,19 @@ func New(t testing.TB, opts Options) *Env {
 	if opts.ReplicaOf != nil {
 		dsn = opts.ReplicaOf.DatabaseURL
 	}
+	// The demo company comes with the database, copied from the demo
+	// template, unless the sandbox is set up differently from the one the
+	// template was imported from (its options change what an import reads)
+	// or the test brings its own database.
+	doImport := !opts.SkipDemoImport && opts.ReplicaOf == nil
+	fromTemplate := false
 	if dsn == "" {
-		dsn = MigratedDatabase(t)
+		if doImport && reflect.ValueOf(opts.SandboxOptions).IsZero() {
+			dsn = DemoDatabase(t)
+			doImport, fromTemplate = false, true
+		} else {
+			dsn = MigratedDatabase(t)
+		}
 	}
 	pool, err := store.Open(ctx, dsn)
 	if err != nil {
@@ -164,7 +251,6 @@ func New(t testing.TB, opts Options) *Env {
 	var sbSrv *httptest.Server
 	if r := opts.ReplicaOf; r != nil {
 		sb, demo, sandboxURL, sbSrv = r.Sandbox, r.Demo, r.SandboxURL, r.SandboxHTTP
-		opts.SkipDemoImport = true
 	} else {
 		sbOpts := opts.SandboxOptions
 		sbOpts.Control, sbOpts.Local = true, true
@@ -198,9 +284,13 @@ func New(t testing.TB, opts Options) *Env {
 		up = *opts.Upstream
 	}
 	st := store.New(pool)
-	if !opts.SkipDemoImport {
+	if doImport || fromTemplate {
+		people := web.DemoPeople(demo, time.Now())
+		if fromTemplate {
+			people = usdAccountHolders(demo, people)
+		}
 		syncer := &mirror.Syncer{API: api, Store: st, Now: time.Now}
-		if _, err := syncer.Import(ctx, web.DemoPeople(demo, time.Now())); err != nil {
+		if _, err := syncer.Import(ctx, people); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -256,18 +346,29 @@ func (e *Env) CreateStaff(role store.Role) Staff {
 	e.T.Helper()
 	n := e.seq.Add(1)
 	password := fmt.Sprintf("correct horse %d battery", n)
-	hash, err := handlers.HashPassword(password)
-	if err != nil {
-		e.T.Fatal(err)
-	}
 	s, err := e.Store.CreateStaff(context.Background(), store.NewStaff{
 		Email: fmt.Sprintf("%s%d@partner.example", strings.ReplaceAll(string(role), "_", "-"), n),
-		Name:  fmt.Sprintf("%s %d", role.Label(), n), PasswordHash: hash, Role: role,
+		Name:  fmt.Sprintf("%s %d", role.Label(), n), PasswordHash: cheapPasswordHash(password), Role: role,
 	}, store.Actor{Email: "test"})
 	if err != nil {
 		e.T.Fatal(err)
 	}
 	return Staff{Staff: s, Password: password}
+}
+
+// cheapPasswordHash hashes a test account's password as the app does
+// (argon2id in PHC form) but at the lowest cost argon2id allows. The app
+// reads the cost from the stored hash (handlers.CheckPassword), so signing
+// in through the form runs the real check, only without the production
+// cost: two full-cost hashes per account made no test more telling, and
+// their memory budget made parallel sign-ins wait.
+func cheapPasswordHash(password string) string {
+	const memory, time, threads = 8, 1, 1 // KiB; argon2id's minimum is 8 KiB per thread
+	salt := make([]byte, 16)
+	_, _ = rand.Read(salt) // crypto/rand.Read never fails
+	key := argon2.IDKey([]byte(password), salt, time, memory, threads, 32)
+	enc := base64.RawStdEncoding
+	return fmt.Sprintf("$argon2id$v=%d$m=%d,t=%d,p=%d$%s$%s", argon2.Version, memory, time, threads, enc.EncodeToString(salt), enc.EncodeToString(key))
 }
 
 // Login signs in through the real form and fails the test if it does not
