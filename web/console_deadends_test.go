@@ -1,0 +1,50 @@
+package web_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+
+	"partneradmin/store"
+	"partneradmin/web/webtest"
+)
+
+// The delete page leads somewhere from every employee: an invited one's
+// leads back to the employee, and one whose wallets hold money (which the
+// API refuses to delete) offers no delete button, but says what to do.
+func TestDeletePageHasNoDeadEnds(t *testing.T) {
+	env := webtest.New(t, webtest.Options{})
+	c, _ := env.SignedIn(store.RoleHRAdmin)
+
+	var invited int64
+	var name string
+	if err := env.Store.Pool().QueryRow(context.Background(), `SELECT id FROM employees
+		WHERE service_user_id IS NULL AND deleted_at IS NULL AND kind = 'employee' ORDER BY id LIMIT 1`).Scan(&invited); err != nil {
+		t.Fatal(err)
+	}
+	e, err := env.Store.EmployeeByID(context.Background(), invited)
+	if err != nil {
+		t.Fatal(err)
+	}
+	name = e.Name()
+	resp := env.Get(c, fmt.Sprintf("/employees/%d/delete", invited))
+	doc := webtest.Doc(t, resp)
+	back, _ := doc.Find(`[data-testid="error-back"]`).Attr("href")
+	if resp.StatusCode != http.StatusConflict || back != fmt.Sprintf("/employees/%d", invited) ||
+		!strings.Contains(webtest.TestID(doc, "error-back"), name) || !strings.Contains(webtest.TestID(doc, "error-page"), "not accepted the invite") {
+		t.Fatalf("invited employee's delete page: %d, back to %q (%q)", resp.StatusCode, back, webtest.TestID(doc, "error-back"))
+	}
+
+	rich := webtest.LinkedDemoEmployee(t, env, true)
+	doc = webtest.Doc(t, env.Get(c, fmt.Sprintf("/employees/%d/delete", rich.ID)))
+	if doc.Find(`[data-testid="delete-confirm"]`).Length() != 0 || !strings.Contains(webtest.TestID(doc, "delete-blocked"), "Move or withdraw") {
+		t.Fatal("the delete page of an employee with money offers to delete, which the API refuses")
+	}
+	poor := webtest.LinkedDemoEmployee(t, env, false)
+	doc = webtest.Doc(t, env.Get(c, fmt.Sprintf("/employees/%d/delete", poor.ID)))
+	if doc.Find(`[data-testid="delete-confirm"]`).Length() != 1 {
+		t.Fatal("the delete page of an employee without money offers no delete")
+	}
+}
