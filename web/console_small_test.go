@@ -1,6 +1,7 @@
 package web_test
 
 import (
+	"net/http"
 	"strings"
 	"testing"
 
@@ -18,5 +19,25 @@ func TestPagesStartWithTheDoctype(t *testing.T) {
 		if !strings.HasPrefix(body, "<!DOCTYPE html>") {
 			t.Errorf("%s starts with %q", p, body[:min(len(body), 20)])
 		}
+	}
+}
+
+// One row is "1 row"; a Latin-1 upload is told to save the file as UTF-8.
+func TestBulkUploadCountsAndEncodingInWords(t *testing.T) {
+	env := webtest.New(t, webtest.Options{SkipDemoImport: true})
+	c, _ := env.SignedIn(store.RoleHRAdmin)
+	resp := webtest.UploadBulkInvite(t, env, c, "one.csv", webtest.BulkInviteCSV(1))
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("upload: %d", resp.StatusCode)
+	}
+	doc := webtest.Doc(t, env.Get(c, resp.Header.Get("Location")))
+	if got := webtest.TestID(doc, "bulk-summary"); !strings.HasPrefix(got, "1 row:") {
+		t.Fatalf("one row: %q", got)
+	}
+	latin1 := strings.Replace(string(webtest.BulkInviteCSV(1)), "Bulk Person 0", "Diego Mart\xednez", 1)
+	resp = webtest.UploadBulkInvite(t, env, c, "latin1.csv", []byte(latin1))
+	if body := webtest.ReadBody(t, resp); !strings.Contains(body, "save the file as UTF-8") {
+		t.Fatalf("Latin-1 upload: %d\n%s", resp.StatusCode, body)
 	}
 }
