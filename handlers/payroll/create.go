@@ -317,7 +317,7 @@ func (h *Handler) Again(w http.ResponseWriter, r *http.Request) {
 	}
 	var made store.PayrollRun
 	_, err = h.store.FinishAction(context.WithoutCancel(ctx), key, store.Finish{State: store.ActionDone, Message: "Done.",
-		Detail: "a new run of the "+rowsWord(len(in), "refused row"),
+		Detail: "a new run of the " + rowsWord(len(in), "refused row"),
 		Apply: func(ctx context.Context, tx *store.Store) error {
 			var err error
 			made, err = tx.CreatePayrollRun(ctx, againName(run.Name), run.Source, checked, actor)
