@@ -48,3 +48,35 @@ func TestDeletePageHasNoDeadEnds(t *testing.T) {
 		t.Fatal("the delete page of an employee without money offers no delete")
 	}
 }
+
+// A refused invite never draws the identification numbers typed back into
+// its page (DESIGN 8): the fields are empty and say why.
+func TestRefusedInviteAsksForIDNumbersAgain(t *testing.T) {
+	env := webtest.New(t, webtest.Options{SkipDemoImport: true})
+	c, _ := env.SignedIn(store.RoleHRAdmin)
+	form := webtest.WithFormToken(webtest.UKInviteForm("not-an-email"))
+	form.Set("nino", "AB123456C")
+	form.Set("ssn", "123456789")
+	form.Set("bvn", "22212345678")
+	resp := env.PostForm(c, "/employees/invite", form)
+	doc := webtest.Doc(t, resp)
+	if resp.StatusCode != http.StatusUnprocessableEntity {
+		t.Fatalf("refused invite: %d", resp.StatusCode)
+	}
+	html, _ := doc.Html()
+	for _, n := range []string{"AB123456C", "123456789", "22212345678"} {
+		if strings.Contains(html, n) {
+			t.Errorf("the page draws %s back", n)
+		}
+	}
+	for _, name := range []string{"nino", "ssn", "bvn"} {
+		in := doc.Find(`input[name="` + name + `"]`)
+		id, _ := in.Attr("id")
+		if in.Length() != 1 || !strings.Contains(doc.Find("#"+id+"-hint").Text()+in.Parent().Text(), "type it once more") {
+			t.Errorf("%s: no word on typing it again", name)
+		}
+	}
+	if strings.Contains(doc.Find(`input[name="rfc"]`).Parent().Text(), "type it once more") {
+		t.Error("asks again for a number that was not typed")
+	}
+}
