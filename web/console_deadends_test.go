@@ -80,3 +80,25 @@ func TestRefusedInviteAsksForIDNumbersAgain(t *testing.T) {
 		t.Error("asks again for a number that was not typed")
 	}
 }
+
+// A linked employee's page points at no "Send the invite again" button (it
+// has none), and says rail states in words.
+func TestLinkedEmployeePageHasNoMissingButtonsOrRawStates(t *testing.T) {
+	env := webtest.New(t, webtest.Options{})
+	c, _ := env.SignedIn(store.RoleHRAdmin)
+	e := webtest.LinkedDemoEmployee(t, env, true)
+	doc := webtest.Doc(t, env.Get(c, fmt.Sprintf("/employees/%d", e.ID)))
+	if doc.Find(`[data-testid="reinvite"]`).Length() == 0 && strings.Contains(webtest.TestID(doc, "invites"), "Send the invite again") {
+		t.Error("the invites panel points at a button the page does not have")
+	}
+	rails := doc.Find(`[data-testid^="rail-"]`)
+	if rails.Length() == 0 {
+		t.Fatal("no payment rail shown")
+	}
+	text := rails.Text()
+	for _, raw := range []string{": none", "(EUR provider", "Rail:"} {
+		if strings.Contains(text, raw) {
+			t.Errorf("rails say %q: %s", raw, text)
+		}
+	}
+}
