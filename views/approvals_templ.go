@@ -233,7 +233,7 @@ func ApprovalQueueTable(v ApprovalQueueView) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 18, "</p><table data-testid=\"queue-table\"><thead><tr><th scope=\"col\">Proposal</th><th scope=\"col\" class=\"num\">Amount</th><th scope=\"col\">From → to</th><th scope=\"col\">State</th><th scope=\"col\">Approvals</th><th scope=\"col\">Signatures</th><th scope=\"col\">Age</th><th scope=\"col\">Deadline</th></tr></thead> <tbody>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 18, "</p><table class=\"cards-on-phone\" data-testid=\"queue-table\"><thead><tr><th scope=\"col\">Proposal</th><th scope=\"col\" class=\"num\">Amount</th><th scope=\"col\">From → to</th><th scope=\"col\">State</th><th scope=\"col\">Approvals</th><th scope=\"col\">Signatures</th><th scope=\"col\">Age</th><th scope=\"col\">Deadline</th></tr></thead> <tbody>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
