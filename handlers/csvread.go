@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode/utf8"
 )
 
 // CSVError is a problem with an uploaded file as a whole, in words for the
@@ -51,6 +52,9 @@ func ReadCSV(r io.Reader, maxRows int, header func(names []string) (map[string]i
 		// Checked before lower-casing, which would turn bytes that are
 		// not UTF-8 into U+FFFD and hide them.
 		name := strings.TrimSpace(strings.TrimPrefix(h, "\ufeff"))
+		if !utf8.ValidString(name) {
+			return CSVError{notUTF8(1)}
+		}
 		if msg := CheckText(name, 100, false); msg != "" {
 			return CSVError{fmt.Sprintf("column %d of the header is not a column name (%s) Save the file as CSV UTF-8 from the template", i+1, msg)}
 		}
@@ -72,6 +76,9 @@ func ReadCSV(r io.Reader, maxRows int, header func(names []string) (map[string]i
 		line, _ := cr.FieldPos(0)
 		if blankRecord(rec) {
 			continue
+		}
+		if !utf8Record(rec) {
+			return CSVError{notUTF8(line)}
 		}
 		if n := valuesBeyond(rec, len(head)); n > 0 {
 			return CSVError{fmt.Sprintf("line %d has %d values but the header names %d columns; a value holding a comma, as 1,000.50, must be in double quotes (\"1,000.50\")",
@@ -105,6 +112,22 @@ func valuesBeyond(rec []string, columns int) int {
 		}
 	}
 	return 0
+}
+
+// notUTF8 is the words for a file whose text is not UTF-8: most often a
+// spreadsheet's "CSV" export in Latin-1 or Windows-1252, where "í" is one
+// byte that UTF-8 does not read.
+func notUTF8(line int) string {
+	return fmt.Sprintf("line %d has characters that are not UTF-8 (the file was probably saved as Latin-1 or Windows-1252); save the file as UTF-8 (in a spreadsheet: CSV UTF-8) and upload it again", line)
+}
+
+func utf8Record(rec []string) bool {
+	for _, v := range rec {
+		if !utf8.ValidString(v) {
+			return false
+		}
+	}
+	return true
 }
 
 func blankRecord(rec []string) bool {

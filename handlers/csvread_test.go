@@ -40,3 +40,21 @@ func TestReadCSVSaysQuotingMistakesInWords(t *testing.T) {
 		t.Fatalf("a well-quoted file: %v", err)
 	}
 }
+
+// A Latin-1 file (a spreadsheet's plain "CSV" export) is refused as a whole
+// with what to do: save it as UTF-8, not type it again.
+func TestReadCSVSaysSaveAsUTF8(t *testing.T) {
+	header := func(names []string) (map[string]int, error) { return map[string]int{"name": 0}, nil }
+	rows := 0
+	row := func(int, func(string) string) error { rows++; return nil }
+	for _, file := range []string{"name\nAda\nDiego Mart\xednez\n", "nom\xe9\nAda\n"} {
+		err := ReadCSV(strings.NewReader(file), 10, header, row)
+		var ce CSVError
+		if !errors.As(err, &ce) || !strings.Contains(ce.Words, "save the file as UTF-8") || strings.Contains(ce.Words, "type or paste") {
+			t.Errorf("%q: %v", file, err)
+		}
+	}
+	if err := ReadCSV(strings.NewReader("name\nDiego Martínez\n"), 10, header, row); err != nil {
+		t.Fatalf("UTF-8: %v", err)
+	}
+}

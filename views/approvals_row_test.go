@@ -19,12 +19,12 @@ func TestProposalRowMarkup(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := `<tr data-testid="proposal-row" data-id="p/1?x"><td><a href="/approvals/p%2F1%3Fx" id="open-p/1?x" data-testid="proposal-link">Bonus &#34;Q4&#34; &amp; more</a> <span class="muted" data-testid="proposal-type">transfer</span></td>` +
-		`<td class="num" data-testid="proposal-amount">1,234.50 USD (USDB)</td>` +
-		`<td data-testid="proposal-parties">Treasury → Ada &lt;Lovelace&gt;</td>` +
-		`<td><span class="badge badge-warn" data-testid="proposal-status" data-status="PENDING_SIGNATURES">waiting for the owner&#39;s signature</span>` +
+		`<td class="num" data-testid="proposal-amount" data-label="Amount">1,234.50 USD (USDB)</td>` +
+		`<td data-testid="proposal-parties" data-label="From → to">Treasury → Ada &lt;Lovelace&gt;</td>` +
+		`<td data-label="State"><span class="badge badge-warn" data-testid="proposal-status" data-status="PENDING_SIGNATURES">waiting for the owner&#39;s signature</span>` +
 		` <span class="badge badge-warn" data-testid="needs-me">needs me</span></td>` +
-		`<td data-testid="proposal-approvals">2 of 2</td><td data-testid="proposal-signatures">0 of 1</td><td>5 min ago</td>` +
-		`<td><time datetime="2026-11-22T14:05:00Z">14:05 UTC</time></td></tr>`
+		`<td data-testid="proposal-approvals" data-label="Approvals">2 of 2</td><td data-testid="proposal-signatures" data-label="Signatures">0 of 1</td><td data-label="Age">5 min ago</td>` +
+		`<td data-label="Deadline"><time datetime="2026-11-22T14:05:00Z">14:05 UTC</time></td></tr>`
 	if tight(b.String()) != tight(want) {
 		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
 	}

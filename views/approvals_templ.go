@@ -233,7 +233,7 @@ func ApprovalQueueTable(v ApprovalQueueView) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 18, "</p><table data-testid=\"queue-table\"><thead><tr><th scope=\"col\">Proposal</th><th scope=\"col\" class=\"num\">Amount</th><th scope=\"col\">From → to</th><th scope=\"col\">State</th><th scope=\"col\">Approvals</th><th scope=\"col\">Signatures</th><th scope=\"col\">Age</th><th scope=\"col\">Deadline</th></tr></thead> <tbody>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 18, "</p><table class=\"cards-on-phone\" data-testid=\"queue-table\"><thead><tr><th scope=\"col\">Proposal</th><th scope=\"col\" class=\"num\">Amount</th><th scope=\"col\">From → to</th><th scope=\"col\">State</th><th scope=\"col\">Approvals</th><th scope=\"col\">Signatures</th><th scope=\"col\">Age</th><th scope=\"col\">Deadline</th></tr></thead> <tbody>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -1409,7 +1409,16 @@ func ApproverLinkPage(v ApproverLinkView) templ.Component {
 			return templ_7745c5c3_Err
 		}
 		if v.Current != "" {
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 120, "<p data-testid=\"link-current\">Linked to")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 120, "<p data-testid=\"link-current\">Linked to ")
+			if templ_7745c5c3_Err != nil {
+				return templ_7745c5c3_Err
+			}
+			var templ_7745c5c3_Var62 string
+			templ_7745c5c3_Var62, templ_7745c5c3_Err = templ.JoinStringErrs(linkedAdmin(v))
+			if templ_7745c5c3_Err != nil {
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/approvals.templ`, Line: 303, Col: 58}
+			}
+			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var62))
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -1427,12 +1436,12 @@ func ApproverLinkPage(v ApproverLinkView) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			var templ_7745c5c3_Var62 string
-			templ_7745c5c3_Var62, templ_7745c5c3_Err = templ.JoinStringErrs(v.Unavailable)
+			var templ_7745c5c3_Var63 string
+			templ_7745c5c3_Var63, templ_7745c5c3_Err = templ.JoinStringErrs(v.Unavailable)
 			if templ_7745c5c3_Err != nil {
 				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/approvals.templ`, Line: 311, Col: 90}
 			}
-			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var62))
+			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var63))
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -1461,6 +1470,17 @@ func ApproverLinkPage(v ApproverLinkView) templ.Component {
 		}
 		return nil
 	})
+}
+
+// linkedAdmin is the name of the wallet admin the viewer is linked to, as
+// the form lists it; "a wallet admin" when the admins could not be read.
+func linkedAdmin(v ApproverLinkView) string {
+	for _, a := range v.Admins {
+		if a.Value == v.Current {
+			return a.Label
+		}
+	}
+	return "a wallet admin"
 }
 
 // choiceOptions are choices as a select's options.

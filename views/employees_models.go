@@ -276,10 +276,12 @@ type CurrencyCardView struct {
 	Currency   string
 	Cell       ReadinessCellView
 	RailStatus string
-	Active     bool
-	Missing    []string // in words
-	ReadAt     *time.Time
-	Error      string
+	// EURProvider is the EUR provider's onboarding state (EUR only).
+	EURProvider string
+	Active      bool
+	Missing     []string // in words
+	ReadAt      *time.Time
+	Error       string
 	// Start is the start form while the currency is ready (nil otherwise).
 	Start *RailStartForm
 	// Mexico is the MXN card's next steps after its start (nil otherwise).

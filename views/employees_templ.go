@@ -209,7 +209,7 @@ func EmployeeResults(v EmployeeListView) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 12, "\" data-testid=\"employees-csv\">Download this list as CSV</a></p><table data-testid=\"employees-table\"><thead><tr><th scope=\"col\">Name</th><th scope=\"col\">Work email</th><th scope=\"col\">Invite state</th>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 12, "\" data-testid=\"employees-csv\">Download this list as CSV</a></p><table class=\"cards-on-phone\" data-testid=\"employees-table\"><thead><tr><th scope=\"col\">Name</th><th scope=\"col\">Work email</th><th scope=\"col\">Invite state</th>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

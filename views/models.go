@@ -68,6 +68,8 @@ type ErrorView struct {
 	// Back is the page of this site the person came from ("": the start
 	// page is offered).
 	Back string
+	// BackLabel names Back ("": "Back to the previous page").
+	BackLabel string
 }
 
 // LoginView is the sign-in form.

@@ -5,7 +5,7 @@ import "time"
 // NotificationPrefsView is the preferences page: which kinds of
 // notification the signed-in staff member receives, on which channel.
 type NotificationPrefsView struct {
-	// Disabled says why notifications are off ("" when a channel is on).
+	// Disabled is set when notifications are off (no channel is set up).
 	Disabled string
 	Channels []NotificationChannel
 	// Kinds are the kinds the viewer's role may receive; none for a role

@@ -34,7 +34,7 @@ func SignInSettingsPage(v SignInSettingsView) templ.Component {
 			return templ_7745c5c3_Err
 		}
 		if v.ProviderName == "" {
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 2, "<p data-testid=\"sso-off\">No identity provider is set up: staff sign in with their email and password. Set OIDC_ISSUER, OIDC_CLIENT_ID and OIDC_CLIENT_SECRET to offer “Sign in with” your company’s provider.</p>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 2, "<p data-testid=\"sso-off\">No identity provider is set up: staff sign in with their email and password. Set <code>OIDC_ISSUER</code>, <code>OIDC_CLIENT_ID</code> and <code>OIDC_CLIENT_SECRET</code> to offer “Sign in with” your company’s provider.</p>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

@@ -30,6 +30,7 @@ const (
 	StatusWebhookEvent  = "webhook_event"  // a webhook delivery
 	StatusStaff         = "staff"          // a staff account: "active" or "disabled"
 	StatusAuditOutcome  = "audit_outcome"  // an audit row's outcome (store.Outcome…)
+	StatusRail          = "rail"           // a currency rail's onboarding (the API's, an open set)
 )
 
 // Chip tones; the stylesheet colours .badge-<tone>.
@@ -223,6 +224,16 @@ var statusWords = map[string]map[string]StatusWord{
 	StatusStaff: {
 		"active":   {"active", ToneOK},
 		"disabled": {"disabled", ToneBad},
+	},
+	StatusRail: {
+		"":            {"not started", ToneNeutral},
+		"none":        {"not started", ToneNeutral},
+		"not_started": {"not started", ToneNeutral},
+		"pending":     {"being set up", ToneWarn},
+		"in_progress": {"being set up", ToneWarn},
+		"active":      {"active", ToneOK},
+		"failed":      {"failed", ToneBad},
+		"rejected":    {"rejected", ToneBad},
 	},
 	StatusAuditOutcome: {
 		"ok":      {"done", ToneOK},

@@ -42,7 +42,11 @@ func (h *Handler) adminOptions(r *http.Request) ([]views.Choice, map[string]bool
 	}
 	var opts []views.Choice
 	for _, id := range ids {
-		opts = append(opts, views.Choice{Value: id, Label: mirror.Names(names).Of(id) + " (" + id + ")"})
+		label := mirror.Names(names).Of(id)
+		if e, ok := names[id]; ok && e.Email != "" && e.Email != label {
+			label += " (" + e.Email + ")"
+		}
+		opts = append(opts, views.Choice{Value: id, Label: label})
 	}
 	return opts, seen, nil
 }

@@ -119,7 +119,13 @@ func newFactors(publicOrigin string, opts Options) (factors, error) {
 	if err != nil || u.Hostname() == "" {
 		return factors{}, fmt.Errorf("auth: public origin %q: not an origin", publicOrigin)
 	}
-	f := factors{opts: opts, issuer: "Partner Admin (" + u.Host + ")"}
+	// The issuer of a key URI may not hold a colon (it separates the
+	// issuer from the account in the label), so a port is said in words.
+	host := u.Hostname()
+	if p := u.Port(); p != "" {
+		host += " port " + p
+	}
+	f := factors{opts: opts, issuer: "Partner Admin (" + host + ")"}
 	if _, err := netip.ParseAddr(u.Hostname()); err == nil {
 		// WebAuthn binds passkeys to a domain name: an app reached by
 		// address offers authenticator apps and recovery codes only.

@@ -24,6 +24,22 @@ func NeedsStepUp(method string, perm store.Permission) bool {
 	return method == http.MethodPost && stepUpPermissions[perm]
 }
 
+// uploadForms are the file uploads among the step-up routes, each with
+// the page its form is on. A browser cannot send a chosen file again, so
+// that page asks for the second factor before the file is chosen, and an
+// upload that comes too late returns to it (not to the nearest page of the
+// route table, which for /payroll/csv is /payroll/{id}).
+var uploadForms = map[string]string{"/payroll/csv": "/payroll/new"}
+
+func uploadPage(pattern string) bool {
+	for _, page := range uploadForms {
+		if page == pattern {
+			return true
+		}
+	}
+	return false
+}
+
 // Route kinds the gate lets through before a second factor is set up or
 // proved.
 func enrolRoute(pattern string) bool {
@@ -45,7 +61,10 @@ func verifyRoute(pattern string) bool {
 //     proved the second factor longer ago than the step-up age is answered
 //     with the step-up form, which carries the posted fields along and
 //     offers to send them again once confirmed. htmx requests and file
-//     uploads go to the step-up page and back to the page they came from.
+//     uploads go to the step-up page and back to the page they came from;
+//   - the page of a file upload that needs a step-up (uploadForms) asks
+//     for it first, when less than a third of the step-up age is left, so
+//     the file is chosen after the check and not lost to it.
 //
 // returnPage is the page a form posted to path was on.
 func (h *Handler) Gate(method, pattern string, perm store.Permission, returnPage func(path string) string, next http.Handler) http.Handler {
@@ -53,6 +72,7 @@ func (h *Handler) Gate(method, pattern string, perm store.Permission, returnPage
 		return next
 	}
 	stepUp := NeedsStepUp(method, perm)
+	beforeUpload := method == http.MethodGet && uploadPage(pattern)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ctx := r.Context()
 		viewer := handlers.ViewerFrom(ctx)
@@ -85,10 +105,22 @@ func (h *Handler) Gate(method, pattern string, perm store.Permission, returnPage
 		}
 		at := h.Sessions.GetInt64(ctx, SessionSecondFactorAt)
 		back := r.URL.RequestURI()
-		if r.Method != http.MethodGet {
+		if page, ok := uploadForms[pattern]; ok && r.Method != http.MethodGet {
+			back = page
+		} else if r.Method != http.MethodGet {
 			back = returnPage(r.URL.Path)
 		}
 		if at == 0 {
+			h.Redirect(w, r, "/account/verify?next="+url.QueryEscape(back))
+			return
+		}
+		age := h.Now().Sub(time.Unix(at, 0))
+		if beforeUpload && r.Header.Get(handlers.HeaderHXRequest) != "true" {
+			if age <= h.factors.opts.StepUpMaxAge*2/3 {
+				next.ServeHTTP(w, r)
+				return
+			}
+			h.Flash(r, "info", "Confirm it is you before you choose the file: a file cannot be carried through this check.")
 			h.Redirect(w, r, "/account/verify?next="+url.QueryEscape(back))
 			return
 		}
@@ -96,12 +128,15 @@ func (h *Handler) Gate(method, pattern string, perm store.Permission, returnPage
 			next.ServeHTTP(w, r)
 			return
 		}
-		if h.Now().Sub(time.Unix(at, 0)) <= h.factors.opts.StepUpMaxAge {
+		if age <= h.factors.opts.StepUpMaxAge {
 			next.ServeHTTP(w, r)
 			return
 		}
 		ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
 		if r.Header.Get(handlers.HeaderHXRequest) == "true" || ct != "application/x-www-form-urlencoded" {
+			if ct == "multipart/form-data" {
+				h.Flash(r, "info", "Confirm it is you, then choose the file again: a file cannot be carried through this check.")
+			}
 			h.Redirect(w, r, "/account/verify?next="+url.QueryEscape(back))
 			return
 		}

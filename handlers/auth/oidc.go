@@ -405,7 +405,9 @@ func (h *Handler) ssoIdentify(ctx context.Context, r *http.Request, nonce, verif
 	}
 	staff, err := h.Store.StaffByEmail(ctx, email)
 	if errors.Is(err, store.ErrNotFound) {
-		if settings.JITRole == "" {
+		// A setting saved before owners were left out of first sign-ins
+		// is read as invitation only.
+		if settings.JITRole == "" || !slices.Contains(jitRoles, settings.JITRole) {
 			return store.Staff{}, false, &ssoFailure{status: http.StatusForbidden, subject: sub, email: email,
 				message: "There is no account for " + email + " here. Ask an owner to invite you.", detail: "no account (invitation only)"}, nil
 		}

@@ -2,12 +2,17 @@ package auth
 
 import (
 	"net/http"
+	"slices"
 	"strconv"
 
 	"partneradmin/handlers"
 	"partneradmin/store"
 	"partneradmin/views"
 )
+
+// jitRoles are the roles an account created at its first single sign-on
+// may get, least powerful first: an owner is never made by signing in.
+var jitRoles = []store.Role{store.RoleSupport, store.RoleHRAdmin, store.RoleFinanceApprover}
 
 // SignInSettings shows the owner's single sign-on settings.
 func (h *Handler) SignInSettings(w http.ResponseWriter, r *http.Request) {
@@ -25,7 +30,7 @@ func (h *Handler) SignInSettings(w http.ResponseWriter, r *http.Request) {
 
 func (h *Handler) renderSignInSettings(w http.ResponseWriter, r *http.Request, status int, v views.SignInSettingsView) {
 	v.ProviderName = h.SSOName()
-	for _, role := range store.Roles() {
+	for _, role := range jitRoles {
 		v.Roles = append(v.Roles, views.Option{Value: string(role), Label: role.Label()})
 	}
 	owners, err := h.activeOwners(r)
@@ -66,10 +71,12 @@ func (h *Handler) SetSignInSettings(w http.ResponseWriter, r *http.Request) {
 		PasswordOff: r.PostFormValue("password_off") == "on", BreakGlass: r.PostFormValue("break_glass"), Fields: views.FieldErrors{}}
 	n := store.SignInSettings{AMRSecondFactor: v.AMR, PasswordOff: v.PasswordOff}
 	if v.JITRole != "" {
-		if role := store.Role(v.JITRole); role.Valid() {
+		if role := store.Role(v.JITRole); slices.Contains(jitRoles, role) {
 			n.JITRole = role
+		} else if role == store.RoleOwner {
+			v.Fields["jit_role"] = "An owner is made by another owner on the staff page, never by signing in. Choose a role with less power, or invitation only."
 		} else {
-			v.Fields["jit_role"] = "Choose one of the four roles, or invitation only."
+			v.Fields["jit_role"] = "Choose one of the roles listed, or invitation only."
 		}
 	}
 	if v.BreakGlass != "" {

@@ -63,7 +63,7 @@ func TestParseBulkCSVRules(t *testing.T) {
 			problems: map[int]string{2: "National Insurance"}},
 		{name: "nul in a cell", file: head + row("a@x.example", "SW1A\x001AA", "GBR"), problems: map[int]string{2: "control character"}},
 		{name: "invalid utf-8 in a cell", file: head + strings.Replace(row("a@x.example", "SW1A 1AA", "GBR"), "London", "Lon\xffdon", 1),
-			problems: map[int]string{2: "UTF-8"}},
+			fileErr: "save the file as UTF-8"},
 		{name: "a huge first name", file: head + strings.Replace(row("a@x.example", "SW1A 1AA", "GBR"), ",A,B,", ","+strings.Repeat("A", 1<<20)+",B,", 1),
 			problems: map[int]string{2: "Keep it to 100"}},
 		{name: "unknown column", file: "email,shoe_size\na@x.example,42\n", fileErr: "unknown columns shoe_size"},

@@ -121,7 +121,7 @@ func (h *Handler) detailView(ctx context.Context, e store.Employee) (views.Emplo
 			rail := onb.Currencies[apiclient.Fiat(cur)]
 			card.RailStatus, card.Active = rail.Status, rail.Active
 			if cur == "EUR" && onb.EURProviderStatus != "" {
-				card.RailStatus = strings.TrimSpace(card.RailStatus + " (EUR provider: " + onb.EURProviderStatus + ")")
+				card.EURProvider = onb.EURProviderStatus
 			}
 		}
 		missing := []string{}

@@ -20,7 +20,12 @@ func (h *Handler) DeleteCheck(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if e.ServiceUserID == "" || e.InviteState == store.InviteDeleted {
-		h.ErrorPage(w, r, http.StatusConflict, "Nothing to delete", "Only a linked, active account can be deleted.")
+		msg := e.Name() + " has not accepted the invite yet, so there is no account to delete."
+		if e.InviteState == store.InviteDeleted {
+			msg = e.Name() + "'s account is already deleted."
+		}
+		h.Render(w, r, http.StatusConflict, "Nothing to delete", views.ErrorPage(views.ErrorView{Status: http.StatusConflict,
+			Title: "Nothing to delete", Message: msg, Back: fmt.Sprintf("/employees/%d", e.ID), BackLabel: "Back to " + e.Name()}), nil)
 		return
 	}
 	v := h.deleteCheck(r.Context(), e)
@@ -69,7 +74,7 @@ func (h *Handler) deleteCheck(ctx context.Context, e store.Employee) views.Delet
 			if c.Last4 != "" {
 				name += " ending " + c.Last4
 			}
-			v.Cards = append(v.Cards, fmt.Sprintf("%s, %s %s, %s", name, c.Currency, c.Type, c.Status))
+			v.Cards = append(v.Cards, fmt.Sprintf("%s, %s %s card, %s", name, c.Currency, strings.ToLower(string(c.Type)), views.StatusLabel(views.StatusCard, string(c.Status))))
 		}
 		proposals, err := h.API.ListProposals(ctx, e.ServiceUserID, wl.ID)
 		if err != nil {
@@ -79,7 +84,8 @@ func (h *Handler) deleteCheck(ctx context.Context, e store.Employee) views.Delet
 			if !p.Status.IsOpen() {
 				continue
 			}
-			desc := fmt.Sprintf("%s %s, %s", p.Type, p.Status, p.CreatedAt.UTC().Format("2 Jan 2006"))
+			desc := fmt.Sprintf("%s, %s, created %s", views.Capitalize(views.StatusLabel(views.StatusProposalType, string(p.Type))),
+				views.StatusLabel(views.StatusProposal, string(p.Status)), p.CreatedAt.UTC().Format("2 Jan 2006"))
 			if p.Amount.IsPositive() {
 				amt := views.Amount{Value: p.Amount, Currency: string(p.Currency)}
 				if f, ok := p.Currency.Fiat(); ok {

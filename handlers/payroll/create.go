@@ -317,7 +317,7 @@ func (h *Handler) Again(w http.ResponseWriter, r *http.Request) {
 	}
 	var made store.PayrollRun
 	_, err = h.store.FinishAction(context.WithoutCancel(ctx), key, store.Finish{State: store.ActionDone, Message: "Done.",
-		Detail: fmt.Sprintf("a new run of the %d refused rows", len(in)),
+		Detail: "a new run of the " + rowsWord(len(in), "refused row"),
 		Apply: func(ctx context.Context, tx *store.Store) error {
 			var err error
 			made, err = tx.CreatePayrollRun(ctx, againName(run.Name), run.Source, checked, actor)
@@ -327,7 +327,7 @@ func (h *Handler) Again(w http.ResponseWriter, r *http.Request) {
 		h.ServerError(w, r, err)
 		return
 	}
-	h.Flash(r, "ok", fmt.Sprintf("A new run of the %d refused rows, checked again: nothing is sent until you send it.", len(in)))
+	h.Flash(r, "ok", "A new run of the "+rowsWord(len(in), "refused row")+", checked again: nothing is sent until you send it.")
 	h.Redirect(w, r, fmt.Sprintf("/payroll/%d", made.ID))
 }
 
@@ -338,4 +338,12 @@ func againName(name string) string {
 		n = string(r[:maxNameLength])
 	}
 	return n
+}
+
+// rowsWord is n rows in words: "1 refused row", "3 refused rows".
+func rowsWord(n int, unit string) string {
+	if n == 1 {
+		return "1 " + unit
+	}
+	return fmt.Sprintf("%d %ss", n, unit)
 }

@@ -102,15 +102,25 @@ func (h *Handler) BalancesCSV(w http.ResponseWriter, r *http.Request) {
 	for _, row := range v.Rows {
 		bal, avail, readAt := "", "", ""
 		if row.Balance != nil {
-			bal, avail = row.Balance.Value.String(), row.Available.Value.String()
+			bal, avail = csvAmount(row.Balance.Value), csvAmount(row.Available.Value)
 		}
 		if row.ReadAt != nil {
 			readAt = row.ReadAt.UTC().Format("2006-01-02T15:04:05Z")
 		}
-		cw.Row(row.WalletID, row.Token, row.DisplayCurrency, bal, row.Leaving.Value.String(), strconv.Itoa(row.LeavingN), avail, readAt,
+		cw.Row(row.WalletID, row.Token, row.DisplayCurrency, bal, csvAmount(row.Leaving.Value), strconv.Itoa(row.LeavingN), avail, readAt,
 			strconv.FormatBool(row.StaleSince != nil))
 	}
 	cw.Close(h.Logger, r)
+}
+
+// csvAmount is an amount for a CSV cell: at least two decimals, as the
+// payroll exports write them ("249500.00"), and every decimal it has.
+func csvAmount(d decimal.Decimal) string {
+	places := int32(2)
+	if e := -d.Exponent(); e > places {
+		places = e
+	}
+	return d.StringFixed(places)
 }
 
 // submitReadBudget bounds the balance read of a submitted form.

@@ -68,7 +68,7 @@ func TestTreasuryOverviewShowsBalancesAndWhatIsLeaving(t *testing.T) {
 	csv := env.Get(c, "/treasury/balances.csv")
 	b, _ := io.ReadAll(csv.Body)
 	csv.Body.Close()
-	if !strings.Contains(string(b), usd+",USDB,USD,249500,1234.5,1,248265.5,") {
+	if !strings.Contains(string(b), usd+",USDB,USD,249500.00,1234.50,1,248265.50,") {
 		t.Fatalf("csv:\n%s", b)
 	}
 

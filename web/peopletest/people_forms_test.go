@@ -344,7 +344,7 @@ func TestBulkInviteSaysWhenTheFileIsNotUTF8(t *testing.T) {
 		want string
 	}{
 		{"utf16.csv", utf16, "UTF-16"},
-		{"latin1.csv", []byte("n\xe4me,email\nAda,ada@acme.example\n"), "not valid UTF-8"},
+		{"latin1.csv", []byte("n\xe4me,email\nAda,ada@acme.example\n"), "save the file as UTF-8"},
 	} {
 		resp := webtest.UploadBulkInvite(t, env, c, tc.name, tc.data)
 		doc := webtest.Doc(t, resp)
