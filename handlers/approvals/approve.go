@@ -118,8 +118,10 @@ func (h *Handler) Approve(w http.ResponseWriter, r *http.Request) {
 		h.ServerError(w, r, err)
 		return
 	}
+	// Shared: a colleague acting as the same wallet admin may have sent
+	// this approval.
 	done, err := h.actions.Run(ctx, handlers.Write{Key: key, Kind: kind, Target: "proposal:" + p.ID, Actor: actor, Request: req,
-		Call: func(ctx context.Context) (handlers.Effect, error) {
+		Shared: true, Call: func(ctx context.Context) (handlers.Effect, error) {
 			if identity != partnerIdentity {
 				ctx = apiclient.WithActingUser(ctx, identity)
 			}
@@ -129,15 +131,10 @@ func (h *Handler) Approve(w http.ResponseWriter, r *http.Request) {
 			}
 			return h.approvalEffect(req, actor, *after), nil
 		}})
-	if errors.Is(err, handlers.ErrKeyReused) && done.Action.Kind == kind {
-		// A colleague acting as the same wallet admin sent this approval.
-		err = nil
-	}
-	if err != nil {
-		h.ServerError(w, r, err)
+	if h.Answered(w, r, err) {
 		return
 	}
-	h.finished(w, r, p, done, views.RejectForm{}, "This approval was already sent (a second click, another tab, or a colleague acting as the same wallet admin)",
+	h.finished(w, r, p, done, views.RejectForm{}, "(A second click, another tab, or a colleague acting as the same wallet admin.)",
 		func(after store.Proposal) string {
 			msg := fmt.Sprintf("Approved: %d of %d approvals.", len(after.Approvals), after.RequiredApprovals)
 			if after.Status == store.ProposalPendingSignatures {
@@ -161,19 +158,14 @@ func (h *Handler) approvalEffect(req approveRequest, by store.Actor, after apicl
 
 // finished answers a write that ran: done → back to the proposal with a
 // flash; sent before → back to the proposal saying what the first attempt
-// did; refused or unknown → the proposal with the outcome in words and what
+// did (and repeat, when given); refused or unknown → the proposal with the outcome in words and what
 // was typed kept (in a form with a new token).
 func (h *Handler) finished(w http.ResponseWriter, r *http.Request, p store.Proposal, done handlers.Done, typed views.RejectForm,
 	repeat string, ok func(store.Proposal) string) {
 	ctx := r.Context()
 	switch {
 	case done.Repeat:
-		msg := repeat + ": " + views.StatusLabel(views.StatusAction, string(done.Action.State)) + "."
-		if done.Action.Message != "" && done.Action.State != store.ActionDone {
-			msg += " " + done.Action.Message
-		}
-		h.Flash(r, "info", msg)
-		h.Redirect(w, r, "/approvals/"+p.ID)
+		h.Repeated(w, r, done.Action, "/approvals/"+p.ID, repeat)
 		return
 	case done.State() == store.ActionDone:
 		after, err := h.store.ProposalByID(ctx, p.ID)

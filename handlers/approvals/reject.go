@@ -86,11 +86,10 @@ func (h *Handler) Reject(w http.ResponseWriter, r *http.Request) {
 			}
 			return h.rejectionEffect(req, actor, *after), nil
 		}})
-	if err != nil {
-		h.ServerError(w, r, err)
+	if h.Answered(w, r, err) {
 		return
 	}
-	h.finished(w, r, p, done, form, "This rejection was already sent", func(store.Proposal) string { return "Proposal rejected." })
+	h.finished(w, r, p, done, form, "", func(store.Proposal) string { return "Proposal rejected." })
 }
 
 // rejectionEffect is what a rejection the API recorded changes here.

@@ -134,14 +134,14 @@ func (h *Handler) changeStatus(w http.ResponseWriter, r *http.Request, kind stri
 		answer(http.StatusOK, before, true, "The card is already "+before.Label()+"; nothing was sent.", false)
 		return
 	}
-	d, ok := h.runWrite(w, r, handlers.Write{Key: key, Kind: kind, Target: target(hit.ID), Actor: handlers.ActorFrom(ctx), Request: c,
+	d, err := h.Actions.Run(r.Context(), handlers.Write{Key: key, Kind: kind, Target: target(hit.ID), Actor: handlers.ActorFrom(ctx), Request: c,
 		Call: func(ctx context.Context) (handlers.Effect, error) {
 			if err := h.API.SetCardStatus(ctx, c.UserID, c.CardID, apiclient.SetCardStatusRequest{Status: want}); err != nil {
 				return handlers.Effect{}, err
 			}
 			return h.statusEffect(c, after), nil
 		}})
-	if !ok {
+	if h.Answered(w, r, err) {
 		return
 	}
 	if d.State() != store.ActionDone {
@@ -149,7 +149,7 @@ func (h *Handler) changeStatus(w http.ResponseWriter, r *http.Request, kind stri
 	}
 	switch {
 	case d.Repeat:
-		answer(failedStatus(d), before, true, repeatWords(d.Action), d.State() != store.ActionDone)
+		answer(failedStatus(d), before, true, handlers.RepeatWords(d.Action), d.State() != store.ActionDone)
 	case d.State() == store.ActionDone:
 		msg := "Frozen: payments are declined until the card is unfrozen."
 		if kind == kindUnfreeze {

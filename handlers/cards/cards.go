@@ -211,34 +211,6 @@ func checkText(s string, max int, what string) string {
 	return ""
 }
 
-// runWrite sends one change through the action ledger. It answers the
-// request itself, and returns false, when the token was used for another
-// form or the ledger could not be written.
-func (h *Handler) runWrite(w http.ResponseWriter, r *http.Request, wr handlers.Write) (handlers.Done, bool) {
-	d, err := h.Actions.Run(r.Context(), wr)
-	if errors.Is(err, handlers.ErrKeyReused) {
-		h.StaleForm(w, r)
-		return d, false
-	}
-	if err != nil {
-		h.ServerError(w, r, err)
-		return d, false
-	}
-	return d, true
-}
-
-// repeatWords tells the person what the first sending of a form did:
-// nothing was sent now.
-func repeatWords(a store.Action) string {
-	switch a.State {
-	case store.ActionBegun:
-		return "This form was already sent and is still being processed. Nothing was sent again; reload in a moment to see the outcome."
-	case store.ActionDone:
-		return "This form was already sent: done. Nothing was sent again."
-	}
-	return "This form was already sent: " + views.StatusLabel(views.StatusAction, string(a.State)) + ". " + a.Message + " Nothing was sent again."
-}
-
 // failedStatus is the HTTP status of a change that did not end done: the
 // API refused invalid input (422), refused it otherwise (409), or its
 // outcome is unknown (502).

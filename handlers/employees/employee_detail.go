@@ -315,12 +315,11 @@ func (h *Handler) FixOccupation(w http.ResponseWriter, r *http.Request) {
 			}
 			return occupationEffect(req, true, "GET /kyc shows it"), nil
 		}})
-	if d.Repeat {
-		h.repeated(w, r, d.Action, err, fmt.Sprintf("/employees/%d", e.ID))
+	if h.Answered(w, r, err) {
 		return
 	}
-	if err != nil {
-		h.ServerError(w, r, err)
+	if d.Repeat {
+		h.Repeated(w, r, d.Action, fmt.Sprintf("/employees/%d", e.ID))
 		return
 	}
 	switch d.State() {
@@ -407,12 +406,11 @@ func (h *Handler) RetryUSD(w http.ResponseWriter, r *http.Request) {
 			}
 			return handlers.Effect{Target: employeeTarget(e.ID), Detail: "start-usa sent again"}, nil
 		}})
-	if d.Repeat {
-		h.repeated(w, r, d.Action, err, page)
+	if h.Answered(w, r, err) {
 		return
 	}
-	if err != nil {
-		h.ServerError(w, r, err)
+	if d.Repeat {
+		h.Repeated(w, r, d.Action, page)
 		return
 	}
 	switch d.State() {

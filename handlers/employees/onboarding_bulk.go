@@ -294,8 +294,8 @@ func (h *Handler) sendRunRow(ctx context.Context, run store.OnboardingRun, row s
 	}
 	req.RunID = run.ID
 	d, err := h.Actions.Run(ctx, handlers.Write{Key: key, Kind: kindStartRail, Target: employeeTarget(e.ID), Actor: by, Request: req,
-		Call: callStart(h.API, req, "", runRowApply)})
-	if err != nil && !errors.Is(err, handlers.ErrKeyReused) {
+		Shared: true, Call: callStart(h.API, req, "", runRowApply)})
+	if err != nil {
 		return err
 	}
 	if d.State() == store.ActionDone && !d.Repeat {

@@ -369,11 +369,7 @@ func (h *Handler) NigeriaAccount(w http.ResponseWriter, r *http.Request) {
 				Detail: fmt.Sprintf("withdrawal account %s at %s (****%s, %s) registered", acct.ID, q.BankName, q.Last4, q.Holder)}, nil
 		}})
 	switch {
-	case errors.Is(err, handlers.ErrKeyReused):
-		h.StaleForm(w, r)
-		return
-	case err != nil:
-		h.ServerError(w, r, err)
+	case h.Answered(w, r, err):
 		return
 	case done.State() == store.ActionDone:
 		var acct ngnAccount
@@ -572,11 +568,7 @@ func (h *Handler) NigeriaOfframp(w http.ResponseWriter, r *http.Request) {
 			return ngnOfframpEffect(q, apiclient.Proposal{ID: o.ProposalID, Status: o.Status}, o.Quote, actor, h.clock()), nil
 		}})
 	switch {
-	case errors.Is(err, handlers.ErrKeyReused):
-		h.StaleForm(w, r)
-		return
-	case err != nil:
-		h.ServerError(w, r, err)
+	case h.Answered(w, r, err):
 		return
 	case done.Repeat || done.State() == store.ActionDone:
 		if done.Repeat {

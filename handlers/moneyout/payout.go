@@ -438,11 +438,7 @@ func (h *Handler) BankPayoutConfirm(w http.ResponseWriter, r *http.Request) {
 			return bpPayoutEffect(key, q, *p, actor), nil
 		}})
 	switch {
-	case errors.Is(err, handlers.ErrKeyReused):
-		h.StaleForm(w, r)
-		return
-	case err != nil:
-		h.ServerError(w, r, err)
+	case h.Answered(w, r, err):
 		return
 	case done.Repeat:
 		h.bpPayoutRepeat(w, r, done.Action)

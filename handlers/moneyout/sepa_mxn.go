@@ -67,16 +67,6 @@ func sepaMXNReadFailed(err error) string {
 	return "The API did not answer."
 }
 
-// sepaMXNRepeated is what a person is told when a form comes back after it
-// was sent.
-func sepaMXNRepeated(a store.Action) string {
-	msg := "This form was already sent: " + views.StatusLabel(views.StatusAction, string(a.State)) + ". Nothing was sent again."
-	if a.Message != "" && (!a.State.Finished() || a.State == store.ActionRefused) {
-		msg += " " + a.Message
-	}
-	return msg
-}
-
 // sepaMXNPanel is the stored state of a sign request, without its link
 // (which is shown once, when issued).
 func (h *Handler) sepaMXNPanel(sr *store.SignRequest) *views.SignPanel {

@@ -230,7 +230,7 @@ func (h *Handler) approveRow(ctx context.Context, row store.PayrollRow, viewerID
 		return views.PayrollOutcome{}, err
 	}
 	done, err := h.actions.Run(ctx, handlers.Write{Key: key, Kind: mirror.KindApprove, Target: "proposal:" + p.ID, Actor: actor,
-		Request: req, Call: func(ctx context.Context) (handlers.Effect, error) {
+		Request: req, Shared: true, Call: func(ctx context.Context) (handlers.Effect, error) {
 			if identity != mirror.PartnerIdentity {
 				ctx = apiclient.WithActingUser(ctx, identity)
 			}
@@ -240,9 +240,6 @@ func (h *Handler) approveRow(ctx context.Context, row store.PayrollRow, viewerID
 			}
 			return mirror.ApprovalEffect(req, actor, *after, h.clock()), nil
 		}})
-	if errors.Is(err, handlers.ErrKeyReused) && done.Action.Kind == mirror.KindApprove {
-		err = nil // a colleague acting as the same wallet admin sent it
-	}
 	if err != nil {
 		return views.PayrollOutcome{}, err
 	}

@@ -250,8 +250,7 @@ func (h *Handler) CreateBatch(w http.ResponseWriter, r *http.Request) {
 					return err
 				}}, nil
 		}})
-	if err != nil {
-		h.ServerError(w, r, err)
+	if h.Answered(w, r, err) {
 		return
 	}
 	switch {

@@ -111,8 +111,7 @@ func (h *Handler) Create(w http.ResponseWriter, r *http.Request) {
 					return err
 				}}, nil
 		}})
-	if err != nil {
-		h.ServerError(w, r, err)
+	if h.Answered(w, r, err) {
 		return
 	}
 	switch {

@@ -2,7 +2,6 @@ package treasury
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -325,15 +324,10 @@ func (h *Handler) Withdraw(w http.ResponseWriter, r *http.Request) {
 			return withdrawalEffect(key, q, *cw, actor), nil
 		}})
 	switch {
-	case errors.Is(err, handlers.ErrKeyReused):
-		h.StaleForm(w, r)
-		return
-	case err != nil:
-		h.ServerError(w, r, err)
+	case h.Answered(w, r, err):
 		return
 	case done.Repeat:
-		h.Flash(r, "info", repeated(done.Action))
-		h.Redirect(w, r, withdrawalPage(idOf(done.Action)))
+		h.Repeated(w, r, done.Action, withdrawalPage(idOf(done.Action)))
 		return
 	case done.State() == store.ActionDone:
 		rec, err := h.store.CryptoWithdrawalByID(ctx, id)

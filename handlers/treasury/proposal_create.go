@@ -155,15 +155,10 @@ func (h *Handler) propose(w http.ResponseWriter, r *http.Request, form proposalF
 			return proposalEffect(req, *p, actor, h.clock()), nil
 		}})
 	switch {
-	case errors.Is(err, handlers.ErrKeyReused):
-		h.StaleForm(w, r)
-		return
-	case err != nil:
-		h.ServerError(w, r, err)
+	case h.Answered(w, r, err):
 		return
 	case done.Repeat:
-		h.Flash(r, "info", repeated(done.Action))
-		h.Redirect(w, r, proposalPage(done.Action))
+		h.Repeated(w, r, done.Action, proposalPage(done.Action))
 		return
 	case done.State() == store.ActionDone:
 		msg := "Proposal created. Another approver must approve it."

@@ -265,15 +265,10 @@ func (h *Handler) runSettingsWrite(w http.ResponseWriter, r *http.Request, f sub
 	done, err := h.actions.Run(r.Context(), write)
 	h.subCache.Store(nil)
 	switch {
-	case errors.Is(err, handlers.ErrKeyReused):
-		h.StaleForm(w, r)
-		return false
-	case err != nil:
-		h.ServerError(w, r, err)
+	case h.Answered(w, r, err):
 		return false
 	case done.Repeat:
-		h.Flash(r, "info", "This form was already sent ("+views.StatusLabel(views.StatusAction, string(done.Action.State))+"); nothing was sent again. "+done.Action.Message)
-		h.Redirect(w, r, "/settings/webhooks")
+		h.Repeated(w, r, done.Action, "/settings/webhooks")
 		return false
 	case done.State() == store.ActionDone:
 		return true
