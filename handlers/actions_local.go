@@ -73,3 +73,11 @@ func (x *Actions) Seen(ctx context.Context, key, kind string, by store.Actor) (a
 	}
 	return a, true, reused(a, kind, by, false)
 }
+
+// Refused records a request refused here before anything began (the state
+// does not allow it): there is no change to write its audit row with, so
+// the ledger writes the row alone. The form keeps its key, so the person
+// can send it again once the state allows it.
+func (x *Actions) Refused(ctx context.Context, kind, target string, by store.Actor, why string) error {
+	return x.store.Audit(ctx, store.AuditEntry{Actor: by, Action: kind, Target: target, Outcome: store.OutcomeRefused, Detail: why})
+}

@@ -272,7 +272,10 @@ func TestRunLocalOnceAndSeen(t *testing.T) {
 	}
 	changes := 0
 	l := handlers.Local{Key: "form:local", Kind: "test.local", Target: "thing:1", Actor: ann.Actor(), Detail: "made",
-		Change: func(ctx context.Context, tx *store.Store) error { changes++; return made("local@partner.example")(ctx, tx) }}
+		Change: func(ctx context.Context, tx *store.Store) error {
+			changes++
+			return made("local@partner.example")(ctx, tx)
+		}}
 	if _, seen, err := x.Seen(ctx, l.Key, l.Kind, ann.Actor()); seen || err != nil {
 		t.Fatalf("new key seen %v %v", seen, err)
 	}

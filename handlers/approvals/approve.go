@@ -59,8 +59,7 @@ func (h *Handler) Approve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	refuse := func(status int, msg string) {
-		if err := h.store.Audit(ctx, store.AuditEntry{Actor: actor, Action: kindApprove, Target: "proposal:" + id,
-			Outcome: store.OutcomeRefused, Detail: msg}); err != nil {
+		if err := h.actions.Refused(ctx, kindApprove, "proposal:"+id, actor, msg); err != nil {
 			h.ServerError(w, r, err)
 			return
 		}

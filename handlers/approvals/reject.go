@@ -59,7 +59,7 @@ func (h *Handler) Reject(w http.ResponseWriter, r *http.Request) {
 	}
 	if !p.Status.Open() {
 		msg := "This proposal is " + views.StatusLabel(views.StatusProposal, string(p.Status)) + ": it can no longer be rejected."
-		if err := h.store.Audit(ctx, store.AuditEntry{Actor: actor, Action: kindReject, Target: "proposal:" + id, Outcome: store.OutcomeRefused, Detail: msg}); err != nil {
+		if err := h.actions.Refused(ctx, kindReject, "proposal:"+id, actor, msg); err != nil {
 			h.ServerError(w, r, err)
 			return
 		}

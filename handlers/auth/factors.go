@@ -276,7 +276,9 @@ const (
 // assertion, an authenticator-app code or a recovery code) for the staff
 // member, within the limit of wrong tries. It returns how it was proved,
 // or a message for the person (field "code", "recovery_code" or "").
-func (h *Handler) checkFactor(w http.ResponseWriter, r *http.Request, s store.Staff) (method, field, msg string, err error) {
+// signIn: the check finishes a sign-in, whose audit row is written with
+// the attempt's success.
+func (h *Handler) checkFactor(w http.ResponseWriter, r *http.Request, s store.Staff, signIn bool) (method, field, msg string, err error) {
 	ctx := r.Context()
 	credential := r.PostFormValue("credential")
 	code := strings.ReplaceAll(strings.TrimSpace(r.PostFormValue("code")), " ", "")
@@ -337,7 +339,12 @@ func (h *Handler) checkFactor(w http.ResponseWriter, r *http.Request, s store.St
 			h.Flash(r, "info", fmt.Sprintf("You have %d recovery codes left: make new ones under Security.", left))
 		}
 	}
-	if err := h.Store.FinishLoginAttempt(ctx, attempt, store.LoginSucceeded, store.AuditEntry{}, key); err != nil {
+	var e store.AuditEntry
+	if signIn {
+		e = store.AuditEntry{Actor: s.Actor(), Action: "auth.login", Target: fmt.Sprintf("staff:%d", s.ID),
+			Outcome: store.OutcomeOK, Detail: "second factor: " + method}
+	}
+	if err := h.Store.FinishLoginAttempt(ctx, attempt, store.LoginSucceeded, e, key); err != nil {
 		return "", "", "", err
 	}
 	return method, "", "", nil

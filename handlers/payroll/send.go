@@ -141,8 +141,7 @@ func (h *Handler) Send(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	refuse := func(msg string) {
-		if err := h.store.Audit(ctx, store.AuditEntry{Actor: actor, Action: kindSend, Target: fmt.Sprintf("payroll:%d", run.ID),
-			Outcome: store.OutcomeRefused, Detail: msg}); err != nil {
+		if err := h.actions.Refused(ctx, kindSend, fmt.Sprintf("payroll:%d", run.ID), actor, msg); err != nil {
 			h.ServerError(w, r, err)
 			return
 		}

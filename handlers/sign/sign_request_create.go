@@ -48,8 +48,7 @@ func (h *Handler) Create(w http.ResponseWriter, r *http.Request) {
 	}
 	back := "/approvals/" + url.PathEscape(p.ID)
 	refuse := func(msg string) {
-		if err := h.store.Audit(ctx, store.AuditEntry{Actor: actor, Action: kindCreate, Target: "proposal:" + id,
-			Outcome: store.OutcomeRefused, Detail: msg}); err != nil {
+		if err := h.actions.Refused(ctx, kindCreate, "proposal:"+id, actor, msg); err != nil {
 			h.ServerError(w, r, err)
 			return
 		}

@@ -452,13 +452,12 @@ func (h *Handler) ReconcileNow(w http.ResponseWriter, r *http.Request) {
 		h.ServerError(w, r, errNoQueue)
 		return
 	}
-	err := h.Store.InTx(ctx, func(tx pgx.Tx) error {
-		if _, err := h.Queue.InsertTx(ctx, tx, ReconcileArgs{}, nil); err != nil {
+	err := h.Store.RequestJob(ctx, store.AuditEntry{Actor: handlers.ActorFrom(ctx), Action: "webhooks.reconcile.request",
+		Target: "reconciliation", Outcome: store.OutcomeOK, Detail: "run requested"},
+		func(ctx context.Context, tx pgx.Tx) error {
+			_, err := h.Queue.InsertTx(ctx, tx, ReconcileArgs{}, nil)
 			return err
-		}
-		return store.AuditInTx(ctx, tx, store.AuditEntry{Actor: handlers.ActorFrom(ctx), Action: "webhooks.reconcile.request",
-			Target: "reconciliation", Outcome: store.OutcomeOK, Detail: "run requested"})
-	})
+		})
 	if err != nil {
 		h.ServerError(w, r, err)
 		return

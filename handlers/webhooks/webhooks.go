@@ -52,6 +52,7 @@ type Store interface {
 	RecordReconciliation(ctx context.Context, r store.ReconciliationRun) error
 	ListReconciliations(ctx context.Context, limit int) ([]store.ReconciliationRun, error)
 	InTx(ctx context.Context, fn func(tx pgx.Tx) error) error
+	RequestJob(ctx context.Context, e store.AuditEntry, insert func(ctx context.Context, tx pgx.Tx) error) error
 }
 
 // API is what this area calls on the Partner API.
