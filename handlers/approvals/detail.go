@@ -49,8 +49,7 @@ func (h *Handler) renderDetail(w http.ResponseWriter, r *http.Request, id string
 		return
 	}
 	version := detailVersion(p, sr, hasSign)
-	if r.Method == http.MethodGet && handlers.IsFragmentRequest(r) && r.URL.Query().Get("v") == version {
-		w.WriteHeader(http.StatusNoContent)
+	if h.Unchanged(w, r, r.URL.Query().Get("v") == version) {
 		return
 	}
 	view, err := h.detailView(ctx, p, sr, hasSign)

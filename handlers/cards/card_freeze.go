@@ -176,12 +176,17 @@ func (h *Handler) changeStatus(w http.ResponseWriter, r *http.Request, kind stri
 }
 
 // controlAnswer answers a freeze or unfreeze: the control fragment for
-// htmx (swapped in place), or the whole detail page with the control's
-// message and the real status code.
+// htmx (swapped in place; a refusal keeps its 4xx), or the whole detail
+// page with the control's message and the real status code.
 func (h *Handler) controlAnswer(w http.ResponseWriter, r *http.Request, hit store.CardHit, status int, ctl views.CardControl) {
-	if handlers.IsFragmentRequest(r) {
-		w.Header().Set("Cache-Control", "no-store")
-		h.RenderFragment(w, r, http.StatusOK, views.CardControlView(ctl))
+	w.Header().Set("Cache-Control", "no-store")
+	fragmentStatus := status
+	if status >= http.StatusInternalServerError {
+		// An outcome not known is words to read in place, not a fault of
+		// the request: htmx swaps 2xx and the 4xx refusals only.
+		fragmentStatus = http.StatusOK
+	}
+	if h.Fragment(w, r, fragmentStatus, views.CardControlView(ctl)) {
 		return
 	}
 	ctl.Compact, ctl.Poll = false, true

@@ -121,24 +121,13 @@ const maxReasonLength = 200
 // on pages with sensitive data). fragment, when set, answers htmx.
 func (h *Handler) render(w http.ResponseWriter, r *http.Request, status int, title string, page, fragment templ.Component) {
 	w.Header().Set("Cache-Control", "no-store")
-	if fragment != nil && handlers.IsFragmentRequest(r) {
-		h.RenderFragment(w, r, status, fragment)
+	if fragment != nil && h.Fragment(w, r, status, fragment) {
 		return
 	}
 	meta := h.PageMeta(r, title)
 	meta.NoHistoryCache = true
 	w.Header().Add("Vary", handlers.HeaderHXRequest)
 	h.RenderFragment(w, r, status, views.Layout(meta, page))
-}
-
-// fragmentStatus is the status of an htmx fragment answer: htmx swaps only
-// 2xx answers, so a refusal shown in place is sent as 200 (the fragment says
-// what happened); full pages keep the real status.
-func fragmentStatus(r *http.Request, status int) int {
-	if handlers.IsFragmentRequest(r) {
-		return http.StatusOK
-	}
-	return status
 }
 
 func (h *Handler) canWrite(r *http.Request) bool {

@@ -225,11 +225,7 @@ func (h *Handler) BulkProgress(w http.ResponseWriter, r *http.Request) {
 		h.ServerError(w, r, err)
 		return
 	}
-	if v.Finished && handlers.IsFragmentRequest(r) {
-		// The last poll reloads the page once, so the table shows every
-		// row's outcome.
-		w.Header().Set(handlers.HeaderHXRefresh, "true")
-	}
+	h.ReloadWhenFinished(w, r, v.Finished)
 	h.Render(w, r, http.StatusOK, "Bulk invite", views.BulkRunPage(v), views.BulkProgressView(v))
 }
 

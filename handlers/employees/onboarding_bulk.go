@@ -178,9 +178,7 @@ func (h *Handler) OnboardingRunProgress(w http.ResponseWriter, r *http.Request) 
 		h.ServerError(w, r, err)
 		return
 	}
-	if v.Finished && handlers.IsFragmentRequest(r) {
-		w.Header().Set(handlers.HeaderHXRefresh, "true")
-	}
+	h.ReloadWhenFinished(w, r, v.Finished)
 	h.Render(w, r, http.StatusOK, "Starting "+run.Currency+" onboarding", views.OnboardingRunPage(v), views.OnboardingRunProgress(v))
 }
 

@@ -76,9 +76,7 @@ func (h *Handler) RefreshBalances(w http.ResponseWriter, r *http.Request) {
 		h.ServerError(w, r, err)
 		return
 	}
-	if handlers.IsFragmentRequest(r) {
-		v := h.balances(t, msg)
-		h.RenderFragment(w, r, http.StatusOK, views.TreasuryBalancesPanel(v))
+	if h.Fragment(w, r, http.StatusOK, views.TreasuryBalancesPanel(h.balances(t, msg))) {
 		return
 	}
 	if msg != "" {
