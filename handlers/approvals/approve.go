@@ -11,7 +11,7 @@ import (
 
 	"partneradmin/apiclient"
 	"partneradmin/handlers"
-	"partneradmin/handlers/mirror"
+	"partneradmin/handlers/proposal"
 	"partneradmin/store"
 	"partneradmin/views"
 )
@@ -19,14 +19,14 @@ import (
 // Action kinds of this area: the same kinds (and keys) as every other
 // area that approves or rejects (handlers/mirror).
 const (
-	kindApprove      = mirror.KindApprove
-	kindApproveAgain = mirror.KindApproveAgain
-	kindReject       = mirror.KindReject
+	kindApprove      = proposal.KindApprove
+	kindApproveAgain = proposal.KindApproveAgain
+	kindReject       = proposal.KindReject
 )
 
 // approveRequest is what the ledger keeps of an approval (mirror's, shared
 // with payroll runs).
-type approveRequest = mirror.ApproveRequest
+type approveRequest = proposal.ApproveRequest
 
 // Approve approves a proposal as the viewer's wallet admin, or approves a
 // FAILED one again (spec: "FAILED | POST .../approve again | workflow
@@ -143,16 +143,16 @@ func (h *Handler) Approve(w http.ResponseWriter, r *http.Request) {
 		})
 }
 
-var errTooManyAttempts = mirror.ErrTooManyAttempts
+var errTooManyAttempts = proposal.ErrTooManyAttempts
 
-// approvalKey is the action key of an approval (mirror.ApprovalKey).
+// approvalKey is the action key of an approval (proposal.ApprovalKey).
 func (h *Handler) approvalKey(ctx context.Context, req approveRequest) (string, error) {
-	return mirror.ApprovalKey(ctx, h.store, req)
+	return proposal.ApprovalKey(ctx, h.store, req)
 }
 
 // approvalEffect is what an approval the API recorded changes here.
 func (h *Handler) approvalEffect(req approveRequest, by store.Actor, after apiclient.Proposal) handlers.Effect {
-	return mirror.ApprovalEffect(req, by, after, h.clock())
+	return proposal.ApprovalEffect(req, by, after, h.clock())
 }
 
 // finished answers a write that ran: done → back to the proposal with a

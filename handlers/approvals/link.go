@@ -8,7 +8,7 @@ import (
 	"partneradmin/apiclient"
 
 	"partneradmin/handlers"
-	"partneradmin/handlers/mirror"
+	"partneradmin/handlers/proposal"
 	"partneradmin/views"
 )
 
@@ -42,7 +42,7 @@ func (h *Handler) adminOptions(r *http.Request) ([]views.Choice, map[string]bool
 	}
 	var opts []views.Choice
 	for _, id := range ids {
-		opts = append(opts, views.Choice{Value: id, Label: mirror.Names(names).Of(id) + " (" + id + ")"})
+		opts = append(opts, views.Choice{Value: id, Label: proposal.Names(names).Of(id) + " (" + id + ")"})
 	}
 	return opts, seen, nil
 }

@@ -10,7 +10,7 @@ import (
 
 	"partneradmin/apiclient"
 	"partneradmin/handlers"
-	"partneradmin/handlers/mirror"
+	"partneradmin/handlers/proposal"
 	"partneradmin/store"
 	"partneradmin/views"
 )
@@ -19,7 +19,7 @@ import (
 const MaxReasonLength = 500
 
 // rejectRequest is what the ledger keeps of a rejection (mirror's).
-type rejectRequest = mirror.RejectRequest
+type rejectRequest = proposal.RejectRequest
 
 // Reject abandons an open proposal with a required reason. The form's
 // one-time token is the action's key.
@@ -94,5 +94,5 @@ func (h *Handler) Reject(w http.ResponseWriter, r *http.Request) {
 
 // rejectionEffect is what a rejection the API recorded changes here.
 func (h *Handler) rejectionEffect(req rejectRequest, by store.Actor, after apiclient.Proposal) handlers.Effect {
-	return mirror.RejectionEffect(req, by, after, h.clock())
+	return proposal.RejectionEffect(req, by, after, h.clock())
 }

@@ -23,7 +23,7 @@ import (
 	"github.com/pquerna/otp"
 	"github.com/pquerna/otp/totp"
 
-	"partneradmin/handlers/webhooks"
+	"partneradmin/handlers/secretbox"
 	"partneradmin/store"
 )
 
@@ -31,7 +31,7 @@ import (
 type Options struct {
 	// Box seals authenticator-app secrets at rest (the app's encryption
 	// key, under a purpose of its own).
-	Box *webhooks.SecretBox
+	Box *secretbox.Box
 	// RequiredByDefault: against a real Partner API, owner, finance
 	// approver and support must have a second factor until the owner
 	// decides otherwise; with the sandbox no role must.
@@ -101,7 +101,7 @@ const recoveryCodeCount = 10
 var totpOpts = totp.ValidateOpts{Period: 30, Skew: 1, Digits: otp.DigitsSix, Algorithm: otp.AlgorithmSHA1}
 
 // TOTPSealPurpose binds sealed authenticator-app secrets to their column:
-// the box that seals them is webhooks.NewPurposeBox(key, TOTPSealPurpose).
+// the box that seals them is secretbox.NewPurpose(key, TOTPSealPurpose).
 const TOTPSealPurpose = "partneradmin staff totp secret v1"
 
 type factors struct {

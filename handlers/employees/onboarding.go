@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"partneradmin/handlers/mirror"
+	"partneradmin/handlers/userstate"
 	"partneradmin/store"
 )
 
@@ -32,8 +32,8 @@ func (h *Handler) Refresh(ctx context.Context, e store.Employee, by store.Actor)
 		}
 		readFrom = t
 	}
-	rd := mirror.ReadOnboarding(ctx, h.API, e.ServiceUserID, h.Clock())
-	cells, err := mirror.RecordOnboarding(ctx, h.Store, e.ID, rd)
+	rd := userstate.ReadOnboarding(ctx, h.API, e.ServiceUserID, h.Clock())
+	cells, err := userstate.RecordOnboarding(ctx, h.Store, e.ID, rd)
 	if err != nil {
 		return err
 	}

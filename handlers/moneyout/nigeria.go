@@ -14,7 +14,8 @@ import (
 
 	"partneradmin/apiclient"
 	"partneradmin/handlers"
-	"partneradmin/handlers/mirror"
+	"partneradmin/handlers/proposal"
+	"partneradmin/handlers/userstate"
 	"partneradmin/store"
 	"partneradmin/views"
 )
@@ -490,7 +491,7 @@ func (h *Handler) npLiveBalance(ctx context.Context, userID, walletID string) (d
 		return decimal.Decimal{}, false
 	}
 	rctx := apiclient.WithReadDeadline(ctx, time.Now().Add(npReadBudget))
-	if _, _, err := mirror.RefreshBalances(rctx, h.store, h.api, userID, h.clock()); err != nil {
+	if _, _, err := userstate.RefreshBalances(rctx, h.store, h.api, userID, h.clock()); err != nil {
 		h.Logger.WarnContext(ctx, "moneyout: balances not read", "err", err)
 		return decimal.Decimal{}, false
 	}
@@ -619,7 +620,7 @@ func ngnOfframpPage(actionID int64) string {
 // ngnOfframpEffect mirrors the proposal with its creator (who then may not
 // approve it); what the API's answer leaves out is what was asked.
 func ngnOfframpEffect(q ngnOfframpRequest, p apiclient.Proposal, quote *apiclient.NigerianOfframpQuote, by store.Actor, now time.Time) handlers.Effect {
-	row := mirror.FromAPI(p, q.OwnerUserID, now)
+	row := proposal.FromAPI(p, q.OwnerUserID, now)
 	if row.WalletID == "" {
 		row.WalletID = q.WalletID
 	}

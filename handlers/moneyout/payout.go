@@ -13,7 +13,7 @@ import (
 
 	"partneradmin/apiclient"
 	"partneradmin/handlers"
-	"partneradmin/handlers/mirror"
+	"partneradmin/handlers/proposal"
 	"partneradmin/store"
 	"partneradmin/views"
 )
@@ -623,7 +623,7 @@ func (h *Handler) bpShowPayout(w http.ResponseWriter, r *http.Request, rec store
 		return
 	}
 	if panel == nil && sr != nil {
-		p := mirror.SignPanelOf(*sr, h.clock())
+		p := proposal.SignPanelOf(*sr, h.clock())
 		panel = &p
 	}
 	wl := store.Wallet{Currency: string(apiclient.USDB)}

@@ -7,7 +7,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"partneradmin/apiclient"
-	"partneradmin/handlers/mirror"
+	"partneradmin/handlers/proposal"
 	"partneradmin/store"
 	"partneradmin/views"
 )
@@ -73,7 +73,7 @@ func (h *Handler) sepaMXNPanel(sr *store.SignRequest) *views.SignPanel {
 	if sr == nil {
 		return nil
 	}
-	p := mirror.SignPanelOf(*sr, h.clock())
+	p := proposal.SignPanelOf(*sr, h.clock())
 	return &p
 }
 

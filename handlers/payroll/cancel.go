@@ -9,7 +9,7 @@ import (
 
 	"partneradmin/apiclient"
 	"partneradmin/handlers"
-	"partneradmin/handlers/mirror"
+	"partneradmin/handlers/proposal"
 	"partneradmin/store"
 	"partneradmin/views"
 )
@@ -124,12 +124,12 @@ func (h *Handler) Cancel(w http.ResponseWriter, r *http.Request) {
 func (h *Handler) rejectRow(ctx context.Context, run store.PayrollRun, row store.PayrollRow, reason, linked string, actor store.Actor,
 	token string) (views.PayrollOutcome, error) {
 	p := *row.Proposal
-	req := mirror.RejectRequest{ProposalID: p.ID, OwnerUserID: p.OwnerUserID, Reason: reason}
-	if mirror.NeedsLink(p) {
+	req := proposal.RejectRequest{ProposalID: p.ID, OwnerUserID: p.OwnerUserID, Reason: reason}
+	if proposal.NeedsLink(p) {
 		req.ActingAs = linked
 	}
 	done, err := h.actions.Run(ctx, handlers.Write{Key: fmt.Sprintf("payroll:%d:%d:reject:%s", run.ID, row.Line, token),
-		Kind: mirror.KindReject, Target: "proposal:" + p.ID, Actor: actor, Request: req,
+		Kind: proposal.KindReject, Target: "proposal:" + p.ID, Actor: actor, Request: req,
 		Call: func(ctx context.Context) (handlers.Effect, error) {
 			if req.ActingAs != "" {
 				ctx = apiclient.WithActingUser(ctx, req.ActingAs)
@@ -138,7 +138,7 @@ func (h *Handler) rejectRow(ctx context.Context, run store.PayrollRun, row store
 			if err != nil {
 				return handlers.Effect{}, err
 			}
-			return mirror.RejectionEffect(req, actor, *after, h.clock()), nil
+			return proposal.RejectionEffect(req, actor, *after, h.clock()), nil
 		}})
 	if err != nil {
 		return views.PayrollOutcome{}, err

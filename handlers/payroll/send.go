@@ -15,7 +15,7 @@ import (
 
 	"partneradmin/apiclient"
 	"partneradmin/handlers"
-	"partneradmin/handlers/mirror"
+	"partneradmin/handlers/proposal"
 	"partneradmin/store"
 	"partneradmin/views"
 )
@@ -60,7 +60,7 @@ func upstreamDescription(runID int64, line int, words string) string {
 // may not approve it) and records it on the row, in the transaction that
 // finishes the action.
 func transferEffect(q transferRequest, p apiclient.Proposal, by store.Actor, now time.Time) handlers.Effect {
-	row := mirror.FromAPI(p, q.OwnerUserID, now)
+	row := proposal.FromAPI(p, q.OwnerUserID, now)
 	fill := func(field *string, asked string) {
 		if *field == "" {
 			*field = asked

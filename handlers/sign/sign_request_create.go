@@ -11,7 +11,7 @@ import (
 
 	"partneradmin/apiclient"
 	"partneradmin/handlers"
-	"partneradmin/handlers/mirror"
+	"partneradmin/handlers/proposal"
 	"partneradmin/store"
 	"partneradmin/views"
 )
@@ -134,7 +134,7 @@ func (h *Handler) Create(w http.ResponseWriter, r *http.Request) {
 		h.ServerError(w, r, err)
 		return
 	}
-	panel := mirror.SignPanelOf(created, now)
+	panel := proposal.SignPanelOf(created, now)
 	panel.Link, panel.QRDataURL = link, qr
 	h.Render(w, r, http.StatusCreated, "Send to the owner's device",
 		views.SignIssuedPage(views.SignIssuedView{ProposalID: p.ID, Device: summary, Panel: panel}), nil)

@@ -12,7 +12,7 @@ import (
 	"partneradmin/apiclient"
 	"partneradmin/apiclient/ethsig"
 	"partneradmin/handlers"
-	"partneradmin/handlers/mirror"
+	"partneradmin/handlers/proposal"
 	"partneradmin/store"
 	"partneradmin/views"
 )
@@ -495,7 +495,7 @@ func (h *Handler) showRecord(w http.ResponseWriter, r *http.Request, rec store.C
 		return
 	}
 	if panel == nil && sr != nil {
-		p := mirror.WithdrawalPanel(*sr, &rec, h.clock())
+		p := proposal.WithdrawalPanel(*sr, &rec, h.clock())
 		panel = &p
 	}
 	v := recordOf(rec.ID, rec.Currency, rec.WalletID, rec.BalanceSeen, rec.DestinationChain, rec.DestinationCurrency, rec.DestinationAddress)

@@ -13,7 +13,7 @@ import (
 
 	"partneradmin/apiclient"
 	"partneradmin/handlers"
-	"partneradmin/handlers/mirror"
+	"partneradmin/handlers/proposal"
 	"partneradmin/store"
 	"partneradmin/views"
 )
@@ -295,7 +295,7 @@ func (h *Handler) createProposal(ctx context.Context, q proposalRequest) (*apicl
 // and status (spec: "{ data: { proposal: { id, status } } }"): what it
 // leaves out is what was asked.
 func proposalEffect(q proposalRequest, p apiclient.Proposal, by store.Actor, now time.Time) handlers.Effect {
-	row := mirror.FromAPI(p, q.OwnerUserID, now)
+	row := proposal.FromAPI(p, q.OwnerUserID, now)
 	fill := func(field *string, asked string) {
 		if *field == "" {
 			*field = asked

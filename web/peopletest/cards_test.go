@@ -17,7 +17,7 @@ import (
 
 	"partneradmin/apiclient"
 	"partneradmin/handlers"
-	"partneradmin/handlers/mirror"
+	"partneradmin/handlers/userstate"
 	"partneradmin/store"
 	"partneradmin/web/webtest"
 )
@@ -797,7 +797,7 @@ func TestCardIssuanceRefusals(t *testing.T) {
 	webtest.SandboxControl(t, env, http.MethodPost, "/_sandbox/users/"+emp.ServiceUserID+"/legacy-wallets",
 		map[string]string{"currency": "CNGN", "userOwnerAddress": "0x2c7536E3605D9C16a7a3D7b1898e529396a65c23"})
 
-	syncer := &mirror.Syncer{API: env.API, Store: env.Store, Now: time.Now}
+	syncer := &userstate.Syncer{API: env.API, Store: env.Store, Now: time.Now}
 	if err := syncer.SyncWallets(ctx, emp); err != nil {
 		t.Fatal(err)
 	}

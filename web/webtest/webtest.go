@@ -34,7 +34,7 @@ import (
 	"partneradmin/apiclient"
 	"partneradmin/apiclient/sandbox"
 	"partneradmin/handlers"
-	"partneradmin/handlers/mirror"
+	"partneradmin/handlers/userstate"
 	"partneradmin/store"
 	"partneradmin/store/pgtest"
 	"partneradmin/web"
@@ -199,7 +199,7 @@ func New(t testing.TB, opts Options) *Env {
 	}
 	st := store.New(pool)
 	if !opts.SkipDemoImport {
-		syncer := &mirror.Syncer{API: api, Store: st, Now: time.Now}
+		syncer := &userstate.Syncer{API: api, Store: st, Now: time.Now}
 		if _, err := syncer.Import(ctx, web.DemoPeople(demo, time.Now())); err != nil {
 			t.Fatal(err)
 		}
