@@ -21,15 +21,15 @@ import (
 )
 
 // bulkOffers are the readiness matrix's "start for everyone ready" forms,
-// from the whole workforce's counts.
-func bulkOffers(counts map[string]map[string]int, token func() string) []views.OnboardingBulkOffer {
+// from the whole workforce's counts, each with its own one-time token.
+func bulkOffers(counts map[string]map[string]int) []views.OnboardingBulkOffer {
 	var out []views.OnboardingBulkOffer
 	for _, cur := range store.ReadinessCurrencies() {
 		rl, ok := rails[cur]
 		if !ok || !rl.Bulk {
 			continue
 		}
-		o := views.OnboardingBulkOffer{Currency: cur, Ready: counts[cur][store.ReadyToActivate], Token: token(), Global: rl.Global}
+		o := views.OnboardingBulkOffer{Currency: cur, Ready: counts[cur][store.ReadyToActivate], Token: handlers.NewFormToken(), Global: rl.Global}
 		if rl.Global {
 			o.IdentityLevels = identityLevels()
 		}
