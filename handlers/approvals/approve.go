@@ -17,14 +17,14 @@ import (
 )
 
 // Action kinds of this area: the same kinds (and keys) as every other
-// area that approves or rejects (handlers/mirror).
+// area that approves or rejects (handlers/proposal).
 const (
 	kindApprove      = proposal.KindApprove
 	kindApproveAgain = proposal.KindApproveAgain
 	kindReject       = proposal.KindReject
 )
 
-// approveRequest is what the ledger keeps of an approval (mirror's, shared
+// approveRequest is what the ledger keeps of an approval (handlers/proposal's, shared
 // with payroll runs).
 type approveRequest = proposal.ApproveRequest
 
@@ -157,8 +157,8 @@ func (h *Handler) approvalEffect(req approveRequest, by store.Actor, after apicl
 
 // finished answers a write that ran: done → back to the proposal with a
 // flash; sent before → back to the proposal saying what the first attempt
-// did (and repeat, when given); refused or unknown → the proposal with the outcome in words and what
-// was typed kept (in a form with a new token).
+// did (and repeat, when given); refused or unknown → the proposal with the
+// outcome in words and what was typed kept (in a form with a new token).
 func (h *Handler) finished(w http.ResponseWriter, r *http.Request, p store.Proposal, done handlers.Done, typed views.RejectForm,
 	repeat string, ok func(store.Proposal) string) {
 	ctx := r.Context()

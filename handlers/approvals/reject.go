@@ -18,7 +18,7 @@ import (
 // MaxReasonLength is the longest rejection reason (spec: 500 characters).
 const MaxReasonLength = 500
 
-// rejectRequest is what the ledger keeps of a rejection (mirror's).
+// rejectRequest is what the ledger keeps of a rejection (handlers/proposal's).
 type rejectRequest = proposal.RejectRequest
 
 // Reject abandons an open proposal with a required reason. The form's

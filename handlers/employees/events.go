@@ -15,7 +15,7 @@ import (
 )
 
 // Events applies webhook events about employees, handed over by the webhooks
-// area with the types both share (handlers/mirror). Every method is
+// area with the types both share (handlers/inbound). Every method is
 // idempotent: events may repeat, arrive out of order and be replayed.
 type Events struct {
 	H *Handler

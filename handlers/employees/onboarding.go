@@ -10,7 +10,7 @@ import (
 )
 
 // Refresh reads an employee's onboarding from the API and records the
-// snapshots, readiness and wallets (handlers/mirror). Used by the employee
+// snapshots, readiness and wallets (handlers/userstate). Used by the employee
 // page, the refresh button and webhook events. When the employee is flagged
 // as needing an action and the readings show nothing further asked, the
 // flag is cleared and recorded under by, unless it was raised after the
