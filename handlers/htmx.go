@@ -23,11 +23,12 @@ func (b *Base) Fragment(w http.ResponseWriter, r *http.Request, status int, frag
 	return true
 }
 
-// Unchanged answers an htmx poll with 204 (htmx keeps what it shows) when
-// current says the stamp the poll carries is still the page's, and reports
-// whether it did. Only a GET fragment request is a poll.
+// Unchanged answers a poll with 204 (htmx keeps what it shows) when current
+// says the stamp the poll carries is still the page's, and reports whether
+// it did. A route that also serves the whole page counts only a fragment
+// request as a poll (current includes IsFragmentRequest there).
 func (b *Base) Unchanged(w http.ResponseWriter, r *http.Request, current bool) bool {
-	if !current || r.Method != http.MethodGet || !IsFragmentRequest(r) {
+	if !current || r.Method != http.MethodGet {
 		return false
 	}
 	w.Header().Add("Vary", HeaderHXRequest)

@@ -49,7 +49,7 @@ func (h *Handler) renderDetail(w http.ResponseWriter, r *http.Request, id string
 		return
 	}
 	version := detailVersion(p, sr, hasSign)
-	if h.Unchanged(w, r, r.URL.Query().Get("v") == version) {
+	if h.Unchanged(w, r, handlers.IsFragmentRequest(r) && r.URL.Query().Get("v") == version) {
 		return
 	}
 	view, err := h.detailView(ctx, p, sr, hasSign)
