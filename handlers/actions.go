@@ -28,6 +28,10 @@ type Write struct {
 	// Request is what is asked, kept in the ledger as JSON: never secrets,
 	// identification numbers or card data.
 	Request any
+	// Shared: the key is a natural key any person may reach (an approval
+	// as the same wallet admin, a payroll row), so the same kind of write
+	// begun by someone else is a repeat, not a form used for another write.
+	Shared bool
 	// Call makes the one upstream call. It returns what a done call changes
 	// here.
 	Call func(ctx context.Context) (Effect, error)
@@ -73,6 +77,15 @@ func (d Done) State() store.ActionState { return d.Action.State }
 // ErrKeyReused is returned when a key comes back for another kind of write
 // or another person.
 var ErrKeyReused = errors.New("handlers: this form was already used for something else")
+
+// reused is ErrKeyReused when the action begun under a key is another kind
+// of write, or (unless the key is shared) another person's.
+func reused(a store.Action, kind string, by store.Actor, shared bool) error {
+	if a.Kind != kind || (!shared && a.Actor.StaffID != by.StaffID) {
+		return ErrKeyReused
+	}
+	return nil
+}
 
 // Actions runs writes and resolves the ones left open.
 type Actions struct {
@@ -121,10 +134,7 @@ func (x *Actions) Run(ctx context.Context, w Write) (Done, error) {
 		return Done{}, err
 	}
 	if !fresh {
-		if a.Kind != w.Kind || a.Actor.StaffID != w.Actor.StaffID {
-			return Done{Action: a, Repeat: true}, ErrKeyReused
-		}
-		return Done{Action: a, Repeat: true}, nil
+		return Done{Action: a, Repeat: true}, reused(a, w.Kind, w.Actor, w.Shared)
 	}
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), x.callTimeout)
 	eff, callErr := w.Call(cctx)

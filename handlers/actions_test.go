@@ -255,3 +255,92 @@ func TestRecoverFinishesABegunAction(t *testing.T) {
 		t.Fatalf("opaque action: %+v", b)
 	}
 }
+
+// A local change under a key is made once, with its audit row; a refusal
+// from the change is recorded refused and changes nothing; the key found
+// again is a repeat, and another person's post of it is a reused form.
+func TestRunLocalOnceAndSeen(t *testing.T) {
+	ctx := context.Background()
+	x, st := newActions(t)
+	ann, err := st.CreateStaff(ctx, store.NewStaff{Email: "ann@example.com", Name: "Ann", PasswordHash: "x", Role: store.RoleFinanceApprover}, store.Actor{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bob, err := st.CreateStaff(ctx, store.NewStaff{Email: "bob@example.com", Name: "Bob", PasswordHash: "x", Role: store.RoleFinanceApprover}, store.Actor{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	changes := 0
+	l := handlers.Local{Key: "form:local", Kind: "test.local", Target: "thing:1", Actor: ann.Actor(), Detail: "made",
+		Change: func(ctx context.Context, tx *store.Store) error {
+			changes++
+			return made("local@partner.example")(ctx, tx)
+		}}
+	if _, seen, err := x.Seen(ctx, l.Key, l.Kind, ann.Actor()); seen || err != nil {
+		t.Fatalf("new key seen %v %v", seen, err)
+	}
+	d, err := x.RunLocal(ctx, l)
+	if err != nil || d.Repeat || d.State() != store.ActionDone || !exists(t, st, "local@partner.example") {
+		t.Fatalf("first: %+v %v", d, err)
+	}
+	d, err = x.RunLocal(ctx, l)
+	if err != nil || !d.Repeat || changes != 1 {
+		t.Fatalf("again: %+v %v changes %d", d, err, changes)
+	}
+	if a, seen, err := x.Seen(ctx, l.Key, l.Kind, ann.Actor()); !seen || err != nil || a.State != store.ActionDone {
+		t.Fatalf("seen %+v %v %v", a, seen, err)
+	}
+	if _, seen, err := x.Seen(ctx, l.Key, l.Kind, bob.Actor()); !seen || !errors.Is(err, handlers.ErrKeyReused) {
+		t.Fatalf("another person's post: %v %v", seen, err)
+	}
+	l.Actor = bob.Actor()
+	if _, err := x.RunLocal(ctx, l); !errors.Is(err, handlers.ErrKeyReused) {
+		t.Fatalf("another person's run: %v", err)
+	}
+	no := handlers.Local{Key: "form:no", Kind: "test.local", Actor: ann.Actor(), Detail: "made",
+		Change: func(ctx context.Context, tx *store.Store) error {
+			if err := made("never@partner.example")(ctx, tx); err != nil {
+				return err
+			}
+			return handlers.Refusal("not now")
+		}}
+	d, err = x.RunLocal(ctx, no)
+	if err != nil || d.State() != store.ActionRefused || d.Action.Message != "not now" || exists(t, st, "never@partner.example") {
+		t.Fatalf("refused: %+v %v", d, err)
+	}
+	if got := audits(t, st, "test.local"); len(got) != 2 || got[0] != store.OutcomeOK || got[1] != store.OutcomeRefused {
+		t.Fatalf("audit rows %v", got)
+	}
+}
+
+// A shared key (a natural key any person may reach) found again by another
+// person is a repeat; a form key is not.
+func TestRunSharedKey(t *testing.T) {
+	ctx := context.Background()
+	x, st := newActions(t)
+	ann, err := st.CreateStaff(ctx, store.NewStaff{Email: "ann@example.com", Name: "Ann", PasswordHash: "x", Role: store.RoleFinanceApprover}, store.Actor{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bob, err := st.CreateStaff(ctx, store.NewStaff{Email: "bob@example.com", Name: "Bob", PasswordHash: "x", Role: store.RoleFinanceApprover}, store.Actor{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	calls := 0
+	call := func(ctx context.Context) (handlers.Effect, error) { calls++; return handlers.Effect{}, nil }
+	for _, key := range []string{"natural:1", "form:1"} {
+		shared := key == "natural:1"
+		w := handlers.Write{Key: key, Kind: "test.approve", Actor: ann.Actor(), Shared: shared, Call: call}
+		if _, err := x.Run(ctx, w); err != nil {
+			t.Fatal(err)
+		}
+		w.Actor = bob.Actor()
+		d, err := x.Run(ctx, w)
+		if !d.Repeat || (err == nil) != shared || (err != nil && !errors.Is(err, handlers.ErrKeyReused)) {
+			t.Fatalf("%s by another person: %+v %v", key, d, err)
+		}
+	}
+	if calls != 2 {
+		t.Fatalf("%d calls, want one per key", calls)
+	}
+}

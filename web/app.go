@@ -26,13 +26,13 @@ import (
 	"partneradmin/handlers/controls"
 	"partneradmin/handlers/dashboard"
 	"partneradmin/handlers/employees"
-	"partneradmin/handlers/mirror"
 	"partneradmin/handlers/moneyout"
 	"partneradmin/handlers/notify"
 	"partneradmin/handlers/payroll"
 	"partneradmin/handlers/sign"
 	"partneradmin/handlers/staff"
 	"partneradmin/handlers/treasury"
+	"partneradmin/handlers/userstate"
 	"partneradmin/handlers/webhooks"
 	"partneradmin/static"
 	"partneradmin/store"
@@ -165,8 +165,8 @@ func New(d Deps) (*App, error) {
 	a.cards = cards.New(hd)
 	// A lost employee.linked or onboarding event heals in the periodic
 	// reconciliation (onboarding: 25 employees read over an hour ago a run).
-	if a.webhooks, err = newWebhooks(d, hd, employees.WebhookEmployees{H: a.employees},
-		employees.InviteReconciler{H: a.employees}, employees.OnboardingReconciler{H: a.employees, MaxAge: time.Hour, Batch: 25}); err != nil {
+	if a.webhooks, err = newWebhooks(d, hd, employees.Events{H: a.employees},
+		employees.InviteChecker{H: a.employees}, employees.OnboardingChecker{H: a.employees, MaxAge: time.Hour, Batch: 25}); err != nil {
 		return nil, err
 	}
 	a.webhooks.Delivered = a.metrics.webhookDelivered
@@ -219,7 +219,7 @@ func newRiver(d Deps, wh *webhooks.Handler, ap *approvals.Handler, sg *sign.Hand
 	if err := river.AddWorkerSafely(workers, &sign.RelayWorker{H: sg}); err != nil {
 		return nil, fmt.Errorf("web: add worker: %w", err)
 	}
-	stale := &mirror.StaleBalancesWorker{Store: d.Store, Clock: d.Now, Logger: d.Logger}
+	stale := &userstate.StaleBalancesWorker{Store: d.Store, Clock: d.Now, Logger: d.Logger}
 	if d.API != nil {
 		stale.API = d.API
 	}
@@ -262,8 +262,8 @@ func newRiver(d Deps, wh *webhooks.Handler, ap *approvals.Handler, sg *sign.Hand
 				&river.PeriodicJobOpts{RunOnStart: true}),
 			river.NewPeriodicJob(river.PeriodicInterval(sign.RelayInterval),
 				func() (river.JobArgs, *river.InsertOpts) { return sign.RelayArgs{}, nil }, nil),
-			river.NewPeriodicJob(river.PeriodicInterval(mirror.StaleBalancesInterval),
-				func() (river.JobArgs, *river.InsertOpts) { return mirror.StaleBalancesArgs{}, nil }, nil),
+			river.NewPeriodicJob(river.PeriodicInterval(userstate.StaleBalancesInterval),
+				func() (river.JobArgs, *river.InsertOpts) { return userstate.StaleBalancesArgs{}, nil }, nil),
 		}, append(append(append(webhookPeriodicJobs(), cards.PeriodicJobs()...), notifyPeriodicJobs()...), retentionPeriodicJob())...),
 	})
 	if err != nil {

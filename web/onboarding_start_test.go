@@ -25,7 +25,7 @@ import (
 	"partneradmin/apiclient/ethsig"
 	"partneradmin/handlers"
 	"partneradmin/handlers/employees"
-	"partneradmin/handlers/mirror"
+	"partneradmin/handlers/userstate"
 	"partneradmin/store"
 	"partneradmin/web/webtest"
 )
@@ -128,7 +128,7 @@ func readyEmployee(t *testing.T, env *webtest.Env, email, country string, coins 
 		}
 		must(api.UpdateKYC(ctx, id, p))
 	}
-	syncer := &mirror.Syncer{API: api, Store: env.Store, Now: time.Now}
+	syncer := &userstate.Syncer{API: api, Store: env.Store, Now: time.Now}
 	if _, err := syncer.Import(ctx, []store.Employee{{ServiceUserID: id, Email: email, FirstName: first, LastName: last, Country: country,
 		InviteState: store.InviteLinked}}); err != nil {
 		t.Fatal(err)

@@ -8,7 +8,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"partneradmin/handlers/auth"
-	"partneradmin/handlers/webhooks"
+	"partneradmin/handlers/secretbox"
 )
 
 // secondFactorOptions configures second factors: authenticator-app
@@ -17,7 +17,7 @@ import (
 func secondFactorOptions(d Deps) (auth.Options, error) {
 	var key []byte
 	if d.Config.EncryptionKey != "" {
-		k, err := webhooks.ParseKey(d.Config.EncryptionKey.Reveal())
+		k, err := secretbox.ParseKey(d.Config.EncryptionKey.Reveal())
 		if err != nil {
 			return auth.Options{}, err
 		}
@@ -29,7 +29,7 @@ func secondFactorOptions(d Deps) (auth.Options, error) {
 		}
 		d.Logger.Warn("no ENCRYPTION_KEY: authenticator-app secrets are sealed with a key that lasts only as long as this process")
 	}
-	box, err := webhooks.NewPurposeBox(key, auth.TOTPSealPurpose)
+	box, err := secretbox.NewPurpose(key, auth.TOTPSealPurpose)
 	if err != nil {
 		return auth.Options{}, err
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/riverqueue/river"
 
 	"partneradmin/handlers"
+	"partneradmin/handlers/secretbox"
 	"partneradmin/handlers/webhooks"
 	"partneradmin/store"
 )
@@ -20,7 +21,7 @@ import (
 func newWebhooks(d Deps, hd handlers.Deps, emp webhooks.Employees, more ...webhooks.Reconciler) (*webhooks.Handler, error) {
 	var key []byte
 	if d.Config.EncryptionKey != "" {
-		k, err := webhooks.ParseKey(d.Config.EncryptionKey.Reveal())
+		k, err := secretbox.ParseKey(d.Config.EncryptionKey.Reveal())
 		if err != nil {
 			return nil, err
 		}
@@ -32,7 +33,7 @@ func newWebhooks(d Deps, hd handlers.Deps, emp webhooks.Employees, more ...webho
 		}
 		d.Logger.Warn("no ENCRYPTION_KEY: webhook secrets are sealed with a key that lasts only as long as this process")
 	}
-	box, err := webhooks.NewSecretBox(key)
+	box, err := secretbox.New(key)
 	if err != nil {
 		return nil, err
 	}

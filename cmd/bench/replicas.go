@@ -12,7 +12,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"partneradmin/handlers/approvals"
-	"partneradmin/handlers/mirror"
+	"partneradmin/handlers/userstate"
 	"partneradmin/web/nginxtest"
 )
 
@@ -113,7 +113,7 @@ func periodicRuns(ctx context.Context, pool *pgxpool.Pool, kind string, since ti
 // The periods of the periodic jobs the replicas check counts.
 const (
 	approvalsSyncEvery = approvals.SyncInterval
-	staleBalancesEvery = mirror.StaleBalancesInterval
+	staleBalancesEvery = userstate.StaleBalancesInterval
 )
 
 // errReplicaCheck is a --replicas check that failed.

@@ -30,7 +30,7 @@ import (
 	"partneradmin/apiclient/sandbox"
 	"partneradmin/handlers/approvals"
 	"partneradmin/handlers/cards"
-	"partneradmin/handlers/mirror"
+	"partneradmin/handlers/userstate"
 	"partneradmin/handlers/webhooks"
 	"partneradmin/store"
 	"partneradmin/store/localpg"
@@ -354,7 +354,7 @@ func (b *bench) measureSize(ctx context.Context, n int, last bool) (sr sizeRepor
 	if err != nil {
 		return sr, err
 	}
-	if _, err := (&mirror.Syncer{API: api, Store: store.New(pool), Now: time.Now}).Import(ctx, web.DemoPeople(demo, time.Now())); err != nil {
+	if _, err := (&userstate.Syncer{API: api, Store: store.New(pool), Now: time.Now}).Import(ctx, web.DemoPeople(demo, time.Now())); err != nil {
 		return sr, fmt.Errorf("import demo company: %w", err)
 	}
 	say("%s employees: sandbox started from the seeded state; demo company imported", thousands(n))

@@ -23,7 +23,7 @@ import (
 	"partneradmin/apiclient"
 	"partneradmin/apiclient/sandbox"
 	"partneradmin/handlers"
-	"partneradmin/handlers/mirror"
+	"partneradmin/handlers/userstate"
 	"partneradmin/store"
 	"partneradmin/store/localpg"
 	"partneradmin/web"
@@ -120,7 +120,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		// The demo company exists upstream; the partner's records of it are
 		// imported on every start (idempotent), as a partner would have kept
 		// them when it created those users.
-		syncer := &mirror.Syncer{API: api, Store: st, Now: time.Now}
+		syncer := &userstate.Syncer{API: api, Store: st, Now: time.Now}
 		n, err := syncer.Import(ctx, web.DemoPeople(sandboxDemo, time.Now()))
 		if err != nil {
 			return fmt.Errorf("import demo company: %w", err)

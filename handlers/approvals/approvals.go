@@ -22,7 +22,7 @@ import (
 
 	"partneradmin/apiclient"
 	"partneradmin/handlers"
-	"partneradmin/handlers/mirror"
+	"partneradmin/handlers/proposal"
 	"partneradmin/store"
 	"partneradmin/views"
 )
@@ -47,9 +47,9 @@ func New(d handlers.Deps) *Handler {
 	if d.API != nil {
 		h.Sync.API = d.API
 	}
-	d.Actions.ReadBackFor(kindApprove, mirror.ReadBackApproval(d.API, d.Clock))
-	d.Actions.ReadBackFor(kindApproveAgain, mirror.ReadBackApproval(d.API, d.Clock))
-	d.Actions.ReadBackFor(kindReject, mirror.ReadBackRejection(d.API, d.Clock))
+	d.Actions.ReadBackFor(kindApprove, proposal.ReadBackApproval(d.API, d.Clock))
+	d.Actions.ReadBackFor(kindApproveAgain, proposal.ReadBackApproval(d.API, d.Clock))
+	d.Actions.ReadBackFor(kindReject, proposal.ReadBackRejection(d.API, d.Clock))
 	return h
 }
 
@@ -73,7 +73,7 @@ func ofCount(n, m int) string {
 }
 
 // row builds a queue row as the viewer linked as linkedAs sees it now.
-func row(p store.Proposal, names mirror.Names, now time.Time, linkedAs string, viewerID int64) views.ProposalRow {
+func row(p store.Proposal, names proposal.Names, now time.Time, linkedAs string, viewerID int64) views.ProposalRow {
 	r := baseRow(p, names)
 	r.Age, r.NeedsMe = views.Ago(p.CreatedAt, now), needsMe(p, linkedAs, viewerID)
 	return r
@@ -81,9 +81,9 @@ func row(p store.Proposal, names mirror.Names, now time.Time, linkedAs string, v
 
 // baseRow is a queue row without what depends on the time or the viewer
 // (its age, "needs me", the signing checkbox).
-func baseRow(p store.Proposal, names mirror.Names) views.ProposalRow {
+func baseRow(p store.Proposal, names proposal.Names) views.ProposalRow {
 	r := views.ProposalRow{
-		ID: p.ID, Type: p.Type, Amount: mirror.Money(p), From: names.Of(p.OwnerUserID), To: names.Recipient(p),
+		ID: p.ID, Type: p.Type, Amount: proposal.Money(p), From: names.Of(p.OwnerUserID), To: names.Recipient(p),
 		Description: p.Description, Status: string(p.Status), StatusLabel: views.StatusLabel(views.StatusProposal, string(p.Status)),
 		Approvals:  ofCount(len(p.Approvals), p.RequiredApprovals),
 		Signatures: ofCount(p.CollectedSignatures, p.RequiredSignatures),

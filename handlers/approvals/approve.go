@@ -11,22 +11,22 @@ import (
 
 	"partneradmin/apiclient"
 	"partneradmin/handlers"
-	"partneradmin/handlers/mirror"
+	"partneradmin/handlers/proposal"
 	"partneradmin/store"
 	"partneradmin/views"
 )
 
 // Action kinds of this area: the same kinds (and keys) as every other
-// area that approves or rejects (handlers/mirror).
+// area that approves or rejects (handlers/proposal).
 const (
-	kindApprove      = mirror.KindApprove
-	kindApproveAgain = mirror.KindApproveAgain
-	kindReject       = mirror.KindReject
+	kindApprove      = proposal.KindApprove
+	kindApproveAgain = proposal.KindApproveAgain
+	kindReject       = proposal.KindReject
 )
 
-// approveRequest is what the ledger keeps of an approval (mirror's, shared
+// approveRequest is what the ledger keeps of an approval (handlers/proposal's, shared
 // with payroll runs).
-type approveRequest = mirror.ApproveRequest
+type approveRequest = proposal.ApproveRequest
 
 // Approve approves a proposal as the viewer's wallet admin, or approves a
 // FAILED one again (spec: "FAILED | POST .../approve again | workflow
@@ -59,8 +59,7 @@ func (h *Handler) Approve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	refuse := func(status int, msg string) {
-		if err := h.store.Audit(ctx, store.AuditEntry{Actor: actor, Action: kindApprove, Target: "proposal:" + id,
-			Outcome: store.OutcomeRefused, Detail: msg}); err != nil {
+		if err := h.actions.Refused(ctx, kindApprove, "proposal:"+id, actor, msg); err != nil {
 			h.ServerError(w, r, err)
 			return
 		}
@@ -118,8 +117,10 @@ func (h *Handler) Approve(w http.ResponseWriter, r *http.Request) {
 		h.ServerError(w, r, err)
 		return
 	}
+	// Shared: a colleague acting as the same wallet admin may have sent
+	// this approval.
 	done, err := h.actions.Run(ctx, handlers.Write{Key: key, Kind: kind, Target: "proposal:" + p.ID, Actor: actor, Request: req,
-		Call: func(ctx context.Context) (handlers.Effect, error) {
+		Shared: true, Call: func(ctx context.Context) (handlers.Effect, error) {
 			if identity != partnerIdentity {
 				ctx = apiclient.WithActingUser(ctx, identity)
 			}
@@ -129,15 +130,10 @@ func (h *Handler) Approve(w http.ResponseWriter, r *http.Request) {
 			}
 			return h.approvalEffect(req, actor, *after), nil
 		}})
-	if errors.Is(err, handlers.ErrKeyReused) && done.Action.Kind == kind {
-		// A colleague acting as the same wallet admin sent this approval.
-		err = nil
-	}
-	if err != nil {
-		h.ServerError(w, r, err)
+	if h.Answered(w, r, err) {
 		return
 	}
-	h.finished(w, r, p, done, views.RejectForm{}, "This approval was already sent (a second click, another tab, or a colleague acting as the same wallet admin)",
+	h.finished(w, r, p, done, views.RejectForm{}, "(A second click, another tab, or a colleague acting as the same wallet admin.)",
 		func(after store.Proposal) string {
 			msg := fmt.Sprintf("Approved: %d of %d approvals.", len(after.Approvals), after.RequiredApprovals)
 			if after.Status == store.ProposalPendingSignatures {
@@ -147,33 +143,28 @@ func (h *Handler) Approve(w http.ResponseWriter, r *http.Request) {
 		})
 }
 
-var errTooManyAttempts = mirror.ErrTooManyAttempts
+var errTooManyAttempts = proposal.ErrTooManyAttempts
 
-// approvalKey is the action key of an approval (mirror.ApprovalKey).
+// approvalKey is the action key of an approval (proposal.ApprovalKey).
 func (h *Handler) approvalKey(ctx context.Context, req approveRequest) (string, error) {
-	return mirror.ApprovalKey(ctx, h.store, req)
+	return proposal.ApprovalKey(ctx, h.store, req)
 }
 
 // approvalEffect is what an approval the API recorded changes here.
 func (h *Handler) approvalEffect(req approveRequest, by store.Actor, after apiclient.Proposal) handlers.Effect {
-	return mirror.ApprovalEffect(req, by, after, h.clock())
+	return proposal.ApprovalEffect(req, by, after, h.clock())
 }
 
 // finished answers a write that ran: done → back to the proposal with a
 // flash; sent before → back to the proposal saying what the first attempt
-// did; refused or unknown → the proposal with the outcome in words and what
-// was typed kept (in a form with a new token).
+// did (and repeat, when given); refused or unknown → the proposal with the
+// outcome in words and what was typed kept (in a form with a new token).
 func (h *Handler) finished(w http.ResponseWriter, r *http.Request, p store.Proposal, done handlers.Done, typed views.RejectForm,
 	repeat string, ok func(store.Proposal) string) {
 	ctx := r.Context()
 	switch {
 	case done.Repeat:
-		msg := repeat + ": " + views.StatusLabel(views.StatusAction, string(done.Action.State)) + "."
-		if done.Action.Message != "" && done.Action.State != store.ActionDone {
-			msg += " " + done.Action.Message
-		}
-		h.Flash(r, "info", msg)
-		h.Redirect(w, r, "/approvals/"+p.ID)
+		h.Repeated(w, r, done.Action, "/approvals/"+p.ID, repeat)
 		return
 	case done.State() == store.ActionDone:
 		after, err := h.store.ProposalByID(ctx, p.ID)

@@ -15,7 +15,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"partneradmin/handlers"
-	"partneradmin/handlers/mirror"
+	"partneradmin/handlers/proposal"
 	"partneradmin/store"
 	"partneradmin/views"
 )
@@ -49,8 +49,7 @@ func (h *Handler) renderDetail(w http.ResponseWriter, r *http.Request, id string
 		return
 	}
 	version := detailVersion(p, sr, hasSign)
-	if r.Method == http.MethodGet && handlers.IsFragmentRequest(r) && r.URL.Query().Get("v") == version {
-		w.WriteHeader(http.StatusNoContent)
+	if h.Unchanged(w, r, handlers.IsFragmentRequest(r) && r.URL.Query().Get("v") == version) {
 		return
 	}
 	view, err := h.detailView(ctx, p, sr, hasSign)
@@ -97,11 +96,11 @@ func (h *Handler) detailView(ctx context.Context, p store.Proposal, sr store.Sig
 	viewer := handlers.ViewerFrom(ctx)
 	// The viewer was read for this request: its link is current.
 	linked := viewer.Staff.ServiceUserID
-	d, err := h.store.ProposalDetailOf(ctx, p, mirror.NameIDs(p))
+	d, err := h.store.ProposalDetailOf(ctx, p, proposal.NameIDs(p))
 	if err != nil {
 		return views.ProposalDetailView{}, err
 	}
-	names := mirror.Names(d.Employees)
+	names := proposal.Names(d.Employees)
 	now := h.clock()
 	v := views.ProposalDetailView{
 		Row: row(p, names, now, linked, viewer.Staff.ID), WalletID: p.WalletID, OwnerUserID: p.OwnerUserID, ToAddress: p.ToAddress,
@@ -116,9 +115,9 @@ func (h *Handler) detailView(ctx context.Context, p store.Proposal, sr store.Sig
 		v.ApprovedBy = append(v.ApprovedBy, label)
 	}
 	v.Timeline = timeline(d.Events, d.Actions)
-	v.Device = mirror.DeviceSummaryOf(p, names, d.OwnerAddress)
+	v.Device = proposal.DeviceSummaryOf(p, names, d.OwnerAddress)
 	if hasSign {
-		panel := mirror.SignPanelOf(sr, now)
+		panel := proposal.SignPanelOf(sr, now)
 		v.Sign = &panel
 		v.SignInFlight = p.Status == store.ProposalPendingSignatures &&
 			(sr.State == store.SignRelaying || sr.State == store.SignRelayPending)
@@ -182,10 +181,12 @@ func timeline(events []store.ProposalEvent, actions []store.Action) []views.Time
 }
 
 // needsLink reports whether approving needs an acting wallet admin.
-func needsLink(p store.Proposal) bool { return mirror.NeedsLink(p) }
+func needsLink(p store.Proposal) bool { return proposal.NeedsLink(p) }
 
 // partnerIdentity is the acting identity when the partner itself approves.
-const partnerIdentity = mirror.PartnerIdentity
+const partnerIdentity = proposal.PartnerIdentity
 
 // actingIdentity is whom an approval is recorded against.
-func actingIdentity(p store.Proposal, linked string) string { return mirror.ActingIdentity(p, linked) }
+func actingIdentity(p store.Proposal, linked string) string {
+	return proposal.ActingIdentity(p, linked)
+}

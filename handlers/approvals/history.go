@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"partneradmin/handlers"
-	"partneradmin/handlers/mirror"
+	"partneradmin/handlers/proposal"
 	"partneradmin/store"
 	"partneradmin/views"
 )
@@ -72,9 +72,9 @@ func historyStates() []views.Choice {
 
 // historyRow builds a history row: who approved (the wallet admin, and the
 // staff member who acted here), who rejected, whose device signed.
-func historyRow(e store.HistoryEntry, names mirror.Names) views.HistoryRow {
+func historyRow(e store.HistoryEntry, names proposal.Names) views.HistoryRow {
 	p := e.Proposal
-	r := views.HistoryRow{ID: p.ID, Type: mirror.TypeLabel(p), Amount: mirror.Money(p), From: names.Of(p.OwnerUserID), To: names.Recipient(p),
+	r := views.HistoryRow{ID: p.ID, Type: proposal.TypeLabel(p), Amount: proposal.Money(p), From: names.Of(p.OwnerUserID), To: names.Recipient(p),
 		Description: p.Description, Status: string(p.Status), StatusLabel: views.StatusLabel(views.StatusProposal, string(p.Status)), RejectedBy: e.RejectedBy,
 		Signatures: strconv.Itoa(p.CollectedSignatures) + " of " + strconv.Itoa(p.RequiredSignatures),
 		SentBy:     e.SentToDeviceBy, Deadline: e.SignDeadline, Created: p.CreatedAt, Changed: p.UpdatedAt}
@@ -119,7 +119,7 @@ func (h *Handler) History(w http.ResponseWriter, r *http.Request) {
 	for i, e := range entries {
 		ps[i] = e.Proposal
 	}
-	names, err := mirror.LoadNames(ctx, h.store, ps...)
+	names, err := proposal.LoadNames(ctx, h.store, ps...)
 	if err != nil {
 		h.ServerError(w, r, err)
 		return
@@ -155,7 +155,7 @@ func (h *Handler) History(w http.ResponseWriter, r *http.Request) {
 
 // employeeName names the employee a history filtered on, also when no row
 // of the page mentions them.
-func (h *Handler) employeeName(r *http.Request, names mirror.Names, id string) (string, error) {
+func (h *Handler) employeeName(r *http.Request, names proposal.Names, id string) (string, error) {
 	if _, ok := names[id]; ok {
 		return names.Of(id), nil
 	}
@@ -163,7 +163,7 @@ func (h *Handler) employeeName(r *http.Request, names mirror.Names, id string) (
 	if err != nil {
 		return "", err
 	}
-	return mirror.Names(m).Of(id), nil
+	return proposal.Names(m).Of(id), nil
 }
 
 // HistoryCSV exports every row of the history's filter.
@@ -178,7 +178,7 @@ func (h *Handler) HistoryCSV(w http.ResponseWriter, r *http.Request) {
 	// A page of the history with its people's names.
 	type page struct {
 		entries []store.HistoryEntry
-		names   mirror.Names
+		names   proposal.Names
 	}
 	read := func() (page, bool, error) {
 		entries, err := h.store.ListHistory(ctx, f)
@@ -189,7 +189,7 @@ func (h *Handler) HistoryCSV(w http.ResponseWriter, r *http.Request) {
 		for i, e := range entries {
 			ps[i] = e.Proposal
 		}
-		names, err := mirror.LoadNames(ctx, h.store, ps...)
+		names, err := proposal.LoadNames(ctx, h.store, ps...)
 		if err != nil || len(entries) < f.Limit {
 			return page{entries, names}, false, err
 		}

@@ -8,7 +8,7 @@ import (
 	"partneradmin/apiclient"
 
 	"partneradmin/handlers"
-	"partneradmin/handlers/mirror"
+	"partneradmin/handlers/proposal"
 	"partneradmin/views"
 )
 
@@ -42,7 +42,7 @@ func (h *Handler) adminOptions(r *http.Request) ([]views.Choice, map[string]bool
 	}
 	var opts []views.Choice
 	for _, id := range ids {
-		label := mirror.Names(names).Of(id)
+		label := proposal.Names(names).Of(id)
 		if e, ok := names[id]; ok && e.Email != "" && e.Email != label {
 			label += " (" + e.Email + ")"
 		}

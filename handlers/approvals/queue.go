@@ -10,7 +10,7 @@ import (
 
 	"partneradmin/apiclient"
 	"partneradmin/handlers"
-	"partneradmin/handlers/mirror"
+	"partneradmin/handlers/proposal"
 	"partneradmin/store"
 	"partneradmin/views"
 )
@@ -132,7 +132,7 @@ func (h *Handler) Queue(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	rows, names := page.Rows, mirror.Names(page.Names)
+	rows, names := page.Rows, proposal.Names(page.Names)
 	// The sync stamps every row it reads: the newest stamp shown says how
 	// fresh the page is, without another query.
 	var last time.Time
@@ -205,7 +205,7 @@ func (h *Handler) ExportCSV(w http.ResponseWriter, r *http.Request) {
 		last := rows[len(rows)-1]
 		sf.BeforeAt, sf.BeforeID = last.CreatedAt, last.ID
 	}
-	names, err := mirror.LoadNames(ctx, h.store, all...)
+	names, err := proposal.LoadNames(ctx, h.store, all...)
 	if err != nil {
 		h.ServerError(w, r, err)
 		return
@@ -213,7 +213,7 @@ func (h *Handler) ExportCSV(w http.ResponseWriter, r *http.Request) {
 	cw := handlers.NewCSV(w, "approval-queue.csv", "id", "type", "amount", "currency", "token", "from", "to",
 		"description", "state", "approvals", "required_approvals", "signatures", "required_signatures", "created_at")
 	for _, p := range all {
-		m := mirror.Money(p)
+		m := proposal.Money(p)
 		cw.Row(p.ID, p.Type, p.Amount.String(), m.Currency, p.Currency, names.Of(p.OwnerUserID), names.Recipient(p),
 			p.Description, string(p.Status), strconv.Itoa(len(p.Approvals)), strconv.Itoa(p.RequiredApprovals),
 			strconv.Itoa(p.CollectedSignatures), strconv.Itoa(p.RequiredSignatures), p.CreatedAt.UTC().Format(time.RFC3339))

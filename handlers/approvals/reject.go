@@ -10,7 +10,7 @@ import (
 
 	"partneradmin/apiclient"
 	"partneradmin/handlers"
-	"partneradmin/handlers/mirror"
+	"partneradmin/handlers/proposal"
 	"partneradmin/store"
 	"partneradmin/views"
 )
@@ -18,8 +18,8 @@ import (
 // MaxReasonLength is the longest rejection reason (spec: 500 characters).
 const MaxReasonLength = 500
 
-// rejectRequest is what the ledger keeps of a rejection (mirror's).
-type rejectRequest = mirror.RejectRequest
+// rejectRequest is what the ledger keeps of a rejection (handlers/proposal's).
+type rejectRequest = proposal.RejectRequest
 
 // Reject abandons an open proposal with a required reason. The form's
 // one-time token is the action's key.
@@ -59,7 +59,7 @@ func (h *Handler) Reject(w http.ResponseWriter, r *http.Request) {
 	}
 	if !p.Status.Open() {
 		msg := "This proposal is " + views.StatusLabel(views.StatusProposal, string(p.Status)) + ": it can no longer be rejected."
-		if err := h.store.Audit(ctx, store.AuditEntry{Actor: actor, Action: kindReject, Target: "proposal:" + id, Outcome: store.OutcomeRefused, Detail: msg}); err != nil {
+		if err := h.actions.Refused(ctx, kindReject, "proposal:"+id, actor, msg); err != nil {
 			h.ServerError(w, r, err)
 			return
 		}
@@ -86,14 +86,13 @@ func (h *Handler) Reject(w http.ResponseWriter, r *http.Request) {
 			}
 			return h.rejectionEffect(req, actor, *after), nil
 		}})
-	if err != nil {
-		h.ServerError(w, r, err)
+	if h.Answered(w, r, err) {
 		return
 	}
-	h.finished(w, r, p, done, form, "This rejection was already sent", func(store.Proposal) string { return "Proposal rejected." })
+	h.finished(w, r, p, done, form, "", func(store.Proposal) string { return "Proposal rejected." })
 }
 
 // rejectionEffect is what a rejection the API recorded changes here.
 func (h *Handler) rejectionEffect(req rejectRequest, by store.Actor, after apiclient.Proposal) handlers.Effect {
-	return mirror.RejectionEffect(req, by, after, h.clock())
+	return proposal.RejectionEffect(req, by, after, h.clock())
 }

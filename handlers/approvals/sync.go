@@ -12,7 +12,7 @@ import (
 	"github.com/riverqueue/river"
 
 	"partneradmin/apiclient"
-	"partneradmin/handlers/mirror"
+	"partneradmin/handlers/proposal"
 	"partneradmin/store"
 )
 
@@ -271,7 +271,7 @@ func (s *Syncer) compare(ctx context.Context, batch []walletRead) (same []string
 			if p.WalletID == "" {
 				p.WalletID = w.walletID
 			}
-			mp := mirror.FromAPI(p, w.owner, s.Clock())
+			mp := proposal.FromAPI(p, w.owner, s.Clock())
 			if h, ok := heldBy[mp.ID]; ok && mp.SameUpstream(h) {
 				same = append(same, mp.ID)
 				continue

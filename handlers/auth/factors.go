@@ -23,7 +23,7 @@ import (
 	"github.com/pquerna/otp"
 	"github.com/pquerna/otp/totp"
 
-	"partneradmin/handlers/webhooks"
+	"partneradmin/handlers/secretbox"
 	"partneradmin/store"
 )
 
@@ -31,7 +31,7 @@ import (
 type Options struct {
 	// Box seals authenticator-app secrets at rest (the app's encryption
 	// key, under a purpose of its own).
-	Box *webhooks.SecretBox
+	Box *secretbox.Box
 	// RequiredByDefault: against a real Partner API, owner, finance
 	// approver and support must have a second factor until the owner
 	// decides otherwise; with the sandbox no role must.
@@ -101,7 +101,7 @@ const recoveryCodeCount = 10
 var totpOpts = totp.ValidateOpts{Period: 30, Skew: 1, Digits: otp.DigitsSix, Algorithm: otp.AlgorithmSHA1}
 
 // TOTPSealPurpose binds sealed authenticator-app secrets to their column:
-// the box that seals them is webhooks.NewPurposeBox(key, TOTPSealPurpose).
+// the box that seals them is secretbox.NewPurpose(key, TOTPSealPurpose).
 const TOTPSealPurpose = "partneradmin staff totp secret v1"
 
 type factors struct {
@@ -282,7 +282,9 @@ const (
 // assertion, an authenticator-app code or a recovery code) for the staff
 // member, within the limit of wrong tries. It returns how it was proved,
 // or a message for the person (field "code", "recovery_code" or "").
-func (h *Handler) checkFactor(w http.ResponseWriter, r *http.Request, s store.Staff) (method, field, msg string, err error) {
+// signIn: the check finishes a sign-in, whose audit row is written with
+// the attempt's success.
+func (h *Handler) checkFactor(w http.ResponseWriter, r *http.Request, s store.Staff, signIn bool) (method, field, msg string, err error) {
 	ctx := r.Context()
 	credential := r.PostFormValue("credential")
 	code := strings.ReplaceAll(strings.TrimSpace(r.PostFormValue("code")), " ", "")
@@ -343,7 +345,12 @@ func (h *Handler) checkFactor(w http.ResponseWriter, r *http.Request, s store.St
 			h.Flash(r, "info", fmt.Sprintf("You have %d recovery codes left: make new ones under Security.", left))
 		}
 	}
-	if err := h.Store.FinishLoginAttempt(ctx, attempt, store.LoginSucceeded, store.AuditEntry{}, key); err != nil {
+	var e store.AuditEntry
+	if signIn {
+		e = store.AuditEntry{Actor: s.Actor(), Action: "auth.login", Target: fmt.Sprintf("staff:%d", s.ID),
+			Outcome: store.OutcomeOK, Detail: "second factor: " + method}
+	}
+	if err := h.Store.FinishLoginAttempt(ctx, attempt, store.LoginSucceeded, e, key); err != nil {
 		return "", "", "", err
 	}
 	return method, "", "", nil

@@ -2,7 +2,6 @@ package auth
 
 import (
 	"errors"
-	"fmt"
 	"net/http"
 	"sort"
 	"strings"
@@ -101,7 +100,7 @@ func (h *Handler) SecondFactor(w http.ResponseWriter, r *http.Request) {
 		h.pendingGone(w, r)
 		return
 	}
-	method, field, msg, err := h.checkFactor(w, r, s)
+	_, field, msg, err := h.checkFactor(w, r, s, true)
 	if err != nil {
 		h.ServerError(w, r, err)
 		return
@@ -123,11 +122,6 @@ func (h *Handler) SecondFactor(w http.ResponseWriter, r *http.Request) {
 	}
 	next := safeNext(h.Sessions.GetString(ctx, sessPendingNext))
 	if err := h.startSession(ctx, r, s, h.Now().Unix()); err != nil {
-		h.ServerError(w, r, err)
-		return
-	}
-	if err := h.Store.Audit(ctx, store.AuditEntry{Actor: s.Actor(), Action: "auth.login", Target: fmt.Sprintf("staff:%d", s.ID),
-		Outcome: store.OutcomeOK, Detail: "second factor: " + method}); err != nil {
 		h.ServerError(w, r, err)
 		return
 	}
@@ -173,7 +167,7 @@ func (h *Handler) Verify(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, "/account/security", http.StatusSeeOther)
 		return
 	}
-	_, field, msg, err := h.checkFactor(w, r, viewer.Staff)
+	_, field, msg, err := h.checkFactor(w, r, viewer.Staff, false)
 	if err != nil {
 		h.ServerError(w, r, err)
 		return

@@ -122,7 +122,7 @@ func (h *Handler) RequestActivation(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ask := activationAsk{CardID: hit.ID, UserID: hit.ServiceUserID, Channel: av.Channel, PANGiven: pan != ""}
-	d, ok := h.runWrite(w, r, handlers.Write{Key: key, Kind: kindActivationRequest, Target: target(hit.ID), Actor: handlers.ActorFrom(ctx),
+	d, err := h.Actions.Run(r.Context(), handlers.Write{Key: key, Kind: kindActivationRequest, Target: target(hit.ID), Actor: handlers.ActorFrom(ctx),
 		Request: ask,
 		Call: func(ctx context.Context) (handlers.Effect, error) {
 			ch, err := h.API.RequestCardActivation(ctx, ask.UserID, ask.CardID, apiclient.CardActivationRequest{Channel: ask.Channel, PAN: pan})
@@ -132,7 +132,7 @@ func (h *Handler) RequestActivation(w http.ResponseWriter, r *http.Request) {
 			return handlers.Effect{Detail: "code sent by " + ask.Channel,
 				Result: challenge{OTPID: ch.OTPID, ExpiresInMinutes: ch.ExpiresInMinutes}}, nil
 		}})
-	if !ok {
+	if h.Answered(w, r, err) {
 		return
 	}
 	av.RequestToken = handlers.NewFormToken()
@@ -146,7 +146,7 @@ func (h *Handler) RequestActivation(w http.ResponseWriter, r *http.Request) {
 		av.ExpiresAt = sent.Add(time.Duration(ch.ExpiresInMinutes) * time.Minute)
 		av.Message = "A 6-digit code was sent to the cardholder by " + ask.Channel + "."
 		if d.Repeat {
-			av.Message = repeatWords(d.Action) + " " + av.Message
+			av.Message = handlers.RepeatWords(d.Action) + " " + av.Message
 		}
 		again(http.StatusOK)
 		return
@@ -154,7 +154,7 @@ func (h *Handler) RequestActivation(w http.ResponseWriter, r *http.Request) {
 	av.Error = true
 	switch {
 	case d.Repeat:
-		av.Message = repeatWords(d.Action)
+		av.Message = handlers.RepeatWords(d.Action)
 	case d.State() == store.ActionRefused:
 		av.Message = "No code was sent: " + d.Problem.Summary
 		for k, m := range d.Problem.Fields {
@@ -209,7 +209,7 @@ func (h *Handler) ConfirmActivation(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	c := activationConfirm{CardID: hit.ID, UserID: hit.ServiceUserID, OTPID: av.OTPID}
-	d, ok := h.runWrite(w, r, handlers.Write{Key: key, Kind: kindActivationConfirm, Target: target(hit.ID), Actor: handlers.ActorFrom(ctx),
+	d, err := h.Actions.Run(r.Context(), handlers.Write{Key: key, Kind: kindActivationConfirm, Target: target(hit.ID), Actor: handlers.ActorFrom(ctx),
 		Request: c,
 		Call: func(ctx context.Context) (handlers.Effect, error) {
 			if err := h.API.ConfirmCardActivation(ctx, c.UserID, c.CardID, apiclient.ConfirmCardActivationRequest{OTPID: c.OTPID, Code: code}); err != nil {
@@ -217,12 +217,12 @@ func (h *Handler) ConfirmActivation(w http.ResponseWriter, r *http.Request) {
 			}
 			return h.activatedEffect(c, "active"), nil
 		}})
-	if !ok {
+	if h.Answered(w, r, err) {
 		return
 	}
 	switch {
 	case d.Repeat:
-		h.Flash(r, "info", repeatWords(d.Action))
+		h.Flash(r, "info", handlers.RepeatWords(d.Action))
 		h.Redirect(w, r, "/cards/"+hit.ID)
 		return
 	case d.State() == store.ActionDone:

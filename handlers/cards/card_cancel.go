@@ -85,19 +85,19 @@ func (h *Handler) Cancel(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	c := cancellation{CardID: hit.ID, UserID: hit.ServiceUserID, Reason: form.Reason}
-	d, ok := h.runWrite(w, r, handlers.Write{Key: key, Kind: kindCancel, Target: target(hit.ID), Actor: handlers.ActorFrom(ctx), Request: c,
+	d, err := h.Actions.Run(r.Context(), handlers.Write{Key: key, Kind: kindCancel, Target: target(hit.ID), Actor: handlers.ActorFrom(ctx), Request: c,
 		Call: func(ctx context.Context) (handlers.Effect, error) {
 			if err := h.API.DeactivateCard(ctx, c.UserID, c.CardID); err != nil {
 				return handlers.Effect{}, err
 			}
 			return h.cancelEffect(c, "canceled"), nil
 		}})
-	if !ok {
+	if h.Answered(w, r, err) {
 		return
 	}
 	switch {
 	case d.Repeat:
-		h.Flash(r, "info", repeatWords(d.Action))
+		h.Flash(r, "info", handlers.RepeatWords(d.Action))
 		h.Redirect(w, r, "/cards/"+hit.ID)
 	case d.State() == store.ActionDone:
 		h.Flash(r, "ok", "Card "+hit.CardName+" is cancelled permanently.")

@@ -237,8 +237,7 @@ func (h *Handler) Status(w http.ResponseWriter, r *http.Request) {
 		h.ServerError(w, r, err)
 		return
 	}
-	if seen := r.URL.Query().Get("seen"); seen != "" && strings.EqualFold(seen, string(st)) {
-		w.WriteHeader(http.StatusNoContent)
+	if seen := r.URL.Query().Get("seen"); h.Unchanged(w, r, seen != "" && strings.EqualFold(seen, string(st))) {
 		return
 	}
 	ctl.Badge, ctl.Action = views.CardBadge{Status: st, Live: true, ReadAt: now, Now: now}, actionFor(st)

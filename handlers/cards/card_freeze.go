@@ -134,14 +134,14 @@ func (h *Handler) changeStatus(w http.ResponseWriter, r *http.Request, kind stri
 		answer(http.StatusOK, before, true, "The card is already "+before.Label()+"; nothing was sent.", false)
 		return
 	}
-	d, ok := h.runWrite(w, r, handlers.Write{Key: key, Kind: kind, Target: target(hit.ID), Actor: handlers.ActorFrom(ctx), Request: c,
+	d, err := h.Actions.Run(r.Context(), handlers.Write{Key: key, Kind: kind, Target: target(hit.ID), Actor: handlers.ActorFrom(ctx), Request: c,
 		Call: func(ctx context.Context) (handlers.Effect, error) {
 			if err := h.API.SetCardStatus(ctx, c.UserID, c.CardID, apiclient.SetCardStatusRequest{Status: want}); err != nil {
 				return handlers.Effect{}, err
 			}
 			return h.statusEffect(c, after), nil
 		}})
-	if !ok {
+	if h.Answered(w, r, err) {
 		return
 	}
 	if d.State() != store.ActionDone {
@@ -149,7 +149,7 @@ func (h *Handler) changeStatus(w http.ResponseWriter, r *http.Request, kind stri
 	}
 	switch {
 	case d.Repeat:
-		answer(failedStatus(d), before, true, repeatWords(d.Action), d.State() != store.ActionDone)
+		answer(failedStatus(d), before, true, handlers.RepeatWords(d.Action), d.State() != store.ActionDone)
 	case d.State() == store.ActionDone:
 		msg := "Frozen: payments are declined until the card is unfrozen."
 		if kind == kindUnfreeze {
@@ -176,12 +176,17 @@ func (h *Handler) changeStatus(w http.ResponseWriter, r *http.Request, kind stri
 }
 
 // controlAnswer answers a freeze or unfreeze: the control fragment for
-// htmx (swapped in place), or the whole detail page with the control's
-// message and the real status code.
+// htmx (swapped in place; a refusal keeps its 4xx), or the whole detail
+// page with the control's message and the real status code.
 func (h *Handler) controlAnswer(w http.ResponseWriter, r *http.Request, hit store.CardHit, status int, ctl views.CardControl) {
-	if handlers.IsFragmentRequest(r) {
-		w.Header().Set("Cache-Control", "no-store")
-		h.RenderFragment(w, r, http.StatusOK, views.CardControlView(ctl))
+	w.Header().Set("Cache-Control", "no-store")
+	fragmentStatus := status
+	if status >= http.StatusInternalServerError {
+		// An outcome not known is words to read in place, not a fault of
+		// the request: htmx swaps 2xx and the 4xx refusals only.
+		fragmentStatus = http.StatusOK
+	}
+	if h.Fragment(w, r, fragmentStatus, views.CardControlView(ctl)) {
 		return
 	}
 	ctl.Compact, ctl.Poll = false, true

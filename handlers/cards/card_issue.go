@@ -377,7 +377,7 @@ func (h *Handler) Issue(w http.ResponseWriter, r *http.Request) {
 	c := cardRequest{WalletID: wallet.ID, EmployeeID: emp.ID, UserID: emp.ServiceUserID, CardName: f.CardName,
 		CardColor: f.CardColor, Currency: f.Currency, Type: f.Type, DeliveryState: req.DeliveryState,
 		NINGiven: nin != "", PANGiven: pan != "", Known: known}
-	d, ok := h.runWrite(w, r, handlers.Write{Key: key, Kind: kindIssue, Target: "wallet:" + wallet.ID, Actor: handlers.ActorFrom(ctx),
+	d, err := h.Actions.Run(r.Context(), handlers.Write{Key: key, Kind: kindIssue, Target: "wallet:" + wallet.ID, Actor: handlers.ActorFrom(ctx),
 		Request: c,
 		Call: func(ctx context.Context) (handlers.Effect, error) {
 			res, err := h.API.CreateCard(ctx, c.UserID, req)
@@ -386,7 +386,7 @@ func (h *Handler) Issue(w http.ResponseWriter, r *http.Request) {
 			}
 			return h.issueEffect(c, issuedFrom(res)), nil
 		}})
-	if !ok {
+	if h.Answered(w, r, err) {
 		return
 	}
 	f.FormToken = handlers.NewFormToken()
@@ -394,7 +394,7 @@ func (h *Handler) Issue(w http.ResponseWriter, r *http.Request) {
 	if d.State() == store.ActionDone && d.Action.DecodeResult(&res) == nil {
 		result := h.issueResult(r, c, emp, res)
 		if d.Repeat {
-			result.Message = repeatWords(d.Action)
+			result.Message = handlers.RepeatWords(d.Action)
 		}
 		if res.MigrationRequired || res.ProposalID == "" {
 			page(http.StatusConflict, &result)
@@ -405,7 +405,7 @@ func (h *Handler) Issue(w http.ResponseWriter, r *http.Request) {
 	}
 	switch {
 	case d.Repeat:
-		f.Message = repeatWords(d.Action)
+		f.Message = handlers.RepeatWords(d.Action)
 	case d.State() == store.ActionRefused:
 		p := d.Problem
 		for k, m := range p.Fields {

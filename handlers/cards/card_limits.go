@@ -210,19 +210,19 @@ func (h *Handler) SetLimits(w http.ResponseWriter, r *http.Request) {
 	}
 	c := limitsChange{CardID: hit.ID, UserID: hit.ServiceUserID, Currency: cur, TotalDaily: daily, MaxSingle: single,
 		WasDaily: caps.TotalDailyLimit.Decimal, WasSingle: caps.MaxSingleTransactionAmount.Decimal}
-	d, ok := h.runWrite(w, r, handlers.Write{Key: key, Kind: kindLimits, Target: target(hit.ID), Actor: handlers.ActorFrom(ctx), Request: c,
+	d, err := h.Actions.Run(r.Context(), handlers.Write{Key: key, Kind: kindLimits, Target: target(hit.ID), Actor: handlers.ActorFrom(ctx), Request: c,
 		Call: func(ctx context.Context) (handlers.Effect, error) {
 			if err := h.API.SetCardLimits(ctx, c.UserID, c.CardID, req); err != nil {
 				return handlers.Effect{}, err
 			}
 			return handlers.Effect{Detail: c.words()}, nil
 		}})
-	if !ok {
+	if h.Answered(w, r, err) {
 		return
 	}
 	switch {
 	case d.Repeat:
-		h.Flash(r, "info", repeatWords(d.Action))
+		h.Flash(r, "info", handlers.RepeatWords(d.Action))
 		h.Redirect(w, r, "/cards/"+hit.ID+"#limits")
 	case d.State() == store.ActionDone:
 		h.Flash(r, "ok", "Limits saved: "+c.words()+".")

@@ -1,12 +1,15 @@
 package cards
 
 import (
+	"context"
 	"net/http"
 	"strconv"
 	"strings"
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/jackc/pgx/v5"
 
 	"partneradmin/handlers"
 	"partneradmin/store"
@@ -140,16 +143,12 @@ func (h *Handler) Refresh(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		if n > inlineRefreshLimit {
-			_, err := h.Queue.Insert(ctx, RefreshIndexArgs{}, nil)
-			outcome := store.OutcomeOK
-			if err != nil {
-				outcome = store.OutcomeFailed
-			}
-			if aerr := h.Store.Audit(ctx, store.AuditEntry{Actor: actor, Action: "cards.index_refresh", Target: "cards",
-				Outcome: outcome, Detail: "queued for " + strconv.Itoa(n) + " wallets"}); aerr != nil {
-				h.ServerError(w, r, aerr)
-				return
-			}
+			err := h.Store.RequestJob(ctx, store.AuditEntry{Actor: actor, Action: "cards.index_refresh", Target: "cards",
+				Outcome: store.OutcomeOK, Detail: "queued for " + strconv.Itoa(n) + " wallets"},
+				func(ctx context.Context, tx pgx.Tx) error {
+					_, err := h.Queue.InsertTx(ctx, tx, RefreshIndexArgs{}, nil)
+					return err
+				})
 			if err != nil {
 				h.ServerError(w, r, err)
 				return

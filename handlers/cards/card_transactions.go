@@ -110,7 +110,7 @@ func (h *Handler) Transactions(w http.ResponseWriter, r *http.Request) {
 		status = http.StatusUnprocessableEntity
 	}
 	page := views.CardTxnsPage(hit.CardName, hit.EmployeeName, v)
-	h.render(w, r, fragmentStatus(r, status), "Transactions of "+hit.CardName, page, views.CardTxnsPanel(v))
+	h.render(w, r, status, "Transactions of "+hit.CardName, page, views.CardTxnsPanel(v))
 }
 
 // TransactionsCSV downloads the filtered transactions (up to the API's

@@ -28,6 +28,7 @@ import (
 
 	"github.com/a-h/templ"
 	"github.com/go-chi/chi/v5"
+	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/rivertype"
 
@@ -56,6 +57,7 @@ type API interface {
 // Queue enqueues a background job (river's client).
 type Queue interface {
 	Insert(ctx context.Context, args river.JobArgs, opts *river.InsertOpts) (*rivertype.JobInsertResult, error)
+	InsertTx(ctx context.Context, tx pgx.Tx, args river.JobArgs, opts *river.InsertOpts) (*rivertype.JobInsertResult, error)
 }
 
 // Handler serves the card routes.
@@ -119,24 +121,13 @@ const maxReasonLength = 200
 // on pages with sensitive data). fragment, when set, answers htmx.
 func (h *Handler) render(w http.ResponseWriter, r *http.Request, status int, title string, page, fragment templ.Component) {
 	w.Header().Set("Cache-Control", "no-store")
-	if fragment != nil && handlers.IsFragmentRequest(r) {
-		h.RenderFragment(w, r, status, fragment)
+	if fragment != nil && h.Fragment(w, r, status, fragment) {
 		return
 	}
 	meta := h.PageMeta(r, title)
 	meta.NoHistoryCache = true
 	w.Header().Add("Vary", handlers.HeaderHXRequest)
 	h.RenderFragment(w, r, status, views.Layout(meta, page))
-}
-
-// fragmentStatus is the status of an htmx fragment answer: htmx swaps only
-// 2xx answers, so a refusal shown in place is sent as 200 (the fragment says
-// what happened); full pages keep the real status.
-func fragmentStatus(r *http.Request, status int) int {
-	if handlers.IsFragmentRequest(r) {
-		return http.StatusOK
-	}
-	return status
 }
 
 func (h *Handler) canWrite(r *http.Request) bool {
@@ -209,34 +200,6 @@ func checkText(s string, max int, what string) string {
 		return what + " must be at most " + strconv.Itoa(max) + " characters."
 	}
 	return ""
-}
-
-// runWrite sends one change through the action ledger. It answers the
-// request itself, and returns false, when the token was used for another
-// form or the ledger could not be written.
-func (h *Handler) runWrite(w http.ResponseWriter, r *http.Request, wr handlers.Write) (handlers.Done, bool) {
-	d, err := h.Actions.Run(r.Context(), wr)
-	if errors.Is(err, handlers.ErrKeyReused) {
-		h.StaleForm(w, r)
-		return d, false
-	}
-	if err != nil {
-		h.ServerError(w, r, err)
-		return d, false
-	}
-	return d, true
-}
-
-// repeatWords tells the person what the first sending of a form did:
-// nothing was sent now.
-func repeatWords(a store.Action) string {
-	switch a.State {
-	case store.ActionBegun:
-		return "This form was already sent and is still being processed. Nothing was sent again; reload in a moment to see the outcome."
-	case store.ActionDone:
-		return "This form was already sent: done. Nothing was sent again."
-	}
-	return "This form was already sent: " + views.StatusLabel(views.StatusAction, string(a.State)) + ". " + a.Message + " Nothing was sent again."
 }
 
 // failedStatus is the HTTP status of a change that did not end done: the

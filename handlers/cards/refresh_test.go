@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/rivertype"
 
@@ -26,6 +27,10 @@ type fakeQueue struct{ kinds []string }
 func (q *fakeQueue) Insert(_ context.Context, args river.JobArgs, _ *river.InsertOpts) (*rivertype.JobInsertResult, error) {
 	q.kinds = append(q.kinds, args.Kind())
 	return &rivertype.JobInsertResult{}, nil
+}
+
+func (q *fakeQueue) InsertTx(ctx context.Context, _ pgx.Tx, args river.JobArgs, opts *river.InsertOpts) (*rivertype.JobInsertResult, error) {
+	return q.Insert(ctx, args, opts)
 }
 
 // manyWallets is an index store with n NGN wallets (and one EUR wallet,

@@ -14,7 +14,7 @@ import (
 
 	"partneradmin/apiclient"
 	"partneradmin/handlers"
-	"partneradmin/handlers/mirror"
+	"partneradmin/handlers/proposal"
 	"partneradmin/store"
 	"partneradmin/views"
 )
@@ -222,11 +222,11 @@ func finance(d store.Dashboard, linked bool, page store.QueuePage, days []time.T
 	out := &views.DashboardFinance{Linked: linked, SignLinksTotal: d.SignLinksTotal, NoTreasury: d.NoTreasury}
 	links, wallets, moves, runs := d.SignLinks, d.Wallets, d.Money, d.Payroll
 	if out.Linked {
-		names := mirror.Names(page.Names)
+		names := proposal.Names(page.Names)
 		out.WaitingTotal = page.Total
 		for _, p := range page.Rows {
-			out.Waiting = append(out.Waiting, views.DashboardProposal{ID: p.ID, Href: "/approvals/" + p.ID, What: mirror.TypeLabel(p),
-				Amount: mirror.Money(p), From: names.Of(p.OwnerUserID), To: names.Recipient(p), Created: p.CreatedAt})
+			out.Waiting = append(out.Waiting, views.DashboardProposal{ID: p.ID, Href: "/approvals/" + p.ID, What: proposal.TypeLabel(p),
+				Amount: proposal.Money(p), From: names.Of(p.OwnerUserID), To: names.Recipient(p), Created: p.CreatedAt})
 		}
 	}
 	for _, l := range links {

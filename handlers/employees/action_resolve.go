@@ -48,24 +48,24 @@ func (h *Handler) ResolveAction(w http.ResponseWriter, r *http.Request) {
 		what = "an action (not described)"
 	}
 	by := handlers.ActorFrom(r.Context())
-	a, repeat, err := h.runLocal(r.Context(), key, kindResolve, employeeTarget(e.ID), by, map[string]int64{"employeeId": e.ID},
-		"no longer required: "+what+"; marked as resolved by hand on the employee's page",
-		func(ctx context.Context, tx *store.Store) error {
+	d, err := h.Actions.RunLocal(r.Context(), handlers.Local{Key: key, Kind: kindResolve, Target: employeeTarget(e.ID), Actor: by,
+		Request: map[string]int64{"employeeId": e.ID},
+		Detail:  "no longer required: " + what + "; marked as resolved by hand on the employee's page",
+		Change: func(ctx context.Context, tx *store.Store) error {
 			cleared, err := tx.ResolveActionRequired(ctx, e.ID)
 			if err == nil && !cleared {
-				return refusal("no action is required any more")
+				return handlers.Refusal("no action is required any more")
 			}
 			return err
-		})
-	if repeat {
-		h.repeated(w, r, a, err, page)
+		}})
+	if h.Answered(w, r, err) {
 		return
 	}
-	if err != nil {
-		h.ServerError(w, r, err)
+	if d.Repeat {
+		h.Repeated(w, r, d.Action, page)
 		return
 	}
-	if a.State != store.ActionDone {
+	if d.State() != store.ActionDone {
 		h.Flash(r, "info", "No action is required from "+e.Name()+" any more: nothing to mark as resolved.")
 		h.Redirect(w, r, page)
 		return

@@ -11,7 +11,6 @@ import (
 	"partneradmin/apiclient"
 	"partneradmin/handlers"
 	"partneradmin/store"
-	"partneradmin/views"
 )
 
 // The area's actions, by kind: each is also the audit row's action.
@@ -247,61 +246,6 @@ func occupationEffect(req onUser, landed bool, how string) handlers.Effect {
 	return handlers.Effect{Target: employeeTarget(req.EmployeeID), Result: occupationAnswer{Landed: landed}, Detail: detail}
 }
 
-// refusal is what a local change returns when it does not apply: the action
-// is finished refused, with these words, and nothing changes.
-type refusal string
-
-func (r refusal) Error() string { return string(r) }
-
-// runLocal makes a local change under a one-time key, with no upstream
-// call: the ledger row, the change and its audit row commit together (the
-// begun row first, so a second click finds it). A change that returns a
-// refusal finishes the action refused, with its audit row. repeat is true
-// when the key was used before and nothing was done now.
-func (h *Handler) runLocal(ctx context.Context, key, kind, target string, by store.Actor, request any, detail string,
-	change func(ctx context.Context, tx *store.Store) error) (a store.Action, repeat bool, err error) {
-	a, fresh, err := h.Store.BeginAction(ctx, store.NewAction{Key: key, Kind: kind, Target: target, Actor: by, Request: request})
-	if err != nil {
-		return a, false, err
-	}
-	if !fresh {
-		if a.Kind != kind || a.Actor.StaffID != by.StaffID {
-			return a, true, handlers.ErrKeyReused
-		}
-		return a, true, nil
-	}
-	ctx = context.WithoutCancel(ctx)
-	out, err := h.Store.FinishAction(ctx, key, store.Finish{State: store.ActionDone, Message: "Done.", Detail: detail, Apply: change})
-	var no refusal
-	if errors.As(err, &no) {
-		out, err = h.Store.FinishAction(ctx, key, store.Finish{State: store.ActionRefused, Message: string(no)})
-	}
-	if errors.Is(err, store.ErrActionFinished) {
-		err = nil
-	}
-	return out, false, err
-}
-
-// repeated answers a form whose one-time key was used before: nothing was
-// sent now; the page the first attempt concerns says what it did.
-func (h *Handler) repeated(w http.ResponseWriter, r *http.Request, a store.Action, err error, to string) {
-	if errors.Is(err, handlers.ErrKeyReused) {
-		h.ErrorPage(w, r, http.StatusConflict, "Form already used",
-			"This form was already used for something else, so nothing was sent. Go back, reload the page and send it again.")
-		return
-	}
-	msg := "This form was already sent, so nothing was sent again: " + views.StatusLabel(views.StatusAction, string(a.State)) + "."
-	if a.Message != "" && a.State != store.ActionBegun {
-		msg += " " + a.Message
-	}
-	kind := "info"
-	if a.State == store.ActionRefused || a.State == store.ActionUnknown {
-		kind = "warn"
-	}
-	h.Flash(r, kind, msg)
-	h.Redirect(w, r, to)
-}
-
 // problemStatus is the HTTP status a refused or unknown upstream call is
 // answered with.
 func problemStatus(d handlers.Done) int {
@@ -320,19 +264,14 @@ func problemStatus(d handlers.Done) int {
 // other check: the page says what the first post did, and nothing is
 // checked, stored or sent again. It reports whether it answered.
 func (h *Handler) seen(w http.ResponseWriter, r *http.Request, key, kind, to string) bool {
-	a, err := h.Store.ActionByKey(r.Context(), key)
-	if isNotFound(err) {
-		return false
-	}
-	if err != nil {
-		h.ServerError(w, r, err)
+	a, seen, err := h.Actions.Seen(r.Context(), key, kind, handlers.ActorFrom(r.Context()))
+	if h.Answered(w, r, err) {
 		return true
 	}
-	if a.Kind != kind || a.Actor.StaffID != handlers.ActorFrom(r.Context()).StaffID {
-		err = handlers.ErrKeyReused
+	if seen {
+		h.Repeated(w, r, a, to)
 	}
-	h.repeated(w, r, a, err, to)
-	return true
+	return seen
 }
 
 // refuse records a request refused here (the state does not allow it) as
@@ -341,14 +280,13 @@ func (h *Handler) seen(w http.ResponseWriter, r *http.Request, key, kind, to str
 // twice. It reports whether it answered (a repeat or a local failure);
 // otherwise the caller shows the refusal.
 func (h *Handler) refuse(w http.ResponseWriter, r *http.Request, key, kind, target, why, to string) bool {
-	a, repeat, err := h.runLocal(r.Context(), key, kind, target, handlers.ActorFrom(r.Context()), nil, "",
-		func(context.Context, *store.Store) error { return refusal(why) })
-	switch {
-	case repeat:
-		h.repeated(w, r, a, err, to)
+	d, err := h.Actions.RunLocal(r.Context(), handlers.Local{Key: key, Kind: kind, Target: target, Actor: handlers.ActorFrom(r.Context()),
+		Change: func(context.Context, *store.Store) error { return handlers.Refusal(why) }})
+	if h.Answered(w, r, err) {
 		return true
-	case err != nil:
-		h.ServerError(w, r, err)
+	}
+	if d.Repeat {
+		h.Repeated(w, r, d.Action, to)
 		return true
 	}
 	return false

@@ -225,11 +225,7 @@ func (h *Handler) BulkProgress(w http.ResponseWriter, r *http.Request) {
 		h.ServerError(w, r, err)
 		return
 	}
-	if v.Finished && handlers.IsFragmentRequest(r) {
-		// The last poll reloads the page once, so the table shows every
-		// row's outcome.
-		w.Header().Set(handlers.HeaderHXRefresh, "true")
-	}
+	h.ReloadWhenFinished(w, r, v.Finished)
 	h.Render(w, r, http.StatusOK, "Bulk invite", views.BulkRunPage(v), views.BulkProgressView(v))
 }
 
@@ -282,43 +278,40 @@ func (h *Handler) BulkStart(w http.ResponseWriter, r *http.Request) {
 	}
 	by := handlers.ActorFrom(r.Context())
 	target := fmt.Sprintf("bulk_invite:%d", run.ID)
-	var a store.Action
-	var repeat bool
+	l := handlers.Local{Key: key, Kind: kindBulkStart, Target: target, Actor: by, Request: map[string]int64{"runId": run.ID}}
 	if run.State == store.BulkPreview {
-		a, repeat, err = h.runLocal(r.Context(), key, kindBulkStart, target, by, map[string]int64{"runId": run.ID},
-			fmt.Sprintf("sending %d invites from %s", run.ValidRows, run.Filename),
-			func(ctx context.Context, tx *store.Store) error {
-				_, err := tx.StartBulkRun(ctx, run.ID, func(ctx context.Context, ptx pgx.Tx) error {
-					_, err := h.Queue.InsertTx(ctx, ptx, BulkInviteArgs{RunID: run.ID}, nil)
-					return err
-				})
-				if errors.Is(err, store.ErrConflict) {
-					return refusal("this file is already being sent; nothing was sent twice")
-				}
+		l.Detail = fmt.Sprintf("sending %d invites from %s", run.ValidRows, run.Filename)
+		l.Change = func(ctx context.Context, tx *store.Store) error {
+			_, err := tx.StartBulkRun(ctx, run.ID, func(ctx context.Context, ptx pgx.Tx) error {
+				_, err := h.Queue.InsertTx(ctx, ptx, BulkInviteArgs{RunID: run.ID}, nil)
 				return err
 			})
-	} else {
-		detail := "nothing to send"
-		if numbers != nil {
-			detail = fmt.Sprintf("sending the %d rows with identification numbers from the file chosen again", v.WithIDs)
+			if errors.Is(err, store.ErrConflict) {
+				return handlers.Refusal("this file is already being sent; nothing was sent twice")
+			}
+			return err
 		}
-		a, repeat, err = h.runLocal(r.Context(), key, kindBulkStart, target, by, map[string]int64{"runId": run.ID}, detail,
-			func(context.Context, *store.Store) error {
-				if numbers == nil {
-					return refusal("this file is already being sent; nothing was sent twice")
-				}
-				return nil
-			})
+	} else {
+		l.Detail = "nothing to send"
+		if numbers != nil {
+			l.Detail = fmt.Sprintf("sending the %d rows with identification numbers from the file chosen again", v.WithIDs)
+		}
+		l.Change = func(context.Context, *store.Store) error {
+			if numbers == nil {
+				return handlers.Refusal("this file is already being sent; nothing was sent twice")
+			}
+			return nil
+		}
 	}
-	if repeat {
-		h.repeated(w, r, a, err, page)
+	d, err := h.Actions.RunLocal(r.Context(), l)
+	if h.Answered(w, r, err) {
 		return
 	}
-	if err != nil {
-		h.ServerError(w, r, err)
+	if d.Repeat {
+		h.Repeated(w, r, d.Action, page)
 		return
 	}
-	if a.State != store.ActionDone {
+	if d.State() != store.ActionDone {
 		h.Flash(r, "info", "This file is already being sent; nothing was sent twice.")
 		h.Redirect(w, r, page)
 		return
@@ -491,7 +484,7 @@ func (s bulkSender) sendRow(ctx context.Context, run store.BulkRun, row store.Bu
 	}
 	send := apiclient.InviteEmployeeRequest{Name: row.Name, Email: row.Email, KYC: &apiclient.InviteKYC{Profile: profile}}
 	d, err := s.actions.Run(ctx, handlers.Write{Key: bulkKey(run.ID, row.Line), Kind: kindBulkRow, Target: inviteTarget(req), Actor: by,
-		Request: req, Call: callInvite(s.api, send, req, by)})
+		Request: req, Shared: true, Call: callInvite(s.api, send, req, by)})
 	if err != nil {
 		return err
 	}

@@ -9,7 +9,7 @@ import (
 
 	"partneradmin/apiclient"
 	"partneradmin/handlers"
-	"partneradmin/handlers/mirror"
+	"partneradmin/handlers/userstate"
 	"partneradmin/store"
 	"partneradmin/views"
 )
@@ -106,9 +106,9 @@ func (h *Handler) detailView(ctx context.Context, e store.Employee) (views.Emplo
 	}
 	v.Profile = profileView(snaps)
 
-	onb, onbSnap := decodeSnap[apiclient.OnboardingStatus](snaps, mirror.SnapOnboarding)
-	kr, krSnap := decodeSnap[apiclient.KYCReadiness](snaps, mirror.SnapKYCReadiness)
-	ur, urSnap := decodeSnap[apiclient.USDReadiness](snaps, mirror.SnapUSDReadiness)
+	onb, onbSnap := decodeSnap[apiclient.OnboardingStatus](snaps, userstate.SnapOnboarding)
+	kr, krSnap := decodeSnap[apiclient.KYCReadiness](snaps, userstate.SnapKYCReadiness)
+	ur, urSnap := decodeSnap[apiclient.USDReadiness](snaps, userstate.SnapUSDReadiness)
 	for _, cur := range store.ReadinessCurrencies() {
 		c, ok := readiness[e.ID][cur]
 		card := views.CurrencyCardView{Currency: cur, Cell: cellView(cur, c, ok)}
@@ -146,7 +146,7 @@ func (h *Handler) detailView(ctx context.Context, e store.Employee) (views.Emplo
 		v.Currencies = append(v.Currencies, card)
 	}
 
-	vba, vbaSnap := decodeSnap[apiclient.VirtualAccount](snaps, mirror.SnapVBAUSD)
+	vba, vbaSnap := decodeSnap[apiclient.VirtualAccount](snaps, userstate.SnapVBAUSD)
 	if vbaSnap != nil {
 		at := vbaSnap.ReadAt
 		v.USDAccount.ReadAt, v.USDAccount.Error = &at, vbaSnap.Error
@@ -166,7 +166,7 @@ func (h *Handler) detailView(ctx context.Context, e store.Employee) (views.Emplo
 			}
 		}
 	}
-	for _, kind := range []string{mirror.SnapDepositNGN, mirror.SnapDepositMXN} {
+	for _, kind := range []string{userstate.SnapDepositNGN, userstate.SnapDepositMXN} {
 		list, sn := decodeSnap[[]apiclient.DepositAccount](snaps, kind)
 		d := views.DepositAccountsView{Currency: strings.TrimPrefix(kind, "deposit_")}
 		if sn == nil {
@@ -192,7 +192,7 @@ func (h *Handler) detailView(ctx context.Context, e store.Employee) (views.Emplo
 			v.WalletsReadAt = w.BalanceReadAt
 		}
 	}
-	if _, sn := decodeSnap[[]apiclient.Wallet](snaps, mirror.SnapWallets); sn != nil && sn.Error != "" {
+	if _, sn := decodeSnap[[]apiclient.Wallet](snaps, userstate.SnapWallets); sn != nil && sn.Error != "" {
 		v.WalletsError = sn.Error
 	}
 	return v, nil
@@ -213,7 +213,7 @@ func walletView(w store.Wallet) views.WalletView {
 }
 
 func profileView(snaps map[string]store.Snapshot) views.ProfileView {
-	s, sn := decodeSnap[mirror.KYCSummary](snaps, mirror.SnapKYCSummary)
+	s, sn := decodeSnap[userstate.KYCSummary](snaps, userstate.SnapKYCSummary)
 	var p views.ProfileView
 	if sn == nil {
 		return p
@@ -294,7 +294,7 @@ func (h *Handler) FixOccupation(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	req := onUser{EmployeeID: e.ID, ServiceUserID: e.ServiceUserID, OccupationCode: fix.Code, EmploymentStatus: "employed"}
-	if s, _ := decodeSnap[mirror.KYCSummary](snaps, mirror.SnapKYCSummary); s != nil && s.EmploymentStatus != "" {
+	if s, _ := decodeSnap[userstate.KYCSummary](snaps, userstate.SnapKYCSummary); s != nil && s.EmploymentStatus != "" {
 		req.EmploymentStatus = s.EmploymentStatus
 	}
 	by := handlers.ActorFrom(r.Context())
@@ -315,12 +315,11 @@ func (h *Handler) FixOccupation(w http.ResponseWriter, r *http.Request) {
 			}
 			return occupationEffect(req, true, "GET /kyc shows it"), nil
 		}})
-	if d.Repeat {
-		h.repeated(w, r, d.Action, err, fmt.Sprintf("/employees/%d", e.ID))
+	if h.Answered(w, r, err) {
 		return
 	}
-	if err != nil {
-		h.ServerError(w, r, err)
+	if d.Repeat {
+		h.Repeated(w, r, d.Action, fmt.Sprintf("/employees/%d", e.ID))
 		return
 	}
 	switch d.State() {
@@ -407,12 +406,11 @@ func (h *Handler) RetryUSD(w http.ResponseWriter, r *http.Request) {
 			}
 			return handlers.Effect{Target: employeeTarget(e.ID), Detail: "start-usa sent again"}, nil
 		}})
-	if d.Repeat {
-		h.repeated(w, r, d.Action, err, page)
+	if h.Answered(w, r, err) {
 		return
 	}
-	if err != nil {
-		h.ServerError(w, r, err)
+	if d.Repeat {
+		h.Repeated(w, r, d.Action, page)
 		return
 	}
 	switch d.State() {

@@ -165,9 +165,7 @@ func (h *Handler) unchanged(w http.ResponseWriter, r *http.Request) (bool, error
 	if since != changeStamp(at) {
 		return false, nil
 	}
-	w.Header().Add("Vary", handlers.HeaderHXRequest)
-	w.WriteHeader(http.StatusNoContent)
-	return true, nil
+	return h.Unchanged(w, r, true), nil
 }
 
 // changeStamp is the text form of EmployeesChangedAt that pages send back

@@ -9,33 +9,33 @@ import (
 	"time"
 
 	"partneradmin/apiclient"
-	"partneradmin/handlers/mirror"
+	"partneradmin/handlers/inbound"
 	"partneradmin/store"
 	"partneradmin/views"
 )
 
 // Events applies webhook events about employees, handed over by the webhooks
-// area with the types both share (handlers/mirror). Every method is
+// area with the types both share (handlers/inbound). Every method is
 // idempotent: events may repeat, arrive out of order and be replayed.
 type Events struct {
 	H *Handler
 }
 
-func known(userID string, r LinkResult, format string, args ...any) mirror.EventOutcome {
+func known(userID string, r LinkResult, format string, args ...any) inbound.Outcome {
 	if !r.Known {
-		return mirror.NoLocalEmployee(userID)
+		return inbound.NoLocalEmployee(userID)
 	}
-	return mirror.EventOutcome{State: store.EventProcessed, ServiceUserID: userID, Note: fmt.Sprintf(format, args...)}
+	return inbound.Outcome{State: store.EventProcessed, ServiceUserID: userID, Note: fmt.Sprintf(format, args...)}
 }
 
 // LinkInvite applies employee.linked.
-func (a Events) LinkInvite(ctx context.Context, p apiclient.EmployeeLinkedPayload, _ mirror.EmployeeEvent) (mirror.EventOutcome, error) {
+func (a Events) LinkInvite(ctx context.Context, p apiclient.EmployeeLinkedPayload, _ inbound.EmployeeEvent) (inbound.Outcome, error) {
 	r, err := a.H.LinkEmployee(ctx, p)
 	if err != nil {
-		return mirror.EventOutcome{}, err
+		return inbound.Outcome{}, err
 	}
 	if !r.Known {
-		o := mirror.NoLocalEmployee(p.ServiceUserID)
+		o := inbound.NoLocalEmployee(p.ServiceUserID)
 		o.Note = "no local invite for " + p.CompanyEmail + " (invitationId " + p.InvitationID + "); kept for reconciliation"
 		return o, nil
 	}
@@ -47,36 +47,36 @@ func (a Events) LinkInvite(ctx context.Context, p apiclient.EmployeeLinkedPayloa
 
 // Unlink applies employee.unlinked: the spec says nothing of what follows,
 // so the employee's onboarding is read again and the event recorded.
-func (a Events) Unlink(ctx context.Context, e mirror.EmployeeEvent) (mirror.EventOutcome, error) {
+func (a Events) Unlink(ctx context.Context, e inbound.EmployeeEvent) (inbound.Outcome, error) {
 	r, err := a.H.RefreshOnboardingOf(ctx, e.ServiceUserID)
 	if err != nil {
-		return mirror.EventOutcome{}, err
+		return inbound.Outcome{}, err
 	}
 	return known(e.ServiceUserID, r, "the employee was unlinked at the Partner API; their onboarding status is refreshed"), nil
 }
 
 // RecordVBA applies employee.vba.registered by reading the accounts again.
-func (a Events) RecordVBA(ctx context.Context, e mirror.EmployeeEvent) (mirror.EventOutcome, error) {
+func (a Events) RecordVBA(ctx context.Context, e inbound.EmployeeEvent) (inbound.Outcome, error) {
 	r, err := a.H.RefreshOnboardingOf(ctx, e.ServiceUserID)
 	if err != nil {
-		return mirror.EventOutcome{}, err
+		return inbound.Outcome{}, err
 	}
 	return known(e.ServiceUserID, r, "the employee's virtual account details are refreshed"), nil
 }
 
 // RefreshOnboarding applies onboarding.completed and onboarding.failed;
 // onboarding.completed first clears the action-required flag.
-func (a Events) RefreshOnboarding(ctx context.Context, e mirror.EmployeeEvent) (mirror.EventOutcome, error) {
+func (a Events) RefreshOnboarding(ctx context.Context, e inbound.EmployeeEvent) (inbound.Outcome, error) {
 	cleared := false
 	if e.EventType == apiclient.EventOnboardingCompleted {
 		var err error
 		if cleared, err = a.H.ClearKYCActionOnCompletion(ctx, e.ServiceUserID, e.EventID, e.ReceivedAt); err != nil {
-			return mirror.EventOutcome{}, err
+			return inbound.Outcome{}, err
 		}
 	}
 	r, err := a.H.RefreshOnboardingOf(ctx, e.ServiceUserID)
 	if err != nil {
-		return mirror.EventOutcome{}, err
+		return inbound.Outcome{}, err
 	}
 	if cleared {
 		return known(e.ServiceUserID, r, "the request for the employee to act is cleared; their onboarding status is refreshed"), nil
@@ -86,10 +86,10 @@ func (a Events) RefreshOnboarding(ctx context.Context, e mirror.EmployeeEvent) (
 
 // FlagKYCAction applies kyc.action_required. Its payload fields are not
 // shown in the spec: a message-like field is used when present.
-func (a Events) FlagKYCAction(ctx context.Context, e mirror.EmployeeEvent) (mirror.EventOutcome, error) {
+func (a Events) FlagKYCAction(ctx context.Context, e inbound.EmployeeEvent) (inbound.Outcome, error) {
 	r, err := a.H.FlagKYCAction(ctx, e.ServiceUserID, actionWords(e.Payload))
 	if err != nil {
-		return mirror.EventOutcome{}, err
+		return inbound.Outcome{}, err
 	}
 	return known(e.ServiceUserID, r, "the employee is flagged: they need to act"), nil
 }
@@ -131,16 +131,16 @@ type InviteChecker struct{ H *Handler }
 func (InviteChecker) Name() string { return "invites" }
 
 // Reconcile links every invite whose employee the API already knows.
-func (r InviteChecker) Reconcile(ctx context.Context) (mirror.ReconcileResult, error) {
+func (r InviteChecker) Reconcile(ctx context.Context) (inbound.ReconcileResult, error) {
 	res, err := r.H.ReconcileInvites(ctx, reconciliationActor, "reconciliation job")
 	if err != nil {
-		return mirror.ReconcileResult{}, err
+		return inbound.ReconcileResult{}, err
 	}
 	notes := res.Notes
 	if res.Failed > 0 {
 		notes = append(notes, fmt.Sprintf("%d invites could not be checked; retried next run", res.Failed))
 	}
-	return mirror.ReconcileResult{Checked: res.Checked, Corrected: res.Linked, Notes: notes}, nil
+	return inbound.ReconcileResult{Checked: res.Checked, Corrected: res.Linked, Notes: notes}, nil
 }
 
 // OnboardingChecker re-reads the onboarding of the linked employees read
@@ -157,8 +157,8 @@ type OnboardingChecker struct {
 func (OnboardingChecker) Name() string { return "onboarding" }
 
 // Reconcile refreshes the stalest snapshots.
-func (r OnboardingChecker) Reconcile(ctx context.Context) (mirror.ReconcileResult, error) {
-	var res mirror.ReconcileResult
+func (r OnboardingChecker) Reconcile(ctx context.Context) (inbound.ReconcileResult, error) {
+	var res inbound.ReconcileResult
 	stale, err := r.H.Store.StaleOnboarding(ctx, r.H.Clock().Add(-r.MaxAge), r.Batch)
 	if err != nil {
 		return res, err

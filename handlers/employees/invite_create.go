@@ -97,12 +97,11 @@ func (h *Handler) Invite(w http.ResponseWriter, r *http.Request) {
 	send, req := inviteRequest(f), invitedOf(f)
 	d, err := h.Actions.Run(r.Context(), handlers.Write{Key: key, Kind: kindInvite, Target: inviteTarget(req), Actor: by, Request: req,
 		Call: callInvite(h.API, send, req, by)})
-	if d.Repeat {
-		h.repeated(w, r, d.Action, err, h.pageOfEmail(r.Context(), f.Email))
+	if h.Answered(w, r, err) {
 		return
 	}
-	if err != nil {
-		h.ServerError(w, r, err)
+	if d.Repeat {
+		h.Repeated(w, r, d.Action, h.pageOfEmail(r.Context(), f.Email))
 		return
 	}
 	if d.State() == store.ActionDone {
@@ -175,12 +174,11 @@ func (h *Handler) Reinvite(w http.ResponseWriter, r *http.Request) {
 	req := invited{Email: e.Email, Name: e.Name(), FirstName: e.FirstName, LastName: e.LastName, Country: e.Country, EmployeeID: e.ID}
 	d, err := h.Actions.Run(r.Context(), handlers.Write{Key: key, Kind: kindReinvite, Target: inviteTarget(req), Actor: by, Request: req,
 		Call: callInvite(h.API, apiclient.InviteEmployeeRequest{Name: e.Name(), Email: e.Email}, req, by)})
-	if d.Repeat {
-		h.repeated(w, r, d.Action, err, page)
+	if h.Answered(w, r, err) {
 		return
 	}
-	if err != nil {
-		h.ServerError(w, r, err)
+	if d.Repeat {
+		h.Repeated(w, r, d.Action, page)
 		return
 	}
 	switch d.State() {

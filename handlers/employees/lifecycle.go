@@ -134,12 +134,11 @@ func (h *Handler) Delete(w http.ResponseWriter, r *http.Request) {
 			}
 			return deleteEffect(req, "the Partner API answered: "+answered(res, "deleted"), h.Clock()), nil
 		}})
-	if d.Repeat {
-		h.repeated(w, r, d.Action, err, page)
+	if h.Answered(w, r, err) {
 		return
 	}
-	if err != nil {
-		h.ServerError(w, r, err)
+	if d.Repeat {
+		h.Repeated(w, r, d.Action, page)
 		return
 	}
 	if d.State() == store.ActionDone {
@@ -201,12 +200,11 @@ func (h *Handler) Reactivate(w http.ResponseWriter, r *http.Request) {
 			}
 			return reactivateEffect(req, "the Partner API answered: "+answered(res, "reactivated")), nil
 		}})
-	if d.Repeat {
-		h.repeated(w, r, d.Action, err, page)
+	if h.Answered(w, r, err) {
 		return
 	}
-	if err != nil {
-		h.ServerError(w, r, err)
+	if d.Repeat {
+		h.Repeated(w, r, d.Action, page)
 		return
 	}
 	if d.State() == store.ActionDone {

@@ -9,7 +9,7 @@ import (
 
 	"partneradmin/apiclient"
 	"partneradmin/handlers"
-	"partneradmin/handlers/mirror"
+	"partneradmin/handlers/userstate"
 	"partneradmin/store"
 )
 
@@ -162,7 +162,7 @@ func (h *Handler) ReconcileInvites(ctx context.Context, by store.Actor, source s
 		}
 		kycSubmitted := false
 		if p, err := h.API.GetKYC(ctx, u.ServiceUserID); err == nil {
-			kycSubmitted = !mirror.Summarise(p).Empty
+			kycSubmitted = !userstate.Summarise(p).Empty
 		}
 		le, changed, err := h.Store.LinkInvite(ctx, store.LinkInput{Email: e.Email, ServiceUserID: u.ServiceUserID,
 			LinkedAt: time.Time{}, KYCSubmitted: kycSubmitted, Source: source}, by)

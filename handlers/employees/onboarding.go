@@ -5,12 +5,12 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"partneradmin/handlers/mirror"
+	"partneradmin/handlers/userstate"
 	"partneradmin/store"
 )
 
 // Refresh reads an employee's onboarding from the API and records the
-// snapshots, readiness and wallets (handlers/mirror). Used by the employee
+// snapshots, readiness and wallets (handlers/userstate). Used by the employee
 // page, the refresh button and webhook events. When the employee is flagged
 // as needing an action and the readings show nothing further asked, the
 // flag is cleared and recorded under by, unless it was raised after the
@@ -32,8 +32,8 @@ func (h *Handler) Refresh(ctx context.Context, e store.Employee, by store.Actor)
 		}
 		readFrom = t
 	}
-	rd := mirror.ReadOnboarding(ctx, h.API, e.ServiceUserID, h.Clock())
-	cells, err := mirror.RecordOnboarding(ctx, h.Store, e.ID, rd)
+	rd := userstate.ReadOnboarding(ctx, h.API, e.ServiceUserID, h.Clock())
+	cells, err := userstate.RecordOnboarding(ctx, h.Store, e.ID, rd)
 	if err != nil {
 		return err
 	}

@@ -21,15 +21,15 @@ import (
 )
 
 // bulkOffers are the readiness matrix's "start for everyone ready" forms,
-// from the whole workforce's counts.
-func bulkOffers(counts map[string]map[string]int, token func() string) []views.OnboardingBulkOffer {
+// from the whole workforce's counts, each with its own one-time token.
+func bulkOffers(counts map[string]map[string]int) []views.OnboardingBulkOffer {
 	var out []views.OnboardingBulkOffer
 	for _, cur := range store.ReadinessCurrencies() {
 		rl, ok := rails[cur]
 		if !ok || !rl.Bulk {
 			continue
 		}
-		o := views.OnboardingBulkOffer{Currency: cur, Ready: counts[cur][store.ReadyToActivate], Token: token(), Global: rl.Global}
+		o := views.OnboardingBulkOffer{Currency: cur, Ready: counts[cur][store.ReadyToActivate], Token: handlers.NewFormToken(), Global: rl.Global}
 		if rl.Global {
 			o.IdentityLevels = identityLevels()
 		}
@@ -178,9 +178,7 @@ func (h *Handler) OnboardingRunProgress(w http.ResponseWriter, r *http.Request) 
 		h.ServerError(w, r, err)
 		return
 	}
-	if v.Finished && handlers.IsFragmentRequest(r) {
-		w.Header().Set(handlers.HeaderHXRefresh, "true")
-	}
+	h.ReloadWhenFinished(w, r, v.Finished)
 	h.Render(w, r, http.StatusOK, "Starting "+run.Currency+" onboarding", views.OnboardingRunPage(v), views.OnboardingRunProgress(v))
 }
 
@@ -294,8 +292,8 @@ func (h *Handler) sendRunRow(ctx context.Context, run store.OnboardingRun, row s
 	}
 	req.RunID = run.ID
 	d, err := h.Actions.Run(ctx, handlers.Write{Key: key, Kind: kindStartRail, Target: employeeTarget(e.ID), Actor: by, Request: req,
-		Call: callStart(h.API, req, "", runRowApply)})
-	if err != nil && !errors.Is(err, handlers.ErrKeyReused) {
+		Shared: true, Call: callStart(h.API, req, "", runRowApply)})
+	if err != nil {
 		return err
 	}
 	if d.State() == store.ActionDone && !d.Repeat {

@@ -420,15 +420,15 @@ func (h *Handler) StartRail(w http.ResponseWriter, r *http.Request) {
 	}
 	req.Form, req.BVNSent = formKey, rl.Currency == "NGN"
 	by := handlers.ActorFrom(ctx)
+	// Shared: a start is one per employee and rail, whoever sends it.
 	d, err := h.Actions.Run(ctx, handlers.Write{Key: key, Kind: kindStartRail, Target: employeeTarget(e.ID), Actor: by, Request: req,
-		Call: callStart(h.API, req, bvn, nil)})
+		Shared: true, Call: callStart(h.API, req, bvn, nil)})
 	bvn = ""
-	if d.Repeat {
-		h.startAnswered(w, r, d.Action, rl, page)
+	if h.Answered(w, r, err) {
 		return
 	}
-	if err != nil {
-		h.ServerError(w, r, err)
+	if d.Repeat {
+		h.startAnswered(w, r, d.Action, rl, page)
 		return
 	}
 	switch d.State() {
@@ -531,12 +531,11 @@ func (h *Handler) ActivateMexicoKYC(w http.ResponseWriter, r *http.Request) {
 			}
 			return handlers.Effect{Target: employeeTarget(e.ID), Result: res, Detail: detail}, nil
 		}})
-	if d.Repeat {
-		h.repeated(w, r, d.Action, err, page)
+	if h.Answered(w, r, err) {
 		return
 	}
-	if err != nil {
-		h.ServerError(w, r, err)
+	if d.Repeat {
+		h.Repeated(w, r, d.Action, page)
 		return
 	}
 	switch d.State() {

@@ -28,7 +28,7 @@ func (h *Handler) Matrix(w http.ResponseWriter, r *http.Request) {
 	if !handlers.IsFragmentRequest(r) {
 		v.Chart = readinessChart(v.Columns, p.counts)
 		if canWrite(r) {
-			v.Bulk = bulkOffers(p.counts, handlers.NewFormToken)
+			v.Bulk = bulkOffers(p.counts)
 		}
 	}
 	h.Render(w, r, p.status, "Readiness", views.ReadinessMatrixPage(v), nil)

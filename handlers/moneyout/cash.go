@@ -278,11 +278,7 @@ func (h *Handler) cashOrder(w http.ResponseWriter, r *http.Request, typ apiclien
 				Detail: strings.ToLower(string(typ)) + " order of " + q.Price.String() + " " + string(q.PriceCurrency) + " in " + q.Country}, nil
 		}})
 	switch {
-	case errors.Is(err, handlers.ErrKeyReused):
-		h.StaleForm(w, r)
-		return
-	case err != nil:
-		h.ServerError(w, r, err)
+	case h.Answered(w, r, err):
 		return
 	case done.Repeat:
 		id, _ := strings.CutPrefix(done.Action.Target, "cash_order:")

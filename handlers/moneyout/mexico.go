@@ -227,15 +227,10 @@ func (h *Handler) MexicoQuote(w http.ResponseWriter, r *http.Request) {
 			return mexicoQuoted(key, q, *quote, actor), nil
 		}})
 	switch {
-	case errors.Is(err, handlers.ErrKeyReused):
-		h.StaleForm(w, r)
-		return
-	case err != nil:
-		h.ServerError(w, r, err)
+	case h.Answered(w, r, err):
 		return
 	case done.Repeat:
-		h.Flash(r, "info", sepaMXNRepeated(done.Action))
-		h.Redirect(w, r, mexicoPage(mexicoIDOf(done.Action)))
+		h.Repeated(w, r, done.Action, mexicoPage(mexicoIDOf(done.Action)))
 		return
 	case done.State() == store.ActionDone:
 		o, err := h.store.SepaMXNOrderByID(ctx, store.RailMXN, id)

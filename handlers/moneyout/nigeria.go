@@ -14,7 +14,8 @@ import (
 
 	"partneradmin/apiclient"
 	"partneradmin/handlers"
-	"partneradmin/handlers/mirror"
+	"partneradmin/handlers/proposal"
+	"partneradmin/handlers/userstate"
 	"partneradmin/store"
 	"partneradmin/views"
 )
@@ -369,11 +370,7 @@ func (h *Handler) NigeriaAccount(w http.ResponseWriter, r *http.Request) {
 				Detail: fmt.Sprintf("withdrawal account %s at %s (****%s, %s) registered", acct.ID, q.BankName, q.Last4, q.Holder)}, nil
 		}})
 	switch {
-	case errors.Is(err, handlers.ErrKeyReused):
-		h.StaleForm(w, r)
-		return
-	case err != nil:
-		h.ServerError(w, r, err)
+	case h.Answered(w, r, err):
 		return
 	case done.State() == store.ActionDone:
 		var acct ngnAccount
@@ -494,7 +491,7 @@ func (h *Handler) npLiveBalance(ctx context.Context, userID, walletID string) (d
 		return decimal.Decimal{}, false
 	}
 	rctx := apiclient.WithReadDeadline(ctx, time.Now().Add(npReadBudget))
-	if _, _, err := mirror.RefreshBalances(rctx, h.store, h.api, userID, h.clock()); err != nil {
+	if _, _, err := userstate.RefreshBalances(rctx, h.store, h.api, userID, h.clock()); err != nil {
 		h.Logger.WarnContext(ctx, "moneyout: balances not read", "err", err)
 		return decimal.Decimal{}, false
 	}
@@ -572,11 +569,7 @@ func (h *Handler) NigeriaOfframp(w http.ResponseWriter, r *http.Request) {
 			return ngnOfframpEffect(q, apiclient.Proposal{ID: o.ProposalID, Status: o.Status}, o.Quote, actor, h.clock()), nil
 		}})
 	switch {
-	case errors.Is(err, handlers.ErrKeyReused):
-		h.StaleForm(w, r)
-		return
-	case err != nil:
-		h.ServerError(w, r, err)
+	case h.Answered(w, r, err):
 		return
 	case done.Repeat || done.State() == store.ActionDone:
 		if done.Repeat {
@@ -627,7 +620,7 @@ func ngnOfframpPage(actionID int64) string {
 // ngnOfframpEffect mirrors the proposal with its creator (who then may not
 // approve it); what the API's answer leaves out is what was asked.
 func ngnOfframpEffect(q ngnOfframpRequest, p apiclient.Proposal, quote *apiclient.NigerianOfframpQuote, by store.Actor, now time.Time) handlers.Effect {
-	row := mirror.FromAPI(p, q.OwnerUserID, now)
+	row := proposal.FromAPI(p, q.OwnerUserID, now)
 	if row.WalletID == "" {
 		row.WalletID = q.WalletID
 	}

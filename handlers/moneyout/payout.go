@@ -13,7 +13,7 @@ import (
 
 	"partneradmin/apiclient"
 	"partneradmin/handlers"
-	"partneradmin/handlers/mirror"
+	"partneradmin/handlers/proposal"
 	"partneradmin/store"
 	"partneradmin/views"
 )
@@ -438,11 +438,7 @@ func (h *Handler) BankPayoutConfirm(w http.ResponseWriter, r *http.Request) {
 			return bpPayoutEffect(key, q, *p, actor), nil
 		}})
 	switch {
-	case errors.Is(err, handlers.ErrKeyReused):
-		h.StaleForm(w, r)
-		return
-	case err != nil:
-		h.ServerError(w, r, err)
+	case h.Answered(w, r, err):
 		return
 	case done.Repeat:
 		h.bpPayoutRepeat(w, r, done.Action)
@@ -627,7 +623,7 @@ func (h *Handler) bpShowPayout(w http.ResponseWriter, r *http.Request, rec store
 		return
 	}
 	if panel == nil && sr != nil {
-		p := mirror.SignPanelOf(*sr, h.clock())
+		p := proposal.SignPanelOf(*sr, h.clock())
 		panel = &p
 	}
 	wl := store.Wallet{Currency: string(apiclient.USDB)}

@@ -258,15 +258,10 @@ func (h *Handler) SEPAPost(w http.ResponseWriter, r *http.Request) {
 			return sepaPrepared(key, q, *o, actor), nil
 		}})
 	switch {
-	case errors.Is(err, handlers.ErrKeyReused):
-		h.StaleForm(w, r)
-		return
-	case err != nil:
-		h.ServerError(w, r, err)
+	case h.Answered(w, r, err):
 		return
 	case done.Repeat:
-		h.Flash(r, "info", sepaMXNRepeated(done.Action))
-		h.Redirect(w, r, sepaPage(sepaIDOf(done.Action)))
+		h.Repeated(w, r, done.Action, sepaPage(sepaIDOf(done.Action)))
 		return
 	case done.State() == store.ActionDone:
 		o, err := h.store.SepaMXNOrderByID(ctx, store.RailSEPA, id)
@@ -491,15 +486,10 @@ func (h *Handler) SEPAProviderStart(w http.ResponseWriter, r *http.Request) {
 				Detail: "EUR provider onboarding started for the treasury with wallet " + req.EURWalletAddress + " (status " + st.Status + ")"}, nil
 		}})
 	switch {
-	case errors.Is(err, handlers.ErrKeyReused):
-		h.StaleForm(w, r)
-		return
-	case err != nil:
-		h.ServerError(w, r, err)
+	case h.Answered(w, r, err):
 		return
 	case done.Repeat:
-		h.Flash(r, "info", sepaMXNRepeated(done.Action))
-		h.Redirect(w, r, "/money-out/sepa")
+		h.Repeated(w, r, done.Action, "/money-out/sepa")
 		return
 	case done.State() == store.ActionDone:
 		h.Flash(r, "ok", "EUR provider onboarding was started. "+

@@ -7,7 +7,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"partneradmin/apiclient"
-	"partneradmin/handlers/mirror"
+	"partneradmin/handlers/proposal"
 	"partneradmin/store"
 	"partneradmin/views"
 )
@@ -67,23 +67,13 @@ func sepaMXNReadFailed(err error) string {
 	return "The API did not answer."
 }
 
-// sepaMXNRepeated is what a person is told when a form comes back after it
-// was sent.
-func sepaMXNRepeated(a store.Action) string {
-	msg := "This form was already sent: " + views.StatusLabel(views.StatusAction, string(a.State)) + ". Nothing was sent again."
-	if a.Message != "" && (!a.State.Finished() || a.State == store.ActionRefused) {
-		msg += " " + a.Message
-	}
-	return msg
-}
-
 // sepaMXNPanel is the stored state of a sign request, without its link
 // (which is shown once, when issued).
 func (h *Handler) sepaMXNPanel(sr *store.SignRequest) *views.SignPanel {
 	if sr == nil {
 		return nil
 	}
-	p := mirror.SignPanelOf(*sr, h.clock())
+	p := proposal.SignPanelOf(*sr, h.clock())
 	return &p
 }
 

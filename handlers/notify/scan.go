@@ -12,7 +12,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"
 
-	"partneradmin/handlers/mirror"
+	"partneradmin/handlers/proposal"
 	"partneradmin/store"
 )
 
@@ -141,8 +141,8 @@ func (h *Handler) due(ctx context.Context, now time.Time) ([]event, error) {
 		return nil, err
 	}
 	for _, p := range proposals {
-		amount := mirror.Money(store.Proposal{Amount: p.Amount, Currency: p.Currency}).String()
-		kind := strings.ToLower(mirror.TypeLabel(store.Proposal{Type: p.Type}))
+		amount := proposal.Money(store.Proposal{Amount: p.Amount, Currency: p.Currency}).String()
+		kind := strings.ToLower(proposal.TypeLabel(store.Proposal{Type: p.Type}))
 		out = append(out, event{
 			kind: KindProposalApproval, subject: "proposal:" + p.ID + ":" + strconv.Itoa(p.Round),
 			path:  "/approvals/" + p.ID,

@@ -14,7 +14,7 @@ import (
 
 	"partneradmin/apiclient"
 	"partneradmin/handlers"
-	"partneradmin/handlers/mirror"
+	"partneradmin/handlers/proposal"
 	"partneradmin/store"
 	"partneradmin/views"
 )
@@ -219,30 +219,27 @@ func (h *Handler) approveRow(ctx context.Context, row store.PayrollRow, viewerID
 	if already {
 		return views.PayrollOutcome{Text: "not approved: you already approved it (as another wallet admin); someone else must give the next approval."}, nil
 	}
-	identity := mirror.ActingIdentity(p, linked)
-	req := mirror.ApproveRequest{ProposalID: p.ID, OwnerUserID: p.OwnerUserID, WalletID: p.WalletID, Round: p.Round,
+	identity := proposal.ActingIdentity(p, linked)
+	req := proposal.ApproveRequest{ProposalID: p.ID, OwnerUserID: p.OwnerUserID, WalletID: p.WalletID, Round: p.Round,
 		Identity: identity, ApprovalsBefore: len(p.Approvals), Form: form}
-	key, err := mirror.ApprovalKey(ctx, h.store, req)
-	if errors.Is(err, mirror.ErrTooManyAttempts) {
+	key, err := proposal.ApprovalKey(ctx, h.store, req)
+	if errors.Is(err, proposal.ErrTooManyAttempts) {
 		return views.PayrollOutcome{Text: "not approved: the API refused this approval too many times; check the wallet admin you are linked to."}, nil
 	}
 	if err != nil {
 		return views.PayrollOutcome{}, err
 	}
-	done, err := h.actions.Run(ctx, handlers.Write{Key: key, Kind: mirror.KindApprove, Target: "proposal:" + p.ID, Actor: actor,
-		Request: req, Call: func(ctx context.Context) (handlers.Effect, error) {
-			if identity != mirror.PartnerIdentity {
+	done, err := h.actions.Run(ctx, handlers.Write{Key: key, Kind: proposal.KindApprove, Target: "proposal:" + p.ID, Actor: actor,
+		Request: req, Shared: true, Call: func(ctx context.Context) (handlers.Effect, error) {
+			if identity != proposal.PartnerIdentity {
 				ctx = apiclient.WithActingUser(ctx, identity)
 			}
 			after, err := h.api.ApproveProposal(ctx, p.OwnerUserID, p.ID)
 			if err != nil {
 				return handlers.Effect{}, err
 			}
-			return mirror.ApprovalEffect(req, actor, *after, h.clock()), nil
+			return proposal.ApprovalEffect(req, actor, *after, h.clock()), nil
 		}})
-	if errors.Is(err, handlers.ErrKeyReused) && done.Action.Kind == mirror.KindApprove {
-		err = nil // a colleague acting as the same wallet admin sent it
-	}
 	if err != nil {
 		return views.PayrollOutcome{}, err
 	}

@@ -9,7 +9,7 @@ import (
 
 	"partneradmin/apiclient"
 	"partneradmin/handlers"
-	"partneradmin/handlers/mirror"
+	"partneradmin/handlers/proposal"
 	"partneradmin/store"
 	"partneradmin/views"
 )
@@ -58,33 +58,27 @@ func (h *Handler) Cancel(w http.ResponseWriter, r *http.Request) {
 		h.Render(w, r, http.StatusUnprocessableEntity, "Payroll run", views.PayrollRunPage(v), nil)
 		return
 	}
-	a, fresh, err := h.store.BeginAction(ctx, store.NewAction{Key: key, Kind: kindCancel, Target: "payroll:" + fmt.Sprint(run.ID),
-		Actor: actor, Request: map[string]any{"runId": run.ID, "reason": reason}})
-	if err != nil {
-		h.ServerError(w, r, err)
-		return
-	}
-	if !fresh {
-		h.repeated(w, r, a, page)
-		return
-	}
-	ctx = context.WithoutCancel(ctx)
 	detail := "canceled: " + reason
 	if run.State == store.PayrollCanceled {
 		detail = "rejecting the run's remaining open proposals: " + reason
 	}
-	_, err = h.store.FinishAction(ctx, key, store.Finish{State: store.ActionDone, Message: "Done.", Detail: detail,
-		Apply: func(ctx context.Context, tx *store.Store) error {
+	d, err := h.actions.RunLocal(ctx, handlers.Local{Key: key, Kind: kindCancel, Target: "payroll:" + fmt.Sprint(run.ID), Actor: actor,
+		Request: map[string]any{"runId": run.ID, "reason": reason}, Detail: detail,
+		Change: func(ctx context.Context, tx *store.Store) error {
 			err := tx.CancelPayrollRun(ctx, run.ID, reason)
 			if errors.Is(err, store.ErrConflict) {
 				return nil // canceled before: its remaining proposals are rejected now
 			}
 			return err
 		}})
-	if err != nil && !errors.Is(err, store.ErrActionFinished) {
-		h.ServerError(w, r, err)
+	if h.Answered(w, r, err) {
 		return
 	}
+	if d.Repeat {
+		h.Repeated(w, r, d.Action, page)
+		return
+	}
+	ctx = context.WithoutCancel(ctx)
 	rows, err := h.store.PayrollRows(ctx, run.ID)
 	if err != nil {
 		h.ServerError(w, r, err)
@@ -130,12 +124,12 @@ func (h *Handler) Cancel(w http.ResponseWriter, r *http.Request) {
 func (h *Handler) rejectRow(ctx context.Context, run store.PayrollRun, row store.PayrollRow, reason, linked string, actor store.Actor,
 	token string) (views.PayrollOutcome, error) {
 	p := *row.Proposal
-	req := mirror.RejectRequest{ProposalID: p.ID, OwnerUserID: p.OwnerUserID, Reason: reason}
-	if mirror.NeedsLink(p) {
+	req := proposal.RejectRequest{ProposalID: p.ID, OwnerUserID: p.OwnerUserID, Reason: reason}
+	if proposal.NeedsLink(p) {
 		req.ActingAs = linked
 	}
 	done, err := h.actions.Run(ctx, handlers.Write{Key: fmt.Sprintf("payroll:%d:%d:reject:%s", run.ID, row.Line, token),
-		Kind: mirror.KindReject, Target: "proposal:" + p.ID, Actor: actor, Request: req,
+		Kind: proposal.KindReject, Target: "proposal:" + p.ID, Actor: actor, Request: req,
 		Call: func(ctx context.Context) (handlers.Effect, error) {
 			if req.ActingAs != "" {
 				ctx = apiclient.WithActingUser(ctx, req.ActingAs)
@@ -144,7 +138,7 @@ func (h *Handler) rejectRow(ctx context.Context, run store.PayrollRun, row store
 			if err != nil {
 				return handlers.Effect{}, err
 			}
-			return mirror.RejectionEffect(req, actor, *after, h.clock()), nil
+			return proposal.RejectionEffect(req, actor, *after, h.clock()), nil
 		}})
 	if err != nil {
 		return views.PayrollOutcome{}, err

@@ -272,11 +272,10 @@ func (h *Handler) Again(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	page := fmt.Sprintf("/payroll/%d", run.ID)
-	if a, err := h.store.ActionByKey(ctx, key); err == nil {
-		h.repeated(w, r, a, "/payroll")
+	if a, seen, err := h.actions.Seen(ctx, key, kindAgain, handlers.ActorFrom(ctx)); h.Answered(w, r, err) {
 		return
-	} else if !errors.Is(err, store.ErrNotFound) {
-		h.ServerError(w, r, err)
+	} else if seen {
+		h.Repeated(w, r, a, "/payroll")
 		return
 	}
 	rows, err := h.store.PayrollRows(ctx, run.ID)
@@ -307,24 +306,19 @@ func (h *Handler) Again(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	actor := handlers.ActorFrom(ctx)
-	if _, fresh, err := h.store.BeginAction(ctx, store.NewAction{Key: key, Kind: kindAgain, Target: fmt.Sprintf("payroll:%d", run.ID),
-		Actor: actor, Request: map[string]any{"runId": run.ID, "rows": len(in)}}); err != nil || !fresh {
-		if err == nil {
-			err = errors.New("payroll: a form began twice at once")
-		}
-		h.ServerError(w, r, err)
-		return
-	}
 	var made store.PayrollRun
-	_, err = h.store.FinishAction(context.WithoutCancel(ctx), key, store.Finish{State: store.ActionDone, Message: "Done.",
-		Detail: "a new run of the " + rowsWord(len(in), "refused row"),
-		Apply: func(ctx context.Context, tx *store.Store) error {
+	d, err := h.actions.RunLocal(ctx, handlers.Local{Key: key, Kind: kindAgain, Target: fmt.Sprintf("payroll:%d", run.ID), Actor: actor,
+		Request: map[string]any{"runId": run.ID, "rows": len(in)}, Detail: "a new run of the " + rowsWord(len(in), "refused row"),
+		Change: func(ctx context.Context, tx *store.Store) error {
 			var err error
 			made, err = tx.CreatePayrollRun(ctx, againName(run.Name), run.Source, checked, actor)
 			return err
 		}})
-	if err != nil {
-		h.ServerError(w, r, err)
+	if h.Answered(w, r, err) {
+		return
+	}
+	if d.Repeat {
+		h.Repeated(w, r, d.Action, "/payroll")
 		return
 	}
 	h.Flash(r, "ok", "A new run of the "+rowsWord(len(in), "refused row")+", checked again: nothing is sent until you send it.")

@@ -24,7 +24,7 @@ import (
 
 	"partneradmin/apiclient"
 	"partneradmin/handlers"
-	"partneradmin/handlers/mirror"
+	"partneradmin/handlers/proposal"
 	"partneradmin/store"
 	"partneradmin/views"
 )
@@ -51,8 +51,8 @@ type Handler struct {
 func New(d handlers.Deps) *Handler {
 	h := &Handler{Base: d.Base, store: d.Store, api: d.API, actions: d.Actions, queue: d.Queue, clock: d.Clock}
 	d.Actions.ReadBackFor(kindTransfer, h.readBackTransfer)
-	d.Actions.ReadBackFor(mirror.KindApprove, mirror.ReadBackApproval(d.API, d.Clock))
-	d.Actions.ReadBackFor(mirror.KindReject, mirror.ReadBackRejection(d.API, d.Clock))
+	d.Actions.ReadBackFor(proposal.KindApprove, proposal.ReadBackApproval(d.API, d.Clock))
+	d.Actions.ReadBackFor(proposal.KindReject, proposal.ReadBackRejection(d.API, d.Clock))
 	return h
 }
 

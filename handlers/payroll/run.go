@@ -15,7 +15,7 @@ import (
 
 	"partneradmin/apiclient"
 	"partneradmin/handlers"
-	"partneradmin/handlers/mirror"
+	"partneradmin/handlers/proposal"
 	"partneradmin/store"
 	"partneradmin/views"
 )
@@ -78,7 +78,7 @@ func approvable(row store.PayrollRow, viewerID int64, linked string) (bool, stri
 	case p.CreatedByStaffID == viewerID:
 		return false, "you sent this proposal, so someone else must approve it"
 	}
-	identity := mirror.ActingIdentity(*p, linked)
+	identity := proposal.ActingIdentity(*p, linked)
 	switch {
 	case identity == "":
 		return false, "link your account to a wallet admin of the treasury wallet first (/approvals/link)"

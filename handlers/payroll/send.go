@@ -15,7 +15,7 @@ import (
 
 	"partneradmin/apiclient"
 	"partneradmin/handlers"
-	"partneradmin/handlers/mirror"
+	"partneradmin/handlers/proposal"
 	"partneradmin/store"
 	"partneradmin/views"
 )
@@ -60,7 +60,7 @@ func upstreamDescription(runID int64, line int, words string) string {
 // may not approve it) and records it on the row, in the transaction that
 // finishes the action.
 func transferEffect(q transferRequest, p apiclient.Proposal, by store.Actor, now time.Time) handlers.Effect {
-	row := mirror.FromAPI(p, q.OwnerUserID, now)
+	row := proposal.FromAPI(p, q.OwnerUserID, now)
 	fill := func(field *string, asked string) {
 		if *field == "" {
 			*field = asked
@@ -124,11 +124,10 @@ func (h *Handler) Send(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	actor := handlers.ActorFrom(ctx)
-	if a, err := h.store.ActionByKey(ctx, key); err == nil {
-		h.repeated(w, r, a, page)
+	if a, seen, err := h.actions.Seen(ctx, key, kindSend, actor); h.Answered(w, r, err) {
 		return
-	} else if !errors.Is(err, store.ErrNotFound) {
-		h.ServerError(w, r, err)
+	} else if seen {
+		h.Repeated(w, r, a, page)
 		return
 	}
 	if run.State != store.PayrollPreview {
@@ -142,8 +141,7 @@ func (h *Handler) Send(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	refuse := func(msg string) {
-		if err := h.store.Audit(ctx, store.AuditEntry{Actor: actor, Action: kindSend, Target: fmt.Sprintf("payroll:%d", run.ID),
-			Outcome: store.OutcomeRefused, Detail: msg}); err != nil {
+		if err := h.actions.Refused(ctx, kindSend, fmt.Sprintf("payroll:%d", run.ID), actor, msg); err != nil {
 			h.ServerError(w, r, err)
 			return
 		}
@@ -169,53 +167,31 @@ func (h *Handler) Send(w http.ResponseWriter, r *http.Request) {
 		refuse("Nothing was sent: the run exceeds the treasury's balance. " + strings.Join(short, " "))
 		return
 	}
-	a, fresh, err := h.store.BeginAction(ctx, store.NewAction{Key: key, Kind: kindSend, Target: fmt.Sprintf("payroll:%d", run.ID),
-		Actor: actor, Request: map[string]int64{"runId": run.ID}})
-	if err != nil {
-		h.ServerError(w, r, err)
-		return
-	}
-	if !fresh {
-		h.repeated(w, r, a, page)
-		return
-	}
-	ctx = context.WithoutCancel(ctx)
-	_, err = h.store.FinishAction(ctx, key, store.Finish{State: store.ActionDone, Message: "Done.",
-		Detail: fmt.Sprintf("sending %d transfer proposals of %s", v.ValidRows, run.Name),
-		Apply: func(ctx context.Context, tx *store.Store) error {
-			return tx.StartPayrollRun(ctx, run.ID, func(ctx context.Context, ptx pgx.Tx) error {
+	d, err := h.actions.RunLocal(ctx, handlers.Local{Key: key, Kind: kindSend, Target: fmt.Sprintf("payroll:%d", run.ID), Actor: actor,
+		Request: map[string]int64{"runId": run.ID},
+		Detail:  fmt.Sprintf("sending %d transfer proposals of %s", v.ValidRows, run.Name),
+		Change: func(ctx context.Context, tx *store.Store) error {
+			err := tx.StartPayrollRun(ctx, run.ID, func(ctx context.Context, ptx pgx.Tx) error {
 				_, err := h.queue.InsertTx(ctx, ptx, SendArgs{RunID: run.ID, By: actor}, nil)
 				return err
 			})
+			if errors.Is(err, store.ErrConflict) {
+				return handlers.Refusal("This run is already being sent; nothing was sent twice.")
+			}
+			return err
 		}})
-	if errors.Is(err, store.ErrConflict) {
-		_, err = h.store.FinishAction(ctx, key, store.Finish{State: store.ActionRefused,
-			Message: "This run is already being sent; nothing was sent twice."})
-		h.Flash(r, "info", "This run is already being sent; nothing was sent twice.")
-	} else if err == nil {
-		h.Flash(r, "ok", fmt.Sprintf("Sending %d transfer proposals. Each row shows its proposal as it is created.", v.ValidRows))
-	}
-	if err != nil && !errors.Is(err, store.ErrActionFinished) {
-		h.ServerError(w, r, err)
+	switch {
+	case h.Answered(w, r, err):
 		return
+	case d.Repeat:
+		h.Repeated(w, r, d.Action, page)
+		return
+	case d.State() == store.ActionDone:
+		h.Flash(r, "ok", fmt.Sprintf("Sending %d transfer proposals. Each row shows its proposal as it is created.", v.ValidRows))
+	default:
+		h.Flash(r, "info", d.Action.Message)
 	}
 	h.Redirect(w, r, page)
-}
-
-// repeated answers a form whose one-time key was used before: nothing was
-// done now.
-func (h *Handler) repeated(w http.ResponseWriter, r *http.Request, a store.Action, to string) {
-	if a.Actor.StaffID != handlers.ActorFrom(r.Context()).StaffID {
-		h.ErrorPage(w, r, http.StatusConflict, "Form already used",
-			"This form was already used for something else, so nothing was sent. Go back, reload the page and send it again.")
-		return
-	}
-	msg := "This form was already sent, so nothing was sent again: " + views.StatusLabel(views.StatusAction, string(a.State)) + "."
-	if a.Message != "" && a.State != store.ActionBegun {
-		msg += " " + a.Message
-	}
-	h.Flash(r, "info", msg)
-	h.Redirect(w, r, to)
 }
 
 // SendArgs is the background job that sends a run's rows.
@@ -394,7 +370,7 @@ func (h *Handler) sendRow(ctx context.Context, run store.PayrollRun, row store.P
 		ToUserID: row.ServiceUserID, Amount: row.Amount.Decimal, Currency: apiclient.Stablecoin(row.Currency),
 		Description: upstreamDescription(run.ID, row.Line, row.Description)}
 	done, err := h.actions.Run(ctx, handlers.Write{Key: store.PayrollActionKey(run.ID, row.Line), Kind: kindTransfer,
-		Target: fmt.Sprintf("payroll:%d", run.ID), Actor: by, Request: q,
+		Target: fmt.Sprintf("payroll:%d", run.ID), Actor: by, Request: q, Shared: true,
 		Call: func(ctx context.Context) (handlers.Effect, error) {
 			p, err := h.api.CreateTransferProposal(ctx, q.OwnerUserID, q.WalletID, apiclient.TransferProposal{ToUserID: q.ToUserID,
 				Amount: q.Amount, Currency: q.Currency, Description: q.Description})
@@ -403,9 +379,6 @@ func (h *Handler) sendRow(ctx context.Context, run store.PayrollRun, row store.P
 			}
 			return transferEffect(q, *p, by, h.clock()), nil
 		}})
-	if errors.Is(err, handlers.ErrKeyReused) {
-		return nil // sent before, by another sender: its action says what happened
-	}
 	if err != nil {
 		return err
 	}

@@ -15,7 +15,7 @@ import (
 
 	"partneradmin/apiclient"
 	"partneradmin/handlers"
-	"partneradmin/handlers/mirror"
+	"partneradmin/handlers/proposal"
 	"partneradmin/store"
 	"partneradmin/views"
 )
@@ -149,7 +149,7 @@ func (h *Handler) CreateBatch(w http.ResponseWriter, r *http.Request) {
 		h.ServerError(w, r, err)
 		return
 	}
-	names, err := mirror.LoadNames(ctx, h.store, ps...)
+	names, err := proposal.LoadNames(ctx, h.store, ps...)
 	if err != nil {
 		h.ServerError(w, r, err)
 		return
@@ -171,7 +171,7 @@ func (h *Handler) CreateBatch(w http.ResponseWriter, r *http.Request) {
 			problems = append(problems, "Proposal "+id+" is not known here; refresh the queue from the API.")
 			continue
 		}
-		what := "Proposal " + p.ID + " (" + mirror.Money(p).String() + " to " + names.Recipient(p) + ")"
+		what := "Proposal " + p.ID + " (" + proposal.Money(p).String() + " to " + names.Recipient(p) + ")"
 		w, known := wallets[p.WalletID]
 		switch {
 		case p.Status != store.ProposalPendingSignatures:
@@ -250,8 +250,7 @@ func (h *Handler) CreateBatch(w http.ResponseWriter, r *http.Request) {
 					return err
 				}}, nil
 		}})
-	if err != nil {
-		h.ServerError(w, r, err)
+	if h.Answered(w, r, err) {
 		return
 	}
 	switch {
@@ -322,7 +321,7 @@ func (h *Handler) batchView(ctx context.Context, id int64) (views.SignBatchView,
 	for _, p := range ps {
 		byID[p.ID] = p
 	}
-	names, err := mirror.LoadNames(ctx, h.store, append(ps, store.Proposal{OwnerUserID: b.OwnerUserID})...)
+	names, err := proposal.LoadNames(ctx, h.store, append(ps, store.Proposal{OwnerUserID: b.OwnerUserID})...)
 	if err != nil {
 		return views.SignBatchView{}, err
 	}
@@ -352,7 +351,7 @@ func (h *Handler) batchView(ctx context.Context, id int64) (views.SignBatchView,
 		if !st.Final() {
 			t.Final = false
 		}
-		t.Items = append(t.Items, views.SignBatchRow{ProposalID: it.ProposalID, Amount: mirror.Money(p), To: names.Recipient(p),
+		t.Items = append(t.Items, views.SignBatchRow{ProposalID: it.ProposalID, Amount: proposal.Money(p), To: names.Recipient(p),
 			Description: p.Description, Deadline: it.Deadline, State: string(st), Label: views.StatusLabel(views.StatusSign, string(st)), Error: why})
 	}
 	return views.SignBatchView{ID: b.ID, ReturnTo: b.ReturnTo, Owner: names.Of(b.OwnerUserID), OwnerAddress: b.OwnerAddress, Table: t}, nil

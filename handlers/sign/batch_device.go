@@ -12,7 +12,7 @@ import (
 	"partneradmin/apiclient"
 	"partneradmin/apiclient/ethsig"
 	"partneradmin/handlers"
-	"partneradmin/handlers/mirror"
+	"partneradmin/handlers/proposal"
 	"partneradmin/store"
 	"partneradmin/views"
 )
@@ -78,8 +78,8 @@ type BatchItemAnswer struct {
 }
 
 // batchSummary is what the device shows of a proposal.
-func batchSummary(p store.Proposal, names mirror.Names) string {
-	s := views.Capitalize(mirror.TypeLabel(p)) + ": " + mirror.Money(p).String() + " to " + names.Recipient(p)
+func batchSummary(p store.Proposal, names proposal.Names) string {
+	s := views.Capitalize(proposal.TypeLabel(p)) + ": " + proposal.Money(p).String() + " to " + names.Recipient(p)
 	if p.Description != "" {
 		s += " (" + p.Description + ")"
 	}
@@ -123,7 +123,7 @@ func (h *Handler) batchDeviceGet(w http.ResponseWriter, r *http.Request, asJSON 
 	for _, p := range ps {
 		byID[p.ID] = p
 	}
-	names, err := mirror.LoadNames(ctx, h.store, ps...)
+	names, err := proposal.LoadNames(ctx, h.store, ps...)
 	if err != nil {
 		h.deviceServerError(w, r, asJSON, err)
 		return
@@ -131,7 +131,7 @@ func (h *Handler) batchDeviceGet(w http.ResponseWriter, r *http.Request, asJSON 
 	if !asJSON {
 		v := views.SignBatchDeviceView{OwnerAddress: b.OwnerAddress, Deadline: b.ExpiresAt}
 		for _, it := range unsent {
-			v.Items = append(v.Items, mirror.DeviceSummaryOf(byID[it.ProposalID], names, b.OwnerAddress))
+			v.Items = append(v.Items, proposal.DeviceSummaryOf(byID[it.ProposalID], names, b.OwnerAddress))
 		}
 		h.Render(w, r, http.StatusOK, "Signing request", views.SignBatchDevicePage(v), nil)
 		return
@@ -143,7 +143,7 @@ func (h *Handler) batchDeviceGet(w http.ResponseWriter, r *http.Request, asJSON 
 		it := unsent[i]
 		p := byID[it.ProposalID]
 		item := BatchDeviceItem{ProposalID: it.ProposalID, Summary: batchSummary(p, names), Amount: p.Amount.String(),
-			Currency: mirror.Money(p).Currency, To: names.Recipient(p), Deadline: it.Deadline}
+			Currency: proposal.Money(p).Currency, To: names.Recipient(p), Deadline: it.Deadline}
 		// spec: "Fetch a fresh sign payload right before signing and do
 		// not cache it."
 		payload, err := h.api.GetSignPayload(ctx, it.UserID, it.ProposalID)

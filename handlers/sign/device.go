@@ -16,7 +16,7 @@ import (
 	"partneradmin/apiclient"
 	"partneradmin/apiclient/ethsig"
 	"partneradmin/handlers"
-	"partneradmin/handlers/mirror"
+	"partneradmin/handlers/proposal"
 	"partneradmin/store"
 	"partneradmin/views"
 )
@@ -158,7 +158,7 @@ func (h *Handler) DeviceGet(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	out := DeviceRequest{Kind: sr.Kind, Deadline: sr.ExpiresAt, OwnerAddress: sr.OwnerAddress, WalletID: sr.WalletID,
-		Summary: DeviceSummary{Title: summary.Title, Amount: p.Amount.String(), Currency: mirror.Money(p).Currency,
+		Summary: DeviceSummary{Title: summary.Title, Amount: p.Amount.String(), Currency: proposal.Money(p).Currency,
 			From: summary.From, To: summary.To, Description: summary.Description}}
 	switch sr.Kind {
 	case store.SignKindProposal:
@@ -442,7 +442,7 @@ func (h *Handler) proposalSigned(req submitRequest, after apiclient.Proposal) ha
 	if after.Status == apiclient.ProposalCompleted {
 		state = store.SignCompleted
 	}
-	p := mirror.FromAPI(after, req.UserID, h.clock())
+	p := proposal.FromAPI(after, req.UserID, h.clock())
 	return handlers.Effect{Detail: store.SignRelayedDetail(&p), Result: submitResult{State: state, ProposalStatus: string(after.Status)},
 		Apply: func(ctx context.Context, tx *store.Store) error {
 			if req.BatchID != 0 {

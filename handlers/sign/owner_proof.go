@@ -10,7 +10,7 @@ import (
 	"partneradmin/apiclient"
 	"partneradmin/apiclient/ethsig"
 	"partneradmin/handlers"
-	"partneradmin/handlers/mirror"
+	"partneradmin/handlers/proposal"
 	"partneradmin/store"
 	"partneradmin/views"
 )
@@ -50,7 +50,7 @@ func (h *Handler) IssueOwnerProof(ctx context.Context, by store.Actor, userID st
 	if err != nil {
 		return views.SignPanel{}, err
 	}
-	panel := mirror.SignPanelOf(sr, now)
+	panel := proposal.SignPanelOf(sr, now)
 	panel.Link, panel.QRDataURL = link, qr
 	return panel, nil
 }
@@ -136,7 +136,7 @@ func (h *Handler) IssueWorkflow(ctx context.Context, by store.Actor, userID, wal
 	if err != nil {
 		return views.SignPanel{}, err
 	}
-	panel := mirror.SignPanelOf(sr, now)
+	panel := proposal.SignPanelOf(sr, now)
 	panel.Link, panel.QRDataURL = link, qr
 	return panel, nil
 }

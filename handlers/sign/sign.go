@@ -19,7 +19,7 @@ import (
 	"partneradmin/apiclient"
 	"partneradmin/apiclient/ethsig"
 	"partneradmin/handlers"
-	"partneradmin/handlers/mirror"
+	"partneradmin/handlers/proposal"
 	"partneradmin/store"
 	"partneradmin/views"
 )
@@ -120,11 +120,11 @@ func clientKey(r *http.Request) string {
 
 // summaryOf is the device's summary of a proposal.
 func (h *Handler) summaryOf(ctx context.Context, p store.Proposal, owner string) (views.DeviceSummary, error) {
-	names, err := mirror.LoadNames(ctx, h.store, p)
+	names, err := proposal.LoadNames(ctx, h.store, p)
 	if err != nil {
 		return views.DeviceSummary{}, err
 	}
-	return mirror.DeviceSummaryOf(p, names, owner), nil
+	return proposal.DeviceSummaryOf(p, names, owner), nil
 }
 
 // ownerMatches reports whether sig over hash recovers to owner; when it does

@@ -11,7 +11,7 @@ import (
 
 	"partneradmin/apiclient"
 	"partneradmin/handlers"
-	"partneradmin/handlers/mirror"
+	"partneradmin/handlers/proposal"
 	"partneradmin/store"
 	"partneradmin/views"
 )
@@ -48,8 +48,7 @@ func (h *Handler) Create(w http.ResponseWriter, r *http.Request) {
 	}
 	back := "/approvals/" + url.PathEscape(p.ID)
 	refuse := func(msg string) {
-		if err := h.store.Audit(ctx, store.AuditEntry{Actor: actor, Action: kindCreate, Target: "proposal:" + id,
-			Outcome: store.OutcomeRefused, Detail: msg}); err != nil {
+		if err := h.actions.Refused(ctx, kindCreate, "proposal:"+id, actor, msg); err != nil {
 			h.ServerError(w, r, err)
 			return
 		}
@@ -119,8 +118,7 @@ func (h *Handler) Create(w http.ResponseWriter, r *http.Request) {
 					return err
 				}}, nil
 		}})
-	if err != nil {
-		h.ServerError(w, r, err)
+	if h.Answered(w, r, err) {
 		return
 	}
 	switch {
@@ -144,7 +142,7 @@ func (h *Handler) Create(w http.ResponseWriter, r *http.Request) {
 		h.ServerError(w, r, err)
 		return
 	}
-	panel := mirror.SignPanelOf(created, now)
+	panel := proposal.SignPanelOf(created, now)
 	panel.Link, panel.QRDataURL = link, qr
 	h.Render(w, r, http.StatusCreated, "Send to the owner's device",
 		views.SignIssuedPage(views.SignIssuedView{ProposalID: p.ID, Device: summary, Panel: panel}), nil)

@@ -8,7 +8,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"partneradmin/apiclient"
-	"partneradmin/handlers/mirror"
+	"partneradmin/handlers/proposal"
 	"partneradmin/store"
 	"partneradmin/views"
 )
@@ -44,7 +44,7 @@ func (h *Handler) State(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	panel := mirror.SignPanelOf(sr, h.clock())
+	panel := proposal.SignPanelOf(sr, h.clock())
 	if sr.Kind == store.SignKindWorkflow {
 		// A withdrawal's request ends with the withdrawal's outcome on the
 		// rail, which its webhook records.
@@ -64,7 +64,7 @@ func (h *Handler) follow(r *http.Request, sr store.SignRequest) error {
 	if err != nil {
 		return err
 	}
-	if _, err := h.store.UpsertProposal(ctx, mirror.FromAPI(*p, sr.UserID, h.clock())); err != nil {
+	if _, err := h.store.UpsertProposal(ctx, proposal.FromAPI(*p, sr.UserID, h.clock())); err != nil {
 		return err
 	}
 	switch p.Status {

@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 
-	"partneradmin/handlers/mirror"
+	"partneradmin/handlers/proposal"
 	"partneradmin/store"
 	"partneradmin/views"
 )
@@ -14,10 +14,10 @@ import (
 func (h *Handler) workflowPanel(ctx context.Context, sr store.SignRequest) (views.SignPanel, error) {
 	cw, err := h.store.CryptoWithdrawalBySignRequest(ctx, sr.ID)
 	if errors.Is(err, store.ErrNotFound) {
-		return mirror.SignPanelOf(sr, h.clock()), nil
+		return proposal.SignPanelOf(sr, h.clock()), nil
 	}
 	if err != nil {
 		return views.SignPanel{}, err
 	}
-	return mirror.WithdrawalPanel(sr, &cw, h.clock()), nil
+	return proposal.WithdrawalPanel(sr, &cw, h.clock()), nil
 }

@@ -72,10 +72,9 @@ func (h *Handler) update(w http.ResponseWriter, r *http.Request, change func(sto
 	if msg != "" {
 		status = http.StatusUnprocessableEntity
 	}
-	if handlers.IsFragmentRequest(r) {
-		row := staffRow(current, viewer.Staff.ID)
-		row.Error = msg
-		h.RenderFragment(w, r, status, views.StaffRowView(row, roleOptions()))
+	row := staffRow(current, viewer.Staff.ID)
+	row.Error = msg
+	if h.Fragment(w, r, status, views.StaffRowView(row, roleOptions())) {
 		return
 	}
 	if msg != "" {

@@ -10,7 +10,7 @@ import (
 
 	"partneradmin/apiclient"
 	"partneradmin/handlers"
-	"partneradmin/handlers/mirror"
+	"partneradmin/handlers/userstate"
 	"partneradmin/views"
 )
 
@@ -44,7 +44,7 @@ func (h *Handler) readBalances(ctx context.Context, t treasury) (treasury, strin
 	if h.api == nil {
 		return t, "No Partner API is connected, so the balances cannot be read.", nil
 	}
-	if _, _, err := mirror.RefreshBalances(ctx, h.store, h.api, t.user.ServiceUserID, h.clock()); err != nil {
+	if _, _, err := userstate.RefreshBalances(ctx, h.store, h.api, t.user.ServiceUserID, h.clock()); err != nil {
 		h.Logger.WarnContext(ctx, "treasury balances not read", "err", err)
 		return t, "The balances could not be read just now: " + apiclient.Words(err) + " The figures below are the last ones read.", nil
 	}
@@ -76,9 +76,7 @@ func (h *Handler) RefreshBalances(w http.ResponseWriter, r *http.Request) {
 		h.ServerError(w, r, err)
 		return
 	}
-	if handlers.IsFragmentRequest(r) {
-		v := h.balances(t, msg)
-		h.RenderFragment(w, r, http.StatusOK, views.TreasuryBalancesPanel(v))
+	if h.Fragment(w, r, http.StatusOK, views.TreasuryBalancesPanel(h.balances(t, msg))) {
 		return
 	}
 	if msg != "" {

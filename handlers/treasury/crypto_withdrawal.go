@@ -13,7 +13,7 @@ import (
 	"partneradmin/apiclient"
 	"partneradmin/apiclient/ethsig"
 	"partneradmin/handlers"
-	"partneradmin/handlers/mirror"
+	"partneradmin/handlers/proposal"
 	"partneradmin/store"
 	"partneradmin/views"
 )
@@ -328,20 +328,15 @@ func (h *Handler) Withdraw(w http.ResponseWriter, r *http.Request) {
 		}})
 	var refused *store.PolicyRefusal
 	switch {
-	case errors.Is(err, handlers.ErrKeyReused):
-		h.StaleForm(w, r)
-		return
 	case errors.As(err, &refused):
 		f.Token = handlers.NewFormToken()
 		f.Fields[handlers.PolicyField(refused, "address", "wallet")] = refused.Message
 		h.renderWithdrawal(w, r, t, http.StatusUnprocessableEntity, f, refused.Words())
 		return
-	case err != nil:
-		h.ServerError(w, r, err)
+	case h.Answered(w, r, err):
 		return
 	case done.Repeat:
-		h.Flash(r, "info", repeated(done.Action))
-		h.Redirect(w, r, withdrawalPage(idOf(done.Action)))
+		h.Repeated(w, r, done.Action, withdrawalPage(idOf(done.Action)))
 		return
 	case done.State() == store.ActionDone:
 		rec, err := h.store.CryptoWithdrawalByID(ctx, id)
@@ -509,7 +504,7 @@ func (h *Handler) showRecord(w http.ResponseWriter, r *http.Request, rec store.C
 		return
 	}
 	if panel == nil && sr != nil {
-		p := mirror.WithdrawalPanel(*sr, &rec, h.clock())
+		p := proposal.WithdrawalPanel(*sr, &rec, h.clock())
 		panel = &p
 	}
 	v := recordOf(rec.ID, rec.Currency, rec.WalletID, rec.BalanceSeen, rec.DestinationChain, rec.DestinationCurrency, rec.DestinationAddress)

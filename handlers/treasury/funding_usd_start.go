@@ -65,14 +65,10 @@ func (h *Handler) StartUSD(w http.ResponseWriter, r *http.Request) {
 			return handlers.Effect{Detail: detail}, nil
 		}})
 	switch {
-	case errors.Is(err, handlers.ErrKeyReused):
-		h.StaleForm(w, r)
-		return
-	case err != nil:
-		h.ServerError(w, r, err)
+	case h.Answered(w, r, err):
 		return
 	case done.Repeat:
-		h.Flash(r, "info", repeated(done.Action))
+		h.Flash(r, "info", handlers.RepeatWords(done.Action))
 	case done.State() == store.ActionDone:
 		h.Flash(r, "ok", "USD onboarding started for the treasury. The bank opens the account in steps; this page shows its state and, once active, the account details.")
 	case done.State() == store.ActionRefused:

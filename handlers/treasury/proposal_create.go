@@ -13,7 +13,7 @@ import (
 
 	"partneradmin/apiclient"
 	"partneradmin/handlers"
-	"partneradmin/handlers/mirror"
+	"partneradmin/handlers/proposal"
 	"partneradmin/store"
 	"partneradmin/views"
 )
@@ -167,19 +167,14 @@ func (h *Handler) propose(w http.ResponseWriter, r *http.Request, form proposalF
 		}})
 	var refused *store.PolicyRefusal
 	switch {
-	case errors.Is(err, handlers.ErrKeyReused):
-		h.StaleForm(w, r)
-		return
 	case errors.As(err, &refused):
 		f.Fields[handlers.PolicyField(refused, "to", "amount")] = refused.Message
 		h.render(w, r, http.StatusUnprocessableEntity, func(v *views.TreasuryView) { *formOf(v, form), v.Error = f, refused.Words() })
 		return
-	case err != nil:
-		h.ServerError(w, r, err)
+	case h.Answered(w, r, err):
 		return
 	case done.Repeat:
-		h.Flash(r, "info", repeated(done.Action))
-		h.Redirect(w, r, proposalPage(done.Action))
+		h.Repeated(w, r, done.Action, proposalPage(done.Action))
 		return
 	case done.State() == store.ActionDone:
 		msg := "Proposal created. Another approver must approve it."
@@ -316,7 +311,7 @@ func (h *Handler) createProposal(ctx context.Context, q proposalRequest) (*apicl
 // and status (spec: "{ data: { proposal: { id, status } } }"): what it
 // leaves out is what was asked.
 func proposalEffect(q proposalRequest, p apiclient.Proposal, by store.Actor, now time.Time) handlers.Effect {
-	row := mirror.FromAPI(p, q.OwnerUserID, now)
+	row := proposal.FromAPI(p, q.OwnerUserID, now)
 	fill := func(field *string, asked string) {
 		if *field == "" {
 			*field = asked

@@ -160,13 +160,3 @@ func checkText(fields views.FieldErrors, field, s string, max int, multiline boo
 		fields[field] = msg
 	}
 }
-
-// repeated tells the person that the form was sent before and what became
-// of it: nothing was sent now.
-func repeated(a store.Action) string {
-	msg := "This form was already sent: " + views.StatusLabel(views.StatusAction, string(a.State)) + ". Nothing was sent again."
-	if a.Message != "" && (!a.State.Finished() || a.State == store.ActionRefused) {
-		msg += " " + a.Message
-	}
-	return msg
-}

@@ -2,7 +2,6 @@ package treasury
 
 import (
 	"context"
-	"errors"
 	"net/http"
 	"strconv"
 	"strings"
@@ -78,15 +77,10 @@ func (h *Handler) CreateWallet(w http.ResponseWriter, r *http.Request) {
 				Detail: "owner proof asked for a new " + string(q.Currency) + " wallet of owner " + q.Owner}, nil
 		}})
 	switch {
-	case errors.Is(err, handlers.ErrKeyReused):
-		h.StaleForm(w, r)
-		return
-	case err != nil:
-		h.ServerError(w, r, err)
+	case h.Answered(w, r, err):
 		return
 	case done.Repeat:
-		h.Flash(r, "info", repeated(done.Action)+" The device's QR code was shown in answer to the first send; if it is lost, send the form again for a new one.")
-		h.Redirect(w, r, "/treasury")
+		h.Repeated(w, r, done.Action, "/treasury", "The device's QR code was shown in answer to the first send; if it is lost, send the form again for a new one.")
 		return
 	}
 	f.Token = handlers.NewFormToken()

@@ -11,6 +11,7 @@ import (
 	"github.com/riverqueue/river"
 
 	"partneradmin/apiclient"
+	"partneradmin/handlers/inbound"
 	"partneradmin/store"
 )
 
@@ -74,24 +75,10 @@ func (w *ProcessEventWorker) Work(ctx context.Context, job *river.Job[ProcessEve
 }
 
 // Outcome is what a processor decided for an event.
-type Outcome struct {
-	State         string // store.EventProcessed, EventDeferred or EventKept
-	Note          string // words for the event log
-	ServiceUserID string
-}
+type Outcome = inbound.Outcome
 
 func processed(userID, format string, args ...any) Outcome {
 	return Outcome{State: store.EventProcessed, ServiceUserID: userID, Note: fmt.Sprintf(format, args...)}
-}
-
-// NoLocalEmployee is the outcome while the employees area does not know the
-// user: the event is kept, and reconciliation runs it again later.
-func NoLocalEmployee(userID string) Outcome {
-	if userID == "" {
-		return Outcome{State: store.EventDeferred, Note: "the payload names no serviceUserId; kept for reconciliation"}
-	}
-	return Outcome{State: store.EventDeferred, ServiceUserID: userID,
-		Note: "no local employee known for serviceUserId " + userID + "; kept for reconciliation"}
 }
 
 // processor decides what an event does: its outcome and the rows to write

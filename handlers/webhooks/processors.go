@@ -2,7 +2,6 @@ package webhooks
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -11,23 +10,14 @@ import (
 	"github.com/riverqueue/river"
 
 	"partneradmin/apiclient"
-	"partneradmin/handlers/mirror"
+	"partneradmin/handlers/inbound"
+	"partneradmin/handlers/userstate"
 	"partneradmin/store"
 )
 
-// EmployeeEvent is an event about one employee, as the employees area
-// receives it.
-type EmployeeEvent struct {
-	EventID       int64
-	EventType     string
-	ServiceUserID string // "" when the payload names none
-	Payload       json.RawMessage
-	At            time.Time // when it happened, as the event says
-	// ReceivedAt is when this app stored the delivery, on the database's
-	// clock: a replay or a late run keeps it, so it orders the event
-	// against local changes made since.
-	ReceivedAt time.Time
-}
+// EmployeeEvent is an event about one employee, as the area that applies
+// it receives it.
+type EmployeeEvent = inbound.EmployeeEvent
 
 // Employees is what processing needs from the employees area (invites,
 // employees, onboarding snapshots). Every method must be idempotent: an
@@ -58,7 +48,7 @@ type NoEmployees struct{}
 
 // LinkInvite implements Employees.
 func (NoEmployees) LinkInvite(_ context.Context, p apiclient.EmployeeLinkedPayload, _ EmployeeEvent) (Outcome, error) {
-	o := NoLocalEmployee(p.ServiceUserID)
+	o := inbound.NoLocalEmployee(p.ServiceUserID)
 	if p.InvitationID != "" {
 		o.Note = "no local invite known for invitationId " + p.InvitationID + " (serviceUserId " + p.ServiceUserID + "); kept for reconciliation"
 	}
@@ -67,22 +57,22 @@ func (NoEmployees) LinkInvite(_ context.Context, p apiclient.EmployeeLinkedPaylo
 
 // Unlink implements Employees.
 func (NoEmployees) Unlink(_ context.Context, e EmployeeEvent) (Outcome, error) {
-	return NoLocalEmployee(e.ServiceUserID), nil
+	return inbound.NoLocalEmployee(e.ServiceUserID), nil
 }
 
 // RecordVBA implements Employees.
 func (NoEmployees) RecordVBA(_ context.Context, e EmployeeEvent) (Outcome, error) {
-	return NoLocalEmployee(e.ServiceUserID), nil
+	return inbound.NoLocalEmployee(e.ServiceUserID), nil
 }
 
 // RefreshOnboarding implements Employees.
 func (NoEmployees) RefreshOnboarding(_ context.Context, e EmployeeEvent) (Outcome, error) {
-	return NoLocalEmployee(e.ServiceUserID), nil
+	return inbound.NoLocalEmployee(e.ServiceUserID), nil
 }
 
 // FlagKYCAction implements Employees.
 func (NoEmployees) FlagKYCAction(_ context.Context, e EmployeeEvent) (Outcome, error) {
-	return NoLocalEmployee(e.ServiceUserID), nil
+	return inbound.NoLocalEmployee(e.ServiceUserID), nil
 }
 
 func employeeEventOf(ev store.WebhookEvent, env *apiclient.Event) EmployeeEvent {
@@ -200,7 +190,7 @@ func (w *RefreshBalancesWorker) Work(ctx context.Context, job *river.Job[Refresh
 	if w.H.API == nil {
 		return nil
 	}
-	_, _, err := mirror.RefreshBalances(ctx, w.H.Store, w.H.API, job.Args.ServiceUserID, w.H.now())
+	_, _, err := userstate.RefreshBalances(ctx, w.H.Store, w.H.API, job.Args.ServiceUserID, w.H.now())
 	if apiclient.IsNotFound(err) || apiclient.IsForbidden(err) {
 		w.H.Logger.InfoContext(ctx, "balances not refreshed", "service_user_id", job.Args.ServiceUserID, "status", apiclient.StatusCode(err))
 		return nil

@@ -8,7 +8,8 @@ import (
 	"github.com/riverqueue/river"
 
 	"partneradmin/apiclient"
-	"partneradmin/handlers/mirror"
+	"partneradmin/handlers/inbound"
+	"partneradmin/handlers/userstate"
 	"partneradmin/store"
 )
 
@@ -24,11 +25,7 @@ type Reconciler interface {
 }
 
 // ReconcileResult is what one reconciler checked and corrected.
-type ReconcileResult struct {
-	Checked   int
-	Corrected int
-	Notes     []string // one line per correction or finding
-}
+type ReconcileResult = inbound.ReconcileResult
 
 // ReconcileArgs is the periodic reconciliation job.
 type ReconcileArgs struct{}
@@ -99,7 +96,7 @@ func (b *BalanceReconciler) Reconcile(ctx context.Context) (ReconcileResult, err
 		return res, err
 	}
 	for _, u := range users {
-		changes, _, err := mirror.RefreshBalances(ctx, b.Store, b.API, u, b.Now())
+		changes, _, err := userstate.RefreshBalances(ctx, b.Store, b.API, u, b.Now())
 		if err != nil {
 			if apiclient.IsNotFound(err) || apiclient.IsForbidden(err) {
 				res.Notes = append(res.Notes, "user "+u+": "+apiStatus(err))

@@ -264,15 +264,10 @@ func (h *Handler) runSettingsWrite(w http.ResponseWriter, r *http.Request, f sub
 	write.Key, write.Actor, write.Target = key, handlers.ActorFrom(r.Context()), "webhook"
 	done, err := h.actions.Run(r.Context(), write)
 	switch {
-	case errors.Is(err, handlers.ErrKeyReused):
-		h.StaleForm(w, r)
-		return false
-	case err != nil:
-		h.ServerError(w, r, err)
+	case h.Answered(w, r, err):
 		return false
 	case done.Repeat:
-		h.Flash(r, "info", "This form was already sent ("+views.StatusLabel(views.StatusAction, string(done.Action.State))+"); nothing was sent again. "+done.Action.Message)
-		h.Redirect(w, r, "/settings/webhooks")
+		h.Repeated(w, r, done.Action, "/settings/webhooks")
 		return false
 	case done.State() == store.ActionDone:
 		return true
@@ -456,13 +451,12 @@ func (h *Handler) ReconcileNow(w http.ResponseWriter, r *http.Request) {
 		h.ServerError(w, r, errNoQueue)
 		return
 	}
-	err := h.Store.InTx(ctx, func(tx pgx.Tx) error {
-		if _, err := h.Queue.InsertTx(ctx, tx, ReconcileArgs{}, nil); err != nil {
+	err := h.Store.RequestJob(ctx, store.AuditEntry{Actor: handlers.ActorFrom(ctx), Action: "webhooks.reconcile.request",
+		Target: "reconciliation", Outcome: store.OutcomeOK, Detail: "run requested"},
+		func(ctx context.Context, tx pgx.Tx) error {
+			_, err := h.Queue.InsertTx(ctx, tx, ReconcileArgs{}, nil)
 			return err
-		}
-		return store.AuditInTx(ctx, tx, store.AuditEntry{Actor: handlers.ActorFrom(ctx), Action: "webhooks.reconcile.request",
-			Target: "reconciliation", Outcome: store.OutcomeOK, Detail: "run requested"})
-	})
+		})
 	if err != nil {
 		h.ServerError(w, r, err)
 		return

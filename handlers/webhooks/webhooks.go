@@ -18,7 +18,8 @@ import (
 
 	"partneradmin/apiclient"
 	"partneradmin/handlers"
-	"partneradmin/handlers/mirror"
+	"partneradmin/handlers/secretbox"
+	"partneradmin/handlers/userstate"
 	"partneradmin/store"
 )
 
@@ -46,11 +47,12 @@ type Store interface {
 	DeferredEventIDs(ctx context.Context, limit int) ([]int64, error)
 	StoredWebhookIDs(ctx context.Context, ids []string) (map[string]bool, error)
 	KnownServiceUserIDs(ctx context.Context, limit int) ([]string, error)
-	mirror.BalanceStore
+	userstate.BalanceStore
 	ListActivity(ctx context.Context, serviceUserID string, limit int) ([]store.Activity, error)
 	RecordReconciliation(ctx context.Context, r store.ReconciliationRun) error
 	ListReconciliations(ctx context.Context, limit int) ([]store.ReconciliationRun, error)
 	InTx(ctx context.Context, fn func(tx pgx.Tx) error) error
+	RequestJob(ctx context.Context, e store.AuditEntry, insert func(ctx context.Context, tx pgx.Tx) error) error
 }
 
 // API is what this area calls on the Partner API.
@@ -80,7 +82,7 @@ type Handler struct {
 	// API is nil when no Partner API is wired in; settings then say so and
 	// processing records what it could not read.
 	API API
-	Box *SecretBox
+	Box *secretbox.Box
 	// Queue is set once river's client exists.
 	Queue        Queue
 	PublicOrigin string
@@ -110,7 +112,7 @@ type Handler struct {
 // employees is the employees area seen through what this area needs of it
 // (NoEmployees when there is none); more are checks the reconciliation job
 // runs besides this area's own.
-func New(d handlers.Deps, box *SecretBox, employees Employees, more ...Reconciler) *Handler {
+func New(d handlers.Deps, box *secretbox.Box, employees Employees, more ...Reconciler) *Handler {
 	var st Store = d.Store
 	h := &Handler{Base: d.Base, Store: st, db: d.Store, actions: d.Actions, Box: box, PublicOrigin: d.Config.PublicOrigin, Employees: employees, Now: d.Clock,
 		Queue: d.Queue}

@@ -12,7 +12,7 @@ import (
 
 	"github.com/shopspring/decimal"
 
-	"partneradmin/handlers/mirror"
+	"partneradmin/handlers/userstate"
 	"partneradmin/store"
 	"partneradmin/web/webtest"
 )
@@ -143,7 +143,7 @@ func TestTreasuryBalanceIsReadAgainAfterACompletedProposal(t *testing.T) {
 	}
 
 	// The job reads it again: the API's figure, and no mark.
-	worker := &mirror.StaleBalancesWorker{Store: env.Store, API: env.API, Clock: time.Now, Logger: slog.New(slog.DiscardHandler)}
+	worker := &userstate.StaleBalancesWorker{Store: env.Store, API: env.API, Clock: time.Now, Logger: slog.New(slog.DiscardHandler)}
 	if err := worker.Work(ctx, nil); err != nil {
 		t.Fatal(err)
 	}

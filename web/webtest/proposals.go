@@ -8,7 +8,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"partneradmin/apiclient"
-	"partneradmin/handlers/mirror"
+	"partneradmin/handlers/proposal"
 )
 
 // ProposalsAwaitingSignature creates n transfers of amount USDB from the
@@ -57,7 +57,7 @@ func (e *Env) ProposalsAwaitingSignature(n int, amount string) []string {
 		if p.Status != apiclient.ProposalPendingSignatures {
 			e.T.Fatalf("proposal %d is %s after two approvals", i+1, p.Status)
 		}
-		if _, err := e.Store.UpsertProposal(ctx, mirror.FromAPI(*p, treasury, time.Now())); err != nil {
+		if _, err := e.Store.UpsertProposal(ctx, proposal.FromAPI(*p, treasury, time.Now())); err != nil {
 			e.T.Fatal(err)
 		}
 		ids = append(ids, p.ID)

@@ -37,7 +37,7 @@ import (
 
 	"partneradmin/apiclient"
 	"partneradmin/apiclient/sandbox"
-	"partneradmin/handlers/mirror"
+	"partneradmin/handlers/userstate"
 	"partneradmin/store"
 	"partneradmin/store/pgtest"
 	"partneradmin/web"
@@ -170,7 +170,7 @@ func importDemo(ctx context.Context, st *store.Store) error {
 	if err != nil {
 		return err
 	}
-	syncer := &mirror.Syncer{API: api, Store: st, Now: time.Now}
+	syncer := &userstate.Syncer{API: api, Store: st, Now: time.Now}
 	if _, err := syncer.Import(ctx, web.DemoPeople(demo, time.Now())); err != nil {
 		return fmt.Errorf("webtest: import the demo company: %w", err)
 	}
@@ -289,7 +289,7 @@ func New(t testing.TB, opts Options) *Env {
 		if fromTemplate {
 			people = usdAccountHolders(demo, people)
 		}
-		syncer := &mirror.Syncer{API: api, Store: st, Now: time.Now}
+		syncer := &userstate.Syncer{API: api, Store: st, Now: time.Now}
 		if _, err := syncer.Import(ctx, people); err != nil {
 			t.Fatal(err)
 		}

@@ -12,7 +12,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"partneradmin/handlers/mirror"
+	"partneradmin/handlers/userstate"
 	"partneradmin/store"
 	"partneradmin/store/pgtest"
 	"partneradmin/web"
@@ -35,7 +35,7 @@ func TestDemoTemplateMirrorsTheTestsOwnSandbox(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer pool.Close()
-	syncer := &mirror.Syncer{API: env.API, Store: store.New(pool), Now: time.Now}
+	syncer := &userstate.Syncer{API: env.API, Store: store.New(pool), Now: time.Now}
 	if _, err := syncer.Import(ctx, web.DemoPeople(env.Demo, time.Now())); err != nil {
 		t.Fatal(err)
 	}

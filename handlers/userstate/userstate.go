@@ -1,8 +1,9 @@
-// Package mirror keeps the local mirror of the partner's users and wallets
-// fresh from the API (DESIGN.md decision 7): the API has no list of users,
-// so the store remembers them, and wallets, balances and onboarding are
-// re-read here.
-package mirror
+// Package userstate keeps the store's copy of the partner's users fresh
+// from the API (DESIGN.md decision 7, the local mirror): the API has no
+// list of users, so the store remembers them, and their wallets, balances
+// and onboarding are re-read here. It serves no route; the areas and the
+// jobs use it.
+package userstate
 
 import (
 	"context"
@@ -45,7 +46,7 @@ func (s *Syncer) SyncWallets(ctx context.Context, e store.Employee) error {
 	}
 	wallets, err := s.API.ListWallets(ctx, e.ServiceUserID)
 	if err != nil {
-		return fmt.Errorf("mirror: wallets of employee %d: %w", e.ID, err)
+		return fmt.Errorf("userstate: wallets of employee %d: %w", e.ID, err)
 	}
 	now := s.Now()
 	for _, w := range wallets {

@@ -1,4 +1,9 @@
-package mirror
+// Package proposal is what the areas that act on proposals share (the
+// approvals queue, payroll, money-out, sign, treasury): the mirror's row of
+// a proposal read from the API, the ledger keys, effects and read-backs of
+// approving and rejecting (so one approval is one action whichever page
+// sent it), recipients' names, and the sign panels. It serves no route.
+package proposal
 
 import (
 	"context"

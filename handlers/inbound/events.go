@@ -1,4 +1,8 @@
-package mirror
+// Package inbound holds the types webhook processing and the areas that
+// apply its events share, so that neither area imports the other: the
+// webhooks area hands an event to the area it concerns and records the
+// outcome that area returns. It serves no route.
+package inbound
 
 import (
 	"encoding/json"
@@ -6,10 +10,6 @@ import (
 
 	"partneradmin/store"
 )
-
-// The types webhook processing and the areas that apply its events share,
-// so neither area imports the other: the webhooks area hands an event to
-// the area it concerns and records the outcome that area returns.
 
 // EmployeeEvent is an event about one employee, as the employees area
 // receives it.
@@ -25,8 +25,8 @@ type EmployeeEvent struct {
 	ReceivedAt time.Time
 }
 
-// EventOutcome is what applying an event decided.
-type EventOutcome struct {
+// Outcome is what applying an event decided.
+type Outcome struct {
 	State         string // store.EventProcessed, EventDeferred or EventKept
 	Note          string // words for the event log
 	ServiceUserID string
@@ -34,11 +34,11 @@ type EventOutcome struct {
 
 // NoLocalEmployee is the outcome while no local employee has the user: the
 // event is kept, and reconciliation runs it again later.
-func NoLocalEmployee(userID string) EventOutcome {
+func NoLocalEmployee(userID string) Outcome {
 	if userID == "" {
-		return EventOutcome{State: store.EventDeferred, Note: "the payload names no serviceUserId; kept for reconciliation"}
+		return Outcome{State: store.EventDeferred, Note: "the payload names no serviceUserId; kept for reconciliation"}
 	}
-	return EventOutcome{State: store.EventDeferred, ServiceUserID: userID,
+	return Outcome{State: store.EventDeferred, ServiceUserID: userID,
 		Note: "no local employee known for serviceUserId " + userID + "; kept for reconciliation"}
 }
 

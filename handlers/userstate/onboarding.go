@@ -1,4 +1,4 @@
-package mirror
+package userstate
 
 import (
 	"context"
@@ -274,12 +274,12 @@ func RecordOnboarding(ctx context.Context, st OnboardingStore, employeeID int64,
 			Balance: decimal.NullDecimal{Decimal: w.Balance, Valid: true}, BalanceReadAt: &rd.At,
 		})
 		if err != nil {
-			return nil, fmt.Errorf("mirror: onboarding of employee %d: %w", employeeID, err)
+			return nil, fmt.Errorf("userstate: onboarding of employee %d: %w", employeeID, err)
 		}
 	}
 	cells := rd.Cells(employeeID)
 	if err := st.SaveOnboarding(ctx, employeeID, rd.Snapshots(), cells); err != nil {
-		return nil, fmt.Errorf("mirror: onboarding of employee %d: %w", employeeID, err)
+		return nil, fmt.Errorf("userstate: onboarding of employee %d: %w", employeeID, err)
 	}
 	return cells, nil
 }

@@ -1,4 +1,6 @@
-package webhooks
+// Package secretbox seals secrets kept at rest (the webhook secretKey, staff
+// TOTP secrets) with AES-256-GCM under the configured encryption key.
+package secretbox
 
 import (
 	"crypto/aes"
@@ -12,14 +14,14 @@ import (
 
 // ErrSealed is returned when a sealed secret cannot be opened (wrong key or
 // tampered ciphertext).
-var ErrSealed = errors.New("webhooks: cannot open the sealed secret")
+var ErrSealed = errors.New("secretbox: cannot open the sealed secret")
 
-// SecretBox seals the webhook secretKey at rest with AES-256-GCM under the
+// Box seals a secret at rest (the webhook secretKey, unless NewPurpose) with AES-256-GCM under the
 // configured encryption key. An opened secret is never kept: it is opened
 // for the delivery that needs it.
-type SecretBox struct {
+type Box struct {
 	aead cipher.AEAD
-	// ad is the purpose the box seals for (sealAD unless NewPurposeBox).
+	// ad is the purpose the box seals for (sealAD unless NewPurpose).
 	ad []byte
 }
 
@@ -27,33 +29,33 @@ type SecretBox struct {
 func ParseKey(hexKey string) ([]byte, error) {
 	k, err := hex.DecodeString(strings.TrimSpace(hexKey))
 	if err != nil || len(k) != 32 {
-		return nil, errors.New("webhooks: ENCRYPTION_KEY must be 64 hex characters (32 bytes)")
+		return nil, errors.New("secretbox: ENCRYPTION_KEY must be 64 hex characters (32 bytes)")
 	}
 	return k, nil
 }
 
-// NewSecretBox returns a box for a 32-byte key.
-func NewSecretBox(key []byte) (*SecretBox, error) {
+// New returns a box for a 32-byte key.
+func New(key []byte) (*Box, error) {
 	if len(key) != 32 {
-		return nil, fmt.Errorf("webhooks: encryption key has %d bytes, want 32", len(key))
+		return nil, fmt.Errorf("secretbox: encryption key has %d bytes, want 32", len(key))
 	}
 	block, err := aes.NewCipher(key)
 	if err != nil {
-		return nil, fmt.Errorf("webhooks: encryption key: %w", err)
+		return nil, fmt.Errorf("secretbox: encryption key: %w", err)
 	}
 	aead, err := cipher.NewGCM(block)
 	if err != nil {
-		return nil, fmt.Errorf("webhooks: encryption key: %w", err)
+		return nil, fmt.Errorf("secretbox: encryption key: %w", err)
 	}
-	return &SecretBox{aead: aead, ad: sealAD}, nil
+	return &Box{aead: aead, ad: sealAD}, nil
 }
 
-// NewPurposeBox returns a box for a 32-byte key whose sealed values are
+// NewPurpose returns a box for a 32-byte key whose sealed values are
 // bound to purpose: they open only in a box made for the same purpose, so
 // the one encryption key serves other secrets at rest (staff TOTP secrets)
 // without a value moving between columns.
-func NewPurposeBox(key []byte, purpose string) (*SecretBox, error) {
-	b, err := NewSecretBox(key)
+func NewPurpose(key []byte, purpose string) (*Box, error) {
+	b, err := New(key)
 	if err != nil {
 		return nil, err
 	}
@@ -66,16 +68,16 @@ func NewPurposeBox(key []byte, purpose string) (*SecretBox, error) {
 var sealAD = []byte("partneradmin webhook secretKey v1")
 
 // Seal encrypts a secret: nonce ‖ ciphertext ‖ tag.
-func (b *SecretBox) Seal(secret string) ([]byte, error) {
+func (b *Box) Seal(secret string) ([]byte, error) {
 	nonce := make([]byte, b.aead.NonceSize())
 	if _, err := rand.Read(nonce); err != nil {
-		return nil, fmt.Errorf("webhooks: nonce: %w", err)
+		return nil, fmt.Errorf("secretbox: nonce: %w", err)
 	}
 	return b.aead.Seal(nonce, nonce, []byte(secret), b.ad), nil
 }
 
 // Open decrypts a sealed secret.
-func (b *SecretBox) Open(sealed []byte) (string, error) {
+func (b *Box) Open(sealed []byte) (string, error) {
 	n := b.aead.NonceSize()
 	if len(sealed) < n+b.aead.Overhead() {
 		return "", ErrSealed

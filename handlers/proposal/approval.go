@@ -1,4 +1,4 @@
-package mirror
+package proposal
 
 import (
 	"context"
@@ -32,7 +32,7 @@ const MaxApprovalAttempts = 20
 
 // ErrTooManyAttempts: the API refused this approval MaxApprovalAttempts
 // times.
-var ErrTooManyAttempts = errors.New("mirror: too many approval attempts")
+var ErrTooManyAttempts = errors.New("proposal: too many approval attempts")
 
 // NeedsLink reports whether approving needs an acting wallet admin: every
 // mode but OWNER_APPROVAL names admins.
