@@ -84,11 +84,7 @@ func (h *Handler) applyMode(w http.ResponseWriter, r *http.Request, c store.Poli
 			return h.modeEffect(q, by), nil
 		}})
 	switch {
-	case errors.Is(err, handlers.ErrKeyReused):
-		h.refusedDecision(w, r, store.ErrAlreadyDecided)
-		return
-	case err != nil:
-		h.ServerError(w, r, err)
+	case h.Answered(w, r, err):
 		return
 	case done.Repeat:
 		h.Flash(r, "info", "This change was already sent: "+done.Action.Message)
