@@ -732,6 +732,12 @@ func TestEmployeeTextInputsAreChecked(t *testing.T) {
 	if resp.StatusCode != http.StatusUnprocessableEntity {
 		t.Fatalf("a file name with a NUL: %d", resp.StatusCode)
 	}
+	// Bytes that are not UTF-8 refuse the whole file, with how to save it.
+	resp = webtest.UploadBulkInvite(t, env, c, "latin1.csv", []byte(file))
+	if msg := webtest.TestID(webtest.Doc(t, resp), "bulk-file-error"); resp.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(msg, "save the file as UTF-8") {
+		t.Fatalf("a file with a Latin-1 byte: %d %q", resp.StatusCode, msg)
+	}
+	file = strings.Replace(file, "a\xff@acme.example", "a@@acme.example", 1)
 	resp = webtest.UploadBulkInvite(t, env, c, "bad\xffname.csv", []byte(file))
 	if resp.StatusCode != http.StatusSeeOther {
 		t.Fatalf("bulk upload with bad cells: %d %s", resp.StatusCode, webtest.TestID(webtest.Doc(t, resp), "bulk-file-error"))
