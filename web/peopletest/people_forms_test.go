@@ -257,7 +257,7 @@ func TestEventLogShortensIDsAndSaysStates(t *testing.T) {
 
 // An error page leads back to the page the person came from on this site
 // (an employee's page, for a deletion refused there), never elsewhere.
-func TestErrorPageLeadsBackToThePreviousPage(t *testing.T) {
+func TestRefusedDeleteLeadsBackToTheEmployee(t *testing.T) {
 	t.Parallel()
 	env := webtest.New(t, webtest.Options{})
 	c, _ := env.SignedIn(store.RoleHRAdmin)
@@ -267,10 +267,18 @@ func TestErrorPageLeadsBackToThePreviousPage(t *testing.T) {
 		t.Fatalf("no employee who is only invited: %v", err)
 	}
 	page := fmt.Sprintf("/employees/%d", id)
+	e, err := env.Store.EmployeeByID(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The refusal to delete an invited employee leads back to the
+	// employee, wherever the person came from (handlers/back_test.go
+	// covers the previous-page rule of other error pages).
+	name := "Back to " + strings.TrimSpace(e.FirstName+" "+e.LastName)
 	for _, tc := range []struct{ referer, want, words string }{
-		{env.URL(page), page, "Back to the previous page"},
-		{"https://elsewhere.example" + page, "/", "Back to the start page"},
-		{"", "/", "Back to the start page"},
+		{env.URL(page), page, name},
+		{"https://elsewhere.example" + page, page, name},
+		{"", page, name},
 	} {
 		h := http.Header{}
 		if tc.referer != "" {
