@@ -40,6 +40,8 @@ func TestSignACryptoWithdrawalFromTheTreasuryPage(t *testing.T) {
 			usd = w.ID
 		}
 	}
+	// The money controls refuse an address outside the trusted book.
+	webtest.TrustDestination(t, env, store.DestCrypto, "0x2c7536E3605D9C16a7a3D7b1898e529396a65c23", "")
 	doc := webtest.Doc(t, env.Get(c, "/treasury/withdrawal?wallet_id="+usd))
 	tok, _ := doc.Find(`input[name="form_token"]`).Attr("value")
 	resp := env.PostForm(c, "/treasury/withdrawal", url.Values{"form_token": {tok}, "wallet_id": {usd}, "route": {"ethereum:USDC"},
