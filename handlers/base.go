@@ -183,18 +183,18 @@ const StatusClientClosedRequest = 499
 // it is logged as abandoned, with 499.
 func (b *Base) ServerError(w http.ResponseWriter, r *http.Request, err error) {
 	if errors.Is(r.Context().Err(), context.Canceled) {
-		b.Logger.InfoContext(r.Context(), "request abandoned by the client", "method", r.Method, "path", r.URL.Path, "err", err)
+		b.Logger.InfoContext(r.Context(), "request abandoned by the client", "method", r.Method, "path", LogPath(r), "err", err)
 		w.WriteHeader(StatusClientClosedRequest)
 		return
 	}
 	if store.Unavailable(err) {
-		b.Logger.WarnContext(r.Context(), "request failed: database unavailable", "method", r.Method, "path", r.URL.Path, "err", err)
+		b.Logger.WarnContext(r.Context(), "request failed: database unavailable", "method", r.Method, "path", LogPath(r), "err", err)
 		w.Header().Set("Retry-After", "10")
 		b.ErrorPage(w, r, http.StatusServiceUnavailable, "Temporarily unavailable",
 			"The app cannot reach its database right now, so nothing was read or changed. Nothing you entered was lost: wait a moment and try again.")
 		return
 	}
-	b.Logger.ErrorContext(r.Context(), "request failed", "method", r.Method, "path", r.URL.Path, "err", err)
+	b.Logger.ErrorContext(r.Context(), "request failed", "method", r.Method, "path", LogPath(r), "err", err)
 	b.ErrorPage(w, r, http.StatusInternalServerError, "Something went wrong",
 		"The request could not be completed. Nothing you entered was lost: go back and try again. If it keeps happening, tell an owner the time it happened.")
 }

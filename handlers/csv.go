@@ -44,7 +44,7 @@ func (c *CSVWriter) Close(logger *slog.Logger, r *http.Request) {
 		c.err = err
 	}
 	if c.err != nil {
-		logger.ErrorContext(r.Context(), "csv export failed", "path", r.URL.Path, "err", c.err)
+		logger.ErrorContext(r.Context(), "csv export failed", "path", LogPath(r), "err", c.err)
 	}
 }
 
@@ -92,7 +92,7 @@ func ExportPages[P any](b *Base, w http.ResponseWriter, r *http.Request, filenam
 			fl.Flush()
 		}
 		if page, more, err = read(); err != nil {
-			b.Logger.ErrorContext(r.Context(), "csv export: next page", "path", r.URL.Path, "err", err)
+			b.Logger.ErrorContext(r.Context(), "csv export: next page", "path", LogPath(r), "err", err)
 			break
 		}
 	}

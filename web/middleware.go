@@ -93,14 +93,7 @@ func accessLog(logger *slog.Logger) func(http.Handler) http.Handler {
 			start := time.Now()
 			rec := &statusRecorder{ResponseWriter: w}
 			next.ServeHTTP(rec, r)
-			path := r.URL.Path
-			// Link tokens are credentials: never logged.
-			switch {
-			case strings.HasPrefix(path, "/sign/"):
-				path = "/sign/[token]"
-			case strings.HasPrefix(path, "/set-password/"):
-				path = "/set-password/[token]"
-			}
+			path := handlers.LogPath(r) // link tokens are credentials: never logged
 			status := rec.status
 			if status == 0 && errors.Is(r.Context().Err(), context.Canceled) {
 				// Nothing was written for a client that went away.
