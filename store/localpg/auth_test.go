@@ -165,7 +165,7 @@ func initTrustCluster(t *testing.T, dataDir, setup string) {
 	}
 	defer logf.Close()
 	old := &Cluster{dataDir: dataDir, port: port, logFile: logFile, log: slog.New(slog.DiscardHandler)}
-	if err := old.start(t.Context(), bins, id, true, logf); err != nil {
+	if err := old.start(t.Context(), bins, id, serverArgs(dataDir, port, true, nil), logf); err != nil {
 		t.Fatal(err)
 	}
 	defer old.Stop(t.Context())

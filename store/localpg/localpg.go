@@ -66,6 +66,14 @@ type Options struct {
 	// StartTimeout bounds Start when ctx has no deadline; 0 means 60s
 	// (crash recovery of a large cluster can take a while).
 	StartTimeout time.Duration
+	// Settings are server settings ("name=value", as postgres -c takes
+	// them) applied after those ForTests sets, so they win.
+	Settings []string
+	// StandbyOf, when set and DataDir holds no cluster yet, makes the
+	// cluster a streaming standby of that one: DataDir is filled with
+	// pg_basebackup (which writes standby.signal and the connection to the
+	// primary) instead of initdb. It shares the primary's postgres password.
+	StandbyOf *Cluster
 }
 
 // Timings says how long a Start took.
@@ -174,7 +182,12 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 	var password string
 	if major == 0 {
 		began := time.Now()
-		if password, err = initCluster(ctx, bins, dataDir, id, opts.ForTests, log); err != nil {
+		if opts.StandbyOf != nil {
+			password, err = baseBackup(ctx, bins, dataDir, id, opts.StandbyOf, opts.ForTests, log)
+		} else {
+			password, err = initCluster(ctx, bins, dataDir, id, opts.ForTests, log)
+		}
+		if err != nil {
 			return nil, err
 		}
 		timings.InitDB = time.Since(began)
@@ -206,7 +219,7 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 			}
 		}
 		c := &Cluster{dataDir: dataDir, port: port, password: password, logFile: logFile, log: log, version: bins.version, timings: timings}
-		err := c.start(ctx, bins, id, opts.ForTests, logf)
+		err := c.start(ctx, bins, id, serverArgs(dataDir, port, opts.ForTests, opts.Settings), logf)
 		if err == nil {
 			log.Info("postgres ready",
 				"initdb", c.timings.InitDB, "start", c.timings.Start,
@@ -314,7 +327,7 @@ func syncDir(dir string) error {
 	return nil
 }
 
-func serverArgs(dataDir string, port int, forTests bool) []string {
+func serverArgs(dataDir string, port int, forTests bool, settings []string) []string {
 	args := []string{
 		"-D", dataDir,
 		"-p", strconv.Itoa(port),
@@ -329,16 +342,19 @@ func serverArgs(dataDir string, port int, forTests bool) []string {
 			"-c", "max_connections=200",
 		)
 	}
+	for _, kv := range settings {
+		args = append(args, "-c", kv)
+	}
 	return args
 }
 
 // start spawns the server and waits for its first connection.
-func (c *Cluster) start(ctx context.Context, bins binaries, id identity, forTests bool, logf *os.File) error {
+func (c *Cluster) start(ctx context.Context, bins binaries, id identity, args []string, logf *os.File) error {
 	var err error
 	if c.logFrom, err = logf.Seek(0, io.SeekEnd); err != nil {
 		return fmt.Errorf("localpg: server log: %w", err)
 	}
-	cmd := exec.Command(bins.postgres, serverArgs(c.dataDir, c.port, forTests)...)
+	cmd := exec.Command(bins.postgres, args...)
 	id.command(cmd)
 	// Its own session: a Ctrl-C meant for the app must not stop the
 	// database under the app's graceful shutdown.

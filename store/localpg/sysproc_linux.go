@@ -8,3 +8,7 @@ import "syscall"
 func stopWithParent(attr *syscall.SysProcAttr) {
 	attr.Pdeathsig = syscall.SIGINT
 }
+
+// killGroup kills the server and every process it started (its session
+// leads their process group), as a machine that loses power would.
+func killGroup(pid int) error { return syscall.Kill(-pid, syscall.SIGKILL) }
