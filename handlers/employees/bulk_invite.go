@@ -365,7 +365,7 @@ func (h *Handler) sendWithNumbers(ctx context.Context, run store.BulkRun, number
 	ctx, cancel := context.WithTimeout(ctx, time.Hour)
 	defer cancel()
 	s := bulkSender{store: h.Store, api: h.API, actions: h.Actions, logger: h.Logger}
-	if err := s.sendRun(ctx, run, numbers); err != nil {
+	if _, err := s.sendRun(ctx, run, numbers, time.Time{}); err != nil {
 		h.Logger.ErrorContext(ctx, "bulk invite: rows with identification numbers", "run", run.ID, "err", err)
 	}
 }
@@ -413,10 +413,12 @@ type BulkInviteWorker struct {
 	actions *handlers.Actions
 }
 
-// Timeout allows a large file.
-func (w *BulkInviteWorker) Timeout(*river.Job[BulkInviteArgs]) time.Duration { return time.Hour }
+// Timeout bounds one part of a run (see handlers.JobTimeout).
+func (w *BulkInviteWorker) Timeout(*river.Job[BulkInviteArgs]) time.Duration {
+	return handlers.JobTimeout
+}
 
-// Work sends the rows.
+// Work sends a part of the rows, and comes back at once for the rest.
 func (w *BulkInviteWorker) Work(ctx context.Context, job *river.Job[BulkInviteArgs]) error {
 	w.once.Do(func() {
 		// The worker is built apart from the handlers: it runs the same
@@ -429,7 +431,11 @@ func (w *BulkInviteWorker) Work(ctx context.Context, job *river.Job[BulkInviteAr
 		return err
 	}
 	s := bulkSender{store: w.Store, api: w.API, actions: w.actions, logger: w.Logger}
-	return s.sendRun(ctx, run, nil)
+	more, err := s.sendRun(ctx, run, nil, time.Now().Add(handlers.JobPartBudget))
+	if err == nil && more {
+		return river.JobSnooze(0)
+	}
+	return err
 }
 
 // bulkSender sends a run's rows: those without identification numbers
@@ -441,23 +447,28 @@ type bulkSender struct {
 	logger  *slog.Logger
 }
 
-func (s bulkSender) sendRun(ctx context.Context, run store.BulkRun, numbers map[int]map[string]string) error {
+// sendRun starts no row after until (zero: no limit), and then reports
+// more when rows are left.
+func (s bulkSender) sendRun(ctx context.Context, run store.BulkRun, numbers map[int]map[string]string, until time.Time) (more bool, err error) {
 	by := store.Actor{Email: run.CreatedBy}
 	var done []int
 	for {
+		if !until.IsZero() && time.Now().After(until) {
+			return true, nil
+		}
 		row, err := s.store.NextBulkRow(ctx, run.ID, numbers != nil, done)
 		if errors.Is(err, store.ErrNotFound) {
 			break
 		}
 		if err != nil {
-			return err
+			return false, err
 		}
 		done = append(done, row.Line)
 		if err := s.sendRow(ctx, run, row, numbers[row.Line], by); err != nil {
-			return err
+			return false, err
 		}
 	}
-	return s.store.FinishBulkRun(context.WithoutCancel(ctx), run.ID, by)
+	return false, s.store.FinishBulkRun(context.WithoutCancel(ctx), run.ID, by)
 }
 
 func (s bulkSender) sendRow(ctx context.Context, run store.BulkRun, row store.BulkRow, numbers map[string]string, by store.Actor) error {

@@ -224,12 +224,13 @@ type OnboardingStartWorker struct {
 	h    *Handler
 }
 
-// Timeout allows a large workforce.
+// Timeout bounds one part of a run (see handlers.JobTimeout).
 func (w *OnboardingStartWorker) Timeout(*river.Job[OnboardingStartArgs]) time.Duration {
-	return time.Hour
+	return handlers.JobTimeout
 }
 
-// Work sends the run's rows.
+// Work sends a part of the run's rows, and comes back at once for the
+// rest.
 func (w *OnboardingStartWorker) Work(ctx context.Context, job *river.Job[OnboardingStartArgs]) error {
 	w.once.Do(func() {
 		// Built apart from the web handlers: the same ledger and read-backs.
@@ -243,7 +244,11 @@ func (w *OnboardingStartWorker) Work(ctx context.Context, job *river.Job[Onboard
 	}
 	by := store.Actor{Email: run.CreatedBy}
 	var done []int64
+	until := time.Now().Add(handlers.JobPartBudget)
 	for {
+		if time.Now().After(until) {
+			return river.JobSnooze(0)
+		}
 		row, err := w.Store.NextOnboardingRow(ctx, run.ID, done)
 		if errors.Is(err, store.ErrNotFound) {
 			break

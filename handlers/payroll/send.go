@@ -212,16 +212,10 @@ type SendWorker struct {
 	H *Handler
 }
 
-// A run is sent in short parts, each one job attempt: rows are started for
-// at most jobBudget, then the part waits for its calls in flight (each
-// bounded by the ledger's call timeout) and the job comes back at once for
-// the rest. JobTimeout is what a part may take, well over that; river
-// rescues a job left "running" by a killed process only once its timeout
-// has passed (and RescueStuckJobsAfter too), so a short timeout is what
-// lets an orphaned run go on soon after a restart.
+// A run is sent in short parts (handlers.JobPartBudget each, see there).
 const (
-	jobBudget  = 20 * time.Second
-	JobTimeout = time.Minute
+	jobBudget  = handlers.JobPartBudget
+	JobTimeout = handlers.JobTimeout
 )
 
 // Timeout bounds one part of a run.
