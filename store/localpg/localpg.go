@@ -240,26 +240,9 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 // half-made cluster that the next Start would try to reuse. It returns the
 // postgres role's new password, kept in the cluster's PasswordFile.
 func initCluster(ctx context.Context, bins binaries, dataDir string, id identity, forTests bool, log *slog.Logger) (string, error) {
-	entries, err := os.ReadDir(dataDir)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-	case err != nil:
-		return "", fmt.Errorf("localpg: %w", err)
-	case len(entries) > 0:
-		return "", fmt.Errorf("localpg: %s is not empty but holds no cluster (no PG_VERSION): move it away or choose another data directory", dataDir)
-	}
-
-	tmp := dataDir + ".initdb"
-	if err := os.RemoveAll(tmp); err != nil {
-		return "", fmt.Errorf("localpg: remove unfinished initdb: %w", err)
-	}
-	if err := os.Mkdir(tmp, 0o700); err != nil {
-		return "", fmt.Errorf("localpg: %w", err)
-	}
-	if id.cred != nil {
-		if err := os.Chown(tmp, int(id.cred.Uid), int(id.cred.Gid)); err != nil {
-			return "", fmt.Errorf("localpg: chown %s to %s: %w", tmp, id.name, err)
-		}
+	tmp, err := sideDir(dataDir, ".initdb", id)
+	if err != nil {
+		return "", err
 	}
 	password, err := newPassword()
 	if err != nil {
@@ -301,11 +284,8 @@ func initCluster(ctx context.Context, bins binaries, dataDir string, id identity
 		return "", err
 	}
 
-	if err := os.Remove(dataDir); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return "", fmt.Errorf("localpg: %w", err)
-	}
-	if err := os.Rename(tmp, dataDir); err != nil {
-		return "", fmt.Errorf("localpg: move new cluster into place: %w", err)
+	if err := intoPlace(tmp, dataDir); err != nil {
+		return "", err
 	}
 	if !forTests {
 		if err := syncDir(filepath.Dir(dataDir)); err != nil {
@@ -313,6 +293,45 @@ func initCluster(ctx context.Context, bins binaries, dataDir string, id identity
 		}
 	}
 	return password, nil
+}
+
+// sideDir makes the empty sibling directory, owned by the server's user,
+// in which a new cluster is made before intoPlace renames it to dataDir,
+// so that an interrupted initdb or copy never leaves a PG_VERSION over a
+// half-made cluster. dataDir must be missing or empty.
+func sideDir(dataDir, suffix string, id identity) (string, error) {
+	entries, err := os.ReadDir(dataDir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+	case err != nil:
+		return "", fmt.Errorf("localpg: %w", err)
+	case len(entries) > 0:
+		return "", fmt.Errorf("localpg: %s is not empty but holds no cluster (no PG_VERSION): move it away or choose another data directory", dataDir)
+	}
+	tmp := dataDir + suffix
+	if err := os.RemoveAll(tmp); err != nil {
+		return "", fmt.Errorf("localpg: remove an unfinished %s: %w", tmp, err)
+	}
+	if err := os.Mkdir(tmp, 0o700); err != nil {
+		return "", fmt.Errorf("localpg: %w", err)
+	}
+	if id.cred != nil {
+		if err := os.Chown(tmp, int(id.cred.Uid), int(id.cred.Gid)); err != nil {
+			return "", fmt.Errorf("localpg: chown %s to %s: %w", tmp, id.name, err)
+		}
+	}
+	return tmp, nil
+}
+
+// intoPlace renames a cluster made in sideDir's directory to dataDir.
+func intoPlace(tmp, dataDir string) error {
+	if err := os.Remove(dataDir); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("localpg: %w", err)
+	}
+	if err := os.Rename(tmp, dataDir); err != nil {
+		return fmt.Errorf("localpg: move new cluster into place: %w", err)
+	}
+	return nil
 }
 
 func syncDir(dir string) error {

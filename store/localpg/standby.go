@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"log/slog"
 	"os"
 	"os/exec"
@@ -14,32 +13,16 @@ import (
 
 // baseBackup fills dataDir with a copy of primary taken by pg_basebackup,
 // set up to stream from it (-R writes standby.signal and primary_conninfo).
-// Like initCluster it works in a sibling directory and renames it into
-// place, so an interrupted copy is never mistaken for a cluster. The copy
+// Like initCluster it works in sideDir's directory, so an interrupted copy
+// is never mistaken for a cluster. The copy
 // holds the primary's PasswordFile, so both share the postgres password.
 func baseBackup(ctx context.Context, bins binaries, dataDir string, id identity, primary *Cluster, forTests bool, log *slog.Logger) (string, error) {
 	if primary == nil || primary.hasExited() {
 		return "", errors.New("localpg: StandbyOf: the primary is not running")
 	}
-	entries, err := os.ReadDir(dataDir)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-	case err != nil:
-		return "", fmt.Errorf("localpg: %w", err)
-	case len(entries) > 0:
-		return "", fmt.Errorf("localpg: %s is not empty but holds no cluster (no PG_VERSION): move it away or choose another data directory", dataDir)
-	}
-	tmp := dataDir + ".basebackup"
-	if err := os.RemoveAll(tmp); err != nil {
-		return "", fmt.Errorf("localpg: remove unfinished base backup: %w", err)
-	}
-	if err := os.Mkdir(tmp, 0o700); err != nil {
-		return "", fmt.Errorf("localpg: %w", err)
-	}
-	if id.cred != nil {
-		if err := os.Chown(tmp, int(id.cred.Uid), int(id.cred.Gid)); err != nil {
-			return "", fmt.Errorf("localpg: chown %s to %s: %w", tmp, id.name, err)
-		}
+	tmp, err := sideDir(dataDir, ".basebackup", id)
+	if err != nil {
+		return "", err
 	}
 	// The password travels in the connection string, which -R writes into
 	// the standby's postgresql.auto.conf (inside the private data directory)
@@ -56,13 +39,8 @@ func baseBackup(ctx context.Context, bins binaries, dataDir string, id identity,
 		_ = os.RemoveAll(tmp)
 		return "", fmt.Errorf("localpg: pg_basebackup from port %d: %w\n%s", primary.port, err, lastLines(string(out), 15))
 	}
-	// The primary's pid file is not copied, but its log position is the
-	// primary's business: nothing else of it needs changing.
-	if err := os.Remove(dataDir); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return "", fmt.Errorf("localpg: %w", err)
-	}
-	if err := os.Rename(tmp, dataDir); err != nil {
-		return "", fmt.Errorf("localpg: move base backup into place: %w", err)
+	if err := intoPlace(tmp, dataDir); err != nil {
+		return "", err
 	}
 	log.Info("localpg: standby made from primary", "datadir", dataDir, "primary_port", primary.port)
 	return primary.password, nil
