@@ -65,19 +65,13 @@ func (w *DrainWorker) Work(ctx context.Context, _ *river.Job[DrainArgs]) error {
 		}
 		w.H.processClaimed(ctx, evs)
 	}
-	return w.H.wakeDrain(ctx, nil)
+	return w.H.Store.InTx(ctx, func(tx pgx.Tx) error { return w.H.wakeDrain(ctx, tx) })
 }
 
-// wakeDrain inserts a drain job, in tx when it is set.
+// wakeDrain inserts a drain job in tx.
 func (h *Handler) wakeDrain(ctx context.Context, tx pgx.Tx) error {
 	if h.Queue == nil {
 		return errNoQueue
-	}
-	if tx == nil {
-		return h.Store.InTx(ctx, func(tx pgx.Tx) error {
-			_, err := h.Queue.InsertTx(ctx, tx, DrainArgs{}, nil)
-			return err
-		})
 	}
 	_, err := h.Queue.InsertTx(ctx, tx, DrainArgs{}, nil)
 	return err
