@@ -196,7 +196,10 @@ func securityHeaders(secure bool) func(http.Handler) http.Handler {
 			h.Set("Content-Security-Policy", contentSecurityPolicy)
 			h.Set("X-Content-Type-Options", "nosniff")
 			h.Set("X-Frame-Options", "DENY")
-			h.Set("Referrer-Policy", "no-referrer")
+			// The app's own pages send their address to the app, which
+			// draws "Back" links from it (handlers.Previous); no other
+			// origin ever gets it (it may hold a search or a link token).
+			h.Set("Referrer-Policy", "same-origin")
 			h.Set("Cross-Origin-Opener-Policy", "same-origin")
 			h.Set("Permissions-Policy", "camera=(), microphone=(), geolocation=(), payment=()")
 			if !strings.HasPrefix(r.URL.Path, "/static/") {

@@ -256,6 +256,11 @@ func TestSecurityHeadersAndStatic(t *testing.T) {
 	if resp.Header.Get("Cache-Control") != "no-store" {
 		t.Errorf("page Cache-Control %q", resp.Header.Get("Cache-Control"))
 	}
+	// Back links need the app's own address as the referrer; other
+	// origins never get one.
+	if p := resp.Header.Get("Referrer-Policy"); p != "same-origin" {
+		t.Errorf("Referrer-Policy %q, want same-origin", p)
+	}
 	resp = env.Get(c, "/no/such/page")
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusNotFound {
