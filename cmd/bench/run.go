@@ -10,31 +10,21 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
 	"net/http"
 	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/PuerkitoBio/goquery"
-	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/pquerna/otp/totp"
 
-	"partneradmin/apiclient"
-	"partneradmin/apiclient/sandbox"
-	"partneradmin/handlers/approvals"
-	"partneradmin/handlers/cards"
-	"partneradmin/handlers/userstate"
 	"partneradmin/handlers/webhooks"
 	"partneradmin/store"
 	"partneradmin/store/localpg"
-	"partneradmin/web"
 )
 
 // config is what one run measures and for how long.
@@ -303,302 +293,20 @@ func machine() string {
 // receiver, a payroll run and the file checks, then prints the table (and,
 // with --hold, waits until ctx ends).
 func (b *bench) measureSize(ctx context.Context, n int, last bool) (sr sizeReport, err error) {
-	cfg, say := b.cfg, b.say
-	sr = sizeReport{Employees: n, Wallets: max(1, n/5), PayrollRuns: cfg.PayrollRuns, Events: n * cfg.EventsPerYear}
-	dbName := fmt.Sprintf("partner_admin_%d", n)
-	if _, err := b.admin.Exec(ctx, "CREATE DATABASE "+pgx.Identifier{dbName}.Sanitize()+" TEMPLATE "+pgx.Identifier{templateDB}.Sanitize()); err != nil {
-		return sr, fmt.Errorf("create database: %w", err)
-	}
-	defer func() {
-		if _, dropErr := b.admin.Exec(context.WithoutCancel(ctx), "DROP DATABASE "+pgx.Identifier{dbName}.Sanitize()+" WITH (FORCE)"); dropErr != nil {
-			err = errors.Join(err, fmt.Errorf("drop database: %w", dropErr))
-		}
-	}()
-	dsn := b.cluster.ConnString(dbName)
-	pool, err := store.Open(ctx, dsn)
-	if err != nil {
+	sr = sizeReport{Employees: n, Wallets: max(1, n/5), PayrollRuns: b.cfg.PayrollRuns, Events: n * b.cfg.EventsPerYear}
+	z := &sizeRun{b: b, n: n, last: last}
+	defer func() { err = errors.Join(err, z.close(context.WithoutCancel(ctx))) }()
+	if err := z.seed(ctx, &sr); err != nil {
 		return sr, err
 	}
-	defer pool.Close()
-	dir := filepath.Join(b.tmp, strconv.Itoa(n))
-
-	// The sandbox, started from a state that holds the demo company and
-	// the bench's employees, wallets, proposals and cards.
-	statePath := filepath.Join(dir, "sandbox", "state.json")
-	if err := os.MkdirAll(filepath.Dir(statePath), 0o700); err != nil {
+	if err := z.startApps(ctx); err != nil {
 		return sr, err
 	}
-	seed, err := seedSandboxState(statePath, sr.Wallets, cfg.CardsPerWallet)
-	if err != nil {
+	if err := z.measurePages(ctx, &sr); err != nil {
 		return sr, err
 	}
-	sr.Cards = len(seed.Cards)
-	sb, err := sandbox.New(sandbox.Options{Control: true, Local: true, StatePath: statePath, LoadOnly: true, Logger: b.quiet})
-	if err != nil {
+	if err := z.finish(ctx, &sr); err != nil {
 		return sr, err
-	}
-	defer sb.Close()
-	demo := seed.Demo
-	sbLn, err := (&net.ListenConfig{}).Listen(ctx, "tcp", "127.0.0.1:0")
-	if err != nil {
-		return sr, err
-	}
-	sbSrv := &http.Server{Handler: sb, ReadHeaderTimeout: 5 * time.Second}
-	go func() { _ = sbSrv.Serve(sbLn) }()
-	defer func() { _ = sbSrv.Close() }()
-	sbURL := "http://" + sbLn.Addr().String()
-
-	// The app's database: the demo company imported as the app imports it,
-	// then the bulk of the company.
-	api, err := apiclient.New(sbURL, demo.APIKey)
-	if err != nil {
-		return sr, err
-	}
-	if _, err := (&userstate.Syncer{API: api, Store: store.New(pool), Now: time.Now}).Import(ctx, web.DemoPeople(demo, time.Now())); err != nil {
-		return sr, fmt.Errorf("import demo company: %w", err)
-	}
-	say("%s employees: sandbox started from the seeded state; demo company imported", thousands(n))
-	t0 := time.Now()
-	if sr.Seed, err = seedApp(ctx, pool, seed, n, sr.Events, cfg.PayrollRuns, say); err != nil {
-		return sr, err
-	}
-	sr.SeedTook = time.Since(t0)
-	say("seeded %s in %s", sr.seeded(), sr.SeedTook.Round(time.Millisecond))
-
-	// The mirror of a company that has run for a while: every wallet's
-	// proposals read and every card indexed, by the app's own code, as
-	// the queue's refresh and the card index refresh read them (the
-	// periodic sync reads only the busy wallets and a slow sweep of the
-	// rest, so a fresh database would take hours to fill).
-	t0 = time.Now()
-	st := store.New(pool)
-	if _, err := (&approvals.Syncer{API: api, Store: st, Logger: b.quiet, Clock: time.Now}).SyncAll(ctx); err != nil {
-		return sr, fmt.Errorf("mirror the proposals: %w", err)
-	}
-	sr.MirrorTook = time.Since(t0)
-	t0 = time.Now()
-	if _, err := cards.NewIndexer(st, api, b.quiet, time.Now).RefreshAll(ctx); err != nil {
-		return sr, fmt.Errorf("index the cards: %w", err)
-	}
-	sr.IndexTook = time.Since(t0)
-	say("every wallet's proposals read in %s, every card indexed in %s", sr.MirrorTook.Round(time.Millisecond), sr.IndexTook.Round(time.Millisecond))
-
-	// The app, as child processes pointed at the private PostgreSQL and
-	// the sandbox: one, or --replicas of them behind a round-robin
-	// balancer, started one after the other (the first creates the owner).
-	password, encryptionKey := randomHex(16), randomHex(32)
-	pprofURL := ""
-	// The periodic jobs counted are those of the apps' lifetime, their
-	// runs at start included.
-	jobsSince := time.Now()
-	replicas := max(1, cfg.Replicas)
-	var apps []*child
-	defer func() {
-		for _, a := range apps {
-			a.stop()
-		}
-	}()
-	var addrs []string
-	for i := range replicas {
-		port, err := freeLoopbackPort()
-		if err != nil {
-			return sr, err
-		}
-		env := append(os.Environ(),
-			"ADDR=127.0.0.1:"+strconv.Itoa(port), "DATA_DIR="+filepath.Join(dir, fmt.Sprintf("app%d", i+1)), "PUBLIC_ORIGIN=",
-			"DATABASE_URL="+dsn, "PARTNER_API_BASE_URL="+sbURL, "PARTNER_API_KEY="+demo.APIKey,
-			"OWNER_EMAIL="+ownerEmail, "OWNER_PASSWORD="+password, "ENCRYPTION_KEY="+encryptionKey, "LOG_LEVEL=warn",
-			"TRUSTED_PROXIES=", "SIGN_LINK_TEMPLATE=")
-		if cfg.PprofDir != "" && i == 0 && last {
-			pp, err := freeLoopbackPort()
-			if err != nil {
-				return sr, err
-			}
-			addr := "127.0.0.1:" + strconv.Itoa(pp)
-			env, pprofURL = append(env, "BENCH_PPROF_ADDR="+addr), "http://"+addr
-		}
-		logName := "app.log"
-		if replicas > 1 {
-			logName = fmt.Sprintf("app%d.log", i+1)
-		}
-		a, err := startChild(ctx, "partner-admin", filepath.Join(b.bin, "partner-admin"), nil, env, filepath.Join(dir, logName), cfg.WaitBoot)
-		if err != nil {
-			return sr, err
-		}
-		apps, addrs = append(apps, a), append(addrs, a.addr)
-		say("app listening at http://%s (pid %d)", a.addr, a.cmd.Process.Pid)
-	}
-	app := apps[0]
-	appURL := "http://" + app.addr
-	var balancer *roundRobin
-	if replicas > 1 {
-		if balancer, err = startRoundRobin(ctx, addrs); err != nil {
-			return sr, err
-		}
-		defer balancer.close()
-		appURL = balancer.URL
-		say("round-robin balancer over %d replicas at %s", replicas, appURL)
-	}
-
-	owner := newClient()
-	totpKey, err := signIn(ctx, owner, appURL, ownerEmail, password)
-	if err != nil {
-		return sr, fmt.Errorf("%w; app log: %s", err, app.tail())
-	}
-	secret, err := subscribe(ctx, owner, appURL)
-	if err != nil {
-		return sr, err
-	}
-	say("signed in as owner; webhook subscription created, its secret read from the page")
-
-	// Every proposal and card is in the mirror (checked, in case the
-	// app's start changed it).
-	if err := waitMirror(ctx, pool, seed, cfg.WaitForJobs); err != nil {
-		return sr, fmt.Errorf("%w; app log: %s", err, app.tail())
-	}
-
-	// The pages, their bytes captured once for the bare handler.
-	pages := pagesFor(n, seed)
-	pages = slices.DeleteFunc(pages, func(p page) bool { return !cfg.wants(p.Name) })
-	if len(pages) == 0 && !cfg.wants(webhookRow) && !cfg.wants(payrollRow) && !cfg.wants(fileRow) {
-		return sr, fmt.Errorf("--only %s: no page or row name contains any of these words", strings.Join(cfg.Only, ","))
-	}
-	pagesDir := filepath.Join(dir, "pages")
-	if err := os.MkdirAll(pagesDir, 0o700); err != nil {
-		return sr, err
-	}
-	var list bareFile
-	for i, p := range pages {
-		body, ctype, err := capture(ctx, owner, appURL+p.URI)
-		if err != nil {
-			return sr, err
-		}
-		file := fmt.Sprintf("page%02d.html", i)
-		if err := os.WriteFile(filepath.Join(pagesDir, file), body, 0o600); err != nil {
-			return sr, err
-		}
-		list.Pages = append(list.Pages, barePage{URI: p.URI, File: file, ContentType: ctype})
-		sr.Pages = append(sr.Pages, pageStats{page: p, Bytes: len(body)})
-	}
-	listJSON, _ := json.Marshal(list)
-	listPath := filepath.Join(pagesDir, "pages.json")
-	if err := os.WriteFile(listPath, listJSON, 0o600); err != nil {
-		return sr, err
-	}
-	bare, err := startChild(ctx, "bare handler", filepath.Join(b.bin, "bench"), []string{"--bare-serve", "--pages", listPath, "--addr", "127.0.0.1:0"},
-		os.Environ(), filepath.Join(dir, "bare.log"), 30*time.Second)
-	if err != nil {
-		return sr, err
-	}
-	defer bare.stop()
-	bareURL := "http://" + bare.addr
-	say("bare handler listening at %s; %d pages captured", bareURL, len(pages))
-
-	// Load: deliveries trickle in; a warm-up round, then rounds of every
-	// page against the app and against the bare handler. The sandbox
-	// counts the API reads meanwhile.
-	trickle := startTrickle(ctx, appURL, secret, "trickle-"+randomHex(4), seed, cfg.TrickleRate)
-	sb.ResetRequestCounts()
-	readsFrom := time.Now()
-	bareClient := newClient()
-	meter := cpuMeter{pgData: filepath.Join(b.tmp, "pg")}
-	for _, a := range apps {
-		meter.appPids = append(meter.appPids, a.cmd.Process.Pid)
-	}
-	for round := -1; round < cfg.Rounds && len(sr.Pages) > 0; round++ {
-		for i := range sr.Pages {
-			ps := &sr.Pages[i]
-			appFor, bareFor := cfg.AppRound, cfg.BareRound
-			if round < 0 {
-				appFor, bareFor = cfg.Warmup, cfg.Warmup
-			}
-			var prof chan error
-			if pprofURL != "" && round == 0 {
-				prof = make(chan error, 1)
-				file := filepath.Join(cfg.PprofDir, fmt.Sprintf("page%02d-%s.pprof", i, slug(ps.Name)))
-				go func() { prof <- cpuProfile(ctx, pprofURL, max(1, int(appFor/time.Second)), file) }()
-			}
-			before := meter.read()
-			a, err := drive(ctx, owner, appURL+ps.URI, http.StatusOK, cfg.Conns, appFor)
-			a.perRequest(before, meter.read())
-			if prof != nil {
-				if perr := <-prof; perr != nil {
-					say("%s: no CPU profile: %v", ps.Name, perr)
-				}
-			}
-			if err != nil {
-				return sr, fmt.Errorf("%s: %w; app log: %s", ps.Name, err, app.tail())
-			}
-			bb, err := drive(ctx, bareClient, bareURL+ps.URI, http.StatusOK, cfg.Conns, bareFor)
-			if err != nil {
-				return sr, fmt.Errorf("%s (bare): %w", ps.Name, err)
-			}
-			if round >= 0 {
-				ps.App, ps.Bare = append(ps.App, a), append(ps.Bare, bb)
-			}
-		}
-		if round < 0 {
-			say("warm-up done")
-		} else {
-			say("round %d of %d done", round+1, cfg.Rounds)
-		}
-	}
-	sr.ReadsFor = time.Since(readsFrom)
-	sr.SyncReads, sr.APIReads, err = apiReads(ctx, sbURL)
-	if err != nil {
-		return sr, err
-	}
-	if sr.Trickle, err = trickle.finish(ctx, pool, cfg.WaitForDrain); err != nil {
-		return sr, err
-	}
-	say("%d deliveries trickled in at %d/s while the pages were measured: %d lost, %d processed twice; API reads %.0f/min, of proposals %.0f/min",
-		sr.Trickle.Sent, cfg.TrickleRate, sr.Trickle.Lost, sr.Trickle.ProcessedTwo, perMinute(sr.APIReads, sr.ReadsFor), perMinute(sr.SyncReads, sr.ReadsFor))
-
-	if last {
-		if err := b.extras(ctx, appURL, secret, pool, owner, seed, n, pprofURL); err != nil {
-			return sr, fmt.Errorf("%w; app log: %s", err, app.tail())
-		}
-	}
-	for _, a := range apps {
-		if a.exited() {
-			return sr, fmt.Errorf("an app process exited during the run: %s", a.tail())
-		}
-	}
-	if last && balancer != nil {
-		b.rep.Replicas = &replicaChecks{}
-		if err := checkReplicas(ctx, b.rep.Replicas, apps, balancer, owner, pool, jobsSince); err != nil {
-			return sr, err
-		}
-		say("replicas: requests per replica %v; a session works on each and a sign-out through the balancer ends it on each", b.rep.Replicas.Served)
-	}
-	for _, a := range apps {
-		kib, err := peakRSS(a.cmd.Process.Pid)
-		if err != nil {
-			return sr, err
-		}
-		if last {
-			b.rep.ReplicaRSSKiB = append(b.rep.ReplicaRSSKiB, kib)
-		}
-		sr.PeakRSSKiB = max(sr.PeakRSSKiB, kib)
-	}
-	if !last {
-		return sr, nil
-	}
-	// The table, printed while the last size still runs (for --hold).
-	rep := b.rep
-	rep.Sizes = append(rep.Sizes, sr)
-	rep.PeakRSSKiB = max(rep.PeakRSSKiB, sr.PeakRSSKiB)
-	rep.Took = time.Since(rep.Started)
-	rep.Table = rep.format()
-	rep.Sizes = rep.Sizes[:len(rep.Sizes)-1] // run appends it again
-	fmt.Fprint(b.stdout, rep.Table)
-	if cfg.Hold {
-		hold := holdEnv(b.tmp, dsn, appURL, password, totpKey)
-		if err := os.WriteFile(hold.path, []byte(hold.body), 0o600); err != nil {
-			return sr, err
-		}
-		say("holding until interrupted (app pid %d); the database's and the app's addresses and the owner's sign-in are in %s", app.cmd.Process.Pid, hold.path)
-		<-ctx.Done()
 	}
 	return sr, nil
 }
