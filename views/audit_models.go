@@ -2,7 +2,6 @@ package views
 
 import (
 	"strings"
-	"unicode/utf8"
 )
 
 // AuditListView is one page of the audit log.
@@ -34,20 +33,6 @@ type AuditFilterForm struct {
 // Filtered reports whether any filter is set.
 func (f AuditFilterForm) Filtered() bool {
 	return f.Q != "" || f.Actor != "" || f.Action != "" || f.Target != "" || f.From != "" || f.To != ""
-}
-
-// shortKeep is how many characters of a long id stay at each end.
-const shortKeep = 6
-
-// ShortenID keeps the first and last characters of a long id (a UUID, a
-// 0x address) and whether it shortened it; the whole id goes in a title
-// and a copy button beside it.
-func ShortenID(id string) (string, bool) {
-	if utf8.RuneCountInString(id) <= 2*shortKeep+4 {
-		return id, false
-	}
-	r := []rune(id)
-	return string(r[:shortKeep]) + "…" + string(r[len(r)-shortKeep:]), true
 }
 
 // TargetParts splits an audit target "kind:id" into its kind and id.

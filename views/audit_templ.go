@@ -550,7 +550,7 @@ func targetText(rowID int64, kind, id string) templ.Component {
 				return templ_7745c5c3_Err
 			}
 		}
-		if short, ok := ShortenID(id); ok {
+		if short := Shorten(id); short != id {
 			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 46, "<data id=\"")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
@@ -653,7 +653,7 @@ func copyID(domID, id string) templ.Component {
 			templ_7745c5c3_Var29 = templ.NopComponent
 		}
 		ctx = templ.ClearChildren(ctx)
-		if _, ok := ShortenID(id); ok {
+		if Shorten(id) != id {
 			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 53, "<button type=\"button\" class=\"copy\" data-copy=\"")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
