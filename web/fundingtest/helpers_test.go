@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/url"
+	"strings"
 	"testing"
 
 	"github.com/PuerkitoBio/goquery"
@@ -38,13 +39,17 @@ func formOf(t *testing.T, form *goquery.Selection) url.Values {
 	return v
 }
 
-// post sends a form and returns the status and, for a page, its text.
+// post sends a form and returns the status and the text of the page it
+// answered with.
 func post(t *testing.T, env *webtest.Env, c *http.Client, path string, form url.Values) (int, string) {
 	t.Helper()
 	resp := env.PostForm(c, path, form)
 	status := resp.StatusCode
-	body := webtest.ReadBody(t, resp)
-	return status, body
+	doc, err := goquery.NewDocumentFromReader(strings.NewReader(webtest.ReadBody(t, resp)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return status, doc.Text()
 }
 
 // flash is the message the funding page shows after a post.
