@@ -92,7 +92,7 @@ func ngnProvision(rd fundingReads, rail views.FundingBankRail) views.FundingProv
 		p.Allowed, p.Token = true, handlers.NewFormToken()
 		return p
 	}
-	p.Missing = "The NGN account can be opened once the treasury's NGN onboarding is complete: its identity (KYC) activated for NGN, then NGN onboarding started with the treasury's BVN and its CNGN wallet. Until then there is nothing to open."
+	p.Missing = "Nothing to open yet: a button here opens the account once the treasury's NGN onboarding is complete."
 	return p
 }
 
