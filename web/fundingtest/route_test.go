@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"partneradmin/store"
 	"partneradmin/web/webtest"
@@ -192,5 +193,66 @@ func TestOwnerRoutesAnAdminsUSDAccountToTheTreasuryAndBack(t *testing.T) {
 	}
 	if rows := webtest.AuditRows(t, env, "treasury.deposit_route.clear"); len(rows) != 1 || rows[0].Outcome != store.OutcomeOK {
 		t.Fatalf("audit: %+v", rows)
+	}
+}
+
+// The same for an NGN account: Lena, a treasury admin, is given an issued
+// NGN account; an owner routes it into the treasury's CNGN wallet, a
+// transfer to it funds the treasury, and removing the route ends that.
+func TestOwnerRoutesAnAdminsNGNAccountToTheTreasuryAndBack(t *testing.T) {
+	t.Parallel()
+	env := webtest.New(t, webtest.Options{})
+	owner, _ := env.SignedIn(store.RoleOwner)
+	lena := demoUser(t, env, "Lena")
+	cngn := webtest.TreasuryWallet(t, env, "CNGN")
+	webtest.EditSandboxState(t, env, func(st map[string]any) {
+		now := time.Now().UTC().Format(time.RFC3339)
+		webtest.SandboxObject(st, "rails", "accounts")["0f5f3f0e-2222-4a2b-9c3d-000000000001"] = map[string]any{
+			"id": "0f5f3f0e-2222-4a2b-9c3d-000000000001", "userId": lena, "currency": "NGN", "status": "active",
+			"accountName": "Lena Schmidt", "accountNumber": "9123450001", "bankName": "Sandbox Microfinance Bank", "bankCode": "090999",
+			"accountType": "savings", "statusAt": now, "createdAt": now, "registered": true, "seq": 2_000_000}
+	})
+	ngnDeposit := func() string {
+		var out struct {
+			Data struct {
+				SmartWalletID string `json:"smartWalletId"`
+			} `json:"data"`
+		}
+		raw := webtest.SandboxControl(t, env, http.MethodPost, "/_sandbox/users/"+lena+"/bank-deposits", map[string]string{"currency": "NGN", "amount": "5000"})
+		if err := json.Unmarshal(raw, &out); err != nil {
+			t.Fatal(err)
+		}
+		return out.Data.SmartWalletID
+	}
+
+	form := webtest.WithFormToken(url.Values{"holder": {lena}, "rail": {"NGN"}, "wallet_id": {cngn.ID}})
+	if status, body := post(t, env, owner, "/treasury/funding/routes", form); status != http.StatusSeeOther {
+		t.Fatalf("route: %d %s", status, body)
+	}
+	if n := sent(env, "POST", routeNGN); n != 1 {
+		t.Fatalf("route calls: %d", n)
+	}
+	if w := ngnDeposit(); w != cngn.ID {
+		t.Fatalf("an NGN transfer to Lena's account credited %s, not the treasury's CNGN wallet", w)
+	}
+	remove := formOf(t, page(t, env, owner).Find(`[data-testid="funding-route-remove-form"]`))
+	if remove.Get("rail") != "NGN" || remove.Get("holder") != lena {
+		t.Fatalf("remove form: %v", remove)
+	}
+	if status, _ := post(t, env, owner, "/treasury/funding/routes/remove", remove); status != http.StatusSeeOther {
+		t.Fatalf("remove: %d", status)
+	}
+	if n := sent(env, "DELETE", routeNGN); n != 1 {
+		t.Fatalf("remove calls: %d", n)
+	}
+	// Lena holds no CNGN wallet, so with no route the sandbox has nowhere
+	// to credit the transfer: it refuses it rather than fund the treasury.
+	resp, err := http.Post(env.SandboxURL+"/_sandbox/users/"+lena+"/bank-deposits", "application/json", strings.NewReader(`{"currency":"NGN","amount":"5000"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode < 400 {
+		t.Fatalf("after removing the route an NGN transfer was still credited (%d)", resp.StatusCode)
 	}
 }
