@@ -63,6 +63,13 @@ func TestProvisionEURAndNGNAccountsWhenOnboardingAllows(t *testing.T) {
 		t.Fatal("a refused role reached the API")
 	}
 
+	// A form without its one-time token sends nothing.
+	if status, body := post(t, env, fin, "/treasury/funding/eur/provision", nil); status != http.StatusBadRequest || !strings.Contains(body, "nothing was sent") {
+		t.Errorf("no token: %d", status)
+	}
+	if sent(env, "POST", eurRoute) != 0 {
+		t.Fatal("a form without its token reached the API")
+	}
 	if status, _ := post(t, env, fin, "/treasury/funding/eur/provision", eur); status != http.StatusSeeOther {
 		t.Fatalf("EUR: %d", status)
 	}
