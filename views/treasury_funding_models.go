@@ -15,7 +15,11 @@ type FundingView struct {
 	USD    FundingUSD
 	NGN    FundingBankRail
 	MXN    FundingBankRail
+	EUR    FundingBankRail
 	Crypto FundingCrypto
+	// Routes: issued USD and NGN accounts whose deposits go to a treasury
+	// wallet.
+	Routes FundingRoutes
 }
 
 // FundingUSD is the treasury's USD virtual account.
@@ -59,6 +63,9 @@ type FundingBankRail struct {
 	Error    string // the accounts could not be read
 	Accounts []FundingBankAccount
 	NotSetUp string // what the page says, and what would set it up, when there is none
+	// Provision offers the account's provisioning when there is none
+	// (EUR, NGN).
+	Provision FundingProvision
 }
 
 // FundingBankAccount is one deposit account.
@@ -83,6 +90,9 @@ type FundingCrypto struct {
 	// Others are supported assets no treasury wallet receives at its own
 	// address ("USDC on ethereum").
 	Others []string
+	// Assets are those same assets, each with the address the Partner API
+	// issued for it or a form to ask for one.
+	Assets []FundingAsset
 }
 
 // FundingDepositWallet is a treasury wallet's address.

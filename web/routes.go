@@ -209,6 +209,19 @@ func (a *App) routes() []Route {
 		{Method: "GET", Pattern: "/treasury/withdrawal/{id}", Permission: store.PermTreasury, Handler: a.treasury.WithdrawalDetail},
 		{Method: "POST", Pattern: "/treasury/withdrawal/{id}/sign-request", Permission: store.PermTreasury, Handler: a.treasury.WithdrawalLink},
 		{Method: "GET", Pattern: "/sign-requests/{rid}", Permission: store.PermTreasury, Handler: a.sign.State},
+		// Funding the treasury, more: opening its EUR and NGN accounts and
+		// asking for deposit addresses (one upstream write each), and the
+		// lists they add as CSV.
+		{Method: "POST", Pattern: "/treasury/funding/eur/provision", Permission: store.PermTreasury, Handler: a.treasury.ProvisionEUR},
+		{Method: "POST", Pattern: "/treasury/funding/ngn/provision", Permission: store.PermTreasury, Handler: a.treasury.ProvisionNGN},
+		{Method: "POST", Pattern: "/treasury/funding/deposit-address", Permission: store.PermTreasury, Handler: a.treasury.CreateDepositAddress},
+		{Method: "GET", Pattern: "/treasury/funding/deposit-addresses.csv", Permission: store.PermTreasury, Handler: a.treasury.DepositAddressesCSV},
+		{Method: "GET", Pattern: "/treasury/funding/routes.csv", Permission: store.PermTreasury, Handler: a.treasury.RoutesCSV},
+		// Routing an admin's issued USD or NGN account into a treasury
+		// wallet: an owner's decision, like the approval mode it rests on.
+		{Method: "POST", Pattern: "/treasury/funding/routes", Permission: store.PermSettings, Handler: a.treasury.RouteDeposits},
+		{Method: "POST", Pattern: "/treasury/funding/routes/remove", Permission: store.PermSettings, Handler: a.treasury.UnrouteDeposits},
+
 		// Funding the treasury: its bank accounts and deposit addresses
 		// (reads), and starting its USD account (one upstream write).
 		{Method: "GET", Pattern: "/treasury/funding", Permission: store.PermTreasury, Handler: a.treasury.Funding},

@@ -26,21 +26,26 @@ type fundingReads struct {
 	depErr    error
 	assets    []apiclient.CryptoRoute
 	assetsErr error
+	// onboarding decides whether the EUR and NGN accounts may be
+	// provisioned.
+	onboarding *apiclient.OnboardingStatus
+	onbErr     error
 }
 
-// readFunding makes the page's three reads at once, so that together they take
+// readFunding makes the page's reads at once, so that together they take
 // no longer than the slowest: the request's read budget bounds each.
 func (h *Handler) readFunding(ctx context.Context, userID string) fundingReads {
 	var rd fundingReads
 	if h.api == nil {
 		err := errors.New("treasury: no Partner API configured")
-		rd.usdErr, rd.depErr, rd.assetsErr = err, err, err
+		rd.usdErr, rd.depErr, rd.assetsErr, rd.onbErr = err, err, err, err
 		return rd
 	}
 	var wg sync.WaitGroup
 	wg.Go(func() { rd.usd, rd.usdErr = h.api.GetUSDVirtualAccount(ctx, userID) })
 	wg.Go(func() { rd.deposits, rd.depErr = h.api.ListDepositAccounts(ctx, userID) })
 	wg.Go(func() { rd.assets, rd.assetsErr = h.api.ListDepositAssets(ctx) })
+	wg.Go(func() { rd.onboarding, rd.onbErr = h.api.GetOnboardingStatus(ctx, userID) })
 	wg.Wait()
 	return rd
 }
@@ -64,8 +69,13 @@ func (h *Handler) Funding(w http.ResponseWriter, r *http.Request) {
 		h.ServerError(w, r, err)
 		return
 	}
-	v := h.fundingView(t, h.readFunding(ctx, t.user.ServiceUserID))
+	rd := h.readFunding(ctx, t.user.ServiceUserID)
+	v := h.fundingView(t, rd)
 	v.Print = printable
+	if err := h.fundingMore(ctx, t, rd, &v); err != nil {
+		h.ServerError(w, r, err)
+		return
+	}
 	// Account numbers: no copy of the page in htmx's history cache.
 	meta := h.PageMeta(r, fundingTitle)
 	meta.NoHistoryCache = true

@@ -39,6 +39,7 @@ func New(d handlers.Deps, sign SignRequests) *Handler {
 	h.withdrawalLinks = h.withdrawalSignLinks()
 	d.Actions.ReadBackFor(kindProposalCreate, h.readBackProposal)
 	d.Actions.ReadBackFor(kindUSDStart, h.readBackUSDStart)
+	d.Actions.ReadBackFor(kindProvision, h.readBackProvision)
 	return h
 }
 
