@@ -77,11 +77,11 @@ type DirectKYCView struct {
 	Name       string
 	Email      string
 	// Lookups: the options and occupations lookups answered.
-	Lookups       bool
-	LookupProblem string
-	IDTypes       []Option
-	POATypes      []Option
-	Countries     []Option
+	Lookups        bool
+	LookupProblem  string
+	IDTypes        []Option
+	POATypes       []Option
+	Countries      []Option
 	Identification DirectDocForm
 	ProofOfAddress DirectDocForm
 	Biometric      DirectDocForm
