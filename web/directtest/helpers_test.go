@@ -118,16 +118,14 @@ func createWallet(t *testing.T, env *webtest.Env, userID string, coin apiclient.
 func sandboxKYC(t *testing.T, env *webtest.Env, userID string) map[string]any {
 	t.Helper()
 	var st struct {
-		Data struct {
-			Rails struct {
-				KYC map[string]map[string]any `json:"kyc"`
-			} `json:"rails"`
-		} `json:"data"`
+		Rails struct {
+			KYC map[string]map[string]any `json:"kyc"`
+		} `json:"rails"`
 	}
 	if err := json.Unmarshal(webtest.SandboxControl(t, env, http.MethodGet, "/_sandbox/state", nil), &st); err != nil {
 		t.Fatal(err)
 	}
-	return st.Data.Rails.KYC[userID]
+	return st.Rails.KYC[userID]
 }
 
 // inDatabase counts the rows of every table of the app's schema whose text
