@@ -104,3 +104,30 @@ func TestAddAsUserConflictRule(t *testing.T) {
 		t.Fatalf("audit %v %+v", got, rows)
 	}
 }
+
+// TestAddAsUserLostAnswer: the API creates the user but its answer is
+// lost; spec, "A timed-out create-user must be recovered through the 409
+// rule": the user is recorded once, as the API has it.
+func TestAddAsUserLostAnswer(t *testing.T) {
+	t.Parallel()
+	env := webtest.New(t, webtest.Options{SkipDemoImport: true})
+	ctx := context.Background()
+	hr, _ := env.SignedIn(store.RoleHRAdmin)
+	webtest.SandboxControl(t, env, http.MethodPost, "/_sandbox/faults", map[string]any{"method": "POST", "route": "/v1/users",
+		"status": 502, "after": true, "times": 1})
+	e := addDirect(t, env, hr, "lost@acme.example", "Lola", "Ost")
+	// The lost answer, then the repeat the API answers with 409.
+	if n := env.Sandbox.RequestCount("POST", "/v1/users"); n != 2 {
+		t.Fatalf("%d create-user calls, want the lost one and its repeat", n)
+	}
+	u, err := env.API.LookupUserByEmail(ctx, "lost@acme.example")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.ServiceUserID != u.ServiceUserID {
+		t.Fatalf("recorded %q, the API has %q", e.ServiceUserID, u.ServiceUserID)
+	}
+	if got := webtest.AuditOutcomes(t, env, "employee.direct_create"); got[store.OutcomeOK] != 1 || len(got) != 1 {
+		t.Fatalf("audit %v", got)
+	}
+}
