@@ -242,3 +242,28 @@ func TestNINLookupBeforeFirstCard(t *testing.T) {
 		}
 	}
 }
+
+// TestOccupationNotConfirmed: spec, employment can be "silently dropped
+// while the call succeeds", so the profile's occupation is confirmed with
+// GET /kyc; when that confirmation fails, the page says the occupation
+// must be sent again, next to it, and the audit row says it was not
+// confirmed.
+func TestOccupationNotConfirmed(t *testing.T) {
+	t.Parallel()
+	env := webtest.New(t, webtest.Options{SkipDemoImport: true})
+	hr, _ := env.SignedIn(store.RoleHRAdmin)
+	e := addDirect(t, env, hr, "occ@acme.example", "Chioma", "Okonkwo")
+	webtest.Doc(t, env.Get(hr, kycPath(e, "")))
+	webtest.SandboxControl(t, env, http.MethodPost, "/_sandbox/faults", map[string]any{"method": "GET", "route": "/v1/users/{userId}/kyc", "status": 500})
+	resp := env.PostForm(hr, kycPath(e, "/profile"), webtest.WithFormToken(nigerianProfile()))
+	webtest.SandboxControl(t, env, http.MethodDelete, "/_sandbox/faults", nil)
+	wantStatus(t, resp, http.StatusOK)
+	doc := webtest.Doc(t, resp)
+	if webtest.TestID(doc, "occupation-not-landed") == "" || !strings.Contains(doc.Find(`#f-occupation_code-error`).Text(), "choose it from the list again") {
+		t.Fatalf("not said: %q", webtest.TestID(doc, "step-profile"))
+	}
+	rows := auditRows(t, env, "employee.kyc.profile")
+	if len(rows) != 1 || !strings.Contains(rows[0].Detail, "could not be confirmed") {
+		t.Fatalf("audit %+v", rows)
+	}
+}
