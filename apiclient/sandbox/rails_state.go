@@ -180,25 +180,25 @@ func (s *Server) due(since *time.Time) bool {
 // ---- records ----
 
 type kycIdentification struct {
-	Type           string   `json:"type"`
-	DocumentNumber string   `json:"documentNumber"`
-	IssuingCountry string   `json:"issuingCountry"` // alpha-3
-	ExpirationDate string   `json:"expirationDate,omitempty"`
-	IssueDate      string   `json:"issueDate,omitempty"`
-	Sides          []string `json:"sides"`
-	ContentTypes   []string `json:"contentTypes"`
+	Type           string    `json:"type"`
+	DocumentNumber string    `json:"documentNumber"`
+	IssuingCountry string    `json:"issuingCountry"` // alpha-3
+	ExpirationDate string    `json:"expirationDate,omitempty"`
+	IssueDate      string    `json:"issueDate,omitempty"`
+	Sides          []string  `json:"sides"`
+	ContentTypes   []string  `json:"contentTypes"`
+	UploadedAt     time.Time `json:"uploadedAt"`
 	// SHA256 are the hex digests of the sides' bytes, in the order of Sides.
-	SHA256     []string  `json:"sha256,omitempty"`
-	UploadedAt time.Time `json:"uploadedAt"`
+	SHA256 []string `json:"sha256,omitempty"`
 }
 
 type kycFile struct {
-	Type        string `json:"type,omitempty"`
-	ContentType string `json:"contentType"`
-	Size        int    `json:"size"`
+	Type        string    `json:"type,omitempty"`
+	ContentType string    `json:"contentType"`
+	Size        int       `json:"size"`
+	UploadedAt  time.Time `json:"uploadedAt"`
 	// SHA256 is the hex digest of the file's bytes (the file is not kept).
-	SHA256     string    `json:"sha256,omitempty"`
-	UploadedAt time.Time `json:"uploadedAt"`
+	SHA256 string `json:"sha256,omitempty"`
 }
 
 // kycActivation is one POST /kyc/activate: it opens one onboarding of its
