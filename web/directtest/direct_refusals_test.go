@@ -75,17 +75,44 @@ func TestUploadRefusals(t *testing.T) {
 		if resp.StatusCode != http.StatusForbidden {
 			t.Errorf("%s upload: %d", role, resp.StatusCode)
 		}
-		resp = env.PostForm(c, kycPath(e, "/bvn-lookup"), webtest.WithFormToken(url.Values{"bvn": {sandboxBVN}}))
-		resp.Body.Close()
-		if resp.StatusCode != http.StatusForbidden {
-			t.Errorf("%s BVN lookup: %d", role, resp.StatusCode)
+		for _, path := range []string{"/bvn-lookup", "/nin-lookup", "/profile", "/nigeria/start"} {
+			resp = env.PostForm(c, kycPath(e, path), webtest.WithFormToken(url.Values{"bvn": {sandboxBVN}, "nin": {sandboxBVN},
+				"holder_confirmed": {"1"}, "first_name": {"Z"}}))
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusForbidden {
+				t.Errorf("%s %s: %d", role, path, resp.StatusCode)
+			}
 		}
 	}
 	if n := env.Sandbox.RequestCount("POST", identificationRoute) - calls; n != 0 {
 		t.Fatalf("%d uploads sent by refused roles", n)
 	}
-	if n := env.Sandbox.RequestCount("GET", "/v1/users/{userId}/kyc/bvn-lookup/{bvn}"); n != 0 {
-		t.Fatalf("%d BVN lookups by refused roles", n)
+	for _, route := range []string{"GET /v1/users/{userId}/kyc/bvn-lookup/{bvn}", "GET /v1/users/{userId}/kyc/nin-lookup/{nin}",
+		"PATCH /v1/users/{userId}/kyc", "POST /v1/users/{userId}/kyc/activate"} {
+		method, pattern, _ := strings.Cut(route, " ")
+		if n := env.Sandbox.RequestCount(method, pattern); n != 0 {
+			t.Errorf("%d calls of %s by refused roles", n, route)
+		}
+	}
+	if got := webtest.AuditOutcomes(t, env, "employee.kyc.profile"); len(got) != 0 {
+		t.Errorf("audit of refused roles' profiles: %v", got)
+	}
+
+	// A profile with bad input is said next to its fields and sends nothing.
+	bad := nigerianProfile()
+	bad.Set("postal_code", "12")
+	bad.Set("date_of_birth", "15/01/1990")
+	resp := env.PostForm(hr, kycPath(e, "/profile"), webtest.WithFormToken(bad))
+	wantStatus(t, resp, http.StatusUnprocessableEntity)
+	doc := webtest.Doc(t, resp)
+	if !strings.Contains(doc.Find(`#f-postal_code-error`).Text(), "6 digits") || !strings.Contains(doc.Find(`#f-date_of_birth-error`).Text(), "YYYY-MM-DD") {
+		t.Errorf("bad profile not said next to its fields: %q", webtest.TestID(doc, "step-profile"))
+	}
+	if v, _ := doc.Find(`#f-bvn`).Attr("value"); v != "" || strings.Contains(doc.Text(), sandboxBVN) {
+		t.Error("the BVN is drawn back into the refused profile")
+	}
+	if n := env.Sandbox.RequestCount("PATCH", "/v1/users/{userId}/kyc"); n != 0 {
+		t.Errorf("%d PATCH /kyc for a refused profile", n)
 	}
 }
 
