@@ -177,6 +177,25 @@ func TestKYCWalkUploadsAndNigeriaStart(t *testing.T) {
 	if strings.Contains(env.Logs.String(), sandboxBVN) || strings.Contains(env.Logs.String(), "Adaeze") {
 		t.Error("the BVN or its holder is in the log")
 	}
+
+	// spec rule 4: another currency is activated again before its start,
+	// without repeating the wizard: USD from the same page.
+	createWallet(t, env, e.ServiceUserID, apiclient.USDB)
+	resp = env.PostForm(hr, "/employees/"+itoa(e.ID)+"/refresh", webtest.WithFormToken(url.Values{}))
+	resp.Body.Close()
+	doc = webtest.Doc(t, env.Get(hr, kycPath(e, "")))
+	usd := doc.Find(`[data-testid="start-form-USD"]`)
+	if usd.Length() != 1 {
+		t.Fatalf("no USD start on the KYC page: %q", webtest.TestID(doc, "direct-rail-USD"))
+	}
+	token, _ = usd.Find(`input[name="form_token"]`).Attr("value")
+	activations := env.Sandbox.RequestCount("POST", "/v1/users/{userId}/kyc/activate")
+	resp = env.PostForm(hr, "/employees/"+itoa(e.ID)+"/onboarding/USD/start", url.Values{"form_token": {token}, "identity_level": {apiclient.IdentityLevelIDAndLiveness}})
+	wantStatus(t, resp, http.StatusSeeOther)
+	resp.Body.Close()
+	if env.Sandbox.RequestCount("POST", "/v1/users/{userId}/kyc/activate")-activations != 1 || env.Sandbox.RequestCount("POST", "/v1/users/{userId}/onboarding/start-usa") != 1 {
+		t.Fatal("USD was not activated and started once")
+	}
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
