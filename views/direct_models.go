@@ -98,7 +98,6 @@ type DirectKYCView struct {
 	Rails            []DirectRailView
 	BVN              DirectLookupForm
 	NIN              DirectLookupForm
-	Flash            string
 }
 
 // DirectAskedView is what the API asks of a flagged employee
