@@ -187,6 +187,8 @@ type InviteResultView struct {
 
 // EmployeeDetailView is one employee's page.
 type EmployeeDetailView struct {
+	// Asked is who can provide what the API asks (kyc.action_required).
+	Asked *DirectAskedView
 	// BackURL is the list the viewer came from, with its filters, and
 	// BackList its name.
 	BackURL            string

@@ -273,6 +273,16 @@ func (a *App) routes() []Route {
 		{Method: "GET", Pattern: "/employees/invite", Permission: store.PermEmployeesWrite, Handler: a.employees.InviteForm},
 		{Method: "POST", Pattern: "/employees/invite", Permission: store.PermEmployeesWrite, Handler: a.employees.Invite},
 		{Method: "GET", Pattern: "/employees/occupations", Permission: store.PermEmployeesWrite, Handler: a.employees.Occupations},
+		// Direct onboarding (partners whose own app onboards their people):
+		// add the user, then walk the KYC in the spec's fixed order.
+		{Method: "GET", Pattern: "/employees/direct", Permission: store.PermEmployeesWrite, Handler: a.employees.DirectForm},
+		{Method: "POST", Pattern: "/employees/direct", Permission: store.PermEmployeesWrite, Handler: a.employees.DirectCreate},
+		{Method: "GET", Pattern: "/employees/{id}/kyc", Permission: store.PermEmployeesWrite, Handler: a.employees.DirectKYC},
+		{Method: "POST", Pattern: "/employees/{id}/kyc/profile", Permission: store.PermEmployeesWrite, Handler: a.employees.DirectProfile},
+		{Method: "POST", Pattern: "/employees/{id}/kyc/bvn-lookup", Permission: store.PermEmployeesWrite, Handler: a.employees.LookupBVN},
+		{Method: "POST", Pattern: "/employees/{id}/kyc/nin-lookup", Permission: store.PermEmployeesWrite, Handler: a.employees.LookupNIN},
+		{Method: "POST", Pattern: "/employees/{id}/kyc/nigeria/start", Permission: store.PermEmployeesWrite, Handler: a.employees.DirectStartNigeria},
+		{Method: "POST", Pattern: "/employees/{id}/kyc/{document}", Permission: store.PermEmployeesWrite, Handler: a.employees.DirectUpload},
 		{Method: "GET", Pattern: "/employees/invite/bulk", Permission: store.PermEmployeesWrite, Handler: a.employees.BulkForm},
 		{Method: "POST", Pattern: "/employees/invite/bulk", Permission: store.PermEmployeesWrite, Handler: a.employees.BulkUpload},
 		{Method: "GET", Pattern: "/employees/invite/bulk/template.csv", Permission: store.PermEmployeesWrite, Handler: a.employees.BulkTemplate},

@@ -2,6 +2,8 @@ package sandbox
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -116,6 +118,9 @@ type uploadedFile struct {
 	field       string
 	contentType string // detected from the content, never from the name
 	size        int
+	// sha256 is the hex SHA-256 of the file's bytes: the sandbox keeps a
+	// digest, never the image, so a test can check which bytes arrived.
+	sha256 string
 }
 
 // readMultipart parses a multipart/form-data body into fields and files.
@@ -147,7 +152,8 @@ func (c *call) readMultipart() (map[string]string, map[string]uploadedFile, erro
 		if len(b) == 0 {
 			continue
 		}
-		files[name] = uploadedFile{field: name, contentType: detectType(b), size: len(b)}
+		sum := sha256.Sum256(b)
+		files[name] = uploadedFile{field: name, contentType: detectType(b), size: len(b), sha256: hex.EncodeToString(sum[:])}
 	}
 	return fields, files, nil
 }
@@ -257,19 +263,20 @@ func (c *call) uploadIdentification() (any, error) {
 		msgs = append(msgs, "front or additional image is required")
 	}
 	mexico := k.mexican(fields["issuingCountry"])
-	var sides, types []string
+	var sides, types, digests []string
 	for _, name := range []string{"front", "back", "additional"} {
 		if f, ok := files[name]; ok {
 			checkFileType(name, f, mexico, true, &msgs)
 			sides = append(sides, name)
 			types = append(types, f.contentType)
+			digests = append(digests, f.sha256)
 		}
 	}
 	if len(msgs) > 0 {
 		return nil, validation(msgs)
 	}
 	k.Identification = &kycIdentification{Type: typ, DocumentNumber: fields["documentNumber"], IssuingCountry: issuing,
-		ExpirationDate: fields["expirationDate"], IssueDate: fields["issueDate"], Sides: sides, ContentTypes: types, UploadedAt: now}
+		ExpirationDate: fields["expirationDate"], IssueDate: fields["issueDate"], Sides: sides, ContentTypes: types, SHA256: digests, UploadedAt: now}
 	k.ChangedAt = &now
 	k.ChangeSeq = c.s.st.next()
 	c.status = http.StatusCreated
@@ -300,7 +307,7 @@ func (c *call) uploadProofOfAddress() (any, error) {
 		return nil, validation(msgs)
 	}
 	now := c.s.now()
-	k.ProofOfAddress = &kycFile{Type: fields["type"], ContentType: f.contentType, Size: f.size, UploadedAt: now}
+	k.ProofOfAddress = &kycFile{Type: fields["type"], ContentType: f.contentType, Size: f.size, SHA256: f.sha256, UploadedAt: now}
 	k.ChangedAt = &now
 	k.ChangeSeq = c.s.st.next()
 	c.status = http.StatusCreated
@@ -331,7 +338,7 @@ func (c *call) uploadBiometric() (any, error) {
 		return nil, validation(msgs)
 	}
 	now := c.s.now()
-	k.Biometric = &kycFile{ContentType: f.contentType, Size: f.size, UploadedAt: now}
+	k.Biometric = &kycFile{ContentType: f.contentType, Size: f.size, SHA256: f.sha256, UploadedAt: now}
 	k.ChangedAt = &now
 	k.ChangeSeq = c.s.st.next()
 	c.status = http.StatusCreated

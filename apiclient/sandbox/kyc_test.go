@@ -2,6 +2,8 @@ package sandbox
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"image"
 	"image/jpeg"
@@ -451,5 +453,32 @@ func TestKYC_InviteLinkingWritesKYC(t *testing.T) {
 	}
 	if d := e.waitDelivery(keyA, "kyc.action_required"); d["status"] != "delivered" {
 		t.Fatalf("kyc.action_required delivery %v", d)
+	}
+}
+
+// The uploads keep a digest of the bytes that arrived, never the file: a
+// test of a client can check its bytes reached the API unchanged.
+func TestKYC_UploadsKeepDigestsNotFiles(t *testing.T) {
+	e := newEnv(t)
+	id := e.user(keyA)
+	e.kycLookups(keyA, id)
+	front, poa, selfie := p2JPEG(), p2PNG(), append(p2JPEG(), 's')
+	e.want(e.kycUpload(keyA, kycPath(id, "/documents/identification"), map[string]string{"type": "passport", "documentNumber": "X1", "issuingCountry": "GBR"},
+		mpPart{"front", "id.jpg", "image/jpeg", front}), 201)
+	e.want(e.kycUpload(keyA, kycPath(id, "/documents/proof-of-address"), map[string]string{"type": "bank_statement"},
+		mpPart{"file", "s.png", "image/png", poa}), 201)
+	e.want(e.kycUpload(keyA, kycPath(id, "/documents/biometric"), nil, mpPart{"selfie", "me.jpg", "image/jpeg", selfie}), 201)
+	digest := func(b []byte) string { s := sha256.Sum256(b); return hex.EncodeToString(s[:]) }
+	e.s.mu.Lock()
+	k := e.s.rails().KYC[id]
+	e.s.mu.Unlock()
+	if k == nil || k.Identification == nil || k.ProofOfAddress == nil || k.Biometric == nil {
+		t.Fatalf("uploads not recorded: %+v", k)
+	}
+	if got := k.Identification.SHA256; len(got) != 1 || got[0] != digest(front) {
+		t.Errorf("identification digests %v, want [%s]", got, digest(front))
+	}
+	if k.ProofOfAddress.SHA256 != digest(poa) || k.Biometric.SHA256 != digest(selfie) {
+		t.Errorf("digests %s %s, want %s %s", k.ProofOfAddress.SHA256, k.Biometric.SHA256, digest(poa), digest(selfie))
 	}
 }

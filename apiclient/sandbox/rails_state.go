@@ -188,6 +188,8 @@ type kycIdentification struct {
 	Sides          []string  `json:"sides"`
 	ContentTypes   []string  `json:"contentTypes"`
 	UploadedAt     time.Time `json:"uploadedAt"`
+	// SHA256 are the hex digests of the sides' bytes, in the order of Sides.
+	SHA256 []string `json:"sha256,omitempty"`
 }
 
 type kycFile struct {
@@ -195,6 +197,8 @@ type kycFile struct {
 	ContentType string    `json:"contentType"`
 	Size        int       `json:"size"`
 	UploadedAt  time.Time `json:"uploadedAt"`
+	// SHA256 is the hex digest of the file's bytes (the file is not kept).
+	SHA256 string `json:"sha256,omitempty"`
 }
 
 // kycActivation is one POST /kyc/activate: it opens one onboarding of its

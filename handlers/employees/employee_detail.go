@@ -65,6 +65,7 @@ func (h *Handler) renderDetailWith(w http.ResponseWriter, r *http.Request, statu
 		v.Tokens = views.DetailTokens{Reinvite: handlers.NewFormToken(), Resolve: handlers.NewFormToken(),
 			Occupation: handlers.NewFormToken(), RetryUSD: handlers.NewFormToken(), Reactivate: handlers.NewFormToken()}
 		h.addStartForms(e, &v)
+		v.Asked = directAsked(e)
 	}
 	viewer := handlers.ViewerFrom(r.Context())
 	v.Related = views.EmployeeRelated{ID: e.ID, Email: e.Email, ServiceUserID: e.ServiceUserID, Cards: viewer.Can(store.PermCardsRead),

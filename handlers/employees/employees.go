@@ -35,6 +35,7 @@ func New(d handlers.Deps) *Handler {
 	h := &Handler{Base: d.Base, Store: d.Store, API: d.API, Queue: d.Queue, Actions: d.Actions, Clock: d.Clock}
 	if d.Actions != nil {
 		registerReadBacks(d.Actions, d.API)
+		registerDirectReadBacks(d.Actions, d.API)
 	}
 	return h
 }

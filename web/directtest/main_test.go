@@ -1,0 +1,9 @@
+package directtest
+
+import (
+	"testing"
+
+	"partneradmin/store/pgtest"
+)
+
+func TestMain(m *testing.M) { pgtest.Main(m) }
