@@ -65,5 +65,3 @@ func signRequests(t *testing.T, env *webtest.Env, kind string) int {
 	}
 	return n
 }
-
-
