@@ -30,8 +30,11 @@ type RailStep struct {
 	State      string
 	StateLabel string
 	Words      string
-	Href       string
-	HrefLabel  string
+	// Code is a value shown after the words, such as an address (it may
+	// break anywhere on a phone).
+	Code      string
+	Href      string
+	HrefLabel string
 }
 
 // TreasuryRailStart activates the KYC for the rail's currency and starts the

@@ -50,17 +50,20 @@ func walletStep(t treasury, coin apiclient.Stablecoin) (views.RailStep, store.Wa
 	title := "An " + coinWords(coin) + " wallet"
 	wallet, ok := t.wallet(coin)
 	if ok {
-		return step("wallet", title, "done", "Wallet "+wallet.Address+", owned by the key "+wallet.OwnerAddress+"."), wallet, true
+		s := step("wallet", title, "done", "The treasury has it; its owner key is")
+		s.Code = wallet.OwnerAddress
+		return s, wallet, true
 	}
 	words := "The treasury has no " + coinWords(coin) + " wallet yet. Add one on the treasury page: choose " + string(coin) +
 		" and give the owner key's address; the owner's phone then signs to prove it holds the key."
+	s := step("wallet", title, "next", words)
 	for _, w := range t.wallets {
 		if w.OwnerAddress != "" {
-			words += " The key that owns the treasury's other wallets is " + w.OwnerAddress + "."
+			s.Words += " The key that owns the treasury's other wallets is"
+			s.Code = w.OwnerAddress
 			break
 		}
 	}
-	s := step("wallet", title, "next", words)
 	s.Href, s.HrefLabel = "/treasury#new-wallet", "Add the "+string(coin)+" wallet"
 	return s, store.Wallet{}, false
 }

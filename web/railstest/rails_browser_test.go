@@ -196,6 +196,23 @@ func TestBrowserRailsFromTheFundingPage(t *testing.T) {
 		webtest.Screenshot(t, ctx, "rails-mxn-completed")
 	})
 
+	// On a phone the task pages fit the screen: nothing scrolls sideways.
+	t.Run("Phone", func(t *testing.T) {
+		do(t, "phone", chromedp.EmulateViewport(390, 844, chromedp.EmulateMobile))
+		for _, p := range []string{"/treasury/rails", "/treasury/rails/eur", "/treasury/rails/mxn", "/treasury/rails/usd"} {
+			do(t, p, chromedp.Navigate(env.URL(p)), chromedp.WaitVisible(chromedp.CSS(`h1`)))
+			over, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.documentElement.scrollWidth - document.documentElement.clientWidth`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if over > 0 {
+				webtest.Screenshot(t, ctx, "phone"+strings.ReplaceAll(p, "/", "-"))
+				t.Errorf("%s at 390 px scrolls sideways by %d px", p, over)
+			}
+		}
+		webtest.Screenshot(t, ctx, "rails-usd-phone")
+	})
+
 	var completed int
 	if err := env.Store.Pool().QueryRow(context.Background(), `SELECT count(*) FROM sepa_mxn_orders WHERE status = 'completed'`).Scan(&completed); err != nil || completed != 2 {
 		t.Fatalf("%d completed orders, want a SEPA payout and an offramp: %v", completed, err)
