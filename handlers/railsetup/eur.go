@@ -1,7 +1,6 @@
 package railsetup
 
 import (
-	"context"
 	"net/http"
 
 	"partneradmin/apiclient"
@@ -41,7 +40,7 @@ func (h *Handler) EUR(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *Handler) renderEUR(w http.ResponseWriter, r *http.Request, t treasury, status int, o pageOverride) {
-	v := h.eurView(readCtx(r.Context()), t, o)
+	v := h.eurView(h.reads(r, t), t, o)
 	h.Render(w, r, status, "Set up EUR SEPA payouts", views.EURSetupPage(v), nil)
 }
 
@@ -68,7 +67,7 @@ func walletStep(t treasury, coin apiclient.Stablecoin) (views.RailStep, store.Wa
 	return s, store.Wallet{}, false
 }
 
-func (h *Handler) eurView(ctx context.Context, t treasury, o pageOverride) views.EURSetupView {
+func (h *Handler) eurView(rd *reads, t treasury, o pageOverride) views.EURSetupView {
 	var v views.EURSetupView
 	ws, _, has := walletStep(t, apiclient.EURe)
 	v.Steps = append(v.Steps, ws)
@@ -77,9 +76,9 @@ func (h *Handler) eurView(ctx context.Context, t treasury, o pageOverride) views
 		v.Steps = append(v.Steps, step("start", startTitle, "later", ""), step("authorize", authTitle, "later", ""))
 		return v
 	}
-	st, err := h.api.GetOnboardingStatus(ctx, t.user.ServiceUserID)
+	st, err := rd.onboarding()
 	if err != nil {
-		h.Logger.WarnContext(ctx, "railsetup: eur: onboarding status", "err", err)
+		h.Logger.WarnContext(rd.ctx, "railsetup: eur: onboarding status", "err", err)
 		v.Unread = unreadWords("Where the EUR provider stands", err)
 		return v
 	}

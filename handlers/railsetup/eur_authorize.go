@@ -69,7 +69,7 @@ func (h *Handler) EURAuthorize(w http.ResponseWriter, r *http.Request) {
 		again(http.StatusConflict)
 		return
 	}
-	st, err := h.api.GetOnboardingStatus(readCtx(ctx), t.user.ServiceUserID)
+	st, err := h.api.GetOnboardingStatus(readCtx(r), t.user.ServiceUserID)
 	if err != nil {
 		f.Error = "Where the EUR provider stands could not be read, so nothing was sent. " + apiclient.ReadWords(err)
 		again(http.StatusBadGateway)

@@ -1,7 +1,6 @@
 package railsetup
 
 import (
-	"context"
 	"net/http"
 	"strings"
 
@@ -21,11 +20,12 @@ func (h *Handler) MXN(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *Handler) renderMXN(w http.ResponseWriter, r *http.Request, t treasury, status int, o pageOverride) {
-	v := h.mxnView(readCtx(r.Context()), t, o)
+	v := h.mxnView(h.reads(r, t), t, o)
 	h.Render(w, r, status, "Set up the Mexican offramp", views.MXNSetupPage(v), nil)
 }
 
-func (h *Handler) mxnView(ctx context.Context, t treasury, o pageOverride) views.MXNSetupView {
+func (h *Handler) mxnView(rd *reads, t treasury, o pageOverride) views.MXNSetupView {
+	ctx := rd.ctx
 	v := views.MXNSetupView{Sandbox: h.sandbox}
 	ws, _, has := walletStep(t, apiclient.MEXe)
 	v.Steps = append(v.Steps, ws)
@@ -45,7 +45,7 @@ func (h *Handler) mxnView(ctx context.Context, t treasury, o pageOverride) views
 		later("start", "kyc", "verify", "clabe")
 		return v
 	}
-	st, err := h.api.GetOnboardingStatus(ctx, t.user.ServiceUserID)
+	st, err := rd.onboarding()
 	if err != nil {
 		h.Logger.WarnContext(ctx, "railsetup: mxn: onboarding status", "err", err)
 		v.Unread = unreadWords("Where the Mexican onboarding stands", err)

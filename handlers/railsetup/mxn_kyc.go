@@ -106,7 +106,7 @@ func (h *Handler) MXNLaunch(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	fetched := h.clock()
-	p, err := h.api.GetMexicoAgreementsLaunch(readCtx(r.Context()), t.user.ServiceUserID)
+	p, err := h.api.GetMexicoAgreementsLaunch(readCtx(r), t.user.ServiceUserID)
 	if err != nil {
 		pr, status := apiclient.Explain(err), http.StatusBadGateway
 		if pr.Status >= 400 && pr.Status < 500 {

@@ -1,7 +1,6 @@
 package railsetup
 
 import (
-	"context"
 	"net/http"
 	"strings"
 
@@ -16,15 +15,15 @@ func (h *Handler) Overview(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	ctx := readCtx(r.Context())
+	rd := h.reads(r, t)
 	var v views.RailsOverviewView
-	eur := h.eurView(ctx, t, pageOverride{})
+	eur := h.eurView(rd, t, pageOverride{})
 	v.Rails = append(v.Rails, summary("eur", "EUR SEPA payouts", railEUR.Page, "/money-out/sepa", "Send a SEPA payout", eur.Steps, eur.Unread))
-	mxn := h.mxnView(ctx, t, pageOverride{})
+	mxn := h.mxnView(rd, t, pageOverride{})
 	v.Rails = append(v.Rails, summary("mxn", "Mexican offramp (MXN)", railMXN.Page, "/money-out/mexico", "Pay out pesos", mxn.Steps, mxn.Unread))
-	usd := h.usdView(ctx, t, pageOverride{})
+	usd := h.usdView(rd, t, pageOverride{})
 	v.Rails = append(v.Rails, summary("usd", "USD account", railUSD.Page, "/treasury/funding", "See the account", usd.Steps, usd.Unread))
-	v.Rails = append(v.Rails, h.ngnSummary(ctx, t))
+	v.Rails = append(v.Rails, h.ngnSummary(rd))
 	h.Render(w, r, http.StatusOK, "Set up the rails", views.RailsOverviewPage(v), nil)
 }
 
@@ -58,9 +57,9 @@ func summary(key, name, setup, use, useLabel string, steps []views.RailStep, unr
 // it with start-nigeria, which needs a Nigerian profile (address, phone,
 // BVN: "NGA NGN (stage 1)"), so the app offers no start for the treasury;
 // its CNGN wallet pays Nigerian bank withdrawals without one.
-func (h *Handler) ngnSummary(ctx context.Context, t treasury) views.RailSummary {
+func (h *Handler) ngnSummary(rd *reads) views.RailSummary {
 	s := views.RailSummary{Key: "ngn", Name: "NGN account"}
-	st, err := h.api.GetOnboardingStatus(ctx, t.user.ServiceUserID)
+	st, err := rd.onboarding()
 	if err != nil {
 		s.State, s.StateLabel, s.Next = "waiting", "Not known", unreadWords("Where the NGN account stands", err)
 		return s

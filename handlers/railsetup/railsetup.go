@@ -37,7 +37,7 @@ const (
 // owner key per wallet, the first.
 const ownerKeyIndex = 0
 
-// readBudget bounds the API reads of a page.
+// readBudget bounds the API reads of a posted form's answer.
 const readBudget = 5 * time.Second
 
 // Signer hands the EUR provider's authorization to the owner's device (the
@@ -100,14 +100,42 @@ func (h *Handler) load(w http.ResponseWriter, r *http.Request) (treasury, bool) 
 	return treasury{user: u, wallets: ws}, true
 }
 
-// readCtx bounds a page's reads.
-func readCtx(ctx context.Context) context.Context {
-	return apiclient.WithReadDeadline(ctx, time.Now().Add(readBudget))
+// readCtx bounds the reads of a posted form's answer; a page (GET) has
+// its budget from web's middleware already.
+func readCtx(r *http.Request) context.Context {
+	if r.Method == http.MethodGet || r.Method == http.MethodHead {
+		return r.Context()
+	}
+	return apiclient.WithReadDeadline(r.Context(), time.Now().Add(readBudget))
 }
 
 // unreadWords says a read failed, for the top of a page.
 func unreadWords(what string, err error) string {
 	return what + " could not be read just now: " + apiclient.ReadWords(err) + " Reload the page to try again; nothing is offered until it is known."
+}
+
+// reads are one request's reads of the treasury's onboarding status: the
+// overview's rails share one (it lives as long as the request).
+type reads struct {
+	ctx    context.Context
+	api    *apiclient.Client
+	userID string
+	st     *apiclient.OnboardingStatus
+	err    error
+	done   bool
+}
+
+func (h *Handler) reads(r *http.Request, t treasury) *reads {
+	return &reads{ctx: readCtx(r), api: h.api, userID: t.user.ServiceUserID}
+}
+
+// onboarding is GET /onboarding/status, read once.
+func (rd *reads) onboarding() (*apiclient.OnboardingStatus, error) {
+	if !rd.done {
+		rd.st, rd.err = rd.api.GetOnboardingStatus(rd.ctx, rd.userID)
+		rd.done = true
+	}
+	return rd.st, rd.err
 }
 
 // identityLevels are the spec's identityLevelName values, in words.

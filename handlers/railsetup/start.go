@@ -82,7 +82,7 @@ func (h *Handler) start(w http.ResponseWriter, r *http.Request, rl rail) {
 		again(http.StatusConflict)
 		return
 	}
-	rctx := readCtx(ctx)
+	rctx := readCtx(r)
 	kr, err := h.api.GetKYCReadiness(rctx, t.user.ServiceUserID)
 	if err != nil {
 		f.Error = "The treasury's identity check could not be read before starting, so nothing was sent. " + apiclient.ReadWords(err)

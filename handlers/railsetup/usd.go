@@ -1,7 +1,6 @@
 package railsetup
 
 import (
-	"context"
 	"net/http"
 
 	"partneradmin/apiclient"
@@ -18,11 +17,12 @@ func (h *Handler) USD(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *Handler) renderUSD(w http.ResponseWriter, r *http.Request, t treasury, status int, o pageOverride) {
-	v := h.usdView(readCtx(r.Context()), t, o)
+	v := h.usdView(h.reads(r, t), t, o)
 	h.Render(w, r, status, "Open the treasury's USD account", views.USDSetupPage(v), nil)
 }
 
-func (h *Handler) usdView(ctx context.Context, t treasury, o pageOverride) views.USDSetupView {
+func (h *Handler) usdView(rd *reads, t treasury, o pageOverride) views.USDSetupView {
+	ctx := rd.ctx
 	var v views.USDSetupView
 	ws, _, has := walletStep(t, apiclient.USDB)
 	v.Steps = append(v.Steps, ws)
