@@ -405,6 +405,15 @@ func (r EUKYCRequest) Validate() error {
 	return c.err()
 }
 
+// EURProviderAuthorizationMessage is the text the on-device SDK signs, with
+// the signed-message prefix, to prove it holds the EURe wallet's owner key
+// for the provider's authorization code. The spec asks for "a 0x hex
+// wallet-ownership signature from the on-device SDK" and does not show the
+// text; this is the sandbox's (apiclient/sandbox/README.md).
+func EURProviderAuthorizationMessage(code string) string {
+	return "EUR provider authorization: " + strings.TrimSpace(code)
+}
+
 // SubmitEUKYC submits the EUR provider authorization
 // (POST /v1/users/{userId}/eu/kyc).
 func (c *Client) SubmitEUKYC(ctx context.Context, userID string, req EUKYCRequest) error {

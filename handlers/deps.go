@@ -42,6 +42,9 @@ type Config struct {
 	// SignLinkTemplate is what a sign link's QR code carries
 	// (sign.CheckLinkTemplate); "" is the link itself.
 	SignLinkTemplate string
+	// Sandbox: the API is the sandbox, so forms may list the test values
+	// only it accepts.
+	Sandbox bool
 }
 
 // JobQueue inserts background jobs; river's client is one.

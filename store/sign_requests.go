@@ -16,6 +16,11 @@ const (
 	SignKindProposal   = "proposal"
 	SignKindOwnerProof = "owner_proof"
 	SignKindWorkflow   = "workflow"
+	// SignKindEURAuthorization carries the EUR provider's authorization
+	// code: the device signs apiclient.EURProviderAuthorizationMessage of
+	// it, and the signature goes to POST /eu/kyc (the code is kept as the
+	// request's challenge id).
+	SignKindEURAuthorization = "eur_authorization"
 )
 
 // SignState is where a sign request stands. A request is waiting, then

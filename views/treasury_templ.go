@@ -159,7 +159,7 @@ func TreasuryPage(v TreasuryView) templ.Component {
 				return templ_7745c5c3_Err
 			}
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 13, "</div></form></section><section class=\"panel\"><h2>Add a treasury wallet</h2><p>The new wallet's owner key stays on a device: it proves it holds the key by signing a challenge (as a message) from the QR code below. Find the address with <code>device keys list</code>.</p><form method=\"post\" action=\"/treasury/wallets\" class=\"stack\" data-testid=\"wallet-form\" novalidate>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 13, "</div></form></section><section class=\"panel\" id=\"new-wallet\"><h2>Add a treasury wallet</h2><p>The new wallet's owner key stays on a device: it proves it holds the key by signing a challenge (as a message) from the QR code below. Find the address with <code>device keys list</code>.</p><form method=\"post\" action=\"/treasury/wallets\" class=\"stack\" data-testid=\"wallet-form\" novalidate>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

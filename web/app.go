@@ -29,6 +29,7 @@ import (
 	"partneradmin/handlers/moneyout"
 	"partneradmin/handlers/notify"
 	"partneradmin/handlers/payroll"
+	"partneradmin/handlers/railsetup"
 	"partneradmin/handlers/sign"
 	"partneradmin/handlers/staff"
 	"partneradmin/handlers/treasury"
@@ -87,6 +88,7 @@ type App struct {
 	sign      *sign.Handler
 	treasury  *treasury.Handler
 	moneyout  *moneyout.Handler
+	rails     *railsetup.Handler
 	activity  *activity.Handler
 	payroll   *payroll.Handler
 	notify    *notify.Handler
@@ -148,7 +150,7 @@ func New(d Deps) (*App, error) {
 	a.actions = handlers.NewActions(d.Store, d.Logger)
 	hd := handlers.Deps{Base: a.base, Store: d.Store, API: d.API, Queue: queue, Clock: d.Now, Logger: d.Logger,
 		Config: handlers.Config{PublicOrigin: d.Config.PublicOrigin, ApprovalSyncConcurrency: d.ApprovalSyncConcurrency,
-			SignLinkTemplate: d.Config.SignLinkTemplate},
+			SignLinkTemplate: d.Config.SignLinkTemplate, Sandbox: d.Upstream.Sandbox},
 		Actions: a.actions}
 	authOpts, err := secondFactorOptions(d)
 	if err != nil {
@@ -175,6 +177,7 @@ func New(d Deps) (*App, error) {
 	a.sign = sign.New(hd)
 	a.treasury = treasury.New(hd, a.sign)
 	a.moneyout = moneyout.New(hd, a.sign)
+	a.rails = railsetup.New(hd, a.sign)
 	a.activity = activity.New(hd)
 	a.payroll = payroll.New(hd)
 	a.controls = controls.New(hd)

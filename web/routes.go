@@ -226,6 +226,20 @@ func (a *App) routes() []Route {
 		// (reads), and starting its USD account (one upstream write).
 		{Method: "GET", Pattern: "/treasury/funding", Permission: store.PermTreasury, Handler: a.treasury.Funding},
 		{Method: "POST", Pattern: "/treasury/funding/usd/start", Permission: store.PermTreasury, Handler: a.treasury.StartUSD},
+		// Setting up the rails: one task page per rail, its state read from
+		// the API; each start, the Mexico KYC activation and the EUR
+		// provider's authorization (a QR code for the owner's device) are
+		// one write each.
+		{Method: "GET", Pattern: "/treasury/rails", Permission: store.PermTreasury, Handler: a.rails.Overview},
+		{Method: "GET", Pattern: "/treasury/rails/eur", Permission: store.PermTreasury, Handler: a.rails.EUR},
+		{Method: "POST", Pattern: "/treasury/rails/eur/start", Permission: store.PermTreasury, Handler: a.rails.StartEUR},
+		{Method: "POST", Pattern: "/treasury/rails/eur/authorize", Permission: store.PermTreasury, Handler: a.rails.EURAuthorize},
+		{Method: "GET", Pattern: "/treasury/rails/mxn", Permission: store.PermTreasury, Handler: a.rails.MXN},
+		{Method: "POST", Pattern: "/treasury/rails/mxn/start", Permission: store.PermTreasury, Handler: a.rails.StartMXN},
+		{Method: "POST", Pattern: "/treasury/rails/mxn/kyc", Permission: store.PermTreasury, Handler: a.rails.MXNKYC},
+		{Method: "GET", Pattern: "/treasury/rails/mxn/launch", Permission: store.PermTreasury, Handler: a.rails.MXNLaunch},
+		{Method: "GET", Pattern: "/treasury/rails/usd", Permission: store.PermTreasury, Handler: a.rails.USD},
+		{Method: "POST", Pattern: "/treasury/rails/usd/start", Permission: store.PermTreasury, Handler: a.rails.StartUSD},
 
 		// Money controls: the address book (finance approvers and owners
 		// add; another person confirms), spending policies, settings and

@@ -24,6 +24,8 @@ const (
 	DemoPartnerID   = "8d6f2a52-5c0e-4c1b-9d0e-6a1f3b2c4d5e"
 	DemoPartnerName = "Acme Payroll (demo)"
 	DemoAPIKey      = "sbx_demo_acme_payroll_0001"
+	// demoTreasuryEmployeeID marks the demo's treasury user.
+	demoTreasuryEmployeeID = "ACME-TREASURY"
 )
 
 // DemoOptions configure SeedDemo.
@@ -267,7 +269,7 @@ func (s *Server) seedDemo(o DemoOptions) ([]labelledKey, error) {
 	// Treasury: wallets that need two of three admins.
 	tk := demoKey("treasury")
 	keys = append(keys, labelledKey{"treasury", tk})
-	treasury := s.addUser(DemoPartnerID, "treasury@acme-payroll.example", "Acme", "Treasury", "", "ACME-TREASURY")
+	treasury := s.addUser(DemoPartnerID, "treasury@acme-payroll.example", "Acme", "Treasury", "", demoTreasuryEmployeeID)
 	treasury.Policy = approvalPolicy{Mode: modeAdminThreshold, Admins: []string{byName["Emily"].ID, byName["Oliver"].ID, byName["Lena"].ID}, Threshold: 2}
 	tUSD := s.addWallet(treasury.ID, "USDB", ethsig.KeyAddress(tk), false)
 	tUSD.Balance = decimal.RequireFromString("250000.00")
@@ -399,7 +401,7 @@ func (s *Server) describeDemo(info *DemoInfo) {
 	sort.Slice(users, func(i, j int) bool { return users[i].Seq < users[j].Seq })
 	// The treasury user is found first: an employee's roles depend on it.
 	for _, u := range users {
-		if u.EmployeeID == "ACME-TREASURY" {
+		if u.EmployeeID == demoTreasuryEmployeeID {
 			info.TreasuryUserID = u.ID
 		}
 	}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/shopspring/decimal"
 
+	"partneradmin/apiclient"
 	"partneradmin/apiclient/ethsig"
 )
 
@@ -1008,7 +1009,7 @@ func (c *call) ninLookup() (any, error) {
 // signed-message prefix, to prove ownership of the EUR wallet (sandbox
 // decision, README).
 func euAuthorizationMessage(code string) string {
-	return "EUR provider authorization: " + code
+	return apiclient.EURProviderAuthorizationMessage(code)
 }
 
 // euKYC implements POST .../eu/kyc { code, signature }.

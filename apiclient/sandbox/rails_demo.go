@@ -25,6 +25,7 @@ import (
 //	Lena     DEU  EUR provider active with an IBAN
 //	Jonas    DEU  EUR provider pending: waiting for POST /eu/kyc
 //	Hannah   DEU  EUR provider failed
+//	treasury MEX  KYC submitted and readiness checked: next is POST /kyc/activate per rail
 //
 // It returns no new keys: every wallet it uses was seeded by part 1.
 func (s *Server) seedRailDemo(now time.Time) []labelledKey {
@@ -221,6 +222,20 @@ func (s *Server) seedRailDemo(now time.Time) []labelledKey {
 			a.IBAN = sandboxIBAN("DE", "50099999", digitsFrom("eur-account:"+a.ID, 10))
 			a.SwiftCode, a.AccountType = "SBXBDEB1", "current"
 		}
+	}
+
+	// The treasury: the company's KYC was submitted when the partner was
+	// set up (documents as JPEG and PNG, a Mexico City office, its RFC) and
+	// readiness was checked; nothing is activated, so each rail starts
+	// with POST /kyc/activate for its currency (spec rule 4).
+	for _, u := range s.st.Users {
+		if u.PartnerID != DemoPartnerID || u.EmployeeID != demoTreasuryEmployeeID {
+			continue
+		}
+		k := global(u, "Paseo de la Reforma 222", "Ciudad de México", "CDMX", "06600", "MEX")
+		k.Profile.Employment = &kycEmployment{EmploymentStatus: "self_employed", OccupationCode: &code, EmployerName: "Acme Payroll"}
+		k.Profile.SourceOfFunds = "business_income"
+		k.Profile.IdentificationNumbers = []kycIDNumber{{Type: "rfc", Number: "APA010101AB1", IssuingCountryCode: "MEX"}}
 	}
 	return nil
 }

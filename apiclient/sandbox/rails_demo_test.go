@@ -96,3 +96,29 @@ func TestSeedDemo_RailJourneysInProgress(t *testing.T) {
 		t.Errorf("Mateo MXN after 15 minutes: %s", got)
 	}
 }
+
+// The demo's treasury has its KYC submitted and nothing activated: a rail
+// starts with POST /kyc/activate for its currency (spec rule 4), then, for
+// Mexico, POST /latam/mx/kyc/activate, which needs the RFC and JPEG or PNG
+// documents (spec: Mexico rule 1, "Mexico: documents must be JPEG or PNG").
+func TestSeedDemo_TreasuryActivatesPerRail(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	info, err := SeedDemo(e.s, DemoOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := "/v1/users/" + info.TreasuryUserID
+	for _, cur := range []string{"EUR", "MXN", "USD"} {
+		if rd := e.want(e.call("GET", u+"/kyc/readiness?currency="+cur, info.APIKey, nil), 200).data(); rd["canActivate"] != true {
+			t.Errorf("treasury readiness for %s: %v", cur, rd)
+		}
+	}
+	// Nothing is activated yet: Mexico KYC refuses.
+	e.want(e.call("POST", u+"/latam/mx/kyc/activate", info.APIKey, nil), 400)
+	e.want(e.call("POST", u+"/kyc/activate", info.APIKey, map[string]any{"identityLevelName": "id-only"}), 200)
+	mx := e.want(e.call("POST", u+"/latam/mx/kyc/activate", info.APIKey, nil), 200).data()
+	if up := mx["uploaded"].(map[string]any); mx["status"] != "proposed" || up["selfie"] != true || up["document"] != true {
+		t.Errorf("treasury Mexico activation %v", mx)
+	}
+}

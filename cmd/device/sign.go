@@ -49,6 +49,10 @@ type signAnswer struct {
 	Error          string `json:"error"`
 }
 
+// eurAuthorizationPrefix is how apiclient.EURProviderAuthorizationMessage
+// begins: the text the EUR provider checks.
+const eurAuthorizationPrefix = "EUR provider authorization: "
+
 var httpClient = &http.Client{Timeout: 30 * time.Second}
 
 func (e *env) sign(ctx context.Context, args []string) int {
@@ -134,6 +138,16 @@ func (e *env) sign(ctx context.Context, args []string) int {
 			sig = ethsig.Sign(key, hash)
 		}
 	case "owner_proof":
+		sig = ethsig.SignMessage(key, []byte(req.Message))
+	case "eur_authorization":
+		// The EUR provider's authorization: the code is signed as a
+		// message, and only in the text the provider expects, so a link
+		// cannot make this device sign something else under this name.
+		if !strings.HasPrefix(req.Message, eurAuthorizationPrefix) || len(req.Message) == len(eurAuthorizationPrefix) {
+			fmt.Fprintf(e.stderr, "device: an EUR provider authorization must read %q followed by the code; refusing to sign %q\n", eurAuthorizationPrefix, req.Message)
+			return exitError
+		}
+		fmt.Fprintf(e.stdout, "  message:     %s\n", req.Message)
 		sig = ethsig.SignMessage(key, []byte(req.Message))
 	default:
 		fmt.Fprintf(e.stderr, "device: unknown request kind %q\n", req.Kind)

@@ -268,6 +268,9 @@ func signLinkView(l store.OpenSignLink) views.DashboardSignLink {
 		v.Href = "/approvals/" + l.ProposalID
 	case store.SignKindOwnerProof:
 		v.What = "Owner proof for a new wallet"
+	case store.SignKindEURAuthorization:
+		v.What = "EUR provider authorization"
+		v.Href = "/treasury/rails/eur"
 	default:
 		v.What = "A money-out signature"
 	}

@@ -151,6 +151,9 @@ func (h *Handler) DeviceGet(w http.ResponseWriter, r *http.Request) {
 			Description:  "Signing this message registers your key " + sr.OwnerAddress + " as the owner of the new wallet.",
 			OwnerAddress: sr.OwnerAddress}
 	}
+	if sr.Kind == store.SignKindEURAuthorization {
+		summary = eurAuthorizationSummary(sr)
+	}
 	if !asJSON {
 		h.Render(w, r, http.StatusOK, "Signing request", views.SignDevicePage(views.SignDeviceView{
 			Known: true, Kind: sr.Kind, Summary: summary, Deadline: sr.ExpiresAt,
@@ -180,6 +183,9 @@ func (h *Handler) DeviceGet(w http.ResponseWriter, r *http.Request) {
 	case store.SignKindWorkflow:
 		out.HashToSign = sr.HashToSign
 		out.Summary = DeviceSummary{Title: summary.Title, Description: summary.Description}
+	case store.SignKindEURAuthorization:
+		out.Message = sr.Message
+		out.Summary = DeviceSummary{Title: summary.Title, Currency: sr.Currency, Description: summary.Description}
 	}
 	if err := h.store.MarkSignOpened(ctx, sr.ID); err != nil {
 		h.deviceServerError(w, r, asJSON, err)
@@ -322,6 +328,11 @@ func (h *Handler) DevicePost(w http.ResponseWriter, r *http.Request) {
 			}
 			return h.walletCreated(req, *wallet), nil
 		}
+	case store.SignKindEURAuthorization:
+		if verdict == "" {
+			verdict = h.checkEURAuthorization(sr, sig)
+		}
+		call = h.eurAuthorizationCall(req, sr, sig)
 	default:
 		verdict = "This kind of request cannot be completed here."
 	}
@@ -499,6 +510,8 @@ func (h *Handler) readBackSubmit(ctx context.Context, a store.Action) (handlers.
 		return handlers.Effect{}, false, nil
 	case store.SignKindWorkflow:
 		return h.readBackWorkflow(ctx, req)
+	case store.SignKindEURAuthorization:
+		return h.readBackEURAuthorization(ctx, req)
 	}
 	return handlers.Effect{}, false, fmt.Errorf("sign: read back a %q request", req.Kind)
 }
