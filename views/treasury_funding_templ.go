@@ -537,7 +537,7 @@ func fundingUSD(v FundingView) templ.Component {
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 42, "<p class=\"hint\">This asks the Partner API to open a USD bank account for the treasury user, paid into its USDB wallet. The treasury user's identity (KYC) must be ready for USD; the API says what is missing if not.</p><button type=\"submit\" class=\"primary\" data-testid=\"funding-usd-start\">")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 42, "<p class=\"hint\">This asks the Partner API to open a USD bank account for the treasury user, paid into its USDB wallet. The treasury user's identity check must be active for USD first: <a href=\"/treasury/rails/usd\" data-testid=\"funding-usd-steps\">open the account step by step</a> to activate it and start in one go.</p><button type=\"submit\" class=\"primary\" data-testid=\"funding-usd-start\">")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
