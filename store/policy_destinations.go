@@ -16,7 +16,7 @@ type DestinationKind string
 // Destination kinds: the rails money leaves the treasury by.
 const (
 	DestNigerianBank DestinationKind = "ng_bank" // NUBAN account at a Nigerian bank
-	DestBankAccount  DestinationKind = "bank"    // a payout bank account (account and routing number)
+	DestBankAccount  DestinationKind = "bank"    // a payout rail's bank account: its bank code is the rail's bank id
 	DestIBAN         DestinationKind = "iban"
 	DestCLABE        DestinationKind = "clabe"
 	DestCrypto       DestinationKind = "crypto" // an EVM address
@@ -33,7 +33,7 @@ func (k DestinationKind) Label() string {
 	case DestNigerianBank:
 		return "Nigerian bank account"
 	case DestBankAccount:
-		return "Bank account"
+		return "Payout bank account"
 	case DestIBAN:
 		return "IBAN"
 	case DestCLABE:

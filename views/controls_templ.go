@@ -254,8 +254,8 @@ func ControlsPage(v ControlsView) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = Field(FieldSpec{ID: "dest-bank-code", Name: "bank_code", Label: "Bank code or routing number", Value: v.Add.BankCode,
-				Hint: "Only for a Nigerian bank account (its bank code) or a bank account (its 9-digit routing number).", Error: v.Add.Fields.Get("bank_code"), Attrs: templ.Attributes{"inputmode": "numeric"}}).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = Field(FieldSpec{ID: "dest-bank-code", Name: "bank_code", Label: "Bank", Value: v.Add.BankCode,
+				Hint: "Only for a Nigerian bank account (its bank code) or a payout bank account (the bank as the payout rail lists it). Adding from a money-out form fills it in.", Error: v.Add.Fields.Get("bank_code")}).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

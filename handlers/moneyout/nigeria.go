@@ -14,6 +14,7 @@ import (
 
 	"partneradmin/apiclient"
 	"partneradmin/handlers"
+	"partneradmin/handlers/destination"
 	"partneradmin/handlers/proposal"
 	"partneradmin/handlers/userstate"
 	"partneradmin/store"
@@ -126,20 +127,7 @@ func checkNUBAN(s string) string {
 	if msg := handlers.CheckText(s, npCodeLength, false); msg != "" {
 		return msg
 	}
-	if s == "" {
-		return "Enter the 10-digit account number (NUBAN)."
-	}
-	n := 0
-	for _, r := range s {
-		if r < '0' || r > '9' {
-			return "A NUBAN has digits only (no letters, spaces or dashes)."
-		}
-		n++
-	}
-	if n != 10 {
-		return fmt.Sprintf("A NUBAN has exactly 10 digits (this one has %d).", n)
-	}
-	return ""
+	return destination.NUBAN(s)
 }
 
 // npReadFailed says why a read of the API failed.

@@ -13,6 +13,7 @@ import (
 
 	"partneradmin/apiclient"
 	"partneradmin/handlers"
+	"partneradmin/handlers/destination"
 	"partneradmin/store"
 	"partneradmin/views"
 )
@@ -170,7 +171,7 @@ func (h *Handler) sepaCheck(s sepaState, f *views.SEPAPayoutForm) sepaInput {
 	} else if s.has && s.wallet.Balance.Valid && in.amount.Value.GreaterThan(s.wallet.Balance.Decimal) {
 		f.Fields["amount"] = "More than the wallet holds (" + sepaMXNBalance(s.wallet) + ", last read)."
 	}
-	in.iban, msg = checkIBAN(f.IBAN)
+	in.iban, msg = destination.IBAN(f.IBAN)
 	if msg != "" {
 		f.Fields["iban"] = msg
 	}
@@ -231,7 +232,7 @@ func (h *Handler) SEPAPost(w http.ResponseWriter, r *http.Request) {
 	}
 	if r.PostFormValue("confirm") == "" {
 		rv := views.SEPAPayoutReview{From: sepaMXNWalletLabel(s.wallet), Amount: sepaMXNMoney(in.amount.Value, sepaCoin).String(),
-			Understood: in.amount.Understood, IBAN: groupIBAN(in.iban), Beneficiary: in.beneficiary, Reference: in.reference}
+			Understood: in.amount.Understood, IBAN: destination.GroupIBAN(in.iban), Beneficiary: in.beneficiary, Reference: in.reference}
 		h.renderSEPA(w, r, s, http.StatusOK, f, &rv, "", &provider)
 		return
 	}
@@ -246,7 +247,7 @@ func (h *Handler) SEPAPost(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	q := sepaRequest{ID: id, UserID: s.user.ServiceUserID, WalletID: s.wallet.ID, Amount: in.amount.Value,
-		IBANMasked: maskIBAN(in.iban), Beneficiary: in.beneficiary, Reference: in.reference}
+		IBANMasked: destination.MaskIBAN(in.iban), Beneficiary: in.beneficiary, Reference: in.reference}
 	actor := handlers.ActorFrom(ctx)
 	done, err := h.actions.Run(ctx, handlers.Write{Key: key, Kind: kindSEPAPrepare, Target: sepaTarget(id), Actor: actor, Request: q,
 		Call: func(ctx context.Context) (handlers.Effect, error) {
