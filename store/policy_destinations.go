@@ -69,6 +69,18 @@ type Destination struct {
 	UsableFrom  *time.Time
 }
 
+// Masked is the entry's value as the audit log and the queue name it: a
+// bank account, IBAN or CLABE by its last four characters (the book itself
+// keeps it whole: the rails need it), an address whole (it is public).
+func (d Destination) Masked() string { return maskValue(d.Kind, d.Value) }
+
+func maskValue(kind DestinationKind, value string) string {
+	if kind == DestCrypto || len(value) <= 4 {
+		return value
+	}
+	return "…" + value[len(value)-4:]
+}
+
 // StaffRef names a staff member on a record.
 type StaffRef struct {
 	ID   int64
@@ -89,6 +101,13 @@ func DestinationKey(kind DestinationKind, bankCode, value string) string {
 // EmployeeDestination is a spend's destination when it goes to an employee
 // of the company: trusted without the book.
 func EmployeeDestination(serviceUserID string) string { return "employee:" + serviceUserID }
+
+// RailDestination is a spend's destination on a rail whose request names
+// no payee: the Mexican offramp pays the bank account registered with the
+// provider at KYC (spec: "MXN is paid to the registered bank account"), and
+// a cash order is paid out in cash. The book has nothing to check there;
+// the wallet's limits still hold.
+func RailDestination(rail string) string { return "rail:" + rail }
 
 // NewDestination is an entry about to be added.
 type NewDestination struct {
@@ -139,7 +158,7 @@ func (s *Store) AddDestination(ctx context.Context, n NewDestination) (Destinati
 			return err
 		}
 		return writeAudit(ctx, tx.db, AuditEntry{Actor: n.By, Action: "destination.add", Target: destinationTarget(id),
-			Outcome: OutcomeOK, Detail: fmt.Sprintf("%s %q (%s) added; waits for another person to confirm it", n.Kind.Label(), n.Name, n.Value)})
+			Outcome: OutcomeOK, Detail: fmt.Sprintf("%s %q (%s) added; waits for another person to confirm it", n.Kind.Label(), n.Name, maskValue(n.Kind, n.Value))})
 	})
 	return out, err
 }
@@ -213,7 +232,7 @@ func (s *Store) ConfirmDestination(ctx context.Context, id int64, by Actor, now 
 			return err
 		}
 		return writeAudit(ctx, tx.db, AuditEntry{Actor: by, Action: "destination.confirm", Target: destinationTarget(id),
-			Outcome: OutcomeOK, Detail: fmt.Sprintf("%s %q (%s) confirmed; usable after a cooling-off of %s", out.Kind.Label(), out.Name, out.Value, coolingOff)})
+			Outcome: OutcomeOK, Detail: fmt.Sprintf("%s %q (%s) confirmed; usable after a cooling-off of %s", out.Kind.Label(), out.Name, out.Masked(), coolingOff)})
 	})
 	return out, err
 }
@@ -231,6 +250,6 @@ func (s *Store) RemoveDestination(ctx context.Context, id int64, by Actor, now t
 			return fmt.Errorf("store: remove destination %d: %w", id, err)
 		}
 		return writeAudit(ctx, tx.db, AuditEntry{Actor: by, Action: "destination.remove", Target: destinationTarget(id),
-			Outcome: OutcomeOK, Detail: fmt.Sprintf("%s %q (%s) removed from the book", d.Kind.Label(), d.Name, d.Value)})
+			Outcome: OutcomeOK, Detail: fmt.Sprintf("%s %q (%s) removed from the book", d.Kind.Label(), d.Name, d.Masked())})
 	})
 }

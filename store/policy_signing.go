@@ -155,5 +155,5 @@ func (s *Store) StepUpApprove(ctx context.Context, proposalID string, by Actor, 
 // outsideCompany reports whether a spend's destination is a book entry (not
 // an employee, and known).
 func outsideCompany(destination string) bool {
-	return destination != "" && !strings.HasPrefix(destination, "employee:")
+	return destination != "" && !strings.HasPrefix(destination, "employee:") && !strings.HasPrefix(destination, "rail:")
 }
