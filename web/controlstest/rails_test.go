@@ -126,7 +126,7 @@ func TestNigeriaWithdrawalGoesOnlyToTheBook(t *testing.T) {
 	doc = webtest.Doc(t, resp)
 	form := url.Values{"form_token": {doc.Find(`[data-testid="ngn-amount-form"] input[name="form_token"]`).AttrOr("value", "")},
 		"account_token": {doc.Find(`[data-testid="ngn-amount-form"] input[name="account_token"]`).AttrOr("value", "")},
-		"wallet_id": {webtest.TreasuryWallet(t, env, "USDB").ID}, "amount": {"10.00"}}
+		"wallet_id":     {webtest.TreasuryWallet(t, env, "USDB").ID}, "amount": {"10.00"}}
 	if resp.StatusCode != http.StatusOK || form.Get("account_token") == "" {
 		t.Fatalf("register: %d %q", resp.StatusCode, webtest.TestID(doc, "ngn-error"))
 	}
@@ -220,7 +220,7 @@ func TestSEPAPayoutGoesOnlyToTheBook(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if doc.Find(`#f-destination_id option[value="` + itoa(d.ID) + `"]`).Length() != 1 {
+	if doc.Find(`#f-destination_id option[value="`+itoa(d.ID)+`"]`).Length() != 1 {
 		t.Fatal("the book's IBAN is not offered")
 	}
 	form.Del("iban")
