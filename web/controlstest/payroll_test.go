@@ -49,7 +49,9 @@ func TestPayrollRunIsCheckedPerRowAndAsAWhole(t *testing.T) {
 		resp := env.PostForm(finance, fmt.Sprintf("/payroll/%d/send", id), url.Values{"form_token": {webtest.FormTokenOf(t, doc, "payroll-send-form")}})
 		return resp.StatusCode, webtest.TestID(webtest.Doc(t, resp), "payroll-send-error")
 	}
-	row := func(name, amount string) string { return env.DemoEmployee(name).Email + "," + amount + ",USD,November\n" }
+	row := func(name, amount string) string {
+		return env.DemoEmployee(name).Email + "," + amount + ",USD,November\n"
+	}
 
 	// The file's row 3 (its second payee) alone takes more than 10% of the
 	// balance; rows 2 to 4 together more than the day's 1,000 USD.
