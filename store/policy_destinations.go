@@ -67,6 +67,9 @@ type Destination struct {
 	ConfirmedBy StaffRef
 	ConfirmedAt *time.Time
 	UsableFrom  *time.Time
+	// RemovalAskedBy is zero until someone asks to take it out of the
+	// book; another person confirms that.
+	RemovalAskedBy StaffRef
 }
 
 // Masked is the entry's value as the audit log and the queue name it: a
@@ -128,14 +131,15 @@ var ErrSamePerson = errors.New("store: the same person cannot propose and confir
 var ErrAlreadyDecided = errors.New("store: already decided")
 
 const destinationColumns = `d.id, d.kind, d.value, d.bank_code, d.name, d.added_by, COALESCE(a.name, ''), d.added_at,
-	COALESCE(d.confirmed_by, 0), COALESCE(c.name, ''), d.confirmed_at, d.usable_from`
+	COALESCE(d.confirmed_by, 0), COALESCE(c.name, ''), d.confirmed_at, d.usable_from, COALESCE(d.removal_asked_by, 0), COALESCE(r.name, '')`
 
-const destinationFrom = ` FROM trusted_destinations d JOIN staff a ON a.id = d.added_by LEFT JOIN staff c ON c.id = d.confirmed_by `
+const destinationFrom = ` FROM trusted_destinations d JOIN staff a ON a.id = d.added_by LEFT JOIN staff c ON c.id = d.confirmed_by
+	LEFT JOIN staff r ON r.id = d.removal_asked_by `
 
 func scanDestination(row pgx.Row) (Destination, error) {
 	var d Destination
 	err := row.Scan(&d.ID, &d.Kind, &d.Value, &d.BankCode, &d.Name, &d.AddedBy.ID, &d.AddedBy.Name, &d.AddedAt,
-		&d.ConfirmedBy.ID, &d.ConfirmedBy.Name, &d.ConfirmedAt, &d.UsableFrom)
+		&d.ConfirmedBy.ID, &d.ConfirmedBy.Name, &d.ConfirmedAt, &d.UsableFrom, &d.RemovalAskedBy.ID, &d.RemovalAskedBy.Name)
 	return d, err
 }
 
@@ -237,19 +241,44 @@ func (s *Store) ConfirmDestination(ctx context.Context, id int64, by Actor, now 
 	return out, err
 }
 
-// RemoveDestination takes an entry out of the book at once, with its audit
-// row: removing trust needs no second person.
-func (s *Store) RemoveDestination(ctx context.Context, id int64, by Actor, now time.Time) error {
-	return s.Tx(ctx, func(tx *Store) error {
+// RemoveDestination takes an entry out of the book, or asks to. An entry
+// nobody confirmed yet (never usable) is withdrawn at once; a confirmed
+// one is only asked for (removed false), and another person's second call
+// removes it. The one who asked gets ErrSamePerson on a second call. Each
+// step has its audit row.
+func (s *Store) RemoveDestination(ctx context.Context, id int64, by Actor, now time.Time) (removed bool, err error) {
+	err = s.Tx(ctx, func(tx *Store) error {
+		var lock int64
+		if err := tx.db.QueryRow(ctx, `SELECT id FROM trusted_destinations WHERE id = $1 AND removed_at IS NULL FOR UPDATE`, id).Scan(&lock); err != nil {
+			return fmt.Errorf("store: remove destination %d: %w", id, notFound(err))
+		}
 		d, err := tx.Destination(ctx, id)
 		if err != nil {
 			return err
+		}
+		what := fmt.Sprintf("%s %q (%s)", d.Kind.Label(), d.Name, d.Masked())
+		switch {
+		case d.ConfirmedAt != nil && d.RemovalAskedBy.ID == 0:
+			if _, err := tx.db.Exec(ctx, `UPDATE trusted_destinations SET removal_asked_by = $2, removal_asked_at = $3 WHERE id = $1`,
+				id, by.StaffID, now); err != nil {
+				return fmt.Errorf("store: ask to remove destination %d: %w", id, err)
+			}
+			return writeAudit(ctx, tx.db, AuditEntry{Actor: by, Action: "destination.remove_ask", Target: destinationTarget(id),
+				Outcome: OutcomeOK, Detail: what + ": removal asked; it stays usable until another person confirms the removal"})
+		case d.ConfirmedAt != nil && d.RemovalAskedBy.ID == by.StaffID:
+			return ErrSamePerson
+		}
+		detail := what + " withdrawn from the book before anyone confirmed it"
+		if d.ConfirmedAt != nil {
+			detail = what + " removed from the book, as " + d.RemovalAskedBy.Name + " asked"
 		}
 		if _, err := tx.db.Exec(ctx, `UPDATE trusted_destinations SET removed_by = $2, removed_at = $3 WHERE id = $1`,
 			id, by.StaffID, now); err != nil {
 			return fmt.Errorf("store: remove destination %d: %w", id, err)
 		}
+		removed = true
 		return writeAudit(ctx, tx.db, AuditEntry{Actor: by, Action: "destination.remove", Target: destinationTarget(id),
-			Outcome: OutcomeOK, Detail: fmt.Sprintf("%s %q (%s) removed from the book", d.Kind.Label(), d.Name, d.Masked())})
+			Outcome: OutcomeOK, Detail: detail})
 	})
+	return removed, err
 }
