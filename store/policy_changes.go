@@ -76,6 +76,9 @@ type WalletLimits struct {
 	// staff come before the owner's signature is asked for.
 	StepUpAbove     decimal.NullDecimal `json:"stepUpAbove"`
 	StepUpApprovals int                 `json:"stepUpApprovals"`
+	// StepUpBy names the staff whose approvals count above the tier (empty:
+	// anyone who may approve, other than the request's creator).
+	StepUpBy []int64 `json:"stepUpBy,omitempty"`
 }
 
 // Any reports whether the policy limits anything.

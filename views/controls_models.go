@@ -75,7 +75,9 @@ type LimitsForm struct {
 	MaxShare        string
 	StepUpAbove     string
 	StepUpApprovals string
-	Fields          FieldErrors
+	// StepUpBy: the emails of the named approvers, comma-separated.
+	StepUpBy string
+	Fields   FieldErrors
 }
 
 // SettingsForm proposes the controls' settings.
