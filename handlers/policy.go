@@ -3,6 +3,7 @@ package handlers
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -55,7 +56,8 @@ func PolicyCheck(ctx context.Context, st *store.Store, p store.Proposal, viewer 
 			Value: fmt.Sprintf("Above %s %s: %d more approvals in the app", views.FormatDecimal(c.Limits.StepUpAbove.Decimal, 2), c.Currency,
 				max(c.StepUpNeeded-len(c.StepUpBy), 0))})
 		v.CanStepUp = viewer.Can(store.PermApprovalsAct) && viewer.Staff.ID != p.CreatedByStaffID &&
-			!containsName(c.StepUpBy, viewer.Staff.Name) && len(c.StepUpBy) < c.StepUpNeeded
+			!containsName(c.StepUpBy, viewer.Staff.Name) && len(c.StepUpBy) < c.StepUpNeeded &&
+			(len(c.Limits.StepUpBy) == 0 || slices.Contains(c.Limits.StepUpBy, viewer.Staff.ID))
 	}
 	switch {
 	case strings.HasPrefix(c.Destination, "employee:") || p.ToUserID != "" && c.Destination == "":

@@ -76,6 +76,9 @@ type WalletLimits struct {
 	// staff come before the owner's signature is asked for.
 	StepUpAbove     decimal.NullDecimal `json:"stepUpAbove"`
 	StepUpApprovals int                 `json:"stepUpApprovals"`
+	// StepUpBy names the staff whose approvals count above the tier (empty:
+	// anyone who may approve, other than the request's creator).
+	StepUpBy []int64 `json:"stepUpBy,omitempty"`
 }
 
 // Any reports whether the policy limits anything.
@@ -339,4 +342,38 @@ func (s *Store) LimitsInForce(ctx context.Context, walletID string, now time.Tim
 	}
 	var l WalletLimits
 	return l, c, true, c.Decode(&l)
+}
+
+// PolicyAnnouncement is a policy change to announce: proposed, or in force
+// from now on.
+type PolicyAnnouncement struct {
+	ID      int64
+	Kind    PolicyKind
+	Summary string
+	// Effective: it took effect at At; else it was proposed at At.
+	Effective bool
+	At        time.Time
+}
+
+// PolicyChangesToAnnounce lists the changes proposed since since, and the
+// approved ones that took effect between since and now, oldest first.
+func (s *Store) PolicyChangesToAnnounce(ctx context.Context, since, now time.Time) ([]PolicyAnnouncement, error) {
+	rows, err := s.db.Query(ctx, `
+		SELECT id, kind, summary, false, proposed_at FROM policy_changes WHERE proposed_at > $1
+		UNION ALL
+		SELECT id, kind, summary, true, effective_at FROM policy_changes
+			WHERE state = 'approved' AND effective_at > $1 AND effective_at <= $2
+		ORDER BY 5, 1`, since, now)
+	if err != nil {
+		return nil, fmt.Errorf("store: policy changes to announce: %w", err)
+	}
+	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (PolicyAnnouncement, error) {
+		var a PolicyAnnouncement
+		err := row.Scan(&a.ID, &a.Kind, &a.Summary, &a.Effective, &a.At)
+		return a, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("store: policy changes to announce: %w", err)
+	}
+	return out, nil
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/shopspring/decimal"
@@ -117,8 +116,8 @@ func (s *Store) CheckSpend(ctx context.Context, actionKey string, sp Spend) erro
 // book (unless an owner sends it and the settings allow that), not yet
 // confirmed by a second person, or still cooling off.
 func (s *Store) checkDestination(ctx context.Context, sp Spend) error {
-	if sp.Destination == "" || strings.HasPrefix(sp.Destination, "employee:") {
-		return nil // stays in the treasury, or goes to an employee: trusted
+	if sp.Destination == "" || !outsideCompany(sp.Destination) {
+		return nil // stays in the treasury, goes to an employee, or a rail that names no payee
 	}
 	d, err := s.DestinationByKey(ctx, sp.Destination)
 	if errors.Is(err, ErrNotFound) {
@@ -147,6 +146,14 @@ func (s *Store) checkDestination(ctx context.Context, sp Spend) error {
 			Who: "Nobody can shorten it for one destination; two owners can change the cooling-off period for future confirmations.", OnDestination: true}
 	}
 	return nil
+}
+
+// CheckDestination says whether money may go to a destination now, before
+// a form goes on: nil when it may, a *PolicyRefusal when the book refuses
+// it. It changes nothing; the spend check decides again when the request
+// begins.
+func (s *Store) CheckDestination(ctx context.Context, destination string, byOwner bool, now time.Time) error {
+	return s.checkDestination(ctx, Spend{Destination: destination, ByOwner: byOwner, At: now})
 }
 
 // checkLimits refuses a request over the wallet's velocity limits or share

@@ -16,7 +16,7 @@ type DestinationKind string
 // Destination kinds: the rails money leaves the treasury by.
 const (
 	DestNigerianBank DestinationKind = "ng_bank" // NUBAN account at a Nigerian bank
-	DestBankAccount  DestinationKind = "bank"    // a payout bank account (account and routing number)
+	DestBankAccount  DestinationKind = "bank"    // a payout rail's bank account: its bank code is the rail's bank id
 	DestIBAN         DestinationKind = "iban"
 	DestCLABE        DestinationKind = "clabe"
 	DestCrypto       DestinationKind = "crypto" // an EVM address
@@ -33,7 +33,7 @@ func (k DestinationKind) Label() string {
 	case DestNigerianBank:
 		return "Nigerian bank account"
 	case DestBankAccount:
-		return "Bank account"
+		return "Payout bank account"
 	case DestIBAN:
 		return "IBAN"
 	case DestCLABE:
@@ -67,6 +67,21 @@ type Destination struct {
 	ConfirmedBy StaffRef
 	ConfirmedAt *time.Time
 	UsableFrom  *time.Time
+	// RemovalAskedBy is zero until someone asks to take it out of the
+	// book; another person confirms that.
+	RemovalAskedBy StaffRef
+}
+
+// Masked is the entry's value as the audit log and the queue name it: a
+// bank account, IBAN or CLABE by its last four characters (the book itself
+// keeps it whole: the rails need it), an address whole (it is public).
+func (d Destination) Masked() string { return maskValue(d.Kind, d.Value) }
+
+func maskValue(kind DestinationKind, value string) string {
+	if kind == DestCrypto || len(value) <= 4 {
+		return value
+	}
+	return "…" + value[len(value)-4:]
 }
 
 // StaffRef names a staff member on a record.
@@ -90,6 +105,13 @@ func DestinationKey(kind DestinationKind, bankCode, value string) string {
 // of the company: trusted without the book.
 func EmployeeDestination(serviceUserID string) string { return "employee:" + serviceUserID }
 
+// RailDestination is a spend's destination on a rail whose request names
+// no payee: the Mexican offramp pays the bank account registered with the
+// provider at KYC (spec: "MXN is paid to the registered bank account"), and
+// a cash order is paid out in cash. The book has nothing to check there;
+// the wallet's limits still hold.
+func RailDestination(rail string) string { return "rail:" + rail }
+
 // NewDestination is an entry about to be added.
 type NewDestination struct {
 	Kind     DestinationKind
@@ -109,14 +131,15 @@ var ErrSamePerson = errors.New("store: the same person cannot propose and confir
 var ErrAlreadyDecided = errors.New("store: already decided")
 
 const destinationColumns = `d.id, d.kind, d.value, d.bank_code, d.name, d.added_by, COALESCE(a.name, ''), d.added_at,
-	COALESCE(d.confirmed_by, 0), COALESCE(c.name, ''), d.confirmed_at, d.usable_from`
+	COALESCE(d.confirmed_by, 0), COALESCE(c.name, ''), d.confirmed_at, d.usable_from, COALESCE(d.removal_asked_by, 0), COALESCE(r.name, '')`
 
-const destinationFrom = ` FROM trusted_destinations d JOIN staff a ON a.id = d.added_by LEFT JOIN staff c ON c.id = d.confirmed_by `
+const destinationFrom = ` FROM trusted_destinations d JOIN staff a ON a.id = d.added_by LEFT JOIN staff c ON c.id = d.confirmed_by
+	LEFT JOIN staff r ON r.id = d.removal_asked_by `
 
 func scanDestination(row pgx.Row) (Destination, error) {
 	var d Destination
 	err := row.Scan(&d.ID, &d.Kind, &d.Value, &d.BankCode, &d.Name, &d.AddedBy.ID, &d.AddedBy.Name, &d.AddedAt,
-		&d.ConfirmedBy.ID, &d.ConfirmedBy.Name, &d.ConfirmedAt, &d.UsableFrom)
+		&d.ConfirmedBy.ID, &d.ConfirmedBy.Name, &d.ConfirmedAt, &d.UsableFrom, &d.RemovalAskedBy.ID, &d.RemovalAskedBy.Name)
 	return d, err
 }
 
@@ -139,7 +162,7 @@ func (s *Store) AddDestination(ctx context.Context, n NewDestination) (Destinati
 			return err
 		}
 		return writeAudit(ctx, tx.db, AuditEntry{Actor: n.By, Action: "destination.add", Target: destinationTarget(id),
-			Outcome: OutcomeOK, Detail: fmt.Sprintf("%s %q (%s) added; waits for another person to confirm it", n.Kind.Label(), n.Name, n.Value)})
+			Outcome: OutcomeOK, Detail: fmt.Sprintf("%s %q (%s) added; waits for another person to confirm it", n.Kind.Label(), n.Name, maskValue(n.Kind, n.Value))})
 	})
 	return out, err
 }
@@ -213,24 +236,49 @@ func (s *Store) ConfirmDestination(ctx context.Context, id int64, by Actor, now 
 			return err
 		}
 		return writeAudit(ctx, tx.db, AuditEntry{Actor: by, Action: "destination.confirm", Target: destinationTarget(id),
-			Outcome: OutcomeOK, Detail: fmt.Sprintf("%s %q (%s) confirmed; usable after a cooling-off of %s", out.Kind.Label(), out.Name, out.Value, coolingOff)})
+			Outcome: OutcomeOK, Detail: fmt.Sprintf("%s %q (%s) confirmed; usable after a cooling-off of %s", out.Kind.Label(), out.Name, out.Masked(), coolingOff)})
 	})
 	return out, err
 }
 
-// RemoveDestination takes an entry out of the book at once, with its audit
-// row: removing trust needs no second person.
-func (s *Store) RemoveDestination(ctx context.Context, id int64, by Actor, now time.Time) error {
-	return s.Tx(ctx, func(tx *Store) error {
+// RemoveDestination takes an entry out of the book, or asks to. An entry
+// nobody confirmed yet (never usable) is withdrawn at once; a confirmed
+// one is only asked for (removed false), and another person's second call
+// removes it. The one who asked gets ErrSamePerson on a second call. Each
+// step has its audit row.
+func (s *Store) RemoveDestination(ctx context.Context, id int64, by Actor, now time.Time) (removed bool, err error) {
+	err = s.Tx(ctx, func(tx *Store) error {
+		var lock int64
+		if err := tx.db.QueryRow(ctx, `SELECT id FROM trusted_destinations WHERE id = $1 AND removed_at IS NULL FOR UPDATE`, id).Scan(&lock); err != nil {
+			return fmt.Errorf("store: remove destination %d: %w", id, notFound(err))
+		}
 		d, err := tx.Destination(ctx, id)
 		if err != nil {
 			return err
+		}
+		what := fmt.Sprintf("%s %q (%s)", d.Kind.Label(), d.Name, d.Masked())
+		switch {
+		case d.ConfirmedAt != nil && d.RemovalAskedBy.ID == 0:
+			if _, err := tx.db.Exec(ctx, `UPDATE trusted_destinations SET removal_asked_by = $2, removal_asked_at = $3 WHERE id = $1`,
+				id, by.StaffID, now); err != nil {
+				return fmt.Errorf("store: ask to remove destination %d: %w", id, err)
+			}
+			return writeAudit(ctx, tx.db, AuditEntry{Actor: by, Action: "destination.remove_ask", Target: destinationTarget(id),
+				Outcome: OutcomeOK, Detail: what + ": removal asked; it stays usable until another person confirms the removal"})
+		case d.ConfirmedAt != nil && d.RemovalAskedBy.ID == by.StaffID:
+			return ErrSamePerson
+		}
+		detail := what + " withdrawn from the book before anyone confirmed it"
+		if d.ConfirmedAt != nil {
+			detail = what + " removed from the book, as " + d.RemovalAskedBy.Name + " asked"
 		}
 		if _, err := tx.db.Exec(ctx, `UPDATE trusted_destinations SET removed_by = $2, removed_at = $3 WHERE id = $1`,
 			id, by.StaffID, now); err != nil {
 			return fmt.Errorf("store: remove destination %d: %w", id, err)
 		}
+		removed = true
 		return writeAudit(ctx, tx.db, AuditEntry{Actor: by, Action: "destination.remove", Target: destinationTarget(id),
-			Outcome: OutcomeOK, Detail: fmt.Sprintf("%s %q (%s) removed from the book", d.Kind.Label(), d.Name, d.Value)})
+			Outcome: OutcomeOK, Detail: detail})
 	})
+	return removed, err
 }

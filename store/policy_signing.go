@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -72,8 +73,9 @@ func (s *Store) ProposalPolicyCheck(ctx context.Context, proposalID string, now 
 			out.Trusted = &d
 		}
 	}
+	// Named approvers: only their approvals count.
 	rows, err := s.db.Query(ctx, `SELECT st.name FROM step_up_approvals a JOIN staff st ON st.id = a.staff_id
-		WHERE a.proposal_id = $1 ORDER BY a.at`, proposalID)
+		WHERE a.proposal_id = $1 AND (COALESCE(cardinality($2::bigint[]), 0) = 0 OR a.staff_id = ANY($2)) ORDER BY a.at`, proposalID, l.StepUpBy)
 	if err != nil {
 		return out, fmt.Errorf("store: step-up approvals of %s: %w", proposalID, err)
 	}
@@ -123,6 +125,10 @@ func (s *Store) signingRefusal(ctx context.Context, p ProposalPolicy, key string
 	return nil, nil
 }
 
+// ErrNotNamed is returned when a step-up approval comes from someone the
+// wallet's policy does not name.
+var ErrNotNamed = errors.New("store: not one of the named approvers")
+
 // StepUpApprove records one person's approval in the app of a proposal
 // above a step-up tier, with its audit row. The proposal's creator gets
 // ErrSamePerson; a second approval by the same person ErrAlreadyDecided.
@@ -134,6 +140,17 @@ func (s *Store) StepUpApprove(ctx context.Context, proposalID string, by Actor, 
 		}
 		if creator == by.StaffID {
 			return ErrSamePerson
+		}
+		var walletID string
+		if err := tx.db.QueryRow(ctx, `SELECT wallet_id FROM proposals WHERE id = $1`, proposalID).Scan(&walletID); err != nil {
+			return fmt.Errorf("store: step-up approve %s: %w", proposalID, err)
+		}
+		l, _, ok, err := tx.LimitsInForce(ctx, walletID, now)
+		if err != nil {
+			return err
+		}
+		if ok && len(l.StepUpBy) > 0 && !slices.Contains(l.StepUpBy, by.StaffID) {
+			return ErrNotNamed
 		}
 		tag, err := tx.db.Exec(ctx, `INSERT INTO step_up_approvals (proposal_id, staff_id, at) VALUES ($1, $2, $3)
 			ON CONFLICT DO NOTHING`, proposalID, by.StaffID, now)
@@ -155,5 +172,5 @@ func (s *Store) StepUpApprove(ctx context.Context, proposalID string, by Actor, 
 // outsideCompany reports whether a spend's destination is a book entry (not
 // an employee, and known).
 func outsideCompany(destination string) bool {
-	return destination != "" && !strings.HasPrefix(destination, "employee:")
+	return destination != "" && !strings.HasPrefix(destination, "employee:") && !strings.HasPrefix(destination, "rail:")
 }

@@ -37,7 +37,11 @@ type DestinationRow struct {
 	Trusted  bool
 	Confirm  bool // the viewer may confirm it
 	CanClear bool
-	Token    string
+	// RemoveLabel is the remove button's words: withdrawn at once before
+	// anyone confirmed it, else asked by one person and confirmed by
+	// another.
+	RemoveLabel string
+	Token       string
 }
 
 // DestinationForm is the add-a-destination form as typed.
@@ -71,7 +75,9 @@ type LimitsForm struct {
 	MaxShare        string
 	StepUpAbove     string
 	StepUpApprovals string
-	Fields          FieldErrors
+	// StepUpBy: the emails of the named approvers, comma-separated.
+	StepUpBy string
+	Fields   FieldErrors
 }
 
 // SettingsForm proposes the controls' settings.

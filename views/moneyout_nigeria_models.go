@@ -17,7 +17,8 @@ type NigeriaWithdrawalView struct {
 	Error string
 	// Fields are the messages next to the fields; the summary lists them.
 	Fields FieldErrors
-	// Step 1.
+	// Step 1: the book's Nigerian accounts, or the bank and NUBAN typed.
+	Book             BookPicker
 	Banks            []Choice
 	BanksUnavailable string
 	BankCode         string

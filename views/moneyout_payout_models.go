@@ -35,7 +35,9 @@ type BankPayoutView struct {
 	BranchID    string
 	BranchName  string
 	// NoBranch: the bank has no branches, so none is asked.
-	NoBranch      bool
+	NoBranch bool
+	// Book offers the address book's accounts at the chosen bank.
+	Book          BookPicker
 	AccountNumber string
 	Holder        string
 	Amount        string

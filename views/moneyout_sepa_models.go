@@ -43,8 +43,10 @@ type SEPAProvider struct {
 
 // SEPAPayoutForm is what the person typed, kept across errors and steps.
 type SEPAPayoutForm struct {
-	Token       string
-	Amount      string
+	Token  string
+	Amount string
+	// Book offers the address book's IBANs.
+	Book        BookPicker
 	IBAN        string
 	Beneficiary string
 	Reference   string

@@ -56,6 +56,8 @@ func decisionWords(err error, what string) (string, bool) {
 		return "Someone else has already decided this " + what + ".", true
 	case errors.Is(err, store.ErrNotFound):
 		return "This " + what + " is no longer there.", true
+	case errors.Is(err, store.ErrNotNamed):
+		return "The wallet's spending policy names who approves above its tier, and you are not one of them.", true
 	}
 	return "", false
 }

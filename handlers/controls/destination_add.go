@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"partneradmin/handlers"
+	"partneradmin/handlers/destination"
 	"partneradmin/store"
 	"partneradmin/views"
 )
@@ -39,7 +40,7 @@ func (h *Handler) AddDestination(w http.ResponseWriter, r *http.Request) {
 			f.Fields["value"] = "Type the account number or address again: it has characters that cannot be part of it."
 		} else {
 			var bad map[string]string
-			value, code, bad = checkDestination(kind, f.Value, f.BankCode)
+			value, code, bad = destination.Check(kind, f.Value, f.BankCode)
 			for k, m := range bad {
 				f.Fields[k] = m
 			}

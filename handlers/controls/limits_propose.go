@@ -1,9 +1,11 @@
 package controls
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -25,7 +27,7 @@ func (h *Handler) ProposeLimits(w http.ResponseWriter, r *http.Request) {
 	f := views.LimitsForm{Token: r.PostFormValue(handlers.FormTokenField), WalletID: r.PostFormValue("wallet_id"),
 		Currency: strings.TrimSpace(r.PostFormValue("currency")), Day: r.PostFormValue("day"), Week: r.PostFormValue("week"),
 		MaxShare: r.PostFormValue("max_share"), StepUpAbove: r.PostFormValue("step_up_above"),
-		StepUpApprovals: strings.TrimSpace(r.PostFormValue("step_up_approvals")), Fields: views.FieldErrors{}}
+		StepUpApprovals: strings.TrimSpace(r.PostFormValue("step_up_approvals")), StepUpBy: r.PostFormValue("step_up_by"), Fields: views.FieldErrors{}}
 	_, wallets, err := h.store.Treasury(ctx)
 	if err != nil && !errors.Is(err, store.ErrNoTreasury) {
 		h.ServerError(w, r, err)
@@ -63,6 +65,20 @@ func (h *Handler) ProposeLimits(w http.ResponseWriter, r *http.Request) {
 			f.Fields["step_up_approvals"] = "Give how many people approve in the app: 1 to 10."
 		}
 		l.StepUpApprovals = n
+		named, msg, err := h.namedApprovers(ctx, f.StepUpBy)
+		if err != nil {
+			h.ServerError(w, r, err)
+			return
+		}
+		switch {
+		case msg != "":
+			f.Fields["step_up_by"] = msg
+		case len(named) > 0 && len(named) < n:
+			f.Fields["step_up_by"] = fmt.Sprintf("Name at least %d people: as many as the approvals asked for.", n)
+		}
+		l.StepUpBy = named
+	} else if strings.TrimSpace(f.StepUpBy) != "" {
+		f.Fields["step_up_by"] = "Named approvers go with a tier: give its amount too."
 	}
 	if !f.Fields.Any() && !l.Any() {
 		f.Fields["day"] = "Give at least one limit."
@@ -79,6 +95,36 @@ func (h *Handler) ProposeLimits(w http.ResponseWriter, r *http.Request) {
 	}
 	h.Flash(r, "ok", "The spending policy was proposed. A second owner must approve it; it is in force after the cooling-off period.")
 	h.Redirect(w, r, "/controls#changes")
+}
+
+// namedApprovers reads the emails of the named step-up approvers: each
+// an active staff member who may approve. None typed is none named.
+func (h *Handler) namedApprovers(ctx context.Context, typed string) ([]int64, string, error) {
+	if msg := handlers.CheckText(typed, 2000, false); msg != "" {
+		return nil, msg, nil
+	}
+	var emails []string
+	for _, e := range strings.Split(typed, ",") {
+		if e = strings.ToLower(strings.TrimSpace(e)); e != "" && !slices.Contains(emails, e) {
+			emails = append(emails, e)
+		}
+	}
+	if len(emails) == 0 {
+		return nil, "", nil
+	}
+	staff, err := h.store.ListStaff(ctx)
+	if err != nil {
+		return nil, "", err
+	}
+	var ids []int64
+	for _, e := range emails {
+		i := slices.IndexFunc(staff, func(s store.Staff) bool { return strings.EqualFold(s.Email, e) })
+		if i < 0 || staff[i].Disabled || !staff[i].Role.Can(store.PermApprovalsAct) {
+			return nil, e + " is not a staff member who may approve.", nil
+		}
+		ids = append(ids, staff[i].ID)
+	}
+	return ids, "", nil
 }
 
 // optionalAmount reads an amount that may be left empty (no limit).
@@ -108,7 +154,11 @@ func limitsWords(w store.Wallet, l store.WalletLimits) string {
 		parts = append(parts, "one request at most "+l.MaxSharePercent.Decimal.String()+"% of the balance")
 	}
 	if l.StepUpAbove.Valid {
-		parts = append(parts, fmt.Sprintf("%d approvals in the app above %s %s", l.StepUpApprovals, views.FormatDecimal(l.StepUpAbove.Decimal, 2), cur))
+		tier := fmt.Sprintf("%d approvals in the app above %s %s", l.StepUpApprovals, views.FormatDecimal(l.StepUpAbove.Decimal, 2), cur)
+		if len(l.StepUpBy) > 0 {
+			tier += fmt.Sprintf(" by %d named people", len(l.StepUpBy))
+		}
+		parts = append(parts, tier)
 	}
 	return "the " + cur + " wallet: " + strings.Join(parts, "; ")
 }

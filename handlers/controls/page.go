@@ -72,6 +72,15 @@ func (h *Handler) view(ctx context.Context) (views.ControlsView, error) {
 		default:
 			row.State, row.Trusted = "Trusted since "+views.DateTime(*d.UsableFrom)+" (confirmed by "+d.ConfirmedBy.Name+")", true
 		}
+		switch {
+		case d.ConfirmedAt == nil:
+			row.RemoveLabel = "Withdraw"
+		case d.RemovalAskedBy.ID != 0:
+			row.State += "; " + d.RemovalAskedBy.Name + " asked to remove it"
+			row.RemoveLabel, row.CanClear = "Confirm the removal", row.CanClear && d.RemovalAskedBy.ID != viewer.Staff.ID
+		default:
+			row.RemoveLabel = "Ask to remove"
+		}
 		v.Destinations = append(v.Destinations, row)
 	}
 

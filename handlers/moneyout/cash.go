@@ -256,8 +256,12 @@ func (h *Handler) cashOrder(w http.ResponseWriter, r *http.Request, typ apiclien
 	actor := handlers.ActorFrom(ctx)
 	var fundOrder *apiclient.CashProviderOrder
 	var sendOrder *apiclient.CashSendOrder
+	var spend *store.Spend
+	if typ == apiclient.CashSend {
+		spend = h.spend(ctx, wallet, q.Price, store.RailDestination("cash"))
+	}
 	done, err := h.actions.Run(ctx, handlers.Write{Key: key, Kind: kind, Target: "wallet:" + q.WalletID, Actor: actor, Request: q,
-		Call: func(ctx context.Context) (handlers.Effect, error) {
+		Spend: spend, Call: func(ctx context.Context) (handlers.Effect, error) {
 			body := apiclient.CashOrderRequest{SmartWalletID: q.WalletID, Country: q.Country, Price: q.Price, PriceCurrency: q.PriceCurrency,
 				Description: q.Description}
 			var id string
@@ -277,7 +281,11 @@ func (h *Handler) cashOrder(w http.ResponseWriter, r *http.Request, typ apiclien
 			return handlers.Effect{Target: "cash_order:" + id, Result: map[string]string{"orderId": id},
 				Detail: strings.ToLower(string(typ)) + " order of " + q.Price.String() + " " + string(q.PriceCurrency) + " in " + q.Country}, nil
 		}})
+	var refused *store.PolicyRefusal
 	switch {
+	case errors.As(err, &refused):
+		render(http.StatusUnprocessableEntity, refusedAt(f.Fields, refused, "price", "price"))
+		return
 	case h.Answered(w, r, err):
 		return
 	case done.Repeat:

@@ -219,14 +219,18 @@ func (h *Handler) MexicoQuote(w http.ResponseWriter, r *http.Request) {
 	q := mexicoRequest{ID: id, UserID: s.user.ServiceUserID, WalletID: s.wallet.ID, Amount: amount.Value, Note: note}
 	actor := handlers.ActorFrom(ctx)
 	done, err := h.actions.Run(ctx, handlers.Write{Key: key, Kind: kindMexicoQuote, Target: mexicoTarget(id), Actor: actor, Request: q,
-		Call: func(ctx context.Context) (handlers.Effect, error) {
+		Spend: h.spend(ctx, s.wallet, q.Amount, store.RailDestination("mx")), Call: func(ctx context.Context) (handlers.Effect, error) {
 			quote, err := h.api.CreateMexicoQuote(ctx, q.UserID, apiclient.MexicoQuoteRequest{Type: "offramp", SourceAmount: q.Amount, Note: q.Note})
 			if err != nil {
 				return handlers.Effect{}, err
 			}
 			return mexicoQuoted(key, q, *quote, actor), nil
 		}})
+	var refused *store.PolicyRefusal
 	switch {
+	case errors.As(err, &refused):
+		h.renderMexico(w, r, s, http.StatusUnprocessableEntity, f, refusedAt(f.Fields, refused, "amount", "amount"), &kyc)
+		return
 	case h.Answered(w, r, err):
 		return
 	case done.Repeat:

@@ -14,6 +14,7 @@ import (
 
 	"partneradmin/apiclient"
 	"partneradmin/handlers"
+	"partneradmin/handlers/destination"
 	"partneradmin/handlers/proposal"
 	"partneradmin/handlers/userstate"
 	"partneradmin/store"
@@ -76,6 +77,9 @@ type ngnAccount struct {
 	Last4    string `json:"last4"`
 	Holder   string `json:"holder"`
 	UserID   string `json:"userId"`
+	// DestinationID is the address book's entry of the account when it
+	// was registered (0: not in the book).
+	DestinationID int64 `json:"destinationId,omitempty"`
 }
 
 func (a ngnAccount) label() string { return a.BankName + " ****" + a.Last4 }
@@ -126,20 +130,7 @@ func checkNUBAN(s string) string {
 	if msg := handlers.CheckText(s, npCodeLength, false); msg != "" {
 		return msg
 	}
-	if s == "" {
-		return "Enter the 10-digit account number (NUBAN)."
-	}
-	n := 0
-	for _, r := range s {
-		if r < '0' || r > '9' {
-			return "A NUBAN has digits only (no letters, spaces or dashes)."
-		}
-		n++
-	}
-	if n != 10 {
-		return fmt.Sprintf("A NUBAN has exactly 10 digits (this one has %d).", n)
-	}
-	return ""
+	return destination.NUBAN(s)
 }
 
 // npReadFailed says why a read of the API failed.
@@ -192,6 +183,12 @@ func (h *Handler) renderNigeria(w http.ResponseWriter, r *http.Request, status i
 func (h *Handler) ngnAccountStep(w http.ResponseWriter, r *http.Request, status int, userID string, v views.NigeriaWithdrawalView) {
 	banks, msg := h.ngnBanks(r.Context(), userID)
 	v.Step, v.Banks, v.BanksUnavailable = views.NigeriaStepAccount, ngnBankChoices(banks), msg
+	book, err := h.bookPicker(r.Context(), "f-destination_id", store.DestNigerianBank, "", v.Book.Chosen)
+	if err != nil {
+		h.ServerError(w, r, err)
+		return
+	}
+	v.Book, v.Book.Error = book, v.Fields.Get("destination_id")
 	h.renderNigeria(w, r, status, v)
 }
 
@@ -220,6 +217,20 @@ func (h *Handler) NigeriaVerify(w http.ResponseWriter, r *http.Request) {
 	}
 	v := views.NigeriaWithdrawalView{BankCode: strings.TrimSpace(r.PostFormValue("bank_code")),
 		AccountNumber: strings.TrimSpace(r.PostFormValue("account_number")), Fields: views.FieldErrors{}}
+	picked, msg, err := h.bookChosen(ctx, r, store.DestNigerianBank)
+	if err != nil {
+		h.ServerError(w, r, err)
+		return
+	}
+	if msg != "" {
+		v.Fields["destination_id"] = msg
+	}
+	if picked != nil {
+		v.Book.Chosen = strconv.FormatInt(picked.ID, 10)
+		if msg := fromBook(&v.AccountNumber, picked.Value) + fromBook(&v.BankCode, picked.BankCode); msg != "" {
+			v.Fields["destination_id"] = msg
+		}
+	}
 	if msg := checkNUBAN(v.AccountNumber); msg != "" {
 		v.Fields["account_number"] = msg
 	}
@@ -253,6 +264,18 @@ func (h *Handler) NigeriaVerify(w http.ResponseWriter, r *http.Request) {
 			v.Error = problem
 		}
 		h.ngnAccountStep(w, r, status, u.ServiceUserID, v)
+		return
+	}
+	// The account exists: the address book says whether money may go
+	// there, before anything is registered.
+	_, refused, err := h.ngnBookCheck(ctx, bank.Code, v.AccountNumber)
+	if err != nil {
+		h.ServerError(w, r, err)
+		return
+	}
+	if refused != nil {
+		v.Error = refusedAt(v.Fields, refused, "account_number", "account_number")
+		h.ngnAccountStep(w, r, http.StatusUnprocessableEntity, u.ServiceUserID, v)
 		return
 	}
 	v.Step, v.BankName, v.Holder, v.Token = views.NigeriaStepHolder, bank.Name, holder, handlers.NewFormToken()
@@ -355,6 +378,16 @@ func (h *Handler) NigeriaAccount(w http.ResponseWriter, r *http.Request) {
 		h.renderNigeria(w, r, http.StatusUnprocessableEntity, v)
 		return
 	}
+	bookID, refused, err := h.ngnBookCheck(ctx, bank.Code, v.AccountNumber)
+	if err != nil {
+		h.ServerError(w, r, err)
+		return
+	}
+	if refused != nil {
+		v.Error = refusedAt(v.Fields, refused, "account_number", "account_number")
+		h.ngnAccountStep(w, r, http.StatusUnprocessableEntity, u.ServiceUserID, v)
+		return
+	}
 	key, _ := handlers.FormKey(r)
 	q := ngnAccountRequest{UserID: u.ServiceUserID, BankCode: bank.Code, BankName: bank.Name, Last4: npLast4(v.AccountNumber), Holder: registered}
 	number := v.AccountNumber
@@ -365,7 +398,8 @@ func (h *Handler) NigeriaAccount(w http.ResponseWriter, r *http.Request) {
 			if err != nil {
 				return handlers.Effect{}, err
 			}
-			res := ngnAccount{ID: acct.ID, BankCode: q.BankCode, BankName: q.BankName, Last4: q.Last4, Holder: q.Holder, UserID: q.UserID}
+			res := ngnAccount{ID: acct.ID, BankCode: q.BankCode, BankName: q.BankName, Last4: q.Last4, Holder: q.Holder, UserID: q.UserID,
+				DestinationID: bookID}
 			return handlers.Effect{Target: "ngn_withdrawal_account:" + acct.ID, Result: res,
 				Detail: fmt.Sprintf("withdrawal account %s at %s (****%s, %s) registered", acct.ID, q.BankName, q.Last4, q.Holder)}, nil
 		}})
@@ -559,8 +593,13 @@ func (h *Handler) NigeriaOfframp(w http.ResponseWriter, r *http.Request) {
 	q := ngnOfframpRequest{OwnerUserID: u.ServiceUserID, WalletID: wallet.ID, Currency: apiclient.Stablecoin(wallet.Currency),
 		Amount: amount, BankAccountID: acct.ID, Account: acct.label(), Holder: acct.Holder}
 	actor := handlers.ActorFrom(ctx)
+	to, err := h.ngnDestination(ctx, acct)
+	if err != nil {
+		h.ServerError(w, r, err)
+		return
+	}
 	done, err := h.actions.Run(ctx, handlers.Write{Key: key, Kind: kindNGNOfframp, Target: "wallet:" + wallet.ID, Actor: actor,
-		Request: q, Call: func(ctx context.Context) (handlers.Effect, error) {
+		Request: q, Spend: h.spend(ctx, wallet, amount, to), Call: func(ctx context.Context) (handlers.Effect, error) {
 			o, err := h.api.CreateNigerianOfframp(ctx, q.OwnerUserID, q.WalletID, apiclient.NigerianOfframpRequest{
 				BankAccountID: q.BankAccountID, FromAmount: q.Amount})
 			if err != nil {
@@ -568,7 +607,12 @@ func (h *Handler) NigeriaOfframp(w http.ResponseWriter, r *http.Request) {
 			}
 			return ngnOfframpEffect(q, apiclient.Proposal{ID: o.ProposalID, Status: o.Status}, o.Quote, actor, h.clock()), nil
 		}})
+	var refused *store.PolicyRefusal
 	switch {
+	case errors.As(err, &refused):
+		v.Error = refusedAt(v.Fields, refused, "account", "amount")
+		h.ngnAmountStep(w, r, http.StatusUnprocessableEntity, v, acct)
+		return
 	case h.Answered(w, r, err):
 		return
 	case done.Repeat || done.State() == store.ActionDone:

@@ -131,6 +131,14 @@ func (h *Handler) bpRenderPayout(w http.ResponseWriter, r *http.Request, status 
 	if v.Fields == nil {
 		v.Fields = views.FieldErrors{}
 	}
+	if v.Step == views.BankPayoutStepAccount && v.BankID != "" {
+		book, err := h.bookPicker(r.Context(), "f-destination_id", store.DestBankAccount, v.BankID, v.Book.Chosen)
+		if err != nil {
+			h.ServerError(w, r, err)
+			return
+		}
+		v.Book, v.Book.Error = book, v.Fields.Get("destination_id")
+	}
 	h.Render(w, r, status, bpPayoutTitle, views.BankPayoutPage(v), nil)
 }
 
@@ -241,7 +249,7 @@ func (h *Handler) bpPayoutWalk(ctx context.Context, f *bpPayoutForm, submitted, 
 			return stop(views.BankPayoutStepBranch)
 		}
 	}
-	if v.Fields.Has("account_number") {
+	if v.Fields.Has("account_number") || v.Fields.Has("destination_id") {
 		return stop(views.BankPayoutStepAccount)
 	}
 	if v.AccountNumber == "" {
@@ -267,10 +275,21 @@ func (h *Handler) bpPayoutWalk(ctx context.Context, f *bpPayoutForm, submitted, 
 			return stop(views.BankPayoutStepAccount)
 		}
 		v.Holder = holder
-		if v.Step == views.BankPayoutStepAccount {
-			// The holder is shown before the amount is asked.
-			return stop(views.BankPayoutStepAmount)
+	}
+	// The account exists: the address book says whether money may go
+	// there, before the amount is asked.
+	if refused, err := h.bookRefusal(ctx, bpDestination(*v)); err != nil || refused != nil {
+		if err != nil {
+			h.Logger.WarnContext(ctx, "moneyout: payout: address book", "err", err)
+			v.Error = "The address book could not be read just now, so the account cannot be checked. Nothing was sent; try again."
+		} else {
+			v.Error = refusedAt(v.Fields, refused, "account_number", "account_number")
 		}
+		return stop(views.BankPayoutStepAccount)
+	}
+	if v.Step == views.BankPayoutStepAccount {
+		// The holder is shown before the amount is asked.
+		return stop(views.BankPayoutStepAmount)
 	}
 	if f.wallet.Balance.Valid {
 		v.Balance = npMoney(f.wallet, f.wallet.Balance.Decimal).String()
@@ -366,6 +385,10 @@ func (h *Handler) BankPayoutStep(w http.ResponseWriter, r *http.Request) {
 	f := bpPayoutForm{userID: u.ServiceUserID, v: bpReadPayoutForm(r)}
 	f.v.Step = views.BankPayoutStep(r.PostFormValue("step"))
 	f.wallet, _ = bpUsdbWallet(wallets)
+	if err := h.bpFromBook(ctx, r, &f.v); err != nil {
+		h.ServerError(w, r, err)
+		return
+	}
 	status := http.StatusOK
 	if h.bpPayoutWalk(ctx, &f, true, false) {
 		f.v.Token = handlers.NewFormToken()
@@ -430,14 +453,23 @@ func (h *Handler) BankPayoutConfirm(w http.ResponseWriter, r *http.Request) {
 		Note:        q.Note}
 	actor := handlers.ActorFrom(ctx)
 	done, err := h.actions.Run(ctx, handlers.Write{Key: key, Kind: bpKindPayout, Target: bpPayoutTarget(id), Actor: actor, Request: q,
-		Call: func(ctx context.Context) (handlers.Effect, error) {
+		Spend: h.spend(ctx, f.wallet, f.amount, bpDestination(v)), Call: func(ctx context.Context) (handlers.Effect, error) {
 			p, err := h.api.CreatePayout(ctx, q.UserID, body)
 			if err != nil {
 				return handlers.Effect{}, err
 			}
 			return bpPayoutEffect(key, q, *p, actor), nil
 		}})
+	var refused *store.PolicyRefusal
 	switch {
+	case errors.As(err, &refused):
+		f.v.Error = refusedAt(f.v.Fields, refused, "account_number", "amount")
+		f.v.Step, f.v.Review = views.BankPayoutStepAmount, nil
+		if refused.OnDestination {
+			f.v.Step = views.BankPayoutStepAccount
+		}
+		h.bpRenderPayout(w, r, http.StatusUnprocessableEntity, f.v)
+		return
 	case h.Answered(w, r, err):
 		return
 	case done.Repeat:

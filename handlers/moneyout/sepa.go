@@ -13,6 +13,7 @@ import (
 
 	"partneradmin/apiclient"
 	"partneradmin/handlers"
+	"partneradmin/handlers/destination"
 	"partneradmin/store"
 	"partneradmin/views"
 )
@@ -127,7 +128,13 @@ func (h *Handler) renderSEPA(w http.ResponseWriter, r *http.Request, s sepaState
 			v.Provider = h.sepaProvider(ctx, s)
 		}
 	}
-	v.Problems = views.Problems(f.Fields, views.Prefixed("f-"), "wallet", "amount", "iban", "beneficiary", "reference")
+	book, err := h.bookPicker(r.Context(), "f-destination_id", store.DestIBAN, "", f.Book.Chosen)
+	if err != nil {
+		h.ServerError(w, r, err)
+		return
+	}
+	v.Form.Book, v.Form.Book.Error = book, f.Fields.Get("destination_id")
+	v.Problems = views.Problems(f.Fields, views.Prefixed("f-"), "wallet", "amount", "destination_id", "iban", "beneficiary", "reference")
 	recent, err := h.sepaMXNRecent(r.Context(), store.RailSEPA)
 	if err != nil {
 		h.ServerError(w, r, err)
@@ -170,7 +177,7 @@ func (h *Handler) sepaCheck(s sepaState, f *views.SEPAPayoutForm) sepaInput {
 	} else if s.has && s.wallet.Balance.Valid && in.amount.Value.GreaterThan(s.wallet.Balance.Decimal) {
 		f.Fields["amount"] = "More than the wallet holds (" + sepaMXNBalance(s.wallet) + ", last read)."
 	}
-	in.iban, msg = checkIBAN(f.IBAN)
+	in.iban, msg = destination.IBAN(f.IBAN)
 	if msg != "" {
 		f.Fields["iban"] = msg
 	}
@@ -205,7 +212,32 @@ func (h *Handler) SEPAPost(w http.ResponseWriter, r *http.Request) {
 		h.StaleForm(w, r)
 		return
 	}
+	picked, msg, err := h.bookChosen(ctx, r, store.DestIBAN)
+	if err != nil {
+		h.ServerError(w, r, err)
+		return
+	}
+	if picked != nil {
+		f.Book.Chosen = strconv.FormatInt(picked.ID, 10)
+		msg = fromBook(&f.IBAN, picked.Value)
+	}
 	in := h.sepaCheck(s, &f)
+	if msg != "" {
+		f.Fields["destination_id"] = msg
+	}
+	if !f.Fields.Any() {
+		// The book first: nothing is asked of the API for an IBAN money
+		// may not go to.
+		refused, err := h.bookRefusal(ctx, store.DestinationKey(store.DestIBAN, "", in.iban))
+		if err != nil {
+			h.ServerError(w, r, err)
+			return
+		}
+		if refused != nil {
+			h.renderSEPA(w, r, s, http.StatusUnprocessableEntity, f, nil, refusedAt(f.Fields, refused, "iban", "amount"), nil)
+			return
+		}
+	}
 	rctx := apiclient.WithReadDeadline(ctx, time.Now().Add(sepaMXNReadBudget))
 	if f.Fields.Any() {
 		h.renderSEPA(w, r, s, http.StatusUnprocessableEntity, f, nil, "", nil)
@@ -231,7 +263,7 @@ func (h *Handler) SEPAPost(w http.ResponseWriter, r *http.Request) {
 	}
 	if r.PostFormValue("confirm") == "" {
 		rv := views.SEPAPayoutReview{From: sepaMXNWalletLabel(s.wallet), Amount: sepaMXNMoney(in.amount.Value, sepaCoin).String(),
-			Understood: in.amount.Understood, IBAN: groupIBAN(in.iban), Beneficiary: in.beneficiary, Reference: in.reference}
+			Understood: in.amount.Understood, IBAN: destination.GroupIBAN(in.iban), Beneficiary: in.beneficiary, Reference: in.reference}
 		h.renderSEPA(w, r, s, http.StatusOK, f, &rv, "", &provider)
 		return
 	}
@@ -246,10 +278,10 @@ func (h *Handler) SEPAPost(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	q := sepaRequest{ID: id, UserID: s.user.ServiceUserID, WalletID: s.wallet.ID, Amount: in.amount.Value,
-		IBANMasked: maskIBAN(in.iban), Beneficiary: in.beneficiary, Reference: in.reference}
+		IBANMasked: destination.MaskIBAN(in.iban), Beneficiary: in.beneficiary, Reference: in.reference}
 	actor := handlers.ActorFrom(ctx)
 	done, err := h.actions.Run(ctx, handlers.Write{Key: key, Kind: kindSEPAPrepare, Target: sepaTarget(id), Actor: actor, Request: q,
-		Call: func(ctx context.Context) (handlers.Effect, error) {
+		Spend: h.spend(ctx, s.wallet, in.amount.Value, store.DestinationKey(store.DestIBAN, "", in.iban)), Call: func(ctx context.Context) (handlers.Effect, error) {
 			o, err := h.api.PrepareEUROrder(ctx, q.UserID, apiclient.EUROrderRequest{SmartWalletID: q.WalletID, Amount: q.Amount,
 				IBAN: in.iban, BeneficiaryName: q.Beneficiary, Reference: q.Reference})
 			if err != nil {
@@ -257,7 +289,11 @@ func (h *Handler) SEPAPost(w http.ResponseWriter, r *http.Request) {
 			}
 			return sepaPrepared(key, q, *o, actor), nil
 		}})
+	var refused *store.PolicyRefusal
 	switch {
+	case errors.As(err, &refused):
+		h.renderSEPA(w, r, s, http.StatusUnprocessableEntity, f, nil, refusedAt(f.Fields, refused, "iban", "amount"), &provider)
+		return
 	case h.Answered(w, r, err):
 		return
 	case done.Repeat:

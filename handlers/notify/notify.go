@@ -1,7 +1,8 @@
 // Package notify tells staff when their action is needed: a proposal waits
 // for their approval, a signing link they issued is about to expire, a
 // payroll run finished with failed rows, webhook deliveries are failing, an
-// employee needs action. A periodic scan finds what is due and records one
+// employee needs action, a change of the money controls is proposed or
+// takes effect. A periodic scan finds what is due and records one
 // notification per (kind, subject, recipient, channel); a send job delivers
 // each by email (SMTP) or to the team's chat webhook, once. Each staff
 // member chooses what they receive at /account/notifications.
@@ -31,6 +32,7 @@ const (
 	KindPayrollFailed    = "payroll_failed_rows"
 	KindWebhookFailing   = "webhook_failing"
 	KindEmployeeAction   = "employee_action"
+	KindPolicyChange     = "policy_change"
 )
 
 // Kinds lists every kind, in the order the preferences page shows them.
@@ -41,6 +43,10 @@ func Kinds() []Kind {
 		{Name: KindPayrollFailed, Label: "A payroll run finished with rows that were not sent", Permission: store.PermTreasury},
 		{Name: KindWebhookFailing, Label: "Webhook deliveries from the Partner API are failing", Permission: store.PermSettings},
 		{Name: KindEmployeeAction, Label: "An employee needs action", Permission: store.PermEmployeesWrite},
+		// spec of the money controls: a change of policy "is announced to
+		// every owner and finance approver ... when proposed and when it
+		// takes effect".
+		{Name: KindPolicyChange, Label: "A change of the money controls is proposed or takes effect", Permission: store.PermApprovalsAct},
 	}
 }
 

@@ -237,6 +237,28 @@ func (h *Handler) due(ctx context.Context, now time.Time) ([]event, error) {
 			wants: func(store.Staff) bool { return true },
 		})
 	}
+	changes, err := h.Store.PolicyChangesToAnnounce(ctx, since, now)
+	if err != nil {
+		return nil, err
+	}
+	for _, c := range changes {
+		path, id := "/controls#changes", strconv.FormatInt(c.ID, 10)
+		what, subject := "proposed", "policy_change:"+id+":proposed"
+		next := "A second owner approves or rejects it on the Money controls page; it takes effect after the cooling-off period."
+		if c.Effective {
+			what, subject = "in force from "+c.At.UTC().Format("2 Jan 2006 15:04 MST"), "policy_change:"+id+":effective"
+			next = "It applies to every request from now on."
+		}
+		summary := plainText(c.Summary, 200)
+		out = append(out, event{
+			kind: KindPolicyChange, subject: subject, path: path,
+			title: "Money controls: " + strings.ToLower(c.Kind.Label()) + " change " + what,
+			body: "A change of the money controls (" + strings.ToLower(c.Kind.Label()) + ") is " + what + ": " + summary + "\n\n" + next +
+				"\n\nOpen the Money controls page:\n" + h.link(path) + "\n",
+			chat:  "A change of the money controls is " + what + ": " + h.link(path),
+			wants: func(store.Staff) bool { return true },
+		})
+	}
 	return out, nil
 }
 

@@ -167,10 +167,32 @@ func (h *Handler) Send(w http.ResponseWriter, r *http.Request) {
 		refuse("Nothing was sent: the run exceeds the treasury's balance. " + strings.Join(short, " "))
 		return
 	}
+	// The money controls: each row and the run as a whole, told now with
+	// the rows and the rules; decided again, with the run's spend
+	// recorded, in the transaction that starts it.
+	spends, err := h.runSpends(ctx, run.ID)
+	if err != nil {
+		h.ServerError(w, r, err)
+		return
+	}
+	var refused *store.PolicyRefusal
+	if err := h.store.CheckRunSpend(ctx, key, spends, false); errors.As(err, &refused) {
+		refuse("Nothing was sent: the money controls refuse this run. " + refused.Words())
+		return
+	} else if err != nil {
+		h.ServerError(w, r, err)
+		return
+	}
 	d, err := h.actions.RunLocal(ctx, handlers.Local{Key: key, Kind: kindSend, Target: fmt.Sprintf("payroll:%d", run.ID), Actor: actor,
 		Request: map[string]int64{"runId": run.ID},
 		Detail:  fmt.Sprintf("sending %d transfer proposals of %s", v.ValidRows, run.Name),
 		Change: func(ctx context.Context, tx *store.Store) error {
+			var refused *store.PolicyRefusal
+			if err := tx.CheckRunSpend(ctx, key, spends, true); errors.As(err, &refused) {
+				return handlers.Refusal("Nothing was sent: the money controls refuse this run. " + refused.Words())
+			} else if err != nil {
+				return err
+			}
 			err := tx.StartPayrollRun(ctx, run.ID, func(ctx context.Context, ptx pgx.Tx) error {
 				_, err := h.queue.InsertTx(ctx, ptx, SendArgs{RunID: run.ID, By: actor}, nil)
 				return err
@@ -192,6 +214,27 @@ func (h *Handler) Send(w http.ResponseWriter, r *http.Request) {
 		h.Flash(r, "info", d.Action.Message)
 	}
 	h.Redirect(w, r, page)
+}
+
+// runSpends is what the run's valid rows take from the treasury's wallets,
+// for the spend check. Rows go to employees of the company: trusted
+// recipients, so only the wallets' limits apply.
+func (h *Handler) runSpends(ctx context.Context, runID int64) ([]store.RunSpend, error) {
+	rows, err := h.store.PayrollRows(ctx, runID)
+	if err != nil {
+		return nil, err
+	}
+	owner := handlers.ViewerFrom(ctx).Can(store.PermSettings)
+	now := h.clock()
+	var out []store.RunSpend
+	for _, row := range rows {
+		if !row.Valid() || !row.Amount.Valid || row.WalletID == "" {
+			continue
+		}
+		out = append(out, store.RunSpend{Line: row.Line, Spend: store.Spend{WalletID: row.WalletID, Currency: row.Currency,
+			Amount: row.Amount.Decimal, Destination: store.EmployeeDestination(row.ServiceUserID), ByOwner: owner, At: now}})
+	}
+	return out, nil
 }
 
 // SendArgs is the background job that sends a run's rows.

@@ -13,6 +13,7 @@ import (
 	"partneradmin/apiclient"
 	"partneradmin/apiclient/ethsig"
 	"partneradmin/handlers"
+	"partneradmin/handlers/destination"
 	"partneradmin/handlers/proposal"
 	"partneradmin/store"
 	"partneradmin/views"
@@ -88,30 +89,6 @@ func (h *Handler) support(ctx context.Context, user, rail, currency string) (*ap
 func withdrawalTarget(id int64) string { return "crypto_withdrawal:" + strconv.FormatInt(id, 10) }
 
 func withdrawalPage(id int64) string { return "/treasury/withdrawal/" + strconv.FormatInt(id, 10) }
-
-// checkAddress checks a destination address: 0x and 40 hex characters, and,
-// when it mixes upper and lower case, its EIP-55 checksum. It returns the
-// address and a message for the field ("" when it is good).
-func checkAddress(s string) (ethsig.Address, string) {
-	if s == "" {
-		return ethsig.Address{}, "Give the destination address: 0x and 40 hex characters."
-	}
-	if !strings.HasPrefix(s, "0x") || len(s) != 42 {
-		return ethsig.Address{}, fmt.Sprintf("An address is 0x and 40 hex characters (this one has %d characters).", len([]rune(s)))
-	}
-	a, err := ethsig.ParseAddress(s)
-	if err != nil {
-		return ethsig.Address{}, "An address has only the hex characters 0-9 and a-f after 0x."
-	}
-	hexPart := s[2:]
-	if hexPart != strings.ToLower(hexPart) && hexPart != strings.ToUpper(hexPart) && s != a.Hex() {
-		return ethsig.Address{}, "The address's capital letters do not match its EIP-55 checksum: a character is probably mistyped. Copy the address again from the recipient."
-	}
-	if a.IsZero() {
-		return ethsig.Address{}, "This is the zero address: value sent there is lost for good."
-	}
-	return a, ""
-}
 
 // parseRoute splits a route value "chain:TOKEN".
 func parseRoute(s string) (chain, token string, ok bool) {
@@ -238,7 +215,7 @@ func (h *Handler) Withdraw(w http.ResponseWriter, r *http.Request) {
 	if !routeOK {
 		f.Fields["route"] = "Choose the destination chain and token."
 	}
-	addr, msg := checkAddress(f.Address)
+	addr, msg := destination.Address(f.Address)
 	switch {
 	case msg != "":
 		f.Fields["address"] = msg

@@ -33,6 +33,8 @@ func TestMoneyOutPayoutBrowserSignedThroughTheQRCode(t *testing.T) {
 	}
 	_, s := env.SignedIn(store.RoleFinanceApprover)
 	before := webtest.CoinBalance(t, env, env.Demo.TreasuryUserID, "USDB")
+	// The money controls pay only trusted destinations.
+	webtest.TrustDestination(t, env, store.DestBankAccount, "12345678", "gbr-barclays")
 
 	next := chromedp.Click(chromedp.CSS(`[data-testid="payout-next"]`))
 	err := chromedp.Do(ctx,

@@ -25,6 +25,7 @@ func TestMoneyOutPayoutAndNigeriaAmountWordsAreTheOtherFormsWords(t *testing.T) 
 		{"10.005", "(10.005 has 3)"},
 	}
 	payouts := env.Sandbox.RequestCount("POST", webtest.PayoutRoute)
+	webtest.TrustDestination(t, env, store.DestBankAccount, "12345678", "gbr-barclays")
 	for _, tc := range cases {
 		v := url.Values{"step": {"amount"}, "country": {"GBR"}, "bank_id": {"gbr-barclays"}, "account_number": {"12345678"},
 			"holder": {"x"}, "amount": {tc.amount}}
@@ -61,6 +62,7 @@ func TestMoneyOutPayoutHugeAmountIsMoreThanTheWalletHolds(t *testing.T) {
 	env := webtest.New(t, webtest.Options{})
 	c, _ := env.SignedIn(store.RoleOwner)
 	huge := strings.Repeat("9", 32)
+	webtest.TrustDestination(t, env, store.DestBankAccount, "12345678", "gbr-barclays")
 	v := url.Values{"step": {"amount"}, "country": {"GBR"}, "bank_id": {"gbr-barclays"}, "account_number": {"12345678"},
 		"holder": {"x"}, "amount": {huge}}
 	doc := webtest.PayoutStep(t, env, c, v, http.StatusUnprocessableEntity)

@@ -22,7 +22,7 @@ func TrustDestination(t testing.TB, env *Env, kind store.DestinationKind, value,
 	}
 	long := time.Now().Add(-30 * 24 * time.Hour)
 	a, b := env.CreateStaff(store.RoleFinanceApprover), env.CreateStaff(store.RoleOwner)
-	d, err := env.Store.AddDestination(ctx, store.NewDestination{Kind: kind, Value: value, BankCode: bankCode, Name: "Trusted in the test " + value,
+	d, err := env.Store.AddDestination(ctx, store.NewDestination{Kind: kind, Value: value, BankCode: bankCode, Name: "Trusted in the test " + string(kind) + " " + value[max(len(value)-4, 0):],
 		By: a.Actor(), At: long})
 	if errors.Is(err, store.ErrConflict) {
 		return

@@ -52,10 +52,12 @@ func NigeriaAmountStep(t testing.TB, env *Env, c *http.Client) url.Values {
 	return url.Values{"form_token": {tok}, "account_token": {acct}}
 }
 
-// NigeriaHolderStep verifies the treasury's own account and returns the holder
+// NigeriaHolderStep verifies the treasury's own account (made a trusted
+// destination first, as the money controls ask) and returns the holder
 // step's form as a browser would post it.
 func NigeriaHolderStep(t testing.TB, env *Env, c *http.Client) url.Values {
 	t.Helper()
+	TrustDestination(t, env, store.DestNigerianBank, NigeriaTreasuryNUBAN, NigeriaTreasuryBank)
 	resp := env.PostForm(c, "/money-out/nigeria/verify", url.Values{"bank_code": {NigeriaTreasuryBank}, "account_number": {NigeriaTreasuryNUBAN}})
 	doc := Doc(t, resp)
 	holder, _ := doc.Find(`[data-testid="ngn-holder"]`).Attr("value")
@@ -67,9 +69,11 @@ func NigeriaHolderStep(t testing.TB, env *Env, c *http.Client) url.Values {
 	return url.Values{"form_token": {tok}, "bank_code": {NigeriaTreasuryBank}, "account_number": {NigeriaTreasuryNUBAN}, "holder": {holder}}
 }
 
-// PayoutReview walks the wizard to its review and returns the confirm form.
+// PayoutReview walks the wizard to its review, the account made a trusted
+// destination first, and returns the confirm form.
 func PayoutReview(t testing.TB, env *Env, c *http.Client, country, bank, branch, account, amount string) (url.Values, *goquery.Document) {
 	t.Helper()
+	TrustDestination(t, env, store.DestBankAccount, account, bank)
 	v := url.Values{"step": {"country"}, "country": {country}}
 	PayoutStep(t, env, c, v, http.StatusOK)
 	v.Set("step", "bank")
@@ -118,9 +122,11 @@ func PayoutStep(t testing.TB, env *Env, c *http.Client, v url.Values, want int) 
 	return doc
 }
 
-// SEPAForm opens the payout form and returns its token.
+// SEPAForm opens the payout form, SEPAIBAN made a trusted destination
+// first, and returns it filled.
 func SEPAForm(t testing.TB, env *Env, c *http.Client) url.Values {
 	t.Helper()
+	TrustDestination(t, env, store.DestIBAN, SEPAIBANElectronic, "")
 	resp := env.Get(c, "/money-out/sepa")
 	doc := Doc(t, resp)
 	tok, _ := doc.Find(`[data-testid="sepa-form"] input[name="form_token"]`).Attr("value")

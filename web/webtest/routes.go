@@ -25,6 +25,7 @@ const (
 	NigeriaTreasuryBank  = "50211"
 	NigeriaTreasuryName  = "ACME PAYROLL TREASURY LTD"
 	SEPAIBAN             = "DE89 3704 0044 0532 0130 00"
+	SEPAIBANElectronic   = "DE89370400440532013000" // as the address book keeps it
 )
 
 // The treasury's funding page, its USD start form and what that form

@@ -1,4 +1,4 @@
-package moneyout
+package destination
 
 import (
 	"fmt"
@@ -28,20 +28,20 @@ var sepaCountries = map[string]bool{
 	"SE": true, "SI": true, "SK": true, "SM": true, "VA": true,
 }
 
-// sepaMaxIBANInput bounds the typed IBAN before it is read (34 characters
+// maxIBANInput bounds the typed IBAN before it is read (34 characters
 // and the spaces of its groups).
-const sepaMaxIBANInput = 50
+const maxIBANInput = 50
 
-// checkIBAN reads a typed IBAN: spaces are ignored and letters may be in
+// IBAN reads a typed IBAN: spaces are ignored and letters may be in
 // either case. It returns the IBAN in its electronic form (upper case, no
 // spaces) and a message for the field ("" when it is good): the country's
 // length from the registry, then the ISO 13616 mod-97 checksum.
-func checkIBAN(typed string) (string, string) {
+func IBAN(typed string) (string, string) {
 	s := strings.ToUpper(strings.Join(strings.Fields(typed), ""))
 	switch {
 	case s == "":
 		return "", "Enter the beneficiary's IBAN."
-	case len(typed) > sepaMaxIBANInput:
+	case len(typed) > maxIBANInput:
 		return "", "An IBAN has at most 34 characters."
 	}
 	for _, r := range s {
@@ -60,7 +60,7 @@ func checkIBAN(typed string) (string, string) {
 	if !sepaCountries[country] {
 		return "", "IBANs of " + country + " are outside the SEPA area: a SEPA payout cannot reach them."
 	}
-	if !isDigitsOnly(s[2:4]) {
+	if !digitsOnly(s[2:4]) {
 		return "", "The third and fourth characters of an IBAN are its two check digits."
 	}
 	if len(s) != want {
@@ -87,8 +87,8 @@ func ibanMod97(s string) int {
 	return rem
 }
 
-// groupIBAN writes an IBAN in groups of four, as it is printed.
-func groupIBAN(s string) string {
+// GroupIBAN writes an IBAN in groups of four, as it is printed.
+func GroupIBAN(s string) string {
 	var b strings.Builder
 	for i, r := range s {
 		if i > 0 && i%4 == 0 {
@@ -99,9 +99,9 @@ func groupIBAN(s string) string {
 	return b.String()
 }
 
-// maskIBAN keeps an IBAN's country and last four characters: enough to
+// MaskIBAN keeps an IBAN's country and last four characters: enough to
 // tell payouts apart on screen, never the account number.
-func maskIBAN(s string) string {
+func MaskIBAN(s string) string {
 	if len(s) < 8 {
 		return ""
 	}
@@ -115,13 +115,4 @@ func isUpperLetters(s string) bool {
 		}
 	}
 	return true
-}
-
-func isDigitsOnly(s string) bool {
-	for _, r := range s {
-		if r < '0' || r > '9' {
-			return false
-		}
-	}
-	return s != ""
 }

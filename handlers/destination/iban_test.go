@@ -1,11 +1,11 @@
-package moneyout
+package destination
 
 import (
 	"strings"
 	"testing"
 )
 
-func TestMoneyOutSEPAIBANCheck(t *testing.T) {
+func TestIBAN(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
 		typed, want, msg string
@@ -27,15 +27,15 @@ func TestMoneyOutSEPAIBANCheck(t *testing.T) {
 		{"DE89-3704-0044", "", "only letters and digits"},
 		{"", "", "Enter the beneficiary's IBAN"},
 	} {
-		got, msg := checkIBAN(tc.typed)
+		got, msg := IBAN(tc.typed)
 		if got != tc.want || (tc.msg == "") != (msg == "") || !strings.Contains(msg, tc.msg) {
-			t.Errorf("checkIBAN(%q) = %q, %q; want %q, %q", tc.typed, got, msg, tc.want, tc.msg)
+			t.Errorf("IBAN(%q) = %q, %q; want %q, %q", tc.typed, got, msg, tc.want, tc.msg)
 		}
 	}
-	if g := groupIBAN("DE89370400440532013000"); g != "DE89 3704 0044 0532 0130 00" {
+	if g := GroupIBAN("DE89370400440532013000"); g != "DE89 3704 0044 0532 0130 00" {
 		t.Errorf("grouped %q", g)
 	}
-	if m := maskIBAN("DE89370400440532013000"); m != "DE•• … 3000" || strings.Contains(m, "0532") {
+	if m := MaskIBAN("DE89370400440532013000"); m != "DE•• … 3000" || strings.Contains(m, "0532") {
 		t.Errorf("masked %q", m)
 	}
 }
