@@ -123,6 +123,9 @@ func TestBrowserRailsFromTheFundingPage(t *testing.T) {
 			chromedp.WaitVisible(chromedp.CSS(`[data-testid="sign-qr"]`)),
 		)
 		sign(t, "EUR provider authorization")
+		// The money controls send only to trusted destinations: the
+		// payee's IBAN is in the book, added and confirmed beforehand.
+		webtest.TrustDestination(t, env, store.DestIBAN, webtest.SEPAIBANElectronic, "")
 		do(t, "eur-authorized",
 			chromedp.WaitVisible(chromedp.CSS(`[data-testid="sign-state"][data-state="completed"]`)),
 			chromedp.Click(chromedp.CSS(`[data-testid="eur-after-sign"]`)),
