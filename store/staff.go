@@ -28,7 +28,7 @@ type Staff struct {
 	// own before anything else.
 	PasswordMustChange bool
 	CreatedAt          time.Time
-	UpdatedAt    time.Time
+	UpdatedAt          time.Time
 }
 
 // Actor returns the staff member as an audit actor.
