@@ -145,7 +145,7 @@ func (h *Handler) CashCSV(w http.ResponseWriter, r *http.Request) {
 		h.ErrorPage(w, r, http.StatusBadGateway, "The orders could not be read", v.OrdersError)
 		return
 	}
-	cw := handlers.NewCSV(w, "cash-orders.csv", "id", "type", "status", "price", "expiry", "created_at")
+	cw := handlers.NewCSV(w, r, "cash-orders.csv", "id", "type", "status", "price", "expiry", "created_at")
 	for _, o := range v.Orders {
 		// A plain decimal, as every export writes amounts: at least the
 		// cents, never rounded.
