@@ -297,7 +297,7 @@ func (h *Handler) cashOrder(w http.ResponseWriter, r *http.Request, typ apiclien
 			rec := store.CashOrder{OrderID: id, WalletID: q.WalletID, Token: wallet.Currency, Currency: string(q.PriceCurrency)}
 			return handlers.Effect{Target: "cash_order:" + id, Result: map[string]string{"orderId": id},
 				Detail: strings.ToLower(string(typ)) + " order of " + q.Price.String() + " " + string(q.PriceCurrency) + " in " + q.Country,
-				Apply: func(ctx context.Context, tx *store.Store) error { return tx.RecordCashOrder(ctx, rec) }}, nil
+				Apply:  func(ctx context.Context, tx *store.Store) error { return tx.RecordCashOrder(ctx, rec) }}, nil
 		}})
 	switch {
 	case h.Answered(w, r, err):
