@@ -89,6 +89,9 @@ type Base struct {
 	Logger   *slog.Logger
 	Sessions *scs.SessionManager
 	Assets   views.Assets
+	// Sandbox: the app runs on the sandbox, and forms whose values only its
+	// test data accepts list them (views.SandboxHint).
+	Sandbox bool
 }
 
 // IsFragmentRequest reports whether htmx asked for a fragment (and not a
@@ -118,7 +121,7 @@ func (b *Base) RenderFragment(w http.ResponseWriter, r *http.Request, status int
 
 func (b *Base) write(w http.ResponseWriter, r *http.Request, status int, c templ.Component) {
 	var buf bytes.Buffer
-	if err := c.Render(r.Context(), &buf); err != nil {
+	if err := c.Render(views.WithSandbox(r.Context(), b.Sandbox), &buf); err != nil {
 		b.ServerError(w, r, err)
 		return
 	}

@@ -2,9 +2,12 @@ package handlers
 
 import (
 	"encoding/csv"
+	"io"
 	"log/slog"
 	"net/http"
 	"strings"
+
+	"partneradmin/views"
 )
 
 // CSVWriter streams a CSV download row by row.
@@ -13,10 +16,32 @@ type CSVWriter struct {
 	err error
 }
 
-// NewCSV sets the download headers and writes the header row.
-func NewCSV(w http.ResponseWriter, filename string, header ...string) *CSVWriter {
+// utf8BOM is the byte-order mark by which a spreadsheet opened with a
+// double click knows the file is UTF-8 (without it, Excel reads it in the
+// machine's legacy code page and "Martínez" shows as "MartÃ­nez"). Scripts
+// get the plain form: to most CSV readers the mark is part of the first
+// column's name.
+const utf8BOM = "\uFEFF"
+
+// SpreadsheetCSV reports whether the request asks for the spreadsheet form
+// (views.CSVLinks offers it beside the plain one).
+func SpreadsheetCSV(r *http.Request) bool {
+	return r.URL.Query().Get(views.CSVFormKey) == views.CSVForSpreadsheet
+}
+
+// StartCSV sets a CSV download's headers and, for the spreadsheet form,
+// writes the byte-order mark: the one way every download of the app starts.
+func StartCSV(w http.ResponseWriter, r *http.Request, filename string) {
 	w.Header().Set("Content-Type", "text/csv; charset=utf-8")
 	w.Header().Set("Content-Disposition", `attachment; filename="`+filename+`"`)
+	if SpreadsheetCSV(r) {
+		_, _ = io.WriteString(w, utf8BOM) // a failed write shows again in the rows' writes
+	}
+}
+
+// NewCSV starts the download (StartCSV) and writes the header row.
+func NewCSV(w http.ResponseWriter, r *http.Request, filename string, header ...string) *CSVWriter {
+	StartCSV(w, r, filename)
 	cw := &CSVWriter{w: csv.NewWriter(w)}
 	cw.Row(header...)
 	return cw
@@ -82,7 +107,7 @@ func ExportPages[P any](b *Base, w http.ResponseWriter, r *http.Request, filenam
 		b.ServerError(w, r, err)
 		return
 	}
-	cw := NewCSV(w, filename, header...)
+	cw := NewCSV(w, r, filename, header...)
 	for {
 		write(cw, page)
 		if !more {

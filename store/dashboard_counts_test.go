@@ -54,9 +54,9 @@ func TestDashboardCountsStayHonest(t *testing.T) {
 		var want store.InviteFunnel
 		if err := db.QueryRow(ctx, `SELECT count(*),
 				count(*) FILTER (WHERE e.service_user_id IS NOT NULL),
-				count(*) FILTER (WHERE e.service_user_id IS NOT NULL AND e.kyc_submitted),
-				count(*) FILTER (WHERE e.service_user_id IS NOT NULL AND e.kyc_submitted AND act.employee_id IS NOT NULL),
-				count(*) FILTER (WHERE e.service_user_id IS NOT NULL AND e.kyc_submitted AND act.employee_id IS NOT NULL
+				count(*) FILTER (WHERE e.service_user_id IS NOT NULL AND (e.kyc_submitted OR act.employee_id IS NOT NULL)),
+				count(*) FILTER (WHERE e.service_user_id IS NOT NULL AND act.employee_id IS NOT NULL),
+				count(*) FILTER (WHERE e.service_user_id IS NOT NULL AND act.employee_id IS NOT NULL
 					AND dep.service_user_id IS NOT NULL)
 			FROM employees e
 			LEFT JOIN (SELECT DISTINCT employee_id FROM employee_readiness WHERE state = 'active') act ON act.employee_id = e.id

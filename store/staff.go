@@ -23,18 +23,22 @@ type Staff struct {
 	// SecondFactor: the staff member has a passkey, an authenticator app
 	// or both (store/second_factor.go keeps it).
 	SecondFactor bool
-	CreatedAt    time.Time
-	UpdatedAt    time.Time
+	// PasswordMustChange: the password was chosen by someone else (an
+	// owner creating the account), so the staff member must choose their
+	// own before anything else.
+	PasswordMustChange bool
+	CreatedAt          time.Time
+	UpdatedAt          time.Time
 }
 
 // Actor returns the staff member as an audit actor.
 func (s Staff) Actor() Actor { return Actor{StaffID: s.ID, Email: s.Email} }
 
-const staffColumns = `id, email, name, password_hash, role, disabled, service_user_id, second_factor, created_at, updated_at`
+const staffColumns = `id, email, name, password_hash, role, disabled, service_user_id, second_factor, password_must_change, created_at, updated_at`
 
 func scanStaff(row pgx.Row) (Staff, error) {
 	var s Staff
-	err := row.Scan(&s.ID, &s.Email, &s.Name, &s.PasswordHash, &s.Role, &s.Disabled, &s.ServiceUserID, &s.SecondFactor, &s.CreatedAt, &s.UpdatedAt)
+	err := row.Scan(&s.ID, &s.Email, &s.Name, &s.PasswordHash, &s.Role, &s.Disabled, &s.ServiceUserID, &s.SecondFactor, &s.PasswordMustChange, &s.CreatedAt, &s.UpdatedAt)
 	return s, err
 }
 
@@ -44,6 +48,9 @@ type NewStaff struct {
 	Name         string
 	PasswordHash string
 	Role         Role
+	// PasswordMustChange: someone other than the staff member chose the
+	// password; they are asked for their own at the first sign-in.
+	PasswordMustChange bool
 }
 
 // CountStaff returns how many staff accounts exist.
@@ -61,10 +68,10 @@ func (s *Store) CreateStaff(ctx context.Context, n NewStaff, by Actor) (Staff, e
 	var created Staff
 	err := s.InTx(ctx, func(tx pgx.Tx) error {
 		row := tx.QueryRow(ctx, `
-			INSERT INTO staff (email, name, password_hash, role)
-			VALUES ($1, $2, $3, $4)
+			INSERT INTO staff (email, name, password_hash, role, password_must_change)
+			VALUES ($1, $2, $3, $4, $5)
 			RETURNING `+staffColumns,
-			strings.TrimSpace(n.Email), n.Name, n.PasswordHash, n.Role)
+			strings.TrimSpace(n.Email), n.Name, n.PasswordHash, n.Role, n.PasswordMustChange)
 		var err error
 		created, err = scanStaff(row)
 		if isUniqueViolation(err) {
@@ -73,9 +80,13 @@ func (s *Store) CreateStaff(ctx context.Context, n NewStaff, by Actor) (Staff, e
 		if err != nil {
 			return fmt.Errorf("store: create staff: %w", err)
 		}
+		detail := fmt.Sprintf("%s as %s", created.Email, created.Role.Label())
+		if created.PasswordMustChange {
+			detail += "; chooses a new password at the first sign-in"
+		}
 		return writeAudit(ctx, tx, AuditEntry{
 			Actor: by, Action: "staff.create", Target: fmt.Sprintf("staff:%d", created.ID),
-			Outcome: OutcomeOK, Detail: fmt.Sprintf("%s as %s", created.Email, created.Role.Label()),
+			Outcome: OutcomeOK, Detail: detail,
 		})
 	})
 	return created, err

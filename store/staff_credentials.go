@@ -40,19 +40,24 @@ func endStaffSessions(ctx context.Context, tx pgx.Tx, staffID int64, keep string
 func (s *Store) ChangeStaffPassword(ctx context.Context, id int64, hash string, keep string, by Actor) (int64, error) {
 	var ended int64
 	err := s.InTx(ctx, func(tx pgx.Tx) error {
-		tag, err := tx.Exec(ctx, `UPDATE staff SET password_hash = $2, updated_at = now() WHERE id = $1`, id, hash)
+		var forced bool
+		err := tx.QueryRow(ctx, `
+			UPDATE staff n SET password_hash = $2, password_must_change = false, updated_at = now()
+			FROM staff o WHERE n.id = $1 AND o.id = n.id
+			RETURNING o.password_must_change`, id, hash).Scan(&forced)
 		if err != nil {
-			return fmt.Errorf("store: set password %d: %w", id, err)
-		}
-		if tag.RowsAffected() == 0 {
-			return fmt.Errorf("store: set password %d: %w", id, ErrNotFound)
+			return fmt.Errorf("store: set password %d: %w", id, notFound(err))
 		}
 		if ended, err = endStaffSessions(ctx, tx, id, keep); err != nil {
 			return err
 		}
+		detail := fmt.Sprintf("changed by the staff member; %d other sessions ended", ended)
+		if forced {
+			detail = fmt.Sprintf("first password (chosen by an owner) replaced by the staff member's own; %d other sessions ended", ended)
+		}
 		return writeAudit(ctx, tx, AuditEntry{
 			Actor: by, Action: "staff.password", Target: fmt.Sprintf("staff:%d", id), Outcome: OutcomeOK,
-			Detail: fmt.Sprintf("changed by the staff member; %d other sessions ended", ended),
+			Detail: detail,
 		})
 	})
 	return ended, err
@@ -136,7 +141,8 @@ func (s *Store) UseSetPasswordLink(ctx context.Context, tokenHash []byte, passwo
 		if err != nil {
 			return fmt.Errorf("store: use set-password link: %w", notFound(err))
 		}
-		if _, err := tx.Exec(ctx, `UPDATE staff SET password_hash = $2, updated_at = now() WHERE id = $1`,
+		// The staff member chose this password: no change is asked of them.
+		if _, err := tx.Exec(ctx, `UPDATE staff SET password_hash = $2, password_must_change = false, updated_at = now() WHERE id = $1`,
 			l.StaffID, passwordHash); err != nil {
 			return fmt.Errorf("store: set password %d: %w", l.StaffID, err)
 		}

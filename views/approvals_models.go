@@ -190,6 +190,8 @@ type ApproverLinkView struct {
 	Admins  []Choice
 	Fields  FieldErrors
 	Value   string
+	// Token is the form's one-time token.
+	Token string
 	// Unavailable, when set, says why the admins cannot be listed; the
 	// form is not shown.
 	Unavailable string

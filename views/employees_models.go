@@ -286,6 +286,9 @@ type CurrencyCardView struct {
 	Error       string
 	// Start is the start form while the currency is ready (nil otherwise).
 	Start *RailStartForm
+	// StartNeeds, instead of the start form, says what the currency's start
+	// needs first (the wallet it uses, when the employee has none).
+	StartNeeds string
 	// Mexico is the MXN card's next steps after its start (nil otherwise).
 	Mexico *MexicoKYCView
 }

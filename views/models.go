@@ -158,5 +158,8 @@ type CreatedStaff struct {
 
 // PasswordView is the change-own-password form.
 type PasswordView struct {
-	Fields FieldErrors
+	// MustChange: the password was chosen by someone else and must be
+	// replaced before the staff member can do anything else.
+	MustChange bool
+	Fields     FieldErrors
 }

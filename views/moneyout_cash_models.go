@@ -32,6 +32,11 @@ type CashForm struct {
 // CashOrderRow is an active order.
 type CashOrderRow struct {
 	ID, Type, Status, Price string
+	// OrderID is the provider's id of the order.
+	OrderID string
+	// Currency is the fiat code of the price, as the app recorded it when
+	// it created the order; "" for an order created outside the app.
+	Currency string
 	// PriceValue is the price as the API gave it, for the CSV (Price is
 	// it as shown, grouped in thousands).
 	PriceValue        decimal.Decimal

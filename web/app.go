@@ -137,7 +137,7 @@ func New(d Deps) (*App, error) {
 	if a.static, err = newStaticFiles(static.FS); err != nil {
 		return nil, err
 	}
-	a.base = &handlers.Base{Logger: d.Logger, Sessions: a.sessions, Assets: a.static.assets()}
+	a.base = &handlers.Base{Logger: d.Logger, Sessions: a.sessions, Assets: a.static.assets(), Sandbox: a.cfg.UsesSandbox()}
 	// A session that cannot be loaded or saved (the database down) gets
 	// the app's error page, never the error's text.
 	a.sessions.ErrorFunc = a.base.ServerError

@@ -16,6 +16,7 @@ import (
 
 	"github.com/PuerkitoBio/goquery"
 
+	"partneradmin/apiclient"
 	"partneradmin/handlers"
 	"partneradmin/store"
 	"partneradmin/web/webtest"
@@ -288,8 +289,11 @@ func TestEmployeeFormsCarryTokens(t *testing.T) {
 	invited := linkedInvitee(t, env, c, "tokens@acme.example")
 	resp := webtest.UploadBulkInvite(t, env, c, "t.csv", webtest.BulkInviteCSV(2))
 	resp.Body.Close()
+	// A start form is offered only with the rail's wallet (the demo's
+	// employees have USDB wallets only).
+	ready := readyEmployee(t, env, "tokens-ready@start.example", "GBR", apiclient.USDB)
 	pages := []string{"/employees/invite", fmt.Sprintf("/employees/%d", failed.ID), fmt.Sprintf("/employees/%d/delete", failed.ID),
-		fmt.Sprintf("/employees/%d", invited.ID), resp.Header.Get("Location")}
+		fmt.Sprintf("/employees/%d", invited.ID), fmt.Sprintf("/employees/%d", ready.ID), resp.Header.Get("Location")}
 	forms := 0
 	for _, p := range pages {
 		doc := webtest.Doc(t, env.Get(c, p))

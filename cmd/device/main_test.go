@@ -120,7 +120,7 @@ func TestSignALinkAndAQRCode(t *testing.T) {
 	for _, form := range []struct {
 		path string
 		v    url.Values
-	}{{"/approvals/link", url.Values{"service_user_id": {pol.Admins[0]}}}, {"/approvals/refresh", url.Values{}}} {
+	}{{"/approvals/link", webtest.WithFormToken(url.Values{"service_user_id": {pol.Admins[0]}})}, {"/approvals/refresh", url.Values{}}} {
 		resp := env.PostForm(c, form.path, form.v)
 		resp.Body.Close()
 	}

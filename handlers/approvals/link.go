@@ -63,7 +63,7 @@ func (e upstreamError) Unwrap() error { return e.err }
 func (h *Handler) unavailable(w http.ResponseWriter, r *http.Request, cur string, err error) {
 	h.Logger.WarnContext(r.Context(), "approver link: wallet admins not read", "err", err)
 	h.Render(w, r, http.StatusServiceUnavailable, "Approve as a wallet admin", views.ApproverLinkPage(views.ApproverLinkView{
-		Current: cur, Fields: views.FieldErrors{},
+		Current: cur, Fields: views.FieldErrors{}, Token: handlers.NewFormToken(),
 		Unavailable: "The wallet admins cannot be listed now: " + apiclient.Words(err) + " Nothing was changed; reload this page in a moment.",
 	}), nil)
 }
@@ -85,13 +85,20 @@ func (h *Handler) LinkForm(w http.ResponseWriter, r *http.Request) {
 		h.ServerError(w, r, err)
 		return
 	}
-	h.Render(w, r, http.StatusOK, "Approve as a wallet admin", views.ApproverLinkPage(views.ApproverLinkView{Current: cur, Admins: opts, Value: cur, Fields: views.FieldErrors{}}), nil)
+	h.Render(w, r, http.StatusOK, "Approve as a wallet admin", views.ApproverLinkPage(views.ApproverLinkView{Current: cur, Admins: opts, Value: cur, Fields: views.FieldErrors{},
+		Token: handlers.NewFormToken()}), nil)
 }
 
 // Link saves the viewer's link to a wallet admin (one of the treasury
 // wallets' admins, or none).
 func (h *Handler) Link(w http.ResponseWriter, r *http.Request) {
 	v := handlers.ViewerFrom(r.Context())
+	// Like every state-changing form, this one carries its one-time token:
+	// a form posted without one was not this page's.
+	if _, ok := handlers.FormKey(r); !ok {
+		h.StaleForm(w, r)
+		return
+	}
 	value := strings.TrimSpace(r.PostFormValue("service_user_id"))
 	opts, admins, err := h.adminOptions(r)
 	if ue := (upstreamError{}); errors.As(err, &ue) {
@@ -118,6 +125,7 @@ func (h *Handler) Link(w http.ResponseWriter, r *http.Request) {
 		}
 		h.Render(w, r, http.StatusUnprocessableEntity, "Approve as a wallet admin", views.ApproverLinkPage(views.ApproverLinkView{
 			Current: cur, Admins: opts, Value: value, Fields: views.FieldErrors{"service_user_id": "Choose one of the wallet admins listed."},
+			Token: handlers.NewFormToken(),
 		}), nil)
 		return
 	}

@@ -210,7 +210,7 @@ func (h *Handler) ExportCSV(w http.ResponseWriter, r *http.Request) {
 		h.ServerError(w, r, err)
 		return
 	}
-	cw := handlers.NewCSV(w, "approval-queue.csv", "id", "type", "amount", "currency", "token", "from", "to",
+	cw := handlers.NewCSV(w, r, "approval-queue.csv", "id", "type", "amount", "currency", "token", "from", "to",
 		"description", "state", "approvals", "required_approvals", "signatures", "required_signatures", "created_at")
 	for _, p := range all {
 		m := proposal.Money(p)

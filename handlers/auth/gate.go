@@ -46,13 +46,21 @@ func enrolRoute(pattern string) bool {
 	return pattern == "/logout" || pattern == "/account/security" || strings.HasPrefix(pattern, "/account/security/")
 }
 
+// passwordRoute: the routes open to a staff member who must first replace
+// a password someone else chose.
+func passwordRoute(pattern string) bool {
+	return pattern == "/logout" || pattern == "/account/password"
+}
+
 func verifyRoute(pattern string) bool {
 	return pattern == "/logout" || pattern == "/account/verify" || strings.HasPrefix(pattern, "/account/verify/")
 }
 
-// Gate enforces second factors on one route of the table, after
-// authentication and the route's permission:
+// Gate enforces a chosen password and second factors on one route of the
+// table, after authentication and the route's permission:
 //
+//   - a staff member whose password someone else chose (an owner creating
+//     the account) can only replace it (/account/password) or sign out;
 //   - a staff member whose role must have a second factor and who has none
 //     can only enrol (/account/security) or sign out;
 //   - a session that has not proved the staff member's second factor (one
@@ -81,6 +89,11 @@ func (h *Handler) Gate(method, pattern string, perm store.Permission, returnPage
 			return
 		}
 		s := viewer.Staff
+		if s.PasswordMustChange && !passwordRoute(pattern) {
+			// The page says why; nothing was done, so a POST is not replayed.
+			h.Redirect(w, r, "/account/password")
+			return
+		}
 		if !s.SecondFactor {
 			if enrolRoute(pattern) {
 				next.ServeHTTP(w, r)

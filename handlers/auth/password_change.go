@@ -12,7 +12,8 @@ import (
 
 // PasswordForm shows the change-password form.
 func (h *Handler) PasswordForm(w http.ResponseWriter, r *http.Request) {
-	h.Render(w, r, http.StatusOK, "Change password", views.PasswordPage(views.PasswordView{}), nil)
+	v := views.PasswordView{MustChange: handlers.ViewerFrom(r.Context()).Staff.PasswordMustChange}
+	h.Render(w, r, http.StatusOK, "Change password", views.PasswordPage(v), nil)
 }
 
 // ChangePassword checks the current password, within a limit of wrong
@@ -21,7 +22,7 @@ func (h *Handler) ChangePassword(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	viewer := handlers.ViewerFrom(ctx)
 	current, next, confirm := r.PostFormValue("current"), r.PostFormValue("new"), r.PostFormValue("confirm")
-	v := views.PasswordView{Fields: views.FieldErrors{}}
+	v := views.PasswordView{MustChange: viewer.Staff.PasswordMustChange, Fields: views.FieldErrors{}}
 	if current == "" {
 		v.Fields["current"] = "Enter your current password."
 	}
@@ -106,6 +107,11 @@ func (h *Handler) ChangePassword(w http.ResponseWriter, r *http.Request) {
 	}
 	if err := h.Sessions.RenewToken(ctx); err != nil {
 		h.ServerError(w, r, err)
+		return
+	}
+	if v.MustChange {
+		h.Flash(r, "ok", "Your own password is set. Welcome to Partner Admin.")
+		http.Redirect(w, r, "/", http.StatusSeeOther)
 		return
 	}
 	h.Flash(r, "ok", "Your password was changed, and your other sessions were signed out.")

@@ -103,7 +103,7 @@ func (h *Handler) ExportCSV(w http.ResponseWriter, r *http.Request) {
 		h.ErrorPage(w, r, http.StatusBadRequest, "Search not understood", msg)
 		return
 	}
-	cw := handlers.NewCSV(w, "cards.csv", "card_id", "employee", "email", "card_name", "last4", "currency", "type",
+	cw := handlers.NewCSV(w, r, "cards.csv", "card_id", "employee", "email", "card_name", "last4", "currency", "type",
 		"last_seen_status", "status_read_at", "funded", "reserved", "proposal_id", "proposal_status")
 	defer cw.Close(h.Logger, r)
 	f := store.CardSearch{Query: q, Limit: 500}

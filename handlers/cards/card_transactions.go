@@ -134,7 +134,7 @@ func (h *Handler) TransactionsCSV(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.Header().Set("Cache-Control", "no-store")
-	cw := handlers.NewCSV(w, "card-"+hit.ID+"-transactions.csv", "transaction_id", "created_at", "merchant", "status", "amount", "fee", "currency")
+	cw := handlers.NewCSV(w, r, "card-"+hit.ID+"-transactions.csv", "transaction_id", "created_at", "merchant", "status", "amount", "fee", "currency")
 	defer cw.Close(h.Logger, r)
 	for _, t := range res.Transactions {
 		row := txnRow(t, hit.Currency)

@@ -22,7 +22,7 @@ func (h *Handler) CSV(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	now := h.clock()
-	c := handlers.NewCSV(w, "money-controls.csv", "record", "id", "what", "detail", "proposed_by", "proposed_at", "decided_by", "decided_at", "in_force_from", "state")
+	c := handlers.NewCSV(w, r, "money-controls.csv", "record", "id", "what", "detail", "proposed_by", "proposed_at", "decided_by", "decided_at", "in_force_from", "state")
 	for _, d := range book {
 		confirmedAt, usable, state := "", "", "waiting for confirmation"
 		if d.ConfirmedAt != nil {

@@ -33,8 +33,7 @@ func (h *Handler) BulkForm(w http.ResponseWriter, r *http.Request) {
 
 // BulkTemplate downloads the template CSV.
 func (h *Handler) BulkTemplate(w http.ResponseWriter, r *http.Request) {
-	w.Header().Set("Content-Type", "text/csv; charset=utf-8")
-	w.Header().Set("Content-Disposition", `attachment; filename="invite-template.csv"`)
+	handlers.StartCSV(w, r, "invite-template.csv")
 	cw := csv.NewWriter(w)
 	_ = cw.WriteAll(templateRows())
 }
@@ -381,7 +380,7 @@ func (h *Handler) BulkResultCSV(w http.ResponseWriter, r *http.Request) {
 		h.ServerError(w, r, err)
 		return
 	}
-	cw := handlers.NewCSV(w, fmt.Sprintf("bulk-invite-%d-result.csv", run.ID), "line", "name", "email", "outcome", "invite_url", "error", "problems")
+	cw := handlers.NewCSV(w, r, fmt.Sprintf("bulk-invite-%d-result.csv", run.ID), "line", "name", "email", "outcome", "invite_url", "error", "problems")
 	for _, row := range v.Rows {
 		cw.Row(strconv.Itoa(row.Line), row.Name, row.Email, row.StateLabel, row.InviteURL, row.Error, strings.Join(row.Problems, "; "))
 	}

@@ -193,7 +193,7 @@ func (h *Handler) OnboardingRunCSV(w http.ResponseWriter, r *http.Request) {
 		h.ServerError(w, r, err)
 		return
 	}
-	cw := handlers.NewCSV(w, fmt.Sprintf("onboarding-%s-run-%d-result.csv", run.Currency, run.ID), "employee_id", "name", "email", "currency", "outcome", "detail")
+	cw := handlers.NewCSV(w, r, fmt.Sprintf("onboarding-%s-run-%d-result.csv", run.Currency, run.ID), "employee_id", "name", "email", "currency", "outcome", "detail")
 	for _, row := range v.Rows {
 		cw.Row(strconv.FormatInt(row.EmployeeID, 10), row.Name, row.Email, run.Currency, row.StateLabel, row.Detail)
 	}

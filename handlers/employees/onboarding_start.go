@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -614,7 +615,16 @@ func (h *Handler) addStartForms(e store.Employee, v *views.EmployeeDetailView) {
 			continue
 		}
 		if c.Cell.State == store.ReadyToActivate {
-			c.Start = h.startForm(rl)
+			// The start sends the rail's wallet: without one the API
+			// refuses it, so the page says what is needed instead. When
+			// the wallets could not be read, the start is offered.
+			has := slices.ContainsFunc(v.Wallets, func(w views.WalletView) bool { return w.Token == string(rl.Token) && !w.Legacy })
+			if has || v.WalletsError != "" {
+				c.Start = h.startForm(rl)
+			} else {
+				c.StartNeeds = fmt.Sprintf("%s onboarding starts with the employee's %s wallet, and they have none yet. Once the wallet is listed under Wallets on this page, the start is offered here.",
+					rl.Currency, rl.Token)
+			}
 		}
 		if c.Currency != "MXN" {
 			continue

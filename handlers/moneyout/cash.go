@@ -115,9 +115,28 @@ func (h *Handler) cashView(ctx context.Context, ws []store.Wallet, user string, 
 			continue
 		}
 		for _, o := range list {
-			v.Orders = append(v.Orders, views.CashOrderRow{ID: o.ID, Type: string(o.Type), Status: o.Status,
+			v.Orders = append(v.Orders, views.CashOrderRow{ID: o.ID, OrderID: o.OrderID, Type: string(o.Type), Status: o.Status,
 				Price: views.FormatDecimal(o.Price, 2), PriceValue: o.Price, Expiry: o.Expiry, CreatedAt: o.CreatedAt})
 		}
+	}
+	// The API's list has no currency: the app's record of the orders it
+	// created has it, under the id the create answered (a pay-in's is the
+	// provider's orderId, a pay-out's the record's id).
+	var ids []string
+	for _, o := range v.Orders {
+		ids = append(ids, o.ID, o.OrderID)
+	}
+	recorded, err := h.store.CashOrdersByID(ctx, ids)
+	if err != nil {
+		h.Logger.WarnContext(ctx, "cash orders: currencies not read", "err", err)
+		v.OrdersError = "The orders' currencies could not be read; try again in a moment."
+	}
+	for i, o := range v.Orders {
+		rec, ok := recorded[o.ID]
+		if !ok {
+			rec = recorded[o.OrderID]
+		}
+		v.Orders[i].Currency = rec.Currency
 	}
 	slices.SortFunc(v.Orders, func(a, b views.CashOrderRow) int { return b.CreatedAt.Compare(a.CreatedAt) })
 	return v
@@ -145,7 +164,8 @@ func (h *Handler) CashCSV(w http.ResponseWriter, r *http.Request) {
 		h.ErrorPage(w, r, http.StatusBadGateway, "The orders could not be read", v.OrdersError)
 		return
 	}
-	cw := handlers.NewCSV(w, "cash-orders.csv", "id", "type", "status", "price", "expiry", "created_at")
+	// currency is empty for an order created outside the app.
+	cw := handlers.NewCSV(w, r, "cash-orders.csv", "id", "type", "status", "price", "currency", "expiry", "created_at")
 	for _, o := range v.Orders {
 		// A plain decimal, as every export writes amounts: at least the
 		// cents, never rounded.
@@ -153,7 +173,7 @@ func (h *Handler) CashCSV(w http.ResponseWriter, r *http.Request) {
 		if o.PriceValue.Exponent() > -2 {
 			price = o.PriceValue.StringFixed(2)
 		}
-		cw.Row(o.ID, o.Type, o.Status, price, o.Expiry.UTC().Format(time.RFC3339), o.CreatedAt.UTC().Format(time.RFC3339))
+		cw.Row(o.ID, o.Type, o.Status, price, o.Currency, o.Expiry.UTC().Format(time.RFC3339), o.CreatedAt.UTC().Format(time.RFC3339))
 	}
 	cw.Close(h.Logger, r)
 }
@@ -278,8 +298,10 @@ func (h *Handler) cashOrder(w http.ResponseWriter, r *http.Request, typ apiclien
 				}
 				sendOrder, id = o, o.ID
 			}
+			rec := store.CashOrder{OrderID: id, WalletID: q.WalletID, Token: wallet.Currency, Currency: string(q.PriceCurrency)}
 			return handlers.Effect{Target: "cash_order:" + id, Result: map[string]string{"orderId": id},
-				Detail: strings.ToLower(string(typ)) + " order of " + q.Price.String() + " " + string(q.PriceCurrency) + " in " + q.Country}, nil
+				Detail: strings.ToLower(string(typ)) + " order of " + q.Price.String() + " " + string(q.PriceCurrency) + " in " + q.Country,
+				Apply:  func(ctx context.Context, tx *store.Store) error { return tx.RecordCashOrder(ctx, rec) }}, nil
 		}})
 	var refused *store.PolicyRefusal
 	switch {

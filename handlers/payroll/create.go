@@ -87,9 +87,8 @@ func (h *Handler) NewForm(w http.ResponseWriter, r *http.Request) {
 }
 
 // Template downloads the template CSV.
-func (h *Handler) Template(w http.ResponseWriter, _ *http.Request) {
-	w.Header().Set("Content-Type", "text/csv; charset=utf-8")
-	w.Header().Set("Content-Disposition", `attachment; filename="payroll-template.csv"`)
+func (h *Handler) Template(w http.ResponseWriter, r *http.Request) {
+	handlers.StartCSV(w, r, "payroll-template.csv")
 	_ = csv.NewWriter(w).WriteAll(templateRows())
 }
 

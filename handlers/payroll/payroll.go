@@ -132,7 +132,7 @@ func (h *Handler) ListCSV(w http.ResponseWriter, r *http.Request) {
 		h.ServerError(w, r, err)
 		return
 	}
-	cw := handlers.NewCSV(w, "payroll-runs.csv", "run", "name", "source", "state", "rows", "valid_rows", "totals", "created_by",
+	cw := handlers.NewCSV(w, r, "payroll-runs.csv", "run", "name", "source", "state", "rows", "valid_rows", "totals", "created_by",
 		"created_at", "cancel_reason")
 	for _, run := range runs {
 		totals := make([]string, 0, len(run.Totals))

@@ -376,7 +376,7 @@ func (h *Handler) ResultCSV(w http.ResponseWriter, r *http.Request) {
 		h.ServerError(w, r, err)
 		return
 	}
-	cw := handlers.NewCSV(w, fmt.Sprintf("payroll-%d-result.csv", run.ID), "line", "employee", "name", "service_user_id", "amount",
+	cw := handlers.NewCSV(w, r, fmt.Sprintf("payroll-%d-result.csv", run.ID), "line", "employee", "name", "service_user_id", "amount",
 		"currency", "fiat", "description", "state", "detail", "proposal_id", "approvals", "signatures", "problems")
 	for _, row := range rows {
 		state, detail := row.State, rowDetail(row)

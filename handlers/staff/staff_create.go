@@ -43,6 +43,9 @@ func (h *Handler) Create(w http.ResponseWriter, r *http.Request) {
 	}
 	created, err := h.Store.CreateStaff(r.Context(), store.NewStaff{
 		Email: form.Email, Name: form.Name, PasswordHash: hash, Role: store.Role(form.Role),
+		// The owner saw this password: it is theirs to hand over, not to
+		// keep, so the new staff member chooses their own at once.
+		PasswordMustChange: true,
 	}, handlers.ActorFrom(r.Context()))
 	if errors.Is(err, store.ErrConflict) {
 		form.Fields["email"] = "A staff account with this email already exists."

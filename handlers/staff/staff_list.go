@@ -35,7 +35,7 @@ func (h *Handler) ExportCSV(w http.ResponseWriter, r *http.Request) {
 		h.ServerError(w, r, err)
 		return
 	}
-	cw := handlers.NewCSV(w, "staff.csv", "id", "email", "name", "role", "disabled", "created_at")
+	cw := handlers.NewCSV(w, r, "staff.csv", "id", "email", "name", "role", "disabled", "created_at")
 	for _, s := range list {
 		cw.Row(strconv.FormatInt(s.ID, 10), s.Email, s.Name, string(s.Role), strconv.FormatBool(s.Disabled), s.CreatedAt.UTC().Format("2006-01-02T15:04:05Z"))
 	}

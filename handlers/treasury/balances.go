@@ -95,26 +95,26 @@ func (h *Handler) BalancesCSV(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	v := h.balances(t, "")
-	cw := handlers.NewCSV(w, "treasury-balances.csv", "wallet_id", "token", "currency", "balance", "leaving_in_open_proposals",
+	cw := handlers.NewCSV(w, r, "treasury-balances.csv", "wallet_id", "token", "currency", "balance", "leaving_in_open_proposals",
 		"open_proposals", "available", "read_at", "changed_since_read")
 	for _, row := range v.Rows {
 		bal, avail, readAt := "", "", ""
 		if row.Balance != nil {
-			bal, avail = csvAmount(row.Balance.Value), csvAmount(row.Available.Value)
+			bal, avail = csvAmount(row.Balance.Value, row.Token), csvAmount(row.Available.Value, row.Token)
 		}
 		if row.ReadAt != nil {
 			readAt = row.ReadAt.UTC().Format("2006-01-02T15:04:05Z")
 		}
-		cw.Row(row.WalletID, row.Token, row.DisplayCurrency, bal, csvAmount(row.Leaving.Value), strconv.Itoa(row.LeavingN), avail, readAt,
+		cw.Row(row.WalletID, row.Token, row.DisplayCurrency, bal, csvAmount(row.Leaving.Value, row.Token), strconv.Itoa(row.LeavingN), avail, readAt,
 			strconv.FormatBool(row.StaleSince != nil))
 	}
 	cw.Close(h.Logger, r)
 }
 
-// csvAmount is an amount for a CSV cell: at least two decimals, as the
-// payroll exports write them ("249500.00"), and every decimal it has.
-func csvAmount(d decimal.Decimal) string {
-	places := int32(2)
+// csvAmount is an amount for a CSV cell: at least the token's places, as
+// the payroll exports write them ("249500.00"), and every decimal it has.
+func csvAmount(d decimal.Decimal, token string) string {
+	places := handlers.TokenDecimals(apiclient.Stablecoin(token))
 	if e := -d.Exponent(); e > places {
 		places = e
 	}

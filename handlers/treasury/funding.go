@@ -158,9 +158,9 @@ func usdRail(rd fundingReads, hasUSDB bool) views.FundingUSD {
 // bankRails are the NGN virtual account and the MXN CLABE deposit accounts.
 func bankRails(rd fundingReads) (ngn, mxn views.FundingBankRail) {
 	ngn = views.FundingBankRail{Currency: "NGN", Title: "NGN virtual account",
-		NotSetUp: "Not set up: the treasury has no NGN virtual account. It is issued when NGN onboarding starts for the treasury user (start-nigeria, with the treasury's BVN and its CNGN wallet), after its KYC is activated for NGN."}
+		NotSetUp: "Not set up: the treasury has no NGN virtual account. It is issued when the treasury user's NGN onboarding starts (with the treasury's BVN and its CNGN wallet), after its KYC is activated for NGN."}
 	mxn = views.FundingBankRail{Currency: "MXN", Title: "MXN deposit account (CLABE)",
-		NotSetUp: "Not set up: the treasury has no CLABE. It appears once the treasury user's Mexico KYC is approved (start-mexico with its MEXe wallet, then the provider's verification)."}
+		NotSetUp: "Not set up: the treasury has no CLABE. It appears once the treasury user's Mexico KYC is approved (its MXN onboarding started with its MEXe wallet, then the provider's verification)."}
 	if rd.depErr != nil && !apiclient.IsNotFound(rd.depErr) {
 		ngn.Error, mxn.Error = apiclient.ReadWords(rd.depErr), apiclient.ReadWords(rd.depErr)
 		return ngn, mxn

@@ -19,7 +19,7 @@ func (h *Handler) DepositAddressesCSV(w http.ResponseWriter, r *http.Request) {
 		h.ServerError(w, r, err)
 		return
 	}
-	cw := handlers.NewCSV(w, "treasury-deposit-addresses.csv", "token", "chain", "address", "issued_at", "issued_for")
+	cw := handlers.NewCSV(w, r, "treasury-deposit-addresses.csv", "token", "chain", "address", "issued_at", "issued_for")
 	for _, a := range addrs {
 		cw.Row(a.Currency, a.Chain, a.Address, a.CreatedAt.UTC().Format("2006-01-02T15:04:05Z"), a.CreatedBy.Name)
 	}
@@ -39,7 +39,7 @@ func (h *Handler) RoutesCSV(w http.ResponseWriter, r *http.Request) {
 		h.ServerError(w, r, err)
 		return
 	}
-	cw := handlers.NewCSV(w, "treasury-deposit-routes.csv", "holder", "service_user_id", "account", "wallet_id", "wallet_token", "routed_at", "routed_by")
+	cw := handlers.NewCSV(w, r, "treasury-deposit-routes.csv", "holder", "service_user_id", "account", "wallet_id", "wallet_token", "routed_at", "routed_by")
 	for _, d := range routes {
 		token := ""
 		if wl, ok := t.wallet(d.WalletID); ok {

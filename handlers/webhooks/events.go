@@ -297,7 +297,7 @@ func (h *Handler) ExportCSV(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	f.filter.Limit = 500
-	cw := handlers.NewCSV(w, "webhook-events.csv", "id", "received_at", "event_type", "webhook_id", "source_event_id",
+	cw := handlers.NewCSV(w, r, "webhook-events.csv", "id", "received_at", "event_type", "webhook_id", "source_event_id",
 		"signature", "duplicates", "state", "outcome", "error", "attempts", "service_user_id")
 	for {
 		events, err := h.Store.ListWebhookEvents(r.Context(), f.filter)

@@ -359,7 +359,7 @@ func TestCreatorCannotApproveAndUnlinkedIsTold(t *testing.T) {
 		t.Fatalf("unlinked approves: %d", resp.StatusCode)
 	}
 	// Linking to someone who is not a wallet admin is refused at the field.
-	resp = env.PostForm(unlinked, "/approvals/link", url.Values{"service_user_id": {"not-an-admin"}})
+	resp = env.PostForm(unlinked, "/approvals/link", webtest.WithFormToken(url.Values{"service_user_id": {"not-an-admin"}}))
 	doc = webtest.Doc(t, resp)
 	if resp.StatusCode != http.StatusUnprocessableEntity || webtest.TestID(doc, "link-admin-error") == "" {
 		t.Fatalf("bad link: %d", resp.StatusCode)

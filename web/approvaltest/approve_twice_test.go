@@ -27,7 +27,7 @@ func TestOnePersonCannotApproveTwiceByRelinking(t *testing.T) {
 	if resp.StatusCode != http.StatusSeeOther {
 		t.Fatalf("first approval: %d", resp.StatusCode)
 	}
-	resp = env.PostForm(c, "/approvals/link", url.Values{"service_user_id": {admins[1]}})
+	resp = env.PostForm(c, "/approvals/link", webtest.WithFormToken(url.Values{"service_user_id": {admins[1]}}))
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusSeeOther {
 		t.Fatalf("relink: %d", resp.StatusCode)
@@ -64,7 +64,7 @@ func TestOnePersonCannotApproveAPayrollRunTwiceByRelinking(t *testing.T) {
 	if got[2] != "Line 2: approved." || got[3] != "Line 3: approved." {
 		t.Fatalf("first run approval: %v", got)
 	}
-	resp := env.PostForm(a1, "/approvals/link", url.Values{"service_user_id": {admins[1]}})
+	resp := env.PostForm(a1, "/approvals/link", webtest.WithFormToken(url.Values{"service_user_id": {admins[1]}}))
 	resp.Body.Close()
 	before := env.Sandbox.RequestCount("POST", webtest.ApproveRoute)
 	got = outcomes(webtest.ApprovePayrollRun(t, env, a1, id), "payroll-approve-result")

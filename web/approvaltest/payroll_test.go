@@ -490,7 +490,7 @@ func TestPayrollApproveRunByTwoApproversThenSignFormListsTheRun(t *testing.T) {
 	before := env.Sandbox.RequestCount("POST", webtest.ApproveRoute)
 
 	// The sender may not approve what they sent, even linked to an admin.
-	resp := env.PostForm(owner, "/approvals/link", url.Values{"service_user_id": {admins[2]}})
+	resp := env.PostForm(owner, "/approvals/link", webtest.WithFormToken(url.Values{"service_user_id": {admins[2]}}))
 	resp.Body.Close()
 	got := outcomes(webtest.ApprovePayrollRun(t, env, owner, id), "payroll-approve-result")
 	if !strings.Contains(got[2], "you sent this proposal") || !strings.Contains(got[3], "you sent this proposal") {

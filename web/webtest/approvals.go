@@ -56,7 +56,7 @@ func TreasuryAdmins(t testing.TB, env *Env) []string {
 func Approver(t testing.TB, env *Env, admin string) (*http.Client, Staff) {
 	t.Helper()
 	c, s := env.SignedIn(store.RoleFinanceApprover)
-	resp := env.PostForm(c, "/approvals/link", url.Values{"service_user_id": {admin}})
+	resp := env.PostForm(c, "/approvals/link", WithFormToken(url.Values{"service_user_id": {admin}}))
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusSeeOther {
 		t.Fatalf("link: %d", resp.StatusCode)
