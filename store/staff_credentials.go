@@ -156,8 +156,6 @@ func (s *Store) UseSetPasswordLink(ctx context.Context, tokenHash []byte, passwo
 			Detail: fmt.Sprintf("set through a set-password link; %d sessions ended", ended),
 		})
 	})
-	if err == nil {
-	}
 	return l, err
 }
 
