@@ -44,6 +44,10 @@ func summary(key, name, setup, use, useLabel string, steps []views.RailStep, unr
 		if st.Words != "" {
 			s.Next += ": " + st.Words
 		}
+		if st.Code != "" {
+			// The words end where the step's page shows the value.
+			s.Next += " " + views.Shorten(st.Code) + "."
+		}
 		if st.State == "waiting" {
 			s.HrefLabel = "See where it stands"
 		}

@@ -21,12 +21,16 @@ var (
 	galleryDir = flag.String("gallery-dir", filepath.Join("..", "..", "docs", "gallery"), "where -gallery writes")
 )
 
-// galleryPages are the main pages (the ten, and the staff page):
+// galleryPages are the main pages (the ten, the staff page, and
+// the funding, rail set-up, controls and add-as-user pages):
 // each role gets those it may open.
 var galleryPages = []struct{ name, path string }{
 	{"start", "/"}, {"employees", "/employees"}, {"invite", "/employees/invite"}, {"approvals", "/approvals"},
 	{"treasury", "/treasury"}, {"payroll", "/payroll"}, {"money-out", "/money-out"}, {"cards", "/cards"},
 	{"events", "/events"}, {"audit", "/audit"}, {"staff", "/staff"},
+	{"funding", "/treasury/funding"}, {"rails", "/treasury/rails"}, {"rails-eur", "/treasury/rails/eur"},
+	{"rails-mxn", "/treasury/rails/mxn"}, {"rails-usd", "/treasury/rails/usd"}, {"controls", "/controls"},
+	{"add-as-user", "/employees/direct"},
 }
 
 // TestGallery writes a PNG of every main page each role may open, whole,
