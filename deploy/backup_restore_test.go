@@ -37,6 +37,7 @@ import (
 // before the backup (sessions live in PostgreSQL), and reads the queue's
 // wallets from the restored sandbox.
 func TestBackupRestoreDrill(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	bin := buildBinary(t)
 	started := time.Now()

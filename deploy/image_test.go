@@ -124,6 +124,7 @@ type imageConfig struct {
 // test's PostgreSQL and a sandbox of the Partner API and signs in through
 // it over HTTP.
 func TestImage(t *testing.T) {
+	t.Parallel()
 	b := newBuildah(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
 	defer cancel()

@@ -167,6 +167,7 @@ func productionProblems(cfg web.Config) []string {
 // a locked-down security context, and the PDB and Service selecting the
 // Deployment's pods.
 func TestManifests(t *testing.T) {
+	t.Parallel()
 	m := loadManifests(t)
 	d := m.Deployment
 	if d.Spec.Replicas != 3 {
@@ -350,6 +351,7 @@ func isTrue(b *bool) bool { return b != nil && *b }
 // required variable, a probe or the security context gone (a test that
 // cannot fail is a defect).
 func TestManifestsTestFails(t *testing.T) {
+	t.Parallel()
 	m := loadManifests(t)
 	c := m.Deployment.Spec.Template.Spec.Containers[0]
 	env, _ := podEnv(t, m, c)

@@ -24,19 +24,6 @@ import (
 	"partneradmin/web/webtest"
 )
 
-// buildBinary builds cmd/partner-admin as the image does (static, no cgo)
-// into a directory of t's.
-func buildBinary(t *testing.T) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "partner-admin")
-	cmd := exec.Command("go", "build", "-trimpath", "-o", bin, "partneradmin/cmd/partner-admin")
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
-}
-
 // startSandbox serves a fresh sandbox of the Partner API over HTTP, as the
 // real API's stand-in, and returns its URL and API key.
 func startSandbox(t *testing.T) (baseURL, apiKey string) {
@@ -161,6 +148,7 @@ func getStatus(url string) int {
 // owner is created once, and all three answer the manifests' readiness
 // and liveness probes.
 func TestThreeReplicasStartTogether(t *testing.T) {
+	t.Parallel()
 	m := loadManifests(t)
 	c := m.Deployment.Spec.Template.Spec.Containers[0]
 	bin := buildBinary(t)

@@ -49,6 +49,7 @@ var rollingPages = []string{"/", "/staff", "/audit", "/events", "/approvals", "/
 // and processed once, and every background job the deliveries started
 // finishes.
 func TestRollingRestartDropsNothing(t *testing.T) {
+	t.Parallel()
 	if _, err := nginxtest.Binary(); err != nil {
 		if os.Getenv("CI") == "true" {
 			t.Fatal(err)

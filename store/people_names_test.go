@@ -14,6 +14,7 @@ import (
 // employees table has them when the page is read: after a rename, after an
 // id is linked to someone, and after a removal.
 func TestFeedAndQueueNamePeopleAsTheyAreNow(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	st := replicaStores(t, 1)[0]
 	e, err := st.UpsertEmployee(ctx, store.Employee{Email: "ada@partner.example", FirstName: "Ada", LastName: "Okafor", ServiceUserID: "u-ada"})

@@ -67,6 +67,7 @@ func begin(ctx context.Context, st *store.Store, key string, sp store.Spend) err
 // Requests checked at once against one daily limit: exactly the ones that
 // fit pass, and a refused one leaves no action begun.
 func TestCheckSpendAtOnceFitsExactlyTheLimit(t *testing.T) {
+	t.Parallel()
 	st, w, _ := policyFixture(t)
 	ctx := context.Background()
 	const n = 8 // of 30 each: three fit 100
@@ -118,6 +119,7 @@ func firstPassed(errs []error) string {
 // A destination outside the book, not confirmed, or cooling off is
 // refused; one confirmed by another person is usable after the cooling-off.
 func TestCheckSpendDestinations(t *testing.T) {
+	t.Parallel()
 	st, w, staff := policyFixture(t)
 	ctx := context.Background()
 	now := time.Now()

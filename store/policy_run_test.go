@@ -39,6 +39,7 @@ func runRows(w store.Wallet, amounts ...int64) []store.RunSpend {
 // over the daily limit, naming the rows; runs started at once pass exactly
 // as many as fit, and each counts as one spend of its wallet.
 func TestCheckRunSpendPerRowAndAsAWhole(t *testing.T) {
+	t.Parallel()
 	st, w, _ := policyFixture(t) // 100 a day, 50% of the 1000 balance a request
 	ctx := context.Background()
 	var refused *store.PolicyRefusal

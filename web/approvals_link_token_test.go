@@ -15,6 +15,7 @@ import (
 // changes state: it carries a one-time token, and a post without one
 // changes nothing.
 func TestApproverLinkFormCarriesItsToken(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{})
 	admin := webtest.TreasuryAdmins(t, env)[0]
 	c, s := env.SignedIn(store.RoleFinanceApprover)

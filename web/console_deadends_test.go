@@ -15,6 +15,7 @@ import (
 // leads back to the employee, and one whose wallets hold money (which the
 // API refuses to delete) offers no delete button, but says what to do.
 func TestDeletePageHasNoDeadEnds(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{})
 	c, _ := env.SignedIn(store.RoleHRAdmin)
 
@@ -52,6 +53,7 @@ func TestDeletePageHasNoDeadEnds(t *testing.T) {
 // A refused invite never draws the identification numbers typed back into
 // its page (DESIGN 8): the fields are empty and say why.
 func TestRefusedInviteAsksForIDNumbersAgain(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{SkipDemoImport: true})
 	c, _ := env.SignedIn(store.RoleHRAdmin)
 	form := webtest.WithFormToken(webtest.UKInviteForm("not-an-email"))
@@ -84,6 +86,7 @@ func TestRefusedInviteAsksForIDNumbersAgain(t *testing.T) {
 // A linked employee's page points at no "Send the invite again" button (it
 // has none), and says rail states in words.
 func TestLinkedEmployeePageHasNoMissingButtonsOrRawStates(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{})
 	c, _ := env.SignedIn(store.RoleHRAdmin)
 	e := webtest.LinkedDemoEmployee(t, env, true)

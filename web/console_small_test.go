@@ -13,6 +13,7 @@ import (
 // Every page starts with the doctype as html-validate's recommended rules
 // spell it.
 func TestPagesStartWithTheDoctype(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{SkipDemoImport: true})
 	c, _ := env.SignedIn(store.RoleOwner)
 	for _, p := range []string{"/", "/employees", "/treasury/funding?print=1"} {
@@ -25,6 +26,7 @@ func TestPagesStartWithTheDoctype(t *testing.T) {
 
 // One row is "1 row"; a Latin-1 upload is told to save the file as UTF-8.
 func TestBulkUploadCountsAndEncodingInWords(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{SkipDemoImport: true})
 	c, _ := env.SignedIn(store.RoleHRAdmin)
 	resp := webtest.UploadBulkInvite(t, env, c, "one.csv", webtest.BulkInviteCSV(1))
@@ -46,6 +48,7 @@ func TestBulkUploadCountsAndEncodingInWords(t *testing.T) {
 // The page of a just-issued signing link offers to open it on this phone
 // before the QR code (shown at phone width only, by app.css).
 func TestSignPageOffersThisPhoneBeforeTheQRCode(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{})
 	admins := webtest.TreasuryAdmins(t, env)
 	c, _ := webtest.Approver(t, env, admins[0])

@@ -13,6 +13,7 @@ import (
 // Every list with a CSV download offers it twice: plain UTF-8 for scripts
 // and the spreadsheet form, the same bytes after a UTF-8 byte-order mark.
 func TestCSVDownloadsInBothForms(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{})
 	c, _ := env.SignedIn(store.RoleOwner)
 	lists := []string{"/employees", "/employees/readiness", "/approvals", "/approvals/history", "/audit", "/actions",

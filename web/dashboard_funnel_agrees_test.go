@@ -16,6 +16,7 @@ import (
 // a currency active are at least as many as the most of any currency, and
 // every one of them has submitted KYC.
 func TestStartPageFunnelAgreesWithReadiness(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{})
 	c, _ := env.SignedIn(store.RoleHRAdmin)
 	doc := webtest.Doc(t, env.Get(c, "/"))

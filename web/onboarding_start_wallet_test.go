@@ -14,6 +14,7 @@ import (
 // rail uses; without it, the card says what is needed instead of offering
 // a start the API would refuse.
 func TestOnboardingStartNeedsTheRailsWallet(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{})
 	hr, _ := env.SignedIn(store.RoleHRAdmin)
 	e := readyEmployee(t, env, "usd-only@start.example", "GBR", apiclient.USDB)

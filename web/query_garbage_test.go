@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"partneradmin/store"
@@ -21,6 +22,23 @@ func TestEveryPageSurvivesGarbageQueryParameters(t *testing.T) {
 	victim := env.CreateStaff(store.RoleSupport)
 	params := []string{"before", "after", "after_id", "page", "from", "to", "since", "state", "type", "all", "view", "wallet", "currency"}
 	values := []string{"99999999999999999999999", "9223372036854775807", "2147483648", "-1", "junk", "2026-13-45", "1e400"}
+	type query struct{ path, param, value string }
+	queries := make(chan query)
+	var wg sync.WaitGroup
+	// Four at a time: the requests are independent, and one after the
+	// other they kept one core busy while the other had nothing to do.
+	for range 4 {
+		wg.Go(func() {
+			for q := range queries {
+				status, err := getStatus(env, owner, q.path+"?"+url.Values{q.param: {q.value}}.Encode())
+				if err != nil {
+					t.Errorf("GET %s?%s=%s: %v", q.path, q.param, q.value, err)
+				} else if status >= 500 {
+					t.Errorf("GET %s?%s=%s: %d", q.path, q.param, q.value, status)
+				}
+			}
+		})
+	}
 	for _, rt := range env.App.Routes() {
 		if rt.Method != http.MethodGet || strings.Contains(rt.Pattern, "{token}") || strings.HasPrefix(rt.Pattern, "/static") {
 			continue
@@ -29,14 +47,29 @@ func TestEveryPageSurvivesGarbageQueryParameters(t *testing.T) {
 		path = strings.NewReplacer("{rid}", "1", "{run}", "1", "{currency}", "usd").Replace(path)
 		for _, p := range params {
 			for _, v := range values {
-				resp := env.Get(owner, path+"?"+url.Values{p: {v}}.Encode())
-				resp.Body.Close()
-				if resp.StatusCode >= 500 {
-					t.Errorf("GET %s?%s=%s: %d", path, p, v, resp.StatusCode)
-				}
+				queries <- query{path, p, v}
 			}
 		}
 	}
+	close(queries)
+	wg.Wait()
+}
+
+// getStatus is env.Get for a goroutine other than the test's (which must
+// not end the test): the request as a page of this site sends it, and its
+// answer's status.
+func getStatus(env *webtest.Env, c *http.Client, path string) (int, error) {
+	req, err := http.NewRequest(http.MethodGet, env.URL(path), nil)
+	if err != nil {
+		return 0, err
+	}
+	req.Header.Set("Sec-Fetch-Site", "same-origin")
+	resp, err := c.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	resp.Body.Close()
+	return resp.StatusCode, nil
 }
 
 // The requests and event logs refuse a page link they did not make, as the

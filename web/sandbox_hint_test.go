@@ -12,6 +12,7 @@ import (
 // On the sandbox, the Nigerian withdrawal lists the accounts that verify
 // there, taken from the sandbox's own test data.
 func TestNigerianWithdrawalListsTheSandboxAccounts(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{})
 	c, _ := env.SignedIn(store.RoleFinanceApprover)
 	doc := webtest.Doc(t, env.Get(c, "/money-out/nigeria"))

@@ -62,6 +62,7 @@ func machineWords(doc *goquery.Document) []string {
 }
 
 func TestMachineWordsTest(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		html string
 		bad  bool
@@ -92,6 +93,7 @@ func TestMachineWordsTest(t *testing.T) {
 // linked to a wallet admin among them), and fails on machine words in the
 // visible text.
 func TestPagesSpeakPeoplesWords(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{})
 	ctx := context.Background()
 	owner, _ := env.SignedIn(store.RoleOwner)

@@ -18,6 +18,9 @@ import (
 // seeds, loads every page while deliveries trickle in, and prints every
 // row and budget; no delivery is lost or processed twice, and the payroll
 // run's proposals are all created. Nothing about time is asserted.
+//
+// Not in parallel with the two-replica run: each is CPU-bound (a build,
+// a cluster, load at full speed) and they only slowed each other.
 func TestQuickBenchRunsAndPrintsEveryRow(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the app with PostgreSQL: not in -short")
@@ -145,6 +148,7 @@ func TestQuickBenchWithTwoReplicas(t *testing.T) {
 // The bare handler answers each captured URI, query included, with its
 // bytes and content type, and nothing else.
 func TestBareHandlerServesTheCapturedBytes(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "a.html"), []byte("<p>list</p>"), 0o600); err != nil {
 		t.Fatal(err)
@@ -179,6 +183,7 @@ func TestBareHandlerServesTheCapturedBytes(t *testing.T) {
 }
 
 func TestThousands(t *testing.T) {
+	t.Parallel()
 	for n, want := range map[int]string{0: "0", 999: "999", 1000: "1,000", 21900: "21,900", 1234567: "1,234,567", -4200: "-4,200"} {
 		if got := thousands(n); got != want {
 			t.Errorf("thousands(%d) = %q, want %q", n, got, want)
@@ -187,6 +192,7 @@ func TestThousands(t *testing.T) {
 }
 
 func TestParseScale(t *testing.T) {
+	t.Parallel()
 	got, err := parseScale("1000, 10_000,100000")
 	if err != nil || !slices.Equal(got, []int{1000, 10000, 100000}) {
 		t.Errorf("parseScale: %v, %v", got, err)
@@ -201,6 +207,7 @@ func TestParseScale(t *testing.T) {
 // The budgets compare the largest size with the one a tenth of it and
 // mark each PASS or MISS by its figure; what was not measured is neither.
 func TestBudgets(t *testing.T) {
+	t.Parallel()
 	round := func(p50, p99 time.Duration) []roundResult { return []roundResult{{Requests: 10, P50: p50, P99: p99}} }
 	size := func(n int, p50, p99 time.Duration, syncReads int, insert time.Duration) sizeReport {
 		return sizeReport{Employees: n, Wallets: n / 5, ReadsFor: time.Minute, SyncReads: syncReads, APIReads: syncReads,

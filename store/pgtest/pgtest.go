@@ -55,7 +55,13 @@ var binary harness
 // Main runs the tests, then stops the cluster, removes its files and exits
 // with the tests' code. Call it from TestMain.
 func Main(m *testing.M) {
-	os.Exit(binary.main(m))
+	os.Exit(Run(m))
+}
+
+// Run is Main without the exit: it returns the code, so that a TestMain
+// with more to stop after the tests (webtest.BrowserMain) can do so first.
+func Run(m *testing.M) int {
+	return binary.main(m)
 }
 
 // NewDatabase creates an empty database for t, dropped when t ends, and

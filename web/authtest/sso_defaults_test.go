@@ -18,6 +18,7 @@ import (
 // starts with the least powerful role and has no owner, and an owner
 // posted anyway is refused with a word why.
 func TestOIDCFirstSignInNeverMakesAnOwner(t *testing.T) {
+	t.Parallel()
 	p := newTestIdP(t)
 	env := newOIDCEnv(t, p, newTestClock().Now)
 	owner, _ := env.SignedIn(store.RoleOwner)

@@ -20,6 +20,7 @@ import (
 // line shows on the open page by itself (the first page refreshes its
 // lines every 5 s), and the filter the person set stays.
 func TestBrowserActivityShowsNewMoneyWithoutReload(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{StartWorkers: true})
 	webtest.AdoptWebhookSecret(t, env)
 	_, s := env.SignedIn(store.RoleFinanceApprover)

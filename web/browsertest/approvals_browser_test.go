@@ -33,6 +33,7 @@ func buildDevice(t *testing.T) string {
 // QR code, the device signs what the code says, and the page reaches
 // completed while the balances move.
 func TestBrowserApproveAndSignThroughTheQRCode(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{SandboxOptions: sandbox.Options{SettleDelay: time.Millisecond}})
 	ctx := webtest.Browser(t)
 	device := buildDevice(t)

@@ -14,6 +14,7 @@ import (
 // The audit log fits a 1366 px window with long ids and details: no
 // horizontal scrolling, and a long id takes one line, not ten.
 func TestBrowserAuditTableFitsTheWindow(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{})
 	s := env.CreateStaff(store.RoleOwner)
 	ctx := context.Background()

@@ -13,6 +13,7 @@ import (
 // TestBrowserLogin signs in through the real form in headless chromium and
 // sees the dashboard.
 func TestBrowserLogin(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{})
 	s := env.CreateStaff(store.RoleOwner)
 	ctx := webtest.Browser(t)

@@ -13,6 +13,7 @@ import (
 // lists, searches an employee, freezes a card from the search results, sees
 // the badge change in place, and unfreezes it.
 func TestBrowserSupportFreezesACard(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{})
 	s := env.CreateStaff(store.RoleSupport)
 	ctx := webtest.Browser(t)

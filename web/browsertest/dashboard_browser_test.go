@@ -13,6 +13,7 @@ import (
 // reader opened stays open when the live part is reloaded (as the 10-second
 // poll does), and one left closed stays closed.
 func TestBrowserDashboardPollKeepsTablesOpen(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{SkipDemoImport: true})
 	s := env.CreateStaff(store.RoleOwner)
 	ctx := webtest.Browser(t)

@@ -33,6 +33,7 @@ func browserLogin(t *testing.T, env *webtest.Env, ctx context.Context, s webtest
 }
 
 func TestBrowserInviteWithOccupationQRAndLinkUpdatesList(t *testing.T) {
+	t.Parallel()
 	env := newEmployeesEnv(t)
 	ctx := webtest.Browser(t)
 	hr := env.CreateStaff(store.RoleHRAdmin)
@@ -139,6 +140,7 @@ func TestBrowserInviteWithOccupationQRAndLinkUpdatesList(t *testing.T) {
 }
 
 func TestBrowserBulkInviteFiftyRowsProgressReaches100(t *testing.T) {
+	t.Parallel()
 	env := newEmployeesEnv(t)
 	ctx := webtest.Browser(t)
 	hr := env.CreateStaff(store.RoleHRAdmin)

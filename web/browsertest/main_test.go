@@ -3,7 +3,7 @@ package browsertest
 import (
 	"testing"
 
-	"partneradmin/store/pgtest"
+	"partneradmin/web/webtest"
 )
 
-func TestMain(m *testing.M) { pgtest.Main(m) }
+func TestMain(m *testing.M) { webtest.BrowserMain(m) }

@@ -17,6 +17,7 @@ import (
 // button, the second QR code is signed, and the page follows the order to
 // completed without a reload.
 func TestBrowserMoneyOutMexicoOnePageToTheEnd(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{})
 	ctx := webtest.Browser(t)
 	owner := env.CreateStaff(store.RoleOwner)

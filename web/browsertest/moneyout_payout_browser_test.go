@@ -23,6 +23,7 @@ import (
 // the payout to completed by itself while the USDB balance falls by the
 // amount.
 func TestMoneyOutPayoutBrowserSignedThroughTheQRCode(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{StartWorkers: true})
 	webtest.AdoptWebhookSecret(t, env)
 	ctx := webtest.Browser(t)

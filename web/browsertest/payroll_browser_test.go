@@ -24,6 +24,7 @@ import (
 // signed by the owner's device from ONE QR code, and every row completed,
 // with the employees credited and the treasury debited by the run's total.
 func TestBrowserPayrollRunSignedFromOneQRCode(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{StartWorkers: true, SandboxOptions: sandbox.Options{SettleDelay: time.Millisecond}})
 	ctx := webtest.Browser(t)
 	device := buildDevice(t)
@@ -99,17 +100,14 @@ func TestBrowserPayrollRunSignedFromOneQRCode(t *testing.T) {
 	// (a form's redirect) is just looked at again.
 	wait := func(what, js string) {
 		t.Helper()
-		deadline := time.Now().Add(60 * time.Second)
-		for {
-			ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool](js))
-			if err == nil && ok {
-				return
-			}
-			if time.Now().After(deadline) {
-				webtest.Screenshot(t, ctx, "payroll-"+strings.ReplaceAll(what, " ", "-"))
-				t.Fatalf("%s: %v", what, err)
-			}
-			time.Sleep(200 * time.Millisecond)
+		var err error
+		if !webtest.Eventually(60*time.Second, func() bool {
+			var ok bool
+			ok, err = chromedp.Run(ctx, chromedp.Evaluate[bool](js))
+			return err == nil && ok
+		}) {
+			webtest.Screenshot(t, ctx, "payroll-"+strings.ReplaceAll(what, " ", "-"))
+			t.Fatalf("%s: %v", what, err)
 		}
 	}
 	rowsIn := func(state string) string {
@@ -160,19 +158,20 @@ func TestBrowserPayrollRunSignedFromOneQRCode(t *testing.T) {
 	if err := chromedp.Do(ctx, chromedp.Navigate(env.URL(fmt.Sprintf("/payroll/%d", id)))); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		resp := env.PostForm(a2, "/approvals/refresh", url.Values{})
-		resp.Body.Close()
+	// The page is looked at on every poll, the mirror refreshed at most
+	// twice a second (each refresh re-reads every proposal).
+	var refreshed time.Time
+	if !webtest.Eventually(60*time.Second, func() bool {
+		if time.Since(refreshed) >= 500*time.Millisecond {
+			resp := env.PostForm(a2, "/approvals/refresh", url.Values{})
+			resp.Body.Close()
+			refreshed = time.Now()
+		}
 		done, err := chromedp.Run(ctx, chromedp.Evaluate[bool](rowsIn("completed")))
-		if err == nil && done {
-			break
-		}
-		if time.Now().After(deadline) {
-			webtest.Screenshot(t, ctx, "payroll-not-completed")
-			t.Fatal("the run's rows never all completed")
-		}
-		time.Sleep(500 * time.Millisecond)
+		return err == nil && done
+	}) {
+		webtest.Screenshot(t, ctx, "payroll-not-completed")
+		t.Fatal("the run's rows never all completed")
 	}
 	webtest.Screenshot(t, ctx, "payroll-completed")
 	if n, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll('[data-testid="payroll-cancel-form"]').length`)); err != nil || n != 0 {

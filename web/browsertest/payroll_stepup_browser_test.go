@@ -39,6 +39,7 @@ func (c *stepClock) Add(d time.Duration) {
 // the check ran out returns, once confirmed, to the upload page (not to a
 // 404 at /payroll/csv), where the file is chosen again and checked.
 func TestBrowserPayrollUploadStepUp(t *testing.T) {
+	t.Parallel()
 	clock := &stepClock{t: time.Now()}
 	env := webtest.New(t, webtest.Options{Now: clock.Now})
 	s := env.CreateStaff(store.RoleFinanceApprover)

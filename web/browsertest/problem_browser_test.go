@@ -16,6 +16,7 @@ import (
 // the error page's words, above the queue, and keeps the rows it showed;
 // once the role is given back, the next refresh clears the message.
 func TestBrowserRefusedRefreshSaysWhyAndKeepsTheRows(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{})
 	admins := webtest.TreasuryAdmins(t, env)
 	c, s := webtest.Approver(t, env, admins[1])

@@ -16,6 +16,7 @@ import (
 // built in, resident keys, user verification) and signs in with the
 // password and the passkey.
 func TestBrowserPasskeyEnrolAndSignIn(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{LocalhostOrigin: true, SkipDemoImport: true})
 	s := env.CreateStaff(store.RoleSupport)
 	ctx := webtest.Browser(t)

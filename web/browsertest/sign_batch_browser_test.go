@@ -20,6 +20,7 @@ import (
 // one QR code for all of them, the device signs it, and the batch's page
 // follows every item to relayed by itself.
 func TestBrowserBatchSelectionSurvivesPollsAndSigns(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{})
 	ctx := webtest.Browser(t)
 	device := buildDevice(t)

@@ -16,6 +16,7 @@ import (
 // words; htmx swaps 4xx answers only when told to, so without app.js's
 // rule the click did nothing the person could see.
 func TestBrowserStaffRoleRefusalIsShownInTheRow(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{SkipDemoImport: true})
 	o := env.CreateStaff(store.RoleOwner)
 	ctx := webtest.Browser(t)

@@ -16,6 +16,7 @@ import (
 // into the transfer form's recipient search, reaches the person found with
 // the keyboard (Tab, then Space) and proposes the transfer.
 func TestBrowserTreasuryTransferRecipientIsPickedBySearch(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{})
 	ctx := webtest.Browser(t)
 	owner := env.CreateStaff(store.RoleOwner)

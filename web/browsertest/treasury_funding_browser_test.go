@@ -15,6 +15,7 @@ import (
 // it for the person to copy). The USDB wallet, which receives crypto, comes
 // first.
 func TestBrowserFundingCopyButton(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{})
 	ctx := webtest.Browser(t)
 	owner := env.CreateStaff(store.RoleOwner)

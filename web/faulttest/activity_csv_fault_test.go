@@ -14,6 +14,7 @@ import (
 // file with the header alone, which accounting would read as a period with
 // no activity.
 func TestActivityCSVThatCannotBeReadIsNotAnEmptyFile(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{})
 	c, _ := env.SignedIn(store.RoleFinanceApprover)
 	if _, err := env.Store.Pool().Exec(context.Background(), `ALTER TABLE activity RENAME TO activity_away`); err != nil {
@@ -28,6 +29,7 @@ func TestActivityCSVThatCannotBeReadIsNotAnEmptyFile(t *testing.T) {
 
 // The same for the approvals history's export.
 func TestApprovalHistoryCSVThatCannotBeReadIsNotAnEmptyFile(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{})
 	c, _ := env.SignedIn(store.RoleFinanceApprover)
 	if _, err := env.Store.Pool().Exec(context.Background(), `ALTER TABLE proposals RENAME TO proposals_away`); err != nil {
@@ -42,8 +44,10 @@ func TestApprovalHistoryCSVThatCannotBeReadIsNotAnEmptyFile(t *testing.T) {
 
 // The same for the audit log's and the Partner API requests' exports.
 func TestAuditAndActionsCSVThatCannotBeReadAreNotEmptyFiles(t *testing.T) {
+	t.Parallel()
 	for path, table := range map[string]string{"/audit.csv": "audit_log", "/actions.csv": "actions"} {
 		t.Run(table, func(t *testing.T) {
+			t.Parallel()
 			env := webtest.New(t, webtest.Options{})
 			c, _ := env.SignedIn(store.RoleOwner)
 			if _, err := env.Store.Pool().Exec(context.Background(), `ALTER TABLE `+table+` RENAME TO `+table+`_away`); err != nil {

@@ -153,7 +153,7 @@ func upstreamFailure(status int) bool {
 //
 // No page ever answers 500 or shows an error's text.
 func TestEveryPageUnderUpstreamFaults(t *testing.T) {
-	t.Parallel() // mostly waiting on the slow API: runs after the serial tests (the action faults are in package web)
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{})
 	owner, _ := env.SignedIn(store.RoleOwner)
 	pages := everyPage(t, env, owner)

@@ -68,6 +68,7 @@ func ownCluster(t *testing.T) (*localpg.Cluster, localpg.Options, string) {
 // same app, not restarted, serves the same signed-in session, stores and
 // processes deliveries, and is ready again.
 func TestDatabaseStoppedAndStartedMidRun(t *testing.T) {
+	t.Parallel()
 	cluster, opts, dsn := ownCluster(t)
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)

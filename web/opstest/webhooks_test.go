@@ -706,6 +706,7 @@ func TestLostDeliveryHealsByReconciliation(t *testing.T) {
 // TestBrowserOwnerRotatesWebhookSecret: the owner rotates the secret on the
 // real page in chromium, sees it once, and the event log lists deliveries.
 func TestBrowserOwnerRotatesWebhookSecret(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t, webtest.Options{SkipDemoImport: true})
 	old := webtest.AdoptWebhookSecret(t, env)
 	webtest.MustDeliver(t, env, old, "wh-browser-1", webtest.EventBody("wh-browser-1", apiclient.EventEmployeeDepositCompleted,

@@ -5,15 +5,22 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"partneradmin/store/pgtest"
 )
 
-// Browser starts headless chromium for one test and returns a chromedp
-// context bound to it. Without chromium the test skips with an install hint,
-// except under CI=true, where it fails.
+// Browser returns a chromedp context for one test: a tab of its own in a
+// browser context of its own (cookies and storage apart from every other
+// test's), in the test binary's one chromium when its TestMain is
+// BrowserMain, else in a chromium started for the test. Without chromium
+// the test skips with an install hint, except under CI=true, where it
+// fails.
 func Browser(t testing.TB) context.Context {
 	t.Helper()
 	return BrowserFor(t, 90*time.Second)
@@ -23,22 +30,106 @@ func Browser(t testing.TB) context.Context {
 // of every page).
 func BrowserFor(t testing.TB, limit time.Duration) context.Context {
 	t.Helper()
-	path := ""
+	path := chromiumPath(t)
+	var ctx context.Context
+	var cancelCtx context.CancelFunc
+	if sharedBrowser.enabled.Load() {
+		browser, err := sharedBrowser.start(path)
+		if err != nil {
+			t.Fatalf("start chromium: %v", err)
+		}
+		ctx, cancelCtx = chromedp.NewContext(browser, chromedp.WithNewBrowserContext())
+	} else {
+		allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), chromiumOptions(path, filepath.Join(t.TempDir(), "chromium-profile"))...)
+		ctx, cancelCtx = chromedp.NewContext(allocCtx)
+		t.Cleanup(cancelAlloc)
+	}
+	ctx, cancelTimeout := context.WithTimeout(ctx, limit)
+	t.Cleanup(func() {
+		cancelTimeout()
+		cancelCtx()
+	})
+	// Start the browser (or open the tab) now, so a failure is reported
+	// here.
+	if err := chromedp.Do(ctx); err != nil {
+		t.Fatalf("start chromium: %v", err)
+	}
+	return ctx
+}
+
+// BrowserMain is pgtest.Main for a package of browser tests: its tests
+// share one chromium, started when the first asks for a browser and
+// stopped once all have run, instead of starting one each.
+func BrowserMain(m *testing.M) {
+	sharedBrowser.enabled.Store(true)
+	code := pgtest.Run(m)
+	sharedBrowser.stop()
+	os.Exit(code)
+}
+
+// sharedBrowser is the chromium of a test binary whose TestMain is
+// BrowserMain. Like pgtest's cluster it belongs to the binary, not to a
+// test: TestMain and every test reach it without a value threaded through
+// testing.M.
+var sharedBrowser browserProcess
+
+type browserProcess struct {
+	enabled atomic.Bool
+	once    sync.Once
+	ctx     context.Context // the browser's first tab; tests open theirs beside it
+	cancel  func()
+	dir     string
+	err     error
+}
+
+// start launches chromium on first use and returns its context.
+func (b *browserProcess) start(path string) (context.Context, error) {
+	b.once.Do(func() {
+		b.dir, b.err = os.MkdirTemp("", "webtest-chromium-")
+		if b.err != nil {
+			return
+		}
+		allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), chromiumOptions(path, b.dir)...)
+		ctx, cancelCtx := chromedp.NewContext(allocCtx)
+		b.ctx, b.cancel = ctx, func() { cancelCtx(); cancelAlloc() }
+		b.err = chromedp.Do(ctx)
+	})
+	return b.ctx, b.err
+}
+
+// stop ends chromium (cancelling the allocator waits for it to exit) and
+// removes its profile.
+func (b *browserProcess) stop() {
+	if b.cancel != nil {
+		b.cancel()
+	}
+	if b.dir != "" {
+		_ = os.RemoveAll(b.dir)
+	}
+}
+
+// chromiumPath finds chromium, or skips t (fails it under CI=true).
+func chromiumPath(t testing.TB) string {
+	t.Helper()
 	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
 		if p, err := exec.LookPath(name); err == nil {
-			path = p
-			break
+			return p
 		}
 	}
-	if path == "" {
-		msg := "chromium not found: install it (Debian: apt-get install chromium) to run browser tests"
-		if os.Getenv("CI") == "true" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
+	msg := "chromium not found: install it (Debian: apt-get install chromium) to run browser tests"
+	if os.Getenv("CI") == "true" {
+		t.Fatal(msg)
 	}
-	userData := filepath.Join(t.TempDir(), "chromium-profile")
-	opts := []chromedp.ExecAllocatorOption{
+	t.Skip(msg)
+	return ""
+}
+
+// chromiumOptions are the flags of a headless chromium with its profile
+// in userData. Tabs of tests running in parallel are all in the
+// background but one: the backgrounding flags keep their timers (htmx
+// polls) and rendering at full speed.
+func chromiumOptions(path, userData string) []chromedp.ExecAllocatorOption {
+	return []chromedp.ExecAllocatorOption{
 		chromedp.ExecPath(path),
 		chromedp.Headless,
 		chromedp.NoSandbox,
@@ -47,25 +138,15 @@ func BrowserFor(t testing.TB, limit time.Duration) context.Context {
 		chromedp.NoDefaultBrowserCheck,
 		chromedp.UserDataDir(userData),
 		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-background-timer-throttling", true),
+		chromedp.Flag("disable-backgrounding-occluded-windows", true),
+		chromedp.Flag("disable-renderer-backgrounding", true),
 		chromedp.Flag("disable-component-update", true),
 		chromedp.Flag("disable-sync", true),
 		chromedp.Flag("disable-dev-shm-usage", true),
 		chromedp.Flag("disable-quic", true),
 		chromedp.Flag("window-size", "1280,900"),
 	}
-	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	ctx, cancelCtx := chromedp.NewContext(allocCtx)
-	ctx, cancelTimeout := context.WithTimeout(ctx, limit)
-	t.Cleanup(func() {
-		cancelTimeout()
-		cancelCtx()
-		cancelAlloc()
-	})
-	// Start the browser now, so a launch failure is reported here.
-	if err := chromedp.Do(ctx); err != nil {
-		t.Fatalf("start chromium: %v", err)
-	}
-	return ctx
 }
 
 // BrowserSignIn is the steps that open url (a page that asks to sign in

@@ -19,13 +19,23 @@ import (
 // WaitFor polls cond until it holds, failing the test after d.
 func WaitFor(t testing.TB, what string, d time.Duration, cond func() bool) {
 	t.Helper()
+	if !Eventually(d, cond) {
+		t.Fatalf("timed out waiting for %s", what)
+	}
+}
+
+// Eventually polls cond until it holds and reports whether it did within
+// d: WaitFor for a caller with more to do when it does not (a screenshot
+// of the page, a benchmark's figures).
+func Eventually(d time.Duration, cond func() bool) bool {
 	deadline := time.Now().Add(d)
 	for !cond() {
 		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
+			return false
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+	return true
 }
 
 // ReadBody reads and closes a response's body.
