@@ -389,7 +389,11 @@ type kycPatch struct {
 
 var (
 	ssnPattern  = regexp.MustCompile(`^\d{3}-?\d{2}-?\d{4}$`)
-	ninoPattern = regexp.MustCompile(`^[A-CEGHJ-PR-TW-Z]{2}\d{6}[A-D]$`)
+	// The spec names the nino type but says of formats only "Other fields
+	// and their formats: not shown", so the sandbox checks the shape its own
+	// message describes (two letters, six digits, a letter A to D), which
+	// includes the QQ prefix used in examples.
+	ninoPattern = regexp.MustCompile(`^[A-Z]{2}\d{6}[A-D]$`)
 	rfcPattern  = regexp.MustCompile(`^[A-ZÑ&]{3,4}\d{6}[A-Z0-9]{3}$`)
 	curpPattern = regexp.MustCompile(`^[A-Z]{4}\d{6}[HMX][A-Z]{5}[A-Z0-9]\d$`)
 	namePattern = regexp.MustCompile(`^[\p{L}][\p{L} .'\-]*$`)
