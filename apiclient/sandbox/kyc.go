@@ -388,7 +388,7 @@ type kycPatch struct {
 }
 
 var (
-	ssnPattern  = regexp.MustCompile(`^\d{3}-?\d{2}-?\d{4}$`)
+	ssnPattern = regexp.MustCompile(`^\d{3}-?\d{2}-?\d{4}$`)
 	// The spec names the nino type but says of formats only "Other fields
 	// and their formats: not shown", so the sandbox checks the shape its own
 	// message describes (two letters, six digits, a letter A to D), which
