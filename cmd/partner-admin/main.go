@@ -236,8 +236,12 @@ func bootstrapOwner(ctx context.Context, st *store.Store, cfg web.Config) (strin
 	if err != nil {
 		return "", err
 	}
-	_, err = st.CreateStaff(ctx, store.NewStaff{Email: email, Name: "Owner", PasswordHash: hash, Role: store.RoleOwner},
-		store.Actor{Email: "bootstrap"})
+	// On a real database a printed password has been on a terminal and in
+	// its scrollback: its owner chooses another at the first sign-in. The
+	// zero-config demo keeps it, so the printed line always works there.
+	mustChange := generated && !cfg.Local()
+	_, err = st.CreateStaff(ctx, store.NewStaff{Email: email, Name: "Owner", PasswordHash: hash, Role: store.RoleOwner,
+		PasswordMustChange: mustChange}, store.Actor{Email: "bootstrap"})
 	if errors.Is(err, store.ErrConflict) {
 		// Another replica starting at the same moment created it first.
 		return bootstrapOwner(ctx, st, cfg)
@@ -248,5 +252,8 @@ func bootstrapOwner(ctx context.Context, st *store.Store, cfg web.Config) (strin
 	if !generated {
 		return "Sign in as " + email + " (OWNER_PASSWORD).", nil
 	}
-	return fmt.Sprintf("First owner created. Sign in as %s with password %s\n(shown once: change it after signing in, under your name at the top right).", email, password), nil
+	if mustChange {
+		return fmt.Sprintf("First owner created. Sign in as %s with password %s\n(shown once: you choose your own password at the first sign-in).", email, password), nil
+	}
+	return fmt.Sprintf("First owner created. Sign in as %s with password %s\n(shown once; this demo keeps it usable: change it under your name at the top right if you keep the data).", email, password), nil
 }
