@@ -15,7 +15,6 @@ import (
 	"net/url"
 	"slices"
 	"sort"
-	"strings"
 	"time"
 
 	"github.com/shopspring/decimal"
@@ -519,18 +518,4 @@ func (s *Server) post(target, secret, id, source string, body []byte) (int, erro
 	defer resp.Body.Close()
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
 	return resp.StatusCode, nil
-}
-
-// VerifySignature reports whether sig is the X-Webhook-Signature of body
-// under secret, comparing in constant time (spec: Authentication rule 9).
-func VerifySignature(secret string, body []byte, sig string) bool {
-	want, err := hex.DecodeString(sign(secret, body))
-	if err != nil {
-		return false
-	}
-	got, err := hex.DecodeString(strings.TrimSpace(sig))
-	if err != nil {
-		return false
-	}
-	return hmac.Equal(want, got)
 }

@@ -536,9 +536,6 @@ func (c *Cluster) ConnString(dbname string) string {
 // Port is the TCP port on 127.0.0.1.
 func (c *Cluster) Port() int { return c.port }
 
-// DataDir is the absolute path of the cluster.
-func (c *Cluster) DataDir() string { return c.dataDir }
-
 // Timings says how long Start took.
 func (c *Cluster) Timings() Timings { return c.timings }
 
