@@ -30,14 +30,13 @@ var ErrConfig = errors.New("apiclient: invalid configuration")
 
 // Client calls the Partner API. It is safe for concurrent use.
 type Client struct {
-	base      *url.URL
-	apiKey    string
-	http      *http.Client
-	timeout   time.Duration
-	userAgent string
-	logger    *slog.Logger
-	retry     RetryPolicy
-	observe   func(ctx context.Context, e Exchange)
+	base    *url.URL
+	apiKey  string
+	http    *http.Client
+	timeout time.Duration
+	logger  *slog.Logger
+	retry   RetryPolicy
+	observe func(ctx context.Context, e Exchange)
 }
 
 // RetryPolicy controls how idempotent calls (GETs and start-usa) are retried
@@ -99,11 +98,6 @@ func WithLogger(l *slog.Logger) Option {
 	}
 }
 
-// WithUserAgent sets the User-Agent header.
-func WithUserAgent(ua string) Option {
-	return func(c *Client) { c.userAgent = ua }
-}
-
 // WithRetryPolicy replaces DefaultRetryPolicy (tests use tiny delays).
 func WithRetryPolicy(p RetryPolicy) Option {
 	return func(c *Client) { c.retry = p }
@@ -137,13 +131,12 @@ func New(baseURL, apiKey string, opts ...Option) (*Client, error) {
 		return nil, fmt.Errorf("%w: API key is empty", ErrConfig)
 	}
 	c := &Client{
-		base:      u,
-		apiKey:    apiKey,
-		http:      &http.Client{CheckRedirect: refuseRedirect, Transport: newTransport()},
-		timeout:   DefaultTimeout,
-		userAgent: DefaultUserAgent,
-		logger:    slog.New(slog.DiscardHandler),
-		retry:     DefaultRetryPolicy(),
+		base:    u,
+		apiKey:  apiKey,
+		http:    &http.Client{CheckRedirect: refuseRedirect, Transport: newTransport()},
+		timeout: DefaultTimeout,
+		logger:  slog.New(slog.DiscardHandler),
+		retry:   DefaultRetryPolicy(),
 	}
 	for _, o := range opts {
 		o(c)
@@ -410,9 +403,7 @@ func (c *Client) attempt(ctx context.Context, req request, body []byte, contentT
 	if acting, _ := ctx.Value(actingUserKey{}).(string); acting != "" {
 		hr.Header.Set(HeaderActingUser, acting)
 	}
-	if c.userAgent != "" {
-		hr.Header.Set("User-Agent", c.userAgent)
-	}
+	hr.Header.Set("User-Agent", DefaultUserAgent)
 	if body != nil {
 		hr.Header.Set("Content-Type", contentType)
 	}

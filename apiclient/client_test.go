@@ -298,7 +298,7 @@ func TestAPIKeyNeverLogged(t *testing.T) {
 	srv, _ := scriptedServer(t, scriptedReply{status: 503, body: `{"message":"down"}`}, scriptedReply{hangUp: true}, scriptedReply{status: 401, body: `{"statusCode":401,"message":"Unauthorized"}`})
 	c, _ := New(srv.URL, key, fastRetry(), WithLogger(newTestLogger(&logs)))
 	_, err := c.GetCard(context.Background(), "u-1", "c-1")
-	if !IsUnauthorized(err) {
+	if !errors.Is(err, ErrUnauthorized) {
 		t.Fatalf("err = %v", err)
 	}
 	if strings.Contains(err.Error(), key) || strings.Contains(logs.String(), key) || strings.Contains(c.String(), key) {
@@ -442,7 +442,7 @@ func TestBadPathIdentifiersAreNotSent(t *testing.T) {
 		"dot-dot card": func() error { return c.DeactivateCard(ctx, "u-1", "..") },
 	}
 	for name, call := range tests {
-		if err := call(); !IsValidation(err) {
+		if err := call(); !errors.Is(err, ErrValidation) {
 			t.Errorf("%s: err = %v, want a validation error", name, err)
 		}
 	}

@@ -17,8 +17,7 @@
 //
 // A non-2xx answer is an *Error with the status, every message (string or
 // array), the upstream code and the operation. Use IsNotFound, IsForbidden,
-// IsConflict, IsValidation, IsNotReady and IsUnauthorized, or errors.Is with
-// the Err* sentinels. Requests are checked before sending by their Validate
+// IsConflict and IsNotReady, or errors.Is with the Err* sentinels. Requests are checked before sending by their Validate
 // method, which returns FieldErrors (field → message) for every invalid
 // field at once.
 //

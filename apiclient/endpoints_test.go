@@ -72,7 +72,7 @@ func newFakeAPI(t *testing.T, status int, body string) *fakeAPI {
 
 func (f *fakeAPI) client(t *testing.T, opts ...Option) *Client {
 	t.Helper()
-	opts = append([]Option{WithRetryPolicy(RetryPolicy{MaxAttempts: 3, BaseDelay: time.Millisecond, MaxDelay: 2 * time.Millisecond, MaxRetryAfter: time.Second}), WithUserAgent("apiclient-test")}, opts...)
+	opts = append([]Option{WithRetryPolicy(RetryPolicy{MaxAttempts: 3, BaseDelay: time.Millisecond, MaxDelay: 2 * time.Millisecond, MaxRetryAfter: time.Second})}, opts...)
 	c, err := New(f.srv.URL, testKey, opts...)
 	if err != nil {
 		t.Fatal(err)
@@ -1156,7 +1156,7 @@ func TestEndpoints(t *testing.T) {
 			if k := r.header.Get("x-api-key"); k != testKey {
 				t.Errorf("x-api-key = %q", k)
 			}
-			if ua := r.header.Get("User-Agent"); ua != "apiclient-test" {
+			if ua := r.header.Get("User-Agent"); ua != DefaultUserAgent {
 				t.Errorf("User-Agent = %q", ua)
 			}
 			if tc.query == nil {

@@ -300,9 +300,6 @@ func (f FieldErrors) err() error {
 	return f
 }
 
-// IsUnauthorized reports a 401: API key missing, malformed or revoked.
-func IsUnauthorized(err error) bool { return errors.Is(err, ErrUnauthorized) }
-
 // IsForbidden reports a 403, such as another partner's user.
 func IsForbidden(err error) bool { return errors.Is(err, ErrForbidden) }
 
@@ -318,12 +315,8 @@ func IsConflict(err error) bool { return errors.Is(err, ErrConflict) }
 // again.
 func IsNotReady(err error) bool { return errors.Is(err, ErrNotReady) }
 
-// IsValidation reports that the request was refused as invalid, either by a
-// Validate method before sending (a FieldErrors) or by the API with 400/422.
-func IsValidation(err error) bool { return errors.Is(err, ErrValidation) }
-
 // ValidationFields returns the per-field messages of a validation error (see
-// IsValidation), or nil when err is not one.
+// ErrValidation), or nil when err is not one.
 func ValidationFields(err error) FieldErrors {
 	var f FieldErrors
 	if errors.As(err, &f) {

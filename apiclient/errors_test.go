@@ -197,7 +197,7 @@ func TestErrorRows(t *testing.T) {
 				t.Errorf("status/code/name = %d/%q/%q, want %d/%q/%q", e.StatusCode, e.Code, e.Name, tc.status, tc.wantCode, tc.wantName)
 			}
 			wantEq(t, e.Messages, tc.wantMessages)
-			got := flags{IsUnauthorized(err), IsForbidden(err), IsNotFound(err), IsConflict(err), IsValidation(err), IsNotReady(err)}
+			got := flags{errors.Is(err, ErrUnauthorized), IsForbidden(err), IsNotFound(err), IsConflict(err), errors.Is(err, ErrValidation), IsNotReady(err)}
 			if got != tc.want {
 				t.Errorf("classification = %+v, want %+v", got, tc.want)
 			}

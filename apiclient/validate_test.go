@@ -2,6 +2,7 @@ package apiclient
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"reflect"
 	"sort"
@@ -119,7 +120,7 @@ func TestValidate(t *testing.T) {
 				}
 				return
 			}
-			if !IsValidation(err) {
+			if !errors.Is(err, ErrValidation) {
 				t.Fatalf("Validate() = %v, want a validation error", err)
 			}
 			fields := ValidationFields(err)
@@ -151,7 +152,7 @@ func TestInvalidRequestIsNotSent(t *testing.T) {
 		func() error { _, err := c.CreateUser(ctx, CreateUserRequest{Email: "nope"}); return err }(),
 	}
 	for i, err := range errs {
-		if !IsValidation(err) {
+		if !errors.Is(err, ErrValidation) {
 			t.Errorf("call %d: err = %v, want validation error", i, err)
 		}
 	}

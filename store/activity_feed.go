@@ -64,38 +64,7 @@ func (s *Store) ActivityFeed(ctx context.Context, f FeedFilter) ([]FeedEntry, er
 	if f.Limit <= 0 || f.Limit > 10000 {
 		f.Limit = 100
 	}
-	var args []any
-	arg := func(v any) string {
-		args = append(args, v)
-		return "$" + strconv.Itoa(len(args))
-	}
-	// The conditions of one source, on its time, key, kind, currency and
-	// employee expressions.
-	conds := func(at, key, kind, currency, user string) string {
-		var c []string
-		if f.Kind != "" {
-			c = append(c, kind+" = "+arg(f.Kind))
-		}
-		if f.Currency != "" {
-			c = append(c, currency+" = "+arg(f.Currency))
-		}
-		if f.ServiceUserID != "" {
-			c = append(c, user+" = "+arg(f.ServiceUserID))
-		}
-		if !f.From.IsZero() {
-			c = append(c, at+" >= "+arg(f.From))
-		}
-		if !f.To.IsZero() {
-			c = append(c, at+" < "+arg(f.To))
-		}
-		if !f.BeforeAt.IsZero() {
-			c = append(c, "("+at+", "+key+") < ("+arg(f.BeforeAt)+"::timestamptz, "+arg(f.BeforeKey)+"::text)")
-		}
-		if len(c) == 0 {
-			return "true"
-		}
-		return strings.Join(c, " AND ")
-	}
+	q := &feedQuery{f: f}
 	const (
 		aAt, aKey = "a.occurred_at", "('a' || a.id::text)"
 		// upstream_updated_at is never null; synced_at stays out of every
@@ -103,8 +72,8 @@ func (s *Store) ActivityFeed(ctx context.Context, f FeedFilter) ([]FeedEntry, er
 		pAt, pKey = "p.upstream_updated_at", "('p' || p.id)"
 		pUser     = "coalesce(nullif(p.to_user_id, ''), p.owner_user_id)"
 	)
-	aWhere := conds(aAt, aKey, "a.kind", "a.currency", "a.service_user_id")
-	pWhere := conds(pAt, pKey, "lower(p.type)", "p.currency", pUser)
+	aWhere := q.where(aAt, aKey, "a.kind", "a.currency", "a.service_user_id")
+	pWhere := q.where(pAt, pKey, "lower(p.type)", "p.currency", pUser)
 	// The page size is a number of the code's, written into the statement
 	// so that its cached plan is made for it.
 	limit := strconv.Itoa(f.Limit)
@@ -125,26 +94,69 @@ func (s *Store) ActivityFeed(ctx context.Context, f FeedFilter) ([]FeedEntry, er
 			ORDER BY 2 DESC, 1 DESC LIMIT ` + limit + `
 		) x
 		ORDER BY x.at DESC, x.key DESC`
-	rows, err := s.db.Query(ctx, sql, args...)
+	rows, err := s.db.Query(ctx, sql, q.args...)
 	if err != nil {
 		return nil, fmt.Errorf("store: activity feed: %w", err)
 	}
-	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (FeedEntry, error) {
-		var e FeedEntry
-		var amount, fee *string
-		if err := r.Scan(&e.Key, &e.At, &e.Kind, &e.ServiceUserID, &e.Employee, &amount, &fee, &e.Currency, &e.Reference,
-			&e.Status, &e.Description); err != nil {
-			return e, err
-		}
-		var err error
-		if e.Amount, err = scanDecimal(amount); err != nil {
-			return e, err
-		}
-		e.Fee, err = scanDecimal(fee)
-		return e, err
-	})
+	out, err := pgx.CollectRows(rows, scanFeedEntry)
 	if err != nil {
 		return nil, fmt.Errorf("store: activity feed: %w", err)
 	}
 	return out, nil
+}
+
+// feedQuery gathers a feed statement's arguments.
+type feedQuery struct {
+	f    FeedFilter
+	args []any
+}
+
+// arg adds v and returns its placeholder.
+func (q *feedQuery) arg(v any) string {
+	q.args = append(q.args, v)
+	return "$" + strconv.Itoa(len(q.args))
+}
+
+// where is the filter's conditions on one source, given its time, key,
+// kind, currency and employee expressions.
+func (q *feedQuery) where(at, key, kind, currency, user string) string {
+	f := q.f
+	var c []string
+	if f.Kind != "" {
+		c = append(c, kind+" = "+q.arg(f.Kind))
+	}
+	if f.Currency != "" {
+		c = append(c, currency+" = "+q.arg(f.Currency))
+	}
+	if f.ServiceUserID != "" {
+		c = append(c, user+" = "+q.arg(f.ServiceUserID))
+	}
+	if !f.From.IsZero() {
+		c = append(c, at+" >= "+q.arg(f.From))
+	}
+	if !f.To.IsZero() {
+		c = append(c, at+" < "+q.arg(f.To))
+	}
+	if !f.BeforeAt.IsZero() {
+		c = append(c, "("+at+", "+key+") < ("+q.arg(f.BeforeAt)+"::timestamptz, "+q.arg(f.BeforeKey)+"::text)")
+	}
+	if len(c) == 0 {
+		return "true"
+	}
+	return strings.Join(c, " AND ")
+}
+
+func scanFeedEntry(r pgx.CollectableRow) (FeedEntry, error) {
+	var e FeedEntry
+	var amount, fee *string
+	if err := r.Scan(&e.Key, &e.At, &e.Kind, &e.ServiceUserID, &e.Employee, &amount, &fee, &e.Currency, &e.Reference,
+		&e.Status, &e.Description); err != nil {
+		return e, err
+	}
+	var err error
+	if e.Amount, err = scanDecimal(amount); err != nil {
+		return e, err
+	}
+	e.Fee, err = scanDecimal(fee)
+	return e, err
 }

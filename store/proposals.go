@@ -580,34 +580,48 @@ func (s *Store) ListQueuePage(ctx context.Context, f QueueFilter) (QueuePage, er
 	// Sized for the page: appending Proposals (some 400 bytes each) to a
 	// growing slice copied the page six times over.
 	page := QueuePage{Rows: make([]Proposal, 0, f.Limit), Names: make(map[string]Employee, f.Limit)}
-	batch.Queue(sql, args...).Query(func(rows pgx.Rows) error {
-		for rows.Next() {
-			var p Proposal
-			var amount string
-			var owner, to Employee
-			err := rows.Scan(&p.ID, &p.WalletID, &p.OwnerUserID, &p.Type, &p.Status, &p.Currency, &amount, &p.ToUserID, &p.ToAddress,
-				&p.ToStablecoin, &p.SlippageBps, &p.Description, &p.RequiredSignatures, &p.CollectedSignatures, &p.Approvals,
-				&p.RequiredApprovals, &p.ApprovalMode, &p.RejectionReason, &p.FailureReason, &p.Round, &p.CreatedByStaffID,
-				&p.CreatedAt, &p.UpdatedAt, &p.SyncedAt, &p.SignDeadline,
-				&owner.FirstName, &owner.LastName, &owner.Email, &to.FirstName, &to.LastName, &to.Email)
-			if err != nil {
-				return err
-			}
-			if p.Amount, err = decimal.NewFromString(amount); err != nil {
-				return fmt.Errorf("amount %q: %w", amount, err)
-			}
-			if owner.Email != "" {
-				owner.ServiceUserID = p.OwnerUserID
-				page.Names[p.OwnerUserID] = owner
-			}
-			if to.Email != "" {
-				to.ServiceUserID = p.ToUserID
-				page.Names[p.ToUserID] = to
-			}
-			page.Rows = append(page.Rows, p)
+	batch.Queue(sql, args...).Query(page.readRows)
+	queueTotal(batch, f, &page)
+	if err := s.db.SendBatch(ctx, batch).Close(); err != nil {
+		return QueuePage{}, fmt.Errorf("store: queue page: %w", err)
+	}
+	return page, nil
+}
+
+// readRows appends the page's rows and the names of their employees.
+func (page *QueuePage) readRows(rows pgx.Rows) error {
+	for rows.Next() {
+		var p Proposal
+		var amount string
+		var owner, to Employee
+		err := rows.Scan(&p.ID, &p.WalletID, &p.OwnerUserID, &p.Type, &p.Status, &p.Currency, &amount, &p.ToUserID, &p.ToAddress,
+			&p.ToStablecoin, &p.SlippageBps, &p.Description, &p.RequiredSignatures, &p.CollectedSignatures, &p.Approvals,
+			&p.RequiredApprovals, &p.ApprovalMode, &p.RejectionReason, &p.FailureReason, &p.Round, &p.CreatedByStaffID,
+			&p.CreatedAt, &p.UpdatedAt, &p.SyncedAt, &p.SignDeadline,
+			&owner.FirstName, &owner.LastName, &owner.Email, &to.FirstName, &to.LastName, &to.Email)
+		if err != nil {
+			return err
 		}
-		return rows.Err()
-	})
+		if p.Amount, err = decimal.NewFromString(amount); err != nil {
+			return fmt.Errorf("amount %q: %w", amount, err)
+		}
+		if owner.Email != "" {
+			owner.ServiceUserID = p.OwnerUserID
+			page.Names[p.OwnerUserID] = owner
+		}
+		if to.Email != "" {
+			to.ServiceUserID = p.ToUserID
+			page.Names[p.ToUserID] = to
+		}
+		page.Rows = append(page.Rows, p)
+	}
+	return rows.Err()
+}
+
+// queueTotal queues the count of the filter's proposals on batch, into
+// page: the kept total where there is one, else a count capped at
+// QueueCountCap unless the filter asks for the exact figure.
+func queueTotal(batch *pgx.Batch, f QueueFilter, page *QueuePage) {
 	if f.keptTotal() {
 		batch.Queue(queueTotalSQL, string(f.Status), f.Type).QueryRow(func(row pgx.Row) error {
 			return row.Scan(&page.Total)
@@ -631,8 +645,4 @@ func (s *Store) ListQueuePage(ctx context.Context, f QueueFilter) (QueuePage, er
 			return nil
 		})
 	}
-	if err := s.db.SendBatch(ctx, batch).Close(); err != nil {
-		return QueuePage{}, fmt.Errorf("store: queue page: %w", err)
-	}
-	return page, nil
 }

@@ -102,37 +102,10 @@ func New(d Deps) (*App, error) {
 		d.Now = time.Now
 	}
 	a := &App{cfg: d.Config, store: d.Store, logger: d.Logger, now: d.Now, upstream: d.Upstream, metrics: d.Metrics}
-	if a.metrics == nil {
-		m, err := NewMetrics()
-		if err != nil {
-			return nil, err
-		}
-		a.metrics = m
-	}
-	if err := a.metrics.addStoreCollectors(d.Store.Pool(), d.Logger); err != nil {
+	if err := a.setUpMetrics(d); err != nil {
 		return nil, err
 	}
-	a.metricsHandler = a.metrics.handler(d.Logger)
-
-	a.sessions = scs.New()
-	// No cleanup goroutine: expired sessions are deleted by the periodic
-	// prune job (auth.PruneLoginFailuresWorker), once across replicas.
-	a.sessions.Store = pgxstore.NewWithCleanupInterval(d.Store.Pool(), 0)
-	a.sessions.Lifetime = 12 * time.Hour
-	a.sessions.Codec = sessionCodec{}
-	// The idle timeout is enforced by authenticate, which touches the
-	// session at most once a minute: scs's own IdleTimeout rewrites the
-	// session row on every request.
-	a.sessions.Cookie.Name = "partner_admin_session"
-	a.sessions.Cookie.HttpOnly = true
-	a.sessions.Cookie.SameSite = http.SameSiteLaxMode
-	a.sessions.Cookie.Secure = d.Config.SecureCookies()
-	if a.sessions.Cookie.Secure {
-		// __Host- cookies are bound to this exact origin, over HTTPS only.
-		a.sessions.Cookie.Name = "__Host-partner_admin_session"
-		a.sessions.Cookie.Path = "/"
-	}
-
+	a.sessions = newSessions(d)
 	var err error
 	if a.static, err = newStaticFiles(static.FS); err != nil {
 		return nil, err
@@ -152,14 +125,70 @@ func New(d Deps) (*App, error) {
 		Config: handlers.Config{PublicOrigin: d.Config.PublicOrigin, ApprovalSyncConcurrency: d.ApprovalSyncConcurrency,
 			SignLinkTemplate: d.Config.SignLinkTemplate, Sandbox: d.Upstream.Sandbox},
 		Actions: a.actions}
+	nav := navigation()
+	if err := a.newAreas(d, hd, nav); err != nil {
+		return nil, err
+	}
+	if a.river, err = newRiver(d, a.webhooks, a.approvals, a.sign, a.actions, a.payroll, a.notify); err != nil {
+		return nil, err
+	}
+	a.table = a.routes()
+	if a.handler, err = a.router(nav); err != nil {
+		return nil, err
+	}
+	return a, nil
+}
+
+// setUpMetrics makes the metrics (unless Deps brought them), with the pool's
+// collectors, and their handler.
+func (a *App) setUpMetrics(d Deps) error {
+	if a.metrics == nil {
+		m, err := NewMetrics()
+		if err != nil {
+			return err
+		}
+		a.metrics = m
+	}
+	if err := a.metrics.addStoreCollectors(d.Store.Pool(), d.Logger); err != nil {
+		return err
+	}
+	a.metricsHandler = a.metrics.handler(d.Logger)
+	return nil
+}
+
+// newSessions is the session manager: sessions in PostgreSQL through
+// pgxstore, with the app's cookie.
+func newSessions(d Deps) *scs.SessionManager {
+	sm := scs.New()
+	// No cleanup goroutine: expired sessions are deleted by the periodic
+	// prune job (auth.PruneLoginFailuresWorker), once across replicas.
+	sm.Store = pgxstore.NewWithCleanupInterval(d.Store.Pool(), 0)
+	sm.Lifetime = 12 * time.Hour
+	sm.Codec = sessionCodec{}
+	// The idle timeout is enforced by authenticate, which touches the
+	// session at most once a minute: scs's own IdleTimeout rewrites the
+	// session row on every request.
+	sm.Cookie.Name = "partner_admin_session"
+	sm.Cookie.HttpOnly = true
+	sm.Cookie.SameSite = http.SameSiteLaxMode
+	sm.Cookie.Secure = d.Config.SecureCookies()
+	if sm.Cookie.Secure {
+		// __Host- cookies are bound to this exact origin, over HTTPS only.
+		sm.Cookie.Name = "__Host-partner_admin_session"
+		sm.Cookie.Path = "/"
+	}
+	return sm
+}
+
+// newAreas builds the handlers of every area.
+func (a *App) newAreas(d Deps, hd handlers.Deps, nav []NavEntry) error {
 	authOpts, err := secondFactorOptions(d)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if a.auth, err = auth.New(hd, authOpts); err != nil {
-		return nil, err
+		return err
 	}
-	nav := navigation()
 	a.dashboard = dashboard.New(hd, d.Upstream, areaDescriptions(nav))
 	a.staff = staff.New(hd)
 	a.audit = audit.New(hd)
@@ -169,7 +198,7 @@ func New(d Deps) (*App, error) {
 	// reconciliation (onboarding: 25 employees read over an hour ago a run).
 	if a.webhooks, err = newWebhooks(d, hd, employees.Events{H: a.employees},
 		employees.InviteChecker{H: a.employees}, employees.OnboardingChecker{H: a.employees, MaxAge: time.Hour, Batch: 25}); err != nil {
-		return nil, err
+		return err
 	}
 	a.webhooks.Delivered = a.metrics.webhookDelivered
 	a.webhooks.BodyRetention = d.Config.WebhookBodyRetention
@@ -182,16 +211,9 @@ func New(d Deps) (*App, error) {
 	a.payroll = payroll.New(hd)
 	a.controls = controls.New(hd)
 	if a.notify, err = newNotify(d, hd); err != nil {
-		return nil, err
+		return err
 	}
-	if a.river, err = newRiver(d, a.webhooks, a.approvals, a.sign, a.actions, a.payroll, a.notify); err != nil {
-		return nil, err
-	}
-	a.table = a.routes()
-	if a.handler, err = a.router(nav); err != nil {
-		return nil, err
-	}
-	return a, nil
+	return nil
 }
 
 // newRiver builds the job client with every worker and periodic job.

@@ -98,6 +98,23 @@ func (c Config) SecureCookies() bool { return strings.HasPrefix(c.PublicOrigin, 
 // ParseConfig reads flags, then environment variables for what the flags did
 // not set, and validates the result.
 func ParseConfig(args []string, getenv func(string) string, stderr io.Writer) (Config, error) {
+	c, fl, err := parseFlags(args, getenv, stderr)
+	if err != nil {
+		return Config{}, err
+	}
+	errs := stepUpFromEnv(&c, getenv)
+	readEnv(&c, getenv)
+	errs = append(errs, validateConfig(&c, fl)...)
+	return c, errors.Join(errs...)
+}
+
+// flagText holds the flags that are read as text and checked later.
+type flagText struct {
+	logLevel, trustedProxies, retention string
+}
+
+// parseFlags reads the flags, each defaulting to its environment variable.
+func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (Config, flagText, error) {
 	fs := flag.NewFlagSet("partner-admin", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	def := func(env, fallback string) string {
@@ -107,17 +124,15 @@ func ParseConfig(args []string, getenv func(string) string, stderr io.Writer) (C
 		return fallback
 	}
 	var c Config
-	var logLevel string
+	var fl flagText
 	fs.StringVar(&c.Addr, "addr", def("ADDR", "127.0.0.1:8080"), "listen address (ADDR)")
 	fs.StringVar(&c.DataDir, "data-dir", def("DATA_DIR", "./.data"), "directory for the private PostgreSQL and sandbox state (DATA_DIR)")
 	fs.StringVar(&c.PublicOrigin, "public-origin", def("PUBLIC_ORIGIN", ""), "origin used in links and QR codes (PUBLIC_ORIGIN); default http://ADDR")
-	fs.StringVar(&logLevel, "log-level", def("LOG_LEVEL", "info"), "debug, info, warn or error (LOG_LEVEL)")
-	var trustedProxies string
-	fs.StringVar(&trustedProxies, "trusted-proxies", def("TRUSTED_PROXIES", ""), "comma-separated addresses or CIDR blocks of the reverse proxies whose X-Forwarded-For names the client (TRUSTED_PROXIES)")
+	fs.StringVar(&fl.logLevel, "log-level", def("LOG_LEVEL", "info"), "debug, info, warn or error (LOG_LEVEL)")
+	fs.StringVar(&fl.trustedProxies, "trusted-proxies", def("TRUSTED_PROXIES", ""), "comma-separated addresses or CIDR blocks of the reverse proxies whose X-Forwarded-For names the client (TRUSTED_PROXIES)")
 	fs.StringVar(&c.SignLinkTemplate, "sign-link-template", def("SIGN_LINK_TEMPLATE", sign.DefaultLinkTemplate), "what a sign link's QR code carries, with {link} for the link (SIGN_LINK_TEMPLATE), e.g. myapp://sign?link={link}")
 	fs.StringVar(&c.MetricsAddr, "metrics-addr", def("METRICS_ADDR", ""), "optional host:port of a listener serving /metrics, /readyz and /healthz without sign-in, for a scraper (METRICS_ADDR)")
-	var retention string
-	fs.StringVar(&retention, "webhook-body-retention", def("WEBHOOK_BODY_RETENTION", "30d"), "how long processed webhook events keep their body: days (30d) or hours (720h); 0 keeps them (WEBHOOK_BODY_RETENTION)")
+	fs.StringVar(&fl.retention, "webhook-body-retention", def("WEBHOOK_BODY_RETENTION", "30d"), "how long processed webhook events keep their body: days (30d) or hours (720h); 0 keeps them (WEBHOOK_BODY_RETENTION)")
 	fs.DurationVar(&c.StepUpMaxAge, "step-up-max-age", 0, "how long a second factor counts for value-moving and card actions (STEP_UP_MAX_AGE, default 15m)")
 	fs.StringVar(&c.OIDCIssuer, "oidc-issuer", def("OIDC_ISSUER", ""), "issuer URL of the identity provider staff sign in with (OIDC_ISSUER); OIDC_CLIENT_SECRET is read from the environment only")
 	fs.StringVar(&c.OIDCClientID, "oidc-client-id", def("OIDC_CLIENT_ID", ""), "this app's client id at the identity provider (OIDC_CLIENT_ID)")
@@ -126,8 +141,13 @@ func ParseConfig(args []string, getenv func(string) string, stderr io.Writer) (C
 		args = args[1:]
 	}
 	if err := fs.Parse(args); err != nil {
-		return Config{}, err
+		return Config{}, flagText{}, err
 	}
+	return c, fl, nil
+}
+
+// stepUpFromEnv reads STEP_UP_MAX_AGE when the flag did not set it.
+func stepUpFromEnv(c *Config, getenv func(string) string) []error {
 	var errs []error
 	if v := getenv("STEP_UP_MAX_AGE"); v != "" && c.StepUpMaxAge == 0 {
 		d, err := time.ParseDuration(v)
@@ -139,6 +159,12 @@ func ParseConfig(args []string, getenv func(string) string, stderr io.Writer) (C
 	if c.StepUpMaxAge < 0 {
 		errs = append(errs, errors.New("-step-up-max-age must be positive"))
 	}
+	return errs
+}
+
+// readEnv reads the settings that come only from the environment: the
+// secrets, and what goes with them.
+func readEnv(c *Config, getenv func(string) string) {
 	c.DatabaseURL = Secret(getenv("DATABASE_URL"))
 	c.PartnerAPIBaseURL = strings.TrimRight(getenv("PARTNER_API_BASE_URL"), "/")
 	c.PartnerAPIKey = Secret(getenv("PARTNER_API_KEY"))
@@ -148,9 +174,14 @@ func ParseConfig(args []string, getenv func(string) string, stderr io.Writer) (C
 	c.SMTPURL = Secret(getenv("SMTP_URL"))
 	c.ChatWebhookURL = Secret(getenv("CHAT_WEBHOOK_URL"))
 	c.OIDCClientSecret = Secret(getenv("OIDC_CLIENT_SECRET"))
+}
 
-	if err := c.LogLevel.UnmarshalText([]byte(logLevel)); err != nil {
-		errs = append(errs, fmt.Errorf("LOG_LEVEL %q: use debug, info, warn or error", logLevel))
+// validateConfig checks everything read and fills in what follows from it
+// (the public origin's default, the parsed proxies and retention).
+func validateConfig(c *Config, fl flagText) []error {
+	var errs []error
+	if err := c.LogLevel.UnmarshalText([]byte(fl.logLevel)); err != nil {
+		errs = append(errs, fmt.Errorf("LOG_LEVEL %q: use debug, info, warn or error", fl.logLevel))
 	}
 	if _, _, err := net.SplitHostPort(c.Addr); err != nil {
 		errs = append(errs, fmt.Errorf("ADDR %q: want host:port", c.Addr))
@@ -181,8 +212,8 @@ func ParseConfig(args []string, getenv func(string) string, stderr io.Writer) (C
 			errs = append(errs, fmt.Errorf("METRICS_ADDR %q: want host:port", c.MetricsAddr))
 		}
 	}
-	if d, err := parseRetention(retention); err != nil {
-		errs = append(errs, fmt.Errorf("WEBHOOK_BODY_RETENTION %q: %w", retention, err))
+	if d, err := parseRetention(fl.retention); err != nil {
+		errs = append(errs, fmt.Errorf("WEBHOOK_BODY_RETENTION %q: %w", fl.retention, err))
 	} else {
 		c.WebhookBodyRetention = d
 	}
@@ -196,15 +227,15 @@ func ParseConfig(args []string, getenv func(string) string, stderr io.Writer) (C
 			errs = append(errs, err)
 		}
 	}
-	errs = append(errs, checkOIDC(&c)...)
+	errs = append(errs, checkOIDC(c)...)
 	var err error
-	if c.TrustedProxies, err = parseTrustedProxies(trustedProxies); err != nil {
+	if c.TrustedProxies, err = parseTrustedProxies(fl.trustedProxies); err != nil {
 		errs = append(errs, err)
 	}
 	if c.OwnerPassword != "" && len(c.OwnerPassword) < 12 {
 		errs = append(errs, errors.New("OWNER_PASSWORD must have at least 12 characters"))
 	}
-	return c, errors.Join(errs...)
+	return errs
 }
 
 // parseTrustedProxies reads a comma-separated list of IP addresses and CIDR

@@ -90,42 +90,7 @@ func (c *call) createCard() (any, error) {
 	if err := c.decode(&in); err != nil {
 		return nil, err
 	}
-	var msgs []string
-	if in.CardName == nil || len([]rune(strings.TrimSpace(*in.CardName))) < 1 || len([]rune(*in.CardName)) > 50 {
-		// spec: "Card name length | 1 to 50 characters"
-		msgs = append(msgs, "cardName must be between 1 and 50 characters")
-	}
-	if !colorPattern.MatchString(in.CardColor) {
-		msgs = append(msgs, "cardColor must be a hex colour #RGB or #RRGGBB")
-	}
-	if in.Currency != "NGN" && in.Currency != "USD" {
-		msgs = append(msgs, "currency must be one of the following values: NGN, USD")
-	}
-	if in.Type != "virtual" && in.Type != "physical" {
-		msgs = append(msgs, "type must be one of the following values: virtual, physical")
-	}
-	if in.SmartWalletID == "" {
-		msgs = append(msgs, "smartWalletId should not be empty")
-	}
-	if in.PAN != "" && (len(in.PAN) < 13 || len(in.PAN) > 19 || !digits.MatchString(in.PAN)) {
-		msgs = append(msgs, "pan must be 13 to 19 digits")
-	}
-	if in.OTPChannel != "" && in.OTPChannel != "sms" && in.OTPChannel != "email" {
-		msgs = append(msgs, "otpChannel must be one of the following values: sms, email")
-	}
-	if in.DeliveryPhoneNumber != "" && !nigerianPhone(in.DeliveryPhoneNumber) {
-		msgs = append(msgs, "deliveryPhoneNumber must be a Nigerian number with a +234, 234 or 0 prefix")
-	}
-	if in.Type == "physical" && in.PAN == "" && strings.TrimSpace(in.DeliveryAddress) == "" {
-		msgs = append(msgs, "deliveryAddress should not be empty for a physical card without pan")
-	}
-	if in.FundingPolicy != "" && !slices.Contains([]string{"SAFE", "PERSONAL", "BOTH"}, in.FundingPolicy) {
-		msgs = append(msgs, "fundingPolicy must be one of the following values: SAFE, PERSONAL, BOTH")
-	}
-	if in.FundLifecycle != "" && !slices.Contains([]string{"ONE_TIME", "REPEATABLE"}, in.FundLifecycle) {
-		msgs = append(msgs, "fundLifecycle must be one of the following values: ONE_TIME, REPEATABLE")
-	}
-	if len(msgs) > 0 {
+	if msgs := validateCardRequest(in); len(msgs) > 0 {
 		return nil, validation(msgs)
 	}
 	nin := ""
@@ -161,6 +126,55 @@ func (c *call) createCard() (any, error) {
 		return nil, badRequest(fmt.Sprintf("Insufficient balance for the card creation fee (%s %s)", fee, w.Currency))
 	}
 	c.user.CardEnrolled = true
+	out := c.issueCard(in, w, fee)
+	c.status = http.StatusCreated
+	return map[string]any{"success": true, "data": out}, nil
+}
+
+// validateCardRequest returns one message per invalid field of a card
+// creation.
+func validateCardRequest(in createCardRequest) []string {
+	var msgs []string
+	if in.CardName == nil || len([]rune(strings.TrimSpace(*in.CardName))) < 1 || len([]rune(*in.CardName)) > 50 {
+		// spec: "Card name length | 1 to 50 characters"
+		msgs = append(msgs, "cardName must be between 1 and 50 characters")
+	}
+	if !colorPattern.MatchString(in.CardColor) {
+		msgs = append(msgs, "cardColor must be a hex colour #RGB or #RRGGBB")
+	}
+	if in.Currency != "NGN" && in.Currency != "USD" {
+		msgs = append(msgs, "currency must be one of the following values: NGN, USD")
+	}
+	if in.Type != "virtual" && in.Type != "physical" {
+		msgs = append(msgs, "type must be one of the following values: virtual, physical")
+	}
+	if in.SmartWalletID == "" {
+		msgs = append(msgs, "smartWalletId should not be empty")
+	}
+	if in.PAN != "" && (len(in.PAN) < 13 || len(in.PAN) > 19 || !digits.MatchString(in.PAN)) {
+		msgs = append(msgs, "pan must be 13 to 19 digits")
+	}
+	if in.OTPChannel != "" && in.OTPChannel != "sms" && in.OTPChannel != "email" {
+		msgs = append(msgs, "otpChannel must be one of the following values: sms, email")
+	}
+	if in.DeliveryPhoneNumber != "" && !nigerianPhone(in.DeliveryPhoneNumber) {
+		msgs = append(msgs, "deliveryPhoneNumber must be a Nigerian number with a +234, 234 or 0 prefix")
+	}
+	if in.Type == "physical" && in.PAN == "" && strings.TrimSpace(in.DeliveryAddress) == "" {
+		msgs = append(msgs, "deliveryAddress should not be empty for a physical card without pan")
+	}
+	if in.FundingPolicy != "" && !slices.Contains([]string{"SAFE", "PERSONAL", "BOTH"}, in.FundingPolicy) {
+		msgs = append(msgs, "fundingPolicy must be one of the following values: SAFE, PERSONAL, BOTH")
+	}
+	if in.FundLifecycle != "" && !slices.Contains([]string{"ONE_TIME", "REPEATABLE"}, in.FundLifecycle) {
+		msgs = append(msgs, "fundLifecycle must be one of the following values: ONE_TIME, REPEATABLE")
+	}
+	return msgs
+}
+
+// issueCard charges the creation fee, opens the issuance proposal (approved
+// on the caller's behalf) and keeps the card; it returns the answer's data.
+func (c *call) issueCard(in createCardRequest, w *wallet, fee decimal.Decimal) map[string]any {
 	// spec: "feeAmount, feeCurrency (creation fee charged to the wallet)"
 	w.Balance = w.Balance.Sub(fee)
 	now := c.s.now()
@@ -202,8 +216,7 @@ func (c *call) createCard() (any, error) {
 		out["signPayloadPending"] = true
 		out["signPayloadHint"] = "The fee sweep is still confirming; poll the sign-payload endpoint and sign when it is ready."
 	}
-	c.status = http.StatusCreated
-	return map[string]any{"success": true, "data": out}, nil
+	return out
 }
 
 func orDefault(s, d string) string {

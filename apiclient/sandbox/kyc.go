@@ -388,8 +388,12 @@ type kycPatch struct {
 }
 
 var (
-	ssnPattern  = regexp.MustCompile(`^\d{3}-?\d{2}-?\d{4}$`)
-	ninoPattern = regexp.MustCompile(`^[A-CEGHJ-PR-TW-Z]{2}\d{6}[A-D]$`)
+	ssnPattern = regexp.MustCompile(`^\d{3}-?\d{2}-?\d{4}$`)
+	// The spec names the nino type but says of formats only "Other fields
+	// and their formats: not shown", so the sandbox checks the shape its own
+	// message describes (two letters, six digits, a letter A to D), which
+	// includes the QQ prefix used in examples.
+	ninoPattern = regexp.MustCompile(`^[A-Z]{2}\d{6}[A-D]$`)
 	rfcPattern  = regexp.MustCompile(`^[A-ZÑ&]{3,4}\d{6}[A-Z0-9]{3}$`)
 	curpPattern = regexp.MustCompile(`^[A-Z]{4}\d{6}[HMX][A-Z]{5}[A-Z0-9]\d$`)
 	namePattern = regexp.MustCompile(`^[\p{L}][\p{L} .'\-]*$`)
@@ -411,7 +415,41 @@ func trimPtr(p *string) string {
 // the address country after the update.
 func (s *Server) validatePatch(in kycPatch, country string) []string {
 	var msgs []string
-	now := s.now()
+	if in.Profile != nil && in.Profile.PersonalInfo != nil {
+		msgs = append(msgs, validatePersonalInfo(in.Profile.PersonalInfo, country, s.now())...)
+	}
+	if in.Address != nil {
+		msgs = append(msgs, validateAddress(in.Address, country)...)
+	}
+	if in.Employment != nil {
+		msgs = append(msgs, validateEmployment(in.Employment)...)
+	}
+	if in.SourceOfFunds != nil && !validOption(sourcesOfFunds, trimPtr(in.SourceOfFunds)) {
+		msgs = append(msgs, "sourceOfFunds must be one of "+optionValues(sourcesOfFunds))
+	}
+	if in.EstimatedMonthlyVolume != nil {
+		d, err := decimal.NewFromString(in.EstimatedMonthlyVolume.String())
+		if err != nil || d.IsNegative() {
+			msgs = append(msgs, "estimatedMonthlyVolume must be a non-negative number (USD)")
+		}
+	}
+	if in.AccountPurpose != nil && !validOption(accountPurposes, trimPtr(in.AccountPurpose)) {
+		msgs = append(msgs, "accountPurpose must be one of "+optionValues(accountPurposes))
+	}
+	if in.IdentificationNumbers != nil {
+		msgs = append(msgs, validateIDNumbers(*in.IdentificationNumbers)...)
+	}
+	if in.BVN != nil && !elevenDigits(trimPtr(in.BVN)) {
+		// spec: "400 | BVN must be exactly 11 digits | BVN not 11 digits after trimming"
+		msgs = append(msgs, msgBVNDigits)
+	}
+	return msgs
+}
+
+// validatePersonalInfo checks profile.personalInfo; country is the address
+// country after the update.
+func validatePersonalInfo(pi *kycPatchInfo, country string, now time.Time) []string {
+	var msgs []string
 	name := func(field string, v *string, required bool) {
 		if v == nil {
 			return
@@ -427,129 +465,124 @@ func (s *Server) validatePatch(in kycPatch, country string) []string {
 			msgs = append(msgs, field+" must contain only letters, spaces, apostrophes, dots and hyphens")
 		}
 	}
-	if in.Profile != nil && in.Profile.PersonalInfo != nil {
-		pi := in.Profile.PersonalInfo
-		name("profile.personalInfo.firstName", pi.FirstName, true)
-		name("profile.personalInfo.lastName", pi.LastName, true)
-		name("profile.personalInfo.middleName", pi.MiddleName, false)
-		if pi.DateOfBirth != nil {
-			t, err := time.Parse(time.DateOnly, strings.TrimSpace(*pi.DateOfBirth))
-			switch {
-			case err != nil:
-				msgs = append(msgs, "profile.personalInfo.dateOfBirth must be a date, YYYY-MM-DD")
-			case t.After(now):
-				msgs = append(msgs, "profile.personalInfo.dateOfBirth must be in the past")
-			case t.AddDate(18, 0, 0).After(now):
-				msgs = append(msgs, "profile.personalInfo.dateOfBirth: the user must be at least 18 years old")
-			case t.Year() < 1900:
-				msgs = append(msgs, "profile.personalInfo.dateOfBirth must be after 1900-01-01")
-			}
-		}
-		if pi.Nationality != nil && !knownAlpha2(strings.ToUpper(trimPtr(pi.Nationality))) {
-			msgs = append(msgs, "profile.personalInfo.nationality must be an ISO 3166-1 alpha-2 code such as NG")
-		}
-		if pi.PhoneNumber != nil {
-			p := trimPtr(pi.PhoneNumber)
-			switch {
-			case !phonePattern.MatchString(p):
-				msgs = append(msgs, "profile.personalInfo.phoneNumber must be a valid phone number")
-			case country == "NGA" && numDigits(p) < 10:
-				// spec: "Nigeria: at least 10 digits"
-				msgs = append(msgs, "profile.personalInfo.phoneNumber must have at least 10 digits for Nigeria")
-			}
-		}
-		if pi.Gender != nil && trimPtr(pi.Gender) != "" && !validOption(genders, trimPtr(pi.Gender)) {
-			msgs = append(msgs, "profile.personalInfo.gender must be one of "+optionValues(genders))
+	name("profile.personalInfo.firstName", pi.FirstName, true)
+	name("profile.personalInfo.lastName", pi.LastName, true)
+	name("profile.personalInfo.middleName", pi.MiddleName, false)
+	if pi.DateOfBirth != nil {
+		t, err := time.Parse(time.DateOnly, strings.TrimSpace(*pi.DateOfBirth))
+		switch {
+		case err != nil:
+			msgs = append(msgs, "profile.personalInfo.dateOfBirth must be a date, YYYY-MM-DD")
+		case t.After(now):
+			msgs = append(msgs, "profile.personalInfo.dateOfBirth must be in the past")
+		case t.AddDate(18, 0, 0).After(now):
+			msgs = append(msgs, "profile.personalInfo.dateOfBirth: the user must be at least 18 years old")
+		case t.Year() < 1900:
+			msgs = append(msgs, "profile.personalInfo.dateOfBirth must be after 1900-01-01")
 		}
 	}
-	if a := in.Address; a != nil {
-		for _, f := range []struct {
-			field string
-			v     *string
-		}{{"address.streetLine1", a.StreetLine1}, {"address.city", a.City}, {"address.state", a.State}, {"address.postalCode", a.PostalCode}} {
-			if f.v != nil && trimPtr(f.v) == "" {
-				msgs = append(msgs, f.field+" should not be empty")
-			} else if f.v != nil && len(trimPtr(f.v)) > 100 {
-				msgs = append(msgs, f.field+" must be shorter than or equal to 100 characters")
-			}
-		}
-		if a.CountryCode != nil && !knownAlpha3(trimPtr(a.CountryCode)) {
-			msgs = append(msgs, "address.countryCode must be an ISO 3166-1 alpha-3 code such as NGA")
-		}
-		if country == "NGA" {
-			if a.State != nil && trimPtr(a.State) != "" {
-				if _, ok := nigerianState(*a.State); !ok {
-					msgs = append(msgs, "address.state must be a Nigerian state name such as Lagos")
-				}
-			}
-			if a.PostalCode != nil && trimPtr(a.PostalCode) != "" && !(len(trimPtr(a.PostalCode)) == 6 && numDigits(trimPtr(a.PostalCode)) == 6) {
-				// spec: "Nigerian postal code | 6 digits"
-				msgs = append(msgs, "address.postalCode must be exactly 6 digits for Nigeria")
-			}
+	if pi.Nationality != nil && !knownAlpha2(strings.ToUpper(trimPtr(pi.Nationality))) {
+		msgs = append(msgs, "profile.personalInfo.nationality must be an ISO 3166-1 alpha-2 code such as NG")
+	}
+	if pi.PhoneNumber != nil {
+		p := trimPtr(pi.PhoneNumber)
+		switch {
+		case !phonePattern.MatchString(p):
+			msgs = append(msgs, "profile.personalInfo.phoneNumber must be a valid phone number")
+		case country == "NGA" && numDigits(p) < 10:
+			// spec: "Nigeria: at least 10 digits"
+			msgs = append(msgs, "profile.personalInfo.phoneNumber must have at least 10 digits for Nigeria")
 		}
 	}
-	if e := in.Employment; e != nil {
-		if e.EmploymentStatus != nil && !validOption(employmentStatuses, trimPtr(e.EmploymentStatus)) {
-			msgs = append(msgs, "employment.employmentStatus must be one of "+optionValues(employmentStatuses))
+	if pi.Gender != nil && trimPtr(pi.Gender) != "" && !validOption(genders, trimPtr(pi.Gender)) {
+		msgs = append(msgs, "profile.personalInfo.gender must be one of "+optionValues(genders))
+	}
+	return msgs
+}
+
+// validateAddress checks address; country is the address country after
+// the update.
+func validateAddress(a *kycPatchAddress, country string) []string {
+	var msgs []string
+	for _, f := range []struct {
+		field string
+		v     *string
+	}{{"address.streetLine1", a.StreetLine1}, {"address.city", a.City}, {"address.state", a.State}, {"address.postalCode", a.PostalCode}} {
+		if f.v != nil && trimPtr(f.v) == "" {
+			msgs = append(msgs, f.field+" should not be empty")
+		} else if f.v != nil && len(trimPtr(f.v)) > 100 {
+			msgs = append(msgs, f.field+" must be shorter than or equal to 100 characters")
 		}
-		if e.OccupationCode != nil && trimPtr(e.OccupationCode) != "" {
-			if o, ok := occupationByCode(trimPtr(e.OccupationCode)); !ok || !o.Active {
-				msgs = append(msgs, "employment.occupationCode must be an active code from the occupations lookup")
+	}
+	if a.CountryCode != nil && !knownAlpha3(trimPtr(a.CountryCode)) {
+		msgs = append(msgs, "address.countryCode must be an ISO 3166-1 alpha-3 code such as NGA")
+	}
+	if country == "NGA" {
+		if a.State != nil && trimPtr(a.State) != "" {
+			if _, ok := nigerianState(*a.State); !ok {
+				msgs = append(msgs, "address.state must be a Nigerian state name such as Lagos")
 			}
 		}
-		if e.EmployerName != nil && len(trimPtr(e.EmployerName)) > 200 {
-			msgs = append(msgs, "employment.employerName must be shorter than or equal to 200 characters")
-		}
-		if e.Occupation != nil && len(trimPtr(e.Occupation)) > 200 {
-			msgs = append(msgs, "employment.occupation must be shorter than or equal to 200 characters")
+		if a.PostalCode != nil && trimPtr(a.PostalCode) != "" && !(len(trimPtr(a.PostalCode)) == 6 && numDigits(trimPtr(a.PostalCode)) == 6) {
+			// spec: "Nigerian postal code | 6 digits"
+			msgs = append(msgs, "address.postalCode must be exactly 6 digits for Nigeria")
 		}
 	}
-	if in.SourceOfFunds != nil && !validOption(sourcesOfFunds, trimPtr(in.SourceOfFunds)) {
-		msgs = append(msgs, "sourceOfFunds must be one of "+optionValues(sourcesOfFunds))
+	return msgs
+}
+
+// validateEmployment checks employment.
+func validateEmployment(e *kycPatchEmployment) []string {
+	var msgs []string
+	if e.EmploymentStatus != nil && !validOption(employmentStatuses, trimPtr(e.EmploymentStatus)) {
+		msgs = append(msgs, "employment.employmentStatus must be one of "+optionValues(employmentStatuses))
 	}
-	if in.EstimatedMonthlyVolume != nil {
-		d, err := decimal.NewFromString(in.EstimatedMonthlyVolume.String())
-		if err != nil || d.IsNegative() {
-			msgs = append(msgs, "estimatedMonthlyVolume must be a non-negative number (USD)")
+	if e.OccupationCode != nil && trimPtr(e.OccupationCode) != "" {
+		if o, ok := occupationByCode(trimPtr(e.OccupationCode)); !ok || !o.Active {
+			msgs = append(msgs, "employment.occupationCode must be an active code from the occupations lookup")
 		}
 	}
-	if in.AccountPurpose != nil && !validOption(accountPurposes, trimPtr(in.AccountPurpose)) {
-		msgs = append(msgs, "accountPurpose must be one of "+optionValues(accountPurposes))
+	if e.EmployerName != nil && len(trimPtr(e.EmployerName)) > 200 {
+		msgs = append(msgs, "employment.employerName must be shorter than or equal to 200 characters")
 	}
-	if in.IdentificationNumbers != nil {
-		for i, id := range *in.IdentificationNumbers {
-			f := fmt.Sprintf("identificationNumbers.%d", i)
-			num := strings.ToUpper(strings.TrimSpace(id.Number))
-			want, known := idNumberCountry[id.Type]
-			if !known {
-				msgs = append(msgs, f+".type must be one of ssn, nino, bvn, rfc, curp")
-			}
-			switch {
-			case num == "":
-				msgs = append(msgs, f+".number should not be empty")
-			case id.Type == "ssn" && !ssnPattern.MatchString(num):
-				msgs = append(msgs, f+".number must be a 9-digit SSN")
-			case id.Type == "nino" && !ninoPattern.MatchString(strings.ReplaceAll(num, " ", "")):
-				msgs = append(msgs, f+".number must be a National Insurance number such as QQ123456C")
-			case id.Type == "bvn" && !elevenDigits(num):
-				msgs = append(msgs, msgBVNDigits)
-			case id.Type == "rfc" && !rfcPattern.MatchString(num):
-				msgs = append(msgs, f+".number must be a 12 or 13 character RFC")
-			case id.Type == "curp" && !curpPattern.MatchString(num):
-				msgs = append(msgs, f+".number must be an 18 character CURP")
-			}
-			cc := strings.TrimSpace(id.IssuingCountryCode)
-			switch {
-			case !knownAlpha3(cc):
-				msgs = append(msgs, f+".issuingCountryCode must be an ISO 3166-1 alpha-3 code")
-			case known && cc != want:
-				msgs = append(msgs, fmt.Sprintf("%s.issuingCountryCode must be %s for %s", f, want, id.Type))
-			}
+	if e.Occupation != nil && len(trimPtr(e.Occupation)) > 200 {
+		msgs = append(msgs, "employment.occupation must be shorter than or equal to 200 characters")
+	}
+	return msgs
+}
+
+// validateIDNumbers checks identificationNumbers: each number's shape
+// and the issuing country its type must carry.
+func validateIDNumbers(ids []kycIDNumber) []string {
+	var msgs []string
+	for i, id := range ids {
+		f := fmt.Sprintf("identificationNumbers.%d", i)
+		num := strings.ToUpper(strings.TrimSpace(id.Number))
+		want, known := idNumberCountry[id.Type]
+		if !known {
+			msgs = append(msgs, f+".type must be one of ssn, nino, bvn, rfc, curp")
 		}
-	}
-	if in.BVN != nil && !elevenDigits(trimPtr(in.BVN)) {
-		// spec: "400 | BVN must be exactly 11 digits | BVN not 11 digits after trimming"
-		msgs = append(msgs, msgBVNDigits)
+		switch {
+		case num == "":
+			msgs = append(msgs, f+".number should not be empty")
+		case id.Type == "ssn" && !ssnPattern.MatchString(num):
+			msgs = append(msgs, f+".number must be a 9-digit SSN")
+		case id.Type == "nino" && !ninoPattern.MatchString(strings.ReplaceAll(num, " ", "")):
+			msgs = append(msgs, f+".number must be a National Insurance number such as QQ123456C")
+		case id.Type == "bvn" && !elevenDigits(num):
+			msgs = append(msgs, msgBVNDigits)
+		case id.Type == "rfc" && !rfcPattern.MatchString(num):
+			msgs = append(msgs, f+".number must be a 12 or 13 character RFC")
+		case id.Type == "curp" && !curpPattern.MatchString(num):
+			msgs = append(msgs, f+".number must be an 18 character CURP")
+		}
+		cc := strings.TrimSpace(id.IssuingCountryCode)
+		switch {
+		case !knownAlpha3(cc):
+			msgs = append(msgs, f+".issuingCountryCode must be an ISO 3166-1 alpha-3 code")
+		case known && cc != want:
+			msgs = append(msgs, fmt.Sprintf("%s.issuingCountryCode must be %s for %s", f, want, id.Type))
+		}
 	}
 	return msgs
 }
@@ -593,66 +626,13 @@ func (c *call) patchKYC() (any, error) {
 func (s *Server) applyPatch(k *kycRecord, in kycPatch) (dropped bool) {
 	p := &k.Profile
 	if in.Profile != nil && in.Profile.PersonalInfo != nil {
-		if p.Profile == nil {
-			p.Profile = &kycPersonal{}
-		}
-		if p.Profile.PersonalInfo == nil {
-			p.Profile.PersonalInfo = &kycPersonalInfo{}
-		}
-		pi, x := p.Profile.PersonalInfo, in.Profile.PersonalInfo
-		setStr(&pi.FirstName, x.FirstName)
-		setStr(&pi.LastName, x.LastName)
-		setStr(&pi.MiddleName, x.MiddleName)
-		setStr(&pi.DateOfBirth, x.DateOfBirth)
-		setStr(&pi.Nationality, x.Nationality)
-		pi.Nationality = strings.ToUpper(pi.Nationality)
-		setStr(&pi.PhoneNumber, x.PhoneNumber)
-		setStr(&pi.Gender, x.Gender)
+		p.applyPersonalInfo(in.Profile.PersonalInfo)
 	}
-	if a := in.Address; a != nil {
-		if p.Address == nil {
-			p.Address = &kycAddress{}
-		}
-		setStr(&p.Address.StreetLine1, a.StreetLine1)
-		setStr(&p.Address.City, a.City)
-		setStr(&p.Address.State, a.State)
-		setStr(&p.Address.PostalCode, a.PostalCode)
-		setStr(&p.Address.CountryCode, a.CountryCode)
-		p.Address.CountryCode = strings.ToUpper(p.Address.CountryCode)
-		if p.Address.CountryCode == "NGA" {
-			if st, ok := nigerianState(p.Address.State); ok {
-				p.Address.State = st
-			}
-		}
+	if in.Address != nil {
+		p.applyAddress(in.Address)
 	}
-	if e := in.Employment; e != nil {
-		next := kycEmployment{}
-		if p.Employment != nil {
-			next = *p.Employment
-		}
-		setStr(&next.EmploymentStatus, e.EmploymentStatus)
-		setStr(&next.EmployerName, e.EmployerName)
-		code := trimPtr(e.OccupationCode)
-		switch {
-		case code != "":
-			next.OccupationCode = &code
-			setStr(&next.Occupation, e.Occupation)
-		case trimPtr(e.Occupation) != "":
-			// spec: "when employment.occupation is sent as free text, the
-			// service searches occupations by that string ... If neither
-			// applies, no code resolves and employment is silently dropped
-			// while the call succeeds."
-			resolved, ok := resolveOccupation(*e.Occupation)
-			if !ok {
-				dropped = true
-				break
-			}
-			next.OccupationCode = &resolved
-			next.Occupation = trimPtr(e.Occupation)
-		}
-		if !dropped {
-			p.Employment = &next
-		}
+	if in.Employment != nil {
+		dropped = !p.applyEmployment(in.Employment)
 	}
 	setStr(&p.SourceOfFunds, in.SourceOfFunds)
 	if in.EstimatedMonthlyVolume != nil {
@@ -665,21 +645,90 @@ func (s *Server) applyPatch(k *kycRecord, in kycPatch) (dropped bool) {
 		p.ActingAsIntermediary = &v
 	}
 	if in.IdentificationNumbers != nil {
-		// Entries replace those of the same type; other types are kept.
-		for _, id := range *in.IdentificationNumbers {
-			id.Number = strings.ToUpper(strings.TrimSpace(id.Number))
-			id.IssuingCountryCode = strings.TrimSpace(id.IssuingCountryCode)
-			if old := p.idNumber(id.Type); old != nil {
-				*old = id
-			} else {
-				p.IdentificationNumbers = append(p.IdentificationNumbers, id)
-			}
-		}
+		p.applyIDNumbers(*in.IdentificationNumbers)
 	}
 	if in.BVN != nil {
 		p.BVN = trimPtr(in.BVN)
 	}
 	return dropped
+}
+
+func (p *storedProfile) applyPersonalInfo(x *kycPatchInfo) {
+	if p.Profile == nil {
+		p.Profile = &kycPersonal{}
+	}
+	if p.Profile.PersonalInfo == nil {
+		p.Profile.PersonalInfo = &kycPersonalInfo{}
+	}
+	pi := p.Profile.PersonalInfo
+	setStr(&pi.FirstName, x.FirstName)
+	setStr(&pi.LastName, x.LastName)
+	setStr(&pi.MiddleName, x.MiddleName)
+	setStr(&pi.DateOfBirth, x.DateOfBirth)
+	setStr(&pi.Nationality, x.Nationality)
+	pi.Nationality = strings.ToUpper(pi.Nationality)
+	setStr(&pi.PhoneNumber, x.PhoneNumber)
+	setStr(&pi.Gender, x.Gender)
+}
+
+func (p *storedProfile) applyAddress(a *kycPatchAddress) {
+	if p.Address == nil {
+		p.Address = &kycAddress{}
+	}
+	setStr(&p.Address.StreetLine1, a.StreetLine1)
+	setStr(&p.Address.City, a.City)
+	setStr(&p.Address.State, a.State)
+	setStr(&p.Address.PostalCode, a.PostalCode)
+	setStr(&p.Address.CountryCode, a.CountryCode)
+	p.Address.CountryCode = strings.ToUpper(p.Address.CountryCode)
+	if p.Address.CountryCode == "NGA" {
+		if st, ok := nigerianState(p.Address.State); ok {
+			p.Address.State = st
+		}
+	}
+}
+
+// applyEmployment merges employment, or reports false when the occupation
+// resolution rule drops it.
+func (p *storedProfile) applyEmployment(e *kycPatchEmployment) bool {
+	next := kycEmployment{}
+	if p.Employment != nil {
+		next = *p.Employment
+	}
+	setStr(&next.EmploymentStatus, e.EmploymentStatus)
+	setStr(&next.EmployerName, e.EmployerName)
+	code := trimPtr(e.OccupationCode)
+	switch {
+	case code != "":
+		next.OccupationCode = &code
+		setStr(&next.Occupation, e.Occupation)
+	case trimPtr(e.Occupation) != "":
+		// spec: "when employment.occupation is sent as free text, the
+		// service searches occupations by that string ... If neither
+		// applies, no code resolves and employment is silently dropped
+		// while the call succeeds."
+		resolved, ok := resolveOccupation(*e.Occupation)
+		if !ok {
+			return false
+		}
+		next.OccupationCode = &resolved
+		next.Occupation = trimPtr(e.Occupation)
+	}
+	p.Employment = &next
+	return true
+}
+
+// applyIDNumbers replaces entries of the same type; other types are kept.
+func (p *storedProfile) applyIDNumbers(ids []kycIDNumber) {
+	for _, id := range ids {
+		id.Number = strings.ToUpper(strings.TrimSpace(id.Number))
+		id.IssuingCountryCode = strings.TrimSpace(id.IssuingCountryCode)
+		if old := p.idNumber(id.Type); old != nil {
+			*old = id
+		} else {
+			p.IdentificationNumbers = append(p.IdentificationNumbers, id)
+		}
+	}
 }
 
 // kycJSON is the GET /kyc answer: the stored profile in the PATCH shape
@@ -748,58 +797,79 @@ func pathOfCurrency(fiat string) string {
 // currency fiat, as PATCH field names (documents as documents.*). With
 // docs false the documents are left out (usd-readiness).
 func (k *kycRecord) missingFor(fiat string, docs bool) []string {
-	p := &k.Profile
-	pi, a := p.info(), p.addr()
-	var miss []string
-	need := func(ok bool, field string) {
-		if !ok {
-			miss = append(miss, field)
-		}
-	}
-	country := a.CountryCode
+	var m missing
 	if fiat == "NGN" {
-		// spec: "NGA NGN (stage 1) | bvn (11 digits, type: bvn) ...;
-		// firstName, phoneNumber (at least 10 digits), dateOfBirth required;
-		// Nigerian address with valid state name, 6-digit postal code,
-		// countryCode NGA"
-		bvn := p.BVN
-		if id := p.idNumber("bvn"); bvn == "" && id != nil {
-			bvn = id.Number
-		}
-		need(elevenDigits(bvn), "bvn")
-		need(pi.FirstName != "", "profile.personalInfo.firstName")
-		need(numDigits(pi.PhoneNumber) >= 10, "profile.personalInfo.phoneNumber")
-		need(pi.DateOfBirth != "", "profile.personalInfo.dateOfBirth")
-		_, stateOK := nigerianState(a.State)
-		need(stateOK, "address.state")
-		need(len(a.PostalCode) == 6 && numDigits(a.PostalCode) == 6, "address.postalCode")
-		need(country == "NGA", "address.countryCode")
-		return miss
+		k.Profile.missingNGN(&m)
+		return m
 	}
-	// spec: "USD core (all international) | firstName, lastName,
-	// dateOfBirth, full address (alpha-3 country), identification document
-	// with documentNumber and issuingCountryCode"
-	need(pi.FirstName != "", "profile.personalInfo.firstName")
-	need(pi.LastName != "", "profile.personalInfo.lastName")
-	need(pi.DateOfBirth != "", "profile.personalInfo.dateOfBirth")
-	need(a.StreetLine1 != "", "address.streetLine1")
-	need(a.City != "", "address.city")
-	need(a.State != "", "address.state")
-	need(a.PostalCode != "", "address.postalCode")
-	need(knownAlpha3(country), "address.countryCode")
-	if docs {
-		if k.Identification == nil {
-			miss = append(miss, "documents.identification")
-		} else {
-			need(k.Identification.DocumentNumber != "", "documents.identification.documentNumber")
-			need(k.Identification.IssuingCountry != "", "documents.identification.issuingCountryCode")
-		}
-	}
+	k.missingCore(&m, docs)
 	if fiat == "CAD" {
 		// CAD is not a row of the table: the sandbox asks the USD core
 		// without the Global path extras (biometric is "not needed for CAD").
-		return miss
+		return m
 	}
+	k.missingGlobal(&m, fiat, docs)
+	return m
+}
+
+// missing collects the fields a readiness check still lacks.
+type missing []string
+
+// need adds field unless ok.
+func (m *missing) need(ok bool, field string) {
+	if !ok {
+		*m = append(*m, field)
+	}
+}
+
+// missingNGN: spec: "NGA NGN (stage 1) | bvn (11 digits, type: bvn) ...;
+// firstName, phoneNumber (at least 10 digits), dateOfBirth required;
+// Nigerian address with valid state name, 6-digit postal code, countryCode
+// NGA"
+func (p *storedProfile) missingNGN(m *missing) {
+	pi, a := p.info(), p.addr()
+	bvn := p.BVN
+	if id := p.idNumber("bvn"); bvn == "" && id != nil {
+		bvn = id.Number
+	}
+	m.need(elevenDigits(bvn), "bvn")
+	m.need(pi.FirstName != "", "profile.personalInfo.firstName")
+	m.need(numDigits(pi.PhoneNumber) >= 10, "profile.personalInfo.phoneNumber")
+	m.need(pi.DateOfBirth != "", "profile.personalInfo.dateOfBirth")
+	_, stateOK := nigerianState(a.State)
+	m.need(stateOK, "address.state")
+	m.need(len(a.PostalCode) == 6 && numDigits(a.PostalCode) == 6, "address.postalCode")
+	m.need(a.CountryCode == "NGA", "address.countryCode")
+}
+
+// missingCore: spec: "USD core (all international) | firstName, lastName,
+// dateOfBirth, full address (alpha-3 country), identification document
+// with documentNumber and issuingCountryCode"
+func (k *kycRecord) missingCore(m *missing, docs bool) {
+	pi, a := k.Profile.info(), k.Profile.addr()
+	m.need(pi.FirstName != "", "profile.personalInfo.firstName")
+	m.need(pi.LastName != "", "profile.personalInfo.lastName")
+	m.need(pi.DateOfBirth != "", "profile.personalInfo.dateOfBirth")
+	m.need(a.StreetLine1 != "", "address.streetLine1")
+	m.need(a.City != "", "address.city")
+	m.need(a.State != "", "address.state")
+	m.need(a.PostalCode != "", "address.postalCode")
+	m.need(knownAlpha3(a.CountryCode), "address.countryCode")
+	if !docs {
+		return
+	}
+	if k.Identification == nil {
+		*m = append(*m, "documents.identification")
+		return
+	}
+	m.need(k.Identification.DocumentNumber != "", "documents.identification.documentNumber")
+	m.need(k.Identification.IssuingCountry != "", "documents.identification.issuingCountryCode")
+}
+
+// missingGlobal adds what the Global path (USD, EUR, MXN) asks beyond the
+// core, and each country's and currency's own rows.
+func (k *kycRecord) missingGlobal(m *missing, fiat string, docs bool) {
+	p := &k.Profile
 	emp := p.Employment
 	status := ""
 	if emp != nil {
@@ -807,40 +877,37 @@ func (k *kycRecord) missingFor(fiat string, docs bool) []string {
 	}
 	// spec: "on the Global path also employment.employmentStatus,
 	// sourceOfFunds, a proof-of-address file and a biometric file"
-	need(status != "", "employment.employmentStatus")
-	need(p.SourceOfFunds != "", "sourceOfFunds")
+	m.need(status != "", "employment.employmentStatus")
+	m.need(p.SourceOfFunds != "", "sourceOfFunds")
 	if docs {
-		need(k.ProofOfAddress != nil, "documents.proofOfAddress")
-		need(k.Biometric != nil, "documents.biometric")
+		m.need(k.ProofOfAddress != nil, "documents.proofOfAddress")
+		m.need(k.Biometric != nil, "documents.biometric")
 	}
-	switch country {
+	switch p.addr().CountryCode {
 	case "USA":
 		// spec: "USA | identificationNumbers entry type: ssn, issuingCountryCode: USA"
 		id := p.idNumber("ssn")
-		need(id != nil && id.IssuingCountryCode == "USA", "identificationNumbers.ssn")
+		m.need(id != nil && id.IssuingCountryCode == "USA", "identificationNumbers.ssn")
 	case "GBR":
 		id := p.idNumber("nino")
-		need(id != nil && id.IssuingCountryCode == "GBR", "identificationNumbers.nino")
+		m.need(id != nil && id.IssuingCountryCode == "GBR", "identificationNumbers.nino")
 	case "NGA":
 		if fiat == "USD" {
 			// spec: "NGA USD (enhanced due diligence) | all USD core plus
 			// employment.employmentStatus, non-null employment.occupationCode,
 			// sourceOfFunds (not salary when unemployed or a student),
 			// estimatedMonthlyVolume (USD)"
-			need(emp != nil && emp.OccupationCode != nil && *emp.OccupationCode != "", "employment.occupationCode")
-			if p.SourceOfFunds == "salary" && (status == "unemployed" || status == "student") {
-				miss = append(miss, "sourceOfFunds")
-			}
-			need(p.EstimatedMonthlyVolume != nil, "estimatedMonthlyVolume")
+			m.need(emp != nil && emp.OccupationCode != nil && *emp.OccupationCode != "", "employment.occupationCode")
+			m.need(p.SourceOfFunds != "salary" || (status != "unemployed" && status != "student"), "sourceOfFunds")
+			m.need(p.EstimatedMonthlyVolume != nil, "estimatedMonthlyVolume")
 		}
 	}
 	if fiat == "MXN" {
 		// spec (Mexico rule 1): "an rfc entry in identificationNumbers with
 		// issuingCountryCode in ISO alpha-3"
 		id := p.idNumber("rfc")
-		need(id != nil && knownAlpha3(id.IssuingCountryCode), "identificationNumbers.rfc")
+		m.need(id != nil && knownAlpha3(id.IssuingCountryCode), "identificationNumbers.rfc")
 	}
-	return miss
 }
 
 // defaultReadinessCurrency picks the currency readiness reports when the

@@ -482,3 +482,24 @@ func TestKYC_UploadsKeepDigestsNotFiles(t *testing.T) {
 		t.Errorf("digests %s %s, want %s %s", k.ProofOfAddress.SHA256, k.Biometric.SHA256, digest(poa), digest(selfie))
 	}
 }
+
+// The refusal of a National Insurance number gives QQ123456C as its example,
+// and so does the invite form: the example itself, spaced or in lower case,
+// is accepted, and a number of another shape is still refused.
+func TestKYC_NINOAcceptsTheExampleItsMessageGives(t *testing.T) {
+	e := newEnv(t)
+	id := e.user(keyA)
+	e.kycLookups(keyA, id)
+	nino := func(number string) map[string]any {
+		return map[string]any{"identificationNumbers": []any{map[string]any{"type": "nino", "number": number, "issuingCountryCode": "GBR"}}}
+	}
+	for _, ok := range []string{"QQ123456C", "QQ 12 34 56 C", "ab123456d"} {
+		e.want(e.call("PATCH", kycPath(id, ""), keyA, nino(ok)), 200)
+	}
+	for _, bad := range []string{"Q1234567C", "QQ123456E", "QQ12345C", "123456789"} {
+		r := e.want(e.call("PATCH", kycPath(id, ""), keyA, nino(bad)), 400)
+		if !strings.Contains(r.msg(), "such as QQ123456C") {
+			t.Errorf("%s: %s", bad, r.raw)
+		}
+	}
+}

@@ -45,11 +45,6 @@ func clabe(bank, city, account string) string {
 	return base + fmt.Sprint((10-sum%10)%10)
 }
 
-// validCLABE checks length, digits and the control digit.
-func validCLABE(s string) bool {
-	return len(s) == 18 && numDigits(s) == 18 && clabe(s[:3], s[3:6], s[6:17]) == s
-}
-
 // mexicoAccount returns (creating it) the user's MXN deposit account.
 func (s *Server) mexicoAccount(u *user) *virtualAccount {
 	if a := s.userAccount(u.ID, "MXN"); a != nil {

@@ -216,81 +216,15 @@ func payoutFee(amount decimal.Decimal) decimal.Decimal {
 
 // createPayout implements POST .../payouts.
 func (c *call) createPayout() (any, error) {
-	var in struct {
-		SourceSmartWalletID string          `json:"sourceSmartWalletId"`
-		Amount              json.RawMessage `json:"amount"`
-		Country             string          `json:"country"`
-		Currency            string          `json:"currency"`
-		BankDetails         *struct {
-			BankID            string `json:"bankId"`
-			AccountNumber     string `json:"accountNumber"`
-			AccountHolderName string `json:"accountHolderName"`
-			BranchID          string `json:"branchId"`
-			AccountType       string `json:"accountType"`
-			RoutingNumber     string `json:"routingNumber"`
-			SwiftCode         string `json:"swiftCode"`
-		} `json:"bankDetails"`
-		Note string `json:"note"`
-	}
+	var in payoutRequest
 	if err := c.decode(&in); err != nil {
 		return nil, err
 	}
-	var msgs []string
-	if strings.TrimSpace(in.SourceSmartWalletID) == "" {
-		msgs = append(msgs, "sourceSmartWalletId should not be empty")
-	}
-	// spec: "amount | required, string in USDB minor units (not a decimal
-	// amount)"
-	var amountMinor minor
-	var s string
-	switch {
-	case len(in.Amount) == 0 || string(in.Amount) == "null":
-		msgs = append(msgs, "amount should not be empty")
-	case json.Unmarshal(in.Amount, &s) != nil:
-		msgs = append(msgs, "amount must be a string of USDB minor units (e.g. \"1050\" for 10.50 USDB)")
-	default:
-		v, err := strconv.ParseInt(s, 10, 64)
-		if err != nil || v <= 0 || numDigits(s) != len(s) {
-			msgs = append(msgs, "amount must be a positive whole number of USDB minor units, not a decimal amount")
-		}
-		amountMinor = minor(v)
-	}
-	bd := in.BankDetails
-	if bd == nil {
-		msgs = append(msgs, "bankDetails must be an object")
-	}
-	var b payoutBank
-	if bd != nil {
-		var dmsgs []string
-		b, dmsgs = payoutDestination(in.Country, in.Currency, bd.BankID, bd.AccountNumber)
-		for _, m := range dmsgs {
-			if strings.HasPrefix(m, "bankId") || strings.HasPrefix(m, "accountNumber") {
-				m = "bankDetails." + m
-			}
-			msgs = append(msgs, m)
-		}
-		if strings.TrimSpace(bd.AccountHolderName) == "" {
-			msgs = append(msgs, "bankDetails.accountHolderName should not be empty")
-		}
-		if len(b.Branches) > 0 {
-			found := false
-			for _, br := range b.Branches {
-				found = found || br.ID == bd.BranchID
-			}
-			if !found {
-				msgs = append(msgs, "bankDetails.branchId must be a branch of the bank (GET /payouts/bank-branches)")
-			}
-		}
-		if bd.AccountType != "" && bd.AccountType != "savings" && bd.AccountType != "checking" {
-			msgs = append(msgs, "bankDetails.accountType must be one of savings, checking")
-		}
-	}
-	if len([]rune(in.Note)) > maxDescription {
-		msgs = append(msgs, "note must be shorter than or equal to 500 characters")
-	}
+	amountMinor, b, msgs := validatePayoutRequest(in)
 	if len(msgs) > 0 {
 		return nil, validation(msgs)
 	}
+	bd := in.BankDetails
 	w, err := c.ownWallet(in.SourceSmartWalletID)
 	if err != nil {
 		return nil, err
@@ -320,6 +254,80 @@ func (c *call) createPayout() (any, error) {
 	c.s.rails().Payouts[p.ID] = p
 	c.status = http.StatusCreated
 	return map[string]any{"data": payoutJSON(p, wf)}, nil
+}
+
+// payoutRequest is the body of POST /payouts.
+type payoutRequest struct {
+	SourceSmartWalletID string          `json:"sourceSmartWalletId"`
+	Amount              json.RawMessage `json:"amount"`
+	Country             string          `json:"country"`
+	Currency            string          `json:"currency"`
+	BankDetails         *struct {
+		BankID            string `json:"bankId"`
+		AccountNumber     string `json:"accountNumber"`
+		AccountHolderName string `json:"accountHolderName"`
+		BranchID          string `json:"branchId"`
+		AccountType       string `json:"accountType"`
+		RoutingNumber     string `json:"routingNumber"`
+		SwiftCode         string `json:"swiftCode"`
+	} `json:"bankDetails"`
+	Note string `json:"note"`
+}
+
+// validatePayoutRequest returns the amount, the destination bank and one
+// message per invalid field.
+func validatePayoutRequest(in payoutRequest) (minor, payoutBank, []string) {
+	var msgs []string
+	if strings.TrimSpace(in.SourceSmartWalletID) == "" {
+		msgs = append(msgs, "sourceSmartWalletId should not be empty")
+	}
+	amountMinor, amountMsg := payoutAmount(in.Amount)
+	if amountMsg != "" {
+		msgs = append(msgs, amountMsg)
+	}
+	var b payoutBank
+	if bd := in.BankDetails; bd == nil {
+		msgs = append(msgs, "bankDetails must be an object")
+	} else {
+		var dmsgs []string
+		b, dmsgs = payoutDestination(in.Country, in.Currency, bd.BankID, bd.AccountNumber)
+		for _, m := range dmsgs {
+			if strings.HasPrefix(m, "bankId") || strings.HasPrefix(m, "accountNumber") {
+				m = "bankDetails." + m
+			}
+			msgs = append(msgs, m)
+		}
+		if strings.TrimSpace(bd.AccountHolderName) == "" {
+			msgs = append(msgs, "bankDetails.accountHolderName should not be empty")
+		}
+		if len(b.Branches) > 0 && !slices.ContainsFunc(b.Branches, func(br payoutBranch) bool { return br.ID == bd.BranchID }) {
+			msgs = append(msgs, "bankDetails.branchId must be a branch of the bank (GET /payouts/bank-branches)")
+		}
+		if bd.AccountType != "" && bd.AccountType != "savings" && bd.AccountType != "checking" {
+			msgs = append(msgs, "bankDetails.accountType must be one of savings, checking")
+		}
+	}
+	if len([]rune(in.Note)) > maxDescription {
+		msgs = append(msgs, "note must be shorter than or equal to 500 characters")
+	}
+	return amountMinor, b, msgs
+}
+
+// payoutAmount reads the amount, or says why it is invalid. spec: "amount |
+// required, string in USDB minor units (not a decimal amount)"
+func payoutAmount(raw json.RawMessage) (minor, string) {
+	var s string
+	switch {
+	case len(raw) == 0 || string(raw) == "null":
+		return 0, "amount should not be empty"
+	case json.Unmarshal(raw, &s) != nil:
+		return 0, "amount must be a string of USDB minor units (e.g. \"1050\" for 10.50 USDB)"
+	}
+	v, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || v <= 0 || numDigits(s) != len(s) {
+		return minor(v), "amount must be a positive whole number of USDB minor units, not a decimal amount"
+	}
+	return minor(v), ""
 }
 
 func payoutJSON(p *payout, wf *workflow) map[string]any {

@@ -591,7 +591,7 @@ func TestDoneWhen_FullTransferOverHTTPWithDepositWebhook(t *testing.T) {
 		t.Fatalf("want the deposit and the transfer credit, got %d hits", len(hits))
 	}
 	for _, h := range hits {
-		if !VerifySignature(secret, h.body, h.header.Get("X-Webhook-Signature")) {
+		if !verifySignature(secret, h.body, h.header.Get("X-Webhook-Signature")) {
 			t.Errorf("invalid HMAC on %s", h.body)
 		}
 	}

@@ -15,7 +15,6 @@ import (
 	"net/url"
 	"slices"
 	"sort"
-	"strings"
 	"time"
 
 	"github.com/shopspring/decimal"
@@ -403,67 +402,15 @@ func (s *Server) deliver(id string) {
 		s.mu.Unlock()
 	}()
 	for {
-		s.mu.Lock()
-		d := s.st.Deliveries[id]
-		if d == nil || d.Status != deliveryPending {
-			s.mu.Unlock()
+		target, secret, body, source, ok := s.nextAttempt(id)
+		if !ok {
 			return
 		}
-		cfg := s.st.Webhooks[d.ConfigID]
-		if cfg == nil {
-			d.Status = deliveryFailed
-			d.ErrorMessage = "webhook config was deleted"
-			s.save()
-			s.mu.Unlock()
-			return
-		}
-		target, secret, body, source := cfg.CallbackURL, cfg.SecretKey, []byte(d.Body), d.SourceEventID
-		s.mu.Unlock()
-
 		code, err := s.post(target, secret, id, source, body)
 		if s.ctx.Err() != nil {
 			return // closing: leave the delivery pending
 		}
-
-		s.mu.Lock()
-		d = s.st.Deliveries[id]
-		if d == nil {
-			s.mu.Unlock()
-			return
-		}
-		now := s.now()
-		d.Attempts++
-		d.LastAttemptAt = &now
-		d.LastStatus = code
-		retry := false
-		switch {
-		case err != nil:
-			// spec: "network failure, timeout | retried (transient)"
-			retry = true
-			d.ErrorMessage = err.Error()
-		case code >= 200 && code < 300:
-			// spec: "Response 2xx | delivered, no retry"
-			d.Status = deliveryDelivered
-			d.ErrorMessage = ""
-		case code >= 500 || code == http.StatusRequestTimeout || code == http.StatusTooManyRequests:
-			// spec: "Response 5xx ... retried"; "Response 408 or 429 | retried"
-			retry = true
-			d.ErrorMessage = fmt.Sprintf("callback answered HTTP %d", code)
-		default:
-			// spec: "Any other 4xx (e.g. 400, 401, 404) | permanent failure,
-			// never retried"
-			d.Status = deliveryFailed
-			d.ErrorMessage = fmt.Sprintf("callback answered HTTP %d: permanent failure, not retried", code)
-		}
-		if retry && d.Attempts >= s.opts.WebhookMaxAttempts {
-			d.Status = deliveryFailed
-			d.ErrorMessage = fmt.Sprintf("gave up after %d attempts: %s", d.Attempts, d.ErrorMessage)
-			retry = false
-		}
-		attempts := d.Attempts
-		s.log.Info("sandbox: webhook attempt", "delivery", d.ID, "event", d.EventType, "attempt", d.Attempts, "status", d.Status, "response", code, "error", d.ErrorMessage)
-		s.save()
-		s.mu.Unlock()
+		retry, attempts := s.recordAttempt(id, code, err)
 		if !retry {
 			return
 		}
@@ -475,6 +422,68 @@ func (s *Server) deliver(id string) {
 			return
 		}
 	}
+}
+
+// nextAttempt reads what the next attempt of a pending delivery posts; ok
+// is false when the delivery is no longer pending (a deleted subscription
+// fails it).
+func (s *Server) nextAttempt(id string) (target, secret string, body []byte, source string, ok bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	d := s.st.Deliveries[id]
+	if d == nil || d.Status != deliveryPending {
+		return "", "", nil, "", false
+	}
+	cfg := s.st.Webhooks[d.ConfigID]
+	if cfg == nil {
+		d.Status = deliveryFailed
+		d.ErrorMessage = "webhook config was deleted"
+		s.save()
+		return "", "", nil, "", false
+	}
+	return cfg.CallbackURL, cfg.SecretKey, []byte(d.Body), d.SourceEventID, true
+}
+
+// recordAttempt keeps the outcome of one attempt and reports whether to
+// retry, and after how many attempts.
+func (s *Server) recordAttempt(id string, code int, err error) (retry bool, attempts int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	d := s.st.Deliveries[id]
+	if d == nil {
+		return false, 0
+	}
+	now := s.now()
+	d.Attempts++
+	d.LastAttemptAt = &now
+	d.LastStatus = code
+	switch {
+	case err != nil:
+		// spec: "network failure, timeout | retried (transient)"
+		retry = true
+		d.ErrorMessage = err.Error()
+	case code >= 200 && code < 300:
+		// spec: "Response 2xx | delivered, no retry"
+		d.Status = deliveryDelivered
+		d.ErrorMessage = ""
+	case code >= 500 || code == http.StatusRequestTimeout || code == http.StatusTooManyRequests:
+		// spec: "Response 5xx ... retried"; "Response 408 or 429 | retried"
+		retry = true
+		d.ErrorMessage = fmt.Sprintf("callback answered HTTP %d", code)
+	default:
+		// spec: "Any other 4xx (e.g. 400, 401, 404) | permanent failure,
+		// never retried"
+		d.Status = deliveryFailed
+		d.ErrorMessage = fmt.Sprintf("callback answered HTTP %d: permanent failure, not retried", code)
+	}
+	if retry && d.Attempts >= s.opts.WebhookMaxAttempts {
+		d.Status = deliveryFailed
+		d.ErrorMessage = fmt.Sprintf("gave up after %d attempts: %s", d.Attempts, d.ErrorMessage)
+		retry = false
+	}
+	s.log.Info("sandbox: webhook attempt", "delivery", d.ID, "event", d.EventType, "attempt", d.Attempts, "status", d.Status, "response", code, "error", d.ErrorMessage)
+	s.save()
+	return retry, d.Attempts
 }
 
 // sign is the spec's X-Webhook-Signature: "hex HMAC-SHA256 of the raw body
@@ -509,18 +518,4 @@ func (s *Server) post(target, secret, id, source string, body []byte) (int, erro
 	defer resp.Body.Close()
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
 	return resp.StatusCode, nil
-}
-
-// VerifySignature reports whether sig is the X-Webhook-Signature of body
-// under secret, comparing in constant time (spec: Authentication rule 9).
-func VerifySignature(secret string, body []byte, sig string) bool {
-	want, err := hex.DecodeString(sign(secret, body))
-	if err != nil {
-		return false
-	}
-	got, err := hex.DecodeString(strings.TrimSpace(sig))
-	if err != nil {
-		return false
-	}
-	return hmac.Equal(want, got)
 }

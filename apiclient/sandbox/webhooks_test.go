@@ -107,7 +107,7 @@ func TestWebhookDelivery_DepositCarriesValidHMACAndHeaders(t *testing.T) {
 		t.Fatalf("hits %d", len(hits))
 	}
 	h := hits[0]
-	if !VerifySignature(cfg["secretKey"].(string), h.body, h.header.Get("X-Webhook-Signature")) {
+	if !verifySignature(cfg["secretKey"].(string), h.body, h.header.Get("X-Webhook-Signature")) {
 		t.Errorf("HMAC does not verify")
 	}
 	var body struct {
@@ -283,8 +283,8 @@ func TestWebhookDelivery_RotationAndInactive(t *testing.T) {
 	e.waitDelivery(keyA, "employee.deposit.completed")
 	h := sink.hits()[0]
 	sig := h.header.Get("X-Webhook-Signature")
-	if VerifySignature(old, h.body, sig) || !VerifySignature(fresh, h.body, sig) {
-		t.Errorf("signature verifies with old %v, new %v", VerifySignature(old, h.body, sig), VerifySignature(fresh, h.body, sig))
+	if verifySignature(old, h.body, sig) || !verifySignature(fresh, h.body, sig) {
+		t.Errorf("signature verifies with old %v, new %v", verifySignature(old, h.body, sig), verifySignature(fresh, h.body, sig))
 	}
 	e.want(e.call("PATCH", "/v1/webhooks/config", keyA, map[string]any{"active": false}), 200)
 	e.deposit(w.id, "1")

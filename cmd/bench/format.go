@@ -71,73 +71,85 @@ func (r *report) format() string {
 		fmt.Fprintf(&b, "Two or more replicas: %d app processes share the database behind a round-robin balancer on loopback (in the bench's process, whose CPU is not counted); every request, sign-in and delivery goes through it, and the app's CPU is that of all replicas.\n\n", len(r.ReplicaRSSKiB))
 	}
 	for _, s := range r.Sizes {
-		fmt.Fprintf(&b, "### %s employees\n\n", thousands(s.Employees))
-		var steps []string
-		for _, st := range s.Seed {
-			steps = append(steps, fmt.Sprintf("%s %s", st.What, secs(st.Took)))
-		}
-		fmt.Fprintf(&b, "Seeded %s in %s (%s); then the app's approvals sync read every wallet's proposals in %s (as the queue's refresh does) and its card index every wallet's cards in %s.\n\n",
-			s.seeded(), secs(s.SeedTook), strings.Join(steps, ", "), secs(s.MirrorTook), secs(s.IndexTook))
-		if len(s.Pages) > 0 {
-			b.WriteString("| page | p50 | p99 | requests/s | CPU per view: app + PostgreSQL | bare handler (reference): requests/s, p99 |\n")
-			b.WriteString("|---|---|---|---|---|---|\n")
-			for _, p := range s.Pages {
-				var app, bare []float64
-				var p50, p99, bareP99, appCPU, pgCPU []time.Duration
-				for _, x := range p.App {
-					app = append(app, x.RPS())
-					p50, p99 = append(p50, x.P50), append(p99, x.P99)
-					appCPU, pgCPU = append(appCPU, x.AppCPU), append(pgCPU, x.PGCPU)
-				}
-				for _, x := range p.Bare {
-					bare, bareP99 = append(bare, x.RPS()), append(bareP99, x.P99)
-				}
-				fmt.Fprintf(&b, "| %s (`%s`, %s) | %s | %s | %s | %s | %s, %s |\n", p.Name, shortURI(p.URI), kib(p.Bytes),
-					ms(medianDur(p50)), ms(medianDur(p99)), thousands(int(median(app))), cpuCell(medianDur(appCPU), medianDur(pgCPU)),
-					thousands(int(median(bare))), ms(medianDur(bareP99)))
-			}
-			b.WriteString("\n")
-		}
-		t := s.Trickle
-		fmt.Fprintf(&b, "While the pages were measured: %s deliveries at %d a second, %d lost, %d processed twice (non-2xx %d, errors %d); API reads %s a minute, %s of them proposal reads (the approvals sync's), over %s. Peak RSS of the app: %d MiB.\n\n",
-			thousands(t.Sent), t.Rate, t.Lost, t.ProcessedTwo, t.Non2xx, t.Errors, thousands(int(perMinute(s.APIReads, s.ReadsFor))),
-			thousands(int(perMinute(s.SyncReads, s.ReadsFor))), s.ReadsFor.Round(time.Second), (s.PeakRSSKiB+512)/1024)
+		s.write(&b)
 	}
+	r.writeLargest(&b)
+	b.WriteString(r.budgets())
+	return b.String()
+}
+
+// write is the section of one size: its seed, its pages and the trickle.
+func (s sizeReport) write(b *strings.Builder) {
+	fmt.Fprintf(b, "### %s employees\n\n", thousands(s.Employees))
+	var steps []string
+	for _, st := range s.Seed {
+		steps = append(steps, fmt.Sprintf("%s %s", st.What, secs(st.Took)))
+	}
+	fmt.Fprintf(b, "Seeded %s in %s (%s); then the app's approvals sync read every wallet's proposals in %s (as the queue's refresh does) and its card index every wallet's cards in %s.\n\n",
+		s.seeded(), secs(s.SeedTook), strings.Join(steps, ", "), secs(s.MirrorTook), secs(s.IndexTook))
+	if len(s.Pages) > 0 {
+		b.WriteString("| page | p50 | p99 | requests/s | CPU per view: app + PostgreSQL | bare handler (reference): requests/s, p99 |\n")
+		b.WriteString("|---|---|---|---|---|---|\n")
+		for _, p := range s.Pages {
+			var app, bare []float64
+			var p50, p99, bareP99, appCPU, pgCPU []time.Duration
+			for _, x := range p.App {
+				app = append(app, x.RPS())
+				p50, p99 = append(p50, x.P50), append(p99, x.P99)
+				appCPU, pgCPU = append(appCPU, x.AppCPU), append(pgCPU, x.PGCPU)
+			}
+			for _, x := range p.Bare {
+				bare, bareP99 = append(bare, x.RPS()), append(bareP99, x.P99)
+			}
+			fmt.Fprintf(b, "| %s (`%s`, %s) | %s | %s | %s | %s | %s, %s |\n", p.Name, shortURI(p.URI), kib(p.Bytes),
+				ms(medianDur(p50)), ms(medianDur(p99)), thousands(int(median(app))), cpuCell(medianDur(appCPU), medianDur(pgCPU)),
+				thousands(int(median(bare))), ms(medianDur(bareP99)))
+		}
+		b.WriteString("\n")
+	}
+	t := s.Trickle
+	fmt.Fprintf(b, "While the pages were measured: %s deliveries at %d a second, %d lost, %d processed twice (non-2xx %d, errors %d); API reads %s a minute, %s of them proposal reads (the approvals sync's), over %s. Peak RSS of the app: %d MiB.\n\n",
+		thousands(t.Sent), t.Rate, t.Lost, t.ProcessedTwo, t.Non2xx, t.Errors, thousands(int(perMinute(s.APIReads, s.ReadsFor))),
+		thousands(int(perMinute(s.SyncReads, s.ReadsFor))), s.ReadsFor.Round(time.Second), (s.PeakRSSKiB+512)/1024)
+}
+
+// writeLargest is the table of what is measured at the largest size only:
+// the webhook receiver, payroll, file checks and replicas.
+func (r *report) writeLargest(b *strings.Builder) {
+	c := r.Config
 	last := r.Sizes[len(r.Sizes)-1]
 	if w, p, f := r.Webhooks, r.Payroll, r.Files; w != nil || p != nil || f != nil || r.Replicas != nil {
-		fmt.Fprintf(&b, "### At %s employees\n\n| what | figure |\n|---|---|\n", thousands(last.Employees))
+		fmt.Fprintf(b, "### At %s employees\n\n| what | figure |\n|---|---|\n", thousands(last.Employees))
 		if w != nil {
-			fmt.Fprintf(&b, "| webhook receiver: verified deliveries acknowledged, %d senders, %s sent in %s, 20 %% repeats | %s/s; ack p50 %s, p99 %s |\n",
+			fmt.Fprintf(b, "| webhook receiver: verified deliveries acknowledged, %d senders, %s sent in %s, 20 %% repeats | %s/s; ack p50 %s, p99 %s |\n",
 				c.Conns, thousands(w.Sent), w.Elapsed.Round(100*time.Millisecond), thousands(int(w.RPS())), ms(w.AckP50), ms(w.AckP99))
-			fmt.Fprintf(&b, "| webhook receiver: processed (%s unique, all processed %s after the last ack) | %s/s |\n",
+			fmt.Fprintf(b, "| webhook receiver: processed (%s unique, all processed %s after the last ack) | %s/s |\n",
 				thousands(w.Unique), w.Drain.Round(100*time.Millisecond), thousands(int(w.ProcessedRate())))
-			fmt.Fprintf(&b, "| lost / processed twice | %d / %d (non-2xx %d, errors %d) |\n", w.Lost, w.ProcessedTwo, w.Non2xx, w.Errors)
+			fmt.Fprintf(b, "| lost / processed twice | %d / %d (non-2xx %d, errors %d) |\n", w.Lost, w.ProcessedTwo, w.Non2xx, w.Errors)
 		}
 		if p != nil {
-			fmt.Fprintf(&b, "| payroll run of %s rows (%s payable): checked | %s |\n", thousands(p.Rows), thousands(p.Valid), secs(p.Check))
-			fmt.Fprintf(&b, "| payroll run: proposals created against the sandbox (no latency injected) | %s in %s, %.0f/s, run %s |\n",
+			fmt.Fprintf(b, "| payroll run of %s rows (%s payable): checked | %s |\n", thousands(p.Rows), thousands(p.Valid), secs(p.Check))
+			fmt.Fprintf(b, "| payroll run: proposals created against the sandbox (no latency injected) | %s in %s, %.0f/s, run %s |\n",
 				thousands(p.Proposals), secs(p.Send), p.ProposalRate(), p.State)
 		}
 		if f != nil {
 			for i := range 2 {
-				fmt.Fprintf(&b, "| file check: payroll file of %s rows / bulk invite file of %s rows | %s / %s |\n", thousands(f.Payroll[i].Rows),
+				fmt.Fprintf(b, "| file check: payroll file of %s rows / bulk invite file of %s rows | %s / %s |\n", thousands(f.Payroll[i].Rows),
 					thousands(f.Bulk[i].Rows), secs(f.Payroll[i].Took), secs(f.Bulk[i].Took))
 			}
 		}
 		if rc := r.Replicas; rc != nil {
-			fmt.Fprintf(&b, "| requests the balancer sent to each replica | %s |\n", joinInts(rc.Served, " / "))
-			fmt.Fprintf(&b, "| the owner's session, made through the balancer, asked of each replica directly | %s |\n",
+			fmt.Fprintf(b, "| requests the balancer sent to each replica | %s |\n", joinInts(rc.Served, " / "))
+			fmt.Fprintf(b, "| the owner's session, made through the balancer, asked of each replica directly | %s |\n",
 				yesNo(rc.SessionEverywhere, "the start page on each", "not checked"))
-			fmt.Fprintf(&b, "| after signing out through the balancer, the same cookie asked of each replica | %s |\n",
+			fmt.Fprintf(b, "| after signing out through the balancer, the same cookie asked of each replica | %s |\n",
 				yesNo(rc.SignedOutEverywhere, "the sign-in page on each", "not checked"))
-			fmt.Fprintf(&b, "| periodic jobs during the last size (each once across replicas) | approvals_sync %d runs in %d periods of %s; mirror_stale_balances %d runs in %d periods of %s |\n",
+			fmt.Fprintf(b, "| periodic jobs during the last size (each once across replicas) | approvals_sync %d runs in %d periods of %s; mirror_stale_balances %d runs in %d periods of %s |\n",
 				rc.SyncRuns, rc.SyncPeriods, approvalsSyncEvery, rc.StaleRuns, rc.StalePeriods, staleBalancesEvery)
-			fmt.Fprintf(&b, "| %s | %s |\n", r.rssLabel(), r.rss())
+			fmt.Fprintf(b, "| %s | %s |\n", r.rssLabel(), r.rss())
 		}
 		b.WriteString("\n")
 	}
-	b.WriteString(r.budgets())
-	return b.String()
 }
 
 // budgets is the table of budgets, each with its figure and PASS or MISS.
@@ -161,41 +173,71 @@ func (r *report) budgets() string {
 	row := func(budget, measured, mark string) { fmt.Fprintf(&b, "| %s | %s | %s |\n", budget, measured, mark) }
 
 	if len(big.Pages) > 0 {
-		var worst pageStats
-		var worstP99 time.Duration
-		var over []string
-		for _, p := range big.Pages {
-			p99 := p.p99()
-			if p99 > worstP99 {
-				worst, worstP99 = p, p99
-			}
-			if p99 > budgetP99 {
-				over = append(over, fmt.Sprintf("%s %s", p.Name, ms(p99)))
-			}
+		pageBudgets(row, big, small, haveSmall, c.Conns)
+	}
+	r.workBudgets(row)
+	syncBig, syncSmall := perMinute(big.SyncReads, big.ReadsFor), perMinute(small.SyncReads, small.ReadsFor)
+	row(fmt.Sprintf("approvals sync: upstream reads a minute at %s ≤ %.0f × at %s", at, syncGrowth, vs),
+		fmt.Sprintf("%s / %s = %s", thousands(int(syncBig)), thousands(int(syncSmall)), times(syncBig, syncSmall)),
+		verdict(haveSmall && syncSmall > 0, syncBig <= syncGrowth*syncSmall))
+	insBig, insSmall := big.employeesInsert(), small.employeesInsert()
+	row(fmt.Sprintf("seed: inserting %s employees ≤ %.0f × the time of %s", at, writeGrowth, vs),
+		fmt.Sprintf("%s / %s = %s", secs(insBig), secs(insSmall), times(insBig.Seconds(), insSmall.Seconds())),
+		verdict(haveSmall && insSmall > 0, insBig.Seconds() <= writeGrowth*insSmall.Seconds()))
+	r.fileBudgets(row)
+	row(fmt.Sprintf("peak RSS of the app ≤ %d MiB", budgetRSSMiB), fmt.Sprintf("%d MiB", (r.PeakRSSKiB+512)/1024),
+		verdict(r.PeakRSSKiB > 0, r.PeakRSSKiB <= budgetRSSMiB*1024))
+	row(fmt.Sprintf("the whole run ≤ %s", budgetTotal), r.Took.Round(time.Second).String(), verdict(true, r.Took <= budgetTotal))
+	return b.String()
+}
+
+// budgetRow writes one row of the budgets table.
+type budgetRow func(budget, measured, mark string)
+
+// pageBudgets: every page's p99 at the largest size, and each list page's
+// p50 growth from the size a tenth of it.
+func pageBudgets(row budgetRow, big, small sizeReport, haveSmall bool, conns int) {
+	at, vs := thousands(big.Employees), thousands(big.Employees/10)
+	var worst pageStats
+	var worstP99 time.Duration
+	var over []string
+	for _, p := range big.Pages {
+		p99 := p.p99()
+		if p99 > worstP99 {
+			worst, worstP99 = p, p99
 		}
-		m := fmt.Sprintf("worst %s (%s)", ms(worstP99), worst.Name)
-		if len(over) > 0 {
-			m += "; over: " + strings.Join(over, ", ")
-		}
-		row(fmt.Sprintf("every page's p99 ≤ %s at %d connections, %s employees", ms(budgetP99), c.Conns, at), m, verdict(true, len(over) == 0))
-		for _, p := range big.Pages {
-			if !p.List {
-				continue
-			}
-			var before time.Duration
-			for _, q := range small.Pages {
-				if q.Name == p.Name {
-					before = q.p50()
-				}
-			}
-			ratio := 0.0
-			if before > 0 {
-				ratio = float64(p.p50()) / float64(before)
-			}
-			row(fmt.Sprintf("%s: p50 at %s ≤ %.2f × at %s", p.Name, at, listGrowth, vs),
-				fmt.Sprintf("%s / %s = %.2f ×", ms(p.p50()), ms(before), ratio), verdict(haveSmall && before > 0, ratio <= listGrowth))
+		if p99 > budgetP99 {
+			over = append(over, fmt.Sprintf("%s %s", p.Name, ms(p99)))
 		}
 	}
+	m := fmt.Sprintf("worst %s (%s)", ms(worstP99), worst.Name)
+	if len(over) > 0 {
+		m += "; over: " + strings.Join(over, ", ")
+	}
+	row(fmt.Sprintf("every page's p99 ≤ %s at %d connections, %s employees", ms(budgetP99), conns, at), m, verdict(true, len(over) == 0))
+	for _, p := range big.Pages {
+		if !p.List {
+			continue
+		}
+		var before time.Duration
+		for _, q := range small.Pages {
+			if q.Name == p.Name {
+				before = q.p50()
+			}
+		}
+		ratio := 0.0
+		if before > 0 {
+			ratio = float64(p.p50()) / float64(before)
+		}
+		row(fmt.Sprintf("%s: p50 at %s ≤ %.2f × at %s", p.Name, at, listGrowth, vs),
+			fmt.Sprintf("%s / %s = %.2f ×", ms(p.p50()), ms(before), ratio), verdict(haveSmall && before > 0, ratio <= listGrowth))
+	}
+}
+
+// workBudgets: the webhook receiver, lost or repeated deliveries, and the
+// payroll run.
+func (r *report) workBudgets(row budgetRow) {
+	c := r.Config
 	if w := r.Webhooks; w != nil {
 		row(fmt.Sprintf("webhook receiver: ≥ %s verified deliveries a second acknowledged by %d senders", thousands(budgetAcks), c.Conns),
 			fmt.Sprintf("%s/s", thousands(int(w.RPS()))), verdict(true, w.RPS() >= budgetAcks))
@@ -229,14 +271,11 @@ func (r *report) budgets() string {
 	} else {
 		row("payroll run", "–", verdict(false, false))
 	}
-	syncBig, syncSmall := perMinute(big.SyncReads, big.ReadsFor), perMinute(small.SyncReads, small.ReadsFor)
-	row(fmt.Sprintf("approvals sync: upstream reads a minute at %s ≤ %.0f × at %s", at, syncGrowth, vs),
-		fmt.Sprintf("%s / %s = %s", thousands(int(syncBig)), thousands(int(syncSmall)), times(syncBig, syncSmall)),
-		verdict(haveSmall && syncSmall > 0, syncBig <= syncGrowth*syncSmall))
-	insBig, insSmall := big.employeesInsert(), small.employeesInsert()
-	row(fmt.Sprintf("seed: inserting %s employees ≤ %.0f × the time of %s", at, writeGrowth, vs),
-		fmt.Sprintf("%s / %s = %s", secs(insBig), secs(insSmall), times(insBig.Seconds(), insSmall.Seconds())),
-		verdict(haveSmall && insSmall > 0, insBig.Seconds() <= writeGrowth*insSmall.Seconds()))
+}
+
+// fileBudgets: checking a payroll or bulk invite file, against one a tenth
+// of its size.
+func (r *report) fileBudgets(row budgetRow) {
 	if f := r.Files; f != nil {
 		for _, k := range []struct {
 			what string
@@ -254,10 +293,6 @@ func (r *report) budgets() string {
 	} else {
 		row("file checks", "–", verdict(false, false))
 	}
-	row(fmt.Sprintf("peak RSS of the app ≤ %d MiB", budgetRSSMiB), fmt.Sprintf("%d MiB", (r.PeakRSSKiB+512)/1024),
-		verdict(r.PeakRSSKiB > 0, r.PeakRSSKiB <= budgetRSSMiB*1024))
-	row(fmt.Sprintf("the whole run ≤ %s", budgetTotal), r.Took.Round(time.Second).String(), verdict(true, r.Took <= budgetTotal))
-	return b.String()
 }
 
 // p50 and p99 are the median over the app's rounds.

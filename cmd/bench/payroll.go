@@ -68,61 +68,82 @@ func measurePayrollAndFiles(ctx context.Context, c *http.Client, base string, po
 	say func(string, ...any)) (*payrollResult, *fileResult, error) {
 	var files *fileResult
 	if cfg.wants(fileRow) {
-		files = &fileResult{Want: cfg.FileRows, PayrollMax: payroll.MaxRows, BulkMax: employees.MaxBulkRows}
-		// The smaller file is a tenth of the larger one the app takes.
-		pmax, bmax := min(cfg.FileRows, payroll.MaxRows), min(cfg.FileRows, employees.MaxBulkRows)
-		for i, div := range []int{10, 1} {
-			pr := max(1, pmax/div)
-			took, _, err := uploadPayroll(ctx, c, base, payrollCSV(pr, n), fmt.Sprintf("Bench file check %d", pr))
-			if err != nil {
-				return nil, nil, err
-			}
-			files.Payroll[i] = fileCheck{Rows: pr, Took: took}
-			br := max(1, bmax/div)
-			bulk, err := bulkCSV(ctx, c, base, br)
-			if err != nil {
-				return nil, nil, err
-			}
-			if took, err = uploadBulk(ctx, c, base, bulk); err != nil {
-				return nil, nil, err
-			}
-			files.Bulk[i] = fileCheck{Rows: br, Took: took}
-			say("file check: payroll %d rows in %s, bulk invite %d rows in %s", pr, files.Payroll[i].Took.Round(time.Millisecond),
-				br, took.Round(time.Millisecond))
+		var err error
+		if files, err = measureFiles(ctx, c, base, n, cfg, say); err != nil {
+			return nil, nil, err
 		}
 	}
 	if !cfg.wants(payrollRow) {
 		return nil, files, nil
 	}
-	p := &payrollResult{Want: cfg.PayrollRows, Rows: min(cfg.PayrollRows, payroll.MaxRows)}
-	took, id, err := uploadPayroll(ctx, c, base, payrollCSV(p.Rows, n), "Bench payroll run")
+	p, err := measurePayroll(ctx, c, base, pool, n, holders, cfg, say)
 	if err != nil {
 		return nil, nil, err
 	}
+	return p, files, nil
+}
+
+// measureFiles checks a payroll file and a bulk invite file of the largest
+// size the app takes, and of a tenth of it.
+func measureFiles(ctx context.Context, c *http.Client, base string, n int, cfg config, say func(string, ...any)) (*fileResult, error) {
+	files := &fileResult{Want: cfg.FileRows, PayrollMax: payroll.MaxRows, BulkMax: employees.MaxBulkRows}
+	// The smaller file is a tenth of the larger one the app takes.
+	pmax, bmax := min(cfg.FileRows, payroll.MaxRows), min(cfg.FileRows, employees.MaxBulkRows)
+	for i, div := range []int{10, 1} {
+		pr := max(1, pmax/div)
+		took, _, err := uploadPayroll(ctx, c, base, payrollCSV(pr, n), fmt.Sprintf("Bench file check %d", pr))
+		if err != nil {
+			return nil, err
+		}
+		files.Payroll[i] = fileCheck{Rows: pr, Took: took}
+		br := max(1, bmax/div)
+		bulk, err := bulkCSV(ctx, c, base, br)
+		if err != nil {
+			return nil, err
+		}
+		if took, err = uploadBulk(ctx, c, base, bulk); err != nil {
+			return nil, err
+		}
+		files.Bulk[i] = fileCheck{Rows: br, Took: took}
+		say("file check: payroll %d rows in %s, bulk invite %d rows in %s", pr, files.Payroll[i].Took.Round(time.Millisecond),
+			br, took.Round(time.Millisecond))
+	}
+	return files, nil
+}
+
+// measurePayroll uploads a payroll run, sends it as its page offers, and
+// measures the check and the proposals' creation.
+func measurePayroll(ctx context.Context, c *http.Client, base string, pool *pgxpool.Pool, n, holders int, cfg config,
+	say func(string, ...any)) (*payrollResult, error) {
+	p := &payrollResult{Want: cfg.PayrollRows, Rows: min(cfg.PayrollRows, payroll.MaxRows)}
+	took, id, err := uploadPayroll(ctx, c, base, payrollCSV(p.Rows, n), "Bench payroll run")
+	if err != nil {
+		return nil, err
+	}
 	p.Check = took
 	if err := pool.QueryRow(ctx, `SELECT rows_valid FROM payroll_runs WHERE id = $1`, id).Scan(&p.Valid); err != nil {
-		return nil, nil, fmt.Errorf("payroll run %d: %w", id, err)
+		return nil, fmt.Errorf("payroll run %d: %w", id, err)
 	}
 	if p.Valid != min(p.Rows, holders) {
-		return nil, nil, fmt.Errorf("payroll run %d: %d of %d rows valid, want %d (the wallet holders)", id, p.Valid, p.Rows, min(p.Rows, holders))
+		return nil, fmt.Errorf("payroll run %d: %d of %d rows valid, want %d (the wallet holders)", id, p.Valid, p.Rows, min(p.Rows, holders))
 	}
 	// Send, as the run's page offers it.
 	body, _, err := capture(ctx, c, fmt.Sprintf("%s/payroll/%d", base, id))
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	form, err := formValues(body, `form[data-testid="payroll-send-form"]`)
 	if err != nil {
-		return nil, nil, fmt.Errorf("payroll run %d: %w", id, err)
+		return nil, fmt.Errorf("payroll run %d: %w", id, err)
 	}
 	t0 := time.Now()
 	resp, err := postForm(ctx, c, fmt.Sprintf("%s/payroll/%d/send", base, id), form)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusSeeOther {
-		return nil, nil, fmt.Errorf("send payroll run %d: status %d", id, resp.StatusCode)
+		return nil, fmt.Errorf("send payroll run %d: status %d", id, resp.StatusCode)
 	}
 	// Long enough for the budget's rate and a margin; past it, the rate so
 	// far is the figure (the run still sending).
@@ -130,30 +151,39 @@ func measurePayrollAndFiles(ctx context.Context, c *http.Client, base string, po
 	// Polled every 100 ms: Send is when the last proposal counted was
 	// first seen. The run is marked sent only once every row has an
 	// outcome, which may come later than its proposals.
+	if err := waitSent(ctx, pool, id, p, t0, deadline); err != nil {
+		return nil, err
+	}
+	say("payroll run of %d rows: checked in %s; %d proposals created in %s (%s)", p.Rows, p.Check.Round(time.Millisecond), p.Proposals,
+		p.Send.Round(time.Millisecond), p.State)
+	return p, nil
+}
+
+// waitSent follows the run's proposals until it is sent or the deadline
+// passes, keeping in p their count and when the last was first seen after
+// t0, the send.
+func waitSent(ctx context.Context, pool *pgxpool.Pool, id int64, p *payrollResult, t0, deadline time.Time) error {
 	for {
 		var state string
 		var n int
 		err := pool.QueryRow(ctx, `SELECT r.state, (SELECT count(*) FROM payroll_rows WHERE run_id = r.id AND proposal_id IS NOT NULL)
 			FROM payroll_runs r WHERE r.id = $1`, id).Scan(&state, &n)
 		if err != nil {
-			return nil, nil, fmt.Errorf("payroll run %d: %w", id, err)
+			return fmt.Errorf("payroll run %d: %w", id, err)
 		}
 		if n != p.Proposals || p.Send == 0 {
 			p.Proposals, p.Send = n, time.Since(t0)
 		}
 		p.State = state
 		if state != "sending" || n >= p.Valid || time.Now().After(deadline) {
-			break
+			return nil
 		}
 		select {
 		case <-ctx.Done():
-			return nil, nil, ctx.Err()
+			return ctx.Err()
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
-	say("payroll run of %d rows: checked in %s; %d proposals created in %s (%s)", p.Rows, p.Check.Round(time.Millisecond), p.Proposals,
-		p.Send.Round(time.Millisecond), p.State)
-	return p, files, nil
 }
 
 // payrollCSV is a payroll file paying person 1 … rows of a company of n

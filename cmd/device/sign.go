@@ -17,6 +17,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/decred/dcrd/dcrec/secp256k1/v4"
 	"github.com/makiuchi-d/gozxing"
 	"github.com/makiuchi-d/gozxing/qrcode"
 
@@ -66,26 +67,9 @@ func (e *env) sign(ctx context.Context, args []string) int {
 	if err != nil {
 		return exitError
 	}
-	var raw string
-	switch {
-	case *qr != "" && len(pos) == 0:
-		if raw, err = decodeQRFile(*qr); err != nil {
-			fmt.Fprintln(e.stderr, "device:", err)
-			return exitError
-		}
-	case *qr == "" && len(pos) == 1:
-		raw = pos[0]
-	default:
-		fmt.Fprintln(e.stderr, "device: give a link, or --qr with an image of its QR code")
-		return exitError
-	}
-	link, ok := signLink(raw)
+	link, ok := e.readLink(*qr, pos)
 	if !ok {
-		fmt.Fprintf(e.stderr, "device: %q is not a signing link (want http(s)://host/sign/<token>, or an app link carrying one)\n", redactLink(raw))
 		return exitError
-	}
-	if *qr != "" {
-		fmt.Fprintf(e.stdout, "QR code: %s\n", redactLink(link))
 	}
 	ks, err := loadKeystore(*path)
 	if err != nil {
@@ -100,6 +84,53 @@ func (e *env) sign(ctx context.Context, args []string) int {
 	if req.Kind == "batch" {
 		return e.signBatch(ctx, link, req, ks, *path, *yes, *wrongPrefix)
 	}
+	e.showRequest(req)
+	key, ok := ks.find(req.OwnerAddress)
+	if !ok {
+		fmt.Fprintf(e.stderr, "device: no key for owner %s in %s\n", req.OwnerAddress, *path)
+		return exitNoKey
+	}
+	if !*yes && !e.confirm("Sign this request?") {
+		fmt.Fprintln(e.stderr, "device: declined, nothing signed")
+		return exitDeclined
+	}
+	sig, ok := e.signature(req, key, *wrongPrefix)
+	if !ok {
+		return exitError
+	}
+	return e.post(ctx, link, sig)
+}
+
+// readLink takes the signing link from the one argument or from the QR
+// code image, and says on stderr what is wrong when neither gives one.
+func (e *env) readLink(qr string, pos []string) (string, bool) {
+	var raw string
+	switch {
+	case qr != "" && len(pos) == 0:
+		var err error
+		if raw, err = decodeQRFile(qr); err != nil {
+			fmt.Fprintln(e.stderr, "device:", err)
+			return "", false
+		}
+	case qr == "" && len(pos) == 1:
+		raw = pos[0]
+	default:
+		fmt.Fprintln(e.stderr, "device: give a link, or --qr with an image of its QR code")
+		return "", false
+	}
+	link, ok := signLink(raw)
+	if !ok {
+		fmt.Fprintf(e.stderr, "device: %q is not a signing link (want http(s)://host/sign/<token>, or an app link carrying one)\n", redactLink(raw))
+		return "", false
+	}
+	if qr != "" {
+		fmt.Fprintf(e.stdout, "QR code: %s\n", redactLink(link))
+	}
+	return link, true
+}
+
+// showRequest prints what is about to be signed.
+func (e *env) showRequest(req *signRequest) {
 	fmt.Fprintf(e.stdout, "%s\n", req.Summary.Title)
 	if req.Summary.Amount != "" {
 		fmt.Fprintf(e.stdout, "  amount:      %s %s\n", req.Summary.Amount, req.Summary.Currency)
@@ -111,25 +142,20 @@ func (e *env) sign(ctx context.Context, args []string) int {
 	}
 	fmt.Fprintf(e.stdout, "  deadline:    %s\n", req.Deadline.UTC().Format(time.RFC3339))
 	fmt.Fprintf(e.stdout, "  signing key: %s\n", req.OwnerAddress)
-	key, ok := ks.find(req.OwnerAddress)
-	if !ok {
-		fmt.Fprintf(e.stderr, "device: no key for owner %s in %s\n", req.OwnerAddress, *path)
-		return exitNoKey
-	}
-	if !*yes && !e.confirm("Sign this request?") {
-		fmt.Fprintln(e.stderr, "device: declined, nothing signed")
-		return exitDeclined
-	}
+}
 
+// signature signs the request in the way its kind asks, or says on stderr
+// why it will not.
+func (e *env) signature(req *signRequest, key *secp256k1.PrivateKey, wrongPrefix bool) (ethsig.Signature, bool) {
 	var sig ethsig.Signature
 	switch req.Kind {
 	case "proposal", "workflow":
 		hash, err := ethsig.ParseHash(req.HashToSign)
 		if err != nil {
 			fmt.Fprintf(e.stderr, "device: the server sent a hash that cannot be signed: %v\n", err)
-			return exitError
+			return sig, false
 		}
-		if *wrongPrefix {
+		if wrongPrefix {
 			// The mistake the spec warns about: a message-signing method on
 			// a proposal hash recovers to a different address.
 			fmt.Fprintln(e.stdout, "signing WITH the signed-message prefix (--wrong-prefix): the server should refuse this")
@@ -145,15 +171,15 @@ func (e *env) sign(ctx context.Context, args []string) int {
 		// cannot make this device sign something else under this name.
 		if !strings.HasPrefix(req.Message, eurAuthorizationPrefix) || len(req.Message) == len(eurAuthorizationPrefix) {
 			fmt.Fprintf(e.stderr, "device: an EUR provider authorization must read %q followed by the code; refusing to sign %q\n", eurAuthorizationPrefix, req.Message)
-			return exitError
+			return sig, false
 		}
 		fmt.Fprintf(e.stdout, "  message:     %s\n", req.Message)
 		sig = ethsig.SignMessage(key, []byte(req.Message))
 	default:
 		fmt.Fprintf(e.stderr, "device: unknown request kind %q\n", req.Kind)
-		return exitError
+		return sig, false
 	}
-	return e.post(ctx, link, sig)
+	return sig, true
 }
 
 func (e *env) fetch(ctx context.Context, link string) (*signRequest, int) {

@@ -90,6 +90,14 @@ func startApp(t *testing.T, dataDir, addr string, moreEnv ...string) (stdout str
 
 func login(t *testing.T, addr, email, password string) int {
 	t.Helper()
+	code, _ := signIn(t, addr, email, password)
+	return code
+}
+
+// signIn posts the sign-in form and returns its status and the signed-in
+// client, which follows no redirects.
+func signIn(t *testing.T, addr, email, password string) (int, *http.Client) {
+	t.Helper()
 	jar, _ := cookiejar.New(nil)
 	c := &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	resp, err := c.PostForm("http://"+addr+"/login", url.Values{"email": {email}, "password": {password}})
@@ -97,8 +105,25 @@ func login(t *testing.T, addr, email, password string) int {
 		t.Fatal(err)
 	}
 	resp.Body.Close()
-	return resp.StatusCode
+	return resp.StatusCode, c
 }
+
+// startPage is where the signed-in client lands on the start page: "" when
+// it is shown, else the redirect's target.
+func startPage(t *testing.T, c *http.Client, addr string) string {
+	t.Helper()
+	resp, err := c.Get("http://" + addr + "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode == http.StatusOK {
+		return ""
+	}
+	return resp.Header.Get("Location")
+}
+
+var printedLogin = regexp.MustCompile(`Sign in as (\S+) with password (\S+)`)
 
 // TestRunPrintsLoginAndReusesDatabase: a fresh data directory gets a first
 // owner whose generated password is printed once and works; a second run
@@ -107,7 +132,7 @@ func TestRunPrintsLoginAndReusesDatabase(t *testing.T) {
 	dataDir := t.TempDir()
 	addr := freeAddr(t)
 	out, stop := startApp(t, dataDir, addr)
-	m := regexp.MustCompile(`Sign in as (\S+) with password (\S+)`).FindStringSubmatch(out)
+	m := printedLogin.FindStringSubmatch(out)
 	if m == nil {
 		stop()
 		t.Fatalf("no login printed:\n%s", out)
@@ -115,8 +140,16 @@ func TestRunPrintsLoginAndReusesDatabase(t *testing.T) {
 	if !strings.Contains(out, fmt.Sprintf("running at http://%s", addr)) {
 		t.Errorf("no URL printed:\n%s", out)
 	}
-	if got := login(t, addr, m[1], m[2]); got != http.StatusSeeOther {
+	if !strings.Contains(out, "this demo keeps it usable") {
+		t.Errorf("the demo does not say its printed password stays usable:\n%s", out)
+	}
+	got, c := signIn(t, addr, m[1], m[2])
+	if got != http.StatusSeeOther {
 		t.Errorf("first run login: %d", got)
+	}
+	// The zero-config demo keeps the printed password usable.
+	if to := startPage(t, c, addr); to != "" {
+		t.Errorf("the demo owner is sent to %q instead of the start page", to)
 	}
 	stop()
 
@@ -171,5 +204,44 @@ func TestMetricsListener(t *testing.T) {
 	}
 	if code, _ := get("http://" + addr + "/metrics"); code != http.StatusSeeOther {
 		t.Fatalf("/metrics on the main address without a session: %d", code)
+	}
+}
+
+// TestRealDatabaseOwnerChangesGeneratedPassword: against a database named by
+// DATABASE_URL, the first owner's printed password signs in once, and every
+// page then leads to choosing a password of the owner's own.
+func TestRealDatabaseOwnerChangesGeneratedPassword(t *testing.T) {
+	ctx := t.Context()
+	cluster, err := localpg.Start(ctx, localpg.Options{DataDir: t.TempDir(), ForTests: true})
+	if errors.Is(err, localpg.ErrNoBinaries) && os.Getenv("CI") != "true" {
+		t.Skip("PostgreSQL server binaries not found: apt-get install postgresql")
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := cluster.Stop(context.Background()); err != nil {
+			t.Error(err)
+		}
+	})
+	if err := cluster.EnsureDatabase(ctx, "owner_first_run"); err != nil {
+		t.Fatal(err)
+	}
+	addr := freeAddr(t)
+	out, stop := startApp(t, t.TempDir(), addr, "DATABASE_URL", cluster.ConnString("owner_first_run"))
+	defer stop()
+	m := printedLogin.FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("no login printed:\n%s", out)
+	}
+	if !strings.Contains(out, "you choose your own password at the first sign-in") {
+		t.Errorf("the printed line does not say the password must change:\n%s", out)
+	}
+	got, c := signIn(t, addr, m[1], m[2])
+	if got != http.StatusSeeOther {
+		t.Fatalf("login with the printed password: %d", got)
+	}
+	if to := startPage(t, c, addr); to != "/account/password" {
+		t.Errorf("start page after the first sign-in leads to %q, want /account/password", to)
 	}
 }

@@ -178,29 +178,9 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 	if err := id.makeReachable(filepath.Dir(dataDir), log); err != nil {
 		return nil, err
 	}
-	var timings Timings
-	var password string
-	if major == 0 {
-		began := time.Now()
-		if opts.StandbyOf != nil {
-			password, err = baseBackup(ctx, bins, dataDir, id, opts.StandbyOf, opts.ForTests, log)
-		} else {
-			password, err = initCluster(ctx, bins, dataDir, id, opts.ForTests, log)
-		}
-		if err != nil {
-			return nil, err
-		}
-		timings.InitDB = time.Since(began)
-	} else {
-		if err := checkPidFile(dataDir, log); err != nil {
-			return nil, err
-		}
-		if err := id.own(dataDir, log); err != nil {
-			return nil, err
-		}
-		if password, err = ensurePassword(ctx, bins, dataDir, id, !opts.ForTests, log); err != nil {
-			return nil, err
-		}
+	password, initDB, err := prepareCluster(ctx, bins, dataDir, id, major, opts, log)
+	if err != nil {
+		return nil, err
 	}
 
 	// The server writes its log through this descriptor, so it needs no
@@ -211,6 +191,45 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 	}
 	defer logf.Close() // the server keeps its own copy
 
+	cluster := func(port int) *Cluster {
+		return &Cluster{dataDir: dataDir, port: port, password: password, logFile: logFile, log: log, version: bins.version, timings: Timings{InitDB: initDB}}
+	}
+	return listen(ctx, bins, id, opts, logf, cluster)
+}
+
+// prepareCluster makes the data directory ready to start: a new cluster
+// (initdb, or a base backup for a standby) when there is none, else the
+// existing one checked, owned by the server's user and given its password.
+func prepareCluster(ctx context.Context, bins binaries, dataDir string, id identity, major int, opts Options, log *slog.Logger) (password string, initDB time.Duration, err error) {
+	if major == 0 {
+		began := time.Now()
+		if opts.StandbyOf != nil {
+			password, err = baseBackup(ctx, bins, dataDir, id, opts.StandbyOf, opts.ForTests, log)
+		} else {
+			password, err = initCluster(ctx, bins, dataDir, id, opts.ForTests, log)
+		}
+		if err != nil {
+			return "", 0, err
+		}
+		return password, time.Since(began), nil
+	}
+	if err := checkPidFile(dataDir, log); err != nil {
+		return "", 0, err
+	}
+	if err := id.own(dataDir, log); err != nil {
+		return "", 0, err
+	}
+	if password, err = ensurePassword(ctx, bins, dataDir, id, !opts.ForTests, log); err != nil {
+		return "", 0, err
+	}
+	return password, 0, nil
+}
+
+// listen starts the server on opts.Port, or on a free port, trying another
+// when a port is taken between the probe and the server binding it. Each
+// attempt is a new Cluster, made by cluster.
+func listen(ctx context.Context, bins binaries, id identity, opts Options, logf *os.File, cluster func(port int) *Cluster) (*Cluster, error) {
+	var err error
 	for attempt := 1; ; attempt++ {
 		port := opts.Port
 		if port == 0 {
@@ -218,12 +237,12 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 				return nil, err
 			}
 		}
-		c := &Cluster{dataDir: dataDir, port: port, password: password, logFile: logFile, log: log, version: bins.version, timings: timings}
-		err := c.start(ctx, bins, id, serverArgs(dataDir, port, opts.ForTests, opts.Settings), logf)
+		c := cluster(port)
+		err := c.start(ctx, bins, id, serverArgs(c.dataDir, port, opts.ForTests, opts.Settings), logf)
 		if err == nil {
-			log.Info("postgres ready",
+			c.log.Info("postgres ready",
 				"initdb", c.timings.InitDB, "start", c.timings.Start,
-				"port", port, "datadir", dataDir, "version", bins.version, "user", id.name, "for_tests", opts.ForTests)
+				"port", port, "datadir", c.dataDir, "version", bins.version, "user", id.name, "for_tests", opts.ForTests)
 			return c, nil
 		}
 		// Another process can take a free port between our probe and the
@@ -231,7 +250,7 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 		if !errors.Is(err, errPortInUse) || opts.Port != 0 || attempt == portAttempts {
 			return nil, err
 		}
-		log.Warn("localpg: port taken while starting, trying another", "port", port)
+		c.log.Warn("localpg: port taken while starting, trying another", "port", port)
 	}
 }
 
@@ -535,9 +554,6 @@ func (c *Cluster) ConnString(dbname string) string {
 
 // Port is the TCP port on 127.0.0.1.
 func (c *Cluster) Port() int { return c.port }
-
-// DataDir is the absolute path of the cluster.
-func (c *Cluster) DataDir() string { return c.dataDir }
 
 // Timings says how long Start took.
 func (c *Cluster) Timings() Timings { return c.timings }
