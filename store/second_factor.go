@@ -329,7 +329,7 @@ type StaffSession struct {
 	Expiry    time.Time
 }
 
-// sessionJSON is the part of web's session codec (web/sessioncodec.go)
+// sessionJSON is the part of web's session codec (web/session_json.go)
 // StaffSessions reads.
 type sessionJSON struct {
 	Values map[string]struct {

@@ -14,7 +14,7 @@ import (
 var ErrStaffDisabled = errors.New("store: the staff account is disabled")
 
 // staffSessionMarker is how a staff member's id appears in a session row:
-// web's session codec (web/sessioncodec.go) writes JSON, the staff id under
+// web's session codec (web/session_json.go) writes JSON, the staff id under
 // "staff_id" (handlers.SessionStaffID) as {"i":<id>}. Inside a JSON string
 // value a quote is escaped, so these bytes can only be that key and value.
 // Sessions in the older gob form are not matched; they expired long ago
