@@ -357,12 +357,19 @@ type IssueWalletRow struct {
 // CardIssueForm is the issuance form, with what the user typed (never the
 // NIN or PAN, which are not echoed back).
 type CardIssueForm struct {
-	WalletID      string
-	EmployeeName  string
-	Currency      string // fixed by the wallet: NGN or USD
-	Token         string
-	Legacy        bool
-	NeedsNIN      bool
+	WalletID     string
+	EmployeeName string
+	Currency     string // fixed by the wallet: NGN or USD
+	Token        string
+	Legacy       bool
+	NeedsNIN     bool
+	// FirstCard: the employee never had a card, so the NIN is looked up
+	// and its holder confirmed before the request.
+	FirstCard bool
+	// NINLookup is the lookup's answer, shown once; NINHolder is the name
+	// staff saw, carried back with the form for the confirmation.
+	NINLookup     DirectLookupForm
+	NINHolder     string
 	CardName      string
 	CardColor     string
 	Type          string

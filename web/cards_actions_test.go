@@ -146,7 +146,8 @@ func cardForms(c *http.Client) []cardForm {
 			page: chinedu, form: `[data-testid="issue-form"]`, path: func(*testing.T, *webtest.Env) string { return "/cards/issue" },
 			values: func(t *testing.T, env *webtest.Env) url.Values {
 				_, w := webtest.EmployeeWallet(t, env, "chinedu.eze@acme-payroll.example", "CNGN")
-				return url.Values{"wallet_id": {w.ID}, "card_name": {"Fuel"}, "card_color": {"#0a0"}, "type": {"virtual"}, "nin": {"12345678901"}}
+				return url.Values{"wallet_id": {w.ID}, "card_name": {"Fuel"}, "card_color": {"#0a0"}, "type": {"virtual"}, "nin": {"12345678901"},
+					"nin_holder": {"Chinedu Eze"}, "holder_confirmed": {"1"}}
 			},
 			prepare: func(t *testing.T, env *webtest.Env) {
 				_, w := webtest.EmployeeWallet(t, env, "chinedu.eze@acme-payroll.example", "CNGN")
@@ -382,7 +383,7 @@ func TestCardAuditFailureChangesNothing(t *testing.T) {
 		t.Fatalf("the index changed without its audit row: %q", hit.Status)
 	}
 	resp = env.PostForm(c, "/cards/issue", url.Values{"wallet_id": {wallet.ID}, "card_name": {"Fuel"}, "card_color": {"#0a0"},
-		"type": {"virtual"}, "nin": {"12345678901"}, handlers.FormTokenField: {issueToken}})
+		"type": {"virtual"}, "nin": {"12345678901"}, "nin_holder": {"Chinedu Eze"}, "holder_confirmed": {"1"}, handlers.FormTokenField: {issueToken}})
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusInternalServerError {
 		t.Fatalf("issue with a failing audit: %d", resp.StatusCode)
@@ -409,7 +410,7 @@ func TestCardIssuanceLinksOnlyWhatTheViewerMayOpen(t *testing.T) {
 		t.Helper()
 		token := cardPageToken(t, webtest.Doc(t, env.Get(c, "/cards/issue?wallet="+wallet.ID)), `[data-testid="issue-form"]`)
 		resp := env.PostForm(c, "/cards/issue", url.Values{"wallet_id": {wallet.ID}, "card_name": {name}, "card_color": {"#0a0"},
-			"type": {"virtual"}, "nin": {"12345678901"}, handlers.FormTokenField: {token}})
+			"type": {"virtual"}, "nin": {"12345678901"}, "nin_holder": {"Chinedu Eze"}, "holder_confirmed": {"1"}, handlers.FormTokenField: {token}})
 		if resp.StatusCode != http.StatusCreated {
 			t.Fatalf("issue: %d", resp.StatusCode)
 		}

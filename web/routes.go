@@ -90,6 +90,7 @@ func (a *App) routes() []Route {
 		{Method: "POST", Pattern: "/cards/refresh", Permission: store.PermCardsRead, Handler: a.cards.Refresh},
 		{Method: "GET", Pattern: "/cards/issue", Permission: store.PermCardsWrite, Handler: a.cards.IssueForm},
 		{Method: "POST", Pattern: "/cards/issue", Permission: store.PermCardsWrite, Handler: a.cards.Issue},
+		{Method: "POST", Pattern: "/cards/issue/nin-lookup", Permission: store.PermCardsWrite, Handler: a.cards.LookupNIN},
 		{Method: "GET", Pattern: "/cards/{id}", Permission: store.PermCardsRead, Handler: a.cards.Detail},
 		{Method: "GET", Pattern: "/cards/{id}/status", Permission: store.PermCardsRead, Handler: a.cards.Status},
 		{Method: "GET", Pattern: "/cards/{id}/activity", Permission: store.PermCardsRead, Handler: a.cards.Activity},

@@ -95,21 +95,7 @@ func (h *Handler) Gate(method, pattern string, perm store.Permission, returnPage
 			return
 		}
 		if !s.SecondFactor {
-			if enrolRoute(pattern) {
-				next.ServeHTTP(w, r)
-				return
-			}
-			required, err := h.factorRequired(ctx, s.Role)
-			if err != nil {
-				h.ServerError(w, r, err)
-				return
-			}
-			if required {
-				h.Flash(r, "info", "Your role must have a second factor: add one to go on.")
-				h.Redirect(w, r, "/account/security")
-				return
-			}
-			next.ServeHTTP(w, r)
+			h.gateWithoutFactor(w, r, pattern, s.Role, next)
 			return
 		}
 		if verifyRoute(pattern) {
@@ -157,4 +143,24 @@ func (h *Handler) Gate(method, pattern string, perm store.Permission, returnPage
 		// ride along in the step-up form; nothing is kept server-side.
 		h.renderStepUp(w, r, http.StatusOK, h.stepUpView(back, replayOf(r)))
 	})
+}
+
+// gateWithoutFactor lets staff without a second factor on, unless their
+// role must have one: then only to enrol one.
+func (h *Handler) gateWithoutFactor(w http.ResponseWriter, r *http.Request, pattern string, role store.Role, next http.Handler) {
+	if enrolRoute(pattern) {
+		next.ServeHTTP(w, r)
+		return
+	}
+	required, err := h.factorRequired(r.Context(), role)
+	if err != nil {
+		h.ServerError(w, r, err)
+		return
+	}
+	if required {
+		h.Flash(r, "info", "Your role must have a second factor: add one to go on.")
+		h.Redirect(w, r, "/account/security")
+		return
+	}
+	next.ServeHTTP(w, r)
 }

@@ -65,16 +65,7 @@ func (h *Handler) Login(w http.ResponseWriter, r *http.Request) {
 		Fields: views.FieldErrors{},
 	}
 	password := r.PostFormValue("password")
-	switch {
-	case v.Email == "":
-		v.Fields["email"] = "Enter your work email."
-	case len(v.Email) > maxEmailLength:
-		v.Fields["email"] = fmt.Sprintf("An email address has at most %d characters.", maxEmailLength)
-	}
-	if password == "" {
-		v.Fields["password"] = "Enter your password."
-	}
-	if v.Fields.Any() {
+	if checkLoginForm(v, password); v.Fields.Any() {
 		h.renderLogin(w, r, http.StatusUnprocessableEntity, v)
 		return
 	}
@@ -111,63 +102,125 @@ func (h *Handler) Login(w http.ResponseWriter, r *http.Request) {
 	if known {
 		hash = staff.PasswordHash
 	}
-	ok, err := handlers.CheckPassword(ctx, hash, password)
-	if errors.Is(err, handlers.ErrPasswordBusy) {
-		if err := h.Store.FinishLoginAttempt(ctx, attempt, store.LoginNotChecked, store.AuditEntry{}); err != nil {
-			h.ServerError(w, r, err)
-			return
-		}
+	ok, busy, err := h.checkCountedPassword(ctx, attempt, hash, password)
+	if err != nil {
+		h.ServerError(w, r, err)
+		return
+	}
+	if busy {
 		v.Error = msgBusy
 		w.Header().Set("Retry-After", "2")
 		h.renderLogin(w, r, http.StatusServiceUnavailable, v)
 		return
 	}
+	passwordOff, breakGlass, err := h.passwordSignIn(ctx, staff, active)
 	if err != nil {
 		h.ServerError(w, r, err)
 		return
 	}
-	// With password sign-in off (and an identity provider set up), only
-	// the break-glass owner's password is accepted.
-	passwordOff, breakGlass := false, false
-	if h.sso != nil {
-		st, err := h.Store.SignInSettings(ctx)
-		if err != nil {
-			h.ServerError(w, r, err)
-			return
-		}
-		passwordOff, breakGlass = st.PasswordOff, active && staff.ID == st.BreakGlassStaffID
-	}
 	if !ok || !active || (passwordOff && !breakGlass) {
-		detail := "wrong email or password, or account disabled"
-		if passwordOff && ok && active && !breakGlass {
-			detail = "password sign-in is off for this account"
-		}
-		entry := store.AuditEntry{Actor: store.Actor{StaffID: staff.ID, Email: v.Email}, Action: "auth.login",
-			Target: "staff:" + v.Email, Outcome: store.OutcomeFailed, Detail: detail}
-		if err := h.Store.FinishLoginAttempt(ctx, attempt, store.LoginFailed, entry); err != nil {
-			h.ServerError(w, r, err)
-			return
-		}
-		v.Error = msgBadCredentials
-		if ok && known && staff.Disabled {
-			v.Error = msgDisabled
-		}
-		if passwordOff {
-			v.Error = msgPasswordOff
-		}
-		h.renderLogin(w, r, http.StatusUnprocessableEntity, v)
+		h.refuseLogin(w, r, v, attempt, staff, ok && known && staff.Disabled, passwordOff, ok && active)
 		return
 	}
-
 	// Success forgets the account's failures (not the address's: they may
 	// be anyone's there).
-	if staff.SecondFactor {
-		// The password was right; the session starts only after the
-		// second factor (SecondFactorForm). Until then this browser is
-		// anonymous, holding only whom it is signing in as.
-		entry := store.AuditEntry{Actor: staff.Actor(), Action: "auth.login", Target: fmt.Sprintf("staff:%d", staff.ID),
-			Outcome: store.OutcomeOK, Detail: "password checked; second factor asked"}
-		if err := h.Store.FinishLoginAttempt(ctx, attempt, store.LoginSucceeded, entry, limits[0].Key); err != nil {
+	h.signInAccepted(w, r, staff, attempt, v.Next, signedIn{action: "auth.login", askSecondFactor: staff.SecondFactor,
+		secondFactorDetail: "password checked; second factor asked", forget: []string{limits[0].Key}})
+}
+
+// refuseLogin answers a refused password sign-in, and audits it: a wrong
+// password, an unknown or disabled account (told apart only when the
+// password was right), or password sign-in off for this account.
+func (h *Handler) refuseLogin(w http.ResponseWriter, r *http.Request, v views.LoginView, attempt store.LoginAttempt, staff store.Staff,
+	disabled, passwordOff, rightPassword bool) {
+	v.Error = msgBadCredentials
+	detail := "wrong email or password, or account disabled"
+	switch {
+	case passwordOff:
+		v.Error = msgPasswordOff
+		if rightPassword {
+			detail = "password sign-in is off for this account"
+		}
+	case disabled:
+		v.Error = msgDisabled
+	}
+	entry := store.AuditEntry{Actor: store.Actor{StaffID: staff.ID, Email: v.Email}, Action: "auth.login",
+		Target: "staff:" + v.Email, Outcome: store.OutcomeFailed, Detail: detail}
+	if err := h.Store.FinishLoginAttempt(r.Context(), attempt, store.LoginFailed, entry); err != nil {
+		h.ServerError(w, r, err)
+		return
+	}
+	h.renderLogin(w, r, http.StatusUnprocessableEntity, v)
+}
+
+// checkLoginForm puts a missing or too long email, or a missing password,
+// beside its field.
+func checkLoginForm(v views.LoginView, password string) {
+	switch {
+	case v.Email == "":
+		v.Fields["email"] = "Enter your work email."
+	case len(v.Email) > maxEmailLength:
+		v.Fields["email"] = fmt.Sprintf("An email address has at most %d characters.", maxEmailLength)
+	}
+	if password == "" {
+		v.Fields["password"] = "Enter your password."
+	}
+}
+
+// checkCountedPassword checks a password whose attempt is counted. When too
+// many passwords are being checked at once it is not checked: busy, and
+// the attempt is finished as not checked.
+func (h *Handler) checkCountedPassword(ctx context.Context, attempt store.LoginAttempt, hash, password string) (ok, busy bool, err error) {
+	ok, err = handlers.CheckPassword(ctx, hash, password)
+	if errors.Is(err, handlers.ErrPasswordBusy) {
+		return false, true, h.Store.FinishLoginAttempt(ctx, attempt, store.LoginNotChecked, store.AuditEntry{})
+	}
+	return ok, false, err
+}
+
+// passwordSignIn says whether password sign-in is off (an identity
+// provider is set up and chosen), and whether staff is the break-glass
+// owner whose password is still accepted then.
+func (h *Handler) passwordSignIn(ctx context.Context, staff store.Staff, active bool) (off, breakGlass bool, err error) {
+	if h.sso == nil {
+		return false, false, nil
+	}
+	st, err := h.Store.SignInSettings(ctx)
+	if err != nil {
+		return false, false, err
+	}
+	return st.PasswordOff, active && staff.ID == st.BreakGlassStaffID, nil
+}
+
+// signedIn is a sign-in whose first step (a password, or the identity
+// provider) succeeded: what its audit rows say, and what comes next.
+type signedIn struct {
+	// action is the audit rows' action.
+	action string
+	// askSecondFactor: the session starts only after the second factor;
+	// secondFactorDetail is the audit row's detail then.
+	askSecondFactor    bool
+	secondFactorDetail string
+	// sessionDetail is the audit row's detail when the session starts;
+	// secondFactorAt is set when the first step counts as the second
+	// factor too.
+	sessionDetail  string
+	secondFactorAt int64
+	// forget are the limit keys whose failures a success forgets.
+	forget []string
+}
+
+// signInAccepted goes on after a sign-in's first step: to the second
+// factor, or into a new session.
+func (h *Handler) signInAccepted(w http.ResponseWriter, r *http.Request, staff store.Staff, attempt store.LoginAttempt, next string, s signedIn) {
+	ctx := r.Context()
+	entry := store.AuditEntry{Actor: staff.Actor(), Action: s.action, Target: fmt.Sprintf("staff:%d", staff.ID), Outcome: store.OutcomeOK}
+	if s.askSecondFactor {
+		// The session starts only after the second factor
+		// (SecondFactorForm). Until then this browser is anonymous,
+		// holding only whom it is signing in as.
+		entry.Detail = s.secondFactorDetail
+		if err := h.Store.FinishLoginAttempt(ctx, attempt, store.LoginSucceeded, entry, s.forget...); err != nil {
 			h.ServerError(w, r, err)
 			return
 		}
@@ -177,20 +230,20 @@ func (h *Handler) Login(w http.ResponseWriter, r *http.Request) {
 		}
 		h.Sessions.Put(ctx, sessPendingStaff, staff.ID)
 		h.Sessions.Put(ctx, sessPendingAt, h.Now().Unix())
-		h.Sessions.Put(ctx, sessPendingNext, v.Next)
+		h.Sessions.Put(ctx, sessPendingNext, next)
 		http.Redirect(w, r, "/login/second-factor", http.StatusSeeOther)
 		return
 	}
-	if err := h.startSession(ctx, r, staff, 0); err != nil {
+	if err := h.startSession(ctx, r, staff, s.secondFactorAt); err != nil {
 		h.ServerError(w, r, err)
 		return
 	}
-	entry := store.AuditEntry{Actor: staff.Actor(), Action: "auth.login", Target: fmt.Sprintf("staff:%d", staff.ID), Outcome: store.OutcomeOK}
-	if err := h.Store.FinishLoginAttempt(ctx, attempt, store.LoginSucceeded, entry, limits[0].Key); err != nil {
+	entry.Detail = s.sessionDetail
+	if err := h.Store.FinishLoginAttempt(ctx, attempt, store.LoginSucceeded, entry, s.forget...); err != nil {
 		h.ServerError(w, r, err)
 		return
 	}
-	http.Redirect(w, r, v.Next, http.StatusSeeOther)
+	http.Redirect(w, r, next, http.StatusSeeOther)
 }
 
 // Logout ends the session and renews the token.

@@ -233,21 +233,7 @@ func (h *Handler) OIDCCallback(w http.ResponseWriter, r *http.Request) {
 		h.ServerError(w, r, err)
 		return
 	}
-	refuse := func(fail *ssoFailure) {
-		entry := store.AuditEntry{Actor: h.sso.actor(fail.subject), Action: "auth.login_sso",
-			Target: "identity provider", Outcome: store.OutcomeFailed, Detail: fail.detail}
-		switch {
-		case fail.staffID != 0:
-			entry.Target = fmt.Sprintf("staff:%d", fail.staffID)
-		case fail.email != "":
-			entry.Target = "staff:" + fail.email
-		}
-		if err := h.Store.FinishLoginAttempt(context.WithoutCancel(ctx), attempt, store.LoginFailed, entry); err != nil {
-			h.ServerError(w, r, err)
-			return
-		}
-		h.renderLogin(w, r, fail.status, views.LoginView{Next: next, Error: fail.message})
-	}
+	refuse := func(fail *ssoFailure) { h.refuseSSO(w, r, attempt, next, fail) }
 	got := r.URL.Query().Get("state")
 	if state == "" || got == "" || subtle.ConstantTimeCompare([]byte(state), []byte(got)) != 1 {
 		refuse(&ssoFailure{status: http.StatusBadRequest, detail: "state is not this browser's sign-in (forged, replayed or started elsewhere)",
@@ -275,41 +261,33 @@ func (h *Handler) OIDCCallback(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
+	// As after a password: the session starts after the second factor,
+	// unless the provider's multi-factor sign-in counts as one.
 	via := "signed in with " + h.SSOName()
-	if staff.SecondFactor && !amrOK {
-		// As after a password: the session starts after the second factor.
-		entry := store.AuditEntry{Actor: staff.Actor(), Action: "auth.login_sso", Target: fmt.Sprintf("staff:%d", staff.ID),
-			Outcome: store.OutcomeOK, Detail: via + "; second factor asked"}
-		if err := h.Store.FinishLoginAttempt(ctx, attempt, store.LoginSucceeded, entry); err != nil {
-			h.ServerError(w, r, err)
-			return
-		}
-		if err := h.Sessions.RenewToken(ctx); err != nil {
-			h.ServerError(w, r, err)
-			return
-		}
-		h.Sessions.Put(ctx, sessPendingStaff, staff.ID)
-		h.Sessions.Put(ctx, sessPendingAt, h.Now().Unix())
-		h.Sessions.Put(ctx, sessPendingNext, next)
-		http.Redirect(w, r, "/login/second-factor", http.StatusSeeOther)
-		return
-	}
-	var secondFactorAt int64
+	done := signedIn{action: "auth.login_sso", askSecondFactor: staff.SecondFactor && !amrOK,
+		secondFactorDetail: via + "; second factor asked", sessionDetail: via}
 	if amrOK {
-		secondFactorAt = h.Now().Unix()
-		via += "; the provider's multi-factor sign-in counts as the second factor"
+		done.secondFactorAt = h.Now().Unix()
+		done.sessionDetail += "; the provider's multi-factor sign-in counts as the second factor"
 	}
-	if err := h.startSession(ctx, r, staff, secondFactorAt); err != nil {
+	h.signInAccepted(w, r, staff, attempt, next, done)
+}
+
+// refuseSSO answers a refused sign-in with the provider, and audits it.
+func (h *Handler) refuseSSO(w http.ResponseWriter, r *http.Request, attempt store.LoginAttempt, next string, fail *ssoFailure) {
+	entry := store.AuditEntry{Actor: h.sso.actor(fail.subject), Action: "auth.login_sso",
+		Target: "identity provider", Outcome: store.OutcomeFailed, Detail: fail.detail}
+	switch {
+	case fail.staffID != 0:
+		entry.Target = fmt.Sprintf("staff:%d", fail.staffID)
+	case fail.email != "":
+		entry.Target = "staff:" + fail.email
+	}
+	if err := h.Store.FinishLoginAttempt(context.WithoutCancel(r.Context()), attempt, store.LoginFailed, entry); err != nil {
 		h.ServerError(w, r, err)
 		return
 	}
-	entry := store.AuditEntry{Actor: staff.Actor(), Action: "auth.login_sso", Target: fmt.Sprintf("staff:%d", staff.ID),
-		Outcome: store.OutcomeOK, Detail: via}
-	if err := h.Store.FinishLoginAttempt(ctx, attempt, store.LoginSucceeded, entry); err != nil {
-		h.ServerError(w, r, err)
-		return
-	}
-	http.Redirect(w, r, next, http.StatusSeeOther)
+	h.renderLogin(w, r, fail.status, views.LoginView{Next: next, Error: fail.message})
 }
 
 // ssoIdentify exchanges the code and verifies the ID token, then finds (or,
@@ -317,88 +295,15 @@ func (h *Handler) OIDCCallback(w http.ResponseWriter, r *http.Request) {
 // names. amrOK: the provider's multi-factor sign-in counts as the second
 // factor. A refusal is a non-nil failure; err is a fault of the app.
 func (h *Handler) ssoIdentify(ctx context.Context, r *http.Request, nonce, verifier string) (store.Staff, bool, *ssoFailure, error) {
-	name := h.SSOName()
-	q := r.URL.Query()
-	if e := q.Get("error"); e != "" {
-		return store.Staff{}, false, &ssoFailure{status: http.StatusUnauthorized,
-			message: name + " did not sign you in (" + clip(e, 60) + "). Try again, or ask an owner.",
-			detail:  "provider refused: " + clip(e, 60)}, nil
+	tok, idt, fail := h.ssoToken(ctx, r, nonce, verifier)
+	if fail != nil {
+		return store.Staff{}, false, fail, nil
 	}
-	code := q.Get("code")
-	if code == "" || len(code) > 2048 {
-		return store.Staff{}, false, &ssoFailure{status: http.StatusBadRequest,
-			message: name + " sent no usable sign-in code. Start again.", detail: "no code"}, nil
+	c, fail := h.ssoEmail(ctx, tok, idt)
+	if fail != nil {
+		return store.Staff{}, false, fail, nil
 	}
-	oc, idv, err := h.sso.setup(ctx)
-	if err != nil {
-		h.Logger.Warn("identity provider unavailable", "err", err)
-		return store.Staff{}, false, &ssoFailure{status: http.StatusBadGateway,
-			message: name + " cannot be reached right now. Try again in a moment.", detail: "provider unreachable"}, nil
-	}
-	tok, err := oc.Exchange(h.sso.ctx(ctx), code, oauth2.VerifierOption(verifier))
-	if err != nil {
-		h.Logger.Warn("identity provider code exchange failed", "err", err)
-		return store.Staff{}, false, &ssoFailure{status: http.StatusUnauthorized,
-			message: name + " did not accept the sign-in code. Start again.", detail: "code exchange refused"}, nil
-	}
-	raw, _ := tok.Extra("id_token").(string)
-	if raw == "" {
-		return store.Staff{}, false, &ssoFailure{status: http.StatusUnauthorized,
-			message: name + " sent no ID token. Start again, or ask an owner to check the provider's settings.", detail: "no ID token"}, nil
-	}
-	idt, err := idv.Verify(h.sso.ctx(ctx), raw)
-	if err != nil {
-		why := h.tokenProblem(raw, err)
-		h.Logger.Warn("ID token refused", "reason", why, "err", err)
-		return store.Staff{}, false, &ssoFailure{status: http.StatusUnauthorized,
-			message: "The sign-in from " + name + " was refused: " + why + ". You are not signed in.", detail: "ID token refused: " + why}, nil
-	}
-	if nonce == "" || subtle.ConstantTimeCompare([]byte(idt.Nonce), []byte(nonce)) != 1 {
-		return store.Staff{}, false, &ssoFailure{status: http.StatusUnauthorized,
-			message: "The sign-in from " + name + " was refused: its ID token was not made for this sign-in (nonce). You are not signed in.",
-			detail:  "ID token refused: wrong nonce"}, nil
-	}
-	sub := idt.Subject
-	var c ssoClaims
-	if err := idt.Claims(&c); err != nil {
-		return store.Staff{}, false, &ssoFailure{status: http.StatusUnauthorized, subject: sub,
-			message: name + " sent an ID token this app cannot read.", detail: "ID token unreadable"}, nil
-	}
-	noEmail := &ssoFailure{status: http.StatusForbidden, subject: sub,
-		message: name + " did not give an email address for you. Ask an owner to check the provider's settings.", detail: "no email claim"}
-	if strings.TrimSpace(c.Email) == "" {
-		// spec (OIDC Core 5.4): the email claim may be returned from the
-		// UserInfo endpoint only. 5.3.2: its sub must be the ID token's,
-		// or its answer must not be used.
-		ui, err := h.sso.userInfo(ctx, tok)
-		if err != nil {
-			h.Logger.Warn("identity provider userinfo failed", "err", err)
-			noEmail.detail = "no email claim in the ID token, and UserInfo could not be read"
-			return store.Staff{}, false, noEmail, nil
-		}
-		if ui.Subject != sub {
-			return store.Staff{}, false, &ssoFailure{status: http.StatusUnauthorized, subject: sub,
-				message: "The sign-in from " + name + " was refused: its user information was about someone else. You are not signed in.",
-				detail:  "UserInfo refused: its sub is not the ID token's"}, nil
-		}
-		c.Email, c.EmailVerified = ui.Email, boolClaim(ui.EmailVerified)
-		if c.Name == "" {
-			var more ssoClaims
-			if err := ui.Claims(&more); err == nil {
-				c.Name = more.Name
-			}
-		}
-		noEmail.detail = "no email claim in the ID token or UserInfo"
-	}
-	email := strings.TrimSpace(c.Email)
-	if email == "" || len(email) > maxEmailLength || !utf8.ValidString(email) || !strings.Contains(email, "@") {
-		return store.Staff{}, false, noEmail, nil
-	}
-	if !c.EmailVerified {
-		return store.Staff{}, false, &ssoFailure{status: http.StatusForbidden, subject: sub, email: email,
-			message: name + " has not verified your email address " + email + ", so it cannot name your account here.",
-			detail:  "email not verified by the provider"}, nil
-	}
+	sub, email := idt.Subject, c.Email
 	settings, err := h.Store.SignInSettings(ctx)
 	if err != nil {
 		return store.Staff{}, false, nil, err
@@ -422,6 +327,102 @@ func (h *Handler) ssoIdentify(ctx context.Context, r *http.Request, nonce, verif
 	}
 	amrOK := settings.AMRSecondFactor && slices.ContainsFunc(c.AMR, func(m string) bool { return slices.Contains(mfaMethods, m) })
 	return staff, amrOK, nil, nil
+}
+
+// ssoToken exchanges the provider's code with the PKCE verifier and
+// verifies the ID token (signature, issuer, audience, expiry) and its
+// nonce.
+func (h *Handler) ssoToken(ctx context.Context, r *http.Request, nonce, verifier string) (*oauth2.Token, *oidc.IDToken, *ssoFailure) {
+	name := h.SSOName()
+	q := r.URL.Query()
+	if e := q.Get("error"); e != "" {
+		return nil, nil, &ssoFailure{status: http.StatusUnauthorized,
+			message: name + " did not sign you in (" + clip(e, 60) + "). Try again, or ask an owner.",
+			detail:  "provider refused: " + clip(e, 60)}
+	}
+	code := q.Get("code")
+	if code == "" || len(code) > 2048 {
+		return nil, nil, &ssoFailure{status: http.StatusBadRequest,
+			message: name + " sent no usable sign-in code. Start again.", detail: "no code"}
+	}
+	oc, idv, err := h.sso.setup(ctx)
+	if err != nil {
+		h.Logger.Warn("identity provider unavailable", "err", err)
+		return nil, nil, &ssoFailure{status: http.StatusBadGateway,
+			message: name + " cannot be reached right now. Try again in a moment.", detail: "provider unreachable"}
+	}
+	tok, err := oc.Exchange(h.sso.ctx(ctx), code, oauth2.VerifierOption(verifier))
+	if err != nil {
+		h.Logger.Warn("identity provider code exchange failed", "err", err)
+		return nil, nil, &ssoFailure{status: http.StatusUnauthorized,
+			message: name + " did not accept the sign-in code. Start again.", detail: "code exchange refused"}
+	}
+	raw, _ := tok.Extra("id_token").(string)
+	if raw == "" {
+		return nil, nil, &ssoFailure{status: http.StatusUnauthorized,
+			message: name + " sent no ID token. Start again, or ask an owner to check the provider's settings.", detail: "no ID token"}
+	}
+	idt, err := idv.Verify(h.sso.ctx(ctx), raw)
+	if err != nil {
+		why := h.tokenProblem(raw, err)
+		h.Logger.Warn("ID token refused", "reason", why, "err", err)
+		return nil, nil, &ssoFailure{status: http.StatusUnauthorized,
+			message: "The sign-in from " + name + " was refused: " + why + ". You are not signed in.", detail: "ID token refused: " + why}
+	}
+	if nonce == "" || subtle.ConstantTimeCompare([]byte(idt.Nonce), []byte(nonce)) != 1 {
+		return nil, nil, &ssoFailure{status: http.StatusUnauthorized,
+			message: "The sign-in from " + name + " was refused: its ID token was not made for this sign-in (nonce). You are not signed in.",
+			detail:  "ID token refused: wrong nonce"}
+	}
+	return tok, idt, nil
+}
+
+// ssoEmail reads the verified token's claims, and the email from UserInfo
+// when the token has none; the email (trimmed) must be there, well formed
+// and verified by the provider.
+func (h *Handler) ssoEmail(ctx context.Context, tok *oauth2.Token, idt *oidc.IDToken) (ssoClaims, *ssoFailure) {
+	name, sub := h.SSOName(), idt.Subject
+	var c ssoClaims
+	if err := idt.Claims(&c); err != nil {
+		return c, &ssoFailure{status: http.StatusUnauthorized, subject: sub,
+			message: name + " sent an ID token this app cannot read.", detail: "ID token unreadable"}
+	}
+	noEmail := &ssoFailure{status: http.StatusForbidden, subject: sub,
+		message: name + " did not give an email address for you. Ask an owner to check the provider's settings.", detail: "no email claim"}
+	if strings.TrimSpace(c.Email) == "" {
+		// spec (OIDC Core 5.4): the email claim may be returned from the
+		// UserInfo endpoint only. 5.3.2: its sub must be the ID token's,
+		// or its answer must not be used.
+		ui, err := h.sso.userInfo(ctx, tok)
+		if err != nil {
+			h.Logger.Warn("identity provider userinfo failed", "err", err)
+			noEmail.detail = "no email claim in the ID token, and UserInfo could not be read"
+			return c, noEmail
+		}
+		if ui.Subject != sub {
+			return c, &ssoFailure{status: http.StatusUnauthorized, subject: sub,
+				message: "The sign-in from " + name + " was refused: its user information was about someone else. You are not signed in.",
+				detail:  "UserInfo refused: its sub is not the ID token's"}
+		}
+		c.Email, c.EmailVerified = ui.Email, boolClaim(ui.EmailVerified)
+		if c.Name == "" {
+			var more ssoClaims
+			if err := ui.Claims(&more); err == nil {
+				c.Name = more.Name
+			}
+		}
+		noEmail.detail = "no email claim in the ID token or UserInfo"
+	}
+	c.Email = strings.TrimSpace(c.Email)
+	if c.Email == "" || len(c.Email) > maxEmailLength || !utf8.ValidString(c.Email) || !strings.Contains(c.Email, "@") {
+		return c, noEmail
+	}
+	if !c.EmailVerified {
+		return c, &ssoFailure{status: http.StatusForbidden, subject: sub, email: c.Email,
+			message: name + " has not verified your email address " + c.Email + ", so it cannot name your account here.",
+			detail:  "email not verified by the provider"}
+	}
+	return c, nil
 }
 
 // createSSOStaff creates the account of a verified address at its first

@@ -35,53 +35,7 @@ func (h *Handler) ChangePassword(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
-	// Whoever holds this session may guess the current password only a
-	// few times; the guess is counted before it is checked.
-	key := passwordKey(viewer.Staff.ID)
-	attempt, err := h.Store.BeginLoginAttempt(ctx, Window, store.LoginLimit{Key: key, Max: MaxPasswordFailures})
-	if err != nil {
-		h.ServerError(w, r, err)
-		return
-	}
-	if attempt.Limited != "" {
-		v.Fields["current"] = limitMessage(attempt.Limited)
-		h.Render(w, r, http.StatusTooManyRequests, "Change password", views.PasswordPage(v), nil)
-		return
-	}
-	// The viewer comes from the staff cache, which keeps no password hash.
-	staff, err := h.Store.StaffByID(ctx, viewer.Staff.ID)
-	if err != nil {
-		h.ServerError(w, r, err)
-		return
-	}
-	ok, err := handlers.CheckPassword(ctx, staff.PasswordHash, current)
-	if errors.Is(err, handlers.ErrPasswordBusy) {
-		if err := h.Store.FinishLoginAttempt(ctx, attempt, store.LoginNotChecked, store.AuditEntry{}); err != nil {
-			h.ServerError(w, r, err)
-			return
-		}
-		v.Fields["current"] = "Too many passwords are being checked right now. Try again in a moment."
-		w.Header().Set("Retry-After", "2")
-		h.Render(w, r, http.StatusServiceUnavailable, "Change password", views.PasswordPage(v), nil)
-		return
-	}
-	if err != nil {
-		h.ServerError(w, r, err)
-		return
-	}
-	if !ok {
-		entry := store.AuditEntry{Actor: viewer.Staff.Actor(), Action: "auth.password_change",
-			Target: fmt.Sprintf("staff:%d", viewer.Staff.ID), Outcome: store.OutcomeFailed, Detail: "wrong current password"}
-		if err := h.Store.FinishLoginAttempt(ctx, attempt, store.LoginFailed, entry); err != nil {
-			h.ServerError(w, r, err)
-			return
-		}
-		v.Fields["current"] = "That is not your current password."
-		h.Render(w, r, http.StatusUnprocessableEntity, "Change password", views.PasswordPage(v), nil)
-		return
-	}
-	if err := h.Store.FinishLoginAttempt(ctx, attempt, store.LoginSucceeded, store.AuditEntry{}, key); err != nil {
-		h.ServerError(w, r, err)
+	if !h.currentPasswordRight(w, r, viewer.Staff, current, &v) {
 		return
 	}
 	if v.Fields.Any() {
@@ -127,4 +81,55 @@ func newPasswordRules(fields views.FieldErrors, next, confirm string) {
 	if confirm != next {
 		fields["confirm"] = "The two new passwords differ."
 	}
+}
+
+// currentPasswordRight checks the current password, counted so that
+// whoever holds this session may guess it only a few times (the guess is
+// counted before it is checked). It answers the page itself when false.
+func (h *Handler) currentPasswordRight(w http.ResponseWriter, r *http.Request, viewer store.Staff, current string, v *views.PasswordView) bool {
+	ctx := r.Context()
+	key := passwordKey(viewer.ID)
+	attempt, err := h.Store.BeginLoginAttempt(ctx, Window, store.LoginLimit{Key: key, Max: MaxPasswordFailures})
+	if err != nil {
+		h.ServerError(w, r, err)
+		return false
+	}
+	if attempt.Limited != "" {
+		v.Fields["current"] = limitMessage(attempt.Limited)
+		h.Render(w, r, http.StatusTooManyRequests, "Change password", views.PasswordPage(*v), nil)
+		return false
+	}
+	// The viewer comes from the staff cache, which keeps no password hash.
+	staff, err := h.Store.StaffByID(ctx, viewer.ID)
+	if err != nil {
+		h.ServerError(w, r, err)
+		return false
+	}
+	ok, busy, err := h.checkCountedPassword(ctx, attempt, staff.PasswordHash, current)
+	if err != nil {
+		h.ServerError(w, r, err)
+		return false
+	}
+	if busy {
+		v.Fields["current"] = "Too many passwords are being checked right now. Try again in a moment."
+		w.Header().Set("Retry-After", "2")
+		h.Render(w, r, http.StatusServiceUnavailable, "Change password", views.PasswordPage(*v), nil)
+		return false
+	}
+	if !ok {
+		entry := store.AuditEntry{Actor: viewer.Actor(), Action: "auth.password_change",
+			Target: fmt.Sprintf("staff:%d", viewer.ID), Outcome: store.OutcomeFailed, Detail: "wrong current password"}
+		if err := h.Store.FinishLoginAttempt(ctx, attempt, store.LoginFailed, entry); err != nil {
+			h.ServerError(w, r, err)
+			return false
+		}
+		v.Fields["current"] = "That is not your current password."
+		h.Render(w, r, http.StatusUnprocessableEntity, "Change password", views.PasswordPage(*v), nil)
+		return false
+	}
+	if err := h.Store.FinishLoginAttempt(ctx, attempt, store.LoginSucceeded, store.AuditEntry{}, key); err != nil {
+		h.ServerError(w, r, err)
+		return false
+	}
+	return true
 }

@@ -136,6 +136,12 @@ func (h *Handler) RequestActivation(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	av.RequestToken = handlers.NewFormToken()
+	again(activationAsked(&av, d, ask.Channel))
+}
+
+// activationAsked puts what became of a code request into the form's
+// words and returns the status to answer with.
+func activationAsked(av *views.CardActivationView, d handlers.Done, channel string) int {
 	var ch challenge
 	if d.State() == store.ActionDone && d.Action.DecodeResult(&ch) == nil {
 		sent := d.Action.BegunAt
@@ -144,12 +150,11 @@ func (h *Handler) RequestActivation(w http.ResponseWriter, r *http.Request) {
 		}
 		av.OTPID, av.ExpiresInMinutes = ch.OTPID, ch.ExpiresInMinutes
 		av.ExpiresAt = sent.Add(time.Duration(ch.ExpiresInMinutes) * time.Minute)
-		av.Message = "A 6-digit code was sent to the cardholder by " + ask.Channel + "."
+		av.Message = "A 6-digit code was sent to the cardholder by " + channel + "."
 		if d.Repeat {
 			av.Message = handlers.RepeatWords(d.Action) + " " + av.Message
 		}
-		again(http.StatusOK)
-		return
+		return http.StatusOK
 	}
 	av.Error = true
 	switch {
@@ -165,7 +170,7 @@ func (h *Handler) RequestActivation(w http.ResponseWriter, r *http.Request) {
 	default:
 		av.Message = d.Problem.Summary + " Ask the cardholder whether a code arrived; if none did, send a new one."
 	}
-	again(failedStatus(d))
+	return failedStatus(d)
 }
 
 // ConfirmActivation sends the 6-digit code the cardholder read out.

@@ -113,18 +113,7 @@ func (h *Handler) detail(w http.ResponseWriter, r *http.Request, hit store.CardH
 			h.ServerError(w, r, err)
 			return
 		}
-		v.Control = views.CardControl{CardID: c.ID, CardName: c.CardName, CanWrite: canWrite, Poll: true,
-			Badge: views.CardBadge{Status: st, Live: true, ReadAt: now, Now: now}, Action: actionFor(st),
-			FormToken: handlers.NewFormToken()}
-		v.Activated = live.Activated || st.Active() || st.Frozen()
-		v.Canceled = st.Canceled()
-		if live.FundingPolicy != "" {
-			v.FundingPolicy, v.FundLifecycle = live.FundingPolicy, live.FundLifecycle
-		}
-		if live.FundedAt != nil {
-			v.FundedAt = live.FundedAt
-		}
-		v.Activate.Available = v.Physical && st.Pending() && !live.Activated
+		showLive(&v, live, canWrite, now)
 	}
 	if v.Canceled {
 		v.Limits.Disabled = true
@@ -311,4 +300,21 @@ func activityRows(list []store.CardActivity) []views.CardActivityRow {
 		rows = append(rows, row)
 	}
 	return rows
+}
+
+// showLive puts the card's live state, just read, on its page.
+func showLive(v *views.CardDetailView, live *apiclient.Card, canWrite bool, now time.Time) {
+	st := views.CardStatus(live.Status)
+	v.Control = views.CardControl{CardID: v.ID, CardName: v.CardName, CanWrite: canWrite, Poll: true,
+		Badge: views.CardBadge{Status: st, Live: true, ReadAt: now, Now: now}, Action: actionFor(st),
+		FormToken: handlers.NewFormToken()}
+	v.Activated = live.Activated || st.Active() || st.Frozen()
+	v.Canceled = st.Canceled()
+	if live.FundingPolicy != "" {
+		v.FundingPolicy, v.FundLifecycle = live.FundingPolicy, live.FundLifecycle
+	}
+	if live.FundedAt != nil {
+		v.FundedAt = live.FundedAt
+	}
+	v.Activate.Available = v.Physical && st.Pending() && !live.Activated
 }

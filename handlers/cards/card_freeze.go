@@ -97,16 +97,8 @@ func (h *Handler) changeStatus(w http.ResponseWriter, r *http.Request, kind stri
 	}
 	ctl := views.CardControl{CardID: hit.ID, CardName: hit.CardName, CanWrite: true, Compact: compact, Poll: !compact,
 		FormToken: handlers.NewFormToken()}
-	// answer shows the control with a status: live when just read.
-	answer := func(status int, st views.CardStatus, live bool, msg string, isErr bool) {
-		now := h.Clock()
-		ctl.Badge = views.CardBadge{Status: st, Live: live, ReadAt: now, Now: now}
-		if !live {
-			ctl.Badge.ReadAt = hit.StatusReadAt
-		}
-		ctl.Action, ctl.Message, ctl.Error = actionFor(st), msg, isErr
-		h.controlAnswer(w, r, hit, status, ctl)
-	}
+	a := &controlReply{h: h, w: w, r: r, hit: hit, ctl: &ctl}
+	answer := a.answer
 	if hit.Reserved {
 		answer(http.StatusConflict, views.CardReserved, false, "This card is not issued yet: there is nothing to "+verb+".", true)
 		return
@@ -147,31 +139,58 @@ func (h *Handler) changeStatus(w http.ResponseWriter, r *http.Request, kind stri
 	if d.State() != store.ActionDone {
 		ctl.Reason = reason // not done: the form shown again keeps what was typed
 	}
+	a.outcome(d, kind, pastTense, before, after)
+}
+
+// controlReply answers a freeze or unfreeze with the card's control.
+type controlReply struct {
+	h   *Handler
+	w   http.ResponseWriter
+	r   *http.Request
+	hit store.CardHit
+	ctl *views.CardControl
+}
+
+// answer shows the control with a status: live when just read.
+func (a *controlReply) answer(status int, st views.CardStatus, live bool, msg string, isErr bool) {
+	now := a.h.Clock()
+	a.ctl.Badge = views.CardBadge{Status: st, Live: live, ReadAt: now, Now: now}
+	if !live {
+		a.ctl.Badge.ReadAt = a.hit.StatusReadAt
+	}
+	a.ctl.Action, a.ctl.Message, a.ctl.Error = actionFor(st), msg, isErr
+	a.h.controlAnswer(a.w, a.r, a.hit, status, *a.ctl)
+}
+
+// outcome answers what the ledger made of a status change: a refusal
+// re-reads the status and explains it.
+func (a *controlReply) outcome(d handlers.Done, kind, pastTense string, before views.CardStatus, after string) {
+	ctx, h, hit := a.r.Context(), a.h, a.hit
 	switch {
 	case d.Repeat:
-		answer(failedStatus(d), before, true, handlers.RepeatWords(d.Action), d.State() != store.ActionDone)
+		a.answer(failedStatus(d), before, true, handlers.RepeatWords(d.Action), d.State() != store.ActionDone)
 	case d.State() == store.ActionDone:
 		msg := "Frozen: payments are declined until the card is unfrozen."
 		if kind == kindUnfreeze {
 			msg = "Unfrozen: the card can be used again."
 		}
-		answer(http.StatusOK, views.CardStatus(after), true, msg, false)
+		a.answer(http.StatusOK, views.CardStatus(after), true, msg, false)
 	case d.State() == store.ActionRefused:
 		// spec: a refused transition: "retrying cannot succeed, read the
 		// status first". The status re-read says where the card stands.
 		msg := "The card was not " + pastTense + ": " + d.Problem.Summary
 		now, err := h.API.GetCard(ctx, hit.ServiceUserID, hit.ID)
 		if err != nil {
-			answer(failedStatus(d), before, false, msg+" The status could not be read again: reload the page.", true)
+			a.answer(failedStatus(d), before, false, msg+" The status could not be read again: reload the page.", true)
 			return
 		}
 		if err := h.Store.RecordCardStatus(ctx, hit.ID, string(now.Status), h.Clock()); err != nil {
-			h.ServerError(w, r, err)
+			h.ServerError(a.w, a.r, err)
 			return
 		}
-		answer(failedStatus(d), views.CardStatus(now.Status), true, msg, true)
+		a.answer(failedStatus(d), views.CardStatus(now.Status), true, msg, true)
 	default:
-		answer(failedStatus(d), before, false, d.Problem.Summary, true)
+		a.answer(failedStatus(d), before, false, d.Problem.Summary, true)
 	}
 }
 

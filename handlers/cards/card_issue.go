@@ -132,7 +132,7 @@ func (h *Handler) issueFormFor(w http.ResponseWriter, r *http.Request, walletID 
 		return issueTarget{}, false
 	}
 	return issueTarget{wallet: wallet, employee: emp, form: views.CardIssueForm{WalletID: wallet.ID, EmployeeName: emp.Name(),
-		Currency: cur, Token: wallet.Currency, FormToken: handlers.NewFormToken(), Legacy: wallet.Legacy, NeedsNIN: !had,
+		Currency: cur, Token: wallet.Currency, FormToken: handlers.NewFormToken(), Legacy: wallet.Legacy, NeedsNIN: !had, FirstCard: !had,
 		CardColor: "#1E88E5", Type: "virtual", Fields: views.FieldErrors{}, States: nigerianStates}}, true
 }
 
@@ -281,93 +281,24 @@ func (h *Handler) Issue(w http.ResponseWriter, r *http.Request) {
 		h.StaleForm(w, r)
 		return
 	}
-	walletID := r.PostFormValue("wallet_id")
-	if walletID == "" || checkText(walletID, 100, "") != "" {
-		h.ErrorPage(w, r, http.StatusUnprocessableEntity, "Choose a wallet", "Choose the employee's wallet the card is issued on.")
-		return
-	}
-	t, ok := h.issueFormFor(w, r, walletID)
+	t, in, ok := h.postedIssueForm(w, r)
 	if !ok {
 		return
 	}
-	f, wallet, emp := t.form, t.wallet, t.employee
-	f.FormToken = formToken(r)
-	f.CardName = strings.TrimSpace(r.PostFormValue("card_name"))
-	f.CardColor = strings.TrimSpace(r.PostFormValue("card_color"))
-	f.Type = r.PostFormValue("type")
-	f.State = strings.TrimSpace(r.PostFormValue("state"))
-	f.Address = strings.TrimSpace(r.PostFormValue("delivery_address"))
-	f.DeliveryState = strings.TrimSpace(r.PostFormValue("delivery_state"))
-	f.Phone = strings.TrimSpace(r.PostFormValue("delivery_phone"))
-	f.OTPChannel = r.PostFormValue("otp_channel")
-	nin := strings.TrimSpace(r.PostFormValue("nin"))
-	pan := strings.NewReplacer(" ", "", "-", "").Replace(r.PostFormValue("pan"))
-	f.NINEntered, f.PANEntered = nin != "", pan != ""
-	if nin != "" {
-		f.NeedsNIN = true // asked for it: keep asking after a re-render
-	}
+	f, wallet, emp := &t.form, t.wallet, t.employee
 	page := func(status int, result *views.CardIssueResult) {
-		h.render(w, r, status, "Issue a card", views.CardIssuePage(views.CardIssueView{Form: &f, Result: result}), nil)
+		h.render(w, r, status, "Issue a card", views.CardIssuePage(views.CardIssueView{Form: f, Result: result}), nil)
 	}
-
-	if msg := checkText(f.CardName, 0, "The card name"); msg != "" {
-		f.Fields["card_name"] = msg
-	} else if n := utf8.RuneCountInString(f.CardName); n < 1 || n > apiclient.MaxCardNameLength {
-		f.Fields["card_name"] = "The card name is 1 to 50 characters."
-	}
-	if !colorPattern.MatchString(f.CardColor) {
-		f.Fields["card_color"] = "A colour is #RGB or #RRGGBB in hex digits, such as #1E88E5."
-	}
-	if f.Type != "virtual" && f.Type != "physical" {
-		f.Type = "virtual"
-		f.Fields["type"] = "Choose virtual or physical."
-	}
-	if f.NeedsNIN && nin == "" {
-		f.Fields["nin"] = "This employee has never had a card: their 11-digit NIN is required."
-	} else if nin != "" && (len(nin) != 11 || !isDigits(nin)) {
-		f.Fields["nin"] = "The NIN is exactly 11 digits. Type it again."
-	}
-	if f.State != "" && !knownState(f.State) {
-		f.State, f.Fields["state"] = "", "Choose a Nigerian state from the list."
-	}
-	if f.OTPChannel != "" && f.OTPChannel != "sms" && f.OTPChannel != "email" {
-		f.OTPChannel, f.Fields["otp_channel"] = "", "Choose sms or email."
-	}
-	phone := ""
-	switch {
-	case f.Type == "virtual" && pan != "":
-		f.Fields["pan"] = "A card number applies only to an existing physical card. Leave it empty for a virtual card."
-	case pan != "":
-		if len(pan) < 13 || len(pan) > 19 || !isDigits(pan) {
-			f.Fields["pan"] = "A card number is 13 to 19 digits. Type it again."
-		}
-	case f.Type == "physical":
-		if msg := checkText(f.Address, 200, "The delivery address"); msg != "" {
-			f.Fields["delivery_address"] = msg
-		} else if f.Address == "" {
-			f.Fields["delivery_address"] = "Enter the delivery address, or the number of an existing card."
-		}
-		if f.DeliveryState == "" || !knownState(f.DeliveryState) {
-			f.DeliveryState, f.Fields["delivery_state"] = "", "Choose the delivery state."
-		}
-		p, ok := NormalizeNigerianPhone(f.Phone)
-		if !ok {
-			f.Fields["delivery_phone"] = "Enter a Nigerian number: +234, 234 or 0 followed by 10 digits."
-		}
-		phone = p
-	}
-	if msg := checkText(f.Phone, 30, "The phone number"); msg != "" {
-		f.Phone, f.Fields["delivery_phone"] = "", msg
-	}
+	validateIssue(f, &in, r)
 	if f.Fields.Any() {
 		page(http.StatusUnprocessableEntity, nil)
 		return
 	}
 	req := apiclient.CreateCardRequest{CardName: f.CardName, CardColor: f.CardColor, Currency: apiclient.Fiat(f.Currency),
-		Type: f.Type, SmartWalletID: wallet.ID, NIN: nin, State: f.State, OTPChannel: f.OTPChannel, PAN: pan}
-	if f.Type == "physical" && pan == "" {
-		req.DeliveryAddress, req.DeliveryState, req.DeliveryPhoneNumber = f.Address, f.DeliveryState, phone
-		f.Phone = phone
+		Type: f.Type, SmartWalletID: wallet.ID, NIN: in.nin, State: f.State, OTPChannel: f.OTPChannel, PAN: in.pan}
+	if f.Type == "physical" && in.pan == "" {
+		req.DeliveryAddress, req.DeliveryState, req.DeliveryPhoneNumber = f.Address, f.DeliveryState, in.phone
+		f.Phone = in.phone
 	}
 	known, err := h.Store.WalletCardIDs(ctx, wallet.ID)
 	if err != nil {
@@ -376,7 +307,7 @@ func (h *Handler) Issue(w http.ResponseWriter, r *http.Request) {
 	}
 	c := cardRequest{WalletID: wallet.ID, EmployeeID: emp.ID, UserID: emp.ServiceUserID, CardName: f.CardName,
 		CardColor: f.CardColor, Currency: f.Currency, Type: f.Type, DeliveryState: req.DeliveryState,
-		NINGiven: nin != "", PANGiven: pan != "", Known: known}
+		NINGiven: in.nin != "", PANGiven: in.pan != "", Known: known}
 	d, err := h.Actions.Run(r.Context(), handlers.Write{Key: key, Kind: kindIssue, Target: "wallet:" + wallet.ID, Actor: handlers.ActorFrom(ctx),
 		Request: c,
 		Call: func(ctx context.Context) (handlers.Effect, error) {
@@ -403,6 +334,12 @@ func (h *Handler) Issue(w http.ResponseWriter, r *http.Request) {
 		h.render(w, r, http.StatusCreated, "Card requested", views.CardIssuePage(views.CardIssueView{Result: &result}), nil)
 		return
 	}
+	page(issueNotDone(f, d), nil)
+}
+
+// issueNotDone puts a request that did not end done into the form's words
+// and returns the status to answer with.
+func issueNotDone(f *views.CardIssueForm, d handlers.Done) int {
 	switch {
 	case d.Repeat:
 		f.Message = handlers.RepeatWords(d.Action)
@@ -425,11 +362,121 @@ func (h *Handler) Issue(w http.ResponseWriter, r *http.Request) {
 	default:
 		f.Message = maskDigits(d.Problem.Summary) + " Check this employee's cards (Cards page, re-read the card lists) before requesting it again."
 	}
-	status := failedStatus(d)
 	if d.State() == store.ActionRefused && f.Fields.Any() {
-		status = http.StatusUnprocessableEntity
+		return http.StatusUnprocessableEntity
 	}
-	page(status, nil)
+	return failedStatus(d)
+}
+
+// issueSecrets are what the form posts that never goes back to the page:
+// the NIN, the card number, and the delivery phone once normalised.
+type issueSecrets struct {
+	nin, pan, phone string
+}
+
+// postedIssueForm reads the posted form onto the wallet's empty form
+// (false when the wallet cannot take a card: answered already).
+func (h *Handler) postedIssueForm(w http.ResponseWriter, r *http.Request) (issueTarget, issueSecrets, bool) {
+	walletID := r.PostFormValue("wallet_id")
+	if walletID == "" || checkText(walletID, 100, "") != "" {
+		h.ErrorPage(w, r, http.StatusUnprocessableEntity, "Choose a wallet", "Choose the employee's wallet the card is issued on.")
+		return issueTarget{}, issueSecrets{}, false
+	}
+	t, ok := h.issueFormFor(w, r, walletID)
+	if !ok {
+		return issueTarget{}, issueSecrets{}, false
+	}
+	f := &t.form
+	f.FormToken = formToken(r)
+	f.CardName = strings.TrimSpace(r.PostFormValue("card_name"))
+	f.CardColor = strings.TrimSpace(r.PostFormValue("card_color"))
+	f.Type = r.PostFormValue("type")
+	f.State = strings.TrimSpace(r.PostFormValue("state"))
+	f.Address = strings.TrimSpace(r.PostFormValue("delivery_address"))
+	f.DeliveryState = strings.TrimSpace(r.PostFormValue("delivery_state"))
+	f.Phone = strings.TrimSpace(r.PostFormValue("delivery_phone"))
+	f.OTPChannel = r.PostFormValue("otp_channel")
+	f.NINHolder = r.PostFormValue("nin_holder")
+	if handlers.CheckText(f.NINHolder, 200, false) != "" {
+		f.NINHolder = ""
+	}
+	in := issueSecrets{nin: strings.TrimSpace(r.PostFormValue("nin")),
+		pan: strings.NewReplacer(" ", "", "-", "").Replace(r.PostFormValue("pan"))}
+	f.NINEntered, f.PANEntered = in.nin != "", in.pan != ""
+	if in.nin != "" {
+		f.NeedsNIN = true // asked for it: keep asking after a re-render
+	}
+	return t, in, true
+}
+
+// validateIssue checks the form, putting each problem beside its field,
+// and normalises the delivery phone into in.
+func validateIssue(f *views.CardIssueForm, in *issueSecrets, r *http.Request) {
+	if msg := checkText(f.CardName, 0, "The card name"); msg != "" {
+		f.Fields["card_name"] = msg
+	} else if n := utf8.RuneCountInString(f.CardName); n < 1 || n > apiclient.MaxCardNameLength {
+		f.Fields["card_name"] = "The card name is 1 to 50 characters."
+	}
+	if !colorPattern.MatchString(f.CardColor) {
+		f.Fields["card_color"] = "A colour is #RGB or #RRGGBB in hex digits, such as #1E88E5."
+	}
+	if f.Type != "virtual" && f.Type != "physical" {
+		f.Type = "virtual"
+		f.Fields["type"] = "Choose virtual or physical."
+	}
+	validateNIN(f, in.nin, r.PostFormValue("holder_confirmed") == "1")
+	if f.State != "" && !knownState(f.State) {
+		f.State, f.Fields["state"] = "", "Choose a Nigerian state from the list."
+	}
+	if f.OTPChannel != "" && f.OTPChannel != "sms" && f.OTPChannel != "email" {
+		f.OTPChannel, f.Fields["otp_channel"] = "", "Choose sms or email."
+	}
+	switch {
+	case f.Type == "virtual" && in.pan != "":
+		f.Fields["pan"] = "A card number applies only to an existing physical card. Leave it empty for a virtual card."
+	case in.pan != "":
+		if len(in.pan) < 13 || len(in.pan) > 19 || !isDigits(in.pan) {
+			f.Fields["pan"] = "A card number is 13 to 19 digits. Type it again."
+		}
+	case f.Type == "physical":
+		validateDelivery(f, in)
+	}
+	if msg := checkText(f.Phone, 30, "The phone number"); msg != "" {
+		f.Phone, f.Fields["delivery_phone"] = "", msg
+	}
+}
+
+// validateNIN checks the NIN a first card needs: 11 digits, looked up
+// first and its holder confirmed by staff (the lookup's answer is not
+// kept, so the confirmation comes back with the form).
+func validateNIN(f *views.CardIssueForm, nin string, confirmed bool) {
+	switch {
+	case f.NeedsNIN && nin == "":
+		f.Fields["nin"] = "This employee has never had a card: their 11-digit NIN is required."
+	case nin != "" && (len(nin) != 11 || !isDigits(nin)):
+		f.Fields["nin"] = "The NIN is exactly 11 digits. Type it again."
+	case f.FirstCard && f.NINHolder == "":
+		f.Fields["nin"] = "Look up the NIN first, then confirm whose it is."
+	case f.FirstCard && !confirmed:
+		f.Fields["holder_confirmed"] = "Tick the box to confirm the NIN belongs to this employee."
+	}
+}
+
+// validateDelivery checks where a new physical card goes.
+func validateDelivery(f *views.CardIssueForm, in *issueSecrets) {
+	if msg := checkText(f.Address, 200, "The delivery address"); msg != "" {
+		f.Fields["delivery_address"] = msg
+	} else if f.Address == "" {
+		f.Fields["delivery_address"] = "Enter the delivery address, or the number of an existing card."
+	}
+	if f.DeliveryState == "" || !knownState(f.DeliveryState) {
+		f.DeliveryState, f.Fields["delivery_state"] = "", "Choose the delivery state."
+	}
+	p, ok := NormalizeNigerianPhone(f.Phone)
+	if !ok {
+		f.Fields["delivery_phone"] = "Enter a Nigerian number: +234, 234 or 0 followed by 10 digits."
+	}
+	in.phone = p
 }
 
 // issueResult is the issuance's outcome on screen. The approval page is

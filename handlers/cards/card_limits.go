@@ -90,6 +90,20 @@ func parseLimit(s, currency string) (decimal.Decimal, string) {
 	return d, ""
 }
 
+// parseLimits reads the form's two limits, putting a problem beside its
+// field.
+func parseLimits(form *views.CardLimitsForm, currency string) (daily, single decimal.Decimal) {
+	daily, dmsg := parseLimit(form.TotalDaily, currency)
+	single, smsg := parseLimit(form.MaxSingle, currency)
+	if dmsg != "" {
+		form.Fields["total_daily"] = dmsg
+	}
+	if smsg != "" {
+		form.Fields["max_single"] = smsg
+	}
+	return daily, single
+}
+
 // limitsChange is a change of limits as the ledger keeps it.
 type limitsChange struct {
 	CardID     string          `json:"cardId"`
@@ -161,14 +175,7 @@ func (h *Handler) SetLimits(w http.ResponseWriter, r *http.Request) {
 		again(http.StatusConflict, "This card is not issued yet: it has no limits.")
 		return
 	}
-	daily, dmsg := parseLimit(form.TotalDaily, hit.Currency)
-	single, smsg := parseLimit(form.MaxSingle, hit.Currency)
-	if dmsg != "" {
-		form.Fields["total_daily"] = dmsg
-	}
-	if smsg != "" {
-		form.Fields["max_single"] = smsg
-	}
+	daily, single := parseLimits(&form, hit.Currency)
 	caps, err := h.API.GetCardLimits(ctx, hit.ServiceUserID, hit.ID)
 	if err != nil {
 		h.Logger.WarnContext(ctx, "card limits before set", "card", hit.ID, "err", err)
@@ -183,27 +190,7 @@ func (h *Handler) SetLimits(w http.ResponseWriter, r *http.Request) {
 	if cur == "" {
 		cur = hit.Currency
 	}
-	if capD := caps.MaxTotalDailyLimit.Decimal; dmsg == "" && capD.IsPositive() && daily.GreaterThan(capD) {
-		form.Fields["total_daily"] = "The provider allows at most " + views.Amount{Value: capD, Currency: cur}.String() + " a day."
-	}
-	if capS := caps.MaxSingleTransactionLimitCap.Decimal; smsg == "" && capS.IsPositive() && single.GreaterThan(capS) {
-		form.Fields["max_single"] = "The provider allows at most " + views.Amount{Value: capS, Currency: cur}.String() + " per transaction."
-	}
-	if dmsg == "" && !form.Fields.Has("max_single") && single.GreaterThan(daily) {
-		form.Fields["max_single"] = "A single transaction cannot be more than the daily limit."
-	}
-	req := apiclient.SetCardLimitsRequest{TotalDailyLimit: apiclient.NewDecimalNumber(daily),
-		MaxSingleTransactionAmount: apiclient.NewDecimalNumber(single), Caps: caps}
-	if !form.Fields.Any() {
-		// The client's own check, the same rules as the API's.
-		for k, m := range apiclient.ValidationFields(req.Validate()) {
-			f := limitField(k)
-			if f == "" {
-				f = "total_daily"
-			}
-			form.Fields[f] = m
-		}
-	}
+	req := checkLimits(&form, daily, single, caps, cur)
 	if form.Fields.Any() {
 		again(http.StatusUnprocessableEntity, "")
 		return
@@ -224,20 +211,50 @@ func (h *Handler) SetLimits(w http.ResponseWriter, r *http.Request) {
 	case d.Repeat:
 		h.Flash(r, "info", handlers.RepeatWords(d.Action))
 		h.Redirect(w, r, "/cards/"+hit.ID+"#limits")
+		return
 	case d.State() == store.ActionDone:
 		h.Flash(r, "ok", "Limits saved: "+c.words()+".")
 		h.Redirect(w, r, "/cards/"+hit.ID+"#limits")
-	default:
-		msg := d.Problem.Summary
-		if d.State() == store.ActionRefused {
-			msg = "The limits were not changed: " + msg
-			for k, m := range d.Problem.Fields {
-				if f := limitField(k); f != "" {
-					form.Fields[f] = m
-				}
+		return
+	}
+	msg := d.Problem.Summary
+	if d.State() == store.ActionRefused {
+		msg = "The limits were not changed: " + msg
+		for k, m := range d.Problem.Fields {
+			if f := limitField(k); f != "" {
+				form.Fields[f] = m
 			}
 		}
-		form.FormToken = handlers.NewFormToken()
-		again(failedStatus(d), msg)
 	}
+	form.FormToken = handlers.NewFormToken()
+	again(failedStatus(d), msg)
+}
+
+// checkLimits checks the amounts that parsed against the provider caps,
+// each other and the client's own rules (the API's), putting each problem
+// beside its field; it returns the request to send.
+func checkLimits(form *views.CardLimitsForm, daily, single decimal.Decimal, caps *apiclient.CardLimits, cur string) apiclient.SetCardLimitsRequest {
+	dailyOK, singleOK := !form.Fields.Has("total_daily"), !form.Fields.Has("max_single")
+	if capD := caps.MaxTotalDailyLimit.Decimal; dailyOK && capD.IsPositive() && daily.GreaterThan(capD) {
+		form.Fields["total_daily"] = "The provider allows at most " + views.Amount{Value: capD, Currency: cur}.String() + " a day."
+	}
+	if capS := caps.MaxSingleTransactionLimitCap.Decimal; singleOK && capS.IsPositive() && single.GreaterThan(capS) {
+		form.Fields["max_single"] = "The provider allows at most " + views.Amount{Value: capS, Currency: cur}.String() + " per transaction."
+	}
+	if dailyOK && !form.Fields.Has("max_single") && single.GreaterThan(daily) {
+		form.Fields["max_single"] = "A single transaction cannot be more than the daily limit."
+	}
+	req := apiclient.SetCardLimitsRequest{TotalDailyLimit: apiclient.NewDecimalNumber(daily),
+		MaxSingleTransactionAmount: apiclient.NewDecimalNumber(single), Caps: caps}
+	if !form.Fields.Any() {
+		// The client's own check, the same rules as the API's.
+		for k, m := range apiclient.ValidationFields(req.Validate()) {
+			f := limitField(k)
+			if f == "" {
+				f = "total_daily"
+			}
+			form.Fields[f] = m
+		}
+	}
+	return req
 }

@@ -52,6 +52,7 @@ type API interface {
 	RequestCardActivation(ctx context.Context, userID, cardID string, req apiclient.CardActivationRequest) (*apiclient.CardActivationChallenge, error)
 	ConfirmCardActivation(ctx context.Context, userID, cardID string, req apiclient.ConfirmCardActivationRequest) error
 	CreateCard(ctx context.Context, userID string, req apiclient.CreateCardRequest) (*apiclient.CardIssuance, error)
+	LookupNIN(ctx context.Context, userID, nin string) (*apiclient.IdentityHolder, error)
 }
 
 // Queue enqueues a background job (river's client).

@@ -7,26 +7,9 @@ import (
 
 	"partneradmin/apiclient"
 	"partneradmin/handlers"
-	"partneradmin/store"
+	"partneradmin/handlers/identity"
 	"partneradmin/views"
 )
-
-// holderView is what HR is shown of a lookup's holder: the name alone,
-// compared with the employee's. Nothing of it is kept (DESIGN.md 8).
-func holderView(kind string, e store.Employee, hd *apiclient.IdentityHolder) *views.DirectHolderView {
-	name := strings.Join(strings.Fields(hd.FirstName+" "+hd.MiddleName+" "+hd.LastName), " ")
-	return &views.DirectHolderView{Kind: kind, Name: name,
-		Matches: strings.EqualFold(strings.TrimSpace(hd.FirstName), strings.TrimSpace(e.FirstName)) &&
-			strings.EqualFold(strings.TrimSpace(hd.LastName), strings.TrimSpace(e.LastName))}
-}
-
-// lookupProblem says why a lookup gave no holder.
-func lookupProblem(kind string, err error) string {
-	if apiclient.IsNotFound(err) {
-		return "The Partner API knows no one with this " + kind + ". Check the number with the employee."
-	}
-	return "The " + kind + " could not be looked up. " + apiclient.ReadWords(err)
-}
 
 // lookup reads the typed number and asks the API; the number lives only in
 // this call. It answers the page itself.
@@ -50,13 +33,9 @@ func (h *Handler) lookup(w http.ResponseWriter, r *http.Request, kind string,
 	number = ""
 	status := http.StatusOK
 	if err != nil {
-		f.Problem = lookupProblem(kind, err)
-		status = http.StatusUnprocessableEntity
-		if !apiclient.IsNotFound(err) && apiclient.StatusCode(err) != http.StatusBadRequest {
-			status = http.StatusBadGateway
-		}
+		f.Problem, status = identity.Problem(kind, err)
 	} else {
-		f.Holder = holderView(kind, e, hd)
+		f.Holder = identity.Holder(kind, e, hd)
 	}
 	h.renderDirect(w, r, status, e, func(v *views.DirectKYCView) { show(v, f) })
 }

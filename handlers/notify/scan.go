@@ -135,7 +135,21 @@ func (h *Handler) link(path string) string { return h.Config.PublicOrigin + path
 func (h *Handler) due(ctx context.Context, now time.Time) ([]event, error) {
 	since := now.Add(-lookBack)
 	var out []event
+	for _, source := range []func(ctx context.Context, since, now time.Time) ([]event, error){
+		h.approvalsDue, h.signLinksDue, h.payrollDue, h.webhooksDue, h.employeesDue, h.policyChangesDue,
+	} {
+		events, err := source(ctx, since, now)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, events...)
+	}
+	return out, nil
+}
 
+// approvalsDue are the events of proposals waiting for an approver.
+func (h *Handler) approvalsDue(ctx context.Context, since, now time.Time) ([]event, error) {
+	var out []event
 	proposals, err := h.Store.ProposalsAwaitingApproval(ctx, since)
 	if err != nil {
 		return nil, err
@@ -157,7 +171,12 @@ func (h *Handler) due(ctx context.Context, now time.Time) ([]event, error) {
 			},
 		})
 	}
+	return out, nil
+}
 
+// signLinksDue are the events of signing links about to expire unsigned.
+func (h *Handler) signLinksDue(ctx context.Context, since, now time.Time) ([]event, error) {
+	var out []event
 	links, err := h.Store.SignLinksExpiring(ctx, now, now.Add(SignLinkWarning))
 	if err != nil {
 		return nil, err
@@ -178,7 +197,12 @@ func (h *Handler) due(ctx context.Context, now time.Time) ([]event, error) {
 			wants: func(s store.Staff) bool { return s.ID == createdBy },
 		})
 	}
+	return out, nil
+}
 
+// payrollDue are the events of payroll runs that finished with rows not sent.
+func (h *Handler) payrollDue(ctx context.Context, since, now time.Time) ([]event, error) {
+	var out []event
 	runs, err := h.Store.PayrollRunsWithFailedRows(ctx, since)
 	if err != nil {
 		return nil, err
@@ -199,7 +223,12 @@ func (h *Handler) due(ctx context.Context, now time.Time) ([]event, error) {
 			wants: func(store.Staff) bool { return true },
 		})
 	}
+	return out, nil
+}
 
+// webhooksDue are the events of hours in which webhook deliveries failed.
+func (h *Handler) webhooksDue(ctx context.Context, since, now time.Time) ([]event, error) {
+	var out []event
 	hours, err := h.Store.WebhookFailureHours(ctx, since)
 	if err != nil {
 		return nil, err
@@ -220,7 +249,12 @@ func (h *Handler) due(ctx context.Context, now time.Time) ([]event, error) {
 			wants: func(store.Staff) bool { return true },
 		})
 	}
+	return out, nil
+}
 
+// employeesDue are the events of employees the API asked to act.
+func (h *Handler) employeesDue(ctx context.Context, since, now time.Time) ([]event, error) {
+	var out []event
 	flagged, err := h.Store.EmployeesNeedingAction(ctx, since)
 	if err != nil {
 		return nil, err
@@ -237,6 +271,12 @@ func (h *Handler) due(ctx context.Context, now time.Time) ([]event, error) {
 			wants: func(store.Staff) bool { return true },
 		})
 	}
+	return out, nil
+}
+
+// policyChangesDue are the events of money-control changes proposed or come into force.
+func (h *Handler) policyChangesDue(ctx context.Context, since, now time.Time) ([]event, error) {
+	var out []event
 	changes, err := h.Store.PolicyChangesToAnnounce(ctx, since, now)
 	if err != nil {
 		return nil, err

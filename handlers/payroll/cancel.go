@@ -36,17 +36,7 @@ func (h *Handler) Cancel(w http.ResponseWriter, r *http.Request) {
 	page := fmt.Sprintf("/payroll/%d", run.ID)
 	actor := handlers.ActorFrom(ctx)
 	typed := r.PostFormValue("reason")
-	reason := strings.TrimSpace(typed)
-	fields := views.FieldErrors{}
-	switch msg := handlers.CheckText(reason, maxReasonLength, true); {
-	case msg != "":
-		fields["reason"] = msg
-	case reason == "":
-		fields["reason"] = "Say why the run is canceled; approvers and the requester see it."
-	}
-	if r.PostFormValue("confirm") != "1" {
-		fields["confirm"] = "Tick the box to confirm the open proposals are rejected for good."
-	}
+	reason, fields := checkCancelForm(typed, r.PostFormValue("confirm") == "1")
 	if fields.Any() {
 		v, err := h.runView(ctx, run, run.State == store.PayrollPreview, rowWindow{}, true)
 		if err != nil {
@@ -79,32 +69,10 @@ func (h *Handler) Cancel(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ctx = context.WithoutCancel(ctx)
-	rows, err := h.store.PayrollRows(ctx, run.ID)
+	outcomes, err := h.rejectOpen(ctx, run, reason, actor, strings.TrimPrefix(key, "form:"))
 	if err != nil {
 		h.ServerError(w, r, err)
 		return
-	}
-	var open []store.PayrollRow
-	for _, row := range rows {
-		if cancelable(row) {
-			open = append(open, row)
-		}
-	}
-	linked, err := h.store.ApproverLink(ctx, actor.StaffID)
-	if err != nil {
-		h.ServerError(w, r, err)
-		return
-	}
-	token := strings.TrimPrefix(key, "form:")
-	outcomes, err := h.forRows(ctx, open, func(ctx context.Context, row store.PayrollRow) (views.PayrollOutcome, error) {
-		return h.rejectRow(ctx, run, row, reason, linked, actor, token)
-	})
-	if err != nil {
-		h.ServerError(w, r, err)
-		return
-	}
-	if len(outcomes) == 0 {
-		outcomes = []views.PayrollOutcome{{OK: true, Text: "The run is canceled; none of its proposals was open and unsigned."}}
 	}
 	run, err = h.store.PayrollRunByID(ctx, run.ID)
 	if err != nil {
@@ -154,4 +122,50 @@ func (h *Handler) rejectRow(ctx context.Context, run store.PayrollRun, row store
 		msg = done.Action.Message
 	}
 	return views.PayrollOutcome{Text: "not rejected: " + msg}, nil
+}
+
+// checkCancelForm checks the reason typed (trimmed, returned) and the
+// confirmation, putting each problem beside its field.
+func checkCancelForm(typed string, confirmed bool) (string, views.FieldErrors) {
+	reason := strings.TrimSpace(typed)
+	fields := views.FieldErrors{}
+	switch msg := handlers.CheckText(reason, maxReasonLength, true); {
+	case msg != "":
+		fields["reason"] = msg
+	case reason == "":
+		fields["reason"] = "Say why the run is canceled; approvers and the requester see it."
+	}
+	if !confirmed {
+		fields["confirm"] = "Tick the box to confirm the open proposals are rejected for good."
+	}
+	return reason, fields
+}
+
+// rejectOpen rejects the canceled run's proposals still open and unsigned,
+// as the actor, and says what became of each.
+func (h *Handler) rejectOpen(ctx context.Context, run store.PayrollRun, reason string, actor store.Actor, token string) ([]views.PayrollOutcome, error) {
+	rows, err := h.store.PayrollRows(ctx, run.ID)
+	if err != nil {
+		return nil, err
+	}
+	var open []store.PayrollRow
+	for _, row := range rows {
+		if cancelable(row) {
+			open = append(open, row)
+		}
+	}
+	linked, err := h.store.ApproverLink(ctx, actor.StaffID)
+	if err != nil {
+		return nil, err
+	}
+	outcomes, err := h.forRows(ctx, open, func(ctx context.Context, row store.PayrollRow) (views.PayrollOutcome, error) {
+		return h.rejectRow(ctx, run, row, reason, linked, actor, token)
+	})
+	if err != nil {
+		return nil, err
+	}
+	if len(outcomes) == 0 {
+		outcomes = []views.PayrollOutcome{{OK: true, Text: "The run is canceled; none of its proposals was open and unsigned."}}
+	}
+	return outcomes, nil
 }

@@ -176,37 +176,8 @@ func (h *Handler) check(ctx context.Context, in []input, t treasury) ([]store.Pa
 				row.Amount.Decimal, row.Amount.Valid = a.Value, true
 			}
 		}
-		switch p, ok := people[lookupKey(row.Recipient)]; {
-		case row.Recipient == "" && !hasPrefix(problems, "employee"):
-			problems = append(problems, "employee: give the employee's work email or serviceUserId.")
-		case row.Recipient == "":
-		case !ok:
-			problems = append(problems, "employee: no employee here has this email or serviceUserId.")
-		default:
-			e := p.Employee
-			row.Name, row.ServiceUserID = e.Name(), e.ServiceUserID
-			switch {
-			case e.DeletedAt != nil || e.InviteState == store.InviteDeleted:
-				problems = append(problems, "employee: "+e.Name()+"'s account was deleted.")
-			case e.ServiceUserID == "":
-				problems = append(problems, "employee: "+e.Name()+" has not linked their account yet (invited), so they have no wallet.")
-			case coin == "":
-			default:
-				w, ok := p.Wallets[string(coin)]
-				switch {
-				case !ok:
-					problems = append(problems, "wallet: "+e.Name()+" has no "+string(coin)+" wallet.")
-				case w.Status != "" && !strings.EqualFold(w.Status, "active"):
-					problems = append(problems, "wallet: "+e.Name()+"'s "+string(coin)+" wallet is "+w.Status+", not active.")
-				}
-				dup := e.ServiceUserID + "|" + string(coin)
-				if first, twice := seen[dup]; twice {
-					problems = append(problems, fmt.Sprintf("employee: %s is already paid in %s on line %d of this run.", e.Name(), coin, first))
-				} else {
-					seen[dup] = row.Line
-				}
-			}
-		}
+		p, ok := people[lookupKey(row.Recipient)]
+		problems = checkRecipient(&row, p, ok, coin, seen, problems)
 		row.Problems = problems
 		rows = append(rows, row)
 	}
@@ -229,4 +200,43 @@ func hasPrefix(problems []string, field string) bool {
 		}
 	}
 	return false
+}
+
+// checkRecipient checks the row's employee (p, when found): linked, not
+// deleted, with an active wallet of the coin, and paid once in it per run
+// (seen holds the first line of each). It returns problems with this
+// row's added.
+func checkRecipient(row *store.PayrollRow, p store.PayrollRecipient, ok bool, coin apiclient.Stablecoin, seen map[string]int, problems []string) []string {
+	switch {
+	case row.Recipient == "" && !hasPrefix(problems, "employee"):
+		problems = append(problems, "employee: give the employee's work email or serviceUserId.")
+	case row.Recipient == "":
+	case !ok:
+		problems = append(problems, "employee: no employee here has this email or serviceUserId.")
+	default:
+		e := p.Employee
+		row.Name, row.ServiceUserID = e.Name(), e.ServiceUserID
+		switch {
+		case e.DeletedAt != nil || e.InviteState == store.InviteDeleted:
+			problems = append(problems, "employee: "+e.Name()+"'s account was deleted.")
+		case e.ServiceUserID == "":
+			problems = append(problems, "employee: "+e.Name()+" has not linked their account yet (invited), so they have no wallet.")
+		case coin == "":
+		default:
+			w, ok := p.Wallets[string(coin)]
+			switch {
+			case !ok:
+				problems = append(problems, "wallet: "+e.Name()+" has no "+string(coin)+" wallet.")
+			case w.Status != "" && !strings.EqualFold(w.Status, "active"):
+				problems = append(problems, "wallet: "+e.Name()+"'s "+string(coin)+" wallet is "+w.Status+", not active.")
+			}
+			dup := e.ServiceUserID + "|" + string(coin)
+			if first, twice := seen[dup]; twice {
+				problems = append(problems, fmt.Sprintf("employee: %s is already paid in %s on line %d of this run.", e.Name(), coin, first))
+			} else {
+				seen[dup] = row.Line
+			}
+		}
+	}
+	return problems
 }

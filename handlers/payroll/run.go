@@ -148,27 +148,7 @@ func (h *Handler) runView(ctx context.Context, run store.PayrollRun, withBalance
 	if err != nil {
 		return v, err
 	}
-	totals := map[string]decimal.Decimal{}
-	var counts []views.PayrollCount
-	for _, st := range sum.States {
-		if len(counts) == 0 || counts[len(counts)-1].State != st.State {
-			counts = append(counts, views.PayrollCount{State: st.State, Label: stateLabel(st.State)})
-		}
-		c := &counts[len(counts)-1]
-		c.N += st.N
-		v.Done += st.Sent
-		if st.State != "invalid" && st.Currency != "" {
-			if c.Sums != "" {
-				c.Sums += " + "
-			}
-			c.Sums += money(st.Sum, st.Currency).String()
-			totals[st.Currency] = totals[st.Currency].Add(st.Sum)
-		}
-		if !settled(st.State) {
-			v.Live = true
-		}
-	}
-	v.Counts = counts
+	totals := countStates(&v, sum.States)
 	v.SignIDs, v.SignTotal = sum.SignIDs, sum.Signable
 	if v.ValidRows > 0 {
 		v.Percent = v.Done * 100 / v.ValidRows
@@ -178,20 +158,7 @@ func (h *Handler) runView(ctx context.Context, run store.PayrollRun, withBalance
 	v.Live = v.Live || run.State == store.PayrollSending
 
 	v.NextFrom = next
-	for _, row := range page {
-		rv := views.PayrollRowView{Line: row.Line, Recipient: row.Recipient, Name: row.Name, Description: row.Description,
-			Problems: row.Problems, State: row.State, StateLabel: stateLabel(row.State), Detail: rowDetail(row), ProposalID: row.ProposalID}
-		if row.Amount.Valid && row.Currency != "" {
-			rv.Amount = money(row.Amount.Decimal, row.Currency).String()
-		} else {
-			rv.Amount = strings.TrimSpace(row.AmountText + " " + row.CurrencyText)
-		}
-		if p := row.Proposal; p != nil {
-			rv.Approvals = fmt.Sprintf("%d of %d", len(p.Approvals), p.RequiredApprovals)
-			rv.Signatures = fmt.Sprintf("%d of %d", p.CollectedSignatures, p.RequiredSignatures)
-		}
-		v.Rows = append(v.Rows, rv)
-	}
+	v.Rows = rowViews(page)
 
 	viewer := handlers.ViewerFrom(ctx)
 	var viewerID int64
@@ -199,52 +166,11 @@ func (h *Handler) runView(ctx context.Context, run store.PayrollRun, withBalance
 		viewerID = viewer.Staff.ID
 	}
 	if full {
-		// What the page's forms offer needs every row with the viewer's
-		// rules: read once, for the page, never for its poll.
-		linked := ""
-		if viewer != nil {
-			if linked, err = h.store.ApproverLink(ctx, viewerID); err != nil {
-				return v, err
-			}
-		}
-		rows, err := h.store.PayrollRows(ctx, run.ID)
-		if err != nil {
+		if err := h.countOffers(ctx, &v, run.ID, viewerID, viewer != nil); err != nil {
 			return v, err
 		}
-		for _, row := range rows {
-			if !row.Valid() {
-				continue
-			}
-			if ok, _ := approvable(row, viewerID, linked); ok {
-				v.ApproveN++
-			}
-			if cancelable(row) {
-				v.CancelOpen++
-			}
-			if row.ProposalID == "" && row.ActionState == store.ActionRefused {
-				v.Refused++
-			}
-		}
 	}
-	var balances map[string]decimal.Decimal
-	if withBalance && len(totals) > 0 {
-		balances, v.BalanceMsg = h.balances(ctx)
-		v.BalanceRead = true
-	}
-	for _, coin := range sortedKeys(totals) {
-		t := views.PayrollTotal{Total: money(totals[coin], coin)}
-		if b, ok := balances[coin]; ok {
-			t.Balance, t.HasBal = money(b, coin), true
-			if totals[coin].GreaterThan(b) {
-				t.Short = true
-				t.Shortfall = fmt.Sprintf("Short by %s: the run pays %s and the treasury's %s wallet holds %s.",
-					money(totals[coin].Sub(b), coin), money(totals[coin], coin), coin, money(b, coin))
-			}
-		} else if balances != nil {
-			t.Short, t.Shortfall = true, "The treasury has no "+coin+" wallet at the Partner API."
-		}
-		v.Totals = append(v.Totals, t)
-	}
+	h.addTotals(ctx, &v, totals, withBalance)
 	if run.State == store.PayrollPreview {
 		v.CanSend = v.ValidRows > 0
 		v.SendToken = handlers.NewFormToken()
@@ -400,4 +326,107 @@ func (h *Handler) ResultCSV(w http.ResponseWriter, r *http.Request) {
 			detail, row.ProposalID, approvals, signatures, strings.Join(row.Problems, "; "))
 	}
 	cw.Close(h.Logger, r)
+}
+
+// countStates counts the run's rows by state, with each state's sums, and
+// returns the run's totals by currency.
+func countStates(v *views.PayrollRunView, states []store.PayrollStateSum) map[string]decimal.Decimal {
+	totals := map[string]decimal.Decimal{}
+	var counts []views.PayrollCount
+	for _, st := range states {
+		if len(counts) == 0 || counts[len(counts)-1].State != st.State {
+			counts = append(counts, views.PayrollCount{State: st.State, Label: stateLabel(st.State)})
+		}
+		c := &counts[len(counts)-1]
+		c.N += st.N
+		v.Done += st.Sent
+		if st.State != "invalid" && st.Currency != "" {
+			if c.Sums != "" {
+				c.Sums += " + "
+			}
+			c.Sums += money(st.Sum, st.Currency).String()
+			totals[st.Currency] = totals[st.Currency].Add(st.Sum)
+		}
+		if !settled(st.State) {
+			v.Live = true
+		}
+	}
+	v.Counts = counts
+	return totals
+}
+
+// rowViews are a window of the run's rows as the page shows them.
+func rowViews(page []store.PayrollRow) []views.PayrollRowView {
+	var out []views.PayrollRowView
+	for _, row := range page {
+		rv := views.PayrollRowView{Line: row.Line, Recipient: row.Recipient, Name: row.Name, Description: row.Description,
+			Problems: row.Problems, State: row.State, StateLabel: stateLabel(row.State), Detail: rowDetail(row), ProposalID: row.ProposalID}
+		if row.Amount.Valid && row.Currency != "" {
+			rv.Amount = money(row.Amount.Decimal, row.Currency).String()
+		} else {
+			rv.Amount = strings.TrimSpace(row.AmountText + " " + row.CurrencyText)
+		}
+		if p := row.Proposal; p != nil {
+			rv.Approvals = fmt.Sprintf("%d of %d", len(p.Approvals), p.RequiredApprovals)
+			rv.Signatures = fmt.Sprintf("%d of %d", p.CollectedSignatures, p.RequiredSignatures)
+		}
+		out = append(out, rv)
+	}
+	return out
+}
+
+// countOffers counts what the page's forms offer the viewer: rows to
+// approve, to cancel, refused to send again. It needs every row with the
+// viewer's rules: read once, for the page, never for its poll.
+func (h *Handler) countOffers(ctx context.Context, v *views.PayrollRunView, runID, viewerID int64, signedIn bool) error {
+	linked := ""
+	if signedIn {
+		var err error
+		if linked, err = h.store.ApproverLink(ctx, viewerID); err != nil {
+			return err
+		}
+	}
+	rows, err := h.store.PayrollRows(ctx, runID)
+	if err != nil {
+		return err
+	}
+	for _, row := range rows {
+		if !row.Valid() {
+			continue
+		}
+		if ok, _ := approvable(row, viewerID, linked); ok {
+			v.ApproveN++
+		}
+		if cancelable(row) {
+			v.CancelOpen++
+		}
+		if row.ProposalID == "" && row.ActionState == store.ActionRefused {
+			v.Refused++
+		}
+	}
+	return nil
+}
+
+// addTotals shows the run's totals by currency, each beside the treasury's
+// balance when asked, and what is short.
+func (h *Handler) addTotals(ctx context.Context, v *views.PayrollRunView, totals map[string]decimal.Decimal, withBalance bool) {
+	var balances map[string]decimal.Decimal
+	if withBalance && len(totals) > 0 {
+		balances, v.BalanceMsg = h.balances(ctx)
+		v.BalanceRead = true
+	}
+	for _, coin := range sortedKeys(totals) {
+		t := views.PayrollTotal{Total: money(totals[coin], coin)}
+		if b, ok := balances[coin]; ok {
+			t.Balance, t.HasBal = money(b, coin), true
+			if totals[coin].GreaterThan(b) {
+				t.Short = true
+				t.Shortfall = fmt.Sprintf("Short by %s: the run pays %s and the treasury's %s wallet holds %s.",
+					money(totals[coin].Sub(b), coin), money(totals[coin], coin), coin, money(b, coin))
+			}
+		} else if balances != nil {
+			t.Short, t.Shortfall = true, "The treasury has no "+coin+" wallet at the Partner API."
+		}
+		v.Totals = append(v.Totals, t)
+	}
 }

@@ -149,22 +149,8 @@ func (h *Handler) Send(w http.ResponseWriter, r *http.Request) {
 		v.SendToken = r.PostFormValue(handlers.FormTokenField) // nothing was begun: the form keeps its token
 		h.Render(w, r, http.StatusUnprocessableEntity, "Payroll run", viewsRunPage(v), nil)
 	}
-	switch {
-	case v.ValidRows == 0:
-		refuse("No row of this run can be sent: fix the file and upload it again.")
-		return
-	case v.BalanceMsg != "":
-		refuse("The treasury's balance could not be read, so nothing was sent: " + v.BalanceMsg)
-		return
-	}
-	var short []string
-	for _, t := range v.Totals {
-		if t.Short {
-			short = append(short, t.Shortfall)
-		}
-	}
-	if len(short) > 0 {
-		refuse("Nothing was sent: the run exceeds the treasury's balance. " + strings.Join(short, " "))
+	if msg := unsendable(v); msg != "" {
+		refuse(msg)
 		return
 	}
 	// The money controls: each row and the run as a whole, told now with
@@ -186,22 +172,7 @@ func (h *Handler) Send(w http.ResponseWriter, r *http.Request) {
 	d, err := h.actions.RunLocal(ctx, handlers.Local{Key: key, Kind: kindSend, Target: fmt.Sprintf("payroll:%d", run.ID), Actor: actor,
 		Request: map[string]int64{"runId": run.ID},
 		Detail:  fmt.Sprintf("sending %d transfer proposals of %s", v.ValidRows, run.Name),
-		Change: func(ctx context.Context, tx *store.Store) error {
-			var refused *store.PolicyRefusal
-			if err := tx.CheckRunSpend(ctx, key, spends, true); errors.As(err, &refused) {
-				return handlers.Refusal("Nothing was sent: the money controls refuse this run. " + refused.Words())
-			} else if err != nil {
-				return err
-			}
-			err := tx.StartPayrollRun(ctx, run.ID, func(ctx context.Context, ptx pgx.Tx) error {
-				_, err := h.queue.InsertTx(ctx, ptx, SendArgs{RunID: run.ID, By: actor}, nil)
-				return err
-			})
-			if errors.Is(err, store.ErrConflict) {
-				return handlers.Refusal("This run is already being sent; nothing was sent twice.")
-			}
-			return err
-		}})
+		Change:  h.startRun(run.ID, key, spends, actor)})
 	switch {
 	case h.Answered(w, r, err):
 		return
@@ -423,4 +394,47 @@ func (h *Handler) sendRow(ctx context.Context, run store.PayrollRun, row store.P
 		h.Logger.WarnContext(ctx, "payroll row not created", "run", run.ID, "line", row.Line, "state", done.State(), "err", done.Err)
 	}
 	return nil
+}
+
+// unsendable is why a run cannot be sent as it stands ("" when it can): no
+// valid row, the treasury's balance unread, or short.
+func unsendable(v views.PayrollRunView) string {
+	switch {
+	case v.ValidRows == 0:
+		return "No row of this run can be sent: fix the file and upload it again."
+	case v.BalanceMsg != "":
+		return "The treasury's balance could not be read, so nothing was sent: " + v.BalanceMsg
+	}
+	var short []string
+	for _, t := range v.Totals {
+		if t.Short {
+			short = append(short, t.Shortfall)
+		}
+	}
+	if len(short) > 0 {
+		return "Nothing was sent: the run exceeds the treasury's balance. " + strings.Join(short, " ")
+	}
+	return ""
+}
+
+// startRun is the local change that starts sending a run: the money
+// controls decided again with the run's spend recorded, and the send job
+// queued, in one transaction.
+func (h *Handler) startRun(runID int64, key string, spends []store.RunSpend, actor store.Actor) func(ctx context.Context, tx *store.Store) error {
+	return func(ctx context.Context, tx *store.Store) error {
+		var refused *store.PolicyRefusal
+		if err := tx.CheckRunSpend(ctx, key, spends, true); errors.As(err, &refused) {
+			return handlers.Refusal("Nothing was sent: the money controls refuse this run. " + refused.Words())
+		} else if err != nil {
+			return err
+		}
+		err := tx.StartPayrollRun(ctx, runID, func(ctx context.Context, ptx pgx.Tx) error {
+			_, err := h.queue.InsertTx(ctx, ptx, SendArgs{RunID: runID, By: actor}, nil)
+			return err
+		})
+		if errors.Is(err, store.ErrConflict) {
+			return handlers.Refusal("This run is already being sent; nothing was sent twice.")
+		}
+		return err
+	}
 }

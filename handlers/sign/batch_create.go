@@ -131,10 +131,71 @@ func (h *Handler) CreateBatch(w http.ResponseWriter, r *http.Request) {
 		refuse(problems)
 		return
 	}
-	ps, err := h.store.ProposalsByIDs(ctx, form.ProposalIDs)
+	sel, problems, err := h.batchSelection(ctx, form.ProposalIDs)
 	if err != nil {
 		h.ServerError(w, r, err)
 		return
+	}
+	if len(problems) > 0 {
+		refuse(problems)
+		return
+	}
+	issued := &batchIssue{selection: sel, returnTo: form.ReturnTo, actor: actor, now: h.clock()}
+	done, err := h.actions.Run(ctx, handlers.Write{Key: key, Kind: kindBatchCreate, Target: "owner:" + sel.ownerUserID, Actor: actor,
+		Request: batchCreateRequest{OwnerUserID: sel.ownerUserID, OwnerAddress: sel.ownerAddress, ProposalIDs: form.ProposalIDs},
+		Call:    func(ctx context.Context) (handlers.Effect, error) { return h.issueBatch(ctx, issued) }})
+	if h.Answered(w, r, err) {
+		return
+	}
+	switch {
+	case done.Repeat:
+		h.batchRepeated(w, r, done, form.ReturnTo)
+		return
+	case done.State() != store.ActionDone:
+		refuse([]string{done.Problem.Summary})
+		return
+	}
+	qr, err := h.qrCode(issued.link)
+	if err != nil {
+		h.ServerError(w, r, err)
+		return
+	}
+	v, err := h.batchView(ctx, issued.created.ID)
+	if err != nil {
+		h.ServerError(w, r, err)
+		return
+	}
+	v.Link, v.QRDataURL = issued.link, qr
+	h.Render(w, r, http.StatusCreated, "Sign from one QR code", views.SignBatchPage(v), nil)
+}
+
+// batchRepeated answers a selection sent again: to the batch's page when
+// the first made one, else back with the first's state.
+func (h *Handler) batchRepeated(w http.ResponseWriter, r *http.Request, done handlers.Done, returnTo string) {
+	var res batchCreateResult
+	if done.State() == store.ActionDone && done.Action.DecodeResult(&res) == nil && res.BatchID != 0 {
+		h.Flash(r, "info", "This selection was already sent: its link is shown only once. If it was lost, select the proposals again for a new one.")
+		h.Redirect(w, r, BatchPathPrefix+strconv.FormatInt(res.BatchID, 10))
+		return
+	}
+	h.Flash(r, "info", "This selection was already sent: "+views.StatusLabel(views.StatusAction, string(done.Action.State))+".")
+	h.Redirect(w, r, returnTo)
+}
+
+// batchSelectionOf is a selection that can be signed together: proposals
+// of one owner, signed by one key.
+type batchSelectionOf struct {
+	ownerUserID, ownerAddress string
+	items                     []store.SignBatchItem
+}
+
+// batchSelection checks the selected proposals against the mirror and
+// returns them as batch items, or the reasons they cannot be signed
+// together.
+func (h *Handler) batchSelection(ctx context.Context, ids []string) (batchSelectionOf, []string, error) {
+	ps, err := h.store.ProposalsByIDs(ctx, ids)
+	if err != nil {
+		return batchSelectionOf{}, nil, err
 	}
 	byID := make(map[string]store.Proposal, len(ps))
 	walletIDs := []string{}
@@ -146,140 +207,115 @@ func (h *Handler) CreateBatch(w http.ResponseWriter, r *http.Request) {
 	}
 	wallets, err := h.store.WalletsByIDs(ctx, walletIDs)
 	if err != nil {
-		h.ServerError(w, r, err)
-		return
+		return batchSelectionOf{}, nil, err
 	}
 	names, err := proposal.LoadNames(ctx, h.store, ps...)
 	if err != nil {
-		h.ServerError(w, r, err)
-		return
+		return batchSelectionOf{}, nil, err
 	}
 	// The first known proposal's owner is the batch's: every other one
 	// must be signed by the same key.
-	var owner store.Proposal
-	ownerAddress := ""
-	for _, id := range form.ProposalIDs {
+	var sel batchSelectionOf
+	for _, id := range ids {
 		if p, ok := byID[id]; ok {
-			owner, ownerAddress = p, wallets[p.WalletID].OwnerAddress
+			sel.ownerUserID, sel.ownerAddress = p.OwnerUserID, wallets[p.WalletID].OwnerAddress
 			break
 		}
 	}
-	var items []store.SignBatchItem
-	for _, id := range form.ProposalIDs {
+	var problems []string
+	for _, id := range ids {
 		p, ok := byID[id]
 		if !ok {
 			problems = append(problems, "Proposal "+id+" is not known here; refresh the queue from the API.")
 			continue
 		}
-		what := "Proposal " + p.ID + " (" + proposal.Money(p).String() + " to " + names.Recipient(p) + ")"
 		w, known := wallets[p.WalletID]
-		switch {
-		case p.Status != store.ProposalPendingSignatures:
-			problems = append(problems, what+" is "+views.StatusLabel(views.StatusProposal, string(p.Status))+": only a proposal waiting for the owner's signature can be signed.")
-		case p.OwnerUserID != owner.OwnerUserID:
-			problems = append(problems, what+" belongs to "+names.Of(p.OwnerUserID)+", not to "+names.Of(owner.OwnerUserID)+
-				": one QR code signs the proposals of one owner.")
-		case !known || w.OwnerAddress == "":
-			problems = append(problems, what+": the owner address of its wallet is not in the mirror yet; refresh the employees' wallets first.")
-		case !strings.EqualFold(w.OwnerAddress, ownerAddress):
-			problems = append(problems, what+" is signed by the key "+w.OwnerAddress+", not "+ownerAddress+
-				": one QR code signs with one key.")
-		default:
-			items = append(items, store.SignBatchItem{ProposalID: p.ID, UserID: p.OwnerUserID, WalletID: p.WalletID})
+		if msg := sel.problemWith(p, w, known, names); msg != "" {
+			problems = append(problems, msg)
+			continue
 		}
+		sel.items = append(sel.items, store.SignBatchItem{ProposalID: p.ID, UserID: p.OwnerUserID, WalletID: p.WalletID})
 	}
-	if len(problems) > 0 {
-		refuse(problems)
-		return
-	}
+	return sel, problems, nil
+}
 
-	var (
-		link    string
-		created store.SignBatch
-		now     = h.clock()
-	)
-	done, err := h.actions.Run(ctx, handlers.Write{Key: key, Kind: kindBatchCreate, Target: "owner:" + owner.OwnerUserID, Actor: actor,
-		Request: batchCreateRequest{OwnerUserID: owner.OwnerUserID, OwnerAddress: ownerAddress, ProposalIDs: form.ProposalIDs},
-		Call: func(ctx context.Context) (handlers.Effect, error) {
-			// Fresh payloads tell whether signing is open for each, and
-			// until when.
-			why := make([]string, len(items))
-			forEach(len(items), BatchConcurrency, func(i int) {
-				payload, err := h.api.GetSignPayload(ctx, items[i].UserID, items[i].ProposalID)
-				switch {
-				case apiclient.IsNotReady(err):
-					why[i] = "the wallet service has no sign payload for proposal " + items[i].ProposalID + " yet"
-				case err != nil:
-					why[i] = "the wallet service did not give the sign payload of proposal " + items[i].ProposalID + ": " + apiclient.ReadWords(err)
-				default:
-					items[i].Deadline = now.Add(MaxLifetime)
-					if !payload.Deadline.IsZero() && payload.Deadline.Before(items[i].Deadline) {
-						items[i].Deadline = payload.Deadline
-					}
-				}
-			})
-			for _, msg := range why {
-				if msg != "" {
-					return handlers.Effect{}, refusal("No link was issued: " + msg)
-				}
-			}
-			// The link lives until the last item's deadline (15 minutes at
-			// most); each item is refused past its own.
-			var expires time.Time
-			for _, it := range items {
-				if it.Deadline.After(expires) {
-					expires = it.Deadline
-				}
-			}
-			tok, hash, err := NewToken()
-			if err != nil {
-				return handlers.Effect{}, refusal("No link could be made; try again")
-			}
-			id, err := h.store.NewSignBatchID(ctx)
-			if err != nil {
-				return handlers.Effect{}, refusal("No link could be made; try again")
-			}
-			link = h.publicOrigin + PathPrefix + tok
-			b := store.SignBatch{ID: id, OwnerUserID: owner.OwnerUserID, OwnerAddress: ownerAddress, ReturnTo: form.ReturnTo,
-				ExpiresAt: expires, Items: items}
-			return handlers.Effect{Target: store.SignBatchTarget(id), Result: batchCreateResult{BatchID: id},
-				Detail: fmt.Sprintf("batch of %d proposals for owner %s, expires %s", len(items), ownerAddress, expires.UTC().Format(time.RFC3339)),
-				Apply: func(ctx context.Context, tx *store.Store) error {
-					var err error
-					created, err = tx.AddSignBatch(ctx, b, hash, actor)
-					return err
-				}}, nil
-		}})
-	if h.Answered(w, r, err) {
-		return
-	}
+// problemWith is why p cannot join the selection ("" when it can).
+func (sel batchSelectionOf) problemWith(p store.Proposal, w store.Wallet, known bool, names proposal.Names) string {
+	what := "Proposal " + p.ID + " (" + proposal.Money(p).String() + " to " + names.Recipient(p) + ")"
 	switch {
-	case done.Repeat:
-		var res batchCreateResult
-		if done.State() == store.ActionDone && done.Action.DecodeResult(&res) == nil && res.BatchID != 0 {
-			h.Flash(r, "info", "This selection was already sent: its link is shown only once. If it was lost, select the proposals again for a new one.")
-			h.Redirect(w, r, BatchPathPrefix+strconv.FormatInt(res.BatchID, 10))
-			return
+	case p.Status != store.ProposalPendingSignatures:
+		return what + " is " + views.StatusLabel(views.StatusProposal, string(p.Status)) + ": only a proposal waiting for the owner's signature can be signed."
+	case p.OwnerUserID != sel.ownerUserID:
+		return what + " belongs to " + names.Of(p.OwnerUserID) + ", not to " + names.Of(sel.ownerUserID) +
+			": one QR code signs the proposals of one owner."
+	case !known || w.OwnerAddress == "":
+		return what + ": the owner address of its wallet is not in the mirror yet; refresh the employees' wallets first."
+	case !strings.EqualFold(w.OwnerAddress, sel.ownerAddress):
+		return what + " is signed by the key " + w.OwnerAddress + ", not " + sel.ownerAddress +
+			": one QR code signs with one key."
+	}
+	return ""
+}
+
+// batchIssue is one batch being issued: what goes in, and the link and
+// batch it made (set once the ledger applies it).
+type batchIssue struct {
+	selection batchSelectionOf
+	returnTo  string
+	actor     store.Actor
+	now       time.Time
+
+	link    string
+	created store.SignBatch
+}
+
+// issueBatch is the ledger's call for a batch: fresh payloads tell whether
+// signing is open for each item, and until when; the link lives until the
+// last item's deadline (15 minutes at most), each item is refused past its
+// own.
+func (h *Handler) issueBatch(ctx context.Context, b *batchIssue) (handlers.Effect, error) {
+	items := b.selection.items
+	why := make([]string, len(items))
+	forEach(len(items), BatchConcurrency, func(i int) {
+		payload, err := h.api.GetSignPayload(ctx, items[i].UserID, items[i].ProposalID)
+		switch {
+		case apiclient.IsNotReady(err):
+			why[i] = "the wallet service has no sign payload for proposal " + items[i].ProposalID + " yet"
+		case err != nil:
+			why[i] = "the wallet service did not give the sign payload of proposal " + items[i].ProposalID + ": " + apiclient.ReadWords(err)
+		default:
+			items[i].Deadline = expiryBy(b.now, payload.Deadline)
 		}
-		h.Flash(r, "info", "This selection was already sent: "+views.StatusLabel(views.StatusAction, string(done.Action.State))+".")
-		h.Redirect(w, r, form.ReturnTo)
-		return
-	case done.State() != store.ActionDone:
-		refuse([]string{done.Problem.Summary})
-		return
+	})
+	for _, msg := range why {
+		if msg != "" {
+			return handlers.Effect{}, refusal("No link was issued: " + msg)
+		}
 	}
-	qr, err := h.qrCode(link)
+	var expires time.Time
+	for _, it := range items {
+		if it.Deadline.After(expires) {
+			expires = it.Deadline
+		}
+	}
+	tok, hash, err := NewToken()
 	if err != nil {
-		h.ServerError(w, r, err)
-		return
+		return handlers.Effect{}, refusal("No link could be made; try again")
 	}
-	v, err := h.batchView(ctx, created.ID)
+	id, err := h.store.NewSignBatchID(ctx)
 	if err != nil {
-		h.ServerError(w, r, err)
-		return
+		return handlers.Effect{}, refusal("No link could be made; try again")
 	}
-	v.Link, v.QRDataURL = link, qr
-	h.Render(w, r, http.StatusCreated, "Sign from one QR code", views.SignBatchPage(v), nil)
+	b.link = h.publicOrigin + PathPrefix + tok
+	batch := store.SignBatch{ID: id, OwnerUserID: b.selection.ownerUserID, OwnerAddress: b.selection.ownerAddress, ReturnTo: b.returnTo,
+		ExpiresAt: expires, Items: items}
+	return handlers.Effect{Target: store.SignBatchTarget(id), Result: batchCreateResult{BatchID: id},
+		Detail: fmt.Sprintf("batch of %d proposals for owner %s, expires %s", len(items), b.selection.ownerAddress, expires.UTC().Format(time.RFC3339)),
+		Apply: func(ctx context.Context, tx *store.Store) error {
+			var err error
+			b.created, err = tx.AddSignBatch(ctx, batch, hash, b.actor)
+			return err
+		}}, nil
 }
 
 // BatchPage shows a batch's state (the whole page, or the polled table).

@@ -102,11 +102,7 @@ func (h *Handler) batchGone(b store.SignBatch) (string, bool) {
 func (h *Handler) batchDeviceGet(w http.ResponseWriter, r *http.Request, asJSON bool, b store.SignBatch) {
 	ctx := r.Context()
 	if msg, gone := h.batchGone(b); gone {
-		if asJSON {
-			writeJSON(w, http.StatusGone, DeviceAnswer{Error: msg})
-			return
-		}
-		h.Render(w, r, http.StatusGone, "Signing request", views.SignDevicePage(views.SignDeviceView{Known: true, Gone: msg}), nil)
+		h.deviceGone(w, r, asJSON, msg, "")
 		return
 	}
 	unsent := b.Unsent()
@@ -140,33 +136,7 @@ func (h *Handler) batchDeviceGet(w http.ResponseWriter, r *http.Request, asJSON 
 	deadlines := make([]time.Time, len(unsent))
 	now := h.clock()
 	forEach(len(unsent), BatchConcurrency, func(i int) {
-		it := unsent[i]
-		p := byID[it.ProposalID]
-		item := BatchDeviceItem{ProposalID: it.ProposalID, Summary: batchSummary(p, names), Amount: p.Amount.String(),
-			Currency: proposal.Money(p).Currency, To: names.Recipient(p), Deadline: it.Deadline}
-		// spec: "Fetch a fresh sign payload right before signing and do
-		// not cache it."
-		payload, err := h.api.GetSignPayload(ctx, it.UserID, it.ProposalID)
-		switch {
-		case apiclient.IsNotReady(err):
-			item.State, item.Error = batchItemUnavailable, "The proposal no longer waits for a signature; do not sign it."
-		case err != nil:
-			h.Logger.WarnContext(ctx, "device: batch sign payload", "proposal", it.ProposalID, "err", err)
-			item.State, item.Error = batchItemUnavailable, "The wallet service did not give the request to sign. "+apiclient.ReadWords(err)
-		default:
-			item.Deadline = b.ExpiresAt
-			if !payload.Deadline.IsZero() && payload.Deadline.Before(item.Deadline) {
-				item.Deadline = payload.Deadline
-			}
-			deadlines[i] = payload.Deadline
-			if !now.Before(item.Deadline) {
-				// Never signed stale: the payload's window is over.
-				item.State, item.Error = batchItemExpired, "Its signing deadline has passed; ask for a new link."
-				break
-			}
-			item.State, item.Hash = batchItemReady, payload.HashToSign
-		}
-		out.Items[i] = item
+		out.Items[i], deadlines[i] = h.batchDeviceItem(ctx, b, unsent[i], byID[unsent[i].ProposalID], names, now)
 	})
 	fresh := map[string]time.Time{}
 	for i, d := range deadlines {
@@ -179,6 +149,37 @@ func (h *Handler) batchDeviceGet(w http.ResponseWriter, r *http.Request, asJSON 
 		return
 	}
 	writeJSON(w, http.StatusOK, out)
+}
+
+// batchDeviceItem is one unsent item as the device sees it, with its hash
+// read fresh from the API, and the payload's own deadline (zero when it
+// could not be read).
+func (h *Handler) batchDeviceItem(ctx context.Context, b store.SignBatch, it store.SignBatchItem, p store.Proposal, names proposal.Names, now time.Time) (BatchDeviceItem, time.Time) {
+	item := BatchDeviceItem{ProposalID: it.ProposalID, Summary: batchSummary(p, names), Amount: p.Amount.String(),
+		Currency: proposal.Money(p).Currency, To: names.Recipient(p), Deadline: it.Deadline}
+	// spec: "Fetch a fresh sign payload right before signing and do
+	// not cache it."
+	payload, err := h.api.GetSignPayload(ctx, it.UserID, it.ProposalID)
+	switch {
+	case apiclient.IsNotReady(err):
+		item.State, item.Error = batchItemUnavailable, "The proposal no longer waits for a signature; do not sign it."
+		return item, time.Time{}
+	case err != nil:
+		h.Logger.WarnContext(ctx, "device: batch sign payload", "proposal", it.ProposalID, "err", err)
+		item.State, item.Error = batchItemUnavailable, "The wallet service did not give the request to sign. "+apiclient.ReadWords(err)
+		return item, time.Time{}
+	}
+	item.Deadline = b.ExpiresAt
+	if !payload.Deadline.IsZero() && payload.Deadline.Before(item.Deadline) {
+		item.Deadline = payload.Deadline
+	}
+	if !now.Before(item.Deadline) {
+		// Never signed stale: the payload's window is over.
+		item.State, item.Error = batchItemExpired, "Its signing deadline has passed; ask for a new link."
+		return item, payload.Deadline
+	}
+	item.State, item.Hash = batchItemReady, payload.HashToSign
+	return item, payload.Deadline
 }
 
 // batchSignatures is the device's POST body for a batch.

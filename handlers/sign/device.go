@@ -92,12 +92,7 @@ func goneWords(sr store.SignRequest, now time.Time) string {
 func (h *Handler) DeviceGet(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	asJSON := wantsJSON(r)
-	if ok, err := h.allowed(r); err != nil {
-		h.Logger.ErrorContext(ctx, "device rate limit", "err", err)
-		h.deviceError(w, r, asJSON, http.StatusServiceUnavailable, "The signing service is busy; try again in a moment.")
-		return
-	} else if !ok {
-		h.deviceError(w, r, asJSON, http.StatusTooManyRequests, "Too many requests; wait a minute.")
+	if h.deviceRateLimited(w, r, asJSON) {
 		return
 	}
 	tokenHash := HashToken(chi.URLParam(r, "token"))
@@ -124,12 +119,7 @@ func (h *Handler) DeviceGet(w http.ResponseWriter, r *http.Request) {
 	now := h.clock()
 	if !sr.Open(now) {
 		h.expire(ctx, sr)
-		msg := goneWords(sr, now)
-		if asJSON {
-			writeJSON(w, http.StatusGone, DeviceAnswer{Error: msg, State: string(sr.State)})
-			return
-		}
-		h.Render(w, r, http.StatusGone, "Signing request", views.SignDevicePage(views.SignDeviceView{Known: true, Gone: msg}), nil)
+		h.deviceGone(w, r, asJSON, goneWords(sr, now), string(sr.State))
 		return
 	}
 	p, err := h.store.ProposalByID(ctx, sr.ProposalID)
@@ -137,22 +127,10 @@ func (h *Handler) DeviceGet(w http.ResponseWriter, r *http.Request) {
 		h.deviceServerError(w, r, asJSON, err)
 		return
 	}
-	summary, err := h.summaryOf(ctx, p, sr.OwnerAddress)
+	summary, err := h.deviceSummary(ctx, sr, p)
 	if err != nil {
 		h.deviceServerError(w, r, asJSON, err)
 		return
-	}
-	if sr.Kind == store.SignKindWorkflow {
-		summary = views.DeviceSummary{Title: sr.Message, OwnerAddress: sr.OwnerAddress,
-			Description: "A payment rail asks the wallet owner to sign before it moves the money."}
-	}
-	if sr.Kind == store.SignKindOwnerProof {
-		summary = views.DeviceSummary{Title: "Prove you own the key of a new " + sr.Currency + " wallet",
-			Description:  "Signing this message registers your key " + sr.OwnerAddress + " as the owner of the new wallet.",
-			OwnerAddress: sr.OwnerAddress}
-	}
-	if sr.Kind == store.SignKindEURAuthorization {
-		summary = eurAuthorizationSummary(sr)
 	}
 	if !asJSON {
 		h.Render(w, r, http.StatusOK, "Signing request", views.SignDevicePage(views.SignDeviceView{
@@ -160,6 +138,40 @@ func (h *Handler) DeviceGet(w http.ResponseWriter, r *http.Request) {
 		}), nil)
 		return
 	}
+	out, err := h.deviceRequest(ctx, sr, p, summary)
+	if err != nil {
+		h.Logger.WarnContext(ctx, "device: sign payload", "proposal", sr.ProposalID, "err", err)
+		writeJSON(w, http.StatusBadGateway, DeviceAnswer{Error: "The wallet service did not give the request to sign. " + apiclient.ReadWords(err)})
+		return
+	}
+	if err := h.store.MarkSignOpened(ctx, sr.ID); err != nil {
+		h.deviceServerError(w, r, asJSON, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+// deviceSummary is what the device shows before signing sr (of proposal p,
+// for a proposal's request).
+func (h *Handler) deviceSummary(ctx context.Context, sr store.SignRequest, p store.Proposal) (views.DeviceSummary, error) {
+	switch sr.Kind {
+	case store.SignKindWorkflow:
+		return views.DeviceSummary{Title: sr.Message, OwnerAddress: sr.OwnerAddress,
+			Description: "A payment rail asks the wallet owner to sign before it moves the money."}, nil
+	case store.SignKindOwnerProof:
+		return views.DeviceSummary{Title: "Prove you own the key of a new " + sr.Currency + " wallet",
+			Description:  "Signing this message registers your key " + sr.OwnerAddress + " as the owner of the new wallet.",
+			OwnerAddress: sr.OwnerAddress}, nil
+	case store.SignKindEURAuthorization:
+		return eurAuthorizationSummary(sr), nil
+	}
+	return h.summaryOf(ctx, p, sr.OwnerAddress)
+}
+
+// deviceRequest is the device contract's GET answer for sr: a proposal's
+// hash is read fresh from the API (an error when it cannot be), a
+// workflow's is the stored one, a message is signed as it is.
+func (h *Handler) deviceRequest(ctx context.Context, sr store.SignRequest, p store.Proposal, summary views.DeviceSummary) (DeviceRequest, error) {
 	out := DeviceRequest{Kind: sr.Kind, Deadline: sr.ExpiresAt, OwnerAddress: sr.OwnerAddress, WalletID: sr.WalletID,
 		Summary: DeviceSummary{Title: summary.Title, Amount: p.Amount.String(), Currency: proposal.Money(p).Currency,
 			From: summary.From, To: summary.To, Description: summary.Description}}
@@ -169,29 +181,44 @@ func (h *Handler) DeviceGet(w http.ResponseWriter, r *http.Request) {
 		// cache it."
 		payload, err := h.api.GetSignPayload(ctx, sr.UserID, sr.ProposalID)
 		if err != nil {
-			h.Logger.WarnContext(ctx, "device: sign payload", "proposal", sr.ProposalID, "err", err)
-			writeJSON(w, http.StatusBadGateway, DeviceAnswer{Error: "The wallet service did not give the request to sign. " + apiclient.ReadWords(err)})
-			return
+			return DeviceRequest{}, err
 		}
 		out.HashToSign = payload.HashToSign
 		if !payload.Deadline.IsZero() && payload.Deadline.Before(out.Deadline) {
 			out.Deadline = payload.Deadline
 		}
-	case store.SignKindOwnerProof:
+	case store.SignKindOwnerProof, store.SignKindEURAuthorization:
 		out.Message = sr.Message
 		out.Summary = DeviceSummary{Title: summary.Title, Currency: sr.Currency, Description: summary.Description}
 	case store.SignKindWorkflow:
 		out.HashToSign = sr.HashToSign
 		out.Summary = DeviceSummary{Title: summary.Title, Description: summary.Description}
-	case store.SignKindEURAuthorization:
-		out.Message = sr.Message
-		out.Summary = DeviceSummary{Title: summary.Title, Currency: sr.Currency, Description: summary.Description}
 	}
-	if err := h.store.MarkSignOpened(ctx, sr.ID); err != nil {
-		h.deviceServerError(w, r, asJSON, err)
+	return out, nil
+}
+
+// deviceRateLimited answers a device over its rate (true) or lets it on.
+func (h *Handler) deviceRateLimited(w http.ResponseWriter, r *http.Request, asJSON bool) bool {
+	ok, err := h.allowed(r)
+	if err != nil {
+		h.Logger.ErrorContext(r.Context(), "device rate limit", "err", err)
+		h.deviceError(w, r, asJSON, http.StatusServiceUnavailable, "The signing service is busy; try again in a moment.")
+		return true
+	}
+	if !ok {
+		h.deviceError(w, r, asJSON, http.StatusTooManyRequests, "Too many requests; wait a minute.")
+		return true
+	}
+	return false
+}
+
+// deviceGone answers a link that can no longer be used, saying why.
+func (h *Handler) deviceGone(w http.ResponseWriter, r *http.Request, asJSON bool, msg, state string) {
+	if asJSON {
+		writeJSON(w, http.StatusGone, DeviceAnswer{Error: msg, State: state})
 		return
 	}
-	writeJSON(w, http.StatusOK, out)
+	h.Render(w, r, http.StatusGone, "Signing request", views.SignDevicePage(views.SignDeviceView{Known: true, Gone: msg}), nil)
 }
 
 func (h *Handler) deviceError(w http.ResponseWriter, r *http.Request, asJSON bool, status int, msg string) {
@@ -238,12 +265,7 @@ type submitResult struct {
 // nothing sent, so the link is used up either way.
 func (h *Handler) DevicePost(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
-	if ok, err := h.allowed(r); err != nil {
-		h.Logger.ErrorContext(ctx, "device rate limit", "err", err)
-		writeJSON(w, http.StatusServiceUnavailable, DeviceAnswer{Error: "The signing service is busy; try again in a moment."})
-		return
-	} else if !ok {
-		writeJSON(w, http.StatusTooManyRequests, DeviceAnswer{Error: "Too many requests; wait a minute."})
+	if h.deviceRateLimited(w, r, true) {
 		return
 	}
 	var in struct {
@@ -280,61 +302,9 @@ func (h *Handler) DevicePost(w http.ResponseWriter, r *http.Request) {
 	}
 	req := submitRequest{SignRequestID: sr.ID, Kind: sr.Kind, UserID: sr.UserID, ProposalID: sr.ProposalID,
 		WorkflowID: sr.WorkflowID, Currency: sr.Currency, OwnerAddress: sr.OwnerAddress}
-	var verdict string // why the signature is refused here ("" when it may be sent)
-	sig, err := ethsig.ParseSignature(strings.TrimSpace(in.Signature))
-	if err != nil {
-		verdict = "The signature is not 0x plus 130 hex characters (r, s, v with v of 27 or 28): " + signatureDetail(err) + "."
-	}
-	var call func(ctx context.Context) (handlers.Effect, error)
-	switch sr.Kind {
-	case store.SignKindProposal:
-		// Reads before the action: when the API cannot be read, nothing is
-		// decided and the device may post again.
-		var ok bool
-		if verdict == "" {
-			if verdict, req.CollectedBefore, ok = h.checkProposal(w, r, sr, sig); !ok {
-				return
-			}
-		}
-		call = func(ctx context.Context) (handlers.Effect, error) {
-			after, err := h.api.SignProposal(ctx, sr.UserID, sr.ProposalID, apiclient.SignProposalRequest{Signature: sig.Hex()})
-			if err != nil {
-				return handlers.Effect{}, err
-			}
-			return h.proposalSigned(req, *after), nil
-		}
-	case store.SignKindWorkflow:
-		if verdict == "" {
-			verdict = h.checkWorkflow(sr, sig)
-		}
-		call = func(ctx context.Context) (handlers.Effect, error) {
-			res, err := h.api.SubmitSignature(ctx, sr.UserID, apiclient.SubmitSignatureRequest{WorkflowID: sr.WorkflowID, Signature: sig.Hex()})
-			if err != nil {
-				return handlers.Effect{}, err
-			}
-			return h.workflowSigned(req, res.Status), nil
-		}
-	case store.SignKindOwnerProof:
-		if verdict == "" {
-			verdict = h.checkOwnerProof(sr, sig)
-		}
-		call = func(ctx context.Context) (handlers.Effect, error) {
-			wallet, err := h.api.CreateManagedWallet(ctx, sr.UserID, apiclient.CreateManagedWalletRequest{
-				Currency: apiclient.Stablecoin(sr.Currency), UserOwnerAddress: sr.OwnerAddress,
-				OwnerProofChallengeID: sr.ChallengeID, OwnerProofSignature: sig.Hex(),
-			})
-			if err != nil {
-				return handlers.Effect{}, err
-			}
-			return h.walletCreated(req, *wallet), nil
-		}
-	case store.SignKindEURAuthorization:
-		if verdict == "" {
-			verdict = h.checkEURAuthorization(sr, sig)
-		}
-		call = h.eurAuthorizationCall(req, sr, sig)
-	default:
-		verdict = "This kind of request cannot be completed here."
+	verdict, call, ok := h.relayOf(w, r, sr, in.Signature, &req)
+	if !ok {
+		return
 	}
 	done, err := h.actions.Run(ctx, handlers.Write{Key: store.SignActionKey(sr.ID), Kind: kindSubmit, Target: store.SignTarget(sr),
 		Actor: deviceActor, Request: req, Call: func(ctx context.Context) (handlers.Effect, error) {
@@ -347,6 +317,61 @@ func (h *Handler) DevicePost(w http.ResponseWriter, r *http.Request) {
 		h.deviceServerError(w, r, true, err)
 		return
 	}
+	h.answerRelay(w, r, sr, done, verdict)
+}
+
+// relayOf checks a posted signature for sr and returns the refusal ("" when
+// it may be sent) and the call that relays it. A proposal's checks read the
+// API first: when it cannot be read, nothing is decided, the device is
+// answered and may post again (false).
+func (h *Handler) relayOf(w http.ResponseWriter, r *http.Request, sr store.SignRequest, posted string, req *submitRequest) (string, func(ctx context.Context) (handlers.Effect, error), bool) {
+	var verdict string
+	sig, err := ethsig.ParseSignature(strings.TrimSpace(posted))
+	if err != nil {
+		verdict = "The signature is not 0x plus 130 hex characters (r, s, v with v of 27 or 28): " + signatureDetail(err) + "."
+	}
+	switch sr.Kind {
+	case store.SignKindProposal:
+		if verdict == "" {
+			var ok bool
+			if verdict, req.CollectedBefore, ok = h.checkProposal(w, r, sr, sig); !ok {
+				return "", nil, false
+			}
+		}
+		return verdict, func(ctx context.Context) (handlers.Effect, error) {
+			after, err := h.api.SignProposal(ctx, sr.UserID, sr.ProposalID, apiclient.SignProposalRequest{Signature: sig.Hex()})
+			if err != nil {
+				return handlers.Effect{}, err
+			}
+			return h.proposalSigned(*req, *after), nil
+		}, true
+	case store.SignKindWorkflow:
+		if verdict == "" {
+			verdict = h.checkWorkflow(sr, sig)
+		}
+		return verdict, func(ctx context.Context) (handlers.Effect, error) {
+			res, err := h.api.SubmitSignature(ctx, sr.UserID, apiclient.SubmitSignatureRequest{WorkflowID: sr.WorkflowID, Signature: sig.Hex()})
+			if err != nil {
+				return handlers.Effect{}, err
+			}
+			return h.workflowSigned(*req, res.Status), nil
+		}, true
+	case store.SignKindOwnerProof:
+		if verdict == "" {
+			verdict = h.checkMessageSignature(sr, sig, ownerProofWords)
+		}
+		return verdict, h.ownerProofCall(*req, sr, sig), true
+	case store.SignKindEURAuthorization:
+		if verdict == "" {
+			verdict = h.checkMessageSignature(sr, sig, eurAuthorizationWords)
+		}
+		return verdict, h.eurAuthorizationCall(*req, sr, sig), true
+	}
+	return "This kind of request cannot be completed here.", nil, true
+}
+
+// answerRelay tells the device what became of its signature.
+func (h *Handler) answerRelay(w http.ResponseWriter, r *http.Request, sr store.SignRequest, done handlers.Done, verdict string) {
 	switch {
 	case done.Repeat:
 		writeJSON(w, http.StatusGone, DeviceAnswer{State: string(relayState(done.Action.State)),
@@ -363,7 +388,7 @@ func (h *Handler) DevicePost(w http.ResponseWriter, r *http.Request) {
 	case done.State() == store.ActionRefused:
 		writeJSON(w, http.StatusBadGateway, DeviceAnswer{Error: done.Problem.Summary, State: store.SignRefused})
 	default:
-		h.Logger.WarnContext(ctx, "device: relay outcome unknown", "sign_request", sr.ID, "err", done.Err)
+		h.Logger.WarnContext(r.Context(), "device: relay outcome unknown", "sign_request", sr.ID, "err", done.Err)
 		writeJSON(w, http.StatusBadGateway, DeviceAnswer{Error: done.Problem.Summary + " Do not sign again.", State: store.SignRelayPending})
 	}
 }

@@ -7,7 +7,6 @@ import (
 	"partneradmin/apiclient"
 	"partneradmin/apiclient/ethsig"
 	"partneradmin/handlers"
-	"partneradmin/handlers/proposal"
 	"partneradmin/store"
 	"partneradmin/views"
 )
@@ -40,14 +39,7 @@ func (h *Handler) IssueEURAuthorization(ctx context.Context, by store.Actor, use
 	if err != nil {
 		return views.SignPanel{}, err
 	}
-	link := h.publicOrigin + PathPrefix + tok
-	qr, err := h.qrCode(link)
-	if err != nil {
-		return views.SignPanel{}, err
-	}
-	panel := proposal.SignPanelOf(sr, now)
-	panel.Link, panel.QRDataURL = link, qr
-	return panel, nil
+	return h.issuedPanel(sr, tok, now)
 }
 
 // eurAuthorizationSummary is what the device shows before signing.
@@ -56,27 +48,6 @@ func eurAuthorizationSummary(sr store.SignRequest) views.DeviceSummary {
 		Description: "Signing this message tells the EUR provider that you hold the key " + sr.OwnerAddress +
 			" of the EURe wallet, so that SEPA payouts can be sent from it.",
 		OwnerAddress: sr.OwnerAddress}
-}
-
-// checkEURAuthorization checks that the authorization text was signed, with
-// the message prefix, by the wallet's owner ("" when it may be sent).
-func (h *Handler) checkEURAuthorization(sr store.SignRequest, sig ethsig.Signature) string {
-	if !h.clock().Before(sr.ExpiresAt) {
-		return "The link has expired; nothing was sent. Ask for a new one."
-	}
-	want, err := ethsig.ParseAddress(sr.OwnerAddress)
-	if err != nil {
-		return "The owner address of this request is not valid; nothing was sent."
-	}
-	got, err := ethsig.RecoverMessage([]byte(sr.Message), sig)
-	if err == nil && got.Equal(want) {
-		return ""
-	}
-	msg := "The signature does not come from the EURe wallet's owner key " + want.Hex() + "."
-	if raw, rerr := ethsig.Recover(ethsig.Keccak256([]byte(sr.Message)), sig); rerr == nil && raw.Equal(want) {
-		msg = "The authorization was signed without the signed-message prefix; it must be signed as a message."
-	}
-	return msg + " Nothing was sent to the EUR provider."
 }
 
 // eurAuthorizationCall submits the code and the checked signature.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/shopspring/decimal"
 
@@ -26,10 +27,7 @@ func (h *Handler) IssueOwnerProof(ctx context.Context, by store.Actor, userID st
 		return views.SignPanel{}, err
 	}
 	now := h.clock()
-	expires := now.Add(MaxLifetime)
-	if !ch.ExpiresAt.IsZero() && ch.ExpiresAt.Before(expires) {
-		expires = ch.ExpiresAt
-	}
+	expires := expiryBy(now, ch.ExpiresAt)
 	tok, hash, err := NewToken()
 	if err != nil {
 		return views.SignPanel{}, err
@@ -45,21 +43,35 @@ func (h *Handler) IssueOwnerProof(ctx context.Context, by store.Actor, userID st
 	if err != nil {
 		return views.SignPanel{}, err
 	}
-	link := h.publicOrigin + PathPrefix + tok
-	qr, err := h.qrCode(link)
-	if err != nil {
-		return views.SignPanel{}, err
-	}
-	panel := proposal.SignPanelOf(sr, now)
-	panel.Link, panel.QRDataURL = link, qr
-	return panel, nil
+	return h.issuedPanel(sr, tok, now)
 }
 
-// checkOwnerProof checks that the challenge was signed, with the message
-// prefix, by the owner address ("" when it may be sent).
-func (h *Handler) checkOwnerProof(sr store.SignRequest, sig ethsig.Signature) string {
+// messageSignatureWords are the refusals of a message signed by the wrong
+// key, one wording per kind of request.
+type messageSignatureWords struct {
+	expired, wrongKey, noPrefix, nothingSent string
+}
+
+var (
+	ownerProofWords = messageSignatureWords{
+		expired:     "The challenge has expired; nothing was sent. Ask for a new link.",
+		wrongKey:    "The signature does not come from the owner key ",
+		noPrefix:    "The challenge was signed without the signed-message prefix; an owner proof must be signed as a message.",
+		nothingSent: " Nothing was sent to the wallet service.",
+	}
+	eurAuthorizationWords = messageSignatureWords{
+		expired:     "The link has expired; nothing was sent. Ask for a new one.",
+		wrongKey:    "The signature does not come from the EURe wallet's owner key ",
+		noPrefix:    "The authorization was signed without the signed-message prefix; it must be signed as a message.",
+		nothingSent: " Nothing was sent to the EUR provider.",
+	}
+)
+
+// checkMessageSignature checks that the request's message was signed, with
+// the message prefix, by its owner address ("" when it may be sent).
+func (h *Handler) checkMessageSignature(sr store.SignRequest, sig ethsig.Signature, words messageSignatureWords) string {
 	if !h.clock().Before(sr.ExpiresAt) {
-		return "The challenge has expired; nothing was sent. Ask for a new link."
+		return words.expired
 	}
 	want, err := ethsig.ParseAddress(sr.OwnerAddress)
 	if err != nil {
@@ -69,11 +81,26 @@ func (h *Handler) checkOwnerProof(sr store.SignRequest, sig ethsig.Signature) st
 	if err == nil && got.Equal(want) {
 		return ""
 	}
-	msg := "The signature does not come from the owner key " + want.Hex() + "."
+	msg := words.wrongKey + want.Hex() + "."
 	if raw, rerr := ethsig.Recover(ethsig.Keccak256([]byte(sr.Message)), sig); rerr == nil && raw.Equal(want) {
-		msg = "The challenge was signed without the signed-message prefix; an owner proof must be signed as a message."
+		msg = words.noPrefix
 	}
-	return msg + " Nothing was sent to the wallet service."
+	return msg + words.nothingSent
+}
+
+// ownerProofCall creates the wallet from the challenge and the checked
+// signature, with one call.
+func (h *Handler) ownerProofCall(req submitRequest, sr store.SignRequest, sig ethsig.Signature) func(ctx context.Context) (handlers.Effect, error) {
+	return func(ctx context.Context) (handlers.Effect, error) {
+		wallet, err := h.api.CreateManagedWallet(ctx, sr.UserID, apiclient.CreateManagedWalletRequest{
+			Currency: apiclient.Stablecoin(sr.Currency), UserOwnerAddress: sr.OwnerAddress,
+			OwnerProofChallengeID: sr.ChallengeID, OwnerProofSignature: sig.Hex(),
+		})
+		if err != nil {
+			return handlers.Effect{}, err
+		}
+		return h.walletCreated(req, *wallet), nil
+	}
 }
 
 // walletCreated is what a wallet the API created from an owner proof
@@ -116,10 +143,7 @@ func (h *Handler) IssueWorkflow(ctx context.Context, by store.Actor, userID, wal
 		return views.SignPanel{}, err
 	}
 	now := h.clock()
-	expires := now.Add(MaxLifetime)
-	if !req.Deadline.IsZero() && req.Deadline.Before(expires) {
-		expires = req.Deadline
-	}
+	expires := expiryBy(now, req.Deadline)
 	tok, hash, err := NewToken()
 	if err != nil {
 		return views.SignPanel{}, err
@@ -131,6 +155,22 @@ func (h *Handler) IssueWorkflow(ctx context.Context, by store.Actor, userID, wal
 	if err != nil {
 		return views.SignPanel{}, err
 	}
+	return h.issuedPanel(sr, tok, now)
+}
+
+// expiryBy is when a link issued now expires: after MaxLifetime, or at the
+// API's deadline when that comes first.
+func expiryBy(now, deadline time.Time) time.Time {
+	expires := now.Add(MaxLifetime)
+	if !deadline.IsZero() && deadline.Before(expires) {
+		return deadline
+	}
+	return expires
+}
+
+// issuedPanel is the panel that shows a new sign request's link and QR
+// code, once.
+func (h *Handler) issuedPanel(sr store.SignRequest, tok string, now time.Time) (views.SignPanel, error) {
 	link := h.publicOrigin + PathPrefix + tok
 	qr, err := h.qrCode(link)
 	if err != nil {

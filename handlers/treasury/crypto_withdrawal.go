@@ -204,24 +204,7 @@ func (h *Handler) Withdraw(w http.ResponseWriter, r *http.Request) {
 	}
 	f := views.CryptoWithdrawalForm{Token: postedToken(r), WalletID: r.PostFormValue("wallet_id"), Route: r.PostFormValue("route"),
 		Address: strings.TrimSpace(r.PostFormValue("address")), Rail: formRail(r.PostFormValue("rail")), Fields: views.FieldErrors{}}
-	wallet, ok := t.wallet(f.WalletID)
-	switch {
-	case !ok:
-		f.Fields["wallet"] = "Choose one of the treasury wallets."
-	case wallet.Balance.Valid && !wallet.Balance.Decimal.IsPositive():
-		f.Fields["wallet"] = "This wallet holds nothing to withdraw (balance last read: " + money(wallet).String() + ")."
-	}
-	chain, token, routeOK := parseRoute(f.Route)
-	if !routeOK {
-		f.Fields["route"] = "Choose the destination chain and token."
-	}
-	addr, msg := destination.Address(f.Address)
-	switch {
-	case msg != "":
-		f.Fields["address"] = msg
-	case ok && wallet.Address != "" && strings.EqualFold(wallet.Address, addr.Hex()):
-		f.Fields["address"] = "This is the treasury wallet's own address."
-	}
+	wallet, chain, token, addr := checkWithdrawalForm(&f, t)
 	if f.Fields.Any() {
 		h.renderWithdrawal(w, r, t, http.StatusUnprocessableEntity, f, "")
 		return
@@ -245,33 +228,8 @@ func (h *Handler) Withdraw(w http.ResponseWriter, r *http.Request) {
 	}
 	// Nothing is sent before the person saw what will be and retyped the
 	// end of the address.
-	tail := strings.TrimSpace(r.PostFormValue("confirm_tail"))
-	if !strings.EqualFold(tail, addressTail(addr)) {
-		bal, read, err := h.liveBalance(ctx, t, wallet.ID)
-		if err != nil {
-			h.ServerError(w, r, err)
-			return
-		}
-		if read && !bal.IsPositive() {
-			f.Fields["wallet"] = "This wallet holds nothing to withdraw (balance read just now: 0)."
-			h.renderWithdrawal(w, r, t, http.StatusUnprocessableEntity, f, "")
-			return
-		}
-		amount := "the whole balance (it could not be read just now; last read " + money(wallet).String() + ")"
-		if read {
-			m := money(wallet)
-			m.Value = bal
-			amount = m.String() + " (read just now)"
-		}
-		status := http.StatusOK
-		if tail != "" {
-			f.Fields["confirm_tail"] = "These are not the address's last " + strconv.Itoa(confirmTail) + " characters. Compare the address above with what the recipient sent."
-			status = http.StatusUnprocessableEntity
-		}
-		hexPart := f.Address[2:]
-		rv := views.CryptoWithdrawalReview{From: walletLabel(wallet), Amount: amount, Route: routeLabel(chain, token),
-			Address: addr.Hex(), NoChecksum: hexPart == strings.ToLower(hexPart) || hexPart == strings.ToUpper(hexPart), Tail: confirmTail}
-		h.renderWithdrawalReview(w, r, t, status, f, rv)
+	if tail := strings.TrimSpace(r.PostFormValue("confirm_tail")); !strings.EqualFold(tail, addressTail(addr)) {
+		h.reviewWithdrawal(w, r, t, f, wallet, routeLabel(chain, token), addr, tail)
 		return
 	}
 	key, ok := handlers.FormKey(r)
@@ -290,19 +248,7 @@ func (h *Handler) Withdraw(w http.ResponseWriter, r *http.Request) {
 	spend := &store.Spend{WalletID: wallet.ID, Currency: wallet.Currency, Amount: wallet.Balance.Decimal,
 		Destination: store.DestinationKey(store.DestCrypto, "", addr.Hex()), ByOwner: handlers.ViewerFrom(ctx).Can(store.PermSettings), At: h.clock()}
 	done, err := h.actions.Run(ctx, handlers.Write{Key: key, Kind: kindCryptoWithdrawal, Target: withdrawalTarget(id), Actor: actor,
-		Request: q, Spend: spend, Call: func(ctx context.Context) (handlers.Effect, error) {
-			body := apiclient.CryptoWithdrawalRequest{SourceSmartWalletID: q.WalletID, DestinationChain: q.Chain,
-				DestinationCurrency: q.Token, DestinationAddress: q.Address}
-			create := h.api.CreateCryptoWithdrawal
-			if q.Rail == railOfframp {
-				create = h.api.CreateCryptoOfframp
-			}
-			cw, err := create(ctx, q.UserID, body)
-			if err != nil {
-				return handlers.Effect{}, err
-			}
-			return withdrawalEffect(key, q, *cw, actor), nil
-		}})
+		Request: q, Spend: spend, Call: h.createWithdrawal(key, q, actor)})
 	var refused *store.PolicyRefusal
 	switch {
 	case errors.As(err, &refused):
@@ -316,35 +262,122 @@ func (h *Handler) Withdraw(w http.ResponseWriter, r *http.Request) {
 		h.Repeated(w, r, done.Action, withdrawalPage(idOf(done.Action)))
 		return
 	case done.State() == store.ActionDone:
-		rec, err := h.store.CryptoWithdrawalByID(ctx, id)
-		if err != nil {
-			h.ServerError(w, r, err)
-			return
-		}
-		if rec.State != store.WithdrawalAwaitingSignature {
-			h.showRecord(w, r, rec, http.StatusCreated, "The API opened the withdrawal without asking for a signature.", nil, "")
-			return
-		}
-		h.withdrawalLinks.Issue(w, r, rec, http.StatusCreated)
+		h.withdrawalCreated(w, r, id)
 		return
 	}
 	// Refused, or not known: the form again with everything typed and a new
 	// token, since this one is spent.
 	f.Token = handlers.NewFormToken()
-	if done.State() != store.ActionRefused {
-		h.renderWithdrawal(w, r, t, http.StatusBadGateway, f, done.Action.Message+" "+unsignedExpires)
+	status, msg := withdrawalNotDone(&f, done)
+	h.renderWithdrawal(w, r, t, status, f, msg)
+}
+
+// createWithdrawal is the ledger's call: one crypto withdrawal (or
+// offramp) of the wallet's whole balance.
+func (h *Handler) createWithdrawal(key string, q withdrawalRequest, actor store.Actor) func(ctx context.Context) (handlers.Effect, error) {
+	return func(ctx context.Context) (handlers.Effect, error) {
+		body := apiclient.CryptoWithdrawalRequest{SourceSmartWalletID: q.WalletID, DestinationChain: q.Chain,
+			DestinationCurrency: q.Token, DestinationAddress: q.Address}
+		create := h.api.CreateCryptoWithdrawal
+		if q.Rail == railOfframp {
+			create = h.api.CreateCryptoOfframp
+		}
+		cw, err := create(ctx, q.UserID, body)
+		if err != nil {
+			return handlers.Effect{}, err
+		}
+		return withdrawalEffect(key, q, *cw, actor), nil
+	}
+}
+
+// withdrawalCreated shows a withdrawal the API opened: its signing link
+// when it waits for the owner's signature.
+func (h *Handler) withdrawalCreated(w http.ResponseWriter, r *http.Request, id int64) {
+	rec, err := h.store.CryptoWithdrawalByID(r.Context(), id)
+	if err != nil {
+		h.ServerError(w, r, err)
 		return
+	}
+	if rec.State != store.WithdrawalAwaitingSignature {
+		h.showRecord(w, r, rec, http.StatusCreated, "The API opened the withdrawal without asking for a signature.", nil, "")
+		return
+	}
+	h.withdrawalLinks.Issue(w, r, rec, http.StatusCreated)
+}
+
+// checkWithdrawalForm checks the posted form against the treasury's
+// wallets, putting each problem beside its field: the wallet, the route
+// (chain and token) and the destination address.
+func checkWithdrawalForm(f *views.CryptoWithdrawalForm, t treasury) (wallet store.Wallet, chain, token string, addr ethsig.Address) {
+	wallet, ok := t.wallet(f.WalletID)
+	switch {
+	case !ok:
+		f.Fields["wallet"] = "Choose one of the treasury wallets."
+	case wallet.Balance.Valid && !wallet.Balance.Decimal.IsPositive():
+		f.Fields["wallet"] = "This wallet holds nothing to withdraw (balance last read: " + money(wallet).String() + ")."
+	}
+	chain, token, routeOK := parseRoute(f.Route)
+	if !routeOK {
+		f.Fields["route"] = "Choose the destination chain and token."
+	}
+	addr, msg := destination.Address(f.Address)
+	switch {
+	case msg != "":
+		f.Fields["address"] = msg
+	case ok && wallet.Address != "" && strings.EqualFold(wallet.Address, addr.Hex()):
+		f.Fields["address"] = "This is the treasury wallet's own address."
+	}
+	return wallet, chain, token, addr
+}
+
+// reviewWithdrawal shows what will be sent (the balance read now) and asks
+// for the end of the address to be typed again: nothing is sent before the
+// person saw it. tail is what was typed, wrong or empty.
+func (h *Handler) reviewWithdrawal(w http.ResponseWriter, r *http.Request, t treasury, f views.CryptoWithdrawalForm, wallet store.Wallet,
+	route string, addr ethsig.Address, tail string) {
+	ctx := r.Context()
+	bal, read, err := h.liveBalance(ctx, t, wallet.ID)
+	if err != nil {
+		h.ServerError(w, r, err)
+		return
+	}
+	if read && !bal.IsPositive() {
+		f.Fields["wallet"] = "This wallet holds nothing to withdraw (balance read just now: 0)."
+		h.renderWithdrawal(w, r, t, http.StatusUnprocessableEntity, f, "")
+		return
+	}
+	amount := "the whole balance (it could not be read just now; last read " + money(wallet).String() + ")"
+	if read {
+		m := money(wallet)
+		m.Value = bal
+		amount = m.String() + " (read just now)"
+	}
+	status := http.StatusOK
+	if tail != "" {
+		f.Fields["confirm_tail"] = "These are not the address's last " + strconv.Itoa(confirmTail) + " characters. Compare the address above with what the recipient sent."
+		status = http.StatusUnprocessableEntity
+	}
+	hexPart := f.Address[2:]
+	rv := views.CryptoWithdrawalReview{From: walletLabel(wallet), Amount: amount, Route: route,
+		Address: addr.Hex(), NoChecksum: hexPart == strings.ToLower(hexPart) || hexPart == strings.ToUpper(hexPart), Tail: confirmTail}
+	h.renderWithdrawalReview(w, r, t, status, f, rv)
+}
+
+// withdrawalNotDone puts a withdrawal the API refused, or whose outcome is
+// not known, into the form's words: the status and the message above it.
+func withdrawalNotDone(f *views.CryptoWithdrawalForm, done handlers.Done) (int, string) {
+	if done.State() != store.ActionRefused {
+		return http.StatusBadGateway, done.Action.Message + " " + unsignedExpires
 	}
 	for apiField, m := range done.Problem.Fields {
 		if field := withdrawalField(apiField); field != "" {
 			f.Fields[field] = m
 		}
 	}
-	status := http.StatusBadGateway
 	if f.Fields.Any() {
-		status = http.StatusUnprocessableEntity
+		return http.StatusUnprocessableEntity, done.Problem.Summary
 	}
-	h.renderWithdrawal(w, r, t, status, f, done.Problem.Summary)
+	return http.StatusBadGateway, done.Problem.Summary
 }
 
 // unsignedExpires is what a person should know of a withdrawal whose

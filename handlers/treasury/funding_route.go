@@ -192,31 +192,10 @@ func (h *Handler) route(w http.ResponseWriter, r *http.Request, remove bool) {
 		h.ErrorPage(w, r, refusal.status, title, refusal.words)
 		return
 	}
-	kind, call := kindRouteSet, h.api.RouteUSDDeposits
-	switch {
-	case remove && q.Rail == "USD":
-		kind, call = kindRouteClear, h.api.UnrouteUSDDeposits
-	case remove:
-		kind, call = kindRouteClear, h.api.UnrouteNGNDeposits
-	case q.Rail == "NGN":
-		call = h.api.RouteNGNDeposits
-	}
 	wallet, _ := t.wallet(q.WalletID)
 	actor := handlers.ActorFrom(ctx)
-	done, err := h.actions.Run(ctx, handlers.Write{Key: key, Kind: kind, Target: "user:" + q.Holder, Actor: actor, Request: q,
-		Call: func(ctx context.Context) (handlers.Effect, error) {
-			if _, err := call(ctx, q.Holder, q.WalletID); err != nil {
-				return handlers.Effect{}, err
-			}
-			if remove {
-				return handlers.Effect{Detail: name + "'s " + q.Rail + " bank account pays into " + name + "'s own wallet again, no longer the treasury's " + walletWords(wallet),
-					Apply: func(ctx context.Context, tx *store.Store) error { return tx.ClearDepositRoute(ctx, q.Holder, q.Rail) }}, nil
-			}
-			return handlers.Effect{Detail: name + "'s " + q.Rail + " bank account now pays into the treasury's " + walletWords(wallet),
-				Apply: func(ctx context.Context, tx *store.Store) error {
-					return tx.SetDepositRoute(ctx, q.Holder, q.Rail, q.WalletID, actor)
-				}}, nil
-		}})
+	kind, call := h.routeChange(q, remove, name, wallet, actor)
+	done, err := h.actions.Run(ctx, handlers.Write{Key: key, Kind: kind, Target: "user:" + q.Holder, Actor: actor, Request: q, Call: call})
 	switch {
 	case h.Answered(w, r, err):
 		return
@@ -244,4 +223,31 @@ func (h *Handler) routeInForce(ctx context.Context, t treasury, q routeAsk) (boo
 	return slices.ContainsFunc(routes, func(d store.DepositRoute) bool {
 		return d.ServiceUserID == q.Holder && d.Rail == q.Rail && d.WalletID == q.WalletID
 	}), nil
+}
+
+// routeChange is the ledger's kind and call for routing a holder's
+// deposits to a treasury wallet, or for removing that route.
+func (h *Handler) routeChange(q routeAsk, remove bool, name string, wallet store.Wallet, actor store.Actor) (string, func(ctx context.Context) (handlers.Effect, error)) {
+	kind, send := kindRouteSet, h.api.RouteUSDDeposits
+	switch {
+	case remove && q.Rail == "USD":
+		kind, send = kindRouteClear, h.api.UnrouteUSDDeposits
+	case remove:
+		kind, send = kindRouteClear, h.api.UnrouteNGNDeposits
+	case q.Rail == "NGN":
+		send = h.api.RouteNGNDeposits
+	}
+	return kind, func(ctx context.Context) (handlers.Effect, error) {
+		if _, err := send(ctx, q.Holder, q.WalletID); err != nil {
+			return handlers.Effect{}, err
+		}
+		if remove {
+			return handlers.Effect{Detail: name + "'s " + q.Rail + " bank account pays into " + name + "'s own wallet again, no longer the treasury's " + walletWords(wallet),
+				Apply: func(ctx context.Context, tx *store.Store) error { return tx.ClearDepositRoute(ctx, q.Holder, q.Rail) }}, nil
+		}
+		return handlers.Effect{Detail: name + "'s " + q.Rail + " bank account now pays into the treasury's " + walletWords(wallet),
+			Apply: func(ctx context.Context, tx *store.Store) error {
+				return tx.SetDepositRoute(ctx, q.Holder, q.Rail, q.WalletID, actor)
+			}}, nil
+	}
 }

@@ -150,24 +150,7 @@ func (h *Handler) Receive(w http.ResponseWriter, r *http.Request) {
 			answer(w, http.StatusServiceUnavailable, "Storage unavailable, retry later")
 			return
 		}
-		status, reason := h.verify(sub, body, hd.Signature)
-		switch status {
-		case http.StatusServiceUnavailable:
-			h.Logger.WarnContext(ctx, "webhook: signature not verified, asking for a retry", "webhook_id", hd.WebhookID, "reason", reason)
-			w.Header().Set("Retry-After", "10")
-			h.delivered(DeliveryUnavailable)
-			answer(w, status, "Webhook secret changing, retry later")
-			return
-		case http.StatusUnauthorized:
-			// A misconfigured secret loses real events (a 401 is never
-			// retried): say so loudly, in the log and on the settings page.
-			h.Logger.WarnContext(ctx, "webhook: invalid signature; deliveries are being refused, check the subscription's secret on /settings/webhooks",
-				"webhook_id", hd.WebhookID, "reason", reason)
-			if err := h.Store.RecordSignatureFailure(ctx, store.SignatureFailure{WebhookID: hd.WebhookID, Reason: reason}); err != nil {
-				h.Logger.ErrorContext(ctx, "webhook: record signature failure", "err", err)
-			}
-			h.delivered(DeliveryRefused)
-			answer(w, http.StatusUnauthorized, "Invalid webhook signature")
+		if status, reason := h.verify(sub, body, hd.Signature); h.refusedUnverified(w, r, status, reason, hd.WebhookID) {
 			return
 		}
 
@@ -194,20 +177,7 @@ func (h *Handler) Receive(w http.ResponseWriter, r *http.Request) {
 		if h.afterStore != nil {
 			h.afterStore()
 		}
-		switch {
-		case !inserted:
-			h.delivered(DeliveryDuplicate)
-			answer(w, http.StatusOK, "duplicate")
-		case d.Unparseable:
-			// A 4xx would be a permanent failure and a 5xx a retry of
-			// something that can never succeed: keep it for the event log.
-			h.Logger.WarnContext(ctx, "webhook: unparseable delivery kept", "webhook_id", d.WebhookID, "reason", d.Reason)
-			h.delivered(DeliveryUnparseable)
-			answer(w, http.StatusOK, "unparseable, kept")
-		default:
-			h.delivered(DeliveryReceived)
-			answer(w, http.StatusOK, "received")
-		}
+		h.answerStored(w, r, d, inserted)
 		return
 	}
 }
@@ -274,4 +244,48 @@ func answer(w http.ResponseWriter, status int, msg string) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	_, _ = fmt.Fprintf(w, "{\"statusCode\":%d,\"message\":%q}\n", status, msg)
+}
+
+// refusedUnverified answers a delivery whose signature was not verified
+// (true): a retry while the secret is changing, else a refusal.
+func (h *Handler) refusedUnverified(w http.ResponseWriter, r *http.Request, status int, reason, webhookID string) bool {
+	ctx := r.Context()
+	switch status {
+	case http.StatusServiceUnavailable:
+		h.Logger.WarnContext(ctx, "webhook: signature not verified, asking for a retry", "webhook_id", webhookID, "reason", reason)
+		w.Header().Set("Retry-After", "10")
+		h.delivered(DeliveryUnavailable)
+		answer(w, status, "Webhook secret changing, retry later")
+		return true
+	case http.StatusUnauthorized:
+		// A misconfigured secret loses real events (a 401 is never
+		// retried): say so loudly, in the log and on the settings page.
+		h.Logger.WarnContext(ctx, "webhook: invalid signature; deliveries are being refused, check the subscription's secret on /settings/webhooks",
+			"webhook_id", webhookID, "reason", reason)
+		if err := h.Store.RecordSignatureFailure(ctx, store.SignatureFailure{WebhookID: webhookID, Reason: reason}); err != nil {
+			h.Logger.ErrorContext(ctx, "webhook: record signature failure", "err", err)
+		}
+		h.delivered(DeliveryRefused)
+		answer(w, http.StatusUnauthorized, "Invalid webhook signature")
+		return true
+	}
+	return false
+}
+
+// answerStored answers a delivery kept (or found kept already).
+func (h *Handler) answerStored(w http.ResponseWriter, r *http.Request, d store.NewDelivery, inserted bool) {
+	switch {
+	case !inserted:
+		h.delivered(DeliveryDuplicate)
+		answer(w, http.StatusOK, "duplicate")
+	case d.Unparseable:
+		// A 4xx would be a permanent failure and a 5xx a retry of
+		// something that can never succeed: keep it for the event log.
+		h.Logger.WarnContext(r.Context(), "webhook: unparseable delivery kept", "webhook_id", d.WebhookID, "reason", d.Reason)
+		h.delivered(DeliveryUnparseable)
+		answer(w, http.StatusOK, "unparseable, kept")
+	default:
+		h.delivered(DeliveryReceived)
+		answer(w, http.StatusOK, "received")
+	}
 }

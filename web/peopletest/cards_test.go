@@ -771,7 +771,7 @@ func TestCardIssuance(t *testing.T) {
 
 	// A good request: the fee after, the proposal in the approval queue.
 	resp = webtest.PostCardForm(env, c, "/cards/issue", url.Values{"wallet_id": {wallet.ID}, "card_name": {"Fuel"}, "card_color": {"#0a0"},
-		"type": {"virtual"}, "nin": {nin}, "form_token": {token}})
+		"type": {"virtual"}, "nin": {nin}, "nin_holder": {"Chinedu Eze"}, "holder_confirmed": {"1"}, "form_token": {token}})
 
 	doc = webtest.Doc(t, resp)
 	if resp.StatusCode != http.StatusCreated {
@@ -822,7 +822,7 @@ func TestCardIssuanceRefusals(t *testing.T) {
 		t.Fatal("legacy wallet not flagged on the form")
 	}
 	resp := webtest.PostCardForm(env, c, "/cards/issue", url.Values{"wallet_id": {legacy.ID}, "card_name": {"Old"}, "card_color": {"#000"},
-		"type": {"virtual"}, "nin": {"12345678901"}})
+		"type": {"virtual"}, "nin": {"12345678901"}, "nin_holder": {"Emily Carter"}, "holder_confirmed": {"1"}})
 
 	doc = webtest.Doc(t, resp)
 	if resp.StatusCode != http.StatusConflict || !strings.Contains(webtest.TestID(doc, "issue-migration-hint"), "legacy") {
