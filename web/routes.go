@@ -178,7 +178,6 @@ func (a *App) routes() []Route {
 		// Money out: EUR SEPA payout.
 		{Method: "GET", Pattern: "/money-out/sepa", Permission: store.PermTreasury, Handler: a.moneyout.SEPAForm},
 		{Method: "POST", Pattern: "/money-out/sepa", Permission: store.PermTreasury, Handler: a.moneyout.SEPAPost},
-		{Method: "POST", Pattern: "/money-out/sepa/onboarding", Permission: store.PermTreasury, Handler: a.moneyout.SEPAProviderStart},
 		{Method: "GET", Pattern: "/money-out/sepa/{id}", Permission: store.PermTreasury, Handler: a.moneyout.SEPAOrder},
 		{Method: "POST", Pattern: "/money-out/sepa/{id}/sign-request", Permission: store.PermTreasury, Handler: a.moneyout.SEPALink},
 		// Money out: Mexican offramp.

@@ -20,8 +20,8 @@ import (
 
 // A EUR SEPA payout (spec: "EUR SEPA") sends euros from the treasury's
 // EURe wallet to an IBAN. It needs the treasury user's EUR provider
-// onboarding (eurProviderStatus active; POST /onboarding/start-eur-provider
-// starts it), then: prepare (POST /eu/orders/prepare, one action under the
+// onboarding (eurProviderStatus active; started at /treasury/rails/eur),
+// then: prepare (POST /eu/orders/prepare, one action under the
 // form's token) answers with a signatureRequest, which goes to the owner's
 // device as a QR code; the device's signature is relayed once by the sign
 // area through /wallets/submit-signature, which completes the order (spec:
@@ -35,10 +35,9 @@ import (
 // owner's signature; an unsigned order expires by itself.
 
 const (
-	kindSEPAPrepare       = "sepa_payout.prepare"
-	kindSEPAProviderStart = "sepa_payout.eur_provider_start"
-	sepaTitle             = "EUR SEPA payout"
-	sepaCoin              = "EURe"
+	kindSEPAPrepare = "sepa_payout.prepare"
+	sepaTitle       = "EUR SEPA payout"
+	sepaCoin        = "EURe"
 	// Field limits of the prepare body (apiclient.EUROrderRequest; the
 	// sandbox's: a SEPA name has at most 70 characters and its remittance
 	// information 140).
@@ -62,16 +61,13 @@ func sepaTarget(id int64) string { return "sepa_payout:" + strconv.FormatInt(id,
 
 func sepaPage(id int64) string { return "/money-out/sepa/" + strconv.FormatInt(id, 10) }
 
-// registerSEPA adds the rail to the index, sets up its signing links and
-// says how its writes are read back.
-func (h *Handler) registerSEPA(d handlers.Deps) {
+// registerSEPA adds the rail to the index and sets up its signing links.
+// The prepare has no read-back (the API lists no EUR orders); the EUR
+// provider is set up on the rails' set-up page (handlers/railsetup).
+func (h *Handler) registerSEPA(handlers.Deps) {
 	h.sepaLinks = h.sepaSignLinks()
 	h.rail(views.Rail{Name: "EUR SEPA payout", Href: "/money-out/sepa",
 		Description: "Euros from the treasury's EURe wallet to a bank account in the SEPA area, by IBAN; signed on the owner's device."})
-	// start-eur-provider is read back from the onboarding status: pending
-	// or active means it was recorded. The prepare has no read-back (the
-	// API lists no EUR orders).
-	d.Actions.ReadBackFor(kindSEPAProviderStart, h.readBackProviderStart)
 }
 
 // sepaState is what the SEPA page needs of the treasury.
@@ -105,11 +101,9 @@ func (h *Handler) sepaProvider(ctx context.Context, s sepaState) views.SEPAProvi
 	case "pending":
 		p.Words = "EUR provider onboarding was started and waits for the provider's authorization (POST /eu/kyc, signed with the EURe wallet's owner key). SEPA payouts can be sent once it is active."
 	case "failed":
-		p.Words = "EUR provider onboarding failed. It can be started again."
-		p.StartToken = handlers.NewFormToken()
+		p.Words = "EUR provider onboarding failed, so no SEPA payout can be sent until it is started again."
 	default:
-		p.Words = "The treasury's EUR provider is not set up, so no SEPA payout can be sent yet. Start its onboarding with the EURe wallet; the provider's authorization follows."
-		p.StartToken = handlers.NewFormToken()
+		p.Words = "The treasury's EUR provider is not set up, so no SEPA payout can be sent yet."
 	}
 	return p
 }
@@ -488,84 +482,6 @@ func (h *Handler) SEPAOrder(w http.ResponseWriter, r *http.Request) {
 // its signature (the earlier link is replaced).
 func (h *Handler) SEPALink(w http.ResponseWriter, r *http.Request) {
 	h.sepaLinks.Reissue(w, r)
-}
-
-// SEPAProviderStart starts the treasury user's EUR provider onboarding
-// with its EURe wallet, once per form.
-func (h *Handler) SEPAProviderStart(w http.ResponseWriter, r *http.Request) {
-	ctx := r.Context()
-	s, err := h.sepaLoad(ctx)
-	if err != nil && !errors.Is(err, errNoTreasury) {
-		h.ServerError(w, r, err)
-		return
-	}
-	f := views.SEPAPayoutForm{Token: handlers.NewFormToken(), Fields: views.FieldErrors{}}
-	if !s.has {
-		h.renderSEPA(w, r, s, http.StatusConflict, f, nil, "The treasury has no EUR (EURe) wallet to onboard.", nil)
-		return
-	}
-	key, ok := handlers.FormKey(r)
-	if !ok {
-		h.StaleForm(w, r)
-		return
-	}
-	req := apiclient.StartEURProviderRequest{EURWalletAddress: s.wallet.Address, EURWalletIndex: sepaOwnerKeyIndex}
-	userID := s.user.ServiceUserID
-	done, err := h.actions.Run(ctx, handlers.Write{Key: key, Kind: kindSEPAProviderStart, Target: "user:" + userID,
-		Actor: handlers.ActorFrom(ctx), Request: map[string]any{"userId": userID, "eurWalletAddress": req.EURWalletAddress, "eurWalletIndex": req.EURWalletIndex},
-		Call: func(ctx context.Context) (handlers.Effect, error) {
-			st, err := h.api.StartEURProvider(ctx, userID, req)
-			if err != nil {
-				return handlers.Effect{}, err
-			}
-			return handlers.Effect{Target: "user:" + userID, Result: st,
-				Detail: "EUR provider onboarding started for the treasury with wallet " + req.EURWalletAddress + " (status " + st.Status + ")"}, nil
-		}})
-	switch {
-	case h.Answered(w, r, err):
-		return
-	case done.Repeat:
-		h.Repeated(w, r, done.Action, "/money-out/sepa")
-		return
-	case done.State() == store.ActionDone:
-		h.Flash(r, "ok", "EUR provider onboarding was started. "+
-			"It becomes active once the provider's authorization is given; this page says when.")
-		h.Redirect(w, r, "/money-out/sepa")
-		return
-	}
-	rctx := apiclient.WithReadDeadline(ctx, time.Now().Add(sepaMXNReadBudget))
-	provider := h.sepaProvider(rctx, s)
-	provider.Error = done.Problem.Summary
-	if done.State() != store.ActionRefused {
-		provider.Error = done.Action.Message
-	}
-	h.renderSEPA(w, r, s, http.StatusBadGateway, f, nil, "", &provider)
-}
-
-// sepaOwnerKeyIndex is the owner key's index in the EURe wallet: the app
-// registers one owner key per wallet, the first.
-const sepaOwnerKeyIndex = 0
-
-// readBackProviderStart reads the onboarding status: a provider pending or
-// active means the start was recorded.
-func (h *Handler) readBackProviderStart(ctx context.Context, a store.Action) (handlers.Effect, bool, error) {
-	var q struct {
-		UserID string `json:"userId"`
-	}
-	if err := a.DecodeRequest(&q); err != nil {
-		return handlers.Effect{}, false, err
-	}
-	ctx = apiclient.WithReadDeadline(ctx, time.Now().Add(sepaMXNReadBudget))
-	st, err := h.api.GetOnboardingStatus(ctx, q.UserID)
-	if err != nil {
-		return handlers.Effect{}, false, err
-	}
-	switch st.EURProviderStatus {
-	case "pending", "active":
-		return handlers.Effect{Target: "user:" + q.UserID, Result: st,
-			Detail: "EUR provider onboarding started for the treasury (status " + st.EURProviderStatus + ")"}, true, nil
-	}
-	return handlers.Effect{}, false, nil
 }
 
 // sepaMXNShowRequest renders an order the API has not opened: the request
