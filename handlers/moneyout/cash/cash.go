@@ -1,4 +1,4 @@
-package moneyout
+package cash
 
 import (
 	"context"
@@ -14,6 +14,7 @@ import (
 
 	"partneradmin/apiclient"
 	"partneradmin/handlers"
+	"partneradmin/handlers/moneyout"
 	"partneradmin/store"
 	"partneradmin/views"
 )
@@ -24,12 +25,12 @@ const (
 	kindCashSend = "cash_order.send"
 )
 
-// cashCountries are the LATAM countries of the cash rail (ISO 3166-1
+// countries are the LATAM countries of the cash rail (ISO 3166-1
 // alpha-2), as the Partner API serves them.
-func cashCountries() []string { return []string{"AR", "BR", "CL", "CO", "EC", "GT", "MX", "PE"} }
+func countries() []string { return []string{"AR", "BR", "CL", "CO", "EC", "GT", "MX", "PE"} }
 
-// cashClosed are the provider's final order states.
-func cashClosed(status string) bool {
+// closed are the provider's final order states.
+func closed(status string) bool {
 	switch strings.ToUpper(status) {
 	case "COMPLETED", "CANCELLED", "EXPIRED", "FAILED":
 		return true
@@ -37,15 +38,23 @@ func cashClosed(status string) bool {
 	return false
 }
 
-const cashTitle = "LATAM cash"
+const title = "LATAM cash"
 
-func (h *Handler) registerCash(handlers.Deps) {
-	h.rail(views.Rail{Name: cashTitle, Href: "/money-out/cash",
-		Description: "Cash in (the payer pays at a provider's page) and cash out (picked up in cash, signed on the owner's device) in eight Latin American countries."})
+// Handler serves the LATAM cash routes.
+type Handler struct {
+	moneyout.Rail
 }
 
-// cashRequest is what a cash order asks, as the ledger keeps it.
-type cashRequest struct {
+// New adds the rail to the index.
+func New(hub *moneyout.Handler) *Handler {
+	h := &Handler{Rail: hub.Rail}
+	hub.Add(views.Rail{Name: title, Href: "/money-out/cash",
+		Description: "Page in (the payer pays at a provider's page) and cash out (picked up in cash, signed on the owner's device) in eight Latin American countries."})
+	return h
+}
+
+// request is what a cash order asks, as the ledger keeps it.
+type request struct {
 	Type          apiclient.CashOrderType `json:"type"`
 	UserID        string                  `json:"userId"`
 	WalletID      string                  `json:"walletId"`
@@ -55,12 +64,12 @@ type cashRequest struct {
 	Description   string                  `json:"description"`
 }
 
-// cashWallets are the treasury's wallets a cash order can use: those whose
+// walletChoices are the treasury's wallets a cash order can use: those whose
 // stablecoin has a fiat code the rail prices in.
-func cashWallets(ws []store.Wallet) []views.Choice {
+func walletChoices(ws []store.Wallet) []views.Choice {
 	var out []views.Choice
 	for _, w := range ws {
-		fiat, ok := cashFiat(w)
+		fiat, ok := fiatOf(w)
 		if !ok {
 			continue
 		}
@@ -73,10 +82,10 @@ func cashWallets(ws []store.Wallet) []views.Choice {
 	return out
 }
 
-// cashFiat is the fiat code a wallet's cash prices are in (spec: the
+// fiatOf is the fiat code a wallet's cash prices are in (spec: the
 // price currency must match the wallet's stablecoin); false for a wallet
 // cash orders do not take.
-func cashFiat(w store.Wallet) (apiclient.Fiat, bool) {
+func fiatOf(w store.Wallet) (apiclient.Fiat, bool) {
 	fiat, ok := apiclient.Stablecoin(w.Currency).Fiat()
 	if _, priced := apiclient.StablecoinFor(fiat); !ok || !priced || w.Legacy {
 		return "", false
@@ -84,16 +93,16 @@ func cashFiat(w store.Wallet) (apiclient.Fiat, bool) {
 	return fiat, true
 }
 
-// cashView is the page: both forms (as typed, when given) and the active
+// view is the page: both forms (as typed, when given) and the active
 // orders read from the API.
-func (h *Handler) cashView(ctx context.Context, ws []store.Wallet, user string, fund, send *views.CashForm) views.CashView {
-	v := views.CashView{Wallets: cashWallets(ws), Countries: cashCountries(),
+func (h *Handler) view(ctx context.Context, ws []store.Wallet, user string, fund, send *views.CashForm) views.CashView {
+	v := views.CashView{Wallets: walletChoices(ws), Countries: countries(),
 		Fund: views.CashForm{Type: "fund", Token: handlers.NewFormToken(), Fields: views.FieldErrors{}},
 		Send: views.CashForm{Type: "send", Token: handlers.NewFormToken(), Fields: views.FieldErrors{}}}
 	// A fresh form's price is in the currency of the wallet it offers
 	// first: the price must be in the wallet's currency.
 	for _, w := range ws {
-		if fiat, ok := cashFiat(w); ok {
+		if fiat, ok := fiatOf(w); ok {
 			v.Fund.PriceCurrency, v.Send.PriceCurrency = string(fiat), string(fiat)
 			break
 		}
@@ -104,12 +113,12 @@ func (h *Handler) cashView(ctx context.Context, ws []store.Wallet, user string, 
 	if send != nil {
 		v.Send = *send
 	}
-	if h.api == nil || user == "" {
+	if h.API == nil || user == "" {
 		v.OrdersError = "No Partner API is connected, so the active orders cannot be listed."
 		return v
 	}
 	for _, typ := range []apiclient.CashOrderType{apiclient.CashFund, apiclient.CashSend} {
-		list, err := h.api.ListCashOrders(ctx, user, typ)
+		list, err := h.API.ListCashOrders(ctx, user, typ)
 		if err != nil {
 			v.OrdersError = "The active orders could not be read: " + apiclient.Words(err)
 			continue
@@ -126,7 +135,7 @@ func (h *Handler) cashView(ctx context.Context, ws []store.Wallet, user string, 
 	for _, o := range v.Orders {
 		ids = append(ids, o.ID, o.OrderID)
 	}
-	recorded, err := h.store.CashOrdersByID(ctx, ids)
+	recorded, err := h.Store.CashOrdersByID(ctx, ids)
 	if err != nil {
 		h.Logger.WarnContext(ctx, "cash orders: currencies not read", "err", err)
 		v.OrdersError = "The orders' currencies could not be read; try again in a moment."
@@ -142,24 +151,24 @@ func (h *Handler) cashView(ctx context.Context, ws []store.Wallet, user string, 
 	return v
 }
 
-// Cash is /money-out/cash.
-func (h *Handler) Cash(w http.ResponseWriter, r *http.Request) {
-	u, ws, err := h.treasuryUser(r.Context())
-	if err != nil && !errors.Is(err, errNoTreasury) {
+// Page is /money-out/cash.
+func (h *Handler) Page(w http.ResponseWriter, r *http.Request) {
+	u, ws, err := h.TreasuryUser(r.Context())
+	if err != nil && !errors.Is(err, moneyout.ErrNoTreasury) {
 		h.ServerError(w, r, err)
 		return
 	}
-	h.Render(w, r, http.StatusOK, cashTitle, views.CashPage(h.cashView(r.Context(), ws, u.ServiceUserID, nil, nil)), nil)
+	h.Render(w, r, http.StatusOK, title, views.CashPage(h.view(r.Context(), ws, u.ServiceUserID, nil, nil)), nil)
 }
 
-// CashCSV exports the active orders.
-func (h *Handler) CashCSV(w http.ResponseWriter, r *http.Request) {
-	u, ws, err := h.treasuryUser(r.Context())
-	if err != nil && !errors.Is(err, errNoTreasury) {
+// CSV exports the active orders.
+func (h *Handler) CSV(w http.ResponseWriter, r *http.Request) {
+	u, ws, err := h.TreasuryUser(r.Context())
+	if err != nil && !errors.Is(err, moneyout.ErrNoTreasury) {
 		h.ServerError(w, r, err)
 		return
 	}
-	v := h.cashView(r.Context(), ws, u.ServiceUserID, nil, nil)
+	v := h.view(r.Context(), ws, u.ServiceUserID, nil, nil)
 	if v.OrdersError != "" {
 		h.ErrorPage(w, r, http.StatusBadGateway, "The orders could not be read", v.OrdersError)
 		return
@@ -178,20 +187,20 @@ func (h *Handler) CashCSV(w http.ResponseWriter, r *http.Request) {
 	cw.Close(h.Logger, r)
 }
 
-// CashFund creates a pay-in once per form and shows where the payer pays.
-func (h *Handler) CashFund(w http.ResponseWriter, r *http.Request) {
-	h.cashOrder(w, r, apiclient.CashFund)
+// Fund creates a pay-in once per form and shows where the payer pays.
+func (h *Handler) Fund(w http.ResponseWriter, r *http.Request) {
+	h.order(w, r, apiclient.CashFund)
 }
 
-// CashSend creates a pay-out once per form and hands its signature request
+// Send creates a pay-out once per form and hands its signature request
 // to the owner's device.
-func (h *Handler) CashSend(w http.ResponseWriter, r *http.Request) {
-	h.cashOrder(w, r, apiclient.CashSend)
+func (h *Handler) Send(w http.ResponseWriter, r *http.Request) {
+	h.order(w, r, apiclient.CashSend)
 }
 
-func (h *Handler) cashOrder(w http.ResponseWriter, r *http.Request, typ apiclient.CashOrderType) {
+func (h *Handler) order(w http.ResponseWriter, r *http.Request, typ apiclient.CashOrderType) {
 	ctx := r.Context()
-	u, ws, err := h.treasuryUser(ctx)
+	u, ws, err := h.TreasuryUser(ctx)
 	if err != nil {
 		h.ServerError(w, r, err)
 		return
@@ -203,17 +212,17 @@ func (h *Handler) cashOrder(w http.ResponseWriter, r *http.Request, typ apiclien
 	if !handlers.ValidFormToken(f.Token) {
 		f.Token = handlers.NewFormToken()
 	}
-	q := cashRequest{Type: typ, UserID: u.ServiceUserID, Description: f.Description}
+	q := request{Type: typ, UserID: u.ServiceUserID, Description: f.Description}
 	i := slices.IndexFunc(ws, func(x store.Wallet) bool { return x.ID == f.WalletID })
 	var wallet store.Wallet
 	switch {
-	case i < 0 || !slices.ContainsFunc(cashWallets(ws), func(c views.Choice) bool { return c.Value == f.WalletID }):
+	case i < 0 || !slices.ContainsFunc(walletChoices(ws), func(c views.Choice) bool { return c.Value == f.WalletID }):
 		f.Fields["wallet_id"] = "Choose one of the treasury's wallets listed."
 	default:
 		wallet = ws[i]
 		q.WalletID = wallet.ID
 	}
-	if !slices.Contains(cashCountries(), f.Country) {
+	if !slices.Contains(countries(), f.Country) {
 		f.Fields["country"] = "Choose one of the cash countries listed."
 	}
 	q.Country = f.Country
@@ -221,7 +230,7 @@ func (h *Handler) cashOrder(w http.ResponseWriter, r *http.Request, typ apiclien
 	// stablecoin and must match the wallet's currency; left empty, it is
 	// the wallet's.
 	if f.PriceCurrency == "" && wallet.ID != "" {
-		if fiat, ok := cashFiat(wallet); ok {
+		if fiat, ok := fiatOf(wallet); ok {
 			f.PriceCurrency = string(fiat)
 		}
 	}
@@ -253,12 +262,12 @@ func (h *Handler) cashOrder(w http.ResponseWriter, r *http.Request, typ apiclien
 	render := func(status int, msg string) {
 		v := views.CashView{}
 		if typ == apiclient.CashFund {
-			v = h.cashView(ctx, ws, u.ServiceUserID, form, nil)
+			v = h.view(ctx, ws, u.ServiceUserID, form, nil)
 		} else {
-			v = h.cashView(ctx, ws, u.ServiceUserID, nil, form)
+			v = h.view(ctx, ws, u.ServiceUserID, nil, form)
 		}
 		v.Error = msg
-		h.Render(w, r, status, cashTitle, views.CashPage(v), nil)
+		h.Render(w, r, status, title, views.CashPage(v), nil)
 	}
 	if f.Fields.Any() {
 		render(http.StatusUnprocessableEntity, "")
@@ -278,21 +287,21 @@ func (h *Handler) cashOrder(w http.ResponseWriter, r *http.Request, typ apiclien
 	var sendOrder *apiclient.CashSendOrder
 	var spend *store.Spend
 	if typ == apiclient.CashSend {
-		spend = h.spend(ctx, wallet, q.Price, store.RailDestination("cash"))
+		spend = h.Spend(ctx, wallet, q.Price, store.RailDestination("cash"))
 	}
-	done, err := h.actions.Run(ctx, handlers.Write{Key: key, Kind: kind, Target: "wallet:" + q.WalletID, Actor: actor, Request: q,
+	done, err := h.Actions.Run(ctx, handlers.Write{Key: key, Kind: kind, Target: "wallet:" + q.WalletID, Actor: actor, Request: q,
 		Spend: spend, Call: func(ctx context.Context) (handlers.Effect, error) {
 			body := apiclient.CashOrderRequest{SmartWalletID: q.WalletID, Country: q.Country, Price: q.Price, PriceCurrency: q.PriceCurrency,
 				Description: q.Description}
 			var id string
 			if typ == apiclient.CashFund {
-				o, err := h.api.CreateCashFundOrder(ctx, q.UserID, body)
+				o, err := h.API.CreateCashFundOrder(ctx, q.UserID, body)
 				if err != nil {
 					return handlers.Effect{}, err
 				}
 				fundOrder, id = o, o.ID
 			} else {
-				o, err := h.api.CreateCashSendOrder(ctx, q.UserID, body)
+				o, err := h.API.CreateCashSendOrder(ctx, q.UserID, body)
 				if err != nil {
 					return handlers.Effect{}, err
 				}
@@ -306,7 +315,7 @@ func (h *Handler) cashOrder(w http.ResponseWriter, r *http.Request, typ apiclien
 	var refused *store.PolicyRefusal
 	switch {
 	case errors.As(err, &refused):
-		render(http.StatusUnprocessableEntity, refusedAt(f.Fields, refused, "price", "price"))
+		render(http.StatusUnprocessableEntity, moneyout.RefusedAt(f.Fields, refused, "price", "price"))
 		return
 	case h.Answered(w, r, err):
 		return
@@ -355,7 +364,7 @@ func (h *Handler) cashOrder(w http.ResponseWriter, r *http.Request, typ apiclien
 	if sendOrder != nil {
 		res.OrderID, res.Status = sendOrder.ID, sendOrder.Status
 		if sendOrder.SignatureRequest != nil {
-			panel, err := h.sign.IssueWorkflow(ctx, actor, q.UserID, q.WalletID, *sendOrder.SignatureRequest,
+			panel, err := h.Sign.IssueWorkflow(ctx, actor, q.UserID, q.WalletID, *sendOrder.SignatureRequest,
 				"cash pick-up of "+res.Price+" in "+q.Country)
 			if err != nil {
 				h.Logger.WarnContext(ctx, "cash send: signing link not issued", "err", err)
@@ -365,7 +374,7 @@ func (h *Handler) cashOrder(w http.ResponseWriter, r *http.Request, typ apiclien
 			}
 		}
 	}
-	h.Render(w, r, http.StatusCreated, cashTitle, views.CashResultPage(res), nil)
+	h.Render(w, r, http.StatusCreated, title, views.CashResultPage(res), nil)
 }
 
 // safeRedirect reports whether a provider's payment page may be linked: an
@@ -375,21 +384,21 @@ func safeRedirect(s string) bool {
 	return err == nil && u.Scheme == "https" && u.Host != "" && handlers.CheckText(s, 2000, false) == ""
 }
 
-// CashOrder is /money-out/cash/{id}: the provider's live order, polled
+// Order is /money-out/cash/{id}: the provider's live order, polled
 // until it is final.
-func (h *Handler) CashOrder(w http.ResponseWriter, r *http.Request) {
+func (h *Handler) Order(w http.ResponseWriter, r *http.Request) {
 	id := chi.URLParam(r, "id")
 	if handlers.CheckText(id, 100, false) != "" || id == "" {
 		h.ErrorPage(w, r, http.StatusNotFound, "No such order", "This is not an order id.")
 		return
 	}
-	u, _, err := h.treasuryUser(r.Context())
+	u, _, err := h.TreasuryUser(r.Context())
 	if err != nil {
 		h.ServerError(w, r, err)
 		return
 	}
 	v := views.CashOrderView{ID: id, Back: handlers.BackTo(r, "/money-out/cash")}
-	o, err := h.api.GetCashOrder(r.Context(), u.ServiceUserID, id)
+	o, err := h.API.GetCashOrder(r.Context(), u.ServiceUserID, id)
 	switch {
 	case apiclient.IsNotFound(err):
 		h.ErrorPage(w, r, http.StatusNotFound, "No such order", "The Partner API has no cash order "+id+" for the treasury.")
@@ -399,10 +408,10 @@ func (h *Handler) CashOrder(w http.ResponseWriter, r *http.Request) {
 		v.Live = true
 	default:
 		v.Status, v.Price, v.Description = o.Status, o.Price.String()+" "+o.PriceCurrency, o.Description
-		v.Live = !cashClosed(o.Status)
+		v.Live = !closed(o.Status)
 		if v.Live && safeRedirect(o.RedirectURL) {
 			v.RedirectURL = o.RedirectURL
 		}
 	}
-	h.Render(w, r, http.StatusOK, "Cash order", views.CashOrderPage(v), views.CashOrderBody(v))
+	h.Render(w, r, http.StatusOK, "Page order", views.CashOrderPage(v), views.CashOrderBody(v))
 }
