@@ -3,7 +3,6 @@ package nigeria
 import (
 	"strings"
 	"testing"
-
 )
 
 func TestMoneyOutNigeriaCheckNUBAN(t *testing.T) {
