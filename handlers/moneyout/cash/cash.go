@@ -205,6 +205,59 @@ func (h *Handler) order(w http.ResponseWriter, r *http.Request, typ apiclient.Ca
 		h.ServerError(w, r, err)
 		return
 	}
+	f, q, wallet := readOrder(r, typ, u.ServiceUserID, ws)
+	render := func(status int, msg string) {
+		fund, send := &f, (*views.CashForm)(nil)
+		if typ == apiclient.CashSend {
+			fund, send = nil, &f
+		}
+		v := h.view(ctx, ws, u.ServiceUserID, fund, send)
+		v.Error = msg
+		h.Render(w, r, status, title, views.CashPage(v), nil)
+	}
+	if f.Fields.Any() {
+		render(http.StatusUnprocessableEntity, "")
+		return
+	}
+	key, ok := handlers.FormKey(r)
+	if !ok {
+		h.StaleForm(w, r)
+		return
+	}
+	var placed placedOrder
+	done, err := h.Actions.Run(ctx, h.write(ctx, key, q, wallet, &placed))
+	var refused *store.PolicyRefusal
+	switch {
+	case errors.As(err, &refused):
+		render(http.StatusUnprocessableEntity, moneyout.RefusedAt(f.Fields, refused, "price", "price"))
+	case h.Answered(w, r, err):
+	case done.Repeat:
+		id, _ := strings.CutPrefix(done.Action.Target, "cash_order:")
+		if done.State() == store.ActionDone && id != "" {
+			h.Flash(r, "info", "This form was already sent; nothing was sent again.")
+			h.Redirect(w, r, "/money-out/cash/"+url.PathEscape(id))
+			return
+		}
+		render(http.StatusConflict, repeatWords(done.Action, &f))
+	case done.State() != store.ActionDone:
+		f.Token = handlers.NewFormToken()
+		for field, m := range done.Problem.Fields {
+			switch field {
+			case "price", "country", "description":
+				f.Fields[field] = m
+			case "priceCurrency":
+				f.Fields["price_currency"] = m
+			}
+		}
+		render(http.StatusBadGateway, done.Problem.Summary)
+	default:
+		h.Render(w, r, http.StatusCreated, title, views.CashResultPage(h.result(ctx, q, placed)), nil)
+	}
+}
+
+// readOrder reads and checks a posted order form: the messages at the
+// fields, and the request and wallet as far as they are known.
+func readOrder(r *http.Request, typ apiclient.CashOrderType, userID string, ws []store.Wallet) (views.CashForm, request, store.Wallet) {
 	f := views.CashForm{Type: strings.ToLower(string(typ)), Token: r.PostFormValue(handlers.FormTokenField),
 		WalletID: r.PostFormValue("wallet_id"), Country: strings.ToUpper(strings.TrimSpace(r.PostFormValue("country"))),
 		Price: strings.TrimSpace(r.PostFormValue("price")), PriceCurrency: strings.ToUpper(strings.TrimSpace(r.PostFormValue("price_currency"))),
@@ -212,7 +265,7 @@ func (h *Handler) order(w http.ResponseWriter, r *http.Request, typ apiclient.Ca
 	if !handlers.ValidFormToken(f.Token) {
 		f.Token = handlers.NewFormToken()
 	}
-	q := request{Type: typ, UserID: u.ServiceUserID, Description: f.Description}
+	q := request{Type: typ, UserID: userID, Description: f.Description, Country: f.Country}
 	i := slices.IndexFunc(ws, func(x store.Wallet) bool { return x.ID == f.WalletID })
 	var wallet store.Wallet
 	switch {
@@ -225,25 +278,7 @@ func (h *Handler) order(w http.ResponseWriter, r *http.Request, typ apiclient.Ca
 	if !slices.Contains(countries(), f.Country) {
 		f.Fields["country"] = "Choose one of the cash countries listed."
 	}
-	q.Country = f.Country
-	// spec: priceCurrency is the fiat code mapped to the wallet's
-	// stablecoin and must match the wallet's currency; left empty, it is
-	// the wallet's.
-	if f.PriceCurrency == "" && wallet.ID != "" {
-		if fiat, ok := fiatOf(wallet); ok {
-			f.PriceCurrency = string(fiat)
-		}
-	}
-	fiat := apiclient.Fiat(f.PriceCurrency)
-	coin, ok := apiclient.StablecoinFor(fiat)
-	switch {
-	case !ok:
-		f.Fields["price_currency"] = "Choose one of MXN, USD, NGN, CAD, EUR or GBP."
-	case wallet.ID != "" && string(coin) != wallet.Currency:
-		want, _ := apiclient.Stablecoin(wallet.Currency).Fiat()
-		f.Fields["price_currency"] = "The price must be in the wallet's currency: " + string(want) + " for a " + wallet.Currency + " wallet."
-	}
-	q.PriceCurrency = fiat
+	q.PriceCurrency = checkPriceCurrency(&f, wallet)
 	amount, msg := handlers.ParseAmount(f.Price, 2)
 	switch {
 	case msg != "":
@@ -258,113 +293,99 @@ func (h *Handler) order(w http.ResponseWriter, r *http.Request, typ apiclient.Ca
 	case f.Description == "":
 		f.Fields["description"] = "Say what the order is for; the provider shows it to the payer."
 	}
-	form := &f
-	render := func(status int, msg string) {
-		v := views.CashView{}
-		if typ == apiclient.CashFund {
-			v = h.view(ctx, ws, u.ServiceUserID, form, nil)
-		} else {
-			v = h.view(ctx, ws, u.ServiceUserID, nil, form)
+	return f, q, wallet
+}
+
+// checkPriceCurrency checks the price's currency against the wallet.
+// spec: priceCurrency is the fiat code mapped to the wallet's stablecoin
+// and must match the wallet's currency; left empty, it is the wallet's.
+func checkPriceCurrency(f *views.CashForm, wallet store.Wallet) apiclient.Fiat {
+	if f.PriceCurrency == "" && wallet.ID != "" {
+		if fiat, ok := fiatOf(wallet); ok {
+			f.PriceCurrency = string(fiat)
 		}
-		v.Error = msg
-		h.Render(w, r, status, title, views.CashPage(v), nil)
 	}
-	if f.Fields.Any() {
-		render(http.StatusUnprocessableEntity, "")
-		return
+	fiat := apiclient.Fiat(f.PriceCurrency)
+	coin, ok := apiclient.StablecoinFor(fiat)
+	switch {
+	case !ok:
+		f.Fields["price_currency"] = "Choose one of MXN, USD, NGN, CAD, EUR or GBP."
+	case wallet.ID != "" && string(coin) != wallet.Currency:
+		want, _ := apiclient.Stablecoin(wallet.Currency).Fiat()
+		f.Fields["price_currency"] = "The price must be in the wallet's currency: " + string(want) + " for a " + wallet.Currency + " wallet."
 	}
-	key, ok := handlers.FormKey(r)
-	if !ok {
-		h.StaleForm(w, r)
-		return
-	}
+	return fiat
+}
+
+// placedOrder is what the API answered to the order's creation.
+type placedOrder struct {
+	fund *apiclient.CashProviderOrder
+	send *apiclient.CashSendOrder
+}
+
+// write is the order's write for the ledger; a cash send takes its price
+// from the wallet, a fund order brings value in.
+func (h *Handler) write(ctx context.Context, key string, q request, wallet store.Wallet, placed *placedOrder) handlers.Write {
 	kind := kindCashFund
-	if typ == apiclient.CashSend {
-		kind = kindCashSend
-	}
-	actor := handlers.ActorFrom(ctx)
-	var fundOrder *apiclient.CashProviderOrder
-	var sendOrder *apiclient.CashSendOrder
 	var spend *store.Spend
-	if typ == apiclient.CashSend {
-		spend = h.Spend(ctx, wallet, q.Price, store.RailDestination("cash"))
+	if q.Type == apiclient.CashSend {
+		kind, spend = kindCashSend, h.Spend(ctx, wallet, q.Price, store.RailDestination("cash"))
 	}
-	done, err := h.Actions.Run(ctx, handlers.Write{Key: key, Kind: kind, Target: "wallet:" + q.WalletID, Actor: actor, Request: q,
+	return handlers.Write{Key: key, Kind: kind, Target: "wallet:" + q.WalletID, Actor: handlers.ActorFrom(ctx), Request: q,
 		Spend: spend, Call: func(ctx context.Context) (handlers.Effect, error) {
 			body := apiclient.CashOrderRequest{SmartWalletID: q.WalletID, Country: q.Country, Price: q.Price, PriceCurrency: q.PriceCurrency,
 				Description: q.Description}
 			var id string
-			if typ == apiclient.CashFund {
+			if q.Type == apiclient.CashFund {
 				o, err := h.API.CreateCashFundOrder(ctx, q.UserID, body)
 				if err != nil {
 					return handlers.Effect{}, err
 				}
-				fundOrder, id = o, o.ID
+				placed.fund, id = o, o.ID
 			} else {
 				o, err := h.API.CreateCashSendOrder(ctx, q.UserID, body)
 				if err != nil {
 					return handlers.Effect{}, err
 				}
-				sendOrder, id = o, o.ID
+				placed.send, id = o, o.ID
 			}
 			rec := store.CashOrder{OrderID: id, WalletID: q.WalletID, Token: wallet.Currency, Currency: string(q.PriceCurrency)}
 			return handlers.Effect{Target: "cash_order:" + id, Result: map[string]string{"orderId": id},
-				Detail: strings.ToLower(string(typ)) + " order of " + q.Price.String() + " " + string(q.PriceCurrency) + " in " + q.Country,
+				Detail: strings.ToLower(string(q.Type)) + " order of " + q.Price.String() + " " + string(q.PriceCurrency) + " in " + q.Country,
 				Apply:  func(ctx context.Context, tx *store.Store) error { return tx.RecordCashOrder(ctx, rec) }}, nil
-		}})
-	var refused *store.PolicyRefusal
-	switch {
-	case errors.As(err, &refused):
-		render(http.StatusUnprocessableEntity, moneyout.RefusedAt(f.Fields, refused, "price", "price"))
-		return
-	case h.Answered(w, r, err):
-		return
-	case done.Repeat:
-		id, _ := strings.CutPrefix(done.Action.Target, "cash_order:")
-		if done.State() == store.ActionDone && id != "" {
-			h.Flash(r, "info", "This form was already sent; nothing was sent again.")
-			h.Redirect(w, r, "/money-out/cash/"+url.PathEscape(id))
-			return
-		}
-		msg := "This form was already sent: " + views.StatusLabel(views.StatusAction, string(done.Action.State)) + ". Nothing was sent again."
-		if done.Action.State.Finished() {
-			// Refused: a corrected form is a new request.
-			form.Token = handlers.NewFormToken()
-			msg += " " + done.Action.Message
-		} else {
-			// Still with the API, or not known: the same token, so that
-			// sending this form again finds that order, never makes a
-			// second one.
-			msg = strings.TrimSpace(msg + " " + done.Action.Message + " Send the form again in a moment to open its order.")
-		}
-		render(http.StatusConflict, msg)
-		return
-	case done.State() != store.ActionDone:
-		form.Token = handlers.NewFormToken()
-		for field, m := range done.Problem.Fields {
-			switch field {
-			case "price", "country", "description":
-				form.Fields[field] = m
-			case "priceCurrency":
-				form.Fields["price_currency"] = m
-			}
-		}
-		render(http.StatusBadGateway, done.Problem.Summary)
-		return
+		}}
+}
+
+// repeatWords says what became of a form sent before that opened no
+// order; a refused one gets a new token, since a corrected form is a new
+// request.
+func repeatWords(a store.Action, f *views.CashForm) string {
+	msg := "This form was already sent: " + views.StatusLabel(views.StatusAction, string(a.State)) + ". Nothing was sent again."
+	if a.State.Finished() {
+		f.Token = handlers.NewFormToken()
+		return msg + " " + a.Message
 	}
-	res := views.CashResult{Type: strings.ToLower(string(typ)), Price: views.FormatDecimal(q.Price, 2) + " " + string(q.PriceCurrency)}
-	if fundOrder != nil {
-		res.OrderID, res.Status = fundOrder.ID, fundOrder.Status
-		if safeRedirect(fundOrder.RedirectURL) {
-			res.RedirectURL = fundOrder.RedirectURL
+	// Still with the API, or not known: the same token, so that sending
+	// this form again finds that order, never makes a second one.
+	return strings.TrimSpace(msg + " " + a.Message + " Send the form again in a moment to open its order.")
+}
+
+// result is the order as opened: the provider's payment page of a fund
+// order, the owner's signing link of a send order.
+func (h *Handler) result(ctx context.Context, q request, placed placedOrder) views.CashResult {
+	res := views.CashResult{Type: strings.ToLower(string(q.Type)), Price: views.FormatDecimal(q.Price, 2) + " " + string(q.PriceCurrency)}
+	if o := placed.fund; o != nil {
+		res.OrderID, res.Status = o.ID, o.Status
+		if safeRedirect(o.RedirectURL) {
+			res.RedirectURL = o.RedirectURL
 		} else {
 			res.Note = "The provider's payment page was not an https link, so it is not shown; open the order at the provider."
 		}
 	}
-	if sendOrder != nil {
-		res.OrderID, res.Status = sendOrder.ID, sendOrder.Status
-		if sendOrder.SignatureRequest != nil {
-			panel, err := h.Sign.IssueWorkflow(ctx, actor, q.UserID, q.WalletID, *sendOrder.SignatureRequest,
+	if o := placed.send; o != nil {
+		res.OrderID, res.Status = o.ID, o.Status
+		if o.SignatureRequest != nil {
+			panel, err := h.Sign.IssueWorkflow(ctx, handlers.ActorFrom(ctx), q.UserID, q.WalletID, *o.SignatureRequest,
 				"cash pick-up of "+res.Price+" in "+q.Country)
 			if err != nil {
 				h.Logger.WarnContext(ctx, "cash send: signing link not issued", "err", err)
@@ -374,7 +395,7 @@ func (h *Handler) order(w http.ResponseWriter, r *http.Request, typ apiclient.Ca
 			}
 		}
 	}
-	h.Render(w, r, http.StatusCreated, title, views.CashResultPage(res), nil)
+	return res
 }
 
 // safeRedirect reports whether a provider's payment page may be linked: an
