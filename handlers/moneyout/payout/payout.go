@@ -182,18 +182,36 @@ func readForm(r *http.Request) views.BankPayoutView {
 // holder compared even when one is carried (the confirm step). It returns
 // true when every step up to the review is complete.
 func (h *Handler) walk(ctx context.Context, f *wizard, submitted, validate bool) bool {
-	v := &f.v
-	rctx := apiclient.WithReadDeadline(ctx, time.Now().Add(moneyout.ReadBudget))
-	stop := func(step views.BankPayoutStep) bool { v.Step = step; return false }
 	if h.API == nil {
-		v.Unavailable = "No Partner API is connected."
-		return stop(views.BankPayoutStepCountry)
+		f.v.Unavailable, f.v.Step = "No Partner API is connected.", views.BankPayoutStepCountry
+		return false
 	}
-	countries, err := h.API.ListPayoutCountries(rctx, f.userID)
+	rctx := apiclient.WithReadDeadline(ctx, time.Now().Add(moneyout.ReadBudget))
+	for _, next := range []func() views.BankPayoutStep{
+		func() views.BankPayoutStep { return h.walkCountry(rctx, f, submitted) },
+		func() views.BankPayoutStep { return h.walkBank(rctx, f, submitted) },
+		func() views.BankPayoutStep { return h.walkBranch(rctx, f, submitted) },
+		func() views.BankPayoutStep { return h.walkAccount(ctx, f, submitted, validate) },
+		func() views.BankPayoutStep { return h.walkAmount(ctx, f, submitted) },
+	} {
+		if stop := next(); stop != "" {
+			f.v.Step = stop
+			return false
+		}
+	}
+	return true
+}
+
+// The steps of walk: each returns the step to stop at, "" to go on.
+
+// walkCountry: one of the API's payout countries, with its currency.
+func (h *Handler) walkCountry(ctx context.Context, f *wizard, submitted bool) views.BankPayoutStep {
+	v := &f.v
+	countries, err := h.API.ListPayoutCountries(ctx, f.userID)
 	if err != nil {
 		h.Logger.WarnContext(ctx, "moneyout: payout countries", "err", err)
 		v.Unavailable = "The API did not list the payout countries. " + moneyout.ReadFailed(err) + " Nothing was sent; reload to try again."
-		return stop(views.BankPayoutStepCountry)
+		return views.BankPayoutStepCountry
 	}
 	v.Countries = choices(countries, func(c apiclient.PayoutCountry) views.Choice {
 		return views.Choice{Value: c.Code, Label: c.Name}
@@ -209,14 +227,20 @@ func (h *Handler) walk(ctx context.Context, f *wizard, submitted, validate bool)
 			v.Fields["country"] = "Choose one of the listed countries."
 		}
 		v.Country = ""
-		return stop(views.BankPayoutStepCountry)
+		return views.BankPayoutStepCountry
 	}
 	v.CountryName, v.Currency = country.Name, country.Currencies[0]
-	banks, err := h.API.ListPayoutBanks(rctx, f.userID, v.Country)
+	return ""
+}
+
+// walkBank: one of the country's banks.
+func (h *Handler) walkBank(ctx context.Context, f *wizard, submitted bool) views.BankPayoutStep {
+	v := &f.v
+	banks, err := h.API.ListPayoutBanks(ctx, f.userID, v.Country)
 	if err != nil {
 		h.Logger.WarnContext(ctx, "moneyout: payout banks", "country", v.Country, "err", err)
-		v.Unavailable = "The API did not list the banks of " + country.Name + ". " + moneyout.ReadFailed(err) + " Nothing was sent; try again."
-		return stop(views.BankPayoutStepBank)
+		v.Unavailable = "The API did not list the banks of " + v.CountryName + ". " + moneyout.ReadFailed(err) + " Nothing was sent; try again."
+		return views.BankPayoutStepBank
 	}
 	v.Banks = choices(banks, func(b apiclient.PayoutBank) views.Choice { return views.Choice{Value: b.ID, Label: b.Name} })
 	v.BankName = ""
@@ -227,16 +251,22 @@ func (h *Handler) walk(ctx context.Context, f *wizard, submitted, validate bool)
 	}
 	if v.BankName == "" {
 		if v.BankID != "" || submitted && v.Step == views.BankPayoutStepBank {
-			v.Fields["bank"] = "Choose one of the listed banks of " + country.Name + "."
+			v.Fields["bank"] = "Choose one of the listed banks of " + v.CountryName + "."
 		}
 		v.BankID = ""
-		return stop(views.BankPayoutStepBank)
+		return views.BankPayoutStepBank
 	}
-	branches, err := h.API.ListPayoutBankBranches(rctx, f.userID, v.BankID)
+	return ""
+}
+
+// walkBranch: the bank's branch, when it has any.
+func (h *Handler) walkBranch(ctx context.Context, f *wizard, submitted bool) views.BankPayoutStep {
+	v := &f.v
+	branches, err := h.API.ListPayoutBankBranches(ctx, f.userID, v.BankID)
 	if err != nil {
 		h.Logger.WarnContext(ctx, "moneyout: payout branches", "bank", v.BankID, "err", err)
 		v.Unavailable = "The API did not say whether " + v.BankName + " needs a branch. " + moneyout.ReadFailed(err) + " Nothing was sent; try again."
-		return stop(views.BankPayoutStepBranch)
+		return views.BankPayoutStepBranch
 	}
 	// spec: "empty list means no branch needed".
 	v.NoBranch = len(branches) == 0
@@ -244,44 +274,51 @@ func (h *Handler) walk(ctx context.Context, f *wizard, submitted, validate bool)
 	v.BranchName = ""
 	if v.NoBranch {
 		v.BranchID = ""
-	} else {
-		for _, b := range branches {
-			if b.ID == v.BranchID {
-				v.BranchName = b.Name
-			}
-		}
-		if v.BranchName == "" {
-			if v.BranchID != "" || submitted && v.Step == views.BankPayoutStepBranch {
-				v.Fields["branch"] = v.BankName + " needs the account's branch: choose one of the listed branches."
-			}
-			v.BranchID = ""
-			return stop(views.BankPayoutStepBranch)
+		return ""
+	}
+	for _, b := range branches {
+		if b.ID == v.BranchID {
+			v.BranchName = b.Name
 		}
 	}
+	if v.BranchName == "" {
+		if v.BranchID != "" || submitted && v.Step == views.BankPayoutStepBranch {
+			v.Fields["branch"] = v.BankName + " needs the account's branch: choose one of the listed branches."
+		}
+		v.BranchID = ""
+		return views.BankPayoutStepBranch
+	}
+	return ""
+}
+
+// walkAccount: the account, validated by the API with its holder, and
+// allowed by the address book; the holder is shown before the amount.
+func (h *Handler) walkAccount(ctx context.Context, f *wizard, submitted, validate bool) views.BankPayoutStep {
+	v := &f.v
 	if v.Fields.Has("account_number") || v.Fields.Has("destination_id") {
-		return stop(views.BankPayoutStepAccount)
+		return views.BankPayoutStepAccount
 	}
 	if v.AccountNumber == "" {
 		if submitted && v.Step == views.BankPayoutStepAccount {
 			v.Fields["account_number"] = "Enter the account number."
 		}
 		v.Holder = ""
-		return stop(views.BankPayoutStepAccount)
+		return views.BankPayoutStepAccount
 	}
 	if v.Holder == "" || validate || v.Step == views.BankPayoutStepAccount {
 		holder, field, msg := h.validateAccount(ctx, f.userID, *v)
 		switch {
 		case msg != "" && field == "":
 			v.Error = msg
-			return stop(views.BankPayoutStepAccount)
+			return views.BankPayoutStepAccount
 		case msg != "":
 			v.Fields[field] = msg
-			return stop(views.BankPayoutStepAccount)
+			return views.BankPayoutStepAccount
 		case v.Holder != "" && v.Step != views.BankPayoutStepAccount && holder != v.Holder:
 			v.Fields["account_number"] = "The API now names the account's holder " + holder + ", not " + v.Holder +
 				" as shown before: check the account. Nothing was sent."
 			v.Holder = holder
-			return stop(views.BankPayoutStepAccount)
+			return views.BankPayoutStepAccount
 		}
 		v.Holder = holder
 	}
@@ -294,18 +331,25 @@ func (h *Handler) walk(ctx context.Context, f *wizard, submitted, validate bool)
 		} else {
 			v.Error = moneyout.RefusedAt(v.Fields, refused, "account_number", "account_number")
 		}
-		return stop(views.BankPayoutStepAccount)
+		return views.BankPayoutStepAccount
 	}
 	if v.Step == views.BankPayoutStepAccount {
 		// The holder is shown before the amount is asked.
-		return stop(views.BankPayoutStepAmount)
+		return views.BankPayoutStepAmount
 	}
+	return ""
+}
+
+// walkAmount: the amount against the USDB balance read now, then the
+// review.
+func (h *Handler) walkAmount(ctx context.Context, f *wizard, submitted bool) views.BankPayoutStep {
+	v := &f.v
 	if f.wallet.Balance.Valid {
 		v.Balance = moneyout.WalletMoney(f.wallet, f.wallet.Balance.Decimal).String()
 	}
 	if v.Step == views.BankPayoutStepAmount || v.Step == "" || v.Step == "edit" {
 		if !submitted || v.Step == "edit" {
-			return stop(views.BankPayoutStepAmount)
+			return views.BankPayoutStepAmount
 		}
 	}
 	parsed, msg := handlers.ParseAmount(v.Amount, usdbDecimals)
@@ -314,20 +358,20 @@ func (h *Handler) walk(ctx context.Context, f *wizard, submitted, validate bool)
 		v.Fields["amount"] = msg
 	}
 	if v.Fields.Has("note") || v.Fields.Has("amount") {
-		return stop(views.BankPayoutStepAmount)
+		return views.BankPayoutStepAmount
 	}
 	if f.wallet.ID == "" {
 		v.Fields["amount"] = "The treasury has no USDB wallet to pay out from."
-		return stop(views.BankPayoutStepAmount)
+		return views.BankPayoutStepAmount
 	}
 	bal, read := h.LiveBalance(ctx, f.userID, f.wallet.ID)
 	switch {
 	case !read:
 		v.Fields["amount"] = "The USDB wallet's balance could not be read from the Partner API just now, so the amount cannot be checked. Nothing was sent; try again in a moment."
-		return stop(views.BankPayoutStepAmount)
+		return views.BankPayoutStepAmount
 	case amount.GreaterThan(bal):
 		v.Fields["amount"] = "More than the USDB wallet holds now (" + moneyout.WalletMoney(f.wallet, bal).String() + ", read just now)."
-		return stop(views.BankPayoutStepAmount)
+		return views.BankPayoutStepAmount
 	}
 	// Counted in cents only once it is known to be no more than the
 	// wallet holds: an amount too large for the count is more than any
@@ -335,13 +379,13 @@ func (h *Handler) walk(ctx context.Context, f *wizard, submitted, validate bool)
 	minor, err := apiclient.MinorUnitsFromMajor(amount, usdbDecimals)
 	if err != nil {
 		v.Fields["amount"] = "This amount cannot be paid in USDB, which has 2 decimal places: write it like 1250.50."
-		return stop(views.BankPayoutStepAmount)
+		return views.BankPayoutStepAmount
 	}
 	f.amount, f.minor, f.balance = amount, minor, moneyout.WalletMoney(f.wallet, bal).String()+" (read just now)"
 	v.Step = views.BankPayoutStepReview
 	v.Review = &views.BankPayoutReview{Amount: moneyout.WalletMoney(f.wallet, amount), Sent: sentAmount(minor.Int64()),
 		Account: "****" + moneyout.Last4(v.AccountNumber), Balance: f.balance}
-	return true
+	return ""
 }
 
 // validateAccount asks the API whether the account exists and who
@@ -453,22 +497,7 @@ func (h *Handler) Confirm(w http.ResponseWriter, r *http.Request) {
 		h.ServerError(w, r, err)
 		return
 	}
-	v := f.v
-	q := request{ID: id, UserID: u.ServiceUserID, WalletID: f.wallet.ID, Amount: f.amount, AmountMinor: f.minor.Int64(),
-		Country: v.Country, Currency: v.Currency, BankID: v.BankID, BankName: v.BankName, BranchID: v.BranchID, BranchName: v.BranchName,
-		Last4: moneyout.Last4(v.AccountNumber), Holder: v.Holder, Note: v.Note}
-	body := apiclient.PayoutRequest{SourceSmartWalletID: q.WalletID, Amount: f.minor, Country: q.Country, Currency: q.Currency,
-		BankDetails: apiclient.PayoutBankDetails{BankID: q.BankID, AccountNumber: v.AccountNumber, AccountHolderName: q.Holder, BranchID: q.BranchID},
-		Note:        q.Note}
-	actor := handlers.ActorFrom(ctx)
-	done, err := h.Actions.Run(ctx, handlers.Write{Key: key, Kind: kind, Target: target(id), Actor: actor, Request: q,
-		Spend: h.Spend(ctx, f.wallet, f.amount, destinationOf(v)), Call: func(ctx context.Context) (handlers.Effect, error) {
-			p, err := h.API.CreatePayout(ctx, q.UserID, body)
-			if err != nil {
-				return handlers.Effect{}, err
-			}
-			return opened(key, q, *p, actor), nil
-		}})
+	done, err := h.Actions.Run(ctx, h.write(ctx, key, id, u.ServiceUserID, f))
 	var refused *store.PolicyRefusal
 	switch {
 	case errors.As(err, &refused):
@@ -505,48 +534,73 @@ func (h *Handler) Confirm(w http.ResponseWriter, r *http.Request) {
 		h.render(w, r, http.StatusBadGateway, f.v)
 		return
 	}
-	p := done.Problem
+	h.renderRefusal(w, r, f.v, done.Problem)
+}
+
+// write is the payout's write for the ledger: the request as the ledger
+// keeps it (the account by its last four digits), its spend, and the call.
+func (h *Handler) write(ctx context.Context, key string, id int64, userID string, f wizard) handlers.Write {
+	v := f.v
+	q := request{ID: id, UserID: userID, WalletID: f.wallet.ID, Amount: f.amount, AmountMinor: f.minor.Int64(),
+		Country: v.Country, Currency: v.Currency, BankID: v.BankID, BankName: v.BankName, BranchID: v.BranchID, BranchName: v.BranchName,
+		Last4: moneyout.Last4(v.AccountNumber), Holder: v.Holder, Note: v.Note}
+	body := apiclient.PayoutRequest{SourceSmartWalletID: q.WalletID, Amount: f.minor, Country: q.Country, Currency: q.Currency,
+		BankDetails: apiclient.PayoutBankDetails{BankID: q.BankID, AccountNumber: v.AccountNumber, AccountHolderName: q.Holder, BranchID: q.BranchID},
+		Note:        q.Note}
+	actor := handlers.ActorFrom(ctx)
+	return handlers.Write{Key: key, Kind: kind, Target: target(id), Actor: actor, Request: q,
+		Spend: h.Spend(ctx, f.wallet, f.amount, destinationOf(v)), Call: func(ctx context.Context) (handlers.Effect, error) {
+			p, err := h.API.CreatePayout(ctx, q.UserID, body)
+			if err != nil {
+				return handlers.Effect{}, err
+			}
+			return opened(key, q, *p, actor), nil
+		}}
+}
+
+// renderRefusal shows the API's refusal of a payout at the field it
+// concerns: the wizard goes back to that field's step, with everything
+// else kept.
+func (h *Handler) renderRefusal(w http.ResponseWriter, r *http.Request, v views.BankPayoutView, p apiclient.Problem) {
 	for apiField, m := range p.Fields {
 		switch strings.TrimPrefix(apiField, "bankDetails.") {
 		case "amount":
-			f.v.Fields["amount"] = m
+			v.Fields["amount"] = m
 		case "accountNumber", "accountHolderName":
-			f.v.Fields["account_number"] = m
+			v.Fields["account_number"] = m
 		case "branchId":
-			f.v.Fields["branch"] = m
+			v.Fields["branch"] = m
 		case "bankId":
-			f.v.Fields["bank"] = m
+			v.Fields["bank"] = m
 		case "note":
-			f.v.Fields["note"] = m
+			v.Fields["note"] = m
 		case "country", "currency":
-			f.v.Fields["country"] = m
+			v.Fields["country"] = m
 		}
 	}
 	status := http.StatusUnprocessableEntity
 	switch {
-	case f.v.Fields.Any():
+	case v.Fields.Any():
 	case p.Status == http.StatusBadRequest && (strings.Contains(strings.ToLower(p.Summary), "balance") ||
 		strings.Contains(strings.ToLower(p.Summary), "amount")):
-		f.v.Fields["amount"] = p.Summary
+		v.Fields["amount"] = p.Summary
 	case p.Status == http.StatusBadRequest:
-		f.v.Fields["account_number"] = p.Summary
+		v.Fields["account_number"] = p.Summary
 	default:
 		status = http.StatusBadGateway
-		f.v.Error = p.Summary
+		v.Error = p.Summary
 	}
-	// The refusal is shown at its field: the wizard goes back to that
-	// field's step, with everything else kept.
 	for _, s := range []struct {
 		field string
 		step  views.BankPayoutStep
 	}{{"country", views.BankPayoutStepCountry}, {"bank", views.BankPayoutStepBank}, {"branch", views.BankPayoutStepBranch},
 		{"account_number", views.BankPayoutStepAccount}, {"amount", views.BankPayoutStepAmount}, {"note", views.BankPayoutStepAmount}} {
-		if f.v.Fields.Has(s.field) {
-			f.v.Step, f.v.Review = s.step, nil
+		if v.Fields.Has(s.field) {
+			v.Step, v.Review = s.step, nil
 			break
 		}
 	}
-	h.render(w, r, status, f.v)
+	h.render(w, r, status, v)
 }
 
 // repeat answers a confirm whose token was used: nothing is sent
