@@ -218,40 +218,21 @@ func (h *Handler) Post(w http.ResponseWriter, r *http.Request) {
 		h.StaleForm(w, r)
 		return
 	}
-	picked, msg, err := h.BookChosen(ctx, r, store.DestIBAN)
-	if err != nil {
+	in, refused, err := h.checkWithBook(ctx, r, s, &f)
+	switch {
+	case err != nil:
 		h.ServerError(w, r, err)
 		return
-	}
-	if picked != nil {
-		f.Book.Chosen = strconv.FormatInt(picked.ID, 10)
-		msg = moneyout.FromBook(&f.IBAN, picked.Value)
-	}
-	in := h.check(s, &f)
-	if msg != "" {
-		f.Fields["destination_id"] = msg
-	}
-	if !f.Fields.Any() {
-		// The book first: nothing is asked of the API for an IBAN money
-		// may not go to.
-		refused, err := h.BookRefusal(ctx, store.DestinationKey(store.DestIBAN, "", in.iban))
-		if err != nil {
-			h.ServerError(w, r, err)
-			return
-		}
-		if refused != nil {
-			h.render(w, r, s, http.StatusUnprocessableEntity, f, nil, moneyout.RefusedAt(f.Fields, refused, "iban", "amount"), nil)
-			return
-		}
-	}
-	rctx := apiclient.WithReadDeadline(ctx, time.Now().Add(moneyout.ReadBudget))
-	if f.Fields.Any() {
+	case refused != nil:
+		h.render(w, r, s, http.StatusUnprocessableEntity, f, nil, moneyout.RefusedAt(f.Fields, refused, "iban", "amount"), nil)
+		return
+	case f.Fields.Any():
 		h.render(w, r, s, http.StatusUnprocessableEntity, f, nil, "", nil)
 		return
 	}
 	// The provider must be active, read now: a payout is not prepared
 	// against a state that may have changed.
-	provider := h.provider(rctx, s)
+	provider := h.provider(apiclient.WithReadDeadline(ctx, time.Now().Add(moneyout.ReadBudget)), s)
 	if !provider.Ready {
 		// The form is drawn again only when the provider's state could
 		// not be read (what was typed is kept, to send again); for a
@@ -263,16 +244,45 @@ func (h *Handler) Post(w http.ResponseWriter, r *http.Request) {
 		h.render(w, r, s, http.StatusConflict, f, nil, msg, &provider)
 		return
 	}
-	if r.PostFormValue("edit") != "" {
+	switch {
+	case r.PostFormValue("edit") != "":
 		h.render(w, r, s, http.StatusOK, f, nil, "", &provider)
-		return
-	}
-	if r.PostFormValue("confirm") == "" {
+	case r.PostFormValue("confirm") == "":
 		rv := views.SEPAPayoutReview{From: moneyout.WalletLabel(s.wallet), Amount: moneyout.Money(in.amount.Value, coin).String(),
 			Understood: in.amount.Understood, IBAN: destination.GroupIBAN(in.iban), Beneficiary: in.beneficiary, Reference: in.reference}
 		h.render(w, r, s, http.StatusOK, f, &rv, "", &provider)
-		return
+	default:
+		h.prepare(w, r, s, f, in, provider)
 	}
+}
+
+// checkWithBook checks the form and, when nothing is wrong at its fields,
+// asks the book first: nothing is asked of the API for an IBAN money may
+// not go to.
+func (h *Handler) checkWithBook(ctx context.Context, r *http.Request, s state, f *views.SEPAPayoutForm) (input, *store.PolicyRefusal, error) {
+	picked, msg, err := h.BookChosen(ctx, r, store.DestIBAN)
+	if err != nil {
+		return input{}, nil, err
+	}
+	if picked != nil {
+		f.Book.Chosen = strconv.FormatInt(picked.ID, 10)
+		msg = moneyout.FromBook(&f.IBAN, picked.Value)
+	}
+	in := h.check(s, f)
+	if msg != "" {
+		f.Fields["destination_id"] = msg
+	}
+	if f.Fields.Any() {
+		return in, nil, nil
+	}
+	refused, err := h.BookRefusal(ctx, store.DestinationKey(store.DestIBAN, "", in.iban))
+	return in, refused, err
+}
+
+// prepare prepares the order once under the form's token and hands its
+// signatureRequest to the owner's device.
+func (h *Handler) prepare(w http.ResponseWriter, r *http.Request, s state, f views.SEPAPayoutForm, in input, provider views.SEPAProvider) {
+	ctx := r.Context()
 	key, ok := handlers.FormKey(r)
 	if !ok {
 		h.StaleForm(w, r)
