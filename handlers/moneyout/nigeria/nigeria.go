@@ -306,21 +306,10 @@ func (h *Handler) Account(w http.ResponseWriter, r *http.Request) {
 		h.ServerError(w, r, err)
 		return
 	}
-	v := views.NigeriaWithdrawalView{BankCode: strings.TrimSpace(r.PostFormValue("bank_code")),
-		AccountNumber: strings.TrimSpace(r.PostFormValue("account_number")), Holder: r.PostFormValue("holder"), Fields: views.FieldErrors{}}
-	v.Token = r.PostFormValue(handlers.FormTokenField)
+	v := readAccount(r)
 	if !handlers.ValidFormToken(v.Token) {
 		h.StaleForm(w, r)
 		return
-	}
-	if msg := checkNUBAN(v.AccountNumber); msg != "" {
-		v.Fields["account_number"] = msg
-	}
-	if v.BankCode == "" || handlers.CheckText(v.BankCode, moneyout.CodeLength, false) != "" {
-		v.Fields["bank"], v.BankCode = "Choose the bank.", ""
-	}
-	if msg := handlers.CheckText(v.Holder, moneyout.HolderLength, false); msg != "" {
-		v.Fields["holder"], v.Holder = msg, ""
 	}
 	if v.Fields.Any() {
 		// The account as typed is not one step 1 would have let through:
@@ -371,19 +360,7 @@ func (h *Handler) Account(w http.ResponseWriter, r *http.Request) {
 	}
 	key, _ := handlers.FormKey(r)
 	q := accountRequest{UserID: u.ServiceUserID, BankCode: bank.Code, BankName: bank.Name, Last4: moneyout.Last4(v.AccountNumber), Holder: registered}
-	number := v.AccountNumber
-	done, err := h.Actions.Run(ctx, handlers.Write{Key: key, Kind: kindAccount, Target: "ngn_withdrawal_account:" + bank.Code + ":" + q.Last4,
-		Actor: handlers.ActorFrom(ctx), Request: q, Call: func(ctx context.Context) (handlers.Effect, error) {
-			acct, err := h.API.CreateNigerianWithdrawalAccount(ctx, q.UserID, apiclient.NigerianWithdrawalAccountRequest{
-				AccountNumber: number, BankCode: q.BankCode, BankName: q.BankName, AccountHolderName: q.Holder})
-			if err != nil {
-				return handlers.Effect{}, err
-			}
-			res := account{ID: acct.ID, BankCode: q.BankCode, BankName: q.BankName, Last4: q.Last4, Holder: q.Holder, UserID: q.UserID,
-				DestinationID: bookID}
-			return handlers.Effect{Target: "ngn_withdrawal_account:" + acct.ID, Result: res,
-				Detail: fmt.Sprintf("withdrawal account %s at %s (****%s, %s) registered", acct.ID, q.BankName, q.Last4, q.Holder)}, nil
-		}})
+	done, err := h.Actions.Run(ctx, h.registerWrite(ctx, key, q, v.AccountNumber, bookID))
 	switch {
 	case h.Answered(w, r, err):
 		return
@@ -400,6 +377,28 @@ func (h *Handler) Account(w http.ResponseWriter, r *http.Request) {
 		h.render(w, r, http.StatusConflict, v)
 		return
 	}
+	h.renderNotRegistered(w, r, v, done)
+}
+
+// readAccount reads the holder step as posted, its fields checked.
+func readAccount(r *http.Request) views.NigeriaWithdrawalView {
+	v := views.NigeriaWithdrawalView{BankCode: strings.TrimSpace(r.PostFormValue("bank_code")), Token: r.PostFormValue(handlers.FormTokenField),
+		AccountNumber: strings.TrimSpace(r.PostFormValue("account_number")), Holder: r.PostFormValue("holder"), Fields: views.FieldErrors{}}
+	if msg := checkNUBAN(v.AccountNumber); msg != "" {
+		v.Fields["account_number"] = msg
+	}
+	if v.BankCode == "" || handlers.CheckText(v.BankCode, moneyout.CodeLength, false) != "" {
+		v.Fields["bank"], v.BankCode = "Choose the bank.", ""
+	}
+	if msg := handlers.CheckText(v.Holder, moneyout.HolderLength, false); msg != "" {
+		v.Fields["holder"], v.Holder = msg, ""
+	}
+	return v
+}
+
+// renderNotRegistered shows the holder step again after a registration
+// the API refused or did not answer.
+func (h *Handler) renderNotRegistered(w http.ResponseWriter, r *http.Request, v views.NigeriaWithdrawalView, done handlers.Done) {
 	// Refused or not known: the holder step again with a new token (this
 	// one is spent). Registering is get-or-create, so continuing again
 	// returns the same account, never a second one.
@@ -422,6 +421,23 @@ func (h *Handler) Account(w http.ResponseWriter, r *http.Request) {
 		v.Error = done.Action.Message + " Registering an account is get-or-create: continuing again returns the same account."
 	}
 	h.render(w, r, status, v)
+}
+
+// registerWrite is registering the account, for the ledger; the number is
+// sent, never kept.
+func (h *Handler) registerWrite(ctx context.Context, key string, q accountRequest, number string, bookID int64) handlers.Write {
+	return handlers.Write{Key: key, Kind: kindAccount, Target: "ngn_withdrawal_account:" + q.BankCode + ":" + q.Last4,
+		Actor: handlers.ActorFrom(ctx), Request: q, Call: func(ctx context.Context) (handlers.Effect, error) {
+			acct, err := h.API.CreateNigerianWithdrawalAccount(ctx, q.UserID, apiclient.NigerianWithdrawalAccountRequest{
+				AccountNumber: number, BankCode: q.BankCode, BankName: q.BankName, AccountHolderName: q.Holder})
+			if err != nil {
+				return handlers.Effect{}, err
+			}
+			res := account{ID: acct.ID, BankCode: q.BankCode, BankName: q.BankName, Last4: q.Last4, Holder: q.Holder, UserID: q.UserID,
+				DestinationID: bookID}
+			return handlers.Effect{Target: "ngn_withdrawal_account:" + acct.ID, Result: res,
+				Detail: fmt.Sprintf("withdrawal account %s at %s (****%s, %s) registered", acct.ID, q.BankName, q.Last4, q.Holder)}, nil
+		}}
 }
 
 func join(a, b string) string {
@@ -514,30 +530,7 @@ func (h *Handler) Offramp(w http.ResponseWriter, r *http.Request) {
 			"This form does not name an account registered in this app, so nothing was sent. Start the withdrawal again from the bank and account number.")
 		return
 	}
-	var wallet store.Wallet
-	found := false
-	for _, wl := range sourceWallets(wallets) {
-		if wl.ID == v.WalletID {
-			wallet, found = wl, true
-		}
-	}
-	if !found {
-		v.Fields["wallet"] = "Choose the treasury's CNGN or USDB wallet."
-	}
-	parsed, msg := handlers.ParseAmount(v.Amount, tokenPlaces)
-	if msg != "" {
-		v.Fields["amount"] = msg
-	}
-	amount := parsed.Value
-	if !v.Fields.Any() {
-		bal, read := h.LiveBalance(ctx, u.ServiceUserID, wallet.ID)
-		switch {
-		case !read:
-			v.Fields["amount"] = "The wallet's balance could not be read from the Partner API just now, so the amount cannot be checked. Nothing was sent; try again in a moment."
-		case amount.GreaterThan(bal):
-			v.Fields["amount"] = "More than the wallet holds now (" + moneyout.WalletMoney(wallet, bal).String() + ", read just now)."
-		}
-	}
+	wallet, amount := h.checkAmount(ctx, u.ServiceUserID, wallets, &v)
 	if v.Fields.Any() {
 		h.amountStep(w, r, http.StatusUnprocessableEntity, v, acct)
 		return
@@ -578,6 +571,43 @@ func (h *Handler) Offramp(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	v.Token = handlers.NewFormToken()
+	status := offrampRefusal(&v, done)
+	h.amountStep(w, r, status, v, acct)
+}
+
+// checkAmount checks the wallet chosen and the amount against its balance
+// read now; the messages go to the fields.
+func (h *Handler) checkAmount(ctx context.Context, userID string, wallets []store.Wallet, v *views.NigeriaWithdrawalView) (store.Wallet, decimal.Decimal) {
+	var wallet store.Wallet
+	found := false
+	for _, wl := range sourceWallets(wallets) {
+		if wl.ID == v.WalletID {
+			wallet, found = wl, true
+		}
+	}
+	if !found {
+		v.Fields["wallet"] = "Choose the treasury's CNGN or USDB wallet."
+	}
+	parsed, msg := handlers.ParseAmount(v.Amount, tokenPlaces)
+	if msg != "" {
+		v.Fields["amount"] = msg
+	}
+	amount := parsed.Value
+	if !v.Fields.Any() {
+		bal, read := h.LiveBalance(ctx, userID, wallet.ID)
+		switch {
+		case !read:
+			v.Fields["amount"] = "The wallet's balance could not be read from the Partner API just now, so the amount cannot be checked. Nothing was sent; try again in a moment."
+		case amount.GreaterThan(bal):
+			v.Fields["amount"] = "More than the wallet holds now (" + moneyout.WalletMoney(wallet, bal).String() + ", read just now)."
+		}
+	}
+	return wallet, amount
+}
+
+// offrampRefusal puts a proposal the API refused (or did not answer) at
+// its fields, or in the summary, and returns the page's status.
+func offrampRefusal(v *views.NigeriaWithdrawalView, done handlers.Done) int {
 	status := http.StatusBadGateway
 	if done.State() == store.ActionRefused {
 		p := done.Problem
@@ -607,7 +637,7 @@ func (h *Handler) Offramp(w http.ResponseWriter, r *http.Request) {
 	} else {
 		v.Error = done.Action.Message + " Look for it in the approval queue before proposing it again."
 	}
-	h.amountStep(w, r, status, v, acct)
+	return status
 }
 
 func offrampPage(actionID int64) string {
