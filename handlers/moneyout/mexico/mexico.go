@@ -190,20 +190,7 @@ func (h *Handler) Quote(w http.ResponseWriter, r *http.Request) {
 		h.StaleForm(w, r)
 		return
 	}
-	if !s.has {
-		f.Fields["wallet"] = "The treasury has no MXN (MEXe) wallet."
-	}
-	amount, msg := handlers.ParseAmount(f.Amount, 2)
-	switch {
-	case msg != "":
-		f.Fields["amount"] = msg
-	case s.has && s.wallet.Balance.Valid && amount.Value.GreaterThan(s.wallet.Balance.Decimal):
-		f.Fields["amount"] = "More than the wallet holds (" + moneyout.LastBalance(s.wallet) + ", last read)."
-	}
-	note := strings.TrimSpace(f.Note)
-	if m := handlers.CheckText(f.Note, apiclient.MaxNoteLength, false); m != "" {
-		f.Fields["note"] = m
-	}
+	amount, note := check(s, &f)
 	if f.Fields.Any() {
 		h.render(w, r, s, http.StatusUnprocessableEntity, f, "", nil)
 		return
@@ -266,7 +253,32 @@ func (h *Handler) Quote(w http.ResponseWriter, r *http.Request) {
 		h.render(w, r, s, http.StatusBadGateway, f, done.Action.Message+" "+unknownWords, &kyc)
 		return
 	}
-	for apiField, m := range done.Problem.Fields {
+	h.render(w, r, s, refusalAt(&f, done.Problem), f, done.Problem.Summary, &kyc)
+}
+
+// check reads the amount and the note, the messages at their fields.
+func check(s state, f *views.MexicoQuoteForm) (handlers.ParsedAmount, string) {
+	if !s.has {
+		f.Fields["wallet"] = "The treasury has no MXN (MEXe) wallet."
+	}
+	amount, msg := handlers.ParseAmount(f.Amount, 2)
+	switch {
+	case msg != "":
+		f.Fields["amount"] = msg
+	case s.has && s.wallet.Balance.Valid && amount.Value.GreaterThan(s.wallet.Balance.Decimal):
+		f.Fields["amount"] = "More than the wallet holds (" + moneyout.LastBalance(s.wallet) + ", last read)."
+	}
+	note := strings.TrimSpace(f.Note)
+	if m := handlers.CheckText(f.Note, apiclient.MaxNoteLength, false); m != "" {
+		f.Fields["note"] = m
+	}
+	return amount, note
+}
+
+// refusalAt puts the API's refusal of a quote at its fields and returns
+// the page's status.
+func refusalAt(f *views.MexicoQuoteForm, p apiclient.Problem) int {
+	for apiField, m := range p.Fields {
 		switch apiField {
 		case "sourceAmount":
 			f.Fields["amount"] = m
@@ -274,11 +286,10 @@ func (h *Handler) Quote(w http.ResponseWriter, r *http.Request) {
 			f.Fields["note"] = m
 		}
 	}
-	status := http.StatusBadGateway
 	if f.Fields.Any() {
-		status = http.StatusUnprocessableEntity
+		return http.StatusUnprocessableEntity
 	}
-	h.render(w, r, s, status, f, done.Problem.Summary, &kyc)
+	return http.StatusBadGateway
 }
 
 // unknownWords is what a person should know of a quote whose outcome
@@ -518,32 +529,7 @@ func (h *Handler) show(w http.ResponseWriter, r *http.Request, o store.SepaMXNOr
 			}
 		}
 	}
-	deadline := "before the quote expires"
-	if o.QuoteExpiresAt != nil {
-		deadline = "before the quote expires at " + views.DateTime(*o.QuoteExpiresAt)
-	}
-	switch {
-	case o.Status == apiclient.MexicoOrderCompleted:
-	case o.Status == apiclient.MexicoOrderFunded:
-		s.Waiting = "Both signatures were given and the tokens left the wallet. Waiting for the provider to pay the pesos; nothing to do."
-	case s.Final:
-		s.Waiting = views.StatusLabel(views.StatusMexico, o.Status) + ". Get a new quote to try again."
-	case expired:
-		s.Waiting = "The quote expired at " + views.DateTime(s.ExpiresAt) + " before the burn was signed: no signature is asked for an expired quote, the API cancels the order, and nothing leaves the wallet. Get a new quote."
-	case o.WorkflowID != "" && !handlers.SignatureOnItsWay(first):
-		s.Waiting = "Waiting for the owner's first signature (the allowance) on their device, " + deadline + ". Scan the QR code with the wallet app; if the link is lost or was refused, issue a new one."
-	case o.BurnWorkflowID == "":
-		s.Waiting = "Waiting for the API to ask for the second (burn) signature: this page reads the order every 3 seconds. If it has not appeared " + deadline +
-			", the order is canceled and nothing leaves the wallet; then get a new quote. If the API does not answer meanwhile, keep this page open, or come back to it later: the Mexican offramp page lists recent offramps."
-	case burnSR == nil:
-		s.Waiting = "The API asks for the second (burn) signature. Show its QR code to the owner and have it signed " + deadline + "; without it nothing is paid out."
-	case handlers.SignatureOnItsWay(burnSR):
-		s.Waiting = "The burn signature was sent; waiting for the order to be funded."
-	case burnSR.State.Final():
-		s.Waiting = "The second (burn) signature's link ended (" + views.StatusLabel(views.StatusSign, string(burnSR.State)) + ") without a signature the API took. Issue a new link and have the owner sign it " + deadline + "."
-	default:
-		s.Waiting = "Waiting for the owner to sign the second (burn) signature on their device, " + deadline + ". If the QR code is lost, issue a new link. If it is not signed in time, the order is canceled and nothing leaves the wallet."
-	}
+	s.Waiting = waiting(o, s, expired, first, burnSR)
 	if expired || o.Status == apiclient.MexicoOrderCanceled || o.Status == apiclient.MexicoOrderRefunded || o.Status == apiclient.MexicoOrderFailed {
 		if o.Status != apiclient.MexicoOrderFunded && o.Status != apiclient.MexicoOrderCompleted {
 			q := url.Values{"amount": {o.Amount.String()}}
@@ -566,6 +552,37 @@ func (h *Handler) show(w http.ResponseWriter, r *http.Request, o store.SepaMXNOr
 		}
 	}
 	h.Render(w, r, status, title, views.MexicoOrderPage(v), views.MexicoStepsView(s))
+}
+
+// waiting says what the order waits for, and who acts next.
+func waiting(o store.SepaMXNOrder, s views.MexicoSteps, expired bool, first, burnSR *store.SignRequest) string {
+	deadline := "before the quote expires"
+	if o.QuoteExpiresAt != nil {
+		deadline = "before the quote expires at " + views.DateTime(*o.QuoteExpiresAt)
+	}
+	switch {
+	case o.Status == apiclient.MexicoOrderCompleted:
+		return ""
+	case o.Status == apiclient.MexicoOrderFunded:
+		return "Both signatures were given and the tokens left the wallet. Waiting for the provider to pay the pesos; nothing to do."
+	case s.Final:
+		return views.StatusLabel(views.StatusMexico, o.Status) + ". Get a new quote to try again."
+	case expired:
+		return "The quote expired at " + views.DateTime(s.ExpiresAt) + " before the burn was signed: no signature is asked for an expired quote, the API cancels the order, and nothing leaves the wallet. Get a new quote."
+	case o.WorkflowID != "" && !handlers.SignatureOnItsWay(first):
+		return "Waiting for the owner's first signature (the allowance) on their device, " + deadline + ". Scan the QR code with the wallet app; if the link is lost or was refused, issue a new one."
+	case o.BurnWorkflowID == "":
+		return "Waiting for the API to ask for the second (burn) signature: this page reads the order every 3 seconds. If it has not appeared " + deadline +
+			", the order is canceled and nothing leaves the wallet; then get a new quote. If the API does not answer meanwhile, keep this page open, or come back to it later: the Mexican offramp page lists recent offramps."
+	case burnSR == nil:
+		return "The API asks for the second (burn) signature. Show its QR code to the owner and have it signed " + deadline + "; without it nothing is paid out."
+	case handlers.SignatureOnItsWay(burnSR):
+		return "The burn signature was sent; waiting for the order to be funded."
+	case burnSR.State.Final():
+		return "The second (burn) signature's link ended (" + views.StatusLabel(views.StatusSign, string(burnSR.State)) + ") without a signature the API took. Issue a new link and have the owner sign it " + deadline + "."
+	default:
+		return "Waiting for the owner to sign the second (burn) signature on their device, " + deadline + ". If the QR code is lost, issue a new link. If it is not signed in time, the order is canceled and nothing leaves the wallet."
+	}
 }
 
 // Order shows one offramp; before the API answered the quote (or when
