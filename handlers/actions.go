@@ -171,6 +171,15 @@ func (x *Actions) begin(ctx context.Context, w Write) (a store.Action, fresh boo
 		}
 		return tx.CheckSpend(ctx, a.Key, *w.Spend)
 	})
+	// A refusal rolls the begin back (the form keeps its key, to send
+	// again within the rules), so its audit row is written on its own,
+	// here, for every area alike.
+	var refused *store.PolicyRefusal
+	if errors.As(err, &refused) {
+		if aerr := x.Refused(ctx, w.Kind, w.Target, w.Actor, "Refused by the money controls: "+refused.Words()); aerr != nil {
+			return a, false, aerr
+		}
+	}
 	return a, fresh, err
 }
 

@@ -55,8 +55,10 @@ const whoChangesLimits = "An owner can propose a change on the Money controls pa
 const whoChangesBook = "Add it to the address book on the Money controls page; another person confirms it, and it is usable after the cooling-off period."
 
 // VelocityUsed sums what left the wallet in the 24 hours and the 7 days
-// before now: every request begun whose action was not refused and whose
-// proposal did not fail, was not rejected and did not expire.
+// before now: every request begun whose action was not refused, whose
+// proposal did not fail, was not rejected and did not expire, whose bank
+// payout did not fail (the rail refunds it), and whose SEPA or Mexican
+// order did not fail, expire, get refunded or get cancelled.
 func (s *Store) VelocityUsed(ctx context.Context, walletID string, now time.Time) (Velocity, error) {
 	return s.velocityExcept(ctx, walletID, now, "")
 }
@@ -69,8 +71,12 @@ func (s *Store) velocityExcept(ctx context.Context, walletID string, now time.Ti
 		FROM policy_spends s
 		JOIN actions a ON a.key = s.action_key
 		LEFT JOIN proposals p ON a.target LIKE 'proposal:%' AND p.id = substr(a.target, 10)
+		LEFT JOIN payouts po ON po.action_key = s.action_key
+		LEFT JOIN sepa_mxn_orders o ON o.action_key = s.action_key
 		WHERE s.wallet_id = $1 AND s.at > $3 AND a.state <> 'refused' AND s.action_key <> $4
-			AND (p.status IS NULL OR p.status NOT IN ('FAILED', 'REJECTED', 'EXPIRED'))`,
+			AND (p.status IS NULL OR p.status NOT IN ('FAILED', 'REJECTED', 'EXPIRED'))
+			AND (po.state IS NULL OR po.state <> 'failed')
+			AND (o.status IS NULL OR o.status NOT IN ('failed', 'expired', 'refunded', 'canceled'))`,
 		walletID, now.Add(-24*time.Hour), now.Add(-7*24*time.Hour), exceptKey).Scan(&v.Day, &v.Week)
 	if err != nil {
 		return Velocity{}, fmt.Errorf("store: velocity of wallet %s: %w", walletID, err)

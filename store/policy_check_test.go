@@ -158,3 +158,52 @@ func TestCheckSpendDestinations(t *testing.T) {
 		t.Fatalf("trusted: %q", got)
 	}
 }
+
+// A payout or an order that failed gives its amount back to the limits:
+// its spend stops counting, as a failed proposal's does.
+func TestVelocityLeavesOutFailedPayoutsAndOrders(t *testing.T) {
+	st, w, staff := policyFixture(t)
+	ctx := context.Background()
+	spend := func(key string, amount int64) {
+		t.Helper()
+		if err := begin(ctx, st, key, store.Spend{WalletID: w.ID, Currency: "USDB", Amount: decimal.NewFromInt(amount),
+			Destination: store.EmployeeDestination("u-e"), At: time.Now()}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	used := func(want int64) {
+		t.Helper()
+		v, err := st.VelocityUsed(ctx, w.ID, time.Now())
+		if err != nil || !v.Day.Equal(decimal.NewFromInt(want)) || !v.Week.Equal(decimal.NewFromInt(want)) {
+			t.Fatalf("used %s / %s (%v), want %d", v.Day, v.Week, err, want)
+		}
+	}
+	by := staff[2].Actor()
+	spend("payout", 40)
+	id, err := st.ReserveBankPayoutID(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.InsertBankPayout(ctx, store.BankPayout{ID: id, ActionKey: "payout", UserID: "u-t", WalletID: w.ID, Amount: decimal.NewFromInt(40),
+		AmountMinor: 4000, Country: "MX", Currency: "MXN", BankID: "b", BankName: "Bank", AccountLast4: "1234", HolderName: "H", UpstreamID: "po-1",
+		State: store.BankPayoutFailed, CreatedByStaffID: by.StaffID, CreatedBy: by.Email}); err != nil {
+		t.Fatal(err)
+	}
+	used(0)
+
+	spend("sepa", 30)
+	oid, err := st.ReserveSepaMXNOrderID(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.InsertSepaMXNOrder(ctx, store.SepaMXNOrder{ID: oid, Rail: store.RailSEPA, ActionKey: "sepa", UpstreamID: "eu-1", UserID: "u-t",
+		WalletID: w.ID, Currency: "EURe", Amount: decimal.NewFromInt(30), Beneficiary: "B", IBANMasked: "DE****0000", Status: "prepared",
+		CreatedByStaffID: by.StaffID, CreatedBy: by.Email}); err != nil {
+		t.Fatal(err)
+	}
+	used(30)
+	if err := st.RecordSepaMXNRead(ctx, oid, "failed", "", "", nil); err != nil {
+		t.Fatal(err)
+	}
+	used(0)
+}

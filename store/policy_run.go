@@ -42,66 +42,12 @@ func (s *Store) CheckRunSpend(ctx context.Context, actionKey string, rows []RunS
 	var refusals []*PolicyRefusal
 	totals := map[string]Spend{}
 	for _, id := range wallets {
-		rs := byWallet[id]
-		if _, err := s.db.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended('policy_wallet:' || $1, 0))`, id); err != nil {
-			return fmt.Errorf("store: lock wallet %s controls: %w", id, err)
-		}
-		total := rs[0].Spend
-		total.Amount, total.Destination = decimal.Zero, ""
-		for _, r := range rs {
-			total.Amount = total.Amount.Add(r.Spend.Amount)
+		total, refused, err := s.checkRunWallet(ctx, id, byWallet[id])
+		if err != nil {
+			return err
 		}
 		totals[id] = total
-		l, _, ok, err := s.LimitsInForce(ctx, id, total.At)
-		if err != nil {
-			return err
-		}
-		if !ok {
-			continue
-		}
-		// Each row is one request: the share of the balance holds per row.
-		share := l
-		share.Day, share.Week = decimal.NullDecimal{}, decimal.NullDecimal{}
-		failed := map[string][]int{}
-		first := map[string]*PolicyRefusal{}
-		for _, r := range rs {
-			err := s.checkLimits(ctx, r.Spend, share)
-			if refused, ok := asRefusal(err); ok {
-				failed[refused.Rule] = append(failed[refused.Rule], r.Line)
-				if first[refused.Rule] == nil {
-					first[refused.Rule] = refused
-				}
-				continue
-			}
-			if err != nil {
-				return err
-			}
-		}
-		rules := make([]string, 0, len(failed))
-		for rule := range failed {
-			rules = append(rules, rule)
-		}
-		slices.Sort(rules)
-		for _, rule := range rules {
-			lines, f := failed[rule], first[rule]
-			refusals = append(refusals, &PolicyRefusal{Rule: rule, Message: rowsWords(lines) + ": " + f.Message, Who: f.Who})
-		}
-		// The rows of the wallet together: the velocity limits.
-		velocity := l
-		velocity.MaxSharePercent = decimal.NullDecimal{}
-		err = s.checkLimits(ctx, total, velocity)
-		if refused, ok := asRefusal(err); ok {
-			lines := make([]int, 0, len(rs))
-			for _, r := range rs {
-				lines = append(lines, r.Line)
-			}
-			refusals = append(refusals, &PolicyRefusal{Rule: refused.Rule,
-				Message: "The run's " + rowsWords(lines) + " from this wallet together: " + refused.Message, Who: refused.Who})
-			continue
-		}
-		if err != nil {
-			return err
-		}
+		refusals = append(refusals, refused...)
 	}
 	switch len(refusals) {
 	case 0:
@@ -128,6 +74,72 @@ func (s *Store) CheckRunSpend(ctx context.Context, actionKey string, rows []RunS
 		}
 	}
 	return nil
+}
+
+// checkRunWallet checks a run's rows from one wallet, under the wallet's
+// lock: each row against the share of the balance, the rows together
+// against the velocity limits. It returns what they take together.
+func (s *Store) checkRunWallet(ctx context.Context, id string, rs []RunSpend) (Spend, []*PolicyRefusal, error) {
+	var refusals []*PolicyRefusal
+	if _, err := s.db.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended('policy_wallet:' || $1, 0))`, id); err != nil {
+		return Spend{}, nil, fmt.Errorf("store: lock wallet %s controls: %w", id, err)
+	}
+	total := rs[0].Spend
+	total.Amount, total.Destination = decimal.Zero, ""
+	for _, r := range rs {
+		total.Amount = total.Amount.Add(r.Spend.Amount)
+	}
+	l, _, ok, err := s.LimitsInForce(ctx, id, total.At)
+	if err != nil {
+		return Spend{}, nil, err
+	}
+	if !ok {
+		return total, nil, nil
+	}
+	// Each row is one request: the share of the balance holds per row.
+	share := l
+	share.Day, share.Week = decimal.NullDecimal{}, decimal.NullDecimal{}
+	failed := map[string][]int{}
+	first := map[string]*PolicyRefusal{}
+	for _, r := range rs {
+		err := s.checkLimits(ctx, r.Spend, share)
+		if refused, ok := asRefusal(err); ok {
+			failed[refused.Rule] = append(failed[refused.Rule], r.Line)
+			if first[refused.Rule] == nil {
+				first[refused.Rule] = refused
+			}
+			continue
+		}
+		if err != nil {
+			return Spend{}, nil, err
+		}
+	}
+	rules := make([]string, 0, len(failed))
+	for rule := range failed {
+		rules = append(rules, rule)
+	}
+	slices.Sort(rules)
+	for _, rule := range rules {
+		lines, f := failed[rule], first[rule]
+		refusals = append(refusals, &PolicyRefusal{Rule: rule, Message: rowsWords(lines) + ": " + f.Message, Who: f.Who})
+	}
+	// The rows of the wallet together: the velocity limits.
+	velocity := l
+	velocity.MaxSharePercent = decimal.NullDecimal{}
+	err = s.checkLimits(ctx, total, velocity)
+	if refused, ok := asRefusal(err); ok {
+		lines := make([]int, 0, len(rs))
+		for _, r := range rs {
+			lines = append(lines, r.Line)
+		}
+		refusals = append(refusals, &PolicyRefusal{Rule: refused.Rule,
+			Message: "The run's " + rowsWords(lines) + " from this wallet together: " + refused.Message, Who: refused.Who})
+		return total, refusals, nil
+	}
+	if err != nil {
+		return Spend{}, nil, err
+	}
+	return total, refusals, nil
 }
 
 func asRefusal(err error) (*PolicyRefusal, bool) {

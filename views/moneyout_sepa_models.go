@@ -33,12 +33,8 @@ type SEPAProvider struct {
 	// Unread: the state could not be read now (the API failed), as
 	// opposed to read and not active.
 	Unread bool
-	// Words say what the status means and what to do.
+	// Words say what is missing and what to do.
 	Words string
-	// StartToken is the one-time token of the "start onboarding" form,
-	// offered when the onboarding was never started or failed.
-	StartToken string
-	Error      string
 }
 
 // SEPAPayoutForm is what the person typed, kept across errors and steps.

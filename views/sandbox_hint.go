@@ -27,6 +27,8 @@ func OnSandbox(ctx context.Context) bool {
 const (
 	HintNigerianAccounts = "ngn-accounts"
 	HintBVN              = "bvn"
+	HintPayoutAccounts   = "payout-accounts"
+	HintIBAN             = "iban"
 )
 
 // nigerianTestAccounts are the sandbox's accounts that verify, as lines.
@@ -34,3 +36,9 @@ func nigerianTestAccounts() []sandbox.TestAccount { return sandbox.NigerianTestA
 
 // sandboxBVN is the sandbox's test BVN.
 func sandboxBVN() string { return sandbox.TestBVN }
+
+// sandboxIBAN is an IBAN the sandbox pays out to.
+func sandboxIBAN() string { return sandbox.TestIBAN }
+
+// sandboxPayoutMissing ends the sandbox's payout accounts that do not exist.
+func sandboxPayoutMissing() string { return sandbox.PayoutMissingSuffix }

@@ -27,6 +27,11 @@ import (
 	"partneradmin/handlers/dashboard"
 	"partneradmin/handlers/employees"
 	"partneradmin/handlers/moneyout"
+	"partneradmin/handlers/moneyout/cash"
+	"partneradmin/handlers/moneyout/mexico"
+	"partneradmin/handlers/moneyout/nigeria"
+	"partneradmin/handlers/moneyout/payout"
+	"partneradmin/handlers/moneyout/sepa"
 	"partneradmin/handlers/notify"
 	"partneradmin/handlers/payroll"
 	"partneradmin/handlers/railsetup"
@@ -88,11 +93,18 @@ type App struct {
 	sign      *sign.Handler
 	treasury  *treasury.Handler
 	moneyout  *moneyout.Handler
-	rails     *railsetup.Handler
-	activity  *activity.Handler
-	payroll   *payroll.Handler
-	notify    *notify.Handler
-	controls  *controls.Handler
+	// The money-out rails, one package each (listed on moneyout's index
+	// in the order built).
+	nigeria  *nigeria.Handler
+	payout   *payout.Handler
+	cash     *cash.Handler
+	sepa     *sepa.Handler
+	mexico   *mexico.Handler
+	rails    *railsetup.Handler
+	activity *activity.Handler
+	payroll  *payroll.Handler
+	notify   *notify.Handler
+	controls *controls.Handler
 }
 
 // New builds the app: sessions in PostgreSQL, handlers, the route table,
@@ -206,6 +218,8 @@ func (a *App) newAreas(d Deps, hd handlers.Deps, nav []NavEntry) error {
 	a.sign = sign.New(hd)
 	a.treasury = treasury.New(hd, a.sign)
 	a.moneyout = moneyout.New(hd, a.sign)
+	a.nigeria, a.payout, a.cash = nigeria.New(a.moneyout), payout.New(a.moneyout), cash.New(a.moneyout)
+	a.sepa, a.mexico = sepa.New(a.moneyout), mexico.New(a.moneyout)
 	a.rails = railsetup.New(hd, a.sign)
 	a.activity = activity.New(hd)
 	a.payroll = payroll.New(hd)

@@ -21,3 +21,11 @@ func NigerianTestAccounts() []TestAccount {
 
 // TestBVN is the one BVN that verifies (spec: "the digit 2 eleven times").
 const TestBVN = sandboxBVN
+
+// TestIBAN is an IBAN whose check digits hold (the ISO 13616 example): the
+// sandbox prepares a SEPA payout to any such IBAN.
+const TestIBAN = "DE89 3704 0044 0532 0130 00"
+
+// PayoutMissingSuffix ends the payout account numbers that do not exist
+// in the sandbox; any other number of the bank's length validates.
+const PayoutMissingSuffix = "0000"

@@ -58,30 +58,7 @@ func (h *Handler) view(ctx context.Context) (views.ControlsView, error) {
 		return v, err
 	}
 	for _, d := range book {
-		row := views.DestinationRow{ID: d.ID, Name: d.Name, Kind: d.Kind.Label(), Value: d.Value, AddedBy: d.AddedBy.Name,
-			AddedAt: views.Relative(d.AddedAt, now), Token: handlers.NewFormToken(), CanClear: v.CanAdd}
-		if d.BankCode != "" {
-			row.Value = d.Value + " · bank " + d.BankCode
-		}
-		switch {
-		case d.ConfirmedAt == nil:
-			row.State = "Waiting for another person to confirm it"
-			row.Confirm = v.CanConfirm && d.AddedBy.ID != viewer.Staff.ID
-		case !d.Usable(now):
-			row.State = "Confirmed by " + d.ConfirmedBy.Name + "; usable " + views.Relative(*d.UsableFrom, now) + " (" + views.DateTime(*d.UsableFrom) + ")"
-		default:
-			row.State, row.Trusted = "Trusted since "+views.DateTime(*d.UsableFrom)+" (confirmed by "+d.ConfirmedBy.Name+")", true
-		}
-		switch {
-		case d.ConfirmedAt == nil:
-			row.RemoveLabel = "Withdraw"
-		case d.RemovalAskedBy.ID != 0:
-			row.State += "; " + d.RemovalAskedBy.Name + " asked to remove it"
-			row.RemoveLabel, row.CanClear = "Confirm the removal", row.CanClear && d.RemovalAskedBy.ID != viewer.Staff.ID
-		default:
-			row.RemoveLabel = "Ask to remove"
-		}
-		v.Destinations = append(v.Destinations, row)
+		v.Destinations = append(v.Destinations, destinationRow(d, viewer.Staff.ID, v.CanAdd, v.CanConfirm, now))
 	}
 
 	_, wallets, err := h.store.Treasury(ctx)
@@ -116,6 +93,35 @@ func (h *Handler) view(ctx context.Context) (views.ControlsView, error) {
 		v.History = append(v.History, row)
 	}
 	return v, nil
+}
+
+// destinationRow is a book entry on the page, with what the viewer (me)
+// may do with it.
+func destinationRow(d store.Destination, me int64, canAdd, canConfirm bool, now time.Time) views.DestinationRow {
+	row := views.DestinationRow{ID: d.ID, Name: d.Name, Kind: d.Kind.Label(), Value: d.Value, AddedBy: d.AddedBy.Name,
+		AddedAt: views.Relative(d.AddedAt, now), Token: handlers.NewFormToken(), CanClear: canAdd}
+	if d.BankCode != "" {
+		row.Value = d.Value + " · bank " + d.BankCode
+	}
+	switch {
+	case d.ConfirmedAt == nil:
+		row.State = "Waiting for another person to confirm it"
+		row.Confirm = canConfirm && d.AddedBy.ID != me
+	case !d.Usable(now):
+		row.State = "Confirmed by " + d.ConfirmedBy.Name + "; usable " + views.Relative(*d.UsableFrom, now) + " (" + views.DateTime(*d.UsableFrom) + ")"
+	default:
+		row.State, row.Trusted = "Trusted since "+views.DateTime(*d.UsableFrom)+" (confirmed by "+d.ConfirmedBy.Name+")", true
+	}
+	switch {
+	case d.ConfirmedAt == nil:
+		row.RemoveLabel = "Withdraw"
+	case d.RemovalAskedBy.ID != 0:
+		row.State += "; " + d.RemovalAskedBy.Name + " asked to remove it"
+		row.RemoveLabel, row.CanClear = "Confirm the removal", row.CanClear && d.RemovalAskedBy.ID != me
+	default:
+		row.RemoveLabel = "Ask to remove"
+	}
+	return row
 }
 
 // walletRow is a wallet's policy in force with what it used.

@@ -29,15 +29,15 @@ var bookKinds = map[store.DestinationKind]string{
 	store.DestCLABE:        "CLABE",
 }
 
-// bookPicker lists the book's entries of a kind (of one bank when bankCode
+// BookPicker lists the book's entries of a kind (of one bank when bankCode
 // is set), each with when it is usable.
-func (h *Handler) bookPicker(ctx context.Context, id string, kind store.DestinationKind, bankCode, chosen string) (views.BookPicker, error) {
+func (h *Rail) BookPicker(ctx context.Context, id string, kind store.DestinationKind, bankCode, chosen string) (views.BookPicker, error) {
 	p := views.BookPicker{ID: id, Kind: bookKinds[kind], Chosen: chosen, AddHref: "/controls#book"}
-	book, err := h.store.Destinations(ctx)
+	book, err := h.Store.Destinations(ctx)
 	if err != nil {
 		return p, err
 	}
-	now := h.clock()
+	now := h.Clock()
 	for _, d := range book {
 		if d.Kind != kind || bankCode != "" && d.BankCode != bankCode {
 			continue
@@ -57,9 +57,9 @@ func (h *Handler) bookPicker(ctx context.Context, id string, kind store.Destinat
 	return p, nil
 }
 
-// bookChosen is the entry a form's picker names (nil when none), or the
+// BookChosen is the entry a form's picker names (nil when none), or the
 // field's message when it names no entry of the kind.
-func (h *Handler) bookChosen(ctx context.Context, r *http.Request, kind store.DestinationKind) (*store.Destination, string, error) {
+func (h *Rail) BookChosen(ctx context.Context, r *http.Request, kind store.DestinationKind) (*store.Destination, string, error) {
 	s := strings.TrimSpace(r.PostFormValue("destination_id"))
 	if s == "" {
 		return nil, "", nil
@@ -68,7 +68,7 @@ func (h *Handler) bookChosen(ctx context.Context, r *http.Request, kind store.De
 	if err != nil || id <= 0 {
 		return nil, "Choose one of the book's entries.", nil
 	}
-	d, err := h.store.Destination(ctx, id)
+	d, err := h.Store.Destination(ctx, id)
 	switch {
 	case errors.Is(err, store.ErrNotFound) || err == nil && d.Kind != kind:
 		return nil, "This entry is no longer in the address book: choose another.", nil
@@ -78,9 +78,9 @@ func (h *Handler) bookChosen(ctx context.Context, r *http.Request, kind store.De
 	return &d, "", nil
 }
 
-// fromBook fills a typed field from the entry picked. Both picked and
+// FromBook fills a typed field from the entry picked. Both picked and
 // typed, and different, is the field's message.
-func fromBook(typed *string, picked string) string {
+func FromBook(typed *string, picked string) string {
 	clean := strings.ReplaceAll(strings.ReplaceAll(strings.TrimSpace(*typed), " ", ""), "-", "")
 	switch {
 	case clean == "":
@@ -91,17 +91,17 @@ func fromBook(typed *string, picked string) string {
 	return ""
 }
 
-// byOwner: an owner makes the request (the settings may let an owner send
+// ByOwner: an owner makes the request (the settings may let an owner send
 // outside the book, and take more than the share of the balance).
-func byOwner(ctx context.Context) bool {
+func ByOwner(ctx context.Context) bool {
 	v := handlers.ViewerFrom(ctx)
 	return v != nil && v.Can(store.PermSettings)
 }
 
-// bookRefusal is the book's answer for a destination now: nil when money
+// BookRefusal is the book's answer for a destination now: nil when money
 // may go there.
-func (h *Handler) bookRefusal(ctx context.Context, destination string) (*store.PolicyRefusal, error) {
-	err := h.store.CheckDestination(ctx, destination, byOwner(ctx), h.clock())
+func (h *Rail) BookRefusal(ctx context.Context, destination string) (*store.PolicyRefusal, error) {
+	err := h.Store.CheckDestination(ctx, destination, ByOwner(ctx), h.Clock())
 	var refused *store.PolicyRefusal
 	if errors.As(err, &refused) {
 		return refused, nil
@@ -109,81 +109,15 @@ func (h *Handler) bookRefusal(ctx context.Context, destination string) (*store.P
 	return nil, err
 }
 
-// spend is what a request takes from a treasury wallet, for the spend
+// Spend is what a request takes from a treasury wallet, for the spend
 // check when it begins.
-func (h *Handler) spend(ctx context.Context, w store.Wallet, amount decimal.Decimal, destination string) *store.Spend {
-	return &store.Spend{WalletID: w.ID, Currency: w.Currency, Amount: amount, Destination: destination, ByOwner: byOwner(ctx), At: h.clock()}
+func (h *Rail) Spend(ctx context.Context, w store.Wallet, amount decimal.Decimal, destination string) *store.Spend {
+	return &store.Spend{WalletID: w.ID, Currency: w.Currency, Amount: amount, Destination: destination, ByOwner: ByOwner(ctx), At: h.Clock()}
 }
 
-// ngnBookCheck is the book's answer for a Nigerian account: the entry's
-// id when the book has one (usable or not), and the refusal when money
-// may not go there now.
-func (h *Handler) ngnBookCheck(ctx context.Context, bankCode, number string) (int64, *store.PolicyRefusal, error) {
-	key := store.DestinationKey(store.DestNigerianBank, bankCode, number)
-	refused, err := h.bookRefusal(ctx, key)
-	if err != nil {
-		return 0, nil, err
-	}
-	d, err := h.store.DestinationByKey(ctx, key)
-	switch {
-	case errors.Is(err, store.ErrNotFound):
-		return 0, refused, nil
-	case err != nil:
-		return 0, nil, err
-	}
-	return d.ID, refused, nil
-}
-
-// ngnDestination is the spend's destination of a registered account: the
-// book's entry it was registered from. The ledger keeps the account by its
-// last four digits only, so an account the book did not have (or no longer
-// has) is named by those, which no entry matches: outside the book.
-func (h *Handler) ngnDestination(ctx context.Context, acct ngnAccount) (string, error) {
-	if acct.DestinationID != 0 {
-		d, err := h.store.Destination(ctx, acct.DestinationID)
-		switch {
-		case err == nil:
-			return store.DestinationKey(d.Kind, d.BankCode, d.Value), nil
-		case !errors.Is(err, store.ErrNotFound):
-			return "", err
-		}
-	}
-	return store.DestinationKey(store.DestNigerianBank, acct.BankCode, "****"+acct.Last4), nil
-}
-
-// refusedAt puts a refusal of the money controls at its field and says it
+// RefusedAt puts a refusal of the money controls at its field and says it
 // whole in the form's summary.
-func refusedAt(fields views.FieldErrors, refused *store.PolicyRefusal, destinationField, amountField string) string {
+func RefusedAt(fields views.FieldErrors, refused *store.PolicyRefusal, destinationField, amountField string) string {
 	fields[handlers.PolicyField(refused, destinationField, amountField)] = refused.Message
 	return refused.Words()
-}
-
-// bpDestination is a payout's destination as the book names it: the
-// rail's bank id and the account number, written as the book keeps it.
-func bpDestination(v views.BankPayoutView) string {
-	account := strings.ToUpper(strings.ReplaceAll(strings.ReplaceAll(v.AccountNumber, " ", ""), "-", ""))
-	return store.DestinationKey(store.DestBankAccount, v.BankID, account)
-}
-
-// bpFromBook fills the payout's account from the entry picked at the
-// account step; the entry must be an account at the bank chosen.
-func (h *Handler) bpFromBook(ctx context.Context, r *http.Request, v *views.BankPayoutView) error {
-	picked, msg, err := h.bookChosen(ctx, r, store.DestBankAccount)
-	switch {
-	case err != nil:
-		return err
-	case msg != "":
-		v.Fields["destination_id"] = msg
-	case picked != nil && picked.BankCode != v.BankID:
-		v.Fields["destination_id"] = "This entry of the book is an account at another bank: choose one at the bank chosen, or go back and choose its bank."
-	case picked != nil:
-		v.Book.Chosen = strconv.FormatInt(picked.ID, 10)
-		if msg := fromBook(&v.AccountNumber, picked.Value); msg != "" {
-			v.Fields["destination_id"] = msg
-		}
-	}
-	if v.Fields.Has("destination_id") {
-		v.Step = views.BankPayoutStepAccount
-	}
-	return nil
 }

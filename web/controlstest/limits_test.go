@@ -108,6 +108,16 @@ func TestSpendingPolicyNeedsTwoOwnersAndHoldsAgainstTransfersSentAtOnce(t *testi
 			t.Fatalf("refusal: %q", msg)
 		}
 	}
+	// Each refusal is audited by the ledger, though nothing was begun.
+	refused, err := env.Store.ListAudit(ctx, store.AuditFilter{Action: "proposal.create", Query: "Refused by the money controls"})
+	if err != nil || len(refused) != 2 {
+		t.Fatalf("refusals audited: %d %v", len(refused), err)
+	}
+	for _, a := range refused {
+		if a.Outcome != store.OutcomeRefused || !strings.Contains(a.Detail, "Daily limit") || a.Actor.Email == "" {
+			t.Fatalf("refusal audit %+v", a)
+		}
+	}
 	ps, err := env.Store.ListQueue(ctx, store.QueueFilter{})
 	if err != nil || len(ps) != 3 {
 		t.Fatalf("proposals created: %d %v", len(ps), err)

@@ -71,20 +71,9 @@ func TestMoneyOutSEPAJourney(t *testing.T) {
 	if !strings.Contains(webtest.TestID(doc, "sepa-provider-words"), "not set up") {
 		t.Fatalf("provider words %q", webtest.TestID(doc, "sepa-provider-words"))
 	}
-	// Starting it: the treasury user has no EUR activation, so the API
-	// refuses; its words are shown at the provider.
-	tok, _ := doc.Find(`[data-testid="sepa-provider-form"] input[name="form_token"]`).Attr("value")
-	resp := env.PostForm(c, "/money-out/sepa/onboarding", url.Values{"form_token": {tok}})
-	doc = webtest.Doc(t, resp)
-	if resp.StatusCode != http.StatusBadGateway || webtest.TestID(doc, "sepa-provider-error") == "" {
-		t.Fatalf("start refused: %d %q", resp.StatusCode, webtest.TestID(doc, "sepa-provider-error"))
-	}
-	if n := env.Sandbox.RequestCount("POST", webtest.SEPAStartRoute); n != 1 {
-		t.Fatalf("%d start calls", n)
-	}
-	if a := sepaMXNAudit(t, env, "sepa_payout.eur_provider_start"); len(a) != 1 || a[0].Outcome != store.OutcomeRefused {
-		t.Fatalf("audit %+v", a)
-	}
+	// What is missing leads to the one place the EUR provider is set up;
+	// the page has no start form of its own.
+	assertSEPASetupLink(t, doc)
 
 	webtest.SetSandboxState(t, env, "active", "users", env.Demo.TreasuryUserID, "onboarding", "eurProviderStatus")
 	form := webtest.SEPAForm(t, env, c)
@@ -141,7 +130,7 @@ func TestMoneyOutSEPAJourney(t *testing.T) {
 
 	// Review: the IBAN in groups of four, the amount with its currency;
 	// nothing sent.
-	resp = env.PostForm(c, "/money-out/sepa", form)
+	resp := env.PostForm(c, "/money-out/sepa", form)
 	doc = webtest.Doc(t, resp)
 	if resp.StatusCode != http.StatusOK || webtest.TestID(doc, "review-iban") != "DE89 3704 0044 0532 0130 00" ||
 		webtest.TestID(doc, "review-amount") != "250.50 EUR (EURe)" {
@@ -198,8 +187,7 @@ func TestMoneyOutSEPAJourney(t *testing.T) {
 	for _, role := range []store.Role{store.RoleHRAdmin, store.RoleSupport} {
 		other, _ := env.SignedIn(role)
 		for _, r := range []*http.Response{env.Get(other, "/money-out/sepa"), env.PostForm(other, "/money-out/sepa", form),
-			env.Get(other, page), env.PostForm(other, page+"/sign-request", url.Values{}),
-			env.PostForm(other, "/money-out/sepa/onboarding", url.Values{"form_token": {tok}})} {
+			env.Get(other, page), env.PostForm(other, page+"/sign-request", url.Values{})} {
 			r.Body.Close()
 			if r.StatusCode != http.StatusForbidden {
 				t.Fatalf("%s: %d", role, r.StatusCode)
@@ -258,8 +246,7 @@ func TestMoneyOutSEPAFiveConcurrentPostsPrepareOnce(t *testing.T) {
 // TestMoneyOutSEPALostAnswersAreNotSentTwice: a prepare whose answer is
 // lost after the API recorded it cannot be read back (the API lists no EUR
 // orders): it stays unknown, the input is kept, and posting the same form
-// again sends nothing. A lost answer to start-eur-provider is read back
-// from the onboarding status and recorded as done.
+// again sends nothing.
 func TestMoneyOutSEPALostAnswersAreNotSentTwice(t *testing.T) {
 	t.Parallel()
 	env := webtest.New(t, webtest.Options{})
@@ -298,34 +285,27 @@ func TestMoneyOutSEPALostAnswersAreNotSentTwice(t *testing.T) {
 		t.Fatalf("audit %+v", a)
 	}
 
-	// The provider start: a failed onboarding may be started again; its
-	// answer is lost after the API recorded it; the read-back finds the
-	// provider pending.
+	// A failed onboarding: the page says so and leads to the set-up page,
+	// where it is started again (its lost answer is railstest's).
 	webtest.SetSandboxState(t, env, "failed", "users", env.Demo.TreasuryUserID, "onboarding", "eurProviderStatus")
-	webtest.SetSandboxState(t, env, "failed", "rails", "onboarding", env.Demo.TreasuryUserID, "eurProviderStatus")
 	doc = webtest.Doc(t, env.Get(c, "/money-out/sepa"))
-	tok, _ := doc.Find(`[data-testid="sepa-provider-form"] input[name="form_token"]`).Attr("value")
-	if tok == "" {
-		t.Fatalf("no start form for a failed provider: %q", webtest.TestID(doc, "sepa-provider-words"))
+	if st, _ := doc.Find(`[data-testid="sepa-provider"]`).Attr("data-status"); st != "failed" ||
+		!strings.Contains(webtest.TestID(doc, "sepa-provider-words"), "failed") {
+		t.Fatalf("failed provider: %q %q", st, webtest.TestID(doc, "sepa-provider-words"))
 	}
-	webtest.SandboxControl(t, env, http.MethodPost, "/_sandbox/faults", map[string]any{"method": "POST", "route": webtest.SEPAStartRoute, "after": true, "drop": true, "times": 1})
-	resp = env.PostForm(c, "/money-out/sepa/onboarding", url.Values{"form_token": {tok}})
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusSeeOther {
-		t.Fatalf("start with a lost answer: %d", resp.StatusCode)
+	assertSEPASetupLink(t, doc)
+}
+
+// assertSEPASetupLink: the SEPA page names what is missing and links to
+// the rails' set-up page, with no start form (and no route) of its own.
+func assertSEPASetupLink(t *testing.T, doc *goquery.Document) {
+	t.Helper()
+	link := doc.Find(`[data-testid="sepa-setup-link"]`)
+	if href, _ := link.Attr("href"); href != "/treasury/rails/eur" || strings.TrimSpace(link.Text()) != "Set up EUR payouts" {
+		t.Fatalf("set-up link %q %q", href, link.Text())
 	}
-	doc = webtest.Doc(t, env.Get(c, "/money-out/sepa"))
-	if st, _ := doc.Find(`[data-testid="sepa-provider"]`).Attr("data-status"); st != "pending" {
-		t.Fatalf("provider after start %q", st)
-	}
-	a := sepaMXNAudit(t, env, "sepa_payout.eur_provider_start")
-	if len(a) != 1 || a[0].Outcome != store.OutcomeOK || !strings.Contains(a[0].Detail, "confirmed by reading it back") {
-		t.Fatalf("audit %+v", a)
-	}
-	resp = env.PostForm(c, "/money-out/sepa/onboarding", url.Values{"form_token": {tok}})
-	resp.Body.Close()
-	if n := env.Sandbox.RequestCount("POST", webtest.SEPAStartRoute); n != 1 {
-		t.Fatalf("%d starts", n)
+	if doc.Find(`form[action="/money-out/sepa/onboarding"]`).Length() != 0 {
+		t.Fatal("the SEPA page still has its own onboarding form")
 	}
 }
 

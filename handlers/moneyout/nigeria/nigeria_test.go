@@ -1,11 +1,8 @@
-package moneyout
+package nigeria
 
 import (
 	"strings"
 	"testing"
-
-	"partneradmin/apiclient"
-	"partneradmin/handlers"
 )
 
 func TestMoneyOutNigeriaCheckNUBAN(t *testing.T) {
@@ -21,19 +18,6 @@ func TestMoneyOutNigeriaCheckNUBAN(t *testing.T) {
 		got := checkNUBAN(in)
 		if want == "" && got != "" || want != "" && !strings.Contains(got, want) {
 			t.Errorf("checkNUBAN(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
-func TestMoneyOutParseAmountAndMinorUnits(t *testing.T) {
-	for in, want := range map[string]string{"1250.50": "125050", "1,250.5": "125050", "0.01": "1", "12": "1200"} {
-		a, msg := handlers.ParseAmount(in, bpUSDBDecimals)
-		if msg != "" {
-			t.Fatalf("%q: %s", in, msg)
-		}
-		m, err := apiclient.MinorUnitsFromMajor(a.Value, bpUSDBDecimals)
-		if err != nil || m.String() != want {
-			t.Errorf("%q → %s minor units (%v), want %s", in, m, err, want)
 		}
 	}
 }

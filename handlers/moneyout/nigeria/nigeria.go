@@ -1,4 +1,4 @@
-package moneyout
+package nigeria
 
 import (
 	"context"
@@ -15,8 +15,8 @@ import (
 	"partneradmin/apiclient"
 	"partneradmin/handlers"
 	"partneradmin/handlers/destination"
+	"partneradmin/handlers/moneyout"
 	"partneradmin/handlers/proposal"
-	"partneradmin/handlers/userstate"
 	"partneradmin/store"
 	"partneradmin/views"
 )
@@ -31,46 +31,44 @@ import (
 // lands in the approval queue and its creator may not approve it.
 
 const (
-	// kindNGNAccount is the ledger's kind of registering a withdrawal
+	// kindAccount is the ledger's kind of registering a withdrawal
 	// account. The API has no read of withdrawal accounts, so an answer
 	// that never came is not read back: registering is get-or-create, so
 	// the person continues again (a new form) and gets the same account.
-	kindNGNAccount = "ngn_withdrawal_account.create"
-	// kindNGNOfframp is the ledger's kind of the offramp proposal.
-	kindNGNOfframp = "ngn_offramp.create"
+	kindAccount = "ngn_withdrawal_account.create"
+	// kindOfframp is the ledger's kind of the offramp proposal.
+	kindOfframp = "ngn_offramp.create"
 
-	ngnTitle = "Nigerian bank withdrawal"
+	title = "Nigerian bank withdrawal"
 	// typeNigerianOfframp is the proposal type the offramp creates (the
 	// sandbox's; the spec does not name it).
 	typeNigerianOfframp apiclient.ProposalType = "NIGERIAN_OFFRAMP"
 
-	// npHolderLength bounds a holder name carried between steps.
-	npHolderLength = 200
-	// npCodeLength bounds a bank code, bank id, branch id or token.
-	npCodeLength = 100
-	// npCallTimeout bounds a call that checks something and changes nothing
-	// (verifying or validating an account).
-	npCallTimeout = 8 * time.Second
-	// npReadBudget bounds the reads of a POST step (balances).
-	npReadBudget = 4 * time.Second
-	// npClockSkew is how much earlier than the action's begin a proposal's
+	// clockSkew is how much earlier than the action's begin a proposal's
 	// createdAt may be and still be the one the action made.
-	npClockSkew = time.Minute
+	clockSkew = time.Minute
 )
 
-// registerNigeria adds the Nigerian withdrawal to the index and registers
-// how its proposal is read back.
-func (h *Handler) registerNigeria(d handlers.Deps) {
-	h.rail(views.Rail{Name: ngnTitle, Href: "/money-out/nigeria",
-		Description: "NGN to a Nigerian bank account (NUBAN) from the CNGN or USDB wallet, as a proposal that approvers approve and the owner signs."})
-	if d.Actions != nil {
-		d.Actions.ReadBackFor(kindNGNOfframp, h.ngnReadBackOfframp)
-	}
+// Handler serves the Nigerian withdrawal routes.
+type Handler struct {
+	moneyout.Rail
 }
 
-// ngnAccount is a registered withdrawal account as the ledger keeps it (the
+// New adds the Nigerian withdrawal to the index and registers
+// how its proposal is read back.
+func New(hub *moneyout.Handler) *Handler {
+	h := &Handler{Rail: hub.Rail}
+	hub.Add(views.Rail{Name: title, Href: "/money-out/nigeria",
+		Description: "NGN to a Nigerian bank account (NUBAN) from the CNGN or USDB wallet, as a proposal that approvers approve and the owner signs."})
+	if h.Actions != nil {
+		h.Actions.ReadBackFor(kindOfframp, h.readBackOfframp)
+	}
+	return h
+}
+
+// account is a registered withdrawal account as the ledger keeps it (the
 // account number only by its last four digits).
-type ngnAccount struct {
+type account struct {
 	ID       string `json:"id"`
 	BankCode string `json:"bankCode"`
 	BankName string `json:"bankName"`
@@ -82,10 +80,10 @@ type ngnAccount struct {
 	DestinationID int64 `json:"destinationId,omitempty"`
 }
 
-func (a ngnAccount) label() string { return a.BankName + " ****" + a.Last4 }
+func (a account) label() string { return a.BankName + " ****" + a.Last4 }
 
-// ngnAccountRequest is what registering asks, as the ledger keeps it.
-type ngnAccountRequest struct {
+// accountRequest is what registering asks, as the ledger keeps it.
+type accountRequest struct {
 	UserID   string `json:"userId"`
 	BankCode string `json:"bankCode"`
 	BankName string `json:"bankName"`
@@ -93,8 +91,8 @@ type ngnAccountRequest struct {
 	Holder   string `json:"holder"`
 }
 
-// ngnOfframpRequest is what the offramp asks, as the ledger keeps it.
-type ngnOfframpRequest struct {
+// offrampRequest is what the offramp asks, as the ledger keeps it.
+type offrampRequest struct {
 	OwnerUserID   string               `json:"ownerUserId"`
 	WalletID      string               `json:"walletId"`
 	Currency      apiclient.Stablecoin `json:"currency"`
@@ -104,57 +102,40 @@ type ngnOfframpRequest struct {
 	Holder        string               `json:"holder"`
 }
 
-func (q ngnOfframpRequest) detail() string {
+func (q offrampRequest) detail() string {
 	return fmt.Sprintf("Nigerian bank withdrawal of %s %s from wallet %s to %s (%s)", q.Amount, q.Currency, q.WalletID, q.Account, q.Holder)
 }
 
-// ngnOfframpResult is what the API answered.
-type ngnOfframpResult struct {
+// offrampResult is what the API answered.
+type offrampResult struct {
 	ProposalID string                          `json:"proposalId"`
 	Status     string                          `json:"status"`
 	Quote      *apiclient.NigerianOfframpQuote `json:"quote,omitempty"`
 }
 
-// npLast4 is the end of an account number, the only part kept or shown after
-// the step that typed it.
-func npLast4(s string) string {
-	if len(s) <= 4 {
-		return s
-	}
-	return s[len(s)-4:]
-}
-
 // checkNUBAN says what is wrong with a typed NUBAN, "" when nothing
 // (spec Limits: "NUBAN | 10 digits").
 func checkNUBAN(s string) string {
-	if msg := handlers.CheckText(s, npCodeLength, false); msg != "" {
+	if msg := handlers.CheckText(s, moneyout.CodeLength, false); msg != "" {
 		return msg
 	}
 	return destination.NUBAN(s)
 }
 
-// npReadFailed says why a read of the API failed.
-func npReadFailed(err error) string {
-	if p := apiclient.Explain(err); p.Kind == apiclient.Refused {
-		return p.Summary
-	}
-	return "The API did not answer."
-}
-
 // nigerianBanks reads the banks list; msg says why it could not be.
-func (h *Handler) ngnBanks(ctx context.Context, userID string) ([]apiclient.NigerianBank, string) {
-	if h.api == nil {
+func (h *Handler) banks(ctx context.Context, userID string) ([]apiclient.NigerianBank, string) {
+	if h.API == nil {
 		return nil, "No Partner API is connected."
 	}
-	banks, err := h.api.ListNigerianBanks(ctx, userID)
+	banks, err := h.API.ListNigerianBanks(ctx, userID)
 	if err != nil {
 		h.Logger.WarnContext(ctx, "moneyout: nigerian banks", "err", err)
-		return nil, "The API did not list the banks. " + npReadFailed(err) + " Reload the page to try again."
+		return nil, "The API did not list the banks. " + moneyout.ReadFailed(err) + " Reload the page to try again."
 	}
 	return banks, ""
 }
 
-func ngnBankChoices(banks []apiclient.NigerianBank) []views.Choice {
+func bankChoices(banks []apiclient.NigerianBank) []views.Choice {
 	out := make([]views.Choice, 0, len(banks))
 	for _, b := range banks {
 		out = append(out, views.Choice{Value: b.Code, Label: b.Name})
@@ -162,7 +143,7 @@ func ngnBankChoices(banks []apiclient.NigerianBank) []views.Choice {
 	return out
 }
 
-func ngnFindBank(banks []apiclient.NigerianBank, code string) (apiclient.NigerianBank, bool) {
+func findBank(banks []apiclient.NigerianBank, code string) (apiclient.NigerianBank, bool) {
 	for _, b := range banks {
 		if b.Code == code {
 			return b, true
@@ -171,53 +152,53 @@ func ngnFindBank(banks []apiclient.NigerianBank, code string) (apiclient.Nigeria
 	return apiclient.NigerianBank{}, false
 }
 
-// renderNigeria shows the wizard.
-func (h *Handler) renderNigeria(w http.ResponseWriter, r *http.Request, status int, v views.NigeriaWithdrawalView) {
+// render shows the wizard.
+func (h *Handler) render(w http.ResponseWriter, r *http.Request, status int, v views.NigeriaWithdrawalView) {
 	if v.Fields == nil {
 		v.Fields = views.FieldErrors{}
 	}
-	h.Render(w, r, status, ngnTitle, views.NigeriaWithdrawalPage(v), nil)
+	h.Render(w, r, status, title, views.NigeriaWithdrawalPage(v), nil)
 }
 
 // accountStep renders step 1 with the banks list (read now).
-func (h *Handler) ngnAccountStep(w http.ResponseWriter, r *http.Request, status int, userID string, v views.NigeriaWithdrawalView) {
-	banks, msg := h.ngnBanks(r.Context(), userID)
-	v.Step, v.Banks, v.BanksUnavailable = views.NigeriaStepAccount, ngnBankChoices(banks), msg
-	book, err := h.bookPicker(r.Context(), "f-destination_id", store.DestNigerianBank, "", v.Book.Chosen)
+func (h *Handler) accountStep(w http.ResponseWriter, r *http.Request, status int, userID string, v views.NigeriaWithdrawalView) {
+	banks, msg := h.banks(r.Context(), userID)
+	v.Step, v.Banks, v.BanksUnavailable = views.NigeriaStepAccount, bankChoices(banks), msg
+	book, err := h.BookPicker(r.Context(), "f-destination_id", store.DestNigerianBank, "", v.Book.Chosen)
 	if err != nil {
 		h.ServerError(w, r, err)
 		return
 	}
 	v.Book, v.Book.Error = book, v.Fields.Get("destination_id")
-	h.renderNigeria(w, r, status, v)
+	h.render(w, r, status, v)
 }
 
-// NigeriaForm is step 1: the bank and the NUBAN.
-func (h *Handler) NigeriaForm(w http.ResponseWriter, r *http.Request) {
-	u, _, err := h.treasuryUser(r.Context())
-	if errors.Is(err, errNoTreasury) {
-		h.ErrorPage(w, r, http.StatusConflict, ngnTitle, "The partner has no treasury user yet, so nothing can be withdrawn.")
+// Form is step 1: the bank and the NUBAN.
+func (h *Handler) Form(w http.ResponseWriter, r *http.Request) {
+	u, _, err := h.TreasuryUser(r.Context())
+	if errors.Is(err, moneyout.ErrNoTreasury) {
+		h.ErrorPage(w, r, http.StatusConflict, title, "The partner has no treasury user yet, so nothing can be withdrawn.")
 		return
 	}
 	if err != nil {
 		h.ServerError(w, r, err)
 		return
 	}
-	h.ngnAccountStep(w, r, http.StatusOK, u.ServiceUserID, views.NigeriaWithdrawalView{})
+	h.accountStep(w, r, http.StatusOK, u.ServiceUserID, views.NigeriaWithdrawalView{})
 }
 
-// NigeriaVerify checks the bank and the NUBAN, then asks the API for the
+// Verify checks the bank and the NUBAN, then asks the API for the
 // registered holder (a check that changes nothing) and shows it.
-func (h *Handler) NigeriaVerify(w http.ResponseWriter, r *http.Request) {
+func (h *Handler) Verify(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
-	u, _, err := h.treasuryUser(ctx)
+	u, _, err := h.TreasuryUser(ctx)
 	if err != nil {
 		h.ServerError(w, r, err)
 		return
 	}
 	v := views.NigeriaWithdrawalView{BankCode: strings.TrimSpace(r.PostFormValue("bank_code")),
 		AccountNumber: strings.TrimSpace(r.PostFormValue("account_number")), Fields: views.FieldErrors{}}
-	picked, msg, err := h.bookChosen(ctx, r, store.DestNigerianBank)
+	picked, msg, err := h.BookChosen(ctx, r, store.DestNigerianBank)
 	if err != nil {
 		h.ServerError(w, r, err)
 		return
@@ -227,35 +208,35 @@ func (h *Handler) NigeriaVerify(w http.ResponseWriter, r *http.Request) {
 	}
 	if picked != nil {
 		v.Book.Chosen = strconv.FormatInt(picked.ID, 10)
-		if msg := fromBook(&v.AccountNumber, picked.Value) + fromBook(&v.BankCode, picked.BankCode); msg != "" {
+		if msg := moneyout.FromBook(&v.AccountNumber, picked.Value) + moneyout.FromBook(&v.BankCode, picked.BankCode); msg != "" {
 			v.Fields["destination_id"] = msg
 		}
 	}
 	if msg := checkNUBAN(v.AccountNumber); msg != "" {
 		v.Fields["account_number"] = msg
 	}
-	if v.BankCode == "" || handlers.CheckText(v.BankCode, npCodeLength, false) != "" {
+	if v.BankCode == "" || handlers.CheckText(v.BankCode, moneyout.CodeLength, false) != "" {
 		v.Fields["bank"] = "Choose the bank."
 		v.BankCode = ""
 	}
 	if v.Fields.Any() {
-		h.ngnAccountStep(w, r, http.StatusUnprocessableEntity, u.ServiceUserID, v)
+		h.accountStep(w, r, http.StatusUnprocessableEntity, u.ServiceUserID, v)
 		return
 	}
-	rctx := apiclient.WithReadDeadline(ctx, time.Now().Add(npReadBudget))
-	banks, msg := h.ngnBanks(rctx, u.ServiceUserID)
+	rctx := apiclient.WithReadDeadline(ctx, time.Now().Add(moneyout.ReadBudget))
+	banks, msg := h.banks(rctx, u.ServiceUserID)
 	if msg != "" {
 		v.Error = msg + " Nothing was sent; your input is kept."
-		h.ngnAccountStep(w, r, http.StatusBadGateway, u.ServiceUserID, v)
+		h.accountStep(w, r, http.StatusBadGateway, u.ServiceUserID, v)
 		return
 	}
-	bank, ok := ngnFindBank(banks, v.BankCode)
+	bank, ok := findBank(banks, v.BankCode)
 	if !ok {
 		v.Fields["bank"] = "Choose one of the listed banks."
-		h.ngnAccountStep(w, r, http.StatusUnprocessableEntity, u.ServiceUserID, v)
+		h.accountStep(w, r, http.StatusUnprocessableEntity, u.ServiceUserID, v)
 		return
 	}
-	holder, problem, field := h.ngnVerifyHolder(ctx, u.ServiceUserID, v.AccountNumber, bank)
+	holder, problem, field := h.verifyHolder(ctx, u.ServiceUserID, v.AccountNumber, bank)
 	if problem != "" {
 		status := http.StatusBadGateway
 		if field != "" {
@@ -263,32 +244,32 @@ func (h *Handler) NigeriaVerify(w http.ResponseWriter, r *http.Request) {
 		} else {
 			v.Error = problem
 		}
-		h.ngnAccountStep(w, r, status, u.ServiceUserID, v)
+		h.accountStep(w, r, status, u.ServiceUserID, v)
 		return
 	}
 	// The account exists: the address book says whether money may go
 	// there, before anything is registered.
-	_, refused, err := h.ngnBookCheck(ctx, bank.Code, v.AccountNumber)
+	_, refused, err := h.bookCheck(ctx, bank.Code, v.AccountNumber)
 	if err != nil {
 		h.ServerError(w, r, err)
 		return
 	}
 	if refused != nil {
-		v.Error = refusedAt(v.Fields, refused, "account_number", "account_number")
-		h.ngnAccountStep(w, r, http.StatusUnprocessableEntity, u.ServiceUserID, v)
+		v.Error = moneyout.RefusedAt(v.Fields, refused, "account_number", "account_number")
+		h.accountStep(w, r, http.StatusUnprocessableEntity, u.ServiceUserID, v)
 		return
 	}
 	v.Step, v.BankName, v.Holder, v.Token = views.NigeriaStepHolder, bank.Name, holder, handlers.NewFormToken()
-	h.renderNigeria(w, r, http.StatusOK, v)
+	h.render(w, r, http.StatusOK, v)
 }
 
 // verifyHolder asks the API for the account's registered holder. On
 // failure it returns the words and the form field they concern ("" for
 // the summary).
-func (h *Handler) ngnVerifyHolder(ctx context.Context, userID, number string, bank apiclient.NigerianBank) (holder, problem, field string) {
-	cctx, cancel := context.WithTimeout(ctx, npCallTimeout)
+func (h *Handler) verifyHolder(ctx context.Context, userID, number string, bank apiclient.NigerianBank) (holder, problem, field string) {
+	cctx, cancel := context.WithTimeout(ctx, moneyout.CallTimeout)
 	defer cancel()
-	got, err := h.api.VerifyNigerianAccount(cctx, userID, apiclient.VerifyNigerianAccountRequest{AccountNumber: number, BankCode: bank.Code})
+	got, err := h.API.VerifyNigerianAccount(cctx, userID, apiclient.VerifyNigerianAccountRequest{AccountNumber: number, BankCode: bank.Code})
 	switch {
 	case err == nil && got.AccountHolderName != "":
 		return got.AccountHolderName, "", ""
@@ -314,111 +295,110 @@ func (h *Handler) ngnVerifyHolder(ctx context.Context, userID, number string, ba
 	return "", "The API did not verify the account. " + p.Summary + " Nothing was registered; your input is kept: try again.", ""
 }
 
-// NigeriaAccount registers the verified account as a withdrawal account
+// Account registers the verified account as a withdrawal account
 // (once per form) and shows the amount step. The holder must be the one
 // the API registered, unchanged: it is verified again before anything is
 // sent.
-func (h *Handler) NigeriaAccount(w http.ResponseWriter, r *http.Request) {
+func (h *Handler) Account(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
-	u, _, err := h.treasuryUser(ctx)
+	u, _, err := h.TreasuryUser(ctx)
 	if err != nil {
 		h.ServerError(w, r, err)
 		return
 	}
-	v := views.NigeriaWithdrawalView{BankCode: strings.TrimSpace(r.PostFormValue("bank_code")),
-		AccountNumber: strings.TrimSpace(r.PostFormValue("account_number")), Holder: r.PostFormValue("holder"), Fields: views.FieldErrors{}}
-	v.Token = r.PostFormValue(handlers.FormTokenField)
+	v := readAccount(r)
 	if !handlers.ValidFormToken(v.Token) {
 		h.StaleForm(w, r)
 		return
 	}
-	if msg := checkNUBAN(v.AccountNumber); msg != "" {
-		v.Fields["account_number"] = msg
-	}
-	if v.BankCode == "" || handlers.CheckText(v.BankCode, npCodeLength, false) != "" {
-		v.Fields["bank"], v.BankCode = "Choose the bank.", ""
-	}
-	if msg := handlers.CheckText(v.Holder, npHolderLength, false); msg != "" {
-		v.Fields["holder"], v.Holder = msg, ""
-	}
 	if v.Fields.Any() {
 		// The account as typed is not one step 1 would have let through:
 		// start from step 1, with what can be kept.
-		h.ngnAccountStep(w, r, http.StatusUnprocessableEntity, u.ServiceUserID, v)
+		h.accountStep(w, r, http.StatusUnprocessableEntity, u.ServiceUserID, v)
 		return
 	}
-	rctx := apiclient.WithReadDeadline(ctx, time.Now().Add(npReadBudget))
-	banks, msg := h.ngnBanks(rctx, u.ServiceUserID)
-	bank, ok := ngnFindBank(banks, v.BankCode)
+	rctx := apiclient.WithReadDeadline(ctx, time.Now().Add(moneyout.ReadBudget))
+	banks, msg := h.banks(rctx, u.ServiceUserID)
+	bank, ok := findBank(banks, v.BankCode)
 	switch {
 	case msg != "":
 		v.Step, v.Error = views.NigeriaStepHolder, msg+" Nothing was sent."
-		h.renderNigeria(w, r, http.StatusBadGateway, v)
+		h.render(w, r, http.StatusBadGateway, v)
 		return
 	case !ok:
 		v.Fields["bank"] = "Choose one of the listed banks."
-		h.ngnAccountStep(w, r, http.StatusUnprocessableEntity, u.ServiceUserID, v)
+		h.accountStep(w, r, http.StatusUnprocessableEntity, u.ServiceUserID, v)
 		return
 	}
 	v.BankName = bank.Name
-	registered, problem, field := h.ngnVerifyHolder(ctx, u.ServiceUserID, v.AccountNumber, bank)
+	registered, problem, field := h.verifyHolder(ctx, u.ServiceUserID, v.AccountNumber, bank)
 	switch {
 	case problem != "" && field != "":
 		v.Fields[field] = problem
-		h.ngnAccountStep(w, r, http.StatusUnprocessableEntity, u.ServiceUserID, v)
+		h.accountStep(w, r, http.StatusUnprocessableEntity, u.ServiceUserID, v)
 		return
 	case problem != "":
 		v.Step, v.Error = views.NigeriaStepHolder, problem
-		h.renderNigeria(w, r, http.StatusBadGateway, v)
+		h.render(w, r, http.StatusBadGateway, v)
 		return
 	case registered != v.Holder:
 		// spec: accountHolderName is the "exact name from step 2".
 		v.Step, v.Holder = views.NigeriaStepHolder, registered
 		v.Fields["holder"] = "The account holder's name was changed. It must be exactly as the bank registered it, shown here again; nothing was sent."
-		h.renderNigeria(w, r, http.StatusUnprocessableEntity, v)
+		h.render(w, r, http.StatusUnprocessableEntity, v)
 		return
 	}
-	bookID, refused, err := h.ngnBookCheck(ctx, bank.Code, v.AccountNumber)
+	bookID, refused, err := h.bookCheck(ctx, bank.Code, v.AccountNumber)
 	if err != nil {
 		h.ServerError(w, r, err)
 		return
 	}
 	if refused != nil {
-		v.Error = refusedAt(v.Fields, refused, "account_number", "account_number")
-		h.ngnAccountStep(w, r, http.StatusUnprocessableEntity, u.ServiceUserID, v)
+		v.Error = moneyout.RefusedAt(v.Fields, refused, "account_number", "account_number")
+		h.accountStep(w, r, http.StatusUnprocessableEntity, u.ServiceUserID, v)
 		return
 	}
 	key, _ := handlers.FormKey(r)
-	q := ngnAccountRequest{UserID: u.ServiceUserID, BankCode: bank.Code, BankName: bank.Name, Last4: npLast4(v.AccountNumber), Holder: registered}
-	number := v.AccountNumber
-	done, err := h.actions.Run(ctx, handlers.Write{Key: key, Kind: kindNGNAccount, Target: "ngn_withdrawal_account:" + bank.Code + ":" + q.Last4,
-		Actor: handlers.ActorFrom(ctx), Request: q, Call: func(ctx context.Context) (handlers.Effect, error) {
-			acct, err := h.api.CreateNigerianWithdrawalAccount(ctx, q.UserID, apiclient.NigerianWithdrawalAccountRequest{
-				AccountNumber: number, BankCode: q.BankCode, BankName: q.BankName, AccountHolderName: q.Holder})
-			if err != nil {
-				return handlers.Effect{}, err
-			}
-			res := ngnAccount{ID: acct.ID, BankCode: q.BankCode, BankName: q.BankName, Last4: q.Last4, Holder: q.Holder, UserID: q.UserID,
-				DestinationID: bookID}
-			return handlers.Effect{Target: "ngn_withdrawal_account:" + acct.ID, Result: res,
-				Detail: fmt.Sprintf("withdrawal account %s at %s (****%s, %s) registered", acct.ID, q.BankName, q.Last4, q.Holder)}, nil
-		}})
+	q := accountRequest{UserID: u.ServiceUserID, BankCode: bank.Code, BankName: bank.Name, Last4: moneyout.Last4(v.AccountNumber), Holder: registered}
+	done, err := h.Actions.Run(ctx, h.registerWrite(ctx, key, q, v.AccountNumber, bookID))
 	switch {
 	case h.Answered(w, r, err):
 		return
 	case done.State() == store.ActionDone:
-		var acct ngnAccount
+		var acct account
 		if err := done.Action.DecodeResult(&acct); err != nil {
 			h.ServerError(w, r, err)
 			return
 		}
-		h.ngnAmountStep(w, r, http.StatusOK, views.NigeriaWithdrawalView{AccountToken: v.Token, Token: handlers.NewFormToken()}, acct)
+		h.amountStep(w, r, http.StatusOK, views.NigeriaWithdrawalView{AccountToken: v.Token, Token: handlers.NewFormToken()}, acct)
 		return
 	case done.Repeat:
 		v.Step, v.Error = views.NigeriaStepHolder, "This form was already sent: "+views.StatusLabel(views.StatusAction, string(done.Action.State))+". Nothing was sent again. "+done.Action.Message
-		h.renderNigeria(w, r, http.StatusConflict, v)
+		h.render(w, r, http.StatusConflict, v)
 		return
 	}
+	h.renderNotRegistered(w, r, v, done)
+}
+
+// readAccount reads the holder step as posted, its fields checked.
+func readAccount(r *http.Request) views.NigeriaWithdrawalView {
+	v := views.NigeriaWithdrawalView{BankCode: strings.TrimSpace(r.PostFormValue("bank_code")), Token: r.PostFormValue(handlers.FormTokenField),
+		AccountNumber: strings.TrimSpace(r.PostFormValue("account_number")), Holder: r.PostFormValue("holder"), Fields: views.FieldErrors{}}
+	if msg := checkNUBAN(v.AccountNumber); msg != "" {
+		v.Fields["account_number"] = msg
+	}
+	if v.BankCode == "" || handlers.CheckText(v.BankCode, moneyout.CodeLength, false) != "" {
+		v.Fields["bank"], v.BankCode = "Choose the bank.", ""
+	}
+	if msg := handlers.CheckText(v.Holder, moneyout.HolderLength, false); msg != "" {
+		v.Fields["holder"], v.Holder = msg, ""
+	}
+	return v
+}
+
+// renderNotRegistered shows the holder step again after a registration
+// the API refused or did not answer.
+func (h *Handler) renderNotRegistered(w http.ResponseWriter, r *http.Request, v views.NigeriaWithdrawalView, done handlers.Done) {
 	// Refused or not known: the holder step again with a new token (this
 	// one is spent). Registering is get-or-create, so continuing again
 	// returns the same account, never a second one.
@@ -430,29 +410,46 @@ func (h *Handler) NigeriaAccount(w http.ResponseWriter, r *http.Request) {
 			case "accountHolderName":
 				v.Fields["holder"] = m
 			case "accountNumber", "bankCode", "bankName":
-				v.Error = npJoin(v.Error, m)
+				v.Error = join(v.Error, m)
 			}
 		}
 		if v.Fields.Any() {
 			status = http.StatusUnprocessableEntity
 		}
-		v.Error = npJoin(done.Problem.Summary, v.Error)
+		v.Error = join(done.Problem.Summary, v.Error)
 	} else {
 		v.Error = done.Action.Message + " Registering an account is get-or-create: continuing again returns the same account."
 	}
-	h.renderNigeria(w, r, status, v)
+	h.render(w, r, status, v)
 }
 
-func npJoin(a, b string) string {
+// registerWrite is registering the account, for the ledger; the number is
+// sent, never kept.
+func (h *Handler) registerWrite(ctx context.Context, key string, q accountRequest, number string, bookID int64) handlers.Write {
+	return handlers.Write{Key: key, Kind: kindAccount, Target: "ngn_withdrawal_account:" + q.BankCode + ":" + q.Last4,
+		Actor: handlers.ActorFrom(ctx), Request: q, Call: func(ctx context.Context) (handlers.Effect, error) {
+			acct, err := h.API.CreateNigerianWithdrawalAccount(ctx, q.UserID, apiclient.NigerianWithdrawalAccountRequest{
+				AccountNumber: number, BankCode: q.BankCode, BankName: q.BankName, AccountHolderName: q.Holder})
+			if err != nil {
+				return handlers.Effect{}, err
+			}
+			res := account{ID: acct.ID, BankCode: q.BankCode, BankName: q.BankName, Last4: q.Last4, Holder: q.Holder, UserID: q.UserID,
+				DestinationID: bookID}
+			return handlers.Effect{Target: "ngn_withdrawal_account:" + acct.ID, Result: res,
+				Detail: fmt.Sprintf("withdrawal account %s at %s (****%s, %s) registered", acct.ID, q.BankName, q.Last4, q.Holder)}, nil
+		}}
+}
+
+func join(a, b string) string {
 	if a == "" || b == "" {
 		return a + b
 	}
 	return a + " " + b
 }
 
-// ngnSourceWallets are the treasury's wallets an offramp can take value from
+// sourceWallets are the treasury's wallets an offramp can take value from
 // (spec: "Source currency is CNGN (direct) or USDB").
-func ngnSourceWallets(ws []store.Wallet) []store.Wallet {
+func sourceWallets(ws []store.Wallet) []store.Wallet {
 	var out []store.Wallet
 	for _, w := range ws {
 		if w.Currency == string(apiclient.CNGN) || w.Currency == string(apiclient.USDB) {
@@ -462,85 +459,57 @@ func ngnSourceWallets(ws []store.Wallet) []store.Wallet {
 	return out
 }
 
-// npMoney is a wallet's balance as a view shows it.
-func npMoney(w store.Wallet, value decimal.Decimal) views.Amount {
-	a := views.Amount{Value: value, Currency: w.Currency}
-	if fiat, ok := apiclient.Stablecoin(w.Currency).Fiat(); ok {
-		a.Currency, a.Token = string(fiat), w.Currency
-	}
-	return a
-}
-
 // amountStep renders step 3 for a registered account.
-func (h *Handler) ngnAmountStep(w http.ResponseWriter, r *http.Request, status int, v views.NigeriaWithdrawalView, acct ngnAccount) {
-	_, wallets, err := h.treasuryUser(r.Context())
+func (h *Handler) amountStep(w http.ResponseWriter, r *http.Request, status int, v views.NigeriaWithdrawalView, acct account) {
+	_, wallets, err := h.TreasuryUser(r.Context())
 	if err != nil {
 		h.ServerError(w, r, err)
 		return
 	}
 	v.Step, v.AccountLabel, v.Holder = views.NigeriaStepAmount, acct.label(), acct.Holder
-	for _, wl := range ngnSourceWallets(wallets) {
+	for _, wl := range sourceWallets(wallets) {
 		label := wl.Currency + " wallet"
 		if wl.Balance.Valid {
-			label += " (" + npMoney(wl, wl.Balance.Decimal).String() + ", last read)"
+			label += " (" + moneyout.WalletMoney(wl, wl.Balance.Decimal).String() + ", last read)"
 		}
 		v.Wallets = append(v.Wallets, views.Choice{Value: wl.ID, Label: label})
 	}
-	h.renderNigeria(w, r, status, v)
+	h.render(w, r, status, v)
 }
 
 // accountOf is the withdrawal account registered under a holder step's
 // token: that action, done, of this kind.
-func (h *Handler) ngnAccountOf(ctx context.Context, token string) (ngnAccount, bool, error) {
+func (h *Handler) accountOf(ctx context.Context, token string) (account, bool, error) {
 	if !handlers.ValidFormToken(token) {
-		return ngnAccount{}, false, nil
+		return account{}, false, nil
 	}
-	a, err := h.store.ActionByKey(ctx, "form:"+token)
+	a, err := h.Store.ActionByKey(ctx, "form:"+token)
 	if errors.Is(err, store.ErrNotFound) {
-		return ngnAccount{}, false, nil
+		return account{}, false, nil
 	}
 	if err != nil {
-		return ngnAccount{}, false, err
+		return account{}, false, err
 	}
-	if a.Kind != kindNGNAccount || a.State != store.ActionDone {
-		return ngnAccount{}, false, nil
+	if a.Kind != kindAccount || a.State != store.ActionDone {
+		return account{}, false, nil
 	}
-	var acct ngnAccount
+	var acct account
 	if err := a.DecodeResult(&acct); err != nil {
-		return ngnAccount{}, false, err
+		return account{}, false, err
 	}
 	return acct, acct.ID != "", nil
 }
 
-// npTokenPlaces is how many decimal places an amount of a treasury token
+// tokenPlaces is how many decimal places an amount of a treasury token
 // may have: the spec gives no token precision; every token of its table is
 // a stablecoin of a fiat currency counted in hundredths.
-const npTokenPlaces = 2
+const tokenPlaces = 2
 
-// npLiveBalance reads the treasury's balances from the API now (within the
-// step's read budget) and returns the wallet's. ok is false when it could
-// not be read.
-func (h *Handler) npLiveBalance(ctx context.Context, userID, walletID string) (decimal.Decimal, bool) {
-	if h.api == nil {
-		return decimal.Decimal{}, false
-	}
-	rctx := apiclient.WithReadDeadline(ctx, time.Now().Add(npReadBudget))
-	if _, _, err := userstate.RefreshBalances(rctx, h.store, h.api, userID, h.clock()); err != nil {
-		h.Logger.WarnContext(ctx, "moneyout: balances not read", "err", err)
-		return decimal.Decimal{}, false
-	}
-	w, err := h.store.WalletByID(ctx, walletID)
-	if err != nil || !w.Balance.Valid {
-		return decimal.Decimal{}, false
-	}
-	return w.Balance.Decimal, true
-}
-
-// NigeriaOfframp checks the amount step and proposes the withdrawal once
+// Offramp checks the amount step and proposes the withdrawal once
 // under the form's token.
-func (h *Handler) NigeriaOfframp(w http.ResponseWriter, r *http.Request) {
+func (h *Handler) Offramp(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
-	u, wallets, err := h.treasuryUser(ctx)
+	u, wallets, err := h.TreasuryUser(ctx)
 	if err != nil {
 		h.ServerError(w, r, err)
 		return
@@ -551,67 +520,44 @@ func (h *Handler) NigeriaOfframp(w http.ResponseWriter, r *http.Request) {
 		h.StaleForm(w, r)
 		return
 	}
-	acct, ok, err := h.ngnAccountOf(ctx, v.AccountToken)
+	acct, ok, err := h.accountOf(ctx, v.AccountToken)
 	if err != nil {
 		h.ServerError(w, r, err)
 		return
 	}
 	if !ok || acct.UserID != u.ServiceUserID {
-		h.ErrorPage(w, r, http.StatusBadRequest, ngnTitle,
+		h.ErrorPage(w, r, http.StatusBadRequest, title,
 			"This form does not name an account registered in this app, so nothing was sent. Start the withdrawal again from the bank and account number.")
 		return
 	}
-	var wallet store.Wallet
-	found := false
-	for _, wl := range ngnSourceWallets(wallets) {
-		if wl.ID == v.WalletID {
-			wallet, found = wl, true
-		}
-	}
-	if !found {
-		v.Fields["wallet"] = "Choose the treasury's CNGN or USDB wallet."
-	}
-	parsed, msg := handlers.ParseAmount(v.Amount, npTokenPlaces)
-	if msg != "" {
-		v.Fields["amount"] = msg
-	}
-	amount := parsed.Value
-	if !v.Fields.Any() {
-		bal, read := h.npLiveBalance(ctx, u.ServiceUserID, wallet.ID)
-		switch {
-		case !read:
-			v.Fields["amount"] = "The wallet's balance could not be read from the Partner API just now, so the amount cannot be checked. Nothing was sent; try again in a moment."
-		case amount.GreaterThan(bal):
-			v.Fields["amount"] = "More than the wallet holds now (" + npMoney(wallet, bal).String() + ", read just now)."
-		}
-	}
+	wallet, amount := h.checkAmount(ctx, u.ServiceUserID, wallets, &v)
 	if v.Fields.Any() {
-		h.ngnAmountStep(w, r, http.StatusUnprocessableEntity, v, acct)
+		h.amountStep(w, r, http.StatusUnprocessableEntity, v, acct)
 		return
 	}
 	key, _ := handlers.FormKey(r)
-	q := ngnOfframpRequest{OwnerUserID: u.ServiceUserID, WalletID: wallet.ID, Currency: apiclient.Stablecoin(wallet.Currency),
+	q := offrampRequest{OwnerUserID: u.ServiceUserID, WalletID: wallet.ID, Currency: apiclient.Stablecoin(wallet.Currency),
 		Amount: amount, BankAccountID: acct.ID, Account: acct.label(), Holder: acct.Holder}
 	actor := handlers.ActorFrom(ctx)
-	to, err := h.ngnDestination(ctx, acct)
+	to, err := h.destinationOf(ctx, acct)
 	if err != nil {
 		h.ServerError(w, r, err)
 		return
 	}
-	done, err := h.actions.Run(ctx, handlers.Write{Key: key, Kind: kindNGNOfframp, Target: "wallet:" + wallet.ID, Actor: actor,
-		Request: q, Spend: h.spend(ctx, wallet, amount, to), Call: func(ctx context.Context) (handlers.Effect, error) {
-			o, err := h.api.CreateNigerianOfframp(ctx, q.OwnerUserID, q.WalletID, apiclient.NigerianOfframpRequest{
+	done, err := h.Actions.Run(ctx, handlers.Write{Key: key, Kind: kindOfframp, Target: "wallet:" + wallet.ID, Actor: actor,
+		Request: q, Spend: h.Spend(ctx, wallet, amount, to), Call: func(ctx context.Context) (handlers.Effect, error) {
+			o, err := h.API.CreateNigerianOfframp(ctx, q.OwnerUserID, q.WalletID, apiclient.NigerianOfframpRequest{
 				BankAccountID: q.BankAccountID, FromAmount: q.Amount})
 			if err != nil {
 				return handlers.Effect{}, err
 			}
-			return ngnOfframpEffect(q, apiclient.Proposal{ID: o.ProposalID, Status: o.Status}, o.Quote, actor, h.clock()), nil
+			return offrampEffect(q, apiclient.Proposal{ID: o.ProposalID, Status: o.Status}, o.Quote, actor, h.Clock()), nil
 		}})
 	var refused *store.PolicyRefusal
 	switch {
 	case errors.As(err, &refused):
-		v.Error = refusedAt(v.Fields, refused, "account", "amount")
-		h.ngnAmountStep(w, r, http.StatusUnprocessableEntity, v, acct)
+		v.Error = moneyout.RefusedAt(v.Fields, refused, "account", "amount")
+		h.amountStep(w, r, http.StatusUnprocessableEntity, v, acct)
 		return
 	case h.Answered(w, r, err):
 		return
@@ -621,10 +567,47 @@ func (h *Handler) NigeriaOfframp(w http.ResponseWriter, r *http.Request) {
 		} else {
 			h.Flash(r, "ok", "Withdrawal proposed. Another approver must approve it, then the owner signs it.")
 		}
-		h.Redirect(w, r, ngnOfframpPage(done.Action.ID))
+		h.Redirect(w, r, offrampPage(done.Action.ID))
 		return
 	}
 	v.Token = handlers.NewFormToken()
+	status := offrampRefusal(&v, done)
+	h.amountStep(w, r, status, v, acct)
+}
+
+// checkAmount checks the wallet chosen and the amount against its balance
+// read now; the messages go to the fields.
+func (h *Handler) checkAmount(ctx context.Context, userID string, wallets []store.Wallet, v *views.NigeriaWithdrawalView) (store.Wallet, decimal.Decimal) {
+	var wallet store.Wallet
+	found := false
+	for _, wl := range sourceWallets(wallets) {
+		if wl.ID == v.WalletID {
+			wallet, found = wl, true
+		}
+	}
+	if !found {
+		v.Fields["wallet"] = "Choose the treasury's CNGN or USDB wallet."
+	}
+	parsed, msg := handlers.ParseAmount(v.Amount, tokenPlaces)
+	if msg != "" {
+		v.Fields["amount"] = msg
+	}
+	amount := parsed.Value
+	if !v.Fields.Any() {
+		bal, read := h.LiveBalance(ctx, userID, wallet.ID)
+		switch {
+		case !read:
+			v.Fields["amount"] = "The wallet's balance could not be read from the Partner API just now, so the amount cannot be checked. Nothing was sent; try again in a moment."
+		case amount.GreaterThan(bal):
+			v.Fields["amount"] = "More than the wallet holds now (" + moneyout.WalletMoney(wallet, bal).String() + ", read just now)."
+		}
+	}
+	return wallet, amount
+}
+
+// offrampRefusal puts a proposal the API refused (or did not answer) at
+// its fields, or in the summary, and returns the page's status.
+func offrampRefusal(v *views.NigeriaWithdrawalView, done handlers.Done) int {
 	status := http.StatusBadGateway
 	if done.State() == store.ActionRefused {
 		p := done.Problem
@@ -654,16 +637,16 @@ func (h *Handler) NigeriaOfframp(w http.ResponseWriter, r *http.Request) {
 	} else {
 		v.Error = done.Action.Message + " Look for it in the approval queue before proposing it again."
 	}
-	h.ngnAmountStep(w, r, status, v, acct)
+	return status
 }
 
-func ngnOfframpPage(actionID int64) string {
+func offrampPage(actionID int64) string {
 	return "/money-out/nigeria/offramps/" + strconv.FormatInt(actionID, 10)
 }
 
-// ngnOfframpEffect mirrors the proposal with its creator (who then may not
+// offrampEffect mirrors the proposal with its creator (who then may not
 // approve it); what the API's answer leaves out is what was asked.
-func ngnOfframpEffect(q ngnOfframpRequest, p apiclient.Proposal, quote *apiclient.NigerianOfframpQuote, by store.Actor, now time.Time) handlers.Effect {
+func offrampEffect(q offrampRequest, p apiclient.Proposal, quote *apiclient.NigerianOfframpQuote, by store.Actor, now time.Time) handlers.Effect {
 	row := proposal.FromAPI(p, q.OwnerUserID, now)
 	if row.WalletID == "" {
 		row.WalletID = q.WalletID
@@ -684,7 +667,7 @@ func ngnOfframpEffect(q ngnOfframpRequest, p apiclient.Proposal, quote *apiclien
 		row.Status = store.ProposalStatus(apiclient.ProposalPendingApprovals)
 	}
 	row.CreatedByStaffID = by.StaffID
-	return handlers.Effect{Target: "proposal:" + p.ID, Result: ngnOfframpResult{ProposalID: p.ID, Status: string(row.Status), Quote: quote},
+	return handlers.Effect{Target: "proposal:" + p.ID, Result: offrampResult{ProposalID: p.ID, Status: string(row.Status), Quote: quote},
 		Detail: q.detail(), Apply: func(ctx context.Context, tx *store.Store) error {
 			_, err := tx.UpsertProposal(ctx, row)
 			return err
@@ -695,16 +678,16 @@ func ngnOfframpEffect(q ngnOfframpRequest, p apiclient.Proposal, quote *apiclien
 // NIGERIAN_OFFRAMP proposal of the wallet for the amount asked, created
 // after the action began, that no other action made and the mirror names
 // no creator for.
-func (h *Handler) ngnReadBackOfframp(ctx context.Context, a store.Action) (handlers.Effect, bool, error) {
-	var q ngnOfframpRequest
+func (h *Handler) readBackOfframp(ctx context.Context, a store.Action) (handlers.Effect, bool, error) {
+	var q offrampRequest
 	if err := a.DecodeRequest(&q); err != nil {
 		return handlers.Effect{}, false, err
 	}
-	ps, err := h.api.ListProposals(ctx, q.OwnerUserID, q.WalletID)
+	ps, err := h.API.ListProposals(ctx, q.OwnerUserID, q.WalletID)
 	if err != nil {
 		return handlers.Effect{}, false, err
 	}
-	since := a.BegunAt.Add(-npClockSkew)
+	since := a.BegunAt.Add(-clockSkew)
 	var found *apiclient.Proposal
 	for i, p := range ps {
 		amount := p.Amount
@@ -715,7 +698,7 @@ func (h *Handler) ngnReadBackOfframp(ctx context.Context, a store.Action) (handl
 			found != nil && !p.CreatedAt.Before(found.CreatedAt) {
 			continue
 		}
-		free, err := h.ngnUnclaimed(ctx, p.ID)
+		free, err := h.unclaimed(ctx, p.ID)
 		if err != nil {
 			return handlers.Effect{}, false, err
 		}
@@ -726,17 +709,17 @@ func (h *Handler) ngnReadBackOfframp(ctx context.Context, a store.Action) (handl
 	if found == nil {
 		return handlers.Effect{}, false, nil
 	}
-	return ngnOfframpEffect(q, *found, nil, a.Actor, h.clock()), true, nil
+	return offrampEffect(q, *found, nil, a.Actor, h.Clock()), true, nil
 }
 
-// ngnUnclaimed reports whether no action made the proposal and the mirror
+// unclaimed reports whether no action made the proposal and the mirror
 // names no creator for it.
-func (h *Handler) ngnUnclaimed(ctx context.Context, proposalID string) (bool, error) {
-	made, err := h.store.ListActions(ctx, store.ActionFilter{Target: "proposal:" + proposalID, Limit: 1})
+func (h *Handler) unclaimed(ctx context.Context, proposalID string) (bool, error) {
+	made, err := h.Store.ListActions(ctx, store.ActionFilter{Target: "proposal:" + proposalID, Limit: 1})
 	if err != nil || len(made) > 0 {
 		return false, err
 	}
-	p, err := h.store.ProposalByID(ctx, proposalID)
+	p, err := h.Store.ProposalByID(ctx, proposalID)
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 		return true, nil
@@ -746,16 +729,16 @@ func (h *Handler) ngnUnclaimed(ctx context.Context, proposalID string) (bool, er
 	return p.CreatedByStaffID == 0, nil
 }
 
-// NigeriaOfframpDetail shows a proposed withdrawal: the request as the
+// OfframpDetail shows a proposed withdrawal: the request as the
 // ledger has it, the API's quote, and the link to its approval.
-func (h *Handler) NigeriaOfframpDetail(w http.ResponseWriter, r *http.Request) {
+func (h *Handler) OfframpDetail(w http.ResponseWriter, r *http.Request) {
 	id, err := strconv.ParseInt(chi.URLParam(r, "id"), 10, 64)
 	if err != nil {
 		h.NotFound(w, r)
 		return
 	}
-	a, err := h.store.ActionByID(r.Context(), id)
-	if errors.Is(err, store.ErrNotFound) || err == nil && a.Kind != kindNGNOfframp {
+	a, err := h.Store.ActionByID(r.Context(), id)
+	if errors.Is(err, store.ErrNotFound) || err == nil && a.Kind != kindOfframp {
 		h.NotFound(w, r)
 		return
 	}
@@ -763,18 +746,18 @@ func (h *Handler) NigeriaOfframpDetail(w http.ResponseWriter, r *http.Request) {
 		h.ServerError(w, r, err)
 		return
 	}
-	var q ngnOfframpRequest
+	var q offrampRequest
 	if err := a.DecodeRequest(&q); err != nil {
 		h.ServerError(w, r, err)
 		return
 	}
 	wl := store.Wallet{Currency: string(q.Currency)}
 	v := views.NigeriaOfframpView{ActionID: a.ID, State: string(a.State), StateLabel: views.StatusLabel(views.StatusAction, string(a.State)), Account: q.Account, Back: handlers.BackTo(r, "/money-out"),
-		Holder: q.Holder, From: npMoney(wl, q.Amount), CreatedBy: a.Actor.Email, RateUnit: string(q.Currency)}
+		Holder: q.Holder, From: moneyout.WalletMoney(wl, q.Amount), CreatedBy: a.Actor.Email, RateUnit: string(q.Currency)}
 	if a.State != store.ActionDone {
 		v.Message = a.Message
 	}
-	var res ngnOfframpResult
+	var res offrampResult
 	if a.State == store.ActionDone {
 		if err := a.DecodeResult(&res); err != nil {
 			h.ServerError(w, r, err)
@@ -786,7 +769,7 @@ func (h *Handler) NigeriaOfframpDetail(w http.ResponseWriter, r *http.Request) {
 		// The proposal moves on elsewhere (approved, signed, executed):
 		// the page follows it until it is final.
 		v.PollURL = r.URL.Path
-		p, err := h.store.ProposalByID(r.Context(), res.ProposalID)
+		p, err := h.Store.ProposalByID(r.Context(), res.ProposalID)
 		switch {
 		case err == nil:
 			v.Status = views.StatusLabel(views.StatusProposal, string(p.Status))
@@ -803,5 +786,41 @@ func (h *Handler) NigeriaOfframpDetail(w http.ResponseWriter, r *http.Request) {
 		v.Fee = views.Amount{Value: qt.FeeAmount, Currency: string(apiclient.NGN)}
 		v.Rate, v.Swapped = qt.ExchangeRate.String(), q.Currency != apiclient.CNGN
 	}
-	h.Render(w, r, http.StatusOK, ngnTitle, views.NigeriaOfframpPage(v), nil)
+	h.Render(w, r, http.StatusOK, title, views.NigeriaOfframpPage(v), nil)
+}
+
+// bookCheck is the book's answer for a Nigerian account: the entry's
+// id when the book has one (usable or not), and the refusal when money
+// may not go there now.
+func (h *Handler) bookCheck(ctx context.Context, bankCode, number string) (int64, *store.PolicyRefusal, error) {
+	key := store.DestinationKey(store.DestNigerianBank, bankCode, number)
+	refused, err := h.BookRefusal(ctx, key)
+	if err != nil {
+		return 0, nil, err
+	}
+	d, err := h.Store.DestinationByKey(ctx, key)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return 0, refused, nil
+	case err != nil:
+		return 0, nil, err
+	}
+	return d.ID, refused, nil
+}
+
+// destinationOf is the spend's destination of a registered account: the
+// book's entry it was registered from. The ledger keeps the account by its
+// last four digits only, so an account the book did not have (or no longer
+// has) is named by those, which no entry matches: outside the book.
+func (h *Handler) destinationOf(ctx context.Context, acct account) (string, error) {
+	if acct.DestinationID != 0 {
+		d, err := h.Store.Destination(ctx, acct.DestinationID)
+		switch {
+		case err == nil:
+			return store.DestinationKey(d.Kind, d.BankCode, d.Value), nil
+		case !errors.Is(err, store.ErrNotFound):
+			return "", err
+		}
+	}
+	return store.DestinationKey(store.DestNigerianBank, acct.BankCode, "****"+acct.Last4), nil
 }

@@ -1,4 +1,4 @@
-package moneyout
+package payout
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 
 	"partneradmin/apiclient"
 	"partneradmin/handlers"
+	"partneradmin/handlers/moneyout"
 	"partneradmin/handlers/proposal"
 	"partneradmin/store"
 	"partneradmin/views"
@@ -31,28 +32,36 @@ import (
 // and the page says what to check.
 
 const (
-	// bpKindPayout is the ledger's kind (and the audit row's action).
-	bpKindPayout  = "bank_payout.create"
-	bpPayoutTitle = "Bank payout"
-	// bpUSDBDecimals is how many decimals USDB minor units have on
+	// kind is the ledger's kind (and the audit row's action).
+	kind  = "bank_payout.create"
+	title = "Bank payout"
+	// usdbDecimals is how many decimals USDB minor units have on
 	// the payout rail. The spec does not show the token's precision; the
 	// sandbox decides 2 ("10050" = 100.50 USDB, apiclient/sandbox/README).
-	bpUSDBDecimals int32 = 2
-	// bpPayoutAccountLength bounds a typed account number.
-	bpPayoutAccountLength = 64
+	usdbDecimals int32 = 2
+	// accountLength bounds a typed account number.
+	accountLength = 64
 )
 
-// registerBankPayout adds the bank payout to the index and sets up its
-// signing links. No read-back: the API cannot read a payout back.
-func (h *Handler) registerBankPayout(handlers.Deps) {
-	h.payoutLinks = h.bpSignLinks()
-	h.rail(views.Rail{Name: bpPayoutTitle, Href: "/money-out/payout",
-		Description: "From the USDB wallet to a bank account in one of the API's payout countries, at its quote; signed on the owner's device."})
+// Handler serves the bank payout routes.
+type Handler struct {
+	moneyout.Rail
+	links *handlers.SignLinks[store.BankPayout]
 }
 
-// bpPayoutRequest is what a payout asks, as the ledger keeps it (the account
+// New adds the bank payout to the index and sets up its
+// signing links. No read-back: the API cannot read a payout back.
+func New(hub *moneyout.Handler) *Handler {
+	h := &Handler{Rail: hub.Rail}
+	h.links = h.signLinks()
+	hub.Add(views.Rail{Name: title, Href: "/money-out/payout",
+		Description: "From the USDB wallet to a bank account in one of the API's payout countries, at its quote; signed on the owner's device."})
+	return h
+}
+
+// request is what a payout asks, as the ledger keeps it (the account
 // by its last four digits only).
-type bpPayoutRequest struct {
+type request struct {
 	ID          int64           `json:"id"`
 	UserID      string          `json:"userId"`
 	WalletID    string          `json:"walletId"`
@@ -69,17 +78,17 @@ type bpPayoutRequest struct {
 	Note        string          `json:"note,omitempty"`
 }
 
-func (q bpPayoutRequest) detail() string {
-	return fmt.Sprintf("bank payout of %s USD (%s leaving the USDB wallet %s) to %s ****%s (%s), %s %s", q.Amount, bpSentAmount(q.AmountMinor),
+func (q request) detail() string {
+	return fmt.Sprintf("bank payout of %s USD (%s leaving the USDB wallet %s) to %s ****%s (%s), %s %s", q.Amount, sentAmount(q.AmountMinor),
 		q.WalletID, q.BankName, q.Last4, q.Holder, q.Country, q.Currency)
 }
 
-func bpPayoutTarget(id int64) string { return "bank_payout:" + strconv.FormatInt(id, 10) }
+func target(id int64) string { return "bank_payout:" + strconv.FormatInt(id, 10) }
 
-func bpPayoutPage(id int64) string { return "/money-out/payouts/" + strconv.FormatInt(id, 10) }
+func page(id int64) string { return "/money-out/payouts/" + strconv.FormatInt(id, 10) }
 
-// bpPayoutForm is the wizard as posted, checked step by step.
-type bpPayoutForm struct {
+// wizard is the wizard as posted, checked step by step.
+type wizard struct {
 	v      views.BankPayoutView
 	userID string
 	wallet store.Wallet
@@ -89,7 +98,7 @@ type bpPayoutForm struct {
 	balance string
 }
 
-func bpPayoutChoices[T any](list []T, f func(T) views.Choice) []views.Choice {
+func choices[T any](list []T, f func(T) views.Choice) []views.Choice {
 	out := make([]views.Choice, 0, len(list))
 	for _, x := range list {
 		out = append(out, f(x))
@@ -97,9 +106,9 @@ func bpPayoutChoices[T any](list []T, f func(T) views.Choice) []views.Choice {
 	return out
 }
 
-// bpUsdbWallet is the treasury's USDB wallet (spec: the payout is "funded
+// usdbWallet is the treasury's USDB wallet (spec: the payout is "funded
 // from USDB").
-func bpUsdbWallet(ws []store.Wallet) (store.Wallet, bool) {
+func usdbWallet(ws []store.Wallet) (store.Wallet, bool) {
 	for _, w := range ws {
 		if w.Currency == string(apiclient.USDB) {
 			return w, true
@@ -108,56 +117,56 @@ func bpUsdbWallet(ws []store.Wallet) (store.Wallet, bool) {
 	return store.Wallet{}, false
 }
 
-// BankPayoutForm is the first step: the country.
-func (h *Handler) BankPayoutForm(w http.ResponseWriter, r *http.Request) {
-	u, wallets, err := h.treasuryUser(r.Context())
-	if errors.Is(err, errNoTreasury) {
-		h.ErrorPage(w, r, http.StatusConflict, bpPayoutTitle, "The partner has no treasury user yet, so nothing can be paid out.")
+// Form is the first step: the country.
+func (h *Handler) Form(w http.ResponseWriter, r *http.Request) {
+	u, wallets, err := h.TreasuryUser(r.Context())
+	if errors.Is(err, moneyout.ErrNoTreasury) {
+		h.ErrorPage(w, r, http.StatusConflict, title, "The partner has no treasury user yet, so nothing can be paid out.")
 		return
 	}
 	if err != nil {
 		h.ServerError(w, r, err)
 		return
 	}
-	f := bpPayoutForm{userID: u.ServiceUserID, v: views.BankPayoutView{Fields: views.FieldErrors{}}}
-	if wl, ok := bpUsdbWallet(wallets); ok {
+	f := wizard{userID: u.ServiceUserID, v: views.BankPayoutView{Fields: views.FieldErrors{}}}
+	if wl, ok := usdbWallet(wallets); ok {
 		f.wallet = wl
 	}
-	h.bpPayoutWalk(r.Context(), &f, false, false)
-	h.bpRenderPayout(w, r, http.StatusOK, f.v)
+	h.walk(r.Context(), &f, false, false)
+	h.render(w, r, http.StatusOK, f.v)
 }
 
-func (h *Handler) bpRenderPayout(w http.ResponseWriter, r *http.Request, status int, v views.BankPayoutView) {
+func (h *Handler) render(w http.ResponseWriter, r *http.Request, status int, v views.BankPayoutView) {
 	if v.Fields == nil {
 		v.Fields = views.FieldErrors{}
 	}
 	if v.Step == views.BankPayoutStepAccount && v.BankID != "" {
-		book, err := h.bookPicker(r.Context(), "f-destination_id", store.DestBankAccount, v.BankID, v.Book.Chosen)
+		book, err := h.BookPicker(r.Context(), "f-destination_id", store.DestBankAccount, v.BankID, v.Book.Chosen)
 		if err != nil {
 			h.ServerError(w, r, err)
 			return
 		}
 		v.Book, v.Book.Error = book, v.Fields.Get("destination_id")
 	}
-	h.Render(w, r, status, bpPayoutTitle, views.BankPayoutPage(v), nil)
+	h.Render(w, r, status, title, views.BankPayoutPage(v), nil)
 }
 
-// bpReadPayoutForm reads the posted wizard.
-func bpReadPayoutForm(r *http.Request) views.BankPayoutView {
+// readForm reads the posted wizard.
+func readForm(r *http.Request) views.BankPayoutView {
 	v := views.BankPayoutView{Country: strings.ToUpper(strings.TrimSpace(r.PostFormValue("country"))),
 		BankID: strings.TrimSpace(r.PostFormValue("bank_id")), BranchID: strings.TrimSpace(r.PostFormValue("branch_id")),
 		AccountNumber: strings.TrimSpace(r.PostFormValue("account_number")), Holder: r.PostFormValue("holder"),
 		Amount: r.PostFormValue("amount"), Note: strings.TrimSpace(r.PostFormValue("note")), Fields: views.FieldErrors{}}
 	for field, s := range map[string]*string{"country": &v.Country, "bank": &v.BankID, "branch": &v.BranchID} {
-		if handlers.CheckText(*s, npCodeLength, false) != "" {
+		if handlers.CheckText(*s, moneyout.CodeLength, false) != "" {
 			*s = ""
 			v.Fields[field] = "Choose again from the list."
 		}
 	}
-	if msg := handlers.CheckText(v.AccountNumber, bpPayoutAccountLength, false); msg != "" {
+	if msg := handlers.CheckText(v.AccountNumber, accountLength, false); msg != "" {
 		v.Fields["account_number"], v.AccountNumber = msg, ""
 	}
-	if handlers.CheckText(v.Holder, npHolderLength, false) != "" {
+	if handlers.CheckText(v.Holder, moneyout.HolderLength, false) != "" {
 		v.Holder = ""
 	}
 	if msg := handlers.CheckText(v.Note, apiclient.MaxNoteLength, true); msg != "" {
@@ -166,27 +175,45 @@ func bpReadPayoutForm(r *http.Request) views.BankPayoutView {
 	return v
 }
 
-// bpPayoutWalk checks the wizard from its first step and stops at the first
+// walk checks the wizard from its first step and stops at the first
 // step that is not complete, which it sets up to be shown. submitted: the
 // person sent that step (so a missing answer is an error there, not just
 // the next question). validate: the account is validated again and its
 // holder compared even when one is carried (the confirm step). It returns
 // true when every step up to the review is complete.
-func (h *Handler) bpPayoutWalk(ctx context.Context, f *bpPayoutForm, submitted, validate bool) bool {
-	v := &f.v
-	rctx := apiclient.WithReadDeadline(ctx, time.Now().Add(npReadBudget))
-	stop := func(step views.BankPayoutStep) bool { v.Step = step; return false }
-	if h.api == nil {
-		v.Unavailable = "No Partner API is connected."
-		return stop(views.BankPayoutStepCountry)
+func (h *Handler) walk(ctx context.Context, f *wizard, submitted, validate bool) bool {
+	if h.API == nil {
+		f.v.Unavailable, f.v.Step = "No Partner API is connected.", views.BankPayoutStepCountry
+		return false
 	}
-	countries, err := h.api.ListPayoutCountries(rctx, f.userID)
+	rctx := apiclient.WithReadDeadline(ctx, time.Now().Add(moneyout.ReadBudget))
+	for _, next := range []func() views.BankPayoutStep{
+		func() views.BankPayoutStep { return h.walkCountry(rctx, f, submitted) },
+		func() views.BankPayoutStep { return h.walkBank(rctx, f, submitted) },
+		func() views.BankPayoutStep { return h.walkBranch(rctx, f, submitted) },
+		func() views.BankPayoutStep { return h.walkAccount(ctx, f, submitted, validate) },
+		func() views.BankPayoutStep { return h.walkAmount(ctx, f, submitted) },
+	} {
+		if stop := next(); stop != "" {
+			f.v.Step = stop
+			return false
+		}
+	}
+	return true
+}
+
+// The steps of walk: each returns the step to stop at, "" to go on.
+
+// walkCountry: one of the API's payout countries, with its currency.
+func (h *Handler) walkCountry(ctx context.Context, f *wizard, submitted bool) views.BankPayoutStep {
+	v := &f.v
+	countries, err := h.API.ListPayoutCountries(ctx, f.userID)
 	if err != nil {
 		h.Logger.WarnContext(ctx, "moneyout: payout countries", "err", err)
-		v.Unavailable = "The API did not list the payout countries. " + npReadFailed(err) + " Nothing was sent; reload to try again."
-		return stop(views.BankPayoutStepCountry)
+		v.Unavailable = "The API did not list the payout countries. " + moneyout.ReadFailed(err) + " Nothing was sent; reload to try again."
+		return views.BankPayoutStepCountry
 	}
-	v.Countries = bpPayoutChoices(countries, func(c apiclient.PayoutCountry) views.Choice {
+	v.Countries = choices(countries, func(c apiclient.PayoutCountry) views.Choice {
 		return views.Choice{Value: c.Code, Label: c.Name}
 	})
 	var country *apiclient.PayoutCountry
@@ -200,16 +227,22 @@ func (h *Handler) bpPayoutWalk(ctx context.Context, f *bpPayoutForm, submitted, 
 			v.Fields["country"] = "Choose one of the listed countries."
 		}
 		v.Country = ""
-		return stop(views.BankPayoutStepCountry)
+		return views.BankPayoutStepCountry
 	}
 	v.CountryName, v.Currency = country.Name, country.Currencies[0]
-	banks, err := h.api.ListPayoutBanks(rctx, f.userID, v.Country)
+	return ""
+}
+
+// walkBank: one of the country's banks.
+func (h *Handler) walkBank(ctx context.Context, f *wizard, submitted bool) views.BankPayoutStep {
+	v := &f.v
+	banks, err := h.API.ListPayoutBanks(ctx, f.userID, v.Country)
 	if err != nil {
 		h.Logger.WarnContext(ctx, "moneyout: payout banks", "country", v.Country, "err", err)
-		v.Unavailable = "The API did not list the banks of " + country.Name + ". " + npReadFailed(err) + " Nothing was sent; try again."
-		return stop(views.BankPayoutStepBank)
+		v.Unavailable = "The API did not list the banks of " + v.CountryName + ". " + moneyout.ReadFailed(err) + " Nothing was sent; try again."
+		return views.BankPayoutStepBank
 	}
-	v.Banks = bpPayoutChoices(banks, func(b apiclient.PayoutBank) views.Choice { return views.Choice{Value: b.ID, Label: b.Name} })
+	v.Banks = choices(banks, func(b apiclient.PayoutBank) views.Choice { return views.Choice{Value: b.ID, Label: b.Name} })
 	v.BankName = ""
 	for _, b := range banks {
 		if b.ID == v.BankID {
@@ -218,130 +251,150 @@ func (h *Handler) bpPayoutWalk(ctx context.Context, f *bpPayoutForm, submitted, 
 	}
 	if v.BankName == "" {
 		if v.BankID != "" || submitted && v.Step == views.BankPayoutStepBank {
-			v.Fields["bank"] = "Choose one of the listed banks of " + country.Name + "."
+			v.Fields["bank"] = "Choose one of the listed banks of " + v.CountryName + "."
 		}
 		v.BankID = ""
-		return stop(views.BankPayoutStepBank)
+		return views.BankPayoutStepBank
 	}
-	branches, err := h.api.ListPayoutBankBranches(rctx, f.userID, v.BankID)
+	return ""
+}
+
+// walkBranch: the bank's branch, when it has any.
+func (h *Handler) walkBranch(ctx context.Context, f *wizard, submitted bool) views.BankPayoutStep {
+	v := &f.v
+	branches, err := h.API.ListPayoutBankBranches(ctx, f.userID, v.BankID)
 	if err != nil {
 		h.Logger.WarnContext(ctx, "moneyout: payout branches", "bank", v.BankID, "err", err)
-		v.Unavailable = "The API did not say whether " + v.BankName + " needs a branch. " + npReadFailed(err) + " Nothing was sent; try again."
-		return stop(views.BankPayoutStepBranch)
+		v.Unavailable = "The API did not say whether " + v.BankName + " needs a branch. " + moneyout.ReadFailed(err) + " Nothing was sent; try again."
+		return views.BankPayoutStepBranch
 	}
 	// spec: "empty list means no branch needed".
 	v.NoBranch = len(branches) == 0
-	v.Branches = bpPayoutChoices(branches, func(b apiclient.PayoutBankBranch) views.Choice { return views.Choice{Value: b.ID, Label: b.Name} })
+	v.Branches = choices(branches, func(b apiclient.PayoutBankBranch) views.Choice { return views.Choice{Value: b.ID, Label: b.Name} })
 	v.BranchName = ""
 	if v.NoBranch {
 		v.BranchID = ""
-	} else {
-		for _, b := range branches {
-			if b.ID == v.BranchID {
-				v.BranchName = b.Name
-			}
-		}
-		if v.BranchName == "" {
-			if v.BranchID != "" || submitted && v.Step == views.BankPayoutStepBranch {
-				v.Fields["branch"] = v.BankName + " needs the account's branch: choose one of the listed branches."
-			}
-			v.BranchID = ""
-			return stop(views.BankPayoutStepBranch)
+		return ""
+	}
+	for _, b := range branches {
+		if b.ID == v.BranchID {
+			v.BranchName = b.Name
 		}
 	}
+	if v.BranchName == "" {
+		if v.BranchID != "" || submitted && v.Step == views.BankPayoutStepBranch {
+			v.Fields["branch"] = v.BankName + " needs the account's branch: choose one of the listed branches."
+		}
+		v.BranchID = ""
+		return views.BankPayoutStepBranch
+	}
+	return ""
+}
+
+// walkAccount: the account, validated by the API with its holder, and
+// allowed by the address book; the holder is shown before the amount.
+func (h *Handler) walkAccount(ctx context.Context, f *wizard, submitted, validate bool) views.BankPayoutStep {
+	v := &f.v
 	if v.Fields.Has("account_number") || v.Fields.Has("destination_id") {
-		return stop(views.BankPayoutStepAccount)
+		return views.BankPayoutStepAccount
 	}
 	if v.AccountNumber == "" {
 		if submitted && v.Step == views.BankPayoutStepAccount {
 			v.Fields["account_number"] = "Enter the account number."
 		}
 		v.Holder = ""
-		return stop(views.BankPayoutStepAccount)
+		return views.BankPayoutStepAccount
 	}
 	if v.Holder == "" || validate || v.Step == views.BankPayoutStepAccount {
-		holder, field, msg := h.bpValidatePayoutAccount(ctx, f.userID, *v)
+		holder, field, msg := h.validateAccount(ctx, f.userID, *v)
 		switch {
 		case msg != "" && field == "":
 			v.Error = msg
-			return stop(views.BankPayoutStepAccount)
+			return views.BankPayoutStepAccount
 		case msg != "":
 			v.Fields[field] = msg
-			return stop(views.BankPayoutStepAccount)
+			return views.BankPayoutStepAccount
 		case v.Holder != "" && v.Step != views.BankPayoutStepAccount && holder != v.Holder:
 			v.Fields["account_number"] = "The API now names the account's holder " + holder + ", not " + v.Holder +
 				" as shown before: check the account. Nothing was sent."
 			v.Holder = holder
-			return stop(views.BankPayoutStepAccount)
+			return views.BankPayoutStepAccount
 		}
 		v.Holder = holder
 	}
 	// The account exists: the address book says whether money may go
 	// there, before the amount is asked.
-	if refused, err := h.bookRefusal(ctx, bpDestination(*v)); err != nil || refused != nil {
+	if refused, err := h.BookRefusal(ctx, destinationOf(*v)); err != nil || refused != nil {
 		if err != nil {
 			h.Logger.WarnContext(ctx, "moneyout: payout: address book", "err", err)
 			v.Error = "The address book could not be read just now, so the account cannot be checked. Nothing was sent; try again."
 		} else {
-			v.Error = refusedAt(v.Fields, refused, "account_number", "account_number")
+			v.Error = moneyout.RefusedAt(v.Fields, refused, "account_number", "account_number")
 		}
-		return stop(views.BankPayoutStepAccount)
+		return views.BankPayoutStepAccount
 	}
 	if v.Step == views.BankPayoutStepAccount {
 		// The holder is shown before the amount is asked.
-		return stop(views.BankPayoutStepAmount)
+		return views.BankPayoutStepAmount
 	}
+	return ""
+}
+
+// walkAmount: the amount against the USDB balance read now, then the
+// review.
+func (h *Handler) walkAmount(ctx context.Context, f *wizard, submitted bool) views.BankPayoutStep {
+	v := &f.v
 	if f.wallet.Balance.Valid {
-		v.Balance = npMoney(f.wallet, f.wallet.Balance.Decimal).String()
+		v.Balance = moneyout.WalletMoney(f.wallet, f.wallet.Balance.Decimal).String()
 	}
 	if v.Step == views.BankPayoutStepAmount || v.Step == "" || v.Step == "edit" {
 		if !submitted || v.Step == "edit" {
-			return stop(views.BankPayoutStepAmount)
+			return views.BankPayoutStepAmount
 		}
 	}
-	parsed, msg := handlers.ParseAmount(v.Amount, bpUSDBDecimals)
+	parsed, msg := handlers.ParseAmount(v.Amount, usdbDecimals)
 	amount := parsed.Value
 	if msg != "" {
 		v.Fields["amount"] = msg
 	}
 	if v.Fields.Has("note") || v.Fields.Has("amount") {
-		return stop(views.BankPayoutStepAmount)
+		return views.BankPayoutStepAmount
 	}
 	if f.wallet.ID == "" {
 		v.Fields["amount"] = "The treasury has no USDB wallet to pay out from."
-		return stop(views.BankPayoutStepAmount)
+		return views.BankPayoutStepAmount
 	}
-	bal, read := h.npLiveBalance(ctx, f.userID, f.wallet.ID)
+	bal, read := h.LiveBalance(ctx, f.userID, f.wallet.ID)
 	switch {
 	case !read:
 		v.Fields["amount"] = "The USDB wallet's balance could not be read from the Partner API just now, so the amount cannot be checked. Nothing was sent; try again in a moment."
-		return stop(views.BankPayoutStepAmount)
+		return views.BankPayoutStepAmount
 	case amount.GreaterThan(bal):
-		v.Fields["amount"] = "More than the USDB wallet holds now (" + npMoney(f.wallet, bal).String() + ", read just now)."
-		return stop(views.BankPayoutStepAmount)
+		v.Fields["amount"] = "More than the USDB wallet holds now (" + moneyout.WalletMoney(f.wallet, bal).String() + ", read just now)."
+		return views.BankPayoutStepAmount
 	}
 	// Counted in cents only once it is known to be no more than the
 	// wallet holds: an amount too large for the count is more than any
 	// wallet holds, and is told so above.
-	minor, err := apiclient.MinorUnitsFromMajor(amount, bpUSDBDecimals)
+	minor, err := apiclient.MinorUnitsFromMajor(amount, usdbDecimals)
 	if err != nil {
 		v.Fields["amount"] = "This amount cannot be paid in USDB, which has 2 decimal places: write it like 1250.50."
-		return stop(views.BankPayoutStepAmount)
+		return views.BankPayoutStepAmount
 	}
-	f.amount, f.minor, f.balance = amount, minor, npMoney(f.wallet, bal).String()+" (read just now)"
+	f.amount, f.minor, f.balance = amount, minor, moneyout.WalletMoney(f.wallet, bal).String()+" (read just now)"
 	v.Step = views.BankPayoutStepReview
-	v.Review = &views.BankPayoutReview{Amount: npMoney(f.wallet, amount), Sent: bpSentAmount(minor.Int64()),
-		Account: "****" + npLast4(v.AccountNumber), Balance: f.balance}
-	return true
+	v.Review = &views.BankPayoutReview{Amount: moneyout.WalletMoney(f.wallet, amount), Sent: sentAmount(minor.Int64()),
+		Account: "****" + moneyout.Last4(v.AccountNumber), Balance: f.balance}
+	return ""
 }
 
-// bpValidatePayoutAccount asks the API whether the account exists and who
+// validateAccount asks the API whether the account exists and who
 // holds it (a check that changes nothing). On failure it returns the form
 // field the words concern ("" for the summary).
-func (h *Handler) bpValidatePayoutAccount(ctx context.Context, userID string, v views.BankPayoutView) (holder, field, msg string) {
-	cctx, cancel := context.WithTimeout(ctx, npCallTimeout)
+func (h *Handler) validateAccount(ctx context.Context, userID string, v views.BankPayoutView) (holder, field, msg string) {
+	cctx, cancel := context.WithTimeout(ctx, moneyout.CallTimeout)
 	defer cancel()
-	res, err := h.api.ValidatePayoutAccount(cctx, userID, apiclient.ValidatePayoutAccountRequest{Country: v.Country, Currency: v.Currency,
+	res, err := h.API.ValidatePayoutAccount(cctx, userID, apiclient.ValidatePayoutAccountRequest{Country: v.Country, Currency: v.Currency,
 		BankID: v.BankID, AccountNumber: v.AccountNumber})
 	if err != nil {
 		h.Logger.WarnContext(ctx, "moneyout: validate payout account", "bank", v.BankID, "err", err)
@@ -374,23 +427,23 @@ func (h *Handler) bpValidatePayoutAccount(ctx context.Context, userID string, v 
 	return res.AccountHolderName, "", ""
 }
 
-// BankPayoutStep checks the wizard as posted and shows the next step.
-func (h *Handler) BankPayoutStep(w http.ResponseWriter, r *http.Request) {
+// Step checks the wizard as posted and shows the next step.
+func (h *Handler) Step(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
-	u, wallets, err := h.treasuryUser(ctx)
+	u, wallets, err := h.TreasuryUser(ctx)
 	if err != nil {
 		h.ServerError(w, r, err)
 		return
 	}
-	f := bpPayoutForm{userID: u.ServiceUserID, v: bpReadPayoutForm(r)}
+	f := wizard{userID: u.ServiceUserID, v: readForm(r)}
 	f.v.Step = views.BankPayoutStep(r.PostFormValue("step"))
-	f.wallet, _ = bpUsdbWallet(wallets)
-	if err := h.bpFromBook(ctx, r, &f.v); err != nil {
+	f.wallet, _ = usdbWallet(wallets)
+	if err := h.fromBook(ctx, r, &f.v); err != nil {
 		h.ServerError(w, r, err)
 		return
 	}
 	status := http.StatusOK
-	if h.bpPayoutWalk(ctx, &f, true, false) {
+	if h.walk(ctx, &f, true, false) {
 		f.v.Token = handlers.NewFormToken()
 	}
 	switch {
@@ -399,15 +452,15 @@ func (h *Handler) BankPayoutStep(w http.ResponseWriter, r *http.Request) {
 	case f.v.Unavailable != "" || f.v.Error != "":
 		status = http.StatusBadGateway
 	}
-	h.bpRenderPayout(w, r, status, f.v)
+	h.render(w, r, status, f.v)
 }
 
-// BankPayoutConfirm checks every step again (the account validated again, its
+// Confirm checks every step again (the account validated again, its
 // holder unchanged, the amount against the balance read now) and sends the
 // payout once under the review's token.
-func (h *Handler) BankPayoutConfirm(w http.ResponseWriter, r *http.Request) {
+func (h *Handler) Confirm(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
-	u, wallets, err := h.treasuryUser(ctx)
+	u, wallets, err := h.TreasuryUser(ctx)
 	if err != nil {
 		h.ServerError(w, r, err)
 		return
@@ -419,73 +472,58 @@ func (h *Handler) BankPayoutConfirm(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	// A second click finds the first action before anything is read again.
-	if a, err := h.store.ActionByKey(ctx, key); err == nil && a.Kind == bpKindPayout {
-		h.bpPayoutRepeat(w, r, a)
+	if a, err := h.Store.ActionByKey(ctx, key); err == nil && a.Kind == kind {
+		h.repeat(w, r, a)
 		return
 	}
-	typed := bpReadPayoutForm(r)
-	f := bpPayoutForm{userID: u.ServiceUserID, v: typed}
+	typed := readForm(r)
+	f := wizard{userID: u.ServiceUserID, v: typed}
 	f.v.Step = views.BankPayoutStepReview
-	f.wallet, _ = bpUsdbWallet(wallets)
-	if !h.bpPayoutWalk(ctx, &f, true, true) {
+	f.wallet, _ = usdbWallet(wallets)
+	if !h.walk(ctx, &f, true, true) {
 		if f.v.Fields.Any() {
-			h.bpRenderPayout(w, r, http.StatusUnprocessableEntity, f.v)
+			h.render(w, r, http.StatusUnprocessableEntity, f.v)
 			return
 		}
 		// A list or the account could not be read again: nothing was
 		// sent; what was typed comes back with the same confirmation.
 		typed.Retry, typed.Token, typed.Error = true, token, strings.TrimSpace(f.v.Unavailable+" "+f.v.Error)
-		h.bpRenderPayout(w, r, http.StatusBadGateway, typed)
+		h.render(w, r, http.StatusBadGateway, typed)
 		return
 	}
 	f.v.Token = token
-	id, err := h.store.ReserveBankPayoutID(ctx)
+	id, err := h.Store.ReserveBankPayoutID(ctx)
 	if err != nil {
 		h.ServerError(w, r, err)
 		return
 	}
-	v := f.v
-	q := bpPayoutRequest{ID: id, UserID: u.ServiceUserID, WalletID: f.wallet.ID, Amount: f.amount, AmountMinor: f.minor.Int64(),
-		Country: v.Country, Currency: v.Currency, BankID: v.BankID, BankName: v.BankName, BranchID: v.BranchID, BranchName: v.BranchName,
-		Last4: npLast4(v.AccountNumber), Holder: v.Holder, Note: v.Note}
-	body := apiclient.PayoutRequest{SourceSmartWalletID: q.WalletID, Amount: f.minor, Country: q.Country, Currency: q.Currency,
-		BankDetails: apiclient.PayoutBankDetails{BankID: q.BankID, AccountNumber: v.AccountNumber, AccountHolderName: q.Holder, BranchID: q.BranchID},
-		Note:        q.Note}
-	actor := handlers.ActorFrom(ctx)
-	done, err := h.actions.Run(ctx, handlers.Write{Key: key, Kind: bpKindPayout, Target: bpPayoutTarget(id), Actor: actor, Request: q,
-		Spend: h.spend(ctx, f.wallet, f.amount, bpDestination(v)), Call: func(ctx context.Context) (handlers.Effect, error) {
-			p, err := h.api.CreatePayout(ctx, q.UserID, body)
-			if err != nil {
-				return handlers.Effect{}, err
-			}
-			return bpPayoutEffect(key, q, *p, actor), nil
-		}})
+	done, err := h.Actions.Run(ctx, h.write(ctx, key, id, u.ServiceUserID, f))
 	var refused *store.PolicyRefusal
 	switch {
 	case errors.As(err, &refused):
-		f.v.Error = refusedAt(f.v.Fields, refused, "account_number", "amount")
+		f.v.Error = moneyout.RefusedAt(f.v.Fields, refused, "account_number", "amount")
 		f.v.Step, f.v.Review = views.BankPayoutStepAmount, nil
 		if refused.OnDestination {
 			f.v.Step = views.BankPayoutStepAccount
 		}
-		h.bpRenderPayout(w, r, http.StatusUnprocessableEntity, f.v)
+		h.render(w, r, http.StatusUnprocessableEntity, f.v)
 		return
 	case h.Answered(w, r, err):
 		return
 	case done.Repeat:
-		h.bpPayoutRepeat(w, r, done.Action)
+		h.repeat(w, r, done.Action)
 		return
 	case done.State() == store.ActionDone:
-		rec, err := h.store.BankPayoutByID(ctx, id)
+		rec, err := h.Store.BankPayoutByID(ctx, id)
 		if err != nil {
 			h.ServerError(w, r, err)
 			return
 		}
 		if rec.State != store.BankPayoutAwaitingSignature {
-			h.bpShowPayout(w, r, rec, http.StatusCreated, "The API opened the payout without asking for a signature.", nil, "")
+			h.show(w, r, rec, http.StatusCreated, "The API opened the payout without asking for a signature.", nil, "")
 			return
 		}
-		h.payoutLinks.Issue(w, r, rec, http.StatusCreated)
+		h.links.Issue(w, r, rec, http.StatusCreated)
 		return
 	}
 	// Refused, or not known: the review again with a new token (this one
@@ -493,64 +531,89 @@ func (h *Handler) BankPayoutConfirm(w http.ResponseWriter, r *http.Request) {
 	f.v.Token = handlers.NewFormToken()
 	if done.State() != store.ActionRefused {
 		f.v.Error = done.Action.Message + " The API has no read of a payout, so this app cannot tell whether it was opened: nothing moves without the owner's signature, and an unsigned payout expires by itself. Check the treasury's USDB balance and its withdrawals before sending it again."
-		h.bpRenderPayout(w, r, http.StatusBadGateway, f.v)
+		h.render(w, r, http.StatusBadGateway, f.v)
 		return
 	}
-	p := done.Problem
+	h.renderRefusal(w, r, f.v, done.Problem)
+}
+
+// write is the payout's write for the ledger: the request as the ledger
+// keeps it (the account by its last four digits), its spend, and the call.
+func (h *Handler) write(ctx context.Context, key string, id int64, userID string, f wizard) handlers.Write {
+	v := f.v
+	q := request{ID: id, UserID: userID, WalletID: f.wallet.ID, Amount: f.amount, AmountMinor: f.minor.Int64(),
+		Country: v.Country, Currency: v.Currency, BankID: v.BankID, BankName: v.BankName, BranchID: v.BranchID, BranchName: v.BranchName,
+		Last4: moneyout.Last4(v.AccountNumber), Holder: v.Holder, Note: v.Note}
+	body := apiclient.PayoutRequest{SourceSmartWalletID: q.WalletID, Amount: f.minor, Country: q.Country, Currency: q.Currency,
+		BankDetails: apiclient.PayoutBankDetails{BankID: q.BankID, AccountNumber: v.AccountNumber, AccountHolderName: q.Holder, BranchID: q.BranchID},
+		Note:        q.Note}
+	actor := handlers.ActorFrom(ctx)
+	return handlers.Write{Key: key, Kind: kind, Target: target(id), Actor: actor, Request: q,
+		Spend: h.Spend(ctx, f.wallet, f.amount, destinationOf(v)), Call: func(ctx context.Context) (handlers.Effect, error) {
+			p, err := h.API.CreatePayout(ctx, q.UserID, body)
+			if err != nil {
+				return handlers.Effect{}, err
+			}
+			return opened(key, q, *p, actor), nil
+		}}
+}
+
+// renderRefusal shows the API's refusal of a payout at the field it
+// concerns: the wizard goes back to that field's step, with everything
+// else kept.
+func (h *Handler) renderRefusal(w http.ResponseWriter, r *http.Request, v views.BankPayoutView, p apiclient.Problem) {
 	for apiField, m := range p.Fields {
 		switch strings.TrimPrefix(apiField, "bankDetails.") {
 		case "amount":
-			f.v.Fields["amount"] = m
+			v.Fields["amount"] = m
 		case "accountNumber", "accountHolderName":
-			f.v.Fields["account_number"] = m
+			v.Fields["account_number"] = m
 		case "branchId":
-			f.v.Fields["branch"] = m
+			v.Fields["branch"] = m
 		case "bankId":
-			f.v.Fields["bank"] = m
+			v.Fields["bank"] = m
 		case "note":
-			f.v.Fields["note"] = m
+			v.Fields["note"] = m
 		case "country", "currency":
-			f.v.Fields["country"] = m
+			v.Fields["country"] = m
 		}
 	}
 	status := http.StatusUnprocessableEntity
 	switch {
-	case f.v.Fields.Any():
+	case v.Fields.Any():
 	case p.Status == http.StatusBadRequest && (strings.Contains(strings.ToLower(p.Summary), "balance") ||
 		strings.Contains(strings.ToLower(p.Summary), "amount")):
-		f.v.Fields["amount"] = p.Summary
+		v.Fields["amount"] = p.Summary
 	case p.Status == http.StatusBadRequest:
-		f.v.Fields["account_number"] = p.Summary
+		v.Fields["account_number"] = p.Summary
 	default:
 		status = http.StatusBadGateway
-		f.v.Error = p.Summary
+		v.Error = p.Summary
 	}
-	// The refusal is shown at its field: the wizard goes back to that
-	// field's step, with everything else kept.
 	for _, s := range []struct {
 		field string
 		step  views.BankPayoutStep
 	}{{"country", views.BankPayoutStepCountry}, {"bank", views.BankPayoutStepBank}, {"branch", views.BankPayoutStepBranch},
 		{"account_number", views.BankPayoutStepAccount}, {"amount", views.BankPayoutStepAmount}, {"note", views.BankPayoutStepAmount}} {
-		if f.v.Fields.Has(s.field) {
-			f.v.Step, f.v.Review = s.step, nil
+		if v.Fields.Has(s.field) {
+			v.Step, v.Review = s.step, nil
 			break
 		}
 	}
-	h.bpRenderPayout(w, r, status, f.v)
+	h.render(w, r, status, v)
 }
 
-// bpPayoutRepeat answers a confirm whose token was used: nothing is sent
+// repeat answers a confirm whose token was used: nothing is sent
 // again; the first payout (or its request) is shown.
-func (h *Handler) bpPayoutRepeat(w http.ResponseWriter, r *http.Request, a store.Action) {
+func (h *Handler) repeat(w http.ResponseWriter, r *http.Request, a store.Action) {
 	h.Flash(r, "info", "This payout was already sent: "+views.StatusLabel(views.StatusAction, string(a.State))+". Nothing was sent again.")
 	id, _ := strconv.ParseInt(strings.TrimPrefix(a.Target, "bank_payout:"), 10, 64)
-	h.Redirect(w, r, bpPayoutPage(id))
+	h.Redirect(w, r, page(id))
 }
 
-// bpPayoutEffect records the payout the API opened, in the transaction that
+// opened records the payout the API opened, in the transaction that
 // finishes its action.
-func bpPayoutEffect(key string, q bpPayoutRequest, p apiclient.Payout, by store.Actor) handlers.Effect {
+func opened(key string, q request, p apiclient.Payout, by store.Actor) handlers.Effect {
 	rec := store.BankPayout{ID: q.ID, ActionKey: key, UserID: q.UserID, WalletID: q.WalletID, Amount: q.Amount, AmountMinor: q.AmountMinor,
 		Country: q.Country, Currency: q.Currency, BankID: q.BankID, BankName: q.BankName, BranchID: q.BranchID, BranchName: q.BranchName,
 		AccountLast4: q.Last4, HolderName: q.Holder, Note: q.Note, UpstreamID: p.ID, State: store.BankPayoutCreated,
@@ -574,70 +637,70 @@ func bpPayoutEffect(key string, q bpPayoutRequest, p apiclient.Payout, by store.
 		}
 		detail = q.detail() + ": awaiting the owner's signature (workflow " + sr.WorkflowID + ")"
 	}
-	return handlers.Effect{Target: bpPayoutTarget(q.ID), Result: map[string]string{"id": p.ID}, Detail: detail,
+	return handlers.Effect{Target: target(q.ID), Result: map[string]string{"id": p.ID}, Detail: detail,
 		Apply: func(ctx context.Context, tx *store.Store) error {
 			_, err := tx.InsertBankPayout(ctx, rec)
 			return err
 		}}
 }
 
-// bpSignDeadline is when the payout can no longer be signed: the earlier of
+// signDeadline is when the payout can no longer be signed: the earlier of
 // the signature request's deadline and the quote's expiry.
-func bpSignDeadline(rec store.BankPayout) *time.Time {
+func signDeadline(rec store.BankPayout) *time.Time {
 	return handlers.EarliestDeadline(rec.Deadline, rec.QuoteExpiresAt)
 }
 
-// bpPayoutWhat is the line the device shows for the payout.
-func bpPayoutWhat(rec store.BankPayout) string {
+// what is the line the device shows for the payout.
+func what(rec store.BankPayout) string {
 	s := fmt.Sprintf("Bank payout of %s USD (%s leaving the USDB wallet) to %s, %s ****%s", views.FormatDecimal(rec.Amount, 2),
-		bpSentAmount(rec.AmountMinor), rec.HolderName, rec.BankName, rec.AccountLast4)
+		sentAmount(rec.AmountMinor), rec.HolderName, rec.BankName, rec.AccountLast4)
 	if rec.QuoteDestination.Valid {
 		s += fmt.Sprintf(", quoted to arrive as %s %s", views.FormatDecimal(rec.QuoteDestination.Decimal, 2), rec.Currency)
 	}
 	return s
 }
 
-// bpSignLinks issues a payout's signing links.
-func (h *Handler) bpSignLinks() *handlers.SignLinks[store.BankPayout] {
-	return &handlers.SignLinks[store.BankPayout]{Base: h.Base, Sign: h.sign, LogMessage: "moneyout: issue the payout's signing link",
+// signLinks issues a payout's signing links.
+func (h *Handler) signLinks() *handlers.SignLinks[store.BankPayout] {
+	return &handlers.SignLinks[store.BankPayout]{Base: h.Base, Sign: h.Sign, LogMessage: "moneyout: issue the payout's signing link",
 		Failed: "The payout was opened, but its signing link could not be issued. Try \"Issue a new signing link\".",
 		Load: func(ctx context.Context, id int64) (store.BankPayout, error) {
-			rec, _, err := h.store.FollowBankPayout(ctx, id)
+			rec, _, err := h.Store.FollowBankPayout(ctx, id)
 			return rec, err
 		},
-		Check: handlers.CheckOneSignRequest(h.store, func(rec store.BankPayout) int64 { return rec.SignRequestID }, h.bpCannotIssuePayoutLink),
+		Check: handlers.CheckOneSignRequest(h.Store, func(rec store.BankPayout) int64 { return rec.SignRequestID }, h.cannotIssueLink),
 		Signature: func(rec store.BankPayout) handlers.Signature {
 			return handlers.Signature{UserID: rec.UserID, WalletID: rec.WalletID, WorkflowID: rec.WorkflowID, HashToSign: rec.HashToSign,
-				Deadline: bpSignDeadline(rec), What: bpPayoutWhat(rec), Log: []any{"payout", rec.ID}}
+				Deadline: signDeadline(rec), What: what(rec), Log: []any{"payout", rec.ID}}
 		},
 		Keep: func(ctx context.Context, rec store.BankPayout, signRequestID int64) (store.BankPayout, error) {
 			rec.SignRequestID = signRequestID
-			return rec, h.store.SetBankPayoutSignRequest(ctx, rec.ID, signRequestID)
+			return rec, h.Store.SetBankPayoutSignRequest(ctx, rec.ID, signRequestID)
 		},
-		Show: h.bpShowPayout}
+		Show: h.show}
 }
 
-// BankPayoutDetail shows one payout, moved along what the withdrawal webhooks
+// Detail shows one payout, moved along what the withdrawal webhooks
 // recorded; before the API opened it (or when it refused or did not
 // answer), the request that asked for it.
-func (h *Handler) BankPayoutDetail(w http.ResponseWriter, r *http.Request) {
-	h.payoutLinks.Detail(w, r, h.bpShowPayoutRequest)
+func (h *Handler) Detail(w http.ResponseWriter, r *http.Request) {
+	h.links.Detail(w, r, h.showRequest)
 }
 
-// BankPayoutLink issues a new signing link for a payout that still waits for
+// Link issues a new signing link for a payout that still waits for
 // its signature.
-func (h *Handler) BankPayoutLink(w http.ResponseWriter, r *http.Request) {
-	h.payoutLinks.Reissue(w, r)
+func (h *Handler) Link(w http.ResponseWriter, r *http.Request) {
+	h.links.Reissue(w, r)
 }
 
-// bpCannotIssuePayoutLink says why no new link may be issued ("" when one
+// cannotIssueLink says why no new link may be issued ("" when one
 // may): the payout waits for a signature, its quote and deadline have not
 // passed, and no signature is on its way or accepted.
-func (h *Handler) bpCannotIssuePayoutLink(rec store.BankPayout, sr *store.SignRequest) string {
+func (h *Handler) cannotIssueLink(rec store.BankPayout, sr *store.SignRequest) string {
 	if rec.State != store.BankPayoutAwaitingSignature {
 		return "This payout does not wait for a signature."
 	}
-	if d := bpSignDeadline(rec); d != nil && !h.clock().Before(*d) {
+	if d := signDeadline(rec); d != nil && !h.Clock().Before(*d) {
 		return "The payout's quote expired before it was signed: start a new payout for a fresh quote."
 	}
 	if handlers.SignatureOnItsWay(sr) {
@@ -646,32 +709,32 @@ func (h *Handler) bpCannotIssuePayoutLink(rec store.BankPayout, sr *store.SignRe
 	return ""
 }
 
-// bpShowPayout renders a payout the API opened. panel is a just-issued sign
+// show renders a payout the API opened. panel is a just-issued sign
 // request (with its QR code); otherwise the stored one's state is shown.
-func (h *Handler) bpShowPayout(w http.ResponseWriter, r *http.Request, rec store.BankPayout, status int, note string, panel *views.SignPanel, errMsg string) {
-	sr, err := handlers.SignRequestOf(r.Context(), h.store, rec.SignRequestID)
+func (h *Handler) show(w http.ResponseWriter, r *http.Request, rec store.BankPayout, status int, note string, panel *views.SignPanel, errMsg string) {
+	sr, err := handlers.SignRequestOf(r.Context(), h.Store, rec.SignRequestID)
 	if err != nil {
 		h.ServerError(w, r, err)
 		return
 	}
 	if panel == nil && sr != nil {
-		p := proposal.SignPanelOf(*sr, h.clock())
+		p := proposal.SignPanelOf(*sr, h.Clock())
 		panel = &p
 	}
 	wl := store.Wallet{Currency: string(apiclient.USDB)}
 	v := views.BankPayoutRecord{ID: rec.ID, State: string(rec.State), StateLabel: views.StatusLabel(views.StatusBankPayout, string(rec.State)), Final: rec.State.Final(),
-		UpstreamID: rec.UpstreamID, Holder: rec.HolderName, Amount: npMoney(wl, rec.Amount), Sent: bpSentAmount(rec.AmountMinor), Back: handlers.BackTo(r, "/money-out"),
+		UpstreamID: rec.UpstreamID, Holder: rec.HolderName, Amount: moneyout.WalletMoney(wl, rec.Amount), Sent: sentAmount(rec.AmountMinor), Back: handlers.BackTo(r, "/money-out"),
 		Note: rec.Note, CreatedBy: rec.CreatedBy, CreatedAt: rec.CreatedAt, SettledAt: rec.SettledAt, Notice: note, Sign: panel,
-		Destination: fmt.Sprintf("%s%s, account ****%s, %s (%s)", rec.BankName, bpBranchOf(rec), rec.AccountLast4, rec.Country, rec.Currency)}
+		Destination: fmt.Sprintf("%s%s, account ****%s, %s (%s)", rec.BankName, branchOf(rec), rec.AccountLast4, rec.Country, rec.Currency)}
 	if rec.QuoteDestination.Valid {
 		v.QuoteDestination = &views.Amount{Value: rec.QuoteDestination.Decimal, Currency: rec.Currency}
 	}
 	if rec.QuoteSource.Valid {
-		a := npMoney(wl, rec.QuoteSource.Decimal)
+		a := moneyout.WalletMoney(wl, rec.QuoteSource.Decimal)
 		v.QuoteSource = &a
 	}
 	if rec.QuoteFee.Valid {
-		a := npMoney(wl, rec.QuoteFee.Decimal)
+		a := moneyout.WalletMoney(wl, rec.QuoteFee.Decimal)
 		v.QuoteFee = &a
 	}
 	if rec.QuoteRate.Valid {
@@ -681,9 +744,9 @@ func (h *Handler) bpShowPayout(w http.ResponseWriter, r *http.Request, rec store
 	if rec.State == store.BankPayoutAwaitingSignature && signed {
 		v.StateLabel = "signed: the rail is paying it out"
 	}
-	if d := bpSignDeadline(rec); d != nil {
+	if d := signDeadline(rec); d != nil {
 		v.QuoteExpiresAt = d
-		v.QuoteExpired = rec.State == store.BankPayoutAwaitingSignature && !signed && !h.clock().Before(*d)
+		v.QuoteExpired = rec.State == store.BankPayoutAwaitingSignature && !signed && !h.Clock().Before(*d)
 	}
 	if rec.State == store.BankPayoutFailed {
 		v.Error = "The payout failed on the rail: " + rec.FailureReason
@@ -698,42 +761,72 @@ func (h *Handler) bpShowPayout(w http.ResponseWriter, r *http.Request, rec store
 		v.Error = errMsg
 	}
 	if !v.Final && !v.QuoteExpired {
-		v.PollURL = bpPayoutPage(rec.ID)
+		v.PollURL = page(rec.ID)
 	}
-	v.CanIssueLink = h.bpCannotIssuePayoutLink(rec, sr) == "" && (panel == nil || panel.Link == "")
-	h.Render(w, r, status, bpPayoutTitle, views.BankPayoutRecordPage(v), views.BankPayoutRecordBody(v))
+	v.CanIssueLink = h.cannotIssueLink(rec, sr) == "" && (panel == nil || panel.Link == "")
+	h.Render(w, r, status, title, views.BankPayoutRecordPage(v), views.BankPayoutRecordBody(v))
 }
 
-// bpSentAmount is a request's amount, its USDB minor units read back as a
+// sentAmount is a request's amount, its USDB minor units read back as a
 // decimal of the token: what the API is told leaves the wallet.
-func bpSentAmount(minor int64) views.Amount {
-	return views.Amount{Value: apiclient.NewMinorUnits(minor).Major(bpUSDBDecimals), Currency: string(apiclient.USDB)}
+func sentAmount(minor int64) views.Amount {
+	return views.Amount{Value: apiclient.NewMinorUnits(minor).Major(usdbDecimals), Currency: string(apiclient.USDB)}
 }
 
-func bpBranchOf(rec store.BankPayout) string {
+func branchOf(rec store.BankPayout) string {
 	if rec.BranchName == "" {
 		return ""
 	}
 	return " (" + rec.BranchName + ")"
 }
 
-// bpShowPayoutRequest renders a payout the API has not opened: the request
+// showRequest renders a payout the API has not opened: the request
 // as the ledger has it.
-func (h *Handler) bpShowPayoutRequest(w http.ResponseWriter, r *http.Request, id int64) {
-	var q bpPayoutRequest
-	a, ok := h.NotOpened(w, r, h.store, bpPayoutTarget(id), bpKindPayout, &q)
+func (h *Handler) showRequest(w http.ResponseWriter, r *http.Request, id int64) {
+	var q request
+	a, ok := h.NotOpened(w, r, h.Store, target(id), kind, &q)
 	if !ok {
 		return
 	}
 	wl := store.Wallet{Currency: string(apiclient.USDB)}
 	v := views.BankPayoutRecord{ID: id, State: string(a.State), StateLabel: views.StatusLabel(views.StatusAction, string(a.State)), Final: a.State.Finished(),
-		Holder: q.Holder, Amount: npMoney(wl, q.Amount), Sent: bpSentAmount(q.AmountMinor), Note: q.Note, Back: handlers.BackTo(r, "/money-out"),
+		Holder: q.Holder, Amount: moneyout.WalletMoney(wl, q.Amount), Sent: sentAmount(q.AmountMinor), Note: q.Note, Back: handlers.BackTo(r, "/money-out"),
 		CreatedBy: a.Actor.Email, CreatedAt: a.BegunAt,
 		Destination: fmt.Sprintf("%s, account ****%s, %s (%s)", q.BankName, q.Last4, q.Country, q.Currency)}
 	poll, says := handlers.NotOpenedSays(a, "The API has no read of a payout: check the treasury's USDB balance and withdrawals at the Partner API, then record the outcome on API requests. Nothing moves without the owner's signature.")
 	if poll {
-		v.PollURL = bpPayoutPage(id)
+		v.PollURL = page(id)
 	}
 	v.Error = says
-	h.Render(w, r, http.StatusOK, bpPayoutTitle, views.BankPayoutRecordPage(v), views.BankPayoutRecordBody(v))
+	h.Render(w, r, http.StatusOK, title, views.BankPayoutRecordPage(v), views.BankPayoutRecordBody(v))
+}
+
+// destinationOf is a payout's destination as the book names it: the
+// rail's bank id and the account number, written as the book keeps it.
+func destinationOf(v views.BankPayoutView) string {
+	account := strings.ToUpper(strings.ReplaceAll(strings.ReplaceAll(v.AccountNumber, " ", ""), "-", ""))
+	return store.DestinationKey(store.DestBankAccount, v.BankID, account)
+}
+
+// fromBook fills the payout's account from the entry picked at the
+// account step; the entry must be an account at the bank chosen.
+func (h *Handler) fromBook(ctx context.Context, r *http.Request, v *views.BankPayoutView) error {
+	picked, msg, err := h.BookChosen(ctx, r, store.DestBankAccount)
+	switch {
+	case err != nil:
+		return err
+	case msg != "":
+		v.Fields["destination_id"] = msg
+	case picked != nil && picked.BankCode != v.BankID:
+		v.Fields["destination_id"] = "This entry of the book is an account at another bank: choose one at the bank chosen, or go back and choose its bank."
+	case picked != nil:
+		v.Book.Chosen = strconv.FormatInt(picked.ID, 10)
+		if msg := moneyout.FromBook(&v.AccountNumber, picked.Value); msg != "" {
+			v.Fields["destination_id"] = msg
+		}
+	}
+	if v.Fields.Has("destination_id") {
+		v.Step = views.BankPayoutStepAccount
+	}
+	return nil
 }
