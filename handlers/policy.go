@@ -64,7 +64,7 @@ func PolicyCheck(ctx context.Context, st *store.Store, p store.Proposal, viewer 
 		v.Lines = append(v.Lines, views.PolicyCheckLine{Rule: "Destination", Value: "An employee of the company: a trusted recipient.", OK: true})
 	case c.Trusted != nil && c.Trusted.Usable(now):
 		v.Lines = append(v.Lines, views.PolicyCheckLine{Rule: "Destination", OK: true,
-			Value: "“" + c.Trusted.Name + "”, trusted since " + views.DateTime(*c.Trusted.UsableFrom)})
+			Value: "“" + c.Trusted.Name + "”, trusted since " + views.DateTime(ctx, *c.Trusted.UsableFrom)})
 	case c.Trusted != nil:
 		v.Lines = append(v.Lines, views.PolicyCheckLine{Rule: "Destination", Value: "“" + c.Trusted.Name + "”, not usable yet"})
 	default:

@@ -66,8 +66,11 @@ type ProposalRow struct {
 	StatusLabel string
 	Approvals   string     // "1 of 2"
 	Signatures  string     // "0 of 1"
-	Age         string     // "5 min ago"
+	Created     time.Time
 	Deadline    *time.Time // while signing
+	// Now is when the row was read: the age and the deadline are said
+	// relative to it ("5 min ago", "in 9 minutes").
+	Now time.Time
 	NeedsMe     bool
 	// Selectable: the row waits for signatures and the viewer may send it
 	// to the owner's device with others of the same owner (a checkbox of

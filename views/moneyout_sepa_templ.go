@@ -677,9 +677,9 @@ func SEPAOrderPage(v SEPAOrderView) templ.Component {
 			return templ_7745c5c3_Err
 		}
 		var templ_7745c5c3_Var31 string
-		templ_7745c5c3_Var31, templ_7745c5c3_Err = templ.JoinStringErrs(DateTime(v.CreatedAt))
+		templ_7745c5c3_Var31, templ_7745c5c3_Err = templ.JoinStringErrs(DateTime(ctx, v.CreatedAt))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/moneyout_sepa.templ`, Line: 132, Col: 99}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/moneyout_sepa.templ`, Line: 132, Col: 104}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var31))
 		if templ_7745c5c3_Err != nil {
@@ -849,9 +849,9 @@ func SEPAOrderState(v SEPAOrderView) templ.Component {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var40 string
-			templ_7745c5c3_Var40, templ_7745c5c3_Err = templ.JoinStringErrs(DateTime(v.ReadAt))
+			templ_7745c5c3_Var40, templ_7745c5c3_Err = templ.JoinStringErrs(DateTime(ctx, v.ReadAt))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/moneyout_sepa.templ`, Line: 157, Col: 82}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/moneyout_sepa.templ`, Line: 157, Col: 87}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var40))
 			if templ_7745c5c3_Err != nil {
@@ -1086,9 +1086,9 @@ func SepaMXNRequestBody(v SepaMXNRequestView) templ.Component {
 			return templ_7745c5c3_Err
 		}
 		var templ_7745c5c3_Var53 string
-		templ_7745c5c3_Var53, templ_7745c5c3_Err = templ.JoinStringErrs(DateTime(v.CreatedAt))
+		templ_7745c5c3_Var53, templ_7745c5c3_Err = templ.JoinStringErrs(DateTime(ctx, v.CreatedAt))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/moneyout_sepa.templ`, Line: 185, Col: 89}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/moneyout_sepa.templ`, Line: 185, Col: 94}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var53))
 		if templ_7745c5c3_Err != nil {
@@ -1197,9 +1197,9 @@ func sepaMXNRecentList(title string, recent []SepaMXNRecent) templ.Component {
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var59 string
-				templ_7745c5c3_Var59, templ_7745c5c3_Err = templ.JoinStringErrs(DateTime(o.CreatedAt))
+				templ_7745c5c3_Var59, templ_7745c5c3_Err = templ.JoinStringErrs(DateTime(ctx, o.CreatedAt))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/moneyout_sepa.templ`, Line: 199, Col: 130}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/moneyout_sepa.templ`, Line: 199, Col: 135}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var59))
 				if templ_7745c5c3_Err != nil {

@@ -165,7 +165,7 @@ func (h *Handler) Queue(w http.ResponseWriter, r *http.Request) {
 	view.Rows = make([]views.ProposalRow, len(rows))
 	for i, p := range rows {
 		pr := baseRow(p, names)
-		pr.Age, pr.NeedsMe = views.Ago(p.CreatedAt, now), needsMe(p, linked, v.Staff.ID)
+		pr.Created, pr.Now, pr.NeedsMe = p.CreatedAt, now, needsMe(p, linked, v.Staff.ID)
 		pr.Selectable = view.CanAct && p.Status == store.ProposalPendingSignatures
 		view.Rows[i] = pr
 	}

@@ -59,7 +59,7 @@ func (h *Handler) view(ctx context.Context) (views.ControlsView, error) {
 	}
 	for _, d := range book {
 		row := views.DestinationRow{ID: d.ID, Name: d.Name, Kind: d.Kind.Label(), Value: d.Value, AddedBy: d.AddedBy.Name,
-			AddedAt: views.Relative(d.AddedAt, now), Token: handlers.NewFormToken(), CanClear: v.CanAdd}
+			AddedAt: views.Relative(ctx, d.AddedAt, now), Token: handlers.NewFormToken(), CanClear: v.CanAdd}
 		if d.BankCode != "" {
 			row.Value = d.Value + " · bank " + d.BankCode
 		}
@@ -68,9 +68,9 @@ func (h *Handler) view(ctx context.Context) (views.ControlsView, error) {
 			row.State = "Waiting for another person to confirm it"
 			row.Confirm = v.CanConfirm && d.AddedBy.ID != viewer.Staff.ID
 		case !d.Usable(now):
-			row.State = "Confirmed by " + d.ConfirmedBy.Name + "; usable " + views.Relative(*d.UsableFrom, now) + " (" + views.DateTime(*d.UsableFrom) + ")"
+			row.State = "Confirmed by " + d.ConfirmedBy.Name + "; usable " + views.Relative(ctx, *d.UsableFrom, now) + " (" + views.DateTime(ctx, *d.UsableFrom) + ")"
 		default:
-			row.State, row.Trusted = "Trusted since "+views.DateTime(*d.UsableFrom)+" (confirmed by "+d.ConfirmedBy.Name+")", true
+			row.State, row.Trusted = "Trusted since "+views.DateTime(ctx, *d.UsableFrom)+" (confirmed by "+d.ConfirmedBy.Name+")", true
 		}
 		switch {
 		case d.ConfirmedAt == nil:
@@ -106,7 +106,7 @@ func (h *Handler) view(ctx context.Context) (views.ControlsView, error) {
 	}
 	for _, c := range changes {
 		row := views.PolicyChangeRow{ID: c.ID, What: c.Kind.Label(), Summary: c.Summary, ProposedBy: c.ProposedBy.Name,
-			ProposedAt: views.Relative(c.ProposedAt, now), State: changeState(c, now), Token: handlers.NewFormToken()}
+			ProposedAt: views.Relative(ctx, c.ProposedAt, now), State: changeState(ctx, c, now), Token: handlers.NewFormToken()}
 		if c.State == store.PolicyProposed {
 			row.Decide = v.CanPropose && c.ProposedBy.ID != viewer.Staff.ID
 			row.Withdraw = v.CanPropose && c.ProposedBy.ID == viewer.Staff.ID
@@ -174,7 +174,7 @@ func settingsWords(s store.ControlSettings) string {
 }
 
 // changeState is where a change stands, in words.
-func changeState(c store.PolicyChange, now time.Time) string {
+func changeState(ctx context.Context, c store.PolicyChange, now time.Time) string {
 	switch c.State {
 	case store.PolicyProposed:
 		return "Waiting for a second owner"
@@ -184,7 +184,7 @@ func changeState(c store.PolicyChange, now time.Time) string {
 		return "The Partner API refused it"
 	}
 	if c.EffectiveAt != nil && now.Before(*c.EffectiveAt) {
-		return "Approved by " + c.DecidedBy.Name + "; in force " + views.Relative(*c.EffectiveAt, now) + " (" + views.DateTime(*c.EffectiveAt) + ")"
+		return "Approved by " + c.DecidedBy.Name + "; in force " + views.Relative(ctx, *c.EffectiveAt, now) + " (" + views.DateTime(ctx, *c.EffectiveAt) + ")"
 	}
-	return "Approved by " + c.DecidedBy.Name + "; in force since " + views.DateTime(*c.EffectiveAt)
+	return "Approved by " + c.DecidedBy.Name + "; in force since " + views.DateTime(ctx, *c.EffectiveAt)
 }

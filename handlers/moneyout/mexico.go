@@ -344,7 +344,7 @@ func (h *Handler) mexicoSignLinks() *handlers.SignLinks[store.SepaMXNOrder] {
 			if err != nil {
 				return o, "", err
 			}
-			why := h.mexicoNext(o, first, burnSR)
+			why := h.mexicoNext(ctx, o, first, burnSR)
 			if why == "" && readErr != "" && mexicoBurnsNext(o) {
 				// The burn is signed against the order as last read: it
 				// must be read now to know it still waits.
@@ -427,13 +427,13 @@ func mexicoStep(sr *store.SignRequest, needed, known bool, later string) views.M
 
 // mexicoNext says why no new link may be issued now ("" when one may, for
 // the signature mexicoBurnsNext names).
-func (h *Handler) mexicoNext(o store.SepaMXNOrder, first, burnSR *store.SignRequest) string {
+func (h *Handler) mexicoNext(ctx context.Context, o store.SepaMXNOrder, first, burnSR *store.SignRequest) string {
 	now := h.clock()
 	switch {
 	case o.Status != apiclient.MexicoOrderCreated:
 		return "This order no longer waits for a signature (" + views.StatusLabel(views.StatusMexico, o.Status) + ")."
 	case o.QuoteExpiresAt != nil && !now.Before(*o.QuoteExpiresAt):
-		return "The quote expired at " + views.DateTime(*o.QuoteExpiresAt) + ": no signature is asked for an expired quote. Get a new quote."
+		return "The quote expired at " + views.DateTime(ctx, *o.QuoteExpiresAt) + ": no signature is asked for an expired quote. Get a new quote."
 	case o.BurnWorkflowID != "":
 		if o.BurnDeadline != nil && !now.Before(*o.BurnDeadline) {
 			return "The burn signature's deadline has passed. Get a new quote."
@@ -494,7 +494,7 @@ func (h *Handler) mexicoShow(w http.ResponseWriter, r *http.Request, o store.Sep
 	if !s.Final {
 		s.PollURL = mexicoPage(o.ID)
 	}
-	if h.mexicoNext(o, first, burnSR) == "" && (panel == nil || panel.Link == "") {
+	if h.mexicoNext(ctx, o, first, burnSR) == "" && (panel == nil || panel.Link == "") {
 		s.IssueLabel = "Show the QR code for the first signature (allowance)"
 		if first != nil {
 			s.IssueLabel = "Issue a new link for the first signature"
@@ -508,7 +508,7 @@ func (h *Handler) mexicoShow(w http.ResponseWriter, r *http.Request, o store.Sep
 	}
 	deadline := "before the quote expires"
 	if o.QuoteExpiresAt != nil {
-		deadline = "before the quote expires at " + views.DateTime(*o.QuoteExpiresAt)
+		deadline = "before the quote expires at " + views.DateTime(ctx, *o.QuoteExpiresAt)
 	}
 	switch {
 	case o.Status == apiclient.MexicoOrderCompleted:
@@ -517,7 +517,7 @@ func (h *Handler) mexicoShow(w http.ResponseWriter, r *http.Request, o store.Sep
 	case s.Final:
 		s.Waiting = views.StatusLabel(views.StatusMexico, o.Status) + ". Get a new quote to try again."
 	case expired:
-		s.Waiting = "The quote expired at " + views.DateTime(s.ExpiresAt) + " before the burn was signed: no signature is asked for an expired quote, the API cancels the order, and nothing leaves the wallet. Get a new quote."
+		s.Waiting = "The quote expired at " + views.DateTime(ctx, s.ExpiresAt) + " before the burn was signed: no signature is asked for an expired quote, the API cancels the order, and nothing leaves the wallet. Get a new quote."
 	case o.WorkflowID != "" && !handlers.SignatureOnItsWay(first):
 		s.Waiting = "Waiting for the owner's first signature (the allowance) on their device, " + deadline + ". Scan the QR code with the wallet app; if the link is lost or was refused, issue a new one."
 	case o.BurnWorkflowID == "":

@@ -127,7 +127,7 @@ func (h *Handler) quoteFor(r *http.Request, req proposalRequest) (swapQuote, str
 	case q.WalletID != req.WalletID || q.From != string(req.Currency) || q.To != string(req.ToStablecoin) || !q.FromAmount.Equal(req.Amount):
 		return q, "The quote was for another swap (wallet, currencies or amount changed since); get a quote for this one."
 	case !h.clock().Before(q.ExpiresAt):
-		return q, "The quote expired at " + views.DateTime(q.ExpiresAt) + "; get a new quote. Nothing was sent."
+		return q, "The quote expired at " + views.DateTime(r.Context(), q.ExpiresAt) + "; get a new quote. Nothing was sent."
 	}
 	return q, ""
 }
