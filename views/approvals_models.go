@@ -78,6 +78,11 @@ type ProposalRow struct {
 	// serviceUserId.
 	Selectable bool
 	Owner      string
+	// Policy is what the money controls say of a waiting value-moving
+	// proposal, in a few words ("Within limits"); PolicyOK whether it
+	// passes them.
+	Policy   string
+	PolicyOK bool
 }
 
 // Title names the proposal for a person: its description, or its type
