@@ -75,7 +75,12 @@ func (h *Handler) SwapQuote(w http.ResponseWriter, r *http.Request) {
 	if f.Fields.Any() {
 		status = http.StatusUnprocessableEntity
 	}
-	h.render(w, r, status, func(v *views.TreasuryView) { v.Swap = f })
+	v, err := h.view(ctx, t, func(v *views.TreasuryView) { v.Swap = f })
+	if err != nil {
+		h.ServerError(w, r, err)
+		return
+	}
+	h.Render(w, r, status, "Treasury", views.TreasuryPage(v), views.TreasurySwapPanel(v))
 }
 
 // quote reads a firm quote and previews the conversion at it (two POSTs
