@@ -64,14 +64,14 @@ type ProposalRow struct {
 	// badge); StatusLabel says it in people's words.
 	Status      string
 	StatusLabel string
-	Approvals   string     // "1 of 2"
-	Signatures  string     // "0 of 1"
+	Approvals   string // "1 of 2"
+	Signatures  string // "0 of 1"
 	Created     time.Time
 	Deadline    *time.Time // while signing
 	// Now is when the row was read: the age and the deadline are said
 	// relative to it ("5 min ago", "in 9 minutes").
-	Now time.Time
-	NeedsMe     bool
+	Now     time.Time
+	NeedsMe bool
 	// Selectable: the row waits for signatures and the viewer may send it
 	// to the owner's device with others of the same owner (a checkbox of
 	// the queue's "Sign selected" form). Owner is the owner's

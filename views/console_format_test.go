@@ -23,7 +23,7 @@ func TestRelativeClockShorten(t *testing.T) {
 			t.Errorf("Relative(%s) = %q, want %q", tc.at.Sub(now), got, tc.want)
 		}
 	}
-	if got := Clock(context.Background(), now.Add(11*time.Hour + 13*time.Minute)); got != "01:13 UTC" {
+	if got := Clock(context.Background(), now.Add(11*time.Hour+13*time.Minute)); got != "01:13 UTC" {
 		t.Errorf("Clock %q", got)
 	}
 	if got := Shorten("0xe8a96B0000000000000000000000000000003701"); got != "0xe8a96B…3701" {

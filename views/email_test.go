@@ -3,8 +3,8 @@ package views
 import (
 	"context"
 	"strings"
-	"time"
 	"testing"
+	"time"
 
 	"github.com/PuerkitoBio/goquery"
 )
