@@ -22,12 +22,19 @@ func PolicyField(r *store.PolicyRefusal, destination, amount string) string {
 	return amount
 }
 
+// MovesValue says whether a proposal of the API's type takes value out of
+// its wallet, so that the money controls apply to it: a transfer and a
+// Nigerian bank withdrawal do; a swap stays in the wallet.
+func MovesValue(proposalType string) bool {
+	return proposalType == "TRANSFER" || proposalType == "NIGERIAN_OFFRAMP"
+}
+
 // PolicyCheck is the money controls' check of a proposal as its page shows
 // it: the velocity used and left, the step-up tier, the destination's
 // trust and the balance after it. Nil for a proposal that moves no value
 // out of a wallet (a swap).
 func PolicyCheck(ctx context.Context, st *store.Store, p store.Proposal, viewer *Viewer, now time.Time) (*views.PolicyCheckView, error) {
-	if p.Type != "TRANSFER" {
+	if !MovesValue(p.Type) {
 		return nil, nil
 	}
 	c, err := st.ProposalPolicyCheck(ctx, p.ID, now)
@@ -64,7 +71,7 @@ func PolicyCheck(ctx context.Context, st *store.Store, p store.Proposal, viewer 
 		v.Lines = append(v.Lines, views.PolicyCheckLine{Rule: "Destination", Value: "An employee of the company: a trusted recipient.", OK: true})
 	case c.Trusted != nil && c.Trusted.Usable(now):
 		v.Lines = append(v.Lines, views.PolicyCheckLine{Rule: "Destination", OK: true,
-			Value: "“" + c.Trusted.Name + "”, trusted since " + views.DateTime(*c.Trusted.UsableFrom)})
+			Value: "“" + c.Trusted.Name + "”, trusted since " + views.DateTime(ctx, *c.Trusted.UsableFrom)})
 	case c.Trusted != nil:
 		v.Lines = append(v.Lines, views.PolicyCheckLine{Rule: "Destination", Value: "“" + c.Trusted.Name + "”, not usable yet"})
 	default:

@@ -3,6 +3,17 @@
 (function () {
   "use strict";
 
+  // The browser's time zone, sent once: a cookie the server reads at each
+  // request to show times in the person's zone (views.ZoneCookie). Set
+  // again only when the browser's zone changes.
+  try {
+    var zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
+    var had = document.cookie.match(/(?:^|; )tz=([^;]*)/);
+    if (zone && /^[A-Za-z0-9_+\/-]+$/.test(zone) && (!had || had[1] !== zone)) {
+      document.cookie = "tz=" + zone + "; path=/; max-age=31536000; SameSite=Lax" + (location.protocol === "https:" ? "; Secure" : "");
+    }
+  } catch (e) { /* no Intl: times stay in UTC, as the page says */ }
+
   // A form submits once: a second click while the first request is in flight
   // does nothing. htmx requests are guarded by hx-disabled-elt where used.
   document.addEventListener("submit", function (ev) {

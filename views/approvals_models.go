@@ -64,17 +64,25 @@ type ProposalRow struct {
 	// badge); StatusLabel says it in people's words.
 	Status      string
 	StatusLabel string
-	Approvals   string     // "1 of 2"
-	Signatures  string     // "0 of 1"
-	Age         string     // "5 min ago"
+	Approvals   string // "1 of 2"
+	Signatures  string // "0 of 1"
+	Created     time.Time
 	Deadline    *time.Time // while signing
-	NeedsMe     bool
+	// Now is when the row was read: the age and the deadline are said
+	// relative to it ("5 min ago", "in 9 minutes").
+	Now     time.Time
+	NeedsMe bool
 	// Selectable: the row waits for signatures and the viewer may send it
 	// to the owner's device with others of the same owner (a checkbox of
 	// the queue's "Sign selected" form). Owner is the owner's
 	// serviceUserId.
 	Selectable bool
 	Owner      string
+	// Policy is what the money controls say of a waiting value-moving
+	// proposal, in a few words ("Within limits"); PolicyOK whether it
+	// passes them.
+	Policy   string
+	PolicyOK bool
 }
 
 // Title names the proposal for a person: its description, or its type

@@ -1,6 +1,7 @@
 package views
 
 import (
+	"context"
 	"strconv"
 	"strings"
 	"time"
@@ -433,10 +434,10 @@ func YesNo(b bool) string {
 }
 
 // signState says where the issuance's sign payload stands, in words.
-func signState(r CardIssueResult) string {
+func signState(ctx context.Context, r CardIssueResult) string {
 	switch {
 	case r.SignReady && !r.SignDeadline.IsZero():
-		return "The sign payload is ready (deadline " + DateTime(r.SignDeadline) + "): the owner signs it on their device from the approval."
+		return "The sign payload is ready (deadline " + DateTime(ctx, r.SignDeadline) + "): the owner signs it on their device from the approval."
 	case r.SignReady:
 		return "The sign payload is ready: the owner signs it on their device from the approval."
 	case r.SignPending:

@@ -1,6 +1,7 @@
 package views
 
 import (
+	"context"
 	"testing"
 	"time"
 )
@@ -18,11 +19,11 @@ func TestRelativeClockShorten(t *testing.T) {
 		{now.Add(2 * time.Second), "now"},
 		{now.Add(72 * time.Hour), "on 25 Nov 2026 14:00 UTC"},
 	} {
-		if got := Relative(tc.at, now); got != tc.want {
+		if got := Relative(context.Background(), tc.at, now); got != tc.want {
 			t.Errorf("Relative(%s) = %q, want %q", tc.at.Sub(now), got, tc.want)
 		}
 	}
-	if got := Clock(now.Add(11*time.Hour + 13*time.Minute)); got != "01:13 UTC" {
+	if got := Clock(context.Background(), now.Add(11*time.Hour+13*time.Minute)); got != "01:13 UTC" {
 		t.Errorf("Clock %q", got)
 	}
 	if got := Shorten("0xe8a96B0000000000000000000000000000003701"); got != "0xe8a96B…3701" {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/PuerkitoBio/goquery"
 )
@@ -12,7 +13,7 @@ import (
 // parts do not wrap inside.
 func TestEmailWrapsOnlyBeforeTheAt(t *testing.T) {
 	var b strings.Builder
-	if err := EmployeeListRows([]EmployeeRow{{ID: 1, Name: "Lucía Hernández", Email: "lucia.hernandez@acme-payroll.example"}}).Render(context.Background(), &b); err != nil {
+	if err := EmployeeListRows([]EmployeeRow{{ID: 1, Name: "Lucía Hernández", Email: "lucia.hernandez@acme-payroll.example"}}, time.Time{}).Render(context.Background(), &b); err != nil {
 		t.Fatal(err)
 	}
 	doc, err := goquery.NewDocumentFromReader(strings.NewReader("<table>" + b.String() + "</table>"))

@@ -35,6 +35,8 @@ type EmployeeListView struct {
 	SelfURL    string // this page's fragment URL, polled for live updates
 	CSVURL     string
 	CanWrite   bool
+	// Now is when the page was read: "Last activity" is said relative to it.
+	Now time.Time
 }
 
 // EmployeeRow is one employee in the list or the matrix.

@@ -231,7 +231,7 @@ func EmployeeResults(v EmployeeListView) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = EmployeeListRows(v.Rows).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = EmployeeListRows(v.Rows, v.Now).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

@@ -1,6 +1,7 @@
 package views
 
 import (
+	"context"
 	"strconv"
 	"strings"
 	"time"
@@ -127,15 +128,17 @@ func formatDecimalBig(d decimal.Decimal, minPlaces int32) string {
 	return b.String()
 }
 
-// DateTime formats an instant for tables: "22 Nov 2026 14:05 UTC".
-func DateTime(t time.Time) string {
+// DateTime formats an instant in the time zone of the person the page is
+// for (Zone): "22 Nov 2026 15:05 WAT". It is the one way instants are
+// written for people.
+func DateTime(ctx context.Context, t time.Time) string {
 	if t.IsZero() {
 		return "—"
 	}
-	return t.UTC().Format(dateTimeLayout)
+	return t.In(Zone(ctx)).Format(dateTimeLayout)
 }
 
-const dateTimeLayout = "2 Jan 2006 15:04 UTC"
+const dateTimeLayout = "2 Jan 2006 15:04 MST"
 
 // ISO formats an instant for datetime attributes and CSV.
 func ISO(t time.Time) string { return t.UTC().Format(time.RFC3339) }
@@ -165,20 +168,20 @@ func Capitalize(s string) string {
 	return s
 }
 
-// Clock is an instant's time of day, for deadlines within the day:
-// "14:05 UTC".
-func Clock(t time.Time) string {
+// Clock is an instant's time of day in the person's zone, for deadlines
+// within the day: "14:05 UTC".
+func Clock(ctx context.Context, t time.Time) string {
 	if t.IsZero() {
 		return "—"
 	}
-	return t.UTC().Format(clockLayout)
+	return t.In(Zone(ctx)).Format(clockLayout)
 }
 
-const clockLayout = "15:04 UTC"
+const clockLayout = "15:04 MST"
 
 // Relative says when t is from now in words: "in 9 minutes", "in 45
 // seconds", "3 hours ago"; more than two days away it gives the date.
-func Relative(t, now time.Time) string {
+func Relative(ctx context.Context, t, now time.Time) string {
 	d := t.Sub(now)
 	future := d > 0
 	if !future {
@@ -195,7 +198,7 @@ func Relative(t, now time.Time) string {
 	case d < 48*time.Hour:
 		s = plural(int(d.Hours()), "hour")
 	default:
-		return "on " + DateTime(t)
+		return "on " + DateTime(ctx, t)
 	}
 	if future {
 		return "in " + s

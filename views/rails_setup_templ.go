@@ -1142,9 +1142,9 @@ func RailLaunchPage(v RailLaunchView) templ.Component {
 			return templ_7745c5c3_Err
 		}
 		var templ_7745c5c3_Var55 string
-		templ_7745c5c3_Var55, templ_7745c5c3_Err = templ.JoinStringErrs(DateTime(v.FetchedAt))
+		templ_7745c5c3_Var55, templ_7745c5c3_Err = templ.JoinStringErrs(DateTime(ctx, v.FetchedAt))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/rails_setup.templ`, Line: 212, Col: 87}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/rails_setup.templ`, Line: 212, Col: 92}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var55))
 		if templ_7745c5c3_Err != nil {
@@ -1168,9 +1168,9 @@ func RailLaunchPage(v RailLaunchView) templ.Component {
 			return templ_7745c5c3_Err
 		}
 		var templ_7745c5c3_Var57 string
-		templ_7745c5c3_Var57, templ_7745c5c3_Err = templ.JoinStringErrs(DateTime(v.ExpiresAt))
+		templ_7745c5c3_Var57, templ_7745c5c3_Err = templ.JoinStringErrs(DateTime(ctx, v.ExpiresAt))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/rails_setup.templ`, Line: 213, Col: 96}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/rails_setup.templ`, Line: 213, Col: 101}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var57))
 		if templ_7745c5c3_Err != nil {

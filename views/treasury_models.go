@@ -1,6 +1,7 @@
 package views
 
 import (
+	"context"
 	"strconv"
 	"time"
 )
@@ -209,7 +210,7 @@ func proposalCount(n int) string {
 const staleAfter = 15 * time.Minute
 
 // Freshness says how current the row's balance is, in words.
-func (r TreasuryBalanceRow) Freshness(now time.Time) string {
+func (r TreasuryBalanceRow) Freshness(ctx context.Context, now time.Time) string {
 	switch {
 	case r.ReadAt == nil:
 		return "never read from the Partner API"
@@ -218,7 +219,7 @@ func (r TreasuryBalanceRow) Freshness(now time.Time) string {
 	case now.Sub(*r.ReadAt) > staleAfter:
 		return "read " + Ago(*r.ReadAt, now) + ": it may have changed since; refresh to read it now"
 	}
-	return "as of " + DateTime(*r.ReadAt) + " (" + Ago(*r.ReadAt, now) + ")"
+	return "as of " + DateTime(ctx, *r.ReadAt) + " (" + Ago(*r.ReadAt, now) + ")"
 }
 
 // Outdated reports whether the figure may no longer be the truth.

@@ -42,6 +42,7 @@ import (
 	"partneradmin/handlers/webhooks"
 	"partneradmin/static"
 	"partneradmin/store"
+	"partneradmin/views"
 )
 
 // Deps is what the app is built from.
@@ -321,7 +322,7 @@ func (a *App) router(nav []NavEntry) (http.Handler, error) {
 	}
 	authn := &Authenticator{Base: a.base, Store: a.store, Nav: nav, Now: a.now}
 	r := chi.NewRouter()
-	r.Use(requestID, a.metrics.instrument, clientAddress(a.cfg.TrustedProxies), accessLog(a.logger), securityHeaders(a.cfg.SecureCookies()), recoverer(a.base), cop, checkInput(a.base), readBudget(pageReadBudget))
+	r.Use(requestID, a.metrics.instrument, clientAddress(a.cfg.TrustedProxies), accessLog(a.logger), securityHeaders(a.cfg.SecureCookies()), recoverer(a.base), cop, checkInput(a.base), readBudget(pageReadBudget), views.Zoned)
 	// HEAD is answered by the GET route of the path, without the body.
 	r.Use(middleware.GetHead)
 	seen := map[string]bool{}

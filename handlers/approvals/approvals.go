@@ -75,7 +75,7 @@ func ofCount(n, m int) string {
 // row builds a queue row as the viewer linked as linkedAs sees it now.
 func row(p store.Proposal, names proposal.Names, now time.Time, linkedAs string, viewerID int64) views.ProposalRow {
 	r := baseRow(p, names)
-	r.Age, r.NeedsMe = views.Ago(p.CreatedAt, now), needsMe(p, linkedAs, viewerID)
+	r.Created, r.Now, r.NeedsMe = p.CreatedAt, now, needsMe(p, linkedAs, viewerID)
 	return r
 }
 

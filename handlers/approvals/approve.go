@@ -65,47 +65,19 @@ func (h *Handler) Approve(w http.ResponseWriter, r *http.Request) {
 		}
 		h.renderDetail(w, r, id, detailState{status: status, actionError: msg})
 	}
-	// Separation of duties: the initiator cannot approve their own request.
-	if p.CreatedByStaffID == viewer.Staff.ID {
-		refuse(http.StatusForbidden, "You created this proposal, so someone else must approve it.")
-		return
-	}
-	again := p.Status == store.ProposalFailed
-	if p.Status != store.ProposalPendingApprovals && !again {
-		refuse(http.StatusConflict, "This proposal is "+views.StatusLabel(views.StatusProposal, string(p.Status))+": it no longer waits for approvals.")
-		return
-	}
-	linked, err := h.store.ApproverLink(ctx, viewer.Staff.ID)
+	identity, status, msg, err := h.mayApprove(ctx, p, viewer.Staff.ID)
 	if err != nil {
 		h.ServerError(w, r, err)
 		return
 	}
-	identity := actingIdentity(p, linked)
-	if identity == "" {
-		refuse(http.StatusConflict, "Link your account to a wallet admin of this wallet before approving (/approvals/link).")
+	if msg != "" {
+		refuse(status, msg)
 		return
-	}
-	if !again && slices.Contains(p.Approvals, identity) {
-		refuse(http.StatusConflict, "This wallet admin has already approved this proposal.")
-		return
-	}
-	// Separation of duties: one person's approval counts once, even when
-	// they link to another wallet admin after approving.
-	if !again {
-		already, err := h.store.ApprovedByStaff(ctx, p.ID, viewer.Staff.ID)
-		if err != nil {
-			h.ServerError(w, r, err)
-			return
-		}
-		if already {
-			refuse(http.StatusConflict, "You already approved this proposal (as another wallet admin): someone else must give the next approval.")
-			return
-		}
 	}
 	req := approveRequest{ProposalID: p.ID, OwnerUserID: p.OwnerUserID, WalletID: p.WalletID, Round: p.Round,
-		Identity: identity, Again: again, ApprovalsBefore: len(p.Approvals), Form: form}
+		Identity: identity, Again: p.Status == store.ProposalFailed, ApprovalsBefore: len(p.Approvals), Form: form}
 	kind := kindApprove
-	if again {
+	if req.Again {
 		req.Round, kind = p.Round+1, kindApproveAgain
 	}
 	key, err := h.approvalKey(ctx, req)
@@ -141,6 +113,44 @@ func (h *Handler) Approve(w http.ResponseWriter, r *http.Request) {
 			}
 			return msg
 		})
+}
+
+// mayApprove is the wallet admin the viewer approves p as, or why they
+// may not (a status and the words, identity ""), by the proposal's state
+// and the separation of duties.
+func (h *Handler) mayApprove(ctx context.Context, p store.Proposal, staffID int64) (identity string, status int, msg string, err error) {
+	// Separation of duties: the initiator cannot approve their own request.
+	if p.CreatedByStaffID == staffID {
+		return "", http.StatusForbidden, "You created this proposal, so someone else must approve it.", nil
+	}
+	again := p.Status == store.ProposalFailed
+	if p.Status != store.ProposalPendingApprovals && !again {
+		return "", http.StatusConflict, "This proposal is " + views.StatusLabel(views.StatusProposal, string(p.Status)) + ": it no longer waits for approvals.", nil
+	}
+	linked, err := h.store.ApproverLink(ctx, staffID)
+	if err != nil {
+		return "", 0, "", err
+	}
+	identity = actingIdentity(p, linked)
+	if identity == "" {
+		return "", http.StatusConflict, "Link your account to a wallet admin of this wallet before approving (/approvals/link).", nil
+	}
+	if again {
+		return identity, 0, "", nil
+	}
+	if slices.Contains(p.Approvals, identity) {
+		return "", http.StatusConflict, "This wallet admin has already approved this proposal.", nil
+	}
+	// Separation of duties: one person's approval counts once, even when
+	// they link to another wallet admin after approving.
+	already, err := h.store.ApprovedByStaff(ctx, p.ID, staffID)
+	if err != nil {
+		return "", 0, "", err
+	}
+	if already {
+		return "", http.StatusConflict, "You already approved this proposal (as another wallet admin): someone else must give the next approval.", nil
+	}
+	return identity, 0, "", nil
 }
 
 var errTooManyAttempts = proposal.ErrTooManyAttempts

@@ -162,12 +162,10 @@ func (h *Handler) Queue(w http.ResponseWriter, r *http.Request) {
 	if !last.IsZero() {
 		view.SyncedAgo = views.Ago(last, now)
 	}
-	view.Rows = make([]views.ProposalRow, len(rows))
-	for i, p := range rows {
-		pr := baseRow(p, names)
-		pr.Age, pr.NeedsMe = views.Ago(p.CreatedAt, now), needsMe(p, linked, v.Staff.ID)
-		pr.Selectable = view.CanAct && p.Status == store.ProposalPendingSignatures
-		view.Rows[i] = pr
+	var err error
+	if view.Rows, err = h.queueRows(ctx, rows, names, v, view.CanAct); err != nil {
+		h.ServerError(w, r, err)
+		return
 	}
 	if view.CanAct && !handlers.IsFragmentRequest(r) {
 		view.SignBatchToken, view.ReturnTo = handlers.NewFormToken(), view.PollURL

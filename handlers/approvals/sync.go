@@ -129,6 +129,27 @@ type walletRead struct {
 	proposals       []apiclient.Proposal
 }
 
+// syncRun is what one sync gathers from its readers and writers.
+type syncRun struct {
+	mu       sync.Mutex
+	res      SyncResult
+	firstErr error
+	// unchanged are the proposals read as the mirror holds them:
+	// stamped synced together at the end, not a transaction each.
+	unchanged []string
+	// read are the wallets whose proposals were listed.
+	read []string
+}
+
+func (run *syncRun) fail(wallets int, err error) {
+	run.mu.Lock()
+	defer run.mu.Unlock()
+	run.res.Failed += wallets
+	if run.firstErr == nil {
+		run.firstErr = err
+	}
+}
+
 // syncWallets reads wallets, starting a read at most every every (0: as
 // fast as the concurrency allows).
 func (s *Syncer) syncWallets(ctx context.Context, wallets []string, owners map[string]string, every time.Duration) (SyncResult, error) {
@@ -136,24 +157,7 @@ func (s *Syncer) syncWallets(ctx context.Context, wallets []string, owners map[s
 	if n <= 0 {
 		n = DefaultSyncConcurrency
 	}
-	var (
-		mu       sync.Mutex
-		res      = SyncResult{Wallets: len(wallets)}
-		firstErr error
-		// unchanged are the proposals read as the mirror holds them:
-		// stamped synced together at the end, not a transaction each.
-		unchanged []string
-		// read are the wallets whose proposals were listed.
-		read []string
-	)
-	fail := func(wallets int, err error) {
-		mu.Lock()
-		defer mu.Unlock()
-		res.Failed += wallets
-		if firstErr == nil {
-			firstErr = err
-		}
-	}
+	run := &syncRun{res: SyncResult{Wallets: len(wallets)}}
 	// Readers call the API, at most n at once; syncDBConcurrency writers
 	// compare what they read with the mirror, a batch of wallets at a time.
 	reads := make(chan walletRead, n)
@@ -162,36 +166,62 @@ func (s *Syncer) syncWallets(ctx context.Context, wallets []string, owners map[s
 		writers.Add(1)
 		go func() {
 			defer writers.Done()
-			var batch []walletRead
-			size := 0
-			flush := func() {
-				if len(batch) == 0 {
-					return
-				}
-				same, changed, err := s.compare(ctx, batch)
-				mu.Lock()
-				for _, w := range batch {
-					res.Proposals += len(w.proposals)
-				}
-				res.Changed += changed
-				unchanged = append(unchanged, same...)
-				mu.Unlock()
-				if err != nil {
-					fail(len(batch), err)
-				}
-				batch, size = batch[:0], 0
-			}
-			for w := range reads {
-				batch, size = append(batch, w), size+len(w.proposals)
-				if size >= syncBatchProposals {
-					flush()
-				}
-			}
-			flush()
+			s.writeBatches(ctx, run, reads)
 		}()
 	}
+	s.readWallets(ctx, run, wallets, owners, every, n, reads)
+	close(reads)
+	writers.Wait()
+	if err := ctx.Err(); err != nil {
+		return run.res, err
+	}
+	if err := s.Store.StampProposalsSynced(ctx, run.unchanged); err != nil && run.firstErr == nil {
+		run.firstErr = err
+	}
+	if err := s.Store.StampWalletsRead(ctx, run.read, s.Clock()); err != nil && run.firstErr == nil {
+		run.firstErr = err
+	}
+	return run.res, run.firstErr
+}
+
+// writeBatches compares what the readers send with the mirror, a batch of
+// about syncBatchProposals proposals at a time, until reads is closed.
+func (s *Syncer) writeBatches(ctx context.Context, run *syncRun, reads <-chan walletRead) {
+	var batch []walletRead
+	size := 0
+	flush := func() {
+		if len(batch) == 0 {
+			return
+		}
+		same, changed, err := s.compare(ctx, batch)
+		run.mu.Lock()
+		for _, w := range batch {
+			run.res.Proposals += len(w.proposals)
+		}
+		run.res.Changed += changed
+		run.unchanged = append(run.unchanged, same...)
+		run.mu.Unlock()
+		if err != nil {
+			run.fail(len(batch), err)
+		}
+		batch, size = batch[:0], 0
+	}
+	for w := range reads {
+		batch, size = append(batch, w), size+len(w.proposals)
+		if size >= syncBatchProposals {
+			flush()
+		}
+	}
+	flush()
+}
+
+// readWallets lists each wallet's proposals from the API, at most n at
+// once and starting one at most every every, and sends them to reads; it
+// returns when every read it started has ended.
+func (s *Syncer) readWallets(ctx context.Context, run *syncRun, wallets []string, owners map[string]string, every time.Duration, n int, reads chan<- walletRead) {
 	sem := make(chan struct{}, n)
 	var readers sync.WaitGroup
+	defer readers.Wait()
 	var pace <-chan time.Time
 	if every > 0 {
 		t := time.NewTicker(every)
@@ -210,7 +240,7 @@ func (s *Syncer) syncWallets(ctx context.Context, wallets []string, owners map[s
 		case <-ctx.Done():
 		}
 		if ctx.Err() != nil {
-			break
+			return
 		}
 		readers.Add(1)
 		go func(walletID string) {
@@ -219,28 +249,15 @@ func (s *Syncer) syncWallets(ctx context.Context, wallets []string, owners map[s
 			owner := owners[walletID]
 			ps, err := s.API.ListProposals(ctx, owner, walletID)
 			if err != nil {
-				fail(1, fmt.Errorf("approvals: proposals of wallet %s: %w", walletID, err))
+				run.fail(1, fmt.Errorf("approvals: proposals of wallet %s: %w", walletID, err))
 				return
 			}
-			mu.Lock()
-			read = append(read, walletID)
-			mu.Unlock()
+			run.mu.Lock()
+			run.read = append(run.read, walletID)
+			run.mu.Unlock()
 			reads <- walletRead{walletID: walletID, owner: owner, proposals: ps}
 		}(id)
 	}
-	readers.Wait()
-	close(reads)
-	writers.Wait()
-	if err := ctx.Err(); err != nil {
-		return res, err
-	}
-	if err := s.Store.StampProposalsSynced(ctx, unchanged); err != nil && firstErr == nil {
-		firstErr = err
-	}
-	if err := s.Store.StampWalletsRead(ctx, read, s.Clock()); err != nil && firstErr == nil {
-		firstErr = err
-	}
-	return res, firstErr
 }
 
 // compare reads the mirror's rows of a batch of wallets' proposals in one

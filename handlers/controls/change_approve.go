@@ -45,7 +45,7 @@ func (h *Handler) ApproveChange(w http.ResponseWriter, r *http.Request) {
 	if h.refusedDecision(w, r, err) {
 		return
 	}
-	h.Flash(r, "ok", c.Kind.Label()+" change approved. It is in force from "+views.DateTime(*c.EffectiveAt)+".")
+	h.Flash(r, "ok", c.Kind.Label()+" change approved. It is in force from "+views.DateTime(ctx, *c.EffectiveAt)+".")
 	h.Redirect(w, r, "/controls#changes")
 }
 

@@ -48,7 +48,7 @@ func (h *Handler) CSV(w http.ResponseWriter, r *http.Request) {
 			effective = views.ISO(*p.EffectiveAt)
 		}
 		c.Row("policy change", strconv.FormatInt(p.ID, 10), p.Kind.Label(), p.Summary, p.ProposedBy.Name, views.ISO(p.ProposedAt),
-			p.DecidedBy.Name, decided, effective, changeState(p, now))
+			p.DecidedBy.Name, decided, effective, changeState(ctx, p, now))
 	}
 	c.Close(h.Logger, r)
 }

@@ -35,6 +35,6 @@ func (h *Handler) ConfirmDestination(w http.ResponseWriter, r *http.Request) {
 		h.ServerError(w, r, err)
 		return
 	}
-	h.Flash(r, "ok", "“"+d.Name+"” is confirmed. It is usable from "+views.DateTime(*d.UsableFrom)+".")
+	h.Flash(r, "ok", "“"+d.Name+"” is confirmed. It is usable from "+views.DateTime(ctx, *d.UsableFrom)+".")
 	h.Redirect(w, r, "/controls#book")
 }

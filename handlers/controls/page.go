@@ -58,7 +58,7 @@ func (h *Handler) view(ctx context.Context) (views.ControlsView, error) {
 		return v, err
 	}
 	for _, d := range book {
-		v.Destinations = append(v.Destinations, destinationRow(d, viewer.Staff.ID, v.CanAdd, v.CanConfirm, now))
+		v.Destinations = append(v.Destinations, destinationRow(ctx, d, viewer.Staff.ID, v.CanAdd, v.CanConfirm, now))
 	}
 
 	_, wallets, err := h.store.Treasury(ctx)
@@ -83,7 +83,7 @@ func (h *Handler) view(ctx context.Context) (views.ControlsView, error) {
 	}
 	for _, c := range changes {
 		row := views.PolicyChangeRow{ID: c.ID, What: c.Kind.Label(), Summary: c.Summary, ProposedBy: c.ProposedBy.Name,
-			ProposedAt: views.Relative(c.ProposedAt, now), State: changeState(c, now), Token: handlers.NewFormToken()}
+			ProposedAt: views.Relative(ctx, c.ProposedAt, now), State: changeState(ctx, c, now), Token: handlers.NewFormToken()}
 		if c.State == store.PolicyProposed {
 			row.Decide = v.CanPropose && c.ProposedBy.ID != viewer.Staff.ID
 			row.Withdraw = v.CanPropose && c.ProposedBy.ID == viewer.Staff.ID
@@ -97,9 +97,9 @@ func (h *Handler) view(ctx context.Context) (views.ControlsView, error) {
 
 // destinationRow is a book entry on the page, with what the viewer (me)
 // may do with it.
-func destinationRow(d store.Destination, me int64, canAdd, canConfirm bool, now time.Time) views.DestinationRow {
+func destinationRow(ctx context.Context, d store.Destination, me int64, canAdd, canConfirm bool, now time.Time) views.DestinationRow {
 	row := views.DestinationRow{ID: d.ID, Name: d.Name, Kind: d.Kind.Label(), Value: d.Value, AddedBy: d.AddedBy.Name,
-		AddedAt: views.Relative(d.AddedAt, now), Token: handlers.NewFormToken(), CanClear: canAdd}
+		AddedAt: views.Relative(ctx, d.AddedAt, now), Token: handlers.NewFormToken(), CanClear: canAdd}
 	if d.BankCode != "" {
 		row.Value = d.Value + " · bank " + d.BankCode
 	}
@@ -108,9 +108,9 @@ func destinationRow(d store.Destination, me int64, canAdd, canConfirm bool, now 
 		row.State = "Waiting for another person to confirm it"
 		row.Confirm = canConfirm && d.AddedBy.ID != me
 	case !d.Usable(now):
-		row.State = "Confirmed by " + d.ConfirmedBy.Name + "; usable " + views.Relative(*d.UsableFrom, now) + " (" + views.DateTime(*d.UsableFrom) + ")"
+		row.State = "Confirmed by " + d.ConfirmedBy.Name + "; usable " + views.Relative(ctx, *d.UsableFrom, now) + " (" + views.DateTime(ctx, *d.UsableFrom) + ")"
 	default:
-		row.State, row.Trusted = "Trusted since "+views.DateTime(*d.UsableFrom)+" (confirmed by "+d.ConfirmedBy.Name+")", true
+		row.State, row.Trusted = "Trusted since "+views.DateTime(ctx, *d.UsableFrom)+" (confirmed by "+d.ConfirmedBy.Name+")", true
 	}
 	switch {
 	case d.ConfirmedAt == nil:
@@ -180,7 +180,7 @@ func settingsWords(s store.ControlSettings) string {
 }
 
 // changeState is where a change stands, in words.
-func changeState(c store.PolicyChange, now time.Time) string {
+func changeState(ctx context.Context, c store.PolicyChange, now time.Time) string {
 	switch c.State {
 	case store.PolicyProposed:
 		return "Waiting for a second owner"
@@ -190,7 +190,7 @@ func changeState(c store.PolicyChange, now time.Time) string {
 		return "The Partner API refused it"
 	}
 	if c.EffectiveAt != nil && now.Before(*c.EffectiveAt) {
-		return "Approved by " + c.DecidedBy.Name + "; in force " + views.Relative(*c.EffectiveAt, now) + " (" + views.DateTime(*c.EffectiveAt) + ")"
+		return "Approved by " + c.DecidedBy.Name + "; in force " + views.Relative(ctx, *c.EffectiveAt, now) + " (" + views.DateTime(ctx, *c.EffectiveAt) + ")"
 	}
-	return "Approved by " + c.DecidedBy.Name + "; in force since " + views.DateTime(*c.EffectiveAt)
+	return "Approved by " + c.DecidedBy.Name + "; in force since " + views.DateTime(ctx, *c.EffectiveAt)
 }

@@ -175,7 +175,7 @@ func (h *Handler) List(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	v := views.EmployeeListView{Filter: p.filter, Columns: store.ReadinessCurrencies(), Rows: p.rows, CanWrite: canWrite(r),
-		CSVURL: p.csv, SelfURL: p.self, NextURL: p.next}
+		CSVURL: p.csv, SelfURL: p.self, NextURL: p.next, Now: h.Clock()}
 	v.States, v.Currencies, v.Readiness, v.Sorts = filterOptions(p.filter)
 	h.Render(w, r, p.status, "Employees", views.EmployeeListPage(v), views.EmployeeResults(v))
 }

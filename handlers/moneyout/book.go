@@ -49,8 +49,8 @@ func (h *Rail) BookPicker(ctx context.Context, id string, kind store.Destination
 			label += ": waits for another person to confirm it"
 			p.Pending = append(p.Pending, fmt.Sprintf("“%s” waits for another person to confirm it on the Money controls page; then the cooling-off period runs.", d.Name))
 		default:
-			label += ": usable from " + views.DateTime(*d.UsableFrom)
-			p.Pending = append(p.Pending, fmt.Sprintf("“%s” becomes usable on %s, when its cooling-off period ends.", d.Name, views.DateTime(*d.UsableFrom)))
+			label += ": usable from " + views.DateTime(ctx, *d.UsableFrom)
+			p.Pending = append(p.Pending, fmt.Sprintf("“%s” becomes usable on %s, when its cooling-off period ends.", d.Name, views.DateTime(ctx, *d.UsableFrom)))
 		}
 		p.Options = append(p.Options, views.Option{Value: strconv.FormatInt(d.ID, 10), Label: label})
 	}

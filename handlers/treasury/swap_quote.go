@@ -75,7 +75,12 @@ func (h *Handler) SwapQuote(w http.ResponseWriter, r *http.Request) {
 	if f.Fields.Any() {
 		status = http.StatusUnprocessableEntity
 	}
-	h.render(w, r, status, func(v *views.TreasuryView) { v.Swap = f })
+	v, err := h.view(ctx, t, func(v *views.TreasuryView) { v.Swap = f })
+	if err != nil {
+		h.ServerError(w, r, err)
+		return
+	}
+	h.Render(w, r, status, "Treasury", views.TreasuryPage(v), views.TreasurySwapPanel(v))
 }
 
 // quote reads a firm quote and previews the conversion at it (two POSTs
@@ -127,7 +132,7 @@ func (h *Handler) quoteFor(r *http.Request, req proposalRequest) (swapQuote, str
 	case q.WalletID != req.WalletID || q.From != string(req.Currency) || q.To != string(req.ToStablecoin) || !q.FromAmount.Equal(req.Amount):
 		return q, "The quote was for another swap (wallet, currencies or amount changed since); get a quote for this one."
 	case !h.clock().Before(q.ExpiresAt):
-		return q, "The quote expired at " + views.DateTime(q.ExpiresAt) + "; get a new quote. Nothing was sent."
+		return q, "The quote expired at " + views.DateTime(r.Context(), q.ExpiresAt) + "; get a new quote. Nothing was sent."
 	}
 	return q, ""
 }

@@ -9,8 +9,9 @@ import (
 	"partneradmin/web/webtest"
 )
 
-// wrappedBadges lists the chips drawn on more than one line.
-const wrappedBadges = `[...document.querySelectorAll("main .badge")]
+// wrappedBadges lists the chips, and the times of the lists' activity and
+// age columns, drawn on more than one line.
+const wrappedBadges = `[...document.querySelectorAll("main .badge, main td[data-label='Last activity'] time, main td[data-label='Age'] time")]
 	.filter(b => b.getBoundingClientRect().height > 1.6 * parseFloat(getComputedStyle(b).lineHeight))
 	.map(b => b.textContent.trim())`
 

@@ -367,7 +367,7 @@ func (h *Handler) signLinks() *handlers.SignLinks[store.SepaMXNOrder] {
 			if err != nil {
 				return o, "", err
 			}
-			why := h.next(o, first, burnSR)
+			why := h.next(ctx, o, first, burnSR)
 			if why == "" && readErr != "" && burnsNext(o) {
 				// The burn is signed against the order as last read: it
 				// must be read now to know it still waits.
@@ -450,13 +450,13 @@ func signStep(sr *store.SignRequest, needed, known bool, later string) views.Mex
 
 // next says why no new link may be issued now ("" when one may, for
 // the signature burnsNext names).
-func (h *Handler) next(o store.SepaMXNOrder, first, burnSR *store.SignRequest) string {
+func (h *Handler) next(ctx context.Context, o store.SepaMXNOrder, first, burnSR *store.SignRequest) string {
 	now := h.Clock()
 	switch {
 	case o.Status != apiclient.MexicoOrderCreated:
 		return "This order no longer waits for a signature (" + views.StatusLabel(views.StatusMexico, o.Status) + ")."
 	case o.QuoteExpiresAt != nil && !now.Before(*o.QuoteExpiresAt):
-		return "The quote expired at " + views.DateTime(*o.QuoteExpiresAt) + ": no signature is asked for an expired quote. Get a new quote."
+		return "The quote expired at " + views.DateTime(ctx, *o.QuoteExpiresAt) + ": no signature is asked for an expired quote. Get a new quote."
 	case o.BurnWorkflowID != "":
 		if o.BurnDeadline != nil && !now.Before(*o.BurnDeadline) {
 			return "The burn signature's deadline has passed. Get a new quote."
@@ -517,7 +517,7 @@ func (h *Handler) show(w http.ResponseWriter, r *http.Request, o store.SepaMXNOr
 	if !s.Final {
 		s.PollURL = page(o.ID)
 	}
-	if h.next(o, first, burnSR) == "" && (panel == nil || panel.Link == "") {
+	if h.next(ctx, o, first, burnSR) == "" && (panel == nil || panel.Link == "") {
 		s.IssueLabel = "Show the QR code for the first signature (allowance)"
 		if first != nil {
 			s.IssueLabel = "Issue a new link for the first signature"
@@ -529,7 +529,7 @@ func (h *Handler) show(w http.ResponseWriter, r *http.Request, o store.SepaMXNOr
 			}
 		}
 	}
-	s.Waiting = waiting(o, s, expired, first, burnSR)
+	s.Waiting = waiting(ctx, o, s, expired, first, burnSR)
 	if expired || o.Status == apiclient.MexicoOrderCanceled || o.Status == apiclient.MexicoOrderRefunded || o.Status == apiclient.MexicoOrderFailed {
 		if o.Status != apiclient.MexicoOrderFunded && o.Status != apiclient.MexicoOrderCompleted {
 			q := url.Values{"amount": {o.Amount.String()}}
@@ -555,10 +555,10 @@ func (h *Handler) show(w http.ResponseWriter, r *http.Request, o store.SepaMXNOr
 }
 
 // waiting says what the order waits for, and who acts next.
-func waiting(o store.SepaMXNOrder, s views.MexicoSteps, expired bool, first, burnSR *store.SignRequest) string {
+func waiting(ctx context.Context, o store.SepaMXNOrder, s views.MexicoSteps, expired bool, first, burnSR *store.SignRequest) string {
 	deadline := "before the quote expires"
 	if o.QuoteExpiresAt != nil {
-		deadline = "before the quote expires at " + views.DateTime(*o.QuoteExpiresAt)
+		deadline = "before the quote expires at " + views.DateTime(ctx, *o.QuoteExpiresAt)
 	}
 	switch {
 	case o.Status == apiclient.MexicoOrderCompleted:
@@ -568,7 +568,7 @@ func waiting(o store.SepaMXNOrder, s views.MexicoSteps, expired bool, first, bur
 	case s.Final:
 		return views.StatusLabel(views.StatusMexico, o.Status) + ". Get a new quote to try again."
 	case expired:
-		return "The quote expired at " + views.DateTime(s.ExpiresAt) + " before the burn was signed: no signature is asked for an expired quote, the API cancels the order, and nothing leaves the wallet. Get a new quote."
+		return "The quote expired at " + views.DateTime(ctx, s.ExpiresAt) + " before the burn was signed: no signature is asked for an expired quote, the API cancels the order, and nothing leaves the wallet. Get a new quote."
 	case o.WorkflowID != "" && !handlers.SignatureOnItsWay(first):
 		return "Waiting for the owner's first signature (the allowance) on their device, " + deadline + ". Scan the QR code with the wallet app; if the link is lost or was refused, issue a new one."
 	case o.BurnWorkflowID == "":
