@@ -18,6 +18,16 @@ type pageOverride struct {
 	kycError  string
 }
 
+// keptStart is the start form a page shows: a posted form drawn again is
+// shown even when the page's reads failed, so what was typed and why it was
+// not sent stay on the page.
+func keptStart(drawn *views.TreasuryRailStart, o pageOverride) *views.TreasuryRailStart {
+	if drawn == nil {
+		return o.start
+	}
+	return drawn
+}
+
 // renderRail draws a rail's task page.
 func (h *Handler) renderRail(w http.ResponseWriter, r *http.Request, t treasury, rl rail, status int, o pageOverride) {
 	switch rl.Currency {
@@ -41,6 +51,7 @@ func (h *Handler) EUR(w http.ResponseWriter, r *http.Request) {
 
 func (h *Handler) renderEUR(w http.ResponseWriter, r *http.Request, t treasury, status int, o pageOverride) {
 	v := h.eurView(h.reads(r, t), t, o)
+	v.Start = keptStart(v.Start, o)
 	h.Render(w, r, status, "Set up EUR SEPA payouts", views.EURSetupPage(v), nil)
 }
 

@@ -21,6 +21,7 @@ func (h *Handler) MXN(w http.ResponseWriter, r *http.Request) {
 
 func (h *Handler) renderMXN(w http.ResponseWriter, r *http.Request, t treasury, status int, o pageOverride) {
 	v := h.mxnView(h.reads(r, t), t, o)
+	v.Start = keptStart(v.Start, o)
 	h.Render(w, r, status, "Set up the Mexican offramp", views.MXNSetupPage(v), nil)
 }
 
