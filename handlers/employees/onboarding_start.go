@@ -262,38 +262,10 @@ func (h *Handler) StartRail(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	page := fmt.Sprintf("/employees/%d", e.ID)
-	token := r.PostFormValue(handlers.FormTokenField)
 	level := strings.TrimSpace(r.PostFormValue("identity_level"))
 	bvn := strings.TrimSpace(r.PostFormValue("bvn"))
-	// refuse shows the page again with the words next to the form; the BVN
-	// field is always empty (it was not kept), anything else stays.
 	refuse := func(status int, field, words string, keepToken bool) {
-		h.renderDetailWith(w, r, status, e, func(v *views.EmployeeDetailView) {
-			for i := range v.Currencies {
-				f := v.Currencies[i].Start
-				if v.Currencies[i].Currency != rl.Currency {
-					continue
-				}
-				if f == nil {
-					f = h.startForm(rl)
-					v.Currencies[i].Start = f
-				}
-				if keepToken {
-					f.Token = token
-				}
-				if onboard.ValidIdentityLevel(level) {
-					f.IdentityLevel = level
-				}
-				if field != "" {
-					f.Fields[field] = words
-				} else {
-					f.Error = words
-				}
-				if rl.Currency == "NGN" && bvn != "" && field != "bvn" {
-					f.Fields["bvn"] = "The BVN was not kept: type it again to send it."
-				}
-			}
-		})
+		h.refuseStart(w, r, e, rl, startRefused{status: status, field: field, words: words, keepToken: keepToken, bvnTyped: bvn != ""})
 	}
 	key, err := startKey(ctx, h.Store, e.ID, rl.Currency, formKey)
 	if err != nil {
@@ -361,6 +333,48 @@ func (h *Handler) StartRail(w http.ResponseWriter, r *http.Request) {
 	}
 	h.Flash(r, "ok", msg)
 	h.Redirect(w, r, page)
+}
+
+// startRefused is why a start was not sent, for the page drawn again.
+type startRefused struct {
+	status       int
+	field, words string
+	// keepToken: the form's token may be sent again (nothing was tried).
+	keepToken, bvnTyped bool
+}
+
+// refuseStart shows the employee page again with the words next to the
+// rail's start form; the BVN field is always empty (it was not kept),
+// anything else stays.
+func (h *Handler) refuseStart(w http.ResponseWriter, r *http.Request, e store.Employee, rl rail, no startRefused) {
+	token := r.PostFormValue(handlers.FormTokenField)
+	level := strings.TrimSpace(r.PostFormValue("identity_level"))
+	h.renderDetailWith(w, r, no.status, e, func(v *views.EmployeeDetailView) {
+		for i := range v.Currencies {
+			if v.Currencies[i].Currency != rl.Currency {
+				continue
+			}
+			f := v.Currencies[i].Start
+			if f == nil {
+				f = h.startForm(rl)
+				v.Currencies[i].Start = f
+			}
+			if no.keepToken {
+				f.Token = token
+			}
+			if onboard.ValidIdentityLevel(level) {
+				f.IdentityLevel = level
+			}
+			if no.field != "" {
+				f.Fields[no.field] = no.words
+			} else {
+				f.Error = no.words
+			}
+			if rl.Currency == "NGN" && no.bvnTyped && no.field != "bvn" {
+				f.Fields["bvn"] = "The BVN was not kept: type it again to send it."
+			}
+		}
+	})
 }
 
 // startProblemField places the API's refusal next to the field it names.
