@@ -1103,115 +1103,11 @@ func DirectProfileForm(employeeID int64, v InvitePageView) templ.Component {
 				return templ_7745c5c3_Err
 			}
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 92, "<fieldset><legend>Personal details</legend><div class=\"form-grid\">")
+		templ_7745c5c3_Err = ProfileFields(v, false).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = InputField("first_name", "First name", "text", v.Form.FirstName, v.Form.Fields.Get("first_name"), "").Render(ctx, templ_7745c5c3_Buffer)
-		if templ_7745c5c3_Err != nil {
-			return templ_7745c5c3_Err
-		}
-		templ_7745c5c3_Err = InputField("middle_name", "Middle name (optional)", "text", v.Form.MiddleName, v.Form.Fields.Get("middle_name"), "").Render(ctx, templ_7745c5c3_Buffer)
-		if templ_7745c5c3_Err != nil {
-			return templ_7745c5c3_Err
-		}
-		templ_7745c5c3_Err = InputField("last_name", "Last name", "text", v.Form.LastName, v.Form.Fields.Get("last_name"), "").Render(ctx, templ_7745c5c3_Buffer)
-		if templ_7745c5c3_Err != nil {
-			return templ_7745c5c3_Err
-		}
-		templ_7745c5c3_Err = InputField("date_of_birth", "Date of birth", "date", v.Form.DateOfBirth, v.Form.Fields.Get("date_of_birth"), "").Render(ctx, templ_7745c5c3_Buffer)
-		if templ_7745c5c3_Err != nil {
-			return templ_7745c5c3_Err
-		}
-		templ_7745c5c3_Err = SelectField("nationality", "Nationality", v.Nationalities, v.Form.Fields.Get("nationality")).Render(ctx, templ_7745c5c3_Buffer)
-		if templ_7745c5c3_Err != nil {
-			return templ_7745c5c3_Err
-		}
-		templ_7745c5c3_Err = InputField("phone_number", "Phone number", "tel", v.Form.PhoneNumber, v.Form.Fields.Get("phone_number"), "With country code. Nigeria: at least 10 digits.").Render(ctx, templ_7745c5c3_Buffer)
-		if templ_7745c5c3_Err != nil {
-			return templ_7745c5c3_Err
-		}
-		templ_7745c5c3_Err = SelectField("gender", "Gender (optional)", v.GenderOptions, v.Form.Fields.Get("gender")).Render(ctx, templ_7745c5c3_Buffer)
-		if templ_7745c5c3_Err != nil {
-			return templ_7745c5c3_Err
-		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 93, "</div></fieldset><fieldset><legend>Home address</legend><div class=\"form-grid\">")
-		if templ_7745c5c3_Err != nil {
-			return templ_7745c5c3_Err
-		}
-		templ_7745c5c3_Err = SelectField("country_code", "Country of residence", v.Countries, v.Form.Fields.Get("country_code")).Render(ctx, templ_7745c5c3_Buffer)
-		if templ_7745c5c3_Err != nil {
-			return templ_7745c5c3_Err
-		}
-		templ_7745c5c3_Err = InputField("street_line1", "Street address", "text", v.Form.StreetLine1, v.Form.Fields.Get("street_line1"), "").Render(ctx, templ_7745c5c3_Buffer)
-		if templ_7745c5c3_Err != nil {
-			return templ_7745c5c3_Err
-		}
-		templ_7745c5c3_Err = InputField("city", "City", "text", v.Form.City, v.Form.Fields.Get("city"), "").Render(ctx, templ_7745c5c3_Buffer)
-		if templ_7745c5c3_Err != nil {
-			return templ_7745c5c3_Err
-		}
-		templ_7745c5c3_Err = InputField("state", "State or province", "text", v.Form.State, v.Form.Fields.Get("state"), "Nigeria: the state's name, for example Lagos.").Render(ctx, templ_7745c5c3_Buffer)
-		if templ_7745c5c3_Err != nil {
-			return templ_7745c5c3_Err
-		}
-		templ_7745c5c3_Err = InputField("postal_code", "Postal code", "text", v.Form.PostalCode, v.Form.Fields.Get("postal_code"), "Nigeria: 6 digits.").Render(ctx, templ_7745c5c3_Buffer)
-		if templ_7745c5c3_Err != nil {
-			return templ_7745c5c3_Err
-		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 94, "</div></fieldset><fieldset><legend>Employment and funds</legend><div class=\"form-grid\">")
-		if templ_7745c5c3_Err != nil {
-			return templ_7745c5c3_Err
-		}
-		templ_7745c5c3_Err = SelectField("employment_status", "Employment status", v.EmploymentOptions, v.Form.Fields.Get("employment_status")).Render(ctx, templ_7745c5c3_Buffer)
-		if templ_7745c5c3_Err != nil {
-			return templ_7745c5c3_Err
-		}
-		templ_7745c5c3_Err = OccupationPicker(v.Form).Render(ctx, templ_7745c5c3_Buffer)
-		if templ_7745c5c3_Err != nil {
-			return templ_7745c5c3_Err
-		}
-		templ_7745c5c3_Err = InputField("employer_name", "Employer name (optional)", "text", v.Form.EmployerName, v.Form.Fields.Get("employer_name"), "").Render(ctx, templ_7745c5c3_Buffer)
-		if templ_7745c5c3_Err != nil {
-			return templ_7745c5c3_Err
-		}
-		templ_7745c5c3_Err = SelectField("source_of_funds", "Source of funds", v.FundsOptions, v.Form.Fields.Get("source_of_funds")).Render(ctx, templ_7745c5c3_Buffer)
-		if templ_7745c5c3_Err != nil {
-			return templ_7745c5c3_Err
-		}
-		templ_7745c5c3_Err = InputField("estimated_monthly_volume", "Estimated monthly volume, USD", "text", v.Form.EstimatedMonthlyVolume, v.Form.Fields.Get("estimated_monthly_volume"), "Required for Nigeria. For example 2500.").Render(ctx, templ_7745c5c3_Buffer)
-		if templ_7745c5c3_Err != nil {
-			return templ_7745c5c3_Err
-		}
-		templ_7745c5c3_Err = SelectField("account_purpose", "Account purpose", v.PurposeOptions, v.Form.Fields.Get("account_purpose")).Render(ctx, templ_7745c5c3_Buffer)
-		if templ_7745c5c3_Err != nil {
-			return templ_7745c5c3_Err
-		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 95, "</div></fieldset><fieldset><legend>Identification numbers (sent, not kept)</legend><div class=\"form-grid\">")
-		if templ_7745c5c3_Err != nil {
-			return templ_7745c5c3_Err
-		}
-		templ_7745c5c3_Err = InputField("ssn", "Social Security number (United States)", "text", "", v.Form.Fields.Get("ssn"), idNumberHint("Required for US residents. 9 digits.", v.Form.SSN)).Render(ctx, templ_7745c5c3_Buffer)
-		if templ_7745c5c3_Err != nil {
-			return templ_7745c5c3_Err
-		}
-		templ_7745c5c3_Err = InputField("nino", "National Insurance number (United Kingdom)", "text", "", v.Form.Fields.Get("nino"), idNumberHint("Required for UK residents, like QQ123456C.", v.Form.NINO)).Render(ctx, templ_7745c5c3_Buffer)
-		if templ_7745c5c3_Err != nil {
-			return templ_7745c5c3_Err
-		}
-		templ_7745c5c3_Err = InputField("rfc", "RFC (Mexico)", "text", "", v.Form.Fields.Get("rfc"), idNumberHint("Needed for MXN.", v.Form.RFC)).Render(ctx, templ_7745c5c3_Buffer)
-		if templ_7745c5c3_Err != nil {
-			return templ_7745c5c3_Err
-		}
-		templ_7745c5c3_Err = InputField("curp", "CURP (Mexico, optional)", "text", "", v.Form.Fields.Get("curp"), idNumberHint("", v.Form.CURP)).Render(ctx, templ_7745c5c3_Buffer)
-		if templ_7745c5c3_Err != nil {
-			return templ_7745c5c3_Err
-		}
-		templ_7745c5c3_Err = InputField("bvn", "BVN (Nigeria)", "text", "", v.Form.Fields.Get("bvn"), idNumberHint("11 digits. Needed for NGN.", v.Form.BVN)).Render(ctx, templ_7745c5c3_Buffer)
-		if templ_7745c5c3_Err != nil {
-			return templ_7745c5c3_Err
-		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 96, "</div></fieldset><div class=\"form-actions\"><button type=\"submit\" class=\"primary\" data-testid=\"send-profile\">Send the profile</button></div></form>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 92, "<div class=\"form-actions\"><button type=\"submit\" class=\"primary\" data-testid=\"send-profile\">Send the profile</button></div></form>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -1243,39 +1139,39 @@ func DirectAsked(v DirectAskedView) templ.Component {
 		}
 		ctx = templ.ClearChildren(ctx)
 		if v.Document != "" {
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 97, "<p data-testid=\"asked-document\">You can provide the ")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 93, "<p data-testid=\"asked-document\">You can provide the ")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var46 string
 			templ_7745c5c3_Var46, templ_7745c5c3_Err = templ.JoinStringErrs(v.Document)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/direct.templ`, Line: 290, Col: 66}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/direct.templ`, Line: 248, Col: 66}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var46))
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 98, " yourself: <a href=\"")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 94, " yourself: <a href=\"")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var47 templ.SafeURL
 			templ_7745c5c3_Var47, templ_7745c5c3_Err = templ.JoinURLErrs(templ.SafeURL(directPath(v.EmployeeID, "")))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/direct.templ`, Line: 290, Col: 132}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/direct.templ`, Line: 248, Col: 132}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var47))
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 99, "\" data-testid=\"asked-upload\">upload it on the KYC page</a>.</p>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 95, "\" data-testid=\"asked-upload\">upload it on the KYC page</a>.</p>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
 		}
 		if v.Selfie {
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 100, "<p data-testid=\"asked-selfie\">A selfie is the employee's own step: they take it in the app. Nothing for you to upload.</p>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 96, "<p data-testid=\"asked-selfie\">A selfie is the employee's own step: they take it in the app. Nothing for you to upload.</p>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

@@ -59,6 +59,10 @@ type EURSetupView struct {
 	Authorize *EURAuthorizeForm
 	Sign      *SignPanel
 	Ready     bool
+	// PollURL, set while the provider waits for the owner's device (or
+	// its state could not be read), makes the page re-read itself; it
+	// carries the state shown, so an unchanged answer is 204.
+	PollURL string
 }
 
 // EURAuthorizeForm takes the EUR provider's authorization code.

@@ -32,11 +32,10 @@ type FundingUSD struct {
 	Reason string // why it was rejected
 	// Account is set when the account is active.
 	Account *FundingUSDAccount
-	// CanStart offers start-usa (not started, or failed: a safe retry),
-	// with the form's one-time token.
+	// CanStart links to the USD rail's set-up page, which activates and
+	// starts in one go (not started, or failed: Retry).
 	CanStart bool
 	Retry    bool
-	Token    string
 	// StartBlocked says why start-usa is not offered when it would be.
 	StartBlocked string
 }

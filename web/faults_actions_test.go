@@ -152,13 +152,14 @@ func faultActions(t *testing.T, env *webtest.Env, clients map[store.Role]*http.C
 				webtest.MexicoReady(t, env)
 				return "/money-out/mexico", webtest.MexicoQuoteForm(t, env, c, "1000")
 			}},
-		faultAction{name: "funding start USD", by: store.RoleOwner, method: http.MethodPost, route: webtest.StartUSARoute, idempotent: true,
+		faultAction{name: "treasury rail start USD", by: store.RoleOwner, method: http.MethodPost, route: webtest.StartUSARoute, idempotent: true,
+			also: [][2]string{{http.MethodPost, routeActivate}},
 			prepare: func(t *testing.T, env *webtest.Env, c *http.Client) (string, url.Values) {
 				webtest.EditSandboxState(t, env, func(st map[string]any) {
 					webtest.SandboxObject(st, "users", env.Demo.TreasuryUserID, "onboarding")["USD"] = "failed"
 				})
-
-				return webtest.FundingStartPath, url.Values{"form_token": {env.FormToken(c, webtest.FundingPath, webtest.FundingStartSelector)}}
+				return "/treasury/rails/usd/start", url.Values{"form_token": {env.FormToken(c, "/treasury/rails/usd", `[data-testid="usd-start-form"]`)},
+					"identity_level": {apiclient.IdentityLevelIDAndLiveness}}
 			}},
 	)
 	out = append(out, faultAction{name: "device signature relay", by: store.RoleFinanceApprover, method: http.MethodPost, route: webtest.SignRoute,

@@ -225,7 +225,6 @@ func (a *App) routes() []Route {
 		// Funding the treasury: its bank accounts and deposit addresses
 		// (reads), and starting its USD account (one upstream write).
 		{Method: "GET", Pattern: "/treasury/funding", Permission: store.PermTreasury, Handler: a.treasury.Funding},
-		{Method: "POST", Pattern: "/treasury/funding/usd/start", Permission: store.PermTreasury, Handler: a.treasury.StartUSD},
 		// Setting up the rails: one task page per rail, its state read from
 		// the API; each start, the Mexico KYC activation and the EUR
 		// provider's authorization (a QR code for the owner's device) are

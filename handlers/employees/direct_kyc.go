@@ -35,7 +35,8 @@ func (h *Handler) directEmployee(w http.ResponseWriter, r *http.Request) (store.
 // 1: "options and occupations lookups, then identification,
 // proof-of-address, biometric uploads, then PATCH /kyc, then GET
 // /kyc/readiness, then POST /kyc/activate, then the rail-specific start":
-// showing the page makes the two lookups for this user.
+// showing the page makes the options lookup, and the occupations lookup
+// until the first document is on file.
 func (h *Handler) DirectKYC(w http.ResponseWriter, r *http.Request) {
 	e, ok := h.directEmployee(w, r)
 	if !ok {
@@ -96,36 +97,16 @@ func (h *Handler) directView(ctx context.Context, e store.Employee) (views.Direc
 	for _, c := range countries {
 		v.Countries = append(v.Countries, views.Option{Value: c.Alpha3, Label: c.Name})
 	}
-	opts, err := h.API.GetKYCOptions(ctx, uid)
-	if err == nil {
-		_, err = h.API.SearchOccupations(ctx, uid, "")
-	}
-	if err != nil {
-		v.LookupProblem = "The lists of choices could not be read from the Partner API. " + apiclient.ReadWords(err)
-	} else {
-		v.Lookups = true
-		v.IDTypes = optionsOf(opts.Personal["identificationType"], defaultIDTypes)
-		v.POATypes = optionsOf(opts.Personal["proofOfAddressType"], defaultPOATypes)
-	}
-
 	f := views.InviteForm{Name: e.Name(), Email: e.Email, FirstName: e.FirstName, LastName: e.LastName, CountryCode: e.Country,
 		AccountPurpose: "personal", Fields: views.FieldErrors{}, Token: handlers.NewFormToken()}
+	begun := false
 	if p, err := h.API.GetKYC(ctx, uid); err == nil {
 		prefillProfile(&f, p)
-		if d := p.Documents; d != nil {
-			if d.Identification != nil {
-				v.Identification.OnFile = "an identity document (" + strings.ReplaceAll(d.Identification.Type, "_", " ") + ", " + strings.Join(d.Identification.Sides, " and ") + ")"
-			}
-			if d.ProofOfAddress {
-				v.ProofOfAddress.OnFile = "a proof of address"
-			}
-			if d.Biometric {
-				v.Biometric.OnFile = "a selfie"
-			}
-		}
+		begun = documentsOnFile(&v, p.Documents)
 	} else {
 		h.Logger.WarnContext(ctx, "direct kyc: read the profile", "employee", e.ID, "status", apiclient.StatusCode(err))
 	}
+	h.directLookups(ctx, uid, &v, begun)
 
 	kr, err := h.API.GetKYCReadiness(ctx, uid)
 	switch {
@@ -145,6 +126,42 @@ func (h *Handler) directView(ctx context.Context, e store.Employee) (views.Direc
 	}
 	v.Rails = rails
 	return v, nil
+}
+
+// directLookups reads the option lists. The spec's order puts the
+// occupations lookup before the first upload, so it is made only while no
+// document is on file (begun false); afterwards the occupation picker
+// searches it when someone types.
+func (h *Handler) directLookups(ctx context.Context, uid string, v *views.DirectKYCView, begun bool) {
+	opts, err := h.API.GetKYCOptions(ctx, uid)
+	if err == nil && !begun {
+		_, err = h.API.SearchOccupations(ctx, uid, "")
+	}
+	if err != nil {
+		v.LookupProblem = "The lists of choices could not be read from the Partner API. " + apiclient.ReadWords(err)
+		return
+	}
+	v.Lookups = true
+	v.IDTypes = optionsOf(opts.Personal["identificationType"], defaultIDTypes)
+	v.POATypes = optionsOf(opts.Personal["proofOfAddressType"], defaultPOATypes)
+}
+
+// documentsOnFile says on the upload steps what the API holds, and whether
+// any document is on file.
+func documentsOnFile(v *views.DirectKYCView, d *apiclient.KYCDocuments) bool {
+	if d == nil {
+		return false
+	}
+	if d.Identification != nil {
+		v.Identification.OnFile = "an identity document (" + strings.ReplaceAll(d.Identification.Type, "_", " ") + ", " + strings.Join(d.Identification.Sides, " and ") + ")"
+	}
+	if d.ProofOfAddress {
+		v.ProofOfAddress.OnFile = "a proof of address"
+	}
+	if d.Biometric {
+		v.Biometric.OnFile = "a selfie"
+	}
+	return d.Identification != nil || d.ProofOfAddress || d.Biometric
 }
 
 // prefillProfile puts what the API holds into the profile form: never an

@@ -16,6 +16,7 @@ import (
 
 	"partneradmin/apiclient"
 	"partneradmin/handlers"
+	"partneradmin/handlers/onboard"
 	"partneradmin/store"
 	"partneradmin/views"
 )
@@ -67,7 +68,7 @@ func (h *Handler) StartOnboardingRun(w http.ResponseWriter, r *http.Request) {
 	level := ""
 	if rl.Global {
 		level = r.PostFormValue("identity_level")
-		if !validIdentityLevel(level) {
+		if !onboard.ValidIdentityLevel(level) {
 			h.ErrorPage(w, r, http.StatusUnprocessableEntity, "Onboarding not started", "Choose the identity level the activation asks for. Nothing was sent.")
 			return
 		}

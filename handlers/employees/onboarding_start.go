@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"net/url"
 	"regexp"
 	"slices"
 	"strconv"
@@ -15,6 +14,7 @@ import (
 
 	"partneradmin/apiclient"
 	"partneradmin/handlers"
+	"partneradmin/handlers/onboard"
 	"partneradmin/store"
 	"partneradmin/views"
 )
@@ -64,14 +64,6 @@ func identityLevels() []views.Option {
 	}
 }
 
-func validIdentityLevel(s string) bool {
-	switch s {
-	case apiclient.IdentityLevelIDOnly, apiclient.IdentityLevelIDAndLiveness, apiclient.IdentityLevelIDVAndPhone:
-		return true
-	}
-	return false
-}
-
 // railStart is what the ledger keeps of a start: never the BVN (only that
 // one was sent).
 type railStart struct {
@@ -87,10 +79,6 @@ type railStart struct {
 	Form  string `json:"form,omitempty"`
 	RunID int64  `json:"runId,omitempty"`
 }
-
-// ownerKeyIndex is the owner key's index in a wallet: the app registers one
-// owner key per wallet, the first.
-const ownerKeyIndex = 0
 
 // startKey is the action key of a start: the employee and currency, so a
 // double click, another tab or a retry after a timeout finds the first
@@ -143,7 +131,7 @@ func (s startRefusal) Error() string { return s.Words }
 // present, and the API's readiness read again just before (spec rule 1:
 // "then GET /kyc/readiness, then POST /kyc/activate").
 func (h *Handler) prepareStart(ctx context.Context, e store.Employee, rl rail, level string) (railStart, error) {
-	req := railStart{EmployeeID: e.ID, ServiceUserID: e.ServiceUserID, Currency: rl.Currency, WalletIndex: ownerKeyIndex}
+	req := railStart{EmployeeID: e.ID, ServiceUserID: e.ServiceUserID, Currency: rl.Currency, WalletIndex: onboard.OwnerKeyIndex}
 	if e.ServiceUserID == "" || e.InviteState == store.InviteDeleted {
 		return req, startRefusal{Words: "The employee has no active account at the Partner API (not linked, or deleted). Nothing was sent."}
 	}
@@ -151,7 +139,7 @@ func (h *Handler) prepareStart(ctx context.Context, e store.Employee, rl rail, l
 		return req, startRefusal{Words: "The app has no Partner API connection. Nothing was sent."}
 	}
 	if rl.Global {
-		if !validIdentityLevel(level) {
+		if !onboard.ValidIdentityLevel(level) {
 			return req, startRefusal{Field: "identity_level", Words: "Choose the identity level the activation asks for."}
 		}
 		req.IdentityLevel = level
@@ -181,35 +169,10 @@ func (h *Handler) prepareStart(ctx context.Context, e store.Employee, rl rail, l
 	if req.WalletID == "" {
 		return req, startRefusal{Words: fmt.Sprintf("The employee has no %s smart wallet for the %s rail to use. Nothing was sent.", rl.Token, rl.Currency)}
 	}
-	kr, err := h.API.GetKYCReadiness(ctx, e.ServiceUserID)
-	if err != nil {
-		return req, startRefusal{Words: "The KYC readiness could not be read again before starting, so nothing was sent. " + apiclient.ReadWords(err)}
-	}
-	if !kr.CanActivate {
-		return req, startRefusal{Words: "The Partner API now says the KYC cannot be activated (missing: " + missingWords(kr.Missing) + "). Nothing was sent."}
-	}
-	if rl.Currency == "USD" {
-		// spec: "start-usa gated on usd-readiness".
-		ur, err := h.API.GetUSDReadiness(ctx, e.ServiceUserID)
-		if err != nil {
-			return req, startRefusal{Words: "The USD readiness could not be read again before starting, so nothing was sent. " + apiclient.ReadWords(err)}
-		}
-		if !ur.Ready {
-			return req, startRefusal{Words: "The Partner API now says USD is not ready (missing: " + missingWords(ur.Missing) + "). Nothing was sent."}
-		}
+	if err := onboard.CheckReady(ctx, h.API, e.ServiceUserID, apiclient.Fiat(rl.Currency), FieldInWords); err != nil {
+		return req, startRefusal{Words: err.Error()}
 	}
 	return req, nil
-}
-
-func missingWords(fields []string) string {
-	if len(fields) == 0 {
-		return "nothing listed"
-	}
-	words := make([]string, len(fields))
-	for i, f := range fields {
-		words[i] = FieldInWords(f)
-	}
-	return strings.Join(words, ", ")
 }
 
 // callStart activates the KYC for this onboarding, then starts the rail
@@ -217,33 +180,10 @@ func missingWords(fields []string) string {
 // call"). bvn is only in this call: it is never kept.
 func callStart(api *apiclient.Client, req railStart, bvn string, runApply rowApply) func(ctx context.Context) (handlers.Effect, error) {
 	return func(ctx context.Context) (handlers.Effect, error) {
-		act := apiclient.ActivateKYCRequest{Currency: apiclient.Fiat(req.Currency), IdentityLevelName: req.IdentityLevel}
-		if _, err := api.ActivateKYC(ctx, req.ServiceUserID, act); err != nil {
-			return handlers.Effect{}, err
-		}
-		var res *apiclient.OnboardingStarted
-		var err error
-		switch req.Currency {
-		case "USD":
-			// spec: start-usa takes the USDB smart wallet's id.
-			res, err = api.StartUSA(ctx, req.ServiceUserID, apiclient.StartUSARequest{SmartWalletID: req.WalletID})
-		case "EUR":
-			res, err = api.StartEURProvider(ctx, req.ServiceUserID, apiclient.StartEURProviderRequest{EURWalletAddress: req.WalletAddress, EURWalletIndex: req.WalletIndex})
-		case "NGN":
-			res, err = api.StartNigeria(ctx, req.ServiceUserID, apiclient.StartNigeriaRequest{BVN: bvn, NGNWalletAddress: req.WalletAddress, NGNWalletIndex: req.WalletIndex})
-		case "MXN":
-			res, err = api.StartMexico(ctx, req.ServiceUserID, apiclient.StartMexicoRequest{MXNWalletAddress: req.WalletAddress, MXNWalletIndex: req.WalletIndex})
-		case "CAD":
-			res, err = api.StartCanada(ctx, req.ServiceUserID, apiclient.StartCanadaRequest{CADWalletAddress: req.WalletAddress, CADWalletIndex: req.WalletIndex})
-		default:
-			return handlers.Effect{}, fmt.Errorf("employees: no rail for %q", req.Currency)
-		}
+		status, err := onboard.ActivateAndStart(ctx, api, onboard.Start{UserID: req.ServiceUserID, Currency: apiclient.Fiat(req.Currency),
+			IdentityLevel: req.IdentityLevel, WalletID: req.WalletID, WalletAddress: req.WalletAddress, WalletIndex: req.WalletIndex, BVN: bvn})
 		if err != nil {
 			return handlers.Effect{}, err
-		}
-		status := ""
-		if res != nil {
-			status = res.Status
 		}
 		var apply func(context.Context, *store.Store) error
 		if req.RunID != 0 && runApply != nil {
@@ -287,7 +227,7 @@ func readBackStart(api *apiclient.Client, runApply rowApply) handlers.ReadBack {
 		if api == nil {
 			return handlers.Effect{}, false, errNoAPI
 		}
-		status, started, err := railStarted(ctx, api, req)
+		status, started, err := onboard.Started(ctx, api, req.ServiceUserID, apiclient.Fiat(req.Currency))
 		if err != nil || !started {
 			return handlers.Effect{}, false, err
 		}
@@ -297,37 +237,6 @@ func readBackStart(api *apiclient.Client, runApply rowApply) handlers.ReadBack {
 		}
 		return startEffect(req, status, apply), true, nil
 	}
-}
-
-// railStarted reads whether the currency's onboarding has begun.
-func railStarted(ctx context.Context, api *apiclient.Client, req railStart) (string, bool, error) {
-	if req.Currency == "USD" {
-		vba, err := api.GetUSDVirtualAccount(ctx, req.ServiceUserID)
-		if apiclient.IsNotFound(err) {
-			return "", false, nil
-		}
-		if err != nil {
-			return "", false, err
-		}
-		switch vba.Status {
-		case apiclient.VirtualAccountProvisioning, apiclient.VirtualAccountPending, apiclient.VirtualAccountActive:
-			return string(vba.Status), true, nil
-		}
-		return string(vba.Status), false, nil
-	}
-	st, err := api.GetOnboardingStatus(ctx, req.ServiceUserID)
-	if err != nil {
-		return "", false, err
-	}
-	s := strings.ToLower(st.Currencies[apiclient.Fiat(req.Currency)].Status)
-	if req.Currency == "EUR" && st.EURProviderStatus != "" && st.EURProviderStatus != "none" {
-		s = strings.ToLower(st.EURProviderStatus)
-	}
-	switch s {
-	case "", "none", "not_started", "failed":
-		return s, false, nil
-	}
-	return s, true, nil
 }
 
 // bvnPattern: spec "Nigerian NIN, BVN | 11 digits".
@@ -353,38 +262,10 @@ func (h *Handler) StartRail(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	page := fmt.Sprintf("/employees/%d", e.ID)
-	token := r.PostFormValue(handlers.FormTokenField)
 	level := strings.TrimSpace(r.PostFormValue("identity_level"))
 	bvn := strings.TrimSpace(r.PostFormValue("bvn"))
-	// refuse shows the page again with the words next to the form; the BVN
-	// field is always empty (it was not kept), anything else stays.
 	refuse := func(status int, field, words string, keepToken bool) {
-		h.renderDetailWith(w, r, status, e, func(v *views.EmployeeDetailView) {
-			for i := range v.Currencies {
-				f := v.Currencies[i].Start
-				if v.Currencies[i].Currency != rl.Currency {
-					continue
-				}
-				if f == nil {
-					f = h.startForm(rl)
-					v.Currencies[i].Start = f
-				}
-				if keepToken {
-					f.Token = token
-				}
-				if validIdentityLevel(level) {
-					f.IdentityLevel = level
-				}
-				if field != "" {
-					f.Fields[field] = words
-				} else {
-					f.Error = words
-				}
-				if rl.Currency == "NGN" && bvn != "" && field != "bvn" {
-					f.Fields["bvn"] = "The BVN was not kept: type it again to send it."
-				}
-			}
-		})
+		h.refuseStart(w, r, e, rl, startRefused{status: status, field: field, words: words, keepToken: keepToken, bvnTyped: bvn != ""})
 	}
 	key, err := startKey(ctx, h.Store, e.ID, rl.Currency, formKey)
 	if err != nil {
@@ -452,6 +333,48 @@ func (h *Handler) StartRail(w http.ResponseWriter, r *http.Request) {
 	}
 	h.Flash(r, "ok", msg)
 	h.Redirect(w, r, page)
+}
+
+// startRefused is why a start was not sent, for the page drawn again.
+type startRefused struct {
+	status       int
+	field, words string
+	// keepToken: the form's token may be sent again (nothing was tried).
+	keepToken, bvnTyped bool
+}
+
+// refuseStart shows the employee page again with the words next to the
+// rail's start form; the BVN field is always empty (it was not kept),
+// anything else stays.
+func (h *Handler) refuseStart(w http.ResponseWriter, r *http.Request, e store.Employee, rl rail, no startRefused) {
+	token := r.PostFormValue(handlers.FormTokenField)
+	level := strings.TrimSpace(r.PostFormValue("identity_level"))
+	h.renderDetailWith(w, r, no.status, e, func(v *views.EmployeeDetailView) {
+		for i := range v.Currencies {
+			if v.Currencies[i].Currency != rl.Currency {
+				continue
+			}
+			f := v.Currencies[i].Start
+			if f == nil {
+				f = h.startForm(rl)
+				v.Currencies[i].Start = f
+			}
+			if no.keepToken {
+				f.Token = token
+			}
+			if onboard.ValidIdentityLevel(level) {
+				f.IdentityLevel = level
+			}
+			if no.field != "" {
+				f.Fields[no.field] = no.words
+			} else {
+				f.Error = no.words
+			}
+			if rl.Currency == "NGN" && no.bvnTyped && no.field != "bvn" {
+				f.Fields["bvn"] = "The BVN was not kept: type it again to send it."
+			}
+		}
+	})
 }
 
 // startProblemField places the API's refusal next to the field it names.
@@ -568,38 +491,15 @@ func (h *Handler) OpenMexicoKYC(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	fetched := h.Clock()
-	p, err := h.API.GetMexicoAgreementsLaunch(r.Context(), e.ServiceUserID)
-	if err != nil {
-		// The API refusing (4xx) is the employee's state, not a fault of
-		// the API.
-		pr, status := apiclient.Explain(err), http.StatusBadGateway
-		if pr.Status >= 400 && pr.Status < 500 {
-			status = http.StatusConflict
-		}
-		h.ErrorPage(w, r, status, "Mexican KYC could not be opened", pr.Summary)
+	p, err := onboard.MexicoLaunch(r.Context(), w, h.API, e.ServiceUserID)
+	var no onboard.LaunchRefused
+	if errors.As(err, &no) {
+		h.ErrorPage(w, r, no.Status, "Mexican KYC could not be opened", no.Words)
 		return
 	}
-	origin, ok := launchOrigin(p.URL)
-	if !ok || !strings.EqualFold(p.Method, http.MethodPost) {
-		h.ErrorPage(w, r, http.StatusBadGateway, "Mexican KYC could not be opened",
-			"The Partner API's launch payload is not a form POST to an https address, so it was not opened.")
-		return
-	}
-	// The page posts to the provider: this response alone allows it.
-	w.Header().Set("Content-Security-Policy", strings.Replace(w.Header().Get("Content-Security-Policy"),
-		"form-action 'self'", "form-action 'self' "+origin, 1))
 	v := views.MexicoLaunchView{EmployeeID: e.ID, Name: e.Name(), URL: p.URL, GrantType: p.Fields.GrantType, Assertion: p.Fields.Assertion,
 		Target: p.Fields.Target, FetchedAt: fetched, ExpiresAt: p.ExpiresAt}
 	h.Render(w, r, http.StatusOK, "Mexican KYC for "+e.Name(), views.MexicoLaunchPage(v), nil)
-}
-
-// launchOrigin is the origin of an https launch address.
-func launchOrigin(raw string) (string, bool) {
-	u, err := url.Parse(raw)
-	if err != nil || u.Scheme != "https" || u.Host == "" || u.User != nil || strings.ContainsAny(u.Host, " \"';") {
-		return "", false
-	}
-	return "https://" + u.Host, true
 }
 
 // addStartForms puts a start form on every card whose currency is ready,

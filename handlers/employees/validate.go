@@ -403,7 +403,7 @@ func mapAPIFields(fields apiclient.FieldErrors, req apiclient.InviteEmployeeRequ
 		if k != "" && len(msg) > len(k) && strings.EqualFold(msg[:len(k)], k) {
 			msg = strings.TrimSpace(msg[len(k):])
 		}
-		path := strings.TrimPrefix(k, "kyc.profile.")
+		path := formPath(k)
 		if form, ok := formFieldOf[path]; ok {
 			into[form] = sentence(FieldInWords(path), msg)
 			continue
@@ -421,6 +421,17 @@ func mapAPIFields(fields apiclient.FieldErrors, req apiclient.InviteEmployeeRequ
 		}
 	}
 	return rest
+}
+
+// dotIndex is an index written as a path segment ("identificationNumbers.0.number").
+var dotIndex = regexp.MustCompile(`\.(\d+)(\.|$)`)
+
+// formPath is the API's error path in the form's spelling: without the
+// "kyc.profile." an invite's paths carry, and with indexes in brackets,
+// however the API writes them ("identificationNumbers.0.number" and
+// "identificationNumbers[0].number" are one field).
+func formPath(apiPath string) string {
+	return dotIndex.ReplaceAllString(strings.TrimPrefix(apiPath, "kyc.profile."), "[$1]$2")
 }
 
 // idFieldOf finds which identification number an indexed path points at.

@@ -41,6 +41,29 @@ func TestMapAPIFieldsPutsMessagesNextToFields(t *testing.T) {
 	}
 }
 
+// An ID number refused under either spelling of its index lands at its
+// field, not at the top of the form.
+func TestMapAPIFieldsPlacesIDNumbersUnderEitherIndexSpelling(t *testing.T) {
+	f := readInviteForm(func(n string) string {
+		return map[string]string{"name": "A B", "email": "a@x.example", "country_code": "USA", "ssn": "123-45-6789"}[n]
+	})
+	req := inviteRequest(f)
+	for _, msg := range []string{
+		"identificationNumbers.0.number must be a valid SSN",
+		"kyc.profile.identificationNumbers.0.number must be a valid SSN",
+		"identificationNumbers[0].number must be a valid SSN",
+	} {
+		into := views.FieldErrors{}
+		rest := mapAPIFields((&apiclient.Error{StatusCode: 400, Messages: []string{msg}}).Fields(), req, into)
+		if len(rest) != 0 || !strings.Contains(into["ssn"], "must be a valid SSN") {
+			t.Errorf("%q: field %q, top of the form %v", msg, into["ssn"], rest)
+		}
+	}
+	if got := formPath("kyc.profile.a.12.b.3"); got != "a[12].b[3]" {
+		t.Errorf("formPath: %q", got)
+	}
+}
+
 func TestValidateInviteRegionRules(t *testing.T) {
 	base := map[string]string{"name": "A B", "email": "a@x.example", "first_name": "A", "last_name": "B", "date_of_birth": "1990-01-01",
 		"nationality": "NG", "phone_number": "08031234567", "street_line1": "1 Road", "city": "Lagos", "state": "lagos state",

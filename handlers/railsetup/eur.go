@@ -2,6 +2,7 @@ package railsetup
 
 import (
 	"net/http"
+	"net/url"
 
 	"partneradmin/apiclient"
 	"partneradmin/handlers"
@@ -16,6 +17,16 @@ type pageOverride struct {
 	authorize *views.EURAuthorizeForm
 	sign      *views.SignPanel
 	kycError  string
+}
+
+// keptStart is the start form a page shows: a posted form drawn again is
+// shown even when the page's reads failed, so what was typed and why it was
+// not sent stay on the page.
+func keptStart(drawn *views.TreasuryRailStart, o pageOverride) *views.TreasuryRailStart {
+	if drawn == nil {
+		return o.start
+	}
+	return drawn
 }
 
 // renderRail draws a rail's task page.
@@ -40,8 +51,15 @@ func (h *Handler) EUR(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *Handler) renderEUR(w http.ResponseWriter, r *http.Request, t treasury, status int, o pageOverride) {
-	v := h.eurView(h.reads(r, t), t, o)
-	h.Render(w, r, status, "Set up EUR SEPA payouts", views.EURSetupPage(v), nil)
+	v, shown := h.eurView(h.reads(r, t), t, o)
+	v.Start = keptStart(v.Start, o)
+	if h.Unchanged(w, r, handlers.IsFragmentRequest(r) && r.URL.Query().Get("v") == shown) {
+		return
+	}
+	if shown == "pending" || v.Unread != "" {
+		v.PollURL = railEUR.Page + "?v=" + url.QueryEscape(shown)
+	}
+	h.Render(w, r, status, "Set up EUR SEPA payouts", views.EURSetupPage(v), views.EURSetupLive(v))
 }
 
 // walletStep is a task page's first step: the rail's wallet.
@@ -67,20 +85,22 @@ func walletStep(t treasury, coin apiclient.Stablecoin) (views.RailStep, store.Wa
 	return s, store.Wallet{}, false
 }
 
-func (h *Handler) eurView(rd *reads, t treasury, o pageOverride) views.EURSetupView {
+// eurView is the EUR page, and the provider's state it shows ("unread"
+// when it could not be read, "" before the wallet exists).
+func (h *Handler) eurView(rd *reads, t treasury, o pageOverride) (views.EURSetupView, string) {
 	var v views.EURSetupView
 	ws, _, has := walletStep(t, apiclient.EURe)
 	v.Steps = append(v.Steps, ws)
 	startTitle, authTitle := "The EUR provider's onboarding", "The provider's authorization, signed on the owner's phone"
 	if !has {
 		v.Steps = append(v.Steps, step("start", startTitle, "later", ""), step("authorize", authTitle, "later", ""))
-		return v
+		return v, ""
 	}
 	st, err := rd.onboarding()
 	if err != nil {
 		h.Logger.WarnContext(rd.ctx, "railsetup: eur: onboarding status", "err", err)
 		v.Unread = unreadWords("Where the EUR provider stands", err)
-		return v
+		return v, "unread"
 	}
 	switch st.EURProviderStatus {
 	case "active":
@@ -115,5 +135,5 @@ func (h *Handler) eurView(rd *reads, t treasury, o pageOverride) views.EURSetupV
 		}
 		v.Start = f
 	}
-	return v
+	return v, st.EURProviderStatus
 }

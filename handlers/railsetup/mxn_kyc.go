@@ -2,12 +2,12 @@ package railsetup
 
 import (
 	"context"
+	"errors"
 	"net/http"
-	"net/url"
-	"strings"
 
 	"partneradmin/apiclient"
 	"partneradmin/handlers"
+	"partneradmin/handlers/onboard"
 	"partneradmin/store"
 	"partneradmin/views"
 )
@@ -106,35 +106,13 @@ func (h *Handler) MXNLaunch(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	fetched := h.clock()
-	p, err := h.api.GetMexicoAgreementsLaunch(readCtx(r), t.user.ServiceUserID)
-	if err != nil {
-		pr, status := apiclient.Explain(err), http.StatusBadGateway
-		if pr.Status >= 400 && pr.Status < 500 {
-			status = http.StatusConflict
-		}
-		h.ErrorPage(w, r, status, "The provider's verification could not be opened", pr.Summary)
+	p, err := onboard.MexicoLaunch(readCtx(r), w, h.api, t.user.ServiceUserID)
+	var no onboard.LaunchRefused
+	if errors.As(err, &no) {
+		h.ErrorPage(w, r, no.Status, "The provider's verification could not be opened", no.Words)
 		return
 	}
-	origin, ok := launchOrigin(p.URL)
-	if !ok || !strings.EqualFold(p.Method, http.MethodPost) {
-		h.ErrorPage(w, r, http.StatusBadGateway, "The provider's verification could not be opened",
-			"The Partner API's launch payload is not a form post to an https address, so it was not opened.")
-		return
-	}
-	// The page posts to the provider: this response alone allows it.
-	w.Header().Set("Content-Security-Policy", strings.Replace(w.Header().Get("Content-Security-Policy"),
-		"form-action 'self'", "form-action 'self' "+origin, 1))
-	w.Header().Set("Cache-Control", "no-store")
 	v := views.RailLaunchView{URL: p.URL, GrantType: p.Fields.GrantType, Assertion: p.Fields.Assertion, Target: p.Fields.Target,
 		FetchedAt: fetched, ExpiresAt: p.ExpiresAt, Sandbox: h.sandbox}
 	h.Render(w, r, http.StatusOK, "The provider's verification", views.RailLaunchPage(v), nil)
-}
-
-// launchOrigin is the origin of an https launch address.
-func launchOrigin(raw string) (string, bool) {
-	u, err := url.Parse(raw)
-	if err != nil || u.Scheme != "https" || u.Host == "" || u.User != nil || strings.ContainsAny(u.Host, " \"';") {
-		return "", false
-	}
-	return "https://" + u.Host, true
 }

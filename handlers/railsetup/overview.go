@@ -17,7 +17,7 @@ func (h *Handler) Overview(w http.ResponseWriter, r *http.Request) {
 	}
 	rd := h.reads(r, t)
 	var v views.RailsOverviewView
-	eur := h.eurView(rd, t, pageOverride{})
+	eur, _ := h.eurView(rd, t, pageOverride{})
 	v.Rails = append(v.Rails, summary("eur", "EUR SEPA payouts", railEUR.Page, "/money-out/sepa", "Send a SEPA payout", eur.Steps, eur.Unread))
 	mxn := h.mxnView(rd, t, pageOverride{})
 	v.Rails = append(v.Rails, summary("mxn", "Mexican offramp (MXN)", railMXN.Page, "/money-out/mexico", "Pay out pesos", mxn.Steps, mxn.Unread))

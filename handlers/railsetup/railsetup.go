@@ -33,10 +33,6 @@ const (
 	kindEURAuthorize = "treasury.rail.eur_authorize"
 )
 
-// ownerKeyIndex is the owner key's index in a wallet: the app registers one
-// owner key per wallet, the first.
-const ownerKeyIndex = 0
-
 // readBudget bounds the API reads of a posted form's answer.
 const readBudget = 5 * time.Second
 
@@ -147,14 +143,6 @@ func identityLevels() []views.Option {
 	}
 }
 
-func validIdentityLevel(s string) bool {
-	switch s {
-	case apiclient.IdentityLevelIDOnly, apiclient.IdentityLevelIDAndLiveness, apiclient.IdentityLevelIDVAndPhone:
-		return true
-	}
-	return false
-}
-
 // step builds a step of a task page.
 func step(key, title, state, words string) views.RailStep {
 	labels := map[string]string{"done": "Done", "next": "Next step", "waiting": "Waiting", "later": "Later", "blocked": "Not possible"}
@@ -177,17 +165,6 @@ func fieldWords(f string) string {
 		return w
 	}
 	return strings.ReplaceAll(f, ".", " ")
-}
-
-func missingWords(fields []string) string {
-	if len(fields) == 0 {
-		return "nothing listed"
-	}
-	out := make([]string, len(fields))
-	for i, f := range fields {
-		out[i] = fieldWords(f)
-	}
-	return strings.Join(out, ", ")
 }
 
 // coinWords names a wallet's currency in people's words.

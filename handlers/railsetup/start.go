@@ -2,12 +2,13 @@ package railsetup
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
-	"strings"
 
 	"partneradmin/apiclient"
 	"partneradmin/handlers"
+	"partneradmin/handlers/onboard"
 	"partneradmin/store"
 	"partneradmin/views"
 )
@@ -50,10 +51,8 @@ func (h *Handler) StartMXN(w http.ResponseWriter, r *http.Request) { h.start(w, 
 // with its USDB wallet.
 func (h *Handler) StartUSD(w http.ResponseWriter, r *http.Request) { h.start(w, r, railUSD) }
 
-// start checks the form and the API's readiness (spec rule 1: "then GET
-// /kyc/readiness, then POST /kyc/activate, then the rail-specific start"),
-// then activates and starts in one action (spec rule 4: "call POST
-// /kyc/activate again before that currency's start call"), once per form.
+// start checks the form and the API's readiness, then activates and
+// starts in one action, once per form.
 func (h *Handler) start(w http.ResponseWriter, r *http.Request, rl rail) {
 	ctx := r.Context()
 	key, ok := handlers.FormKey(r)
@@ -71,45 +70,11 @@ func (h *Handler) start(w http.ResponseWriter, r *http.Request, rl rail) {
 		f.Token = handlers.NewFormToken()
 		h.renderRail(w, r, t, rl, status, pageOverride{start: &f})
 	}
-	if !validIdentityLevel(f.Level) {
-		f.Fields["identity_level"] = "Choose how the identity is checked."
-		again(http.StatusUnprocessableEntity)
+	req, status := h.prepareStart(readCtx(r), t, rl, &f)
+	if status != 0 {
+		again(status)
 		return
 	}
-	wallet, ok := t.wallet(rl.Coin)
-	if !ok {
-		f.Error = "The treasury has no " + coinWords(rl.Coin) + " wallet for this rail. Create one on the treasury page first. Nothing was sent."
-		again(http.StatusConflict)
-		return
-	}
-	rctx := readCtx(r)
-	kr, err := h.api.GetKYCReadiness(rctx, t.user.ServiceUserID)
-	if err != nil {
-		f.Error = "The treasury's identity check could not be read before starting, so nothing was sent. " + apiclient.ReadWords(err)
-		again(http.StatusBadGateway)
-		return
-	}
-	if !kr.CanActivate {
-		f.Error = "The Partner API says the treasury's identity check cannot be activated yet; it still needs " + missingWords(kr.Missing) + ". Nothing was sent."
-		again(http.StatusConflict)
-		return
-	}
-	if rl.Currency == apiclient.USD {
-		// spec: "start-usa gated on usd-readiness".
-		ur, err := h.api.GetUSDReadiness(rctx, t.user.ServiceUserID)
-		if err != nil {
-			f.Error = "The USD readiness could not be read before starting, so nothing was sent. " + apiclient.ReadWords(err)
-			again(http.StatusBadGateway)
-			return
-		}
-		if !ur.Ready {
-			f.Error = "The Partner API says USD is not ready; it still needs " + missingWords(ur.Missing) + ". Nothing was sent."
-			again(http.StatusConflict)
-			return
-		}
-	}
-	req := startRequest{UserID: t.user.ServiceUserID, Currency: string(rl.Currency), IdentityLevel: f.Level,
-		WalletID: wallet.ID, WalletAddress: wallet.Address, WalletIndex: ownerKeyIndex}
 	done, err := h.actions.Run(ctx, handlers.Write{Key: key, Kind: kindStart, Target: "user:" + req.UserID, Actor: handlers.ActorFrom(ctx),
 		Request: req, Call: h.callStart(req)})
 	switch {
@@ -128,12 +93,34 @@ func (h *Handler) start(w http.ResponseWriter, r *http.Request, rl rail) {
 		return
 	}
 	f.Error = done.Problem.Summary
-	for field, m := range done.Problem.Fields {
-		if field == "identityLevelName" {
-			f.Fields["identity_level"] = m
-		}
+	if m := done.Problem.Fields["identityLevelName"]; m != "" {
+		f.Fields["identity_level"] = m
 	}
 	again(http.StatusBadGateway)
+}
+
+// prepareStart checks the posted level, the rail's wallet and the API's
+// readiness, and builds the request; a refusal is put on f with its status.
+func (h *Handler) prepareStart(ctx context.Context, t treasury, rl rail, f *views.TreasuryRailStart) (startRequest, int) {
+	if !onboard.ValidIdentityLevel(f.Level) {
+		f.Fields["identity_level"] = "Choose how the identity is checked."
+		return startRequest{}, http.StatusUnprocessableEntity
+	}
+	wallet, ok := t.wallet(rl.Coin)
+	if !ok {
+		f.Error = "The treasury has no " + coinWords(rl.Coin) + " wallet for this rail. Create one on the treasury page first. Nothing was sent."
+		return startRequest{}, http.StatusConflict
+	}
+	var no onboard.NotReady
+	if err := onboard.CheckReady(ctx, h.api, t.user.ServiceUserID, rl.Currency, fieldWords); errors.As(err, &no) {
+		f.Error = no.Words
+		if no.Unread {
+			return startRequest{}, http.StatusBadGateway
+		}
+		return startRequest{}, http.StatusConflict
+	}
+	return startRequest{UserID: t.user.ServiceUserID, Currency: string(rl.Currency), IdentityLevel: f.Level,
+		WalletID: wallet.ID, WalletAddress: wallet.Address, WalletIndex: onboard.OwnerKeyIndex}, 0
 }
 
 // startForm is a rail's start form, empty.
@@ -144,33 +131,13 @@ func (h *Handler) startForm(rl rail) views.TreasuryRailStart {
 		Levels: identityLevels(), Button: button[rl.Currency], Fields: views.FieldErrors{}}
 }
 
-// callStart activates, then starts the rail: one action, since an
-// activation is only used by the start that follows it.
+// callStart activates, then starts the rail.
 func (h *Handler) callStart(req startRequest) func(ctx context.Context) (handlers.Effect, error) {
 	return func(ctx context.Context) (handlers.Effect, error) {
-		act := apiclient.ActivateKYCRequest{Currency: apiclient.Fiat(req.Currency), IdentityLevelName: req.IdentityLevel}
-		if _, err := h.api.ActivateKYC(ctx, req.UserID, act); err != nil {
-			return handlers.Effect{}, err
-		}
-		var res *apiclient.OnboardingStarted
-		var err error
-		switch apiclient.Fiat(req.Currency) {
-		case apiclient.EUR:
-			res, err = h.api.StartEURProvider(ctx, req.UserID, apiclient.StartEURProviderRequest{EURWalletAddress: req.WalletAddress, EURWalletIndex: req.WalletIndex})
-		case apiclient.MXN:
-			res, err = h.api.StartMexico(ctx, req.UserID, apiclient.StartMexicoRequest{MXNWalletAddress: req.WalletAddress, MXNWalletIndex: req.WalletIndex})
-		case apiclient.USD:
-			// spec: start-usa takes the USDB smart wallet's id.
-			res, err = h.api.StartUSA(ctx, req.UserID, apiclient.StartUSARequest{SmartWalletID: req.WalletID})
-		default:
-			return handlers.Effect{}, fmt.Errorf("railsetup: no rail for %q", req.Currency)
-		}
+		status, err := onboard.ActivateAndStart(ctx, h.api, onboard.Start{UserID: req.UserID, Currency: apiclient.Fiat(req.Currency),
+			IdentityLevel: req.IdentityLevel, WalletID: req.WalletID, WalletAddress: req.WalletAddress, WalletIndex: req.WalletIndex})
 		if err != nil {
 			return handlers.Effect{}, err
-		}
-		status := ""
-		if res != nil {
-			status = res.Status
 		}
 		return startEffect(req, status), nil
 	}
@@ -196,8 +163,7 @@ func railOf(currency string) rail {
 	return railUSD
 }
 
-// readBackStart learns whether a start took effect: the rail moved past
-// not started (for USD, the USD account exists).
+// readBackStart learns whether a start took effect.
 func (h *Handler) readBackStart(ctx context.Context, a store.Action) (handlers.Effect, bool, error) {
 	var req startRequest
 	if err := a.DecodeRequest(&req); err != nil {
@@ -206,31 +172,9 @@ func (h *Handler) readBackStart(ctx context.Context, a store.Action) (handlers.E
 	if h.api == nil {
 		return handlers.Effect{}, false, fmt.Errorf("railsetup: no Partner API configured")
 	}
-	if apiclient.Fiat(req.Currency) == apiclient.USD {
-		vba, err := h.api.GetUSDVirtualAccount(ctx, req.UserID)
-		if apiclient.IsNotFound(err) {
-			return handlers.Effect{}, false, nil
-		}
-		if err != nil {
-			return handlers.Effect{}, false, err
-		}
-		switch vba.Status {
-		case apiclient.VirtualAccountProvisioning, apiclient.VirtualAccountPending, apiclient.VirtualAccountActive:
-			return startEffect(req, string(vba.Status)), true, nil
-		}
-		return handlers.Effect{}, false, nil
-	}
-	st, err := h.api.GetOnboardingStatus(ctx, req.UserID)
-	if err != nil {
+	status, started, err := onboard.Started(ctx, h.api, req.UserID, apiclient.Fiat(req.Currency))
+	if err != nil || !started {
 		return handlers.Effect{}, false, err
 	}
-	s := strings.ToLower(st.Currencies[apiclient.Fiat(req.Currency)].Status)
-	if apiclient.Fiat(req.Currency) == apiclient.EUR {
-		s = strings.ToLower(st.EURProviderStatus)
-	}
-	switch s {
-	case "", "none", "not_started", "failed":
-		return handlers.Effect{}, false, nil
-	}
-	return startEffect(req, s), true, nil
+	return startEffect(req, status), true, nil
 }

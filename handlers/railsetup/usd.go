@@ -18,6 +18,7 @@ func (h *Handler) USD(w http.ResponseWriter, r *http.Request) {
 
 func (h *Handler) renderUSD(w http.ResponseWriter, r *http.Request, t treasury, status int, o pageOverride) {
 	v := h.usdView(h.reads(r, t), t, o)
+	v.Start = keptStart(v.Start, o)
 	h.Render(w, r, status, "Open the treasury's USD account", views.USDSetupPage(v), nil)
 }
 

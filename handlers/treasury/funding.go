@@ -86,14 +86,14 @@ func (h *Handler) Funding(w http.ResponseWriter, r *http.Request) {
 	h.RenderFragment(w, r, http.StatusOK, views.Layout(meta, views.FundingPage(v)))
 }
 
+// fundingPath is the funding page, where its forms answer.
+const fundingPath = "/treasury/funding"
+
 // fundingView turns the reads into the page.
 func (h *Handler) fundingView(t treasury, rd fundingReads) views.FundingView {
 	v := views.FundingView{TreasuryName: t.user.Name(), ServiceUserID: t.user.ServiceUserID, ReadAt: h.clock()}
 	_, hasUSDB := t.walletIn(apiclient.USDB)
 	v.USD = usdRail(rd, hasUSDB)
-	if v.USD.CanStart {
-		v.USD.Token = handlers.NewFormToken()
-	}
 	v.NGN, v.MXN = bankRails(rd)
 	v.Crypto = cryptoDeposits(t, rd)
 	return v

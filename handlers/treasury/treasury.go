@@ -38,7 +38,6 @@ func New(d handlers.Deps, sign SignRequests) *Handler {
 	h := &Handler{Base: d.Base, store: d.Store, api: d.API, actions: d.Actions, sign: sign, clock: d.Clock}
 	h.withdrawalLinks = h.withdrawalSignLinks()
 	d.Actions.ReadBackFor(kindProposalCreate, h.readBackProposal)
-	d.Actions.ReadBackFor(kindUSDStart, h.readBackUSDStart)
 	d.Actions.ReadBackFor(kindProvision, h.readBackProvision)
 	return h
 }

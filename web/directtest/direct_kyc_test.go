@@ -66,6 +66,16 @@ func TestKYCWalkUploadsAndNigeriaStart(t *testing.T) {
 	wantStatus(t, resp, http.StatusSeeOther)
 	resp.Body.Close()
 
+	// Once a document is on file the order is kept: a view makes no more
+	// occupations lookups (the profile's picker searches them).
+	occupations := env.Sandbox.RequestCount("GET", "/v1/users/{userId}/kyc/occupations")
+	doc = webtest.Doc(t, env.Get(hr, kycPath(e, "")))
+	if n := env.Sandbox.RequestCount("GET", "/v1/users/{userId}/kyc/occupations") - occupations; n != 0 || webtest.TestID(doc, "lookups-done") == "" {
+		t.Fatalf("a view after the uploads made %d occupations lookups", n)
+	}
+	if doc.Find(`[data-testid="profile-form"] [hx-get="/employees/occupations"]`).Length() != 1 {
+		t.Fatal("the profile has no occupation picker")
+	}
 	k := sandboxKYC(t, env, e.ServiceUserID)
 	id, _ := k["identification"].(map[string]any)
 	if id == nil || id["documentNumber"] != docNumber {

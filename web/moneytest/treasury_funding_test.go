@@ -3,7 +3,6 @@ package moneytest
 import (
 	"context"
 	"net/http"
-	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -50,8 +49,13 @@ func TestFundingShowsTheDemoTreasury(t *testing.T) {
 	if s := webtest.TestID(doc, "funding-usd-status"); !strings.Contains(s, "Not set up") {
 		t.Errorf("USD state: %q", s)
 	}
-	if doc.Find(`[data-testid="funding-usd-start"]`).Length() != 1 || doc.Find(webtest.FundingStartSelector+` input[name="form_token"]`).AttrOr("value", "") == "" {
-		t.Error("no start-usa button with a one-time token")
+	// One way to open the USD account: the rail's set-up page, which
+	// activates the identity check and starts in one go.
+	if href := doc.Find(`[data-testid="funding-usd-start"]`).AttrOr("href", ""); href != "/treasury/rails/usd" {
+		t.Errorf("the USD start links to %q, want the USD rail's set-up page", href)
+	}
+	if doc.Find(`form[action*="usd"]`).Length() != 0 {
+		t.Error("the funding page posts a USD start of its own")
 	}
 	if doc.Find(`[data-testid="funding-usd-account"]`).Length() != 0 {
 		t.Error("account details shown for an account that does not exist")
@@ -117,12 +121,6 @@ func TestFundingShowsTheDemoTreasury(t *testing.T) {
 		if resp := env.Get(c, webtest.FundingPath); resp.StatusCode != http.StatusForbidden {
 			t.Errorf("%s GET: %d, want 403", role, resp.StatusCode)
 		}
-		before := env.Sandbox.RequestCount("POST", webtest.StartUSARoute)
-		resp := env.PostForm(c, webtest.FundingStartPath, url.Values{"form_token": {"AAAAAAAAAAAAAAAAAAAAAA"}})
-		resp.Body.Close()
-		if resp.StatusCode != http.StatusForbidden || env.Sandbox.RequestCount("POST", webtest.StartUSARoute) != before {
-			t.Errorf("%s POST: %d, want 403 and nothing sent", role, resp.StatusCode)
-		}
 	}
 }
 
@@ -177,8 +175,8 @@ func TestFundingShowsActiveAccountsAndTheRequiredReference(t *testing.T) {
 	if !strings.Contains(webtest.TestID(doc, "funding-usd-bank"), "Sandbox Community Bank") {
 		t.Errorf("bank: %q", webtest.TestID(doc, "funding-usd-bank"))
 	}
-	if doc.Find(webtest.FundingStartSelector).Length() != 0 {
-		t.Error("start-usa offered for an active account")
+	if doc.Find(`[data-testid="funding-usd-start"]`).Length() != 0 {
+		t.Error("the USD start offered for an active account")
 	}
 	// The reference is on the printable page too.
 	doc = fundingPage(t, env, c, webtest.FundingPath+"?print=1")
@@ -189,117 +187,6 @@ func TestFundingShowsActiveAccountsAndTheRequiredReference(t *testing.T) {
 		if strings.Contains(env.Logs.String(), n) {
 			t.Errorf("account number %s logged", n)
 		}
-	}
-}
-
-// start-usa: refused by the API (the treasury's KYC is not activated) it says
-// why; on a failed account, five posts of one form at once make one
-// upstream call and one audit row, and the page then shows the account
-// being set up.
-func TestFundingStartUSDSendsOnceForOneForm(t *testing.T) {
-	t.Parallel()
-	env := webtest.New(t, webtest.Options{})
-	ctx := context.Background()
-	tid := env.Demo.TreasuryUserID
-	c, _ := env.SignedIn(store.RoleOwner)
-
-	// Not ready upstream: refused, said, audited.
-	calls := env.Sandbox.RequestCount("POST", webtest.StartUSARoute)
-	tok := env.FormToken(c, webtest.FundingPath, webtest.FundingStartSelector)
-	resp := env.PostForm(c, webtest.FundingStartPath, url.Values{"form_token": {tok}})
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != webtest.FundingPath {
-		t.Fatalf("refused start: %d %q", resp.StatusCode, resp.Header.Get("Location"))
-	}
-	doc := fundingPage(t, env, c, webtest.FundingPath)
-	// The demo treasury's KYC is submitted but not activated for USD: the
-	// API refuses start-usa for the spec's order.
-	if s := webtest.TestID(doc, "flash"); !strings.Contains(s, "USD onboarding was not started") || !strings.Contains(s, "POST /kyc/activate") {
-		t.Errorf("refusal: %q", s)
-	}
-	if n := env.Sandbox.RequestCount("POST", webtest.StartUSARoute) - calls; n != 1 {
-		t.Fatalf("%d start-usa calls, want 1", n)
-	}
-	rows, _ := env.Store.ListAudit(ctx, store.AuditFilter{Action: webtest.USDStartKind})
-	if len(rows) != 1 || rows[0].Outcome != store.OutcomeRefused || rows[0].Target != "user:"+tid {
-		t.Fatalf("audit after the refusal: %+v", rows)
-	}
-
-	// A failed account: starting again is safe and offered.
-	webtest.EditSandboxState(t, env, func(st map[string]any) {
-		webtest.SandboxObject(st, "users", tid, "onboarding")["USD"] = "failed"
-	})
-
-	doc = fundingPage(t, env, c, webtest.FundingPath)
-	if s := webtest.TestID(doc, "funding-usd-status"); !strings.Contains(s, "failed") || !strings.Contains(webtest.TestID(doc, "funding-usd-start"), "again (safe)") {
-		t.Fatalf("failed account: %q, button %q", s, webtest.TestID(doc, "funding-usd-start"))
-	}
-	tok = doc.Find(webtest.FundingStartSelector+` input[name="form_token"]`).AttrOr("value", "")
-	calls = env.Sandbox.RequestCount("POST", webtest.StartUSARoute)
-	// The call is slow, so the posts overlap it.
-	webtest.SandboxControl(t, env, http.MethodPost, "/_sandbox/faults", map[string]any{"method": "POST", "route": webtest.StartUSARoute, "latencyMs": 300, "times": 1})
-	for code := range env.PostFormAtOnce(c, webtest.FundingStartPath, url.Values{"form_token": {tok}}, 5) {
-		if code != http.StatusSeeOther {
-			t.Errorf("answer %d, want 303", code)
-		}
-	}
-	if n := env.Sandbox.RequestCount("POST", webtest.StartUSARoute) - calls; n != 1 {
-		t.Fatalf("%d start-usa calls for one form, want 1", n)
-	}
-	rows, _ = env.Store.ListAudit(ctx, store.AuditFilter{Action: webtest.USDStartKind})
-	if len(rows) != 2 || rows[0].Outcome != store.OutcomeOK {
-		t.Fatalf("audit: %d rows, newest %+v", len(rows), rows[0])
-	}
-	a, err := env.Store.ActionByKey(ctx, "form:"+tok)
-	if err != nil || a.State != store.ActionDone || a.Kind != webtest.USDStartKind {
-		t.Fatalf("action %+v %v", a, err)
-	}
-	vba, err := env.API.GetUSDVirtualAccount(ctx, tid)
-	if err != nil || vba.Status != apiclient.VirtualAccountProvisioning {
-		t.Fatalf("upstream: %+v %v", vba, err)
-	}
-	doc = fundingPage(t, env, c, webtest.FundingPath)
-	if s := webtest.TestID(doc, "funding-usd-status"); !strings.Contains(s, "Being set up") || doc.Find(webtest.FundingStartSelector).Length() != 0 {
-		t.Fatalf("after the start: %q, start offered %d", s, doc.Find(webtest.FundingStartSelector).Length())
-	}
-	// Without a token nothing is sent.
-	resp = env.PostForm(c, webtest.FundingStartPath, url.Values{})
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusBadRequest || env.Sandbox.RequestCount("POST", webtest.StartUSARoute)-calls != 1 {
-		t.Fatalf("no token: %d", resp.StatusCode)
-	}
-}
-
-// start-usa's answer is lost after the API recorded it: the app reads the
-// USD account back and records the start as done, with no new form.
-func TestFundingStartUSDWithALostAnswerIsReadBack(t *testing.T) {
-	t.Parallel()
-	env := webtest.New(t, webtest.Options{})
-	ctx := context.Background()
-	tid := env.Demo.TreasuryUserID
-	webtest.EditSandboxState(t, env, func(st map[string]any) {
-		webtest.SandboxObject(st, "users", tid, "onboarding")["USD"] = "failed"
-	})
-
-	c, _ := env.SignedIn(store.RoleFinanceApprover)
-	tok := env.FormToken(c, webtest.FundingPath, webtest.FundingStartSelector)
-	// Every attempt (apiclient retries start-usa, which the spec makes
-	// safe) is recorded upstream and answered 503.
-	webtest.SandboxControl(t, env, http.MethodPost, "/_sandbox/faults", map[string]any{"method": "POST", "route": webtest.StartUSARoute,
-		"status": 503, "after": true})
-
-	resp := env.PostForm(c, webtest.FundingStartPath, url.Values{"form_token": {tok}})
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusSeeOther {
-		t.Fatalf("lost answer: %d", resp.StatusCode)
-	}
-	a, err := env.Store.ActionByKey(ctx, "form:"+tok)
-	if err != nil || a.State != store.ActionDone {
-		t.Fatalf("action %+v %v", a, err)
-	}
-	rows, _ := env.Store.ListAudit(ctx, store.AuditFilter{Action: webtest.USDStartKind})
-	if len(rows) != 1 || rows[0].Outcome != store.OutcomeOK || !strings.Contains(rows[0].Detail, "reading it back") {
-		t.Fatalf("audit: %+v", rows)
 	}
 }
 
@@ -320,7 +207,7 @@ func TestFundingPageWhenTheAPIHangs(t *testing.T) {
 	if s := webtest.TestID(doc, "funding-wallet-address"); !strings.Contains(s, usdb.Address) {
 		t.Errorf("the known address is not shown: %q", s)
 	}
-	if doc.Find(webtest.FundingStartSelector).Length() != 0 {
-		t.Error("start-usa offered while the account's state is unknown")
+	if doc.Find(`[data-testid="funding-usd-start"]`).Length() != 0 {
+		t.Error("the USD start offered while the account's state is unknown")
 	}
 }

@@ -71,6 +71,17 @@ func TestRailsEURToSEPA(t *testing.T) {
 	if stepState(doc, "start") != "done" || stepState(doc, "authorize") != "next" || webtest.TestID(doc, "eur-sandbox-codes") == "" {
 		t.Fatalf("after start: %q %q, sandbox codes %q", stepState(doc, "start"), stepState(doc, "authorize"), webtest.TestID(doc, "eur-sandbox-codes"))
 	}
+	// While the provider waits for the owner's device the page re-reads
+	// itself; nothing changed, nothing is swapped.
+	live := doc.Find(`[data-testid="eur-live"]`)
+	poll := live.AttrOr("hx-get", "")
+	if poll == "" || live.AttrOr("hx-trigger", "") != "every 2s" {
+		t.Fatalf("the waiting EUR page does not re-read itself: %q %q", poll, live.AttrOr("hx-trigger", ""))
+	}
+	if resp := env.Do(c, http.MethodGet, poll, nil, http.Header{"HX-Request": {"true"}}); resp.StatusCode != http.StatusNoContent {
+		resp.Body.Close()
+		t.Fatalf("a poll while nothing changed: %d, want 204", resp.StatusCode)
+	}
 	resp = post(t, env, c, doc, "eur-authorize-form", "/treasury/rails/eur/authorize", url.Values{"code": {"  "}})
 	bad = webtest.Doc(t, resp)
 	if resp.StatusCode != http.StatusUnprocessableEntity || webtest.TestID(bad, "f-code-error") == "" || signRequests(t, env, store.SignKindEURAuthorization) != 0 {
@@ -108,6 +119,13 @@ func TestRailsEURToSEPA(t *testing.T) {
 	}
 	if got := onboarding(t, env).EURProviderStatus; got != "active" {
 		t.Fatalf("provider after the owner's signature %q", got)
+	}
+	// The page left open sees it by itself, and stops re-reading.
+	resp = env.Do(c, http.MethodGet, poll, nil, http.Header{"HX-Request": {"true"}})
+	doc = webtest.Doc(t, resp)
+	if resp.StatusCode != http.StatusOK || stepState(doc, "authorize") != "done" || doc.Find(`[data-testid="eur-send"]`).Length() != 1 ||
+		doc.Find(`[hx-trigger]`).Length() != 0 || doc.Find("h1").Length() != 0 {
+		t.Fatalf("the poll after the signature: %d, authorize %q", resp.StatusCode, stepState(doc, "authorize"))
 	}
 	doc = page(t, env, c, "/treasury/rails/eur")
 	if stepState(doc, "authorize") != "done" || doc.Find(`[data-testid="eur-send"]`).Length() != 1 {

@@ -127,8 +127,7 @@ func TestBrowserRailsFromTheFundingPage(t *testing.T) {
 		// payee's IBAN is in the book, added and confirmed beforehand.
 		webtest.TrustDestination(t, env, store.DestIBAN, webtest.SEPAIBANElectronic, "")
 		do(t, "eur-authorized",
-			chromedp.WaitVisible(chromedp.CSS(`[data-testid="sign-state"][data-state="completed"]`)),
-			chromedp.Click(chromedp.CSS(`[data-testid="eur-after-sign"]`)),
+			// The page re-reads itself once the device has signed.
 			chromedp.WaitVisible(chromedp.CSS(`[data-testid="step-authorize"][data-state="done"]`)),
 			chromedp.Click(chromedp.CSS(`[data-testid="eur-send"]`)),
 			chromedp.WaitVisible(chromedp.CSS(`[data-testid="sepa-form"]`)),

@@ -28,14 +28,11 @@ const (
 	SEPAIBANElectronic   = "DE89370400440532013000" // as the address book keeps it
 )
 
-// The treasury's funding page, its USD start form and what that form
-// calls and records.
+// The treasury's funding page, and the sandbox's route of the USD rail's
+// start.
 const (
-	FundingPath          = "/treasury/funding"
-	FundingStartPath     = "/treasury/funding/usd/start"
-	FundingStartSelector = `[data-testid="funding-usd-start-form"]`
-	StartUSARoute        = "/v1/users/{userId}/onboarding/start-usa"
-	USDStartKind         = "treasury.usd_onboarding.start"
+	FundingPath   = "/treasury/funding"
+	StartUSARoute = "/v1/users/{userId}/onboarding/start-usa"
 )
 
 // The sandbox's routes of the treasury's writes.
