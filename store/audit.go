@@ -58,9 +58,6 @@ func (s *Store) Audit(ctx context.Context, e AuditEntry) error {
 	return s.InTx(ctx, func(tx pgx.Tx) error { return writeAudit(ctx, tx, e) })
 }
 
-// AuditInTx records an entry inside a transaction the caller owns.
-func AuditInTx(ctx context.Context, tx pgx.Tx, e AuditEntry) error { return writeAudit(ctx, tx, e) }
-
 // AuditFilter selects audit rows, newest first, with keyset paging.
 type AuditFilter struct {
 	// Query keeps rows whose actor, action, target or detail holds it

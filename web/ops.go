@@ -92,9 +92,6 @@ func (a *App) metricsPage(w http.ResponseWriter, r *http.Request) {
 	a.metricsHandler.ServeHTTP(w, r)
 }
 
-// Metrics are the app's metrics.
-func (a *App) Metrics() *Metrics { return a.metrics }
-
 // MetricsHandler serves /metrics without a session, for a scraper on a
 // separate listener (--metrics-addr) that only the monitoring network
 // reaches, with /readyz and /healthz beside it.
