@@ -107,11 +107,34 @@ func (h *Handler) detailView(ctx context.Context, e store.Employee) (views.Emplo
 	}
 	v.Profile = profileView(snaps)
 
+	v.Currencies = currencyCards(snaps, readiness[e.ID])
+	v.USDAccount = usdAccount(snaps)
+	v.DepositAccounts = depositAccounts(snaps)
+	wallets, err := h.Store.WalletsByEmployee(ctx, e.ID)
+	if err != nil {
+		return v, err
+	}
+	for _, w := range wallets {
+		v.Wallets = append(v.Wallets, walletView(w))
+		if w.BalanceReadAt != nil && (v.WalletsReadAt == nil || w.BalanceReadAt.After(*v.WalletsReadAt)) {
+			v.WalletsReadAt = w.BalanceReadAt
+		}
+	}
+	if _, sn := decodeSnap[[]apiclient.Wallet](snaps, userstate.SnapWallets); sn != nil && sn.Error != "" {
+		v.WalletsError = sn.Error
+	}
+	return v, nil
+}
+
+// currencyCards are the employee's per-currency cards: the readiness cell
+// with the last onboarding, KYC and USD readiness reads.
+func currencyCards(snaps map[string]store.Snapshot, cells map[string]store.ReadinessCell) []views.CurrencyCardView {
+	var out []views.CurrencyCardView
 	onb, onbSnap := decodeSnap[apiclient.OnboardingStatus](snaps, userstate.SnapOnboarding)
 	kr, krSnap := decodeSnap[apiclient.KYCReadiness](snaps, userstate.SnapKYCReadiness)
 	ur, urSnap := decodeSnap[apiclient.USDReadiness](snaps, userstate.SnapUSDReadiness)
 	for _, cur := range store.ReadinessCurrencies() {
-		c, ok := readiness[e.ID][cur]
+		c, ok := cells[cur]
 		card := views.CurrencyCardView{Currency: cur, Cell: cellView(cur, c, ok)}
 		if onbSnap != nil {
 			at := onbSnap.ReadAt
@@ -144,29 +167,41 @@ func (h *Handler) detailView(ctx context.Context, e store.Employee) (views.Emplo
 		if missErr != "" {
 			card.Error = strings.TrimSpace(strings.TrimPrefix(card.Error+"; "+missErr, "; "))
 		}
-		v.Currencies = append(v.Currencies, card)
+		out = append(out, card)
 	}
 
+	return out
+}
+
+// usdAccount is the USD virtual account as last read.
+func usdAccount(snaps map[string]store.Snapshot) views.VirtualAccountView {
+	var v views.VirtualAccountView
 	vba, vbaSnap := decodeSnap[apiclient.VirtualAccount](snaps, userstate.SnapVBAUSD)
 	if vbaSnap != nil {
 		at := vbaSnap.ReadAt
-		v.USDAccount.ReadAt, v.USDAccount.Error = &at, vbaSnap.Error
+		v.ReadAt, v.Error = &at, vbaSnap.Error
 	}
 	if vba != nil {
-		v.USDAccount.Status = string(vba.Status)
+		v.Status = string(vba.Status)
 		if vba.Reason != nil {
-			v.USDAccount.Reason = *vba.Reason
+			v.Reason = *vba.Reason
 		}
 		// spec: "failed | start-usa retry (safe)"; "rejected | terminal; do not retry".
-		v.USDAccount.CanRetry = vba.Status == "failed"
+		v.CanRetry = vba.Status == "failed"
 		if a := vba.Account; a != nil && vba.Status == "active" {
-			v.USDAccount.AccountName, v.USDAccount.AccountNumber, v.USDAccount.RoutingNumber = a.AccountName, a.AccountNumber, a.RoutingNumber
-			v.USDAccount.BankName, v.USDAccount.BankAddress, v.USDAccount.SwiftCode, v.USDAccount.AccountType = a.BankName, a.BankAddress, a.SwiftCode, a.AccountType
+			v.AccountName, v.AccountNumber, v.RoutingNumber = a.AccountName, a.AccountNumber, a.RoutingNumber
+			v.BankName, v.BankAddress, v.SwiftCode, v.AccountType = a.BankName, a.BankAddress, a.SwiftCode, a.AccountType
 			if a.DepositMessage != nil {
-				v.USDAccount.DepositMessage = *a.DepositMessage
+				v.DepositMessage = *a.DepositMessage
 			}
 		}
 	}
+	return v
+}
+
+// depositAccounts are the NGN and MXN deposit accounts as last read.
+func depositAccounts(snaps map[string]store.Snapshot) []views.DepositAccountsView {
+	var out []views.DepositAccountsView
 	for _, kind := range []string{userstate.SnapDepositNGN, userstate.SnapDepositMXN} {
 		list, sn := decodeSnap[[]apiclient.DepositAccount](snaps, kind)
 		d := views.DepositAccountsView{Currency: strings.TrimPrefix(kind, "deposit_")}
@@ -181,22 +216,9 @@ func (h *Handler) detailView(ctx context.Context, e store.Employee) (views.Emplo
 					AccountNumber: a.AccountNumber, Clabe: a.Clabe, Status: a.Status, Target: string(a.TargetCurrency)})
 			}
 		}
-		v.DepositAccounts = append(v.DepositAccounts, d)
+		out = append(out, d)
 	}
-	wallets, err := h.Store.WalletsByEmployee(ctx, e.ID)
-	if err != nil {
-		return v, err
-	}
-	for _, w := range wallets {
-		v.Wallets = append(v.Wallets, walletView(w))
-		if w.BalanceReadAt != nil && (v.WalletsReadAt == nil || w.BalanceReadAt.After(*v.WalletsReadAt)) {
-			v.WalletsReadAt = w.BalanceReadAt
-		}
-	}
-	if _, sn := decodeSnap[[]apiclient.Wallet](snaps, userstate.SnapWallets); sn != nil && sn.Error != "" {
-		v.WalletsError = sn.Error
-	}
-	return v, nil
+	return out
 }
 
 func walletView(w store.Wallet) views.WalletView {

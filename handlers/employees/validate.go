@@ -201,36 +201,54 @@ func printable(s string) string {
 // form field name; a text that fails the text checks is made printable for
 // showing again.
 func validateInvite(f *views.InviteForm, now time.Time) {
-	defer func() {
-		for _, t := range inviteText {
-			p := t.value(f)
-			if msg := handlers.CheckText(*p, t.max, false); msg != "" {
-				if t.field == "occupation_label" {
-					f.Fields["occupation_code"] = msg
-				} else {
-					f.Fields[t.field] = msg
-				}
-				*p = printable(*p)
-			}
-		}
-	}()
-	e := f.Fields
-	req := func(field, v, msg string) bool {
-		if v == "" {
-			e[field] = msg
-			return false
-		}
-		return true
+	defer checkInviteText(f)
+	e := fieldErrors(f.Fields)
+	validatePerson(f, e, now)
+	c := validateResidence(f, e)
+	validateEmployment(f, e)
+	validateIDNumbers(f, e, c)
+}
+
+// fieldErrors are a form's messages by field.
+type fieldErrors map[string]string
+
+// require says msg at field when v is empty, and reports whether v was
+// given.
+func (e fieldErrors) require(field, v, msg string) bool {
+	if v == "" {
+		e[field] = msg
+		return false
 	}
-	req("name", f.Name, "Enter the employee's name.")
-	if req("email", f.Email, "Enter the work email the invite goes to.") {
+	return true
+}
+
+// checkInviteText refuses text too long or not printable in every free
+// text field (last, so that its message wins).
+func checkInviteText(f *views.InviteForm) {
+	for _, t := range inviteText {
+		p := t.value(f)
+		if msg := handlers.CheckText(*p, t.max, false); msg != "" {
+			if t.field == "occupation_label" {
+				f.Fields["occupation_code"] = msg
+			} else {
+				f.Fields[t.field] = msg
+			}
+			*p = printable(*p)
+		}
+	}
+}
+
+// validatePerson checks the name, email, date of birth and nationality.
+func validatePerson(f *views.InviteForm, e fieldErrors, now time.Time) {
+	e.require("name", f.Name, "Enter the employee's name.")
+	if e.require("email", f.Email, "Enter the work email the invite goes to.") {
 		if msg := handlers.CheckEmail(f.Email); msg != "" {
 			e["email"] = msg
 		}
 	}
-	req("first_name", f.FirstName, "Enter the first name as on their identity document.")
-	req("last_name", f.LastName, "Enter the last name as on their identity document.")
-	if req("date_of_birth", f.DateOfBirth, "Enter the date of birth.") {
+	e.require("first_name", f.FirstName, "Enter the first name as on their identity document.")
+	e.require("last_name", f.LastName, "Enter the last name as on their identity document.")
+	if e.require("date_of_birth", f.DateOfBirth, "Enter the date of birth.") {
 		d, err := time.Parse(time.DateOnly, f.DateOfBirth)
 		switch {
 		case err != nil:
@@ -241,60 +259,75 @@ func validateInvite(f *views.InviteForm, now time.Time) {
 			e["date_of_birth"] = "Check the year of birth."
 		}
 	}
-	if req("nationality", f.Nationality, "Choose the nationality.") {
+	if e.require("nationality", f.Nationality, "Choose the nationality.") {
 		if _, ok := countryByAlpha2(f.Nationality); !ok {
 			e["nationality"] = "Choose a nationality from the list."
 		}
 	}
+}
+
+// validateResidence checks the address and phone by the rules of the
+// country of residence, which it returns (zero when unknown).
+func validateResidence(f *views.InviteForm, e fieldErrors) country {
 	c, known := countryByAlpha3(f.CountryCode)
-	if req("country_code", f.CountryCode, "Choose the country of residence.") && !known {
+	if e.require("country_code", f.CountryCode, "Choose the country of residence.") && !known {
 		e["country_code"] = "Choose a country from the list."
 	}
-	req("street_line1", f.StreetLine1, "Enter the street address.")
-	req("city", f.City, "Enter the city.")
+	e.require("street_line1", f.StreetLine1, "Enter the street address.")
+	e.require("city", f.City, "Enter the city.")
 	phoneDigits := len(digitsOf(f.PhoneNumber))
 	if f.PhoneNumber != "" && strings.Trim(f.PhoneNumber, "+0123456789 -()") != "" {
 		e["phone_number"] = "Use digits only, with an optional leading +."
 	}
 	switch c.Alpha3 {
 	case "NGA":
-		// spec, NGA NGN stage 1: "phoneNumber (at least 10 digits) ... Nigerian
-		// address with valid state name, 6-digit postal code, countryCode NGA".
-		if req("phone_number", f.PhoneNumber, "Enter the phone number: Nigeria needs one for NGN.") && phoneDigits < 10 && e["phone_number"] == "" {
-			e["phone_number"] = "A Nigerian phone number has at least 10 digits."
-		}
-		if req("state", f.State, "Choose the Nigerian state.") {
-			if st, ok := nigerianState(f.State); ok {
-				f.State = st
-			} else {
-				e["state"] = "Enter a Nigerian state, for example Lagos or Federal Capital Territory."
-			}
-		}
-		if req("postal_code", f.PostalCode, "Enter the postal code.") && (len(f.PostalCode) != 6 || digitsOf(f.PostalCode) != f.PostalCode) {
-			e["postal_code"] = "A Nigerian postal code is exactly 6 digits."
-		}
-		// spec, NGA USD (enhanced due diligence): employmentStatus, non-null
-		// occupationCode, sourceOfFunds, estimatedMonthlyVolume.
-		req("occupation_code", f.OccupationCode, "Choose the occupation from the list: Nigeria requires it.")
-		req("estimated_monthly_volume", f.EstimatedMonthlyVolume, "Enter the estimated monthly volume in USD: Nigeria requires it.")
+		validateNigerianResidence(f, e, phoneDigits)
 	case "USA", "CAN", "MEX":
-		req("state", f.State, "Enter the state or province.")
-		req("postal_code", f.PostalCode, "Enter the postal code.")
+		e.require("state", f.State, "Enter the state or province.")
+		e.require("postal_code", f.PostalCode, "Enter the postal code.")
 	default:
 		if known {
-			req("postal_code", f.PostalCode, "Enter the postal code.")
+			e.require("postal_code", f.PostalCode, "Enter the postal code.")
 		}
 	}
 	if f.PhoneNumber != "" && phoneDigits < 7 && e["phone_number"] == "" {
 		e["phone_number"] = "Enter the full phone number with its country code."
 	}
-	if req("employment_status", f.EmploymentStatus, "Choose the employment status.") && !optionValid(employmentStatuses, f.EmploymentStatus) {
+	return c
+}
+
+// validateNigerianResidence applies Nigeria's rules.
+func validateNigerianResidence(f *views.InviteForm, e fieldErrors, phoneDigits int) {
+	// spec, NGA NGN stage 1: "phoneNumber (at least 10 digits) ... Nigerian
+	// address with valid state name, 6-digit postal code, countryCode NGA".
+	if e.require("phone_number", f.PhoneNumber, "Enter the phone number: Nigeria needs one for NGN.") && phoneDigits < 10 && e["phone_number"] == "" {
+		e["phone_number"] = "A Nigerian phone number has at least 10 digits."
+	}
+	if e.require("state", f.State, "Choose the Nigerian state.") {
+		if st, ok := nigerianState(f.State); ok {
+			f.State = st
+		} else {
+			e["state"] = "Enter a Nigerian state, for example Lagos or Federal Capital Territory."
+		}
+	}
+	if e.require("postal_code", f.PostalCode, "Enter the postal code.") && (len(f.PostalCode) != 6 || digitsOf(f.PostalCode) != f.PostalCode) {
+		e["postal_code"] = "A Nigerian postal code is exactly 6 digits."
+	}
+	// spec, NGA USD (enhanced due diligence): employmentStatus, non-null
+	// occupationCode, sourceOfFunds, estimatedMonthlyVolume.
+	e.require("occupation_code", f.OccupationCode, "Choose the occupation from the list: Nigeria requires it.")
+	e.require("estimated_monthly_volume", f.EstimatedMonthlyVolume, "Enter the estimated monthly volume in USD: Nigeria requires it.")
+}
+
+// validateEmployment checks the employment, funds and purpose choices.
+func validateEmployment(f *views.InviteForm, e fieldErrors) {
+	if e.require("employment_status", f.EmploymentStatus, "Choose the employment status.") && !optionValid(employmentStatuses, f.EmploymentStatus) {
 		e["employment_status"] = "Choose an employment status from the list."
 	}
 	if f.OccupationCode != "" && !occupationPattern.MatchString(f.OccupationCode) {
 		e["occupation_code"] = "Choose the occupation from the lookup list."
 	}
-	if req("source_of_funds", f.SourceOfFunds, "Choose the source of funds.") {
+	if e.require("source_of_funds", f.SourceOfFunds, "Choose the source of funds.") {
 		if !optionValid(fundsSources, f.SourceOfFunds) {
 			e["source_of_funds"] = "Choose a source of funds from the list."
 		} else if f.SourceOfFunds == "salary" && (f.EmploymentStatus == "unemployed" || f.EmploymentStatus == "student") {
@@ -313,14 +346,19 @@ func validateInvite(f *views.InviteForm, now time.Time) {
 	if !optionValid(purposes, f.AccountPurpose) {
 		e["account_purpose"] = "Choose an account purpose from the list."
 	}
+}
+
+// validateIDNumbers checks the identification numbers given, and asks for
+// the one the country of residence c needs.
+func validateIDNumbers(f *views.InviteForm, e fieldErrors, c country) {
 	// spec, region table: "USA | identificationNumbers entry type: ssn,
 	// issuingCountryCode: USA"; "GBR | entry type: nino". A number given
 	// for someone living elsewhere is checked all the same.
 	if c.Alpha3 == "USA" {
-		req("ssn", f.SSN, "Enter the Social Security number: US residents need it.")
+		e.require("ssn", f.SSN, "Enter the Social Security number: US residents need it.")
 	}
 	if c.Alpha3 == "GBR" {
-		req("nino", f.NINO, "Enter the National Insurance number: UK residents need it.")
+		e.require("nino", f.NINO, "Enter the National Insurance number: UK residents need it.")
 	}
 	if f.SSN != "" && (len(digitsOf(f.SSN)) != 9 || strings.Trim(f.SSN, "0123456789- ") != "") {
 		e["ssn"] = "A Social Security number has 9 digits, like 123-45-6789."
