@@ -153,18 +153,8 @@ func (h *Handler) DirectUpload(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	u, err := readUpload(w, r, doc)
-	var tooBig *http.MaxBytesError
-	switch {
-	case errors.As(err, &tooBig):
-		h.ErrorPage(w, r, http.StatusRequestEntityTooLarge, "Files too large",
-			"The files sent are larger than 10 MB each, so nothing was sent to the Partner API. Go back and choose smaller photos or scans.")
-		return
-	case errors.Is(err, errNotMultipart):
-		h.ErrorPage(w, r, http.StatusBadRequest, "Not an upload", "This form sends files: go back, reload the page and send it again.")
-		return
-	case err != nil:
-		h.ErrorPage(w, r, http.StatusBadRequest, "Upload interrupted", "The upload did not arrive whole, so nothing was sent. Send it again.")
+	u, ok := h.readDocument(w, r, doc)
+	if !ok {
 		return
 	}
 	token := u.fields[handlers.FormTokenField]
@@ -177,56 +167,10 @@ func (h *Handler) DirectUpload(w http.ResponseWriter, r *http.Request) {
 	if h.seen(w, r, key, kindKYCDocument, page) {
 		return
 	}
-	req := docUpload{EmployeeID: e.ID, ServiceUserID: e.ServiceUserID, Document: doc.Path, Type: u.fields["type"]}
+	req, call := h.documentCall(r.Context(), e, doc, u)
 	fields := u.problems
-	var call func(ctx context.Context) error
-	switch doc.Path {
-	case "identification":
-		up := apiclient.IdentificationUpload{Type: req.Type, DocumentNumber: u.fields["document_number"], IssuingCountry: u.fields["issuing_country"],
-			ExpirationDate: u.fields["expiration_date"], Front: u.files["front"], Back: u.files["back"]}
-		h.checkIdentification(r.Context(), e, up, fields)
-		req.IssuingCountry = up.IssuingCountry
-		for _, s := range []string{"front", "back"} {
-			if u.files[s] != nil {
-				req.Sides = append(req.Sides, s)
-			}
-		}
-		call = func(ctx context.Context) error { return h.API.UploadIdentification(ctx, e.ServiceUserID, up) }
-	case "proof-of-address":
-		up := apiclient.ProofOfAddressUpload{Type: req.Type, File: u.files["file"]}
-		if !optionValid(defaultPOATypes, up.Type) {
-			fields["type"] = "Choose the kind of document from the list."
-		}
-		if up.File == nil && !fields.Has("file") {
-			fields["file"] = "Choose the file of the proof of address."
-		}
-		h.checkMexico(r.Context(), e, "", fields, u.files, "file")
-		call = func(ctx context.Context) error { return h.API.UploadProofOfAddress(ctx, e.ServiceUserID, up) }
-	default:
-		up := apiclient.BiometricUpload{Selfie: u.files["selfie"]}
-		if up.Selfie == nil && !fields.Has("selfie") {
-			fields["selfie"] = "Choose the selfie's photo."
-		}
-		req.Type = ""
-		call = func(ctx context.Context) error { return h.API.UploadBiometric(ctx, e.ServiceUserID, up) }
-	}
-	refuse := func(status int, problem string) {
-		h.renderDirect(w, r, status, e, func(v *views.DirectKYCView) {
-			f := v.DocForm(doc.Path)
-			f.Token, f.Fields, f.Problem = handlers.NewFormToken(), fields, problem
-			f.Type, f.Issuing = req.Type, req.IssuingCountry
-			if doc.Path == "identification" && u.fields["document_number"] != "" && !fields.Has("document_number") {
-				fields["document_number"] = "The document number was not kept: type it again."
-			}
-			for _, name := range doc.Files {
-				if u.files[name] != nil && !fields.Has(name) {
-					fields[name] = "The file was not kept: choose it again."
-				}
-			}
-		})
-	}
 	if fields.Any() {
-		refuse(http.StatusUnprocessableEntity, "")
+		h.refuseDocument(w, r, http.StatusUnprocessableEntity, e, doc, u, req, "")
 		return
 	}
 	by := handlers.ActorFrom(r.Context())
@@ -237,7 +181,8 @@ func (h *Handler) DirectUpload(w http.ResponseWriter, r *http.Request) {
 			}
 			return docEffect(req, ""), nil
 		}})
-	u = uploadForm{}
+	// The files' bytes are not kept past the call, nor shown again.
+	kept := uploadForm{problems: fields}
 	if h.Answered(w, r, err) {
 		return
 	}
@@ -258,11 +203,87 @@ func (h *Handler) DirectUpload(w http.ResponseWriter, r *http.Request) {
 				fields[f] = sentence(FieldInWords(k), msg)
 			}
 		}
-		refuse(problemStatus(d), d.Problem.Summary)
+		h.refuseDocument(w, r, problemStatus(d), e, doc, kept, req, d.Problem.Summary)
 	default:
-		refuse(problemStatus(d), "The Partner API did not confirm the upload, so it is not known whether it arrived; the app reads it back "+
+		h.refuseDocument(w, r, problemStatus(d), e, doc, kept, req, "The Partner API did not confirm the upload, so it is not known whether it arrived; the app reads it back "+
 			"and this page shows it on file once known. Do not send it again meanwhile.")
 	}
+}
+
+// readDocument reads the upload, or answers why it could not be read.
+func (h *Handler) readDocument(w http.ResponseWriter, r *http.Request, doc document) (uploadForm, bool) {
+	u, err := readUpload(w, r, doc)
+	var tooBig *http.MaxBytesError
+	switch {
+	case errors.As(err, &tooBig):
+		h.ErrorPage(w, r, http.StatusRequestEntityTooLarge, "Files too large",
+			"The files sent are larger than 10 MB each, so nothing was sent to the Partner API. Go back and choose smaller photos or scans.")
+		return u, false
+	case errors.Is(err, errNotMultipart):
+		h.ErrorPage(w, r, http.StatusBadRequest, "Not an upload", "This form sends files: go back, reload the page and send it again.")
+		return u, false
+	case err != nil:
+		h.ErrorPage(w, r, http.StatusBadRequest, "Upload interrupted", "The upload did not arrive whole, so nothing was sent. Send it again.")
+		return u, false
+	}
+	return u, true
+}
+
+// documentCall checks the upload's fields for doc (problems go into
+// u.problems) and returns what is recorded of it and the upstream call.
+func (h *Handler) documentCall(ctx context.Context, e store.Employee, doc document, u uploadForm) (docUpload, func(context.Context) error) {
+	req := docUpload{EmployeeID: e.ID, ServiceUserID: e.ServiceUserID, Document: doc.Path, Type: u.fields["type"]}
+	fields := u.problems
+	switch doc.Path {
+	case "identification":
+		up := apiclient.IdentificationUpload{Type: req.Type, DocumentNumber: u.fields["document_number"], IssuingCountry: u.fields["issuing_country"],
+			ExpirationDate: u.fields["expiration_date"], Front: u.files["front"], Back: u.files["back"]}
+		h.checkIdentification(ctx, e, up, fields)
+		req.IssuingCountry = up.IssuingCountry
+		for _, s := range []string{"front", "back"} {
+			if u.files[s] != nil {
+				req.Sides = append(req.Sides, s)
+			}
+		}
+		return req, func(ctx context.Context) error { return h.API.UploadIdentification(ctx, e.ServiceUserID, up) }
+	case "proof-of-address":
+		up := apiclient.ProofOfAddressUpload{Type: req.Type, File: u.files["file"]}
+		if !optionValid(defaultPOATypes, up.Type) {
+			fields["type"] = "Choose the kind of document from the list."
+		}
+		if up.File == nil && !fields.Has("file") {
+			fields["file"] = "Choose the file of the proof of address."
+		}
+		h.checkMexico(ctx, e, "", fields, u.files, "file")
+		return req, func(ctx context.Context) error { return h.API.UploadProofOfAddress(ctx, e.ServiceUserID, up) }
+	default:
+		up := apiclient.BiometricUpload{Selfie: u.files["selfie"]}
+		if up.Selfie == nil && !fields.Has("selfie") {
+			fields["selfie"] = "Choose the selfie's photo."
+		}
+		req.Type = ""
+		return req, func(ctx context.Context) error { return h.API.UploadBiometric(ctx, e.ServiceUserID, up) }
+	}
+}
+
+// refuseDocument shows the KYC page again with the document's form, its
+// messages and problem; files (and a document number) are never kept, so
+// the form says which to choose again.
+func (h *Handler) refuseDocument(w http.ResponseWriter, r *http.Request, status int, e store.Employee, doc document, u uploadForm, req docUpload, problem string) {
+	fields := u.problems
+	h.renderDirect(w, r, status, e, func(v *views.DirectKYCView) {
+		f := v.DocForm(doc.Path)
+		f.Token, f.Fields, f.Problem = handlers.NewFormToken(), fields, problem
+		f.Type, f.Issuing = req.Type, req.IssuingCountry
+		if doc.Path == "identification" && u.fields["document_number"] != "" && !fields.Has("document_number") {
+			fields["document_number"] = "The document number was not kept: type it again."
+		}
+		for _, name := range doc.Files {
+			if u.files[name] != nil && !fields.Has(name) {
+				fields[name] = "The file was not kept: choose it again."
+			}
+		}
+	})
 }
 
 // uploadFieldOf maps the API's multipart field names to the form's.
