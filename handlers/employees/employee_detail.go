@@ -322,22 +322,7 @@ func (h *Handler) FixOccupation(w http.ResponseWriter, r *http.Request) {
 	}
 	by := handlers.ActorFrom(r.Context())
 	d, err := h.Actions.Run(r.Context(), handlers.Write{Key: key, Kind: kindOccupation, Target: employeeTarget(e.ID), Actor: by, Request: req,
-		Call: func(ctx context.Context) (handlers.Effect, error) {
-			err := h.API.UpdateKYC(ctx, req.ServiceUserID, apiclient.KYCProfile{
-				Employment: &apiclient.KYCEmployment{EmploymentStatus: req.EmploymentStatus, OccupationCode: req.OccupationCode}})
-			if err != nil {
-				return handlers.Effect{}, err
-			}
-			// The write is done; the read says whether it landed.
-			p, err := h.API.GetKYC(ctx, req.ServiceUserID)
-			switch {
-			case err != nil:
-				return occupationEffect(req, false, "it could not be confirmed with GET /kyc. "+apiclient.ReadWords(err)), nil
-			case p.Employment == nil || p.Employment.OccupationCode != req.OccupationCode:
-				return occupationEffect(req, false, "GET /kyc shows no occupationCode"), nil
-			}
-			return occupationEffect(req, true, "GET /kyc shows it"), nil
-		}})
+		Call: func(ctx context.Context) (handlers.Effect, error) { return h.updateOccupation(ctx, req) }})
 	if h.Answered(w, r, err) {
 		return
 	}
@@ -369,6 +354,25 @@ func (h *Handler) FixOccupation(w http.ResponseWriter, r *http.Request) {
 	}
 	h.Flash(r, "ok", "Occupation saved and confirmed by the Partner API.")
 	h.Redirect(w, r, fmt.Sprintf("/employees/%d", e.ID))
+}
+
+// updateOccupation sends the occupation and reads the KYC back: the
+// write is done once the update is accepted, and the read says whether the
+// occupation landed.
+func (h *Handler) updateOccupation(ctx context.Context, req onUser) (handlers.Effect, error) {
+	err := h.API.UpdateKYC(ctx, req.ServiceUserID, apiclient.KYCProfile{
+		Employment: &apiclient.KYCEmployment{EmploymentStatus: req.EmploymentStatus, OccupationCode: req.OccupationCode}})
+	if err != nil {
+		return handlers.Effect{}, err
+	}
+	p, err := h.API.GetKYC(ctx, req.ServiceUserID)
+	switch {
+	case err != nil:
+		return occupationEffect(req, false, "it could not be confirmed with GET /kyc. "+apiclient.ReadWords(err)), nil
+	case p.Employment == nil || p.Employment.OccupationCode != req.OccupationCode:
+		return occupationEffect(req, false, "GET /kyc shows no occupationCode"), nil
+	}
+	return occupationEffect(req, true, "GET /kyc shows it"), nil
 }
 
 // RetryUSD restarts a failed USD account set-up, once per form. spec:

@@ -267,16 +267,8 @@ func (h *Handler) StartRail(w http.ResponseWriter, r *http.Request) {
 	refuse := func(status int, field, words string, keepToken bool) {
 		h.refuseStart(w, r, e, rl, startRefused{status: status, field: field, words: words, keepToken: keepToken, bvnTyped: bvn != ""})
 	}
-	key, err := startKey(ctx, h.Store, e.ID, rl.Currency, formKey)
-	if err != nil {
-		h.ServerError(w, r, err)
-		return
-	}
-	if a, err := h.Store.ActionByKey(ctx, key); err == nil {
-		h.startAnswered(w, r, a, rl, page)
-		return
-	} else if !errors.Is(err, store.ErrNotFound) {
-		h.ServerError(w, r, err)
+	key, ok := h.freshStartKey(w, r, e, rl, formKey, page)
+	if !ok {
 		return
 	}
 	if rl.Currency == "NGN" && !bvnPattern.MatchString(bvn) {
@@ -327,12 +319,37 @@ func (h *Handler) StartRail(w http.ResponseWriter, r *http.Request) {
 		h.ServerError(w, r, err)
 		return
 	}
-	msg := rl.Currency + " onboarding started. The Partner API reports its progress by webhooks; this page shows it."
-	if rl.Currency == "MXN" {
+	h.Flash(r, "ok", startedWords(rl.Currency))
+	h.Redirect(w, r, page)
+}
+
+// freshStartKey is the ledger key of this start; when that start was
+// already sent, it answers with its outcome instead (ok false).
+func (h *Handler) freshStartKey(w http.ResponseWriter, r *http.Request, e store.Employee, rl rail, formKey, page string) (string, bool) {
+	key, err := startKey(r.Context(), h.Store, e.ID, rl.Currency, formKey)
+	if err != nil {
+		h.ServerError(w, r, err)
+		return "", false
+	}
+	a, err := h.Store.ActionByKey(r.Context(), key)
+	switch {
+	case err == nil:
+		h.startAnswered(w, r, a, rl, page)
+		return "", false
+	case !errors.Is(err, store.ErrNotFound):
+		h.ServerError(w, r, err)
+		return "", false
+	}
+	return key, true
+}
+
+// startedWords says that a rail's onboarding started, and what comes next.
+func startedWords(currency string) string {
+	msg := currency + " onboarding started. The Partner API reports its progress by webhooks; this page shows it."
+	if currency == "MXN" {
 		msg += " Next: activate the Mexican KYC, then open the provider's verification."
 	}
-	h.Flash(r, "ok", msg)
-	h.Redirect(w, r, page)
+	return msg
 }
 
 // startRefused is why a start was not sent, for the page drawn again.
