@@ -176,7 +176,22 @@ func registerReadBacks(x *handlers.Actions, api *apiclient.Client) {
 		}
 		return reactivateEffect(req, "the user's endpoints answer again: active"), true, nil
 	})
-	x.ReadBackFor(kindOccupation, func(ctx context.Context, a store.Action) (handlers.Effect, bool, error) {
+	x.ReadBackFor(kindOccupation, readBackOccupation(api))
+	x.ReadBackFor(kindRetryUSD, readBackRetryUSD(api))
+	x.ReadBackFor(kindStartRail, readBackStart(api, runRowApply))
+	x.ReadBackFor(kindMexicoKYC, readBackMexicoKYC(api))
+	nothingDone := func(context.Context, store.Action) (handlers.Effect, bool, error) {
+		return handlers.Effect{}, false, nil
+	}
+	x.ReadBackFor(kindBulkStart, nothingDone)
+	x.ReadBackFor(kindResolve, nothingDone)
+}
+
+var errNoAPI = errors.New("employees: no Partner API configured")
+
+// readBackOccupation reads whether the occupation landed (GET /kyc).
+func readBackOccupation(api *apiclient.Client) handlers.ReadBack {
+	return func(ctx context.Context, a store.Action) (handlers.Effect, bool, error) {
 		var req onUser
 		if err := a.DecodeRequest(&req); err != nil {
 			return handlers.Effect{}, false, err
@@ -192,8 +207,12 @@ func registerReadBacks(x *handlers.Actions, api *apiclient.Client) {
 			return handlers.Effect{}, false, nil
 		}
 		return occupationEffect(req, true, "GET /kyc shows it"), true, nil
-	})
-	x.ReadBackFor(kindRetryUSD, func(ctx context.Context, a store.Action) (handlers.Effect, bool, error) {
+	}
+}
+
+// readBackRetryUSD reads whether the USD account left "failed".
+func readBackRetryUSD(api *apiclient.Client) handlers.ReadBack {
+	return func(ctx context.Context, a store.Action) (handlers.Effect, bool, error) {
 		var req onUser
 		if err := a.DecodeRequest(&req); err != nil {
 			return handlers.Effect{}, false, err
@@ -209,17 +228,8 @@ func registerReadBacks(x *handlers.Actions, api *apiclient.Client) {
 			return handlers.Effect{}, false, nil
 		}
 		return handlers.Effect{Target: employeeTarget(req.EmployeeID), Detail: "start-usa sent again; the USD account is " + string(vba.Status)}, true, nil
-	})
-	x.ReadBackFor(kindStartRail, readBackStart(api, runRowApply))
-	x.ReadBackFor(kindMexicoKYC, readBackMexicoKYC(api))
-	nothingDone := func(context.Context, store.Action) (handlers.Effect, bool, error) {
-		return handlers.Effect{}, false, nil
 	}
-	x.ReadBackFor(kindBulkStart, nothingDone)
-	x.ReadBackFor(kindResolve, nothingDone)
 }
-
-var errNoAPI = errors.New("employees: no Partner API configured")
 
 func deleteEffect(req onUser, said string, at time.Time) handlers.Effect {
 	return handlers.Effect{Target: employeeTarget(req.EmployeeID), Detail: "deleted (" + said + ")",
