@@ -178,6 +178,14 @@ func (h *Handler) DirectCreate(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	f.Token = handlers.NewFormToken()
+	directCreateProblem(&f, d)
+	h.Render(w, r, problemStatus(d), "Add an employee as a user", views.DirectCreatePage(f), nil)
+}
+
+// directCreateProblem says at its field why the new user was not added:
+// someone else's email, phone or number (409), a refusal, or an outcome
+// not known yet.
+func directCreateProblem(f *views.DirectCreateForm, d handlers.Done) {
 	var conflict *apiclient.UserConflictError
 	switch {
 	case errors.As(d.Err, &conflict):
@@ -209,7 +217,6 @@ func (h *Handler) DirectCreate(w http.ResponseWriter, r *http.Request) {
 		f.Problem = "The Partner API did not confirm the new user, so it is not known whether it was added; the app reads it back by email " +
 			"and the employee appears in the list once it is known. Do not send it again meanwhile."
 	}
-	h.Render(w, r, problemStatus(d), "Add an employee as a user", views.DirectCreatePage(f), nil)
 }
 
 func containsFold(list []string, s string) bool {
