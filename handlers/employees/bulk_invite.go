@@ -275,33 +275,7 @@ func (h *Handler) BulkStart(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	by := handlers.ActorFrom(r.Context())
-	target := fmt.Sprintf("bulk_invite:%d", run.ID)
-	l := handlers.Local{Key: key, Kind: kindBulkStart, Target: target, Actor: by, Request: map[string]int64{"runId": run.ID}}
-	if run.State == store.BulkPreview {
-		l.Detail = fmt.Sprintf("sending %d invites from %s", run.ValidRows, run.Filename)
-		l.Change = func(ctx context.Context, tx *store.Store) error {
-			_, err := tx.StartBulkRun(ctx, run.ID, func(ctx context.Context, ptx pgx.Tx) error {
-				_, err := h.Queue.InsertTx(ctx, ptx, BulkInviteArgs{RunID: run.ID}, nil)
-				return err
-			})
-			if errors.Is(err, store.ErrConflict) {
-				return handlers.Refusal("this file is already being sent; nothing was sent twice")
-			}
-			return err
-		}
-	} else {
-		l.Detail = "nothing to send"
-		if numbers != nil {
-			l.Detail = fmt.Sprintf("sending the %d rows with identification numbers from the file chosen again", v.WithIDs)
-		}
-		l.Change = func(context.Context, *store.Store) error {
-			if numbers == nil {
-				return handlers.Refusal("this file is already being sent; nothing was sent twice")
-			}
-			return nil
-		}
-	}
+	l := h.bulkStartWrite(key, run, v.WithIDs, numbers != nil, handlers.ActorFrom(r.Context()))
 	d, err := h.Actions.RunLocal(r.Context(), l)
 	if h.Answered(w, r, err) {
 		return
@@ -319,6 +293,39 @@ func (h *Handler) BulkStart(w http.ResponseWriter, r *http.Request) {
 		go h.sendWithNumbers(context.WithoutCancel(r.Context()), run, numbers)
 	}
 	h.Redirect(w, r, page)
+}
+
+// bulkStartWrite is the local write that starts sending a run: the first
+// start queues the run's job; a start with the file chosen again (for the
+// identification numbers the app never keeps) changes nothing here.
+func (h *Handler) bulkStartWrite(key string, run store.BulkRun, withIDs int, withNumbers bool, by store.Actor) handlers.Local {
+	target := fmt.Sprintf("bulk_invite:%d", run.ID)
+	l := handlers.Local{Key: key, Kind: kindBulkStart, Target: target, Actor: by, Request: map[string]int64{"runId": run.ID}}
+	if run.State == store.BulkPreview {
+		l.Detail = fmt.Sprintf("sending %d invites from %s", run.ValidRows, run.Filename)
+		l.Change = func(ctx context.Context, tx *store.Store) error {
+			_, err := tx.StartBulkRun(ctx, run.ID, func(ctx context.Context, ptx pgx.Tx) error {
+				_, err := h.Queue.InsertTx(ctx, ptx, BulkInviteArgs{RunID: run.ID}, nil)
+				return err
+			})
+			if errors.Is(err, store.ErrConflict) {
+				return handlers.Refusal("this file is already being sent; nothing was sent twice")
+			}
+			return err
+		}
+	} else {
+		l.Detail = "nothing to send"
+		if withNumbers {
+			l.Detail = fmt.Sprintf("sending the %d rows with identification numbers from the file chosen again", withIDs)
+		}
+		l.Change = func(context.Context, *store.Store) error {
+			if !withNumbers {
+				return handlers.Refusal("this file is already being sent; nothing was sent twice")
+			}
+			return nil
+		}
+	}
+	return l
 }
 
 // numbersFromFile reads the identification numbers of a run's rows from the
