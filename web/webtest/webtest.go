@@ -203,24 +203,7 @@ func usdAccountHolders(demo sandbox.DemoInfo, people []store.Employee) []store.E
 func New(t testing.TB, opts Options) *Env {
 	t.Helper()
 	ctx := context.Background()
-	dsn := opts.DatabaseURL
-	if opts.ReplicaOf != nil {
-		dsn = opts.ReplicaOf.DatabaseURL
-	}
-	// The demo company comes with the database, copied from the demo
-	// template, unless the sandbox is set up differently from the one the
-	// template was imported from (its options change what an import reads)
-	// or the test brings its own database.
-	doImport := !opts.SkipDemoImport && opts.ReplicaOf == nil
-	fromTemplate := false
-	if dsn == "" {
-		if doImport && reflect.ValueOf(opts.SandboxOptions).IsZero() {
-			dsn = DemoDatabase(t)
-			doImport, fromTemplate = false, true
-		} else {
-			dsn = MigratedDatabase(t)
-		}
-	}
+	dsn, doImport, fromTemplate := envDatabase(t, opts)
 	pool, err := store.Open(ctx, dsn)
 	if err != nil {
 		t.Fatal(err)
@@ -229,45 +212,8 @@ func New(t testing.TB, opts Options) *Env {
 	logs := &LogBuffer{}
 	logger := web.NewLogger(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	srv := httptest.NewUnstartedServer(nil)
-	cfg := web.Config{Addr: srv.Listener.Addr().String(), PublicOrigin: "http://" + srv.Listener.Addr().String(),
-		TrustedProxies: opts.TrustedProxies, SignLinkTemplate: opts.SignLinkTemplate, WebhookBodyRetention: opts.WebhookBodyRetention,
-		EncryptionKey: opts.EncryptionKey, SMTPURL: web.Secret(opts.SMTPURL), ChatWebhookURL: web.Secret(opts.ChatWebhookURL),
-		OIDCIssuer: opts.OIDCIssuer, OIDCClientID: opts.OIDCClientID, OIDCClientSecret: web.Secret(opts.OIDCClientSecret),
-		OIDCProviderName: opts.OIDCProviderName}
-	if opts.ReplicaOf != nil {
-		if opts.ReplicaOf.Config.EncryptionKey == "" {
-			t.Fatal("webtest: give the first replica an EncryptionKey: replicas must share it")
-		}
-		cfg.EncryptionKey = opts.ReplicaOf.Config.EncryptionKey
-	}
-	if opts.LocalhostOrigin {
-		_, port, _ := strings.Cut(srv.Listener.Addr().String(), ":")
-		cfg.PublicOrigin = "http://localhost:" + port
-	}
-
-	var sb *sandbox.Server
-	var demo sandbox.DemoInfo
-	var sandboxURL string
-	var sbSrv *httptest.Server
-	if r := opts.ReplicaOf; r != nil {
-		sb, demo, sandboxURL, sbSrv = r.Sandbox, r.Demo, r.SandboxURL, r.SandboxHTTP
-	} else {
-		sbOpts := opts.SandboxOptions
-		sbOpts.Control, sbOpts.Local = true, true
-		sbOpts.Logger = logger.With("component", "sandbox")
-		sb, err = sandbox.New(sbOpts)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(sb.Close)
-		demo, err = sandbox.SeedDemo(sb, sandbox.DemoOptions{CallbackURL: cfg.PublicOrigin + "/webhooks/partner-api"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		sbSrv = httptest.NewServer(sb)
-		t.Cleanup(sbSrv.Close)
-		sandboxURL = sbSrv.URL
-	}
+	cfg := envConfig(t, opts, srv.Listener.Addr().String())
+	sb, demo, sandboxURL, sbSrv := envSandbox(t, opts, cfg, logger)
 	metrics, err := web.NewMetrics()
 	if err != nil {
 		t.Fatal(err)
@@ -315,6 +261,67 @@ func New(t testing.TB, opts Options) *Env {
 	t.Cleanup(srv.Close)
 	return &Env{T: t, App: app, Server: srv, Store: st, Config: cfg, Logs: logs,
 		Sandbox: sb, SandboxURL: sandboxURL, SandboxHTTP: sbSrv, API: api, Demo: demo, DatabaseURL: dsn, Metrics: metrics}
+}
+
+// envDatabase is the test's database: its own, the first replica's, or a
+// fresh copy of the demo template (or of the migrated one, when the demo
+// must be imported from a sandbox set up differently, or not at all).
+func envDatabase(t testing.TB, opts Options) (dsn string, doImport, fromTemplate bool) {
+	dsn = opts.DatabaseURL
+	if opts.ReplicaOf != nil {
+		dsn = opts.ReplicaOf.DatabaseURL
+	}
+	doImport = !opts.SkipDemoImport && opts.ReplicaOf == nil
+	if dsn == "" {
+		if doImport && reflect.ValueOf(opts.SandboxOptions).IsZero() {
+			return DemoDatabase(t), false, true
+		}
+		dsn = MigratedDatabase(t)
+	}
+	return dsn, doImport, false
+}
+
+// envConfig is the app's configuration for a test server at addr.
+func envConfig(t testing.TB, opts Options, addr string) web.Config {
+	cfg := web.Config{Addr: addr, PublicOrigin: "http://" + addr,
+		TrustedProxies: opts.TrustedProxies, SignLinkTemplate: opts.SignLinkTemplate, WebhookBodyRetention: opts.WebhookBodyRetention,
+		EncryptionKey: opts.EncryptionKey, SMTPURL: web.Secret(opts.SMTPURL), ChatWebhookURL: web.Secret(opts.ChatWebhookURL),
+		OIDCIssuer: opts.OIDCIssuer, OIDCClientID: opts.OIDCClientID, OIDCClientSecret: web.Secret(opts.OIDCClientSecret),
+		OIDCProviderName: opts.OIDCProviderName}
+	if opts.ReplicaOf != nil {
+		if opts.ReplicaOf.Config.EncryptionKey == "" {
+			t.Fatal("webtest: give the first replica an EncryptionKey: replicas must share it")
+		}
+		cfg.EncryptionKey = opts.ReplicaOf.Config.EncryptionKey
+	}
+	if opts.LocalhostOrigin {
+		_, port, _ := strings.Cut(addr, ":")
+		cfg.PublicOrigin = "http://localhost:" + port
+	}
+	return cfg
+}
+
+// envSandbox is the first replica's sandbox, or a new one seeded with the
+// demo company and served over HTTP.
+func envSandbox(t testing.TB, opts Options, cfg web.Config, logger *slog.Logger) (*sandbox.Server, sandbox.DemoInfo, string, *httptest.Server) {
+	if r := opts.ReplicaOf; r != nil {
+		return r.Sandbox, r.Demo, r.SandboxURL, r.SandboxHTTP
+	}
+	sbOpts := opts.SandboxOptions
+	sbOpts.Control, sbOpts.Local = true, true
+	sbOpts.Logger = logger.With("component", "sandbox")
+	sb, err := sandbox.New(sbOpts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(sb.Close)
+	demo, err := sandbox.SeedDemo(sb, sandbox.DemoOptions{CallbackURL: cfg.PublicOrigin + "/webhooks/partner-api"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sbSrv := httptest.NewServer(sb)
+	t.Cleanup(sbSrv.Close)
+	return sb, demo, sbSrv.URL, sbSrv
 }
 
 // URL returns the absolute URL of a path.
