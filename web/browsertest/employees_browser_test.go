@@ -55,8 +55,10 @@ func TestBrowserInviteWithOccupationQRAndLinkUpdatesList(t *testing.T) {
 		fill("estimated_monthly_volume", "1500"), fill("bvn", "22222222222"),
 		// The occupation autocomplete: type, wait for the lookup's answers, choose one.
 		chromedp.SendKeys(chromedp.CSS(`[data-testid="occupation-search"]`), "software"),
-		chromedp.WaitVisible(chromedp.CSS(`[data-testid="occupation-option"]`)),
-		chromedp.Click(chromedp.CSS(`[data-testid="occupation-option"]`)),
+		// Answers to the first letters may arrive first: wait for the one
+		// the whole word finds.
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="occupation-option"][value="15-1252"]`)),
+		chromedp.Click(chromedp.CSS(`[data-testid="occupation-option"][value="15-1252"]`)),
 		chromedp.Click(chromedp.CSS(`[data-testid="send-invite"]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid="invite-qr"]`)),
 	)

@@ -33,6 +33,7 @@ func TestMoneyOutPayoutBrowserSignedThroughTheQRCode(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, s := env.SignedIn(store.RoleFinanceApprover)
+	webtest.SettleInFlight(t, env)
 	before := webtest.CoinBalance(t, env, env.Demo.TreasuryUserID, "USDB")
 	// The money controls pay only trusted destinations.
 	webtest.TrustDestination(t, env, store.DestBankAccount, "12345678", "gbr-barclays")

@@ -43,6 +43,7 @@ func TestCryptoWithdrawalFromTheTreasuryIsSignedOnTheDevice(t *testing.T) {
 	ctx := context.Background()
 	c, _ := env.SignedIn(store.RoleOwner)
 	usd := webtest.TreasuryWallet(t, env, "USDB").ID
+	webtest.SettleInFlight(t, env)
 	before := webtest.CoinBalance(t, env, env.Demo.TreasuryUserID, "USDB")
 	if !before.IsPositive() {
 		t.Fatalf("treasury USDB balance %s", before)

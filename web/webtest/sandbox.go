@@ -116,3 +116,11 @@ func SetSandboxState(t testing.TB, env *Env, value any, path ...string) {
 		SandboxObject(st, path[:len(path)-1]...)[path[len(path)-1]] = value
 	})
 }
+
+// SettleInFlight settles what the sandbox has in flight, the demo's
+// submitted transfer among it, so that it cannot move a balance in the
+// middle of a test that measures one.
+func SettleInFlight(t testing.TB, env *Env) {
+	t.Helper()
+	SandboxControl(t, env, http.MethodPost, "/_sandbox/settle", nil)
+}
