@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"partneradmin/store"
+	"partneradmin/views"
 	"partneradmin/web/webtest"
 )
 
@@ -113,7 +114,7 @@ func TestCryptoWithdrawalFromTheTreasuryIsSignedOnTheDevice(t *testing.T) {
 	if resp.StatusCode != http.StatusOK || doc.Find(`[data-testid="withdrawal-review"]`).Length() != 1 {
 		t.Fatalf("review: %d", resp.StatusCode)
 	}
-	if got := webtest.TestID(doc, "review-amount"); !strings.HasPrefix(got, "249,500.00 USD (USDB) (read just now)") {
+	if got := webtest.TestID(doc, "review-amount"); !strings.HasPrefix(got, views.FormatDecimal(before, 2)+" USD (USDB) (read just now)") {
 		t.Errorf("review amount %q", got)
 	}
 	if webtest.TestID(doc, "review-address") != webtest.WithdrawalDestination || webtest.TestID(doc, "review-route") != "USDC on base" ||
